@@ -1,0 +1,86 @@
+// swift-tools-version: 6.0
+// Classic Photos: a GTK 4 photo list that downloads and sepia-filters photos in
+// Foundation operation queues, driven by the list's scrolling.
+import Foundation
+import PackageDescription
+
+/// Header search paths of the C libraries, asked of pkg-config once. SwiftPM's own pkg-config
+/// support would also pass flags it then rejects with warnings (-pthread, -msse), so only the
+/// -I paths are taken here and the libraries are linked through the module maps.
+let cIncludeFlags: [String] = {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", "gtk4", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return [] }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return [] }
+    return String(decoding: output, as: UTF8.self)
+        .split(whereSeparator: { $0 == " " || $0 == "\n" })
+        .flatMap { ["-Xcc", String($0)] }
+}()
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .unsafeFlags(cIncludeFlags),
+]
+
+let package = Package(
+    name: "ClassicPhotos",
+    products: [
+        .executable(name: "classic-photos", targets: ["classic-photos"]),
+    ],
+    targets: [
+        // MARK: C libraries, found through pkg-config
+        .systemLibrary(
+            name: "CGLib",
+            providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CSoup",
+            providers: [.apt(["libsoup-3.0-dev"])]),
+        .systemLibrary(
+            name: "CGdkPixbuf",
+            providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        .systemLibrary(
+            name: "CGtk",
+            providers: [.apt(["libgtk-4-dev"])]),
+
+        // MARK: Interop: owned references, signals, errors, main-loop marshalling
+        .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
+
+        // MARK: The photo pipeline (no GTK): data source, records, operations, filter, scheduling
+        .target(
+            name: "PhotoPipeline",
+            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf"],
+            swiftSettings: strict),
+
+        // MARK: The GTK application
+        .target(
+            name: "ClassicPhotosUI",
+            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk"],
+            swiftSettings: strict),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "classic-photos", dependencies: ["ClassicPhotosUI"], swiftSettings: strict),
+        // Runs interop scenarios in a process whose real main thread loops GLib (used by tests).
+        .executableTarget(
+            name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk"],
+            swiftSettings: strict),
+
+        // MARK: Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "GLibKitTests", dependencies: ["GLibKit", "CGLib", "TestSupport", "glibkit-probe"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PhotoPipelineTests", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AppTests", dependencies: ["classic-photos", "TestSupport"],
+            swiftSettings: strict),
+    ]
+)

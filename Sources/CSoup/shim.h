@@ -1,0 +1,1 @@
+#include <libsoup/soup.h>

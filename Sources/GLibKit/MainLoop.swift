@@ -1,0 +1,64 @@
+/// Runs closures on the GLib main loop from any thread: the counterpart of Cocoa's
+/// `performSelectorOnMainThread(_:withObject:waitUntilDone:)`.
+import CGLib
+import Dispatch
+
+public enum MainLoop {
+    /// Makes the calling thread the permanent owner of the default main context, so
+    /// `isMainThread` holds on it even between loop iterations. Call once, on the GTK thread.
+    public static func claimCurrentThread() {
+        precondition(g_main_context_acquire(g_main_context_default()) != 0,
+                     "another thread owns the default GLib main context")
+    }
+
+    /// True on the thread that owns (runs) the default GLib main context.
+    public static var isMainThread: Bool {
+        g_main_context_is_owner(g_main_context_default()) != 0
+    }
+
+    /// Queues `body` on the main loop. With `waitUntilDone`, blocks until it has run (and runs
+    /// it inline when already on the main thread, as Cocoa does). Closures queued from one
+    /// thread run in the order they were queued.
+    public static func perform(waitUntilDone: Bool = false, priority: Int32 = G_PRIORITY_DEFAULT,
+                               _ body: @escaping @Sendable () -> Void) {
+        if waitUntilDone {
+            if isMainThread { body(); return }
+            let done = DispatchSemaphore(value: 0)
+            enqueue(priority: priority) { body(); done.signal() }
+            done.wait()
+        } else {
+            enqueue(priority: priority, body)
+        }
+    }
+
+    /// Runs `body` on the main loop after `milliseconds`, once.
+    public static func after(milliseconds: UInt32, _ body: @escaping @Sendable () -> Void) {
+        let source = g_timeout_source_new(milliseconds)!
+        attach(source, priority: G_PRIORITY_DEFAULT, body)
+    }
+
+    private final class Job {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
+        // An idle source rather than g_main_context_invoke: invoke runs inline on the owner
+        // thread, and a queued call must never run before its caller returns.
+        attach(g_idle_source_new()!, priority: priority, body)
+    }
+
+    private static func attach(_ source: UnsafeMutablePointer<GSource>, priority: Int32,
+                               _ body: @escaping @Sendable () -> Void) {
+        g_source_set_priority(source, priority)
+        let data = Unmanaged.passRetained(Job(body)).toOpaque()
+        g_source_set_callback(source, { data in
+            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body()
+            return gboolean(0) // G_SOURCE_REMOVE
+        }, data, { data in
+            Unmanaged<Job>.fromOpaque(data!).release()
+        })
+        g_source_attach(source, g_main_context_default())
+        g_source_unref(source)
+    }
+}

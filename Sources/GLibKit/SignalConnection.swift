@@ -1,0 +1,143 @@
+/// Connects GObject signals to Swift closures and disconnects them when the owner goes away.
+///
+/// Each closure lives in a box passed to GLib as user data; GLib's destroy-notify releases the
+/// box when the handler is disconnected or the instance is finalized, so nothing leaks and
+/// nothing is freed twice. A `SignalConnection` disconnects in `deinit` if the instance is
+/// still alive (checked through a `GWeakRef`, never a dangling pointer).
+import CGLib
+import Synchronization
+
+/// Base of every closure box; counts live boxes so tests can prove they are freed.
+class SignalBox {
+    private static let live = Atomic<Int>(0)
+    /// The number of closure boxes GLib still holds.
+    static var liveCount: Int { live.load(ordering: .acquiring) }
+
+    init() { Self.live.add(1, ordering: .relaxed) }
+    deinit { Self.live.subtract(1, ordering: .releasing) }
+}
+
+final class ClosureBox<F>: SignalBox {
+    let closure: F
+    init(_ closure: F) { self.closure = closure }
+}
+
+private func unbox<F>(_ data: gpointer?, as _: F.Type) -> F {
+    Unmanaged<ClosureBox<F>>.fromOpaque(data!).takeUnretainedValue().closure
+}
+
+private let releaseBox: GClosureNotify = { data, _ in
+    guard let data else { return }
+    Unmanaged<SignalBox>.fromOpaque(data).release()
+}
+
+/// A live handler on one instance. Dropping it disconnects the handler.
+public final class SignalConnection {
+    /// Counts the closure boxes not yet released by GLib (for leak tests).
+    public static var liveClosureCount: Int { SignalBox.liveCount }
+
+    public let handlerID: gulong
+    private let instance: UnsafeMutablePointer<GWeakRef>
+
+    fileprivate init(instance object: gpointer, signal: String, callback: GCallback, box: SignalBox, after: Bool) {
+        instance = .allocate(capacity: 1)
+        instance.initialize(to: GWeakRef())
+        g_weak_ref_init(instance, object)
+        let data = Unmanaged.passRetained(box).toOpaque()
+        handlerID = g_signal_connect_data(
+            object, signal, callback, data, releaseBox, after ? G_CONNECT_AFTER : GConnectFlags(0))
+        precondition(handlerID != 0, "no signal '\(signal)' on \(String(cString: cp_object_type_name(object)))")
+    }
+
+    /// Disconnects now (a no-op if already disconnected or the instance is gone).
+    public func disconnect() {
+        guard let object = g_weak_ref_get(instance) else { return }
+        if g_signal_handler_is_connected(object, handlerID) != 0 {
+            g_signal_handler_disconnect(object, handlerID)
+        }
+        g_object_unref(object)
+    }
+
+    /// True while the handler is attached to a live instance.
+    public var isConnected: Bool {
+        guard let object = g_weak_ref_get(instance) else { return false }
+        defer { g_object_unref(object) }
+        return g_signal_handler_is_connected(object, handlerID) != 0
+    }
+
+    deinit {
+        disconnect()
+        g_weak_ref_clear(instance)
+        instance.deallocate()
+    }
+}
+
+// MARK: - Typed connections (one C thunk per callback shape)
+
+extension SignalConnection {
+    private static func make<F>(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool, _ closure: F, thunk: GCallback) -> SignalConnection {
+        SignalConnection(instance: object, signal: signal, callback: thunk, box: ClosureBox(closure), after: after)
+    }
+
+    /// A signal with no arguments and no return value, e.g. `clicked`, `value-changed`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               _ handler: @escaping () -> Void) -> SignalConnection {
+        typealias F = () -> Void
+        let thunk: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in unbox(data, as: F.self)() }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with one pointer argument, e.g. a list item factory's `bind`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointer handler: @escaping (UnsafeMutableRawPointer?) -> Void) -> SignalConnection {
+        typealias F = (UnsafeMutableRawPointer?) -> Void
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, a, data in unbox(data, as: F.self)(a) }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with no arguments returning a gboolean, e.g. `close-request`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               returning handler: @escaping () -> Bool) -> SignalConnection {
+        typealias F = () -> Bool
+        let thunk: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in unbox(data, as: F.self)() ? 1 : 0 }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with two doubles returning a gboolean, e.g. `GtkEventControllerScroll::scroll`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               doubles handler: @escaping (Double, Double) -> Bool) -> SignalConnection {
+        typealias F = (Double, Double) -> Bool
+        let thunk: @convention(c) (gpointer?, Double, Double, gpointer?) -> gboolean = { _, x, y, data in
+            unbox(data, as: F.self)(x, y) ? 1 : 0
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with three unsigned integers, e.g. `GListModel::items-changed`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               uints handler: @escaping (UInt32, UInt32, UInt32) -> Void) -> SignalConnection {
+        typealias F = (UInt32, UInt32, UInt32) -> Void
+        let thunk: @convention(c) (gpointer?, guint, guint, guint, gpointer?) -> Void = { _, a, b, c, data in
+            unbox(data, as: F.self)(a, b, c)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with a pointer argument and a gboolean return, e.g. `notify` listeners that veto.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               keys handler: @escaping (UInt32, UInt32, UInt32) -> Bool) -> SignalConnection {
+        typealias F = (UInt32, UInt32, UInt32) -> Bool
+        let thunk: @convention(c) (gpointer?, guint, guint, guint, gpointer?) -> gboolean = { _, a, b, c, data in
+            unbox(data, as: F.self)(a, b, c) ? 1 : 0
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with one integer argument, e.g. `GtkDialog::response`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               int handler: @escaping (Int32) -> Void) -> SignalConnection {
+        typealias F = (Int32) -> Void
+        let thunk: @convention(c) (gpointer?, gint, gpointer?) -> Void = { _, a, data in unbox(data, as: F.self)(a) }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

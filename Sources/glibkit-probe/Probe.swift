@@ -1,0 +1,140 @@
+/// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
+/// as the app's does, and prints one JSON object of measurements for the tests to check.
+import CGLib
+import Foundation
+import GLibKit
+import Synchronization
+
+@main
+struct Probe {
+    static func main() {
+        let scenario = CommandLine.arguments.dropFirst().first ?? ""
+        MainLoop.claimCurrentThread()
+        MainActorLoop.install()
+        let result: [String: Any]
+        switch scenario {
+        case "marshal": result = marshal(threads: 8, callsPerThread: 1250)
+        case "wait": result = waitUntilDone()
+        case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
+        default:
+            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor\n".utf8))
+            exit(2)
+        }
+        let json = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+        print(String(decoding: json, as: UTF8.self))
+    }
+
+    /// Runs the default main context until `done` returns true or `seconds` pass.
+    static func loop(seconds: Double, until done: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !done() {
+            if Date() > deadline { return false }
+            if g_main_context_iteration(nil, 0) == 0 { usleep(200) }
+        }
+        return true
+    }
+
+    /// Many threads queue calls without waiting; all must arrive on the main thread in each
+    /// thread's own order.
+    static func marshal(threads: Int, callsPerThread: Int) -> [String: Any] {
+        final class Tally: @unchecked Sendable {
+            var next = [Int](repeating: 0, count: 64)
+            var arrived = 0, offMain = 0, outOfOrder = 0
+        }
+        let tally = Tally() // touched only on the main thread
+        for t in 0..<threads {
+            Thread.detachNewThread {
+                for i in 0..<callsPerThread {
+                    MainLoop.perform {
+                        if !Thread.isMainThread || !MainLoop.isMainThread { tally.offMain += 1 }
+                        if tally.next[t] != i { tally.outOfOrder += 1 }
+                        tally.next[t] = i + 1
+                        tally.arrived += 1
+                    }
+                }
+            }
+        }
+        let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
+        return ["finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
+                "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+    }
+
+    /// `waitUntilDone: true` from a worker returns only after the closure ran on the main
+    /// thread; from the main thread it runs inline.
+    static func waitUntilDone() -> [String: Any] {
+        let state = Mutex<(ranOnMain: Bool, sawEffect: Bool, waitedMs: Double, workerDone: Bool)>((false, false, 0, false))
+        let effect = Atomic<Int>(0)
+        Thread.detachNewThread {
+            let start = Date()
+            MainLoop.perform(waitUntilDone: true) {
+                usleep(50_000)
+                state.withLock { $0.ranOnMain = Thread.isMainThread }
+                effect.store(1, ordering: .sequentiallyConsistent)
+            }
+            let waited = Date().timeIntervalSince(start) * 1000
+            let seen = effect.load(ordering: .sequentiallyConsistent) == 1
+            state.withLock { $0.sawEffect = seen; $0.waitedMs = waited; $0.workerDone = true }
+        }
+        let finished = loop(seconds: 10) { state.withLock { $0.workerDone } }
+        let inline = Atomic<Bool>(false)
+        MainLoop.perform(waitUntilDone: true) { inline.store(Thread.isMainThread, ordering: .relaxed) }
+        let s = state.withLock { $0 }
+        return ["finished": finished, "ranOnMain": s.ranOnMain, "workerSawEffect": s.sawEffect,
+                "workerWaitedMs": s.waitedMs, "inlineOnMain": inline.load(ordering: .relaxed)]
+    }
+
+    /// `Task { @MainActor in }` from worker threads and `await MainActor.run {}` from a detached
+    /// task run on the main thread while `g_application_run` loops; the drain must not spin.
+    static func mainActorHops(threads: Int, tasksPerThread: Int) -> [String: Any] {
+        // Touched only on the main thread (main actor), hence unchecked.
+        final class Tally: @unchecked Sendable {
+            var ran = 0, offMain = 0, runAwaited = false, cpuWhileIdleMs = -1.0
+            let app = g_application_new("io.github.classicphotos.Probe", G_APPLICATION_NON_UNIQUE)!
+        }
+        let tally = Tally()
+        let app = tally.app
+        let expected = threads * tasksPerThread
+        let activate: @convention(c) (UnsafeMutablePointer<GApplication>?, gpointer?) -> Void = { app, _ in
+            g_application_hold(app)
+        }
+        g_signal_connect_data(app, "activate", unsafeBitCast(activate, to: GCallback.self), nil, nil, GConnectFlags(0))
+
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                for _ in 0..<tasksPerThread {
+                    Task { @MainActor in
+                        if !Thread.isMainThread { tally.offMain += 1 }
+                        tally.ran += 1
+                    }
+                }
+            }
+        }
+        Task.detached {
+            await MainActor.run { tally.runAwaited = Thread.isMainThread }
+            // Once everything has run, stay idle for a while and measure CPU used.
+            while await MainActor.run(body: { tally.ran < expected }) { try? await Task.sleep(for: .milliseconds(5)) }
+            let before = cpuMilliseconds()
+            try? await Task.sleep(for: .milliseconds(300))
+            let used = cpuMilliseconds() - before
+            await MainActor.run {
+                tally.cpuWhileIdleMs = used
+                g_application_release(tally.app)
+            }
+        }
+        let timeout = g_timeout_add_seconds(20, { app in
+            g_application_quit(app?.assumingMemoryBound(to: GApplication.self)); return 0
+        }, app)
+        let status = g_application_run(app, 0, nil)
+        _ = timeout
+        g_object_unref(app)
+        return ["status": Int(status), "expected": expected, "ran": tally.ran, "offMain": tally.offMain,
+                "mainActorRunOnMain": tally.runAwaited, "cpuWhileIdleMs": tally.cpuWhileIdleMs]
+    }
+
+    static func cpuMilliseconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let t = usage.ru_utime, s = usage.ru_stime
+        return Double(t.tv_sec + s.tv_sec) * 1000 + Double(t.tv_usec + s.tv_usec) / 1000
+    }
+}

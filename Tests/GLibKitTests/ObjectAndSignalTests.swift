@@ -1,0 +1,88 @@
+import CGLib
+import GLibKit
+import Testing
+
+/// Owned references, signal closure boxes and errors, checked on real GObjects.
+@Suite(.serialized) struct ObjectAndSignalTests {
+    private func load(_ path: String, cancellable: UnsafeMutablePointer<GCancellable>?) throws(GLibError) {
+        let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        var contents: UnsafeMutablePointer<CChar>? = nil
+        _ = try withGError { error in g_file_load_contents(file.opaque, cancellable, &contents, nil, nil, error) }
+        g_free(contents)
+    }
+
+    @Test("ObjectRef balances ref and unref")
+    func referencesAreBalanced() {
+        let raw = g_cancellable_new()!
+        let watch = FinalizationWatch(raw)
+        do {
+            let owner = ObjectRef(taking: raw)
+            #expect(owner.referenceCount == 1)
+            do {
+                let second = ObjectRef(retaining: raw)
+                #expect(second.referenceCount == 2)
+            }
+            #expect(owner.referenceCount == 1)
+            #expect(!watch.isFinalized)
+        }
+        #expect(watch.isFinalized)
+    }
+
+    @Test("Signal closures run, and their boxes are freed on disconnect and on finalize")
+    func signalBoxesAreFreed() {
+        let baseline = SignalConnection.liveClosureCount
+        let cancellable = ObjectRef(taking: g_cancellable_new()!)
+        var calls = 0
+        var kept: [SignalConnection] = []
+        do {
+            let dropped = SignalConnection.connect(cancellable.pointer, "cancelled") { calls += 100 }
+            for _ in 0..<10 {
+                kept.append(SignalConnection.connect(cancellable.pointer, "cancelled") { calls += 1 })
+            }
+            #expect(SignalConnection.liveClosureCount == baseline + 11)
+            dropped.disconnect()
+            #expect(!dropped.isConnected)
+        }
+        #expect(SignalConnection.liveClosureCount == baseline + 10)
+        g_cancellable_cancel(cancellable.pointer)
+        #expect(calls == 10)
+
+        // Finalizing the instance frees the remaining boxes; the connections then disconnect
+        // nothing (the weak reference is empty) instead of touching freed memory.
+        let watch = FinalizationWatch(cancellable.pointer)
+        _ = consume cancellable
+        #expect(watch.isFinalized)
+        #expect(SignalConnection.liveClosureCount == baseline)
+        #expect(kept.allSatisfy { !$0.isConnected })
+        kept.removeAll()
+        #expect(SignalConnection.liveClosureCount == baseline)
+    }
+
+    @Test("GError becomes a Swift error with domain, code and message")
+    func gerrorBridges() throws {
+        let error = #expect(throws: GLibError.self) {
+            try load("/nonexistent/classic-photos", cancellable: nil)
+        }
+        #expect(error?.isIOError(G_IO_ERROR_NOT_FOUND) == true)
+        #expect(error?.message.contains("nonexistent") == true)
+    }
+
+    @Test("Cancellable cancels a GIO call and bridges task cancellation")
+    func cancellableBridges() async throws {
+        let c = Cancellable()
+        c.cancel()
+        let error = #expect(throws: GLibError.self) {
+            try load("/etc/hostname", cancellable: c.pointer)
+        }
+        #expect(error?.isCancellation == true)
+
+        let task = Task {
+            await Cancellable.bridgingTask { cancellable in
+                while !cancellable.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
+                return true
+            }
+        }
+        task.cancel()
+        #expect(await task.value)
+    }
+}

@@ -1,0 +1,72 @@
+/// Finds and runs the package's own executables from tests.
+import Foundation
+
+public enum Products {
+    /// The build products folder (where `swift build` put the test bundle and executables).
+    public static var directory: URL {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.pathComponents.count > 1 {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("classic-photos").path) { return url }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    public static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    /// The repository's top folder (holding `Package.swift` and `data/`).
+    public static var packageRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }
+}
+
+/// The outcome of a finished child process.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+    public let timedOut: Bool
+}
+
+/// Runs a program to completion (killing it after `timeout` seconds) and collects its output.
+public func run(_ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
+                timeout: TimeInterval = 60) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let collector = OutputCollector(out: out, err: err)
+    let deadline = Date().addingTimeInterval(timeout)
+    var timedOut = false
+    while process.isRunning {
+        if Date() > deadline { timedOut = true; process.terminate(); break }
+        usleep(10_000)
+    }
+    process.waitUntilExit()
+    let (o, e) = collector.finish()
+    return ProcessResult(status: process.terminationStatus, stdout: o, stderr: e, timedOut: timedOut)
+}
+
+/// Drains both pipes on background threads so a chatty child never blocks on a full pipe.
+final class OutputCollector: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var out = Data(), err = Data()
+
+    init(out: Pipe, err: Pipe) {
+        group.enter()
+        DispatchQueue.global().async { self.out = out.fileHandleForReading.readDataToEndOfFile(); self.group.leave() }
+        group.enter()
+        DispatchQueue.global().async { self.err = err.fileHandleForReading.readDataToEndOfFile(); self.group.leave() }
+    }
+
+    func finish() -> (String, String) {
+        group.wait()
+        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}

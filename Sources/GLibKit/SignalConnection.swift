@@ -141,3 +141,15 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 }
+
+extension SignalConnection {
+    /// A signal with two integer arguments, e.g. `GdkPixbufLoader::size-prepared`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               ints handler: @escaping (Int32, Int32) -> Void) -> SignalConnection {
+        typealias F = (Int32, Int32) -> Void
+        let thunk: @convention(c) (gpointer?, gint, gint, gpointer?) -> Void = { _, a, b, data in
+            unbox(data, as: F.self)(a, b)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

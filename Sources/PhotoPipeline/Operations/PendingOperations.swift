@@ -1,0 +1,39 @@
+/// The two operation queues and the work in flight, keyed by row for fast lookups.
+import Foundation
+
+@MainActor
+public final class PendingOperations {
+    public let downloadQueue: OperationQueue
+    public let filtrationQueue: OperationQueue
+    public var downloadsInProgress: [Int: ImageDownloader] = [:]
+    public var filtrationsInProgress: [Int: ImageFiltration] = [:]
+
+    /// - Parameters:
+    ///   - downloads: concurrent downloads; network-bound, so more than the cores.
+    ///   - filtrations: concurrent filters; CPU-bound, so one per core.
+    public init(downloads: Int = PendingOperations.defaultDownloadConcurrency,
+                filtrations: Int = PendingOperations.defaultFiltrationConcurrency) {
+        downloadQueue = OperationQueue()
+        downloadQueue.name = "Download queue"
+        downloadQueue.maxConcurrentOperationCount = downloads
+        filtrationQueue = OperationQueue()
+        filtrationQueue.name = "Image Filtration queue"
+        filtrationQueue.maxConcurrentOperationCount = filtrations
+    }
+
+    /// Downloads wait on the network, not the CPU: four per core (8 on a 2-core machine).
+    public nonisolated static var defaultDownloadConcurrency: Int { max(4, 4 * ProcessInfo.processInfo.activeProcessorCount) }
+    /// Filtering is pure CPU work: one per core.
+    public nonisolated static var defaultFiltrationConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// Rows that have a download or a filtration queued or running.
+    public var rowsInProgress: Set<Int> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }
+
+    public var isSuspended: Bool {
+        get { downloadQueue.isSuspended }
+        set {
+            downloadQueue.isSuspended = newValue
+            filtrationQueue.isSuspended = newValue
+        }
+    }
+}

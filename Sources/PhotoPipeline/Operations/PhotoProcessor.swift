@@ -1,0 +1,166 @@
+/// Runs the photo work the scheduler asks for: creates downloads and filtrations, cancels them,
+/// suspends and resumes the queues, and reports each finished row on the main actor.
+import Foundation
+
+@MainActor
+public final class PhotoProcessor {
+    public private(set) var records: [PhotoRecord] = []
+    public let pendingOperations: PendingOperations
+    public private(set) var scheduler: ScrollScheduler
+    /// Called on the main actor whenever a row's record changed (reload that row).
+    public var onRecordChanged: ((Int) -> Void)?
+    /// The longest side, in pixels, that downloads decode to (the row's size × scale factor).
+    public var maxPixelSize: Int
+    private let fetcher: PhotoFetcher
+    private let filter: SepiaFilter
+
+    public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
+                prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter()) {
+        self.fetcher = fetcher
+        self.pendingOperations = pendingOperations
+        self.scheduler = ScrollScheduler(prefetchMargin: prefetchMargin)
+        self.maxPixelSize = maxPixelSize
+        self.filter = filter
+    }
+
+    // MARK: Events from the UI
+
+    /// Replaces the list; all earlier work is cancelled.
+    public func setEntries(_ entries: [PhotoEntry]) {
+        apply(scheduler.listChanged(rowCount: entries.count))
+        records = entries.enumerated().map { PhotoRecord(row: $0.offset, name: $0.element.name, url: $0.element.url) }
+    }
+
+    public func scrollBegan() { apply(scheduler.scrollBegan()) }
+
+    public func scrollEnded(visible: Range<Int>) {
+        apply(scheduler.scrollEnded(visible: visible, needsWork: needsWork))
+    }
+
+    public func visibleRowsChanged(_ visible: Range<Int>) {
+        apply(scheduler.visibleRowsChanged(visible, needsWork: needsWork))
+    }
+
+    public func rowBound(_ row: Int) { apply(scheduler.rowBound(row, needsWork: needsWork)) }
+
+    public func windowHidden(_ hidden: Bool) {
+        apply(scheduler.windowHidden(hidden, needsWork: needsWork))
+    }
+
+    /// Cancels all work and forgets images of rows that are not on screen.
+    public func memoryWarning() {
+        apply(scheduler.memoryWarning())
+        let visible = scheduler.visible
+        for record in records where !visible.contains(record.row) && record.dropImage() {
+            Trace.shared.emit("row.state", ["row": .int(record.row), "state": "new"])
+            onRecordChanged?(record.row)
+        }
+    }
+
+    /// Tries a failed row again.
+    public func retry(row: Int) {
+        guard records.indices.contains(row) else { return }
+        records[row].resetFailure()
+        Trace.shared.emit("row.state", ["row": .int(row), "state": "new"])
+        onRecordChanged?(row)
+        apply(scheduler.retry(row: row))
+    }
+
+    // MARK: Carrying out the scheduler's decisions
+
+    private func needsWork(_ row: Int) -> Bool { records.indices.contains(row) && records[row].needsWork }
+
+    private func apply(_ actions: [ScrollScheduler.Action]) {
+        for action in actions {
+            switch action {
+            case .suspendQueues:
+                pendingOperations.isSuspended = true
+                Trace.shared.emit("queues.suspended")
+            case .resumeQueues:
+                pendingOperations.isSuspended = false
+                Trace.shared.emit("queues.resumed")
+            case .start(let row, let priority):
+                startOperations(for: records[row], priority: priority)
+            case .cancel(let row):
+                cancelOperations(for: row)
+            case .setPriority(let row, let priority):
+                pendingOperations.downloadsInProgress[row]?.queuePriority = Self.queuePriority(priority)
+                pendingOperations.filtrationsInProgress[row]?.queuePriority = Self.queuePriority(priority)
+            }
+        }
+    }
+
+    private static func queuePriority(_ priority: ScrollScheduler.Priority) -> Operation.QueuePriority {
+        priority == .visible ? .high : .low
+    }
+
+    /// The tutorial's startOperationsForPhotoRecord: download then filter a new photo, only
+    /// filter a downloaded one.
+    private func startOperations(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
+        let row = record.row
+        let pending = pendingOperations
+        var download: ImageDownloader?
+        if record.state == .new, pending.downloadsInProgress[row] == nil {
+            let op = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize)
+            op.queuePriority = Self.queuePriority(priority)
+            op.completionBlock = { [weak op, weak self] in
+                guard let op, !op.isCancelled else { return }
+                Task { @MainActor in self?.downloadFinished(op) }
+            }
+            pending.downloadsInProgress[row] = op
+            download = op
+        }
+        if record.state == .new || record.state == .downloaded, pending.filtrationsInProgress[row] == nil {
+            let op = ImageFiltration(record: record, filter: filter)
+            op.queuePriority = Self.queuePriority(priority)
+            if let download = download ?? pending.downloadsInProgress[row] { op.addDependency(download) }
+            op.completionBlock = { [weak op, weak self] in
+                guard let op, !op.isCancelled else { return }
+                Task { @MainActor in self?.filtrationFinished(op) }
+            }
+            pending.filtrationsInProgress[row] = op
+            pending.filtrationQueue.addOperation(op)
+        }
+        if let download { pending.downloadQueue.addOperation(download) }
+        finishIfIdle(row)
+    }
+
+    private func cancelOperations(for row: Int) {
+        if let op = pendingOperations.downloadsInProgress.removeValue(forKey: row) {
+            Trace.shared.emit("op.cancel", ["kind": "download", "row": .int(row), "running": .bool(op.isExecuting)])
+            op.cancel()
+        }
+        if let op = pendingOperations.filtrationsInProgress.removeValue(forKey: row) {
+            Trace.shared.emit("op.cancel", ["kind": "filter", "row": .int(row), "running": .bool(op.isExecuting)])
+            op.cancel()
+        }
+    }
+
+    private func downloadFinished(_ op: ImageDownloader) {
+        let row = op.record.row
+        guard pendingOperations.downloadsInProgress[row] === op, !op.isCancelled else { return }
+        pendingOperations.downloadsInProgress.removeValue(forKey: row)
+        onRecordChanged?(row)
+        finishIfIdle(row)
+    }
+
+    private func filtrationFinished(_ op: ImageFiltration) {
+        let row = op.record.row
+        guard pendingOperations.filtrationsInProgress[row] === op, !op.isCancelled else { return }
+        pendingOperations.filtrationsInProgress.removeValue(forKey: row)
+        onRecordChanged?(row)
+        finishIfIdle(row)
+    }
+
+    private func finishIfIdle(_ row: Int) {
+        guard pendingOperations.downloadsInProgress[row] == nil, pendingOperations.filtrationsInProgress[row] == nil,
+              scheduler.pending[row] != nil
+        else { return }
+        apply(scheduler.workFinished(row: row))
+    }
+
+    /// Whether any download or filtration is queued or running for `row`.
+    public func hasWork(for row: Int) -> Bool {
+        pendingOperations.downloadsInProgress[row] != nil || pendingOperations.filtrationsInProgress[row] != nil
+    }
+}

@@ -1,0 +1,42 @@
+/// Reports when the GLib main loop stops answering for more than a frame (16 ms).
+///
+/// A watchdog thread posts a high-priority ping to the main loop and waits for the answer;
+/// an answer later than the threshold is traced as `mainloop.stall` with how long it took.
+import CGLib
+import Foundation
+import GLibKit
+import Synchronization
+
+public final class StallWatchdog: Sendable {
+    private let thresholdMs: Double
+    private let running = Atomic<Bool>(false)
+    private let longest = Mutex<Double>(0)
+
+    public init(thresholdMs: Double = 16) { self.thresholdMs = thresholdMs }
+
+    /// The longest stall seen so far, in milliseconds.
+    public var longestStallMs: Double { longest.withLock { $0 } }
+
+    /// Starts watching; call once the main loop is about to run.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [self] in
+            let answered = DispatchSemaphore(value: 0)
+            while running.load(ordering: .relaxed) {
+                let sent = g_get_monotonic_time()
+                MainLoop.perform(priority: G_PRIORITY_HIGH) { answered.signal() }
+                answered.wait()
+                let ms = Double(g_get_monotonic_time() - sent) / 1000
+                if ms > thresholdMs {
+                    longest.withLock { $0 = max($0, ms) }
+                    Trace.shared.emit("mainloop.stall", ["ms": .double(ms)])
+                }
+                usleep(4_000)
+            }
+        }
+        thread.name = "stall-watchdog"
+        thread.start()
+    }
+
+    public func stop() { running.store(false, ordering: .relaxed) }
+}

@@ -1,0 +1,115 @@
+/// The JSON Lines trace through which tests and tools observe the running app.
+///
+/// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`.
+/// Any thread may emit; lines are buffered and written by a flusher at least every 100 ms,
+/// and on `flush()` (called at exit and from the SIGTERM / SIGINT handlers).
+import CGLib
+import Foundation
+import Synchronization
+
+public final class Trace: Sendable {
+    /// The process-wide trace; disabled (every call a cheap no-op) until `open(path:)`.
+    public static let shared = Trace()
+
+    /// A JSON value for an event field.
+    public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+        ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral
+    {
+        case string(String), int(Int), double(Double), bool(Bool)
+        public init(stringLiteral v: String) { self = .string(v) }
+        public init(integerLiteral v: Int) { self = .int(v) }
+        public init(booleanLiteral v: Bool) { self = .bool(v) }
+        public init(floatLiteral v: Double) { self = .double(v) }
+    }
+
+    private struct State {
+        var fd: Int32 = -1
+        var buffer = ""
+        var flusherStarted = false
+    }
+
+    private let origin = g_get_monotonic_time()
+    private let state = Mutex(State())
+    private let enabledFlag = Atomic<Bool>(false)
+
+    private init() {}
+
+    public var isEnabled: Bool { enabledFlag.load(ordering: .relaxed) }
+
+    /// Starts writing to `path` (truncating it). Returns false if the file cannot be opened.
+    @discardableResult
+    public func open(path: String) -> Bool {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let startFlusher = state.withLock { s -> Bool in
+            if s.fd >= 0 { Glibc.close(s.fd) }
+            s.fd = fd
+            defer { s.flusherStarted = true }
+            return !s.flusherStarted
+        }
+        enabledFlag.store(true, ordering: .releasing)
+        if startFlusher {
+            let thread = Thread { [self] in
+                while true {
+                    usleep(50_000)
+                    flush()
+                }
+            }
+            thread.name = "trace-flusher"
+            thread.start()
+        }
+        return true
+    }
+
+    /// Seconds since the trace clock started (process start, for the shared trace).
+    public var now: Double { Double(g_get_monotonic_time() - origin) / 1_000_000 }
+
+    /// Records one event.
+    public func emit(_ event: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+        guard isEnabled else { return }
+        var line = "{\"t\":" + String(format: "%.6f", now) + ",\"ev\":" + Self.quote(event)
+        for (key, value) in fields {
+            line += "," + Self.quote(key) + ":"
+            switch value {
+            case .string(let s): line += Self.quote(s)
+            case .int(let i): line += String(i)
+            case .double(let d): line += d.isFinite ? String(format: "%.3f", d) : "null"
+            case .bool(let b): line += b ? "true" : "false"
+            }
+        }
+        line += "}\n"
+        state.withLock { $0.buffer += line }
+    }
+
+    /// Writes everything buffered so far. Safe from any thread.
+    public func flush() {
+        state.withLock { s in
+            guard s.fd >= 0, !s.buffer.isEmpty else { return }
+            var bytes = Array(s.buffer.utf8)
+            s.buffer = ""
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { Glibc.write(s.fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n <= 0 { break }
+                offset += n
+            }
+            bytes.removeAll()
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -96,8 +96,8 @@ extension SignalConnection {
     }
 
     /// A signal with no arguments returning a gboolean, e.g. `close-request`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               returning handler: @escaping () -> Bool) -> SignalConnection {
+    public static func connectReturning(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                                        _ handler: @escaping () -> Bool) -> SignalConnection {
         typealias F = () -> Bool
         let thunk: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in unbox(data, as: F.self)() ? 1 : 0 }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
@@ -123,7 +123,7 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
-    /// A signal with a pointer argument and a gboolean return, e.g. `notify` listeners that veto.
+    /// A signal with three unsigned integers returning a gboolean, e.g. `GtkEventControllerKey::key-pressed`.
     public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
                                keys handler: @escaping (UInt32, UInt32, UInt32) -> Bool) -> SignalConnection {
         typealias F = (UInt32, UInt32, UInt32) -> Bool
@@ -149,6 +149,18 @@ extension SignalConnection {
         typealias F = (Int32, Int32) -> Void
         let thunk: @convention(c) (gpointer?, gint, gint, gpointer?) -> Void = { _, a, b, data in
             unbox(data, as: F.self)(a, b)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}
+
+extension SignalConnection {
+    /// A signal with one pointer argument returning a gboolean, e.g. `GtkEventControllerLegacy::event`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointerReturning handler: @escaping (UnsafeMutableRawPointer?) -> Bool) -> SignalConnection {
+        typealias F = (UnsafeMutableRawPointer?) -> Bool
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> gboolean = { _, a, data in
+            unbox(data, as: F.self)(a) ? 1 : 0
         }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }

@@ -1,0 +1,36 @@
+/// Finds the app's data folder (bundled photo list, placeholder images) and loads its images.
+import CGtk
+import Foundation
+import GLibKit
+
+enum AppResources {
+    /// The folder holding `ClassicPhotos.plist` and `images/`: `$CLASSIC_PHOTOS_DATADIR`, the
+    /// installed share folder beside the binary, or the source tree's `data/` above it.
+    static let dataDirectory: URL? = {
+        let fm = FileManager.default
+        func holdsData(_ url: URL) -> Bool { fm.fileExists(atPath: url.appendingPathComponent("ClassicPhotos.plist").path) }
+        if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DATADIR"], holdsData(URL(fileURLWithPath: env)) {
+            return URL(fileURLWithPath: env)
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = executable.deletingLastPathComponent()
+        let installed = folder.deletingLastPathComponent().appendingPathComponent("share/classic-photos")
+        if holdsData(installed) { return installed }
+        while folder.pathComponents.count > 1 {
+            let candidate = folder.appendingPathComponent("data")
+            if holdsData(candidate) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }()
+
+    /// The photo list shown when none is given.
+    static var bundledList: URL? { dataDirectory?.appendingPathComponent("ClassicPhotos.plist") }
+
+    /// A texture from `images/NAME.png`, or nil if the data folder is missing.
+    @MainActor static func texture(named name: String) -> ObjectRef<GObject>? {
+        guard let path = dataDirectory?.appendingPathComponent("images/\(name).png").path,
+              let texture = gdk_texture_new_from_filename(path, nil) else { return nil }
+        return ObjectRef(takingOpaque: texture)
+    }
+}

@@ -1,0 +1,144 @@
+/// The GtkApplication: command line, trace, signals, and the main window's life.
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+@MainActor
+public final class ClassicPhotosApp {
+    private let app: ObjectRef<GtkApplication>
+    private var window: PhotoListWindow?
+    private var connections: [SignalConnection] = []
+    private let source: URL?
+    private let watchdog = StallWatchdog()
+
+    /// Runs the app; returns the process exit status.
+    public static func main(arguments: [String]) -> Int32 {
+        let options: CommandLineOptions
+        switch CommandLineOptions.parse(Array(arguments.dropFirst())) {
+        case .run(let parsed): options = parsed
+        case .exit(let status, let message):
+            FileHandle(fileDescriptor: status == 0 ? 1 : 2).write(Data((message + "\n").utf8))
+            return status
+        }
+        if let path = options.tracePath ?? ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE"], !path.isEmpty {
+            if !Trace.shared.open(path: path) {
+                FileHandle.standardError.write(Data("classic-photos: cannot write the trace to \(path)\n".utf8))
+                return 1
+            }
+        }
+        Trace.shared.emit("app.start", ["version": .string(AppInfo.version)])
+        MainLoop.claimCurrentThread()
+        MainActorLoop.install()
+        let app = ClassicPhotosApp(source: options.source.map { PhotoList.location(of: $0) } ?? AppResources.bundledList)
+        let status = app.run(programName: arguments.first ?? "classic-photos")
+        Trace.shared.emit("app.quit")
+        Trace.shared.flush()
+        return status
+    }
+
+    init(source: URL?) {
+        self.source = source
+        g_set_application_name(AppInfo.displayName)
+        // Each process shows its own list; single-instance handling can come with the launcher.
+        app = ObjectRef(taking: gtk_application_new(AppInfo.applicationID, G_APPLICATION_NON_UNIQUE)!)
+        connections.append(SignalConnection.connect(app.pointer, "activate") { [unowned self] in activate() })
+        installQuitSignals()
+    }
+
+    private func run(programName: String) -> Int32 {
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup(programName), nil]
+        defer { free(argv[0]) }
+        let status = g_application_run(gtkCast(app.pointer), 1, &argv)
+        watchdog.stop()
+        window = nil
+        connections.removeAll()
+        return status
+    }
+
+    private func activate() {
+        if let window {
+            gtk_window_present(window.window)
+            return
+        }
+        let window = PhotoListWindow(application: app.pointer)
+        self.window = window
+        gtk_window_present(window.window)
+        // Start-up (GTK init, first layout) happens before the loop turns; watch from here on.
+        if Trace.shared.isEnabled { MainLoop.perform(priority: G_PRIORITY_LOW) { [watchdog] in watchdog.start() } }
+        if let source {
+            window.open(source)
+        } else {
+            window.showError(title: "Oops!", message: "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or pass a list to open.", retry: nil)
+        }
+        addShortcuts()
+    }
+
+    private func addShortcuts() {
+        let quit = ObjectRef(takingOpaque: g_simple_action_new("quit", nil)!)
+        connections.append(SignalConnection.connect(quit.pointer, "activate", pointer: { [unowned self] _ in
+            g_application_quit(gtkCast(app.pointer))
+        }))
+        g_action_map_add_action(OpaquePointer(app.pointer), quit.opaque)
+        let accels: [UnsafePointer<CChar>?] = [("<Control>q" as StaticString).utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) { $0 }, nil]
+        accels.withUnsafeBufferPointer { gtk_application_set_accels_for_action(app.pointer, "app.quit", $0.baseAddress) }
+    }
+
+    /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.
+    private func installQuitSignals() {
+        let handler: GSourceFunc = { data in
+            g_application_quit(data?.assumingMemoryBound(to: GApplication.self))
+            return gboolean(1) // keep: a second signal while quitting does the same
+        }
+        let appPointer = UnsafeMutableRawPointer(app.pointer)
+        g_unix_signal_add(SIGTERM, handler, appPointer)
+        g_unix_signal_add(SIGINT, handler, appPointer)
+    }
+}
+
+/// What the command line asked for.
+struct CommandLineOptions {
+    var source: String?
+    var tracePath: String?
+
+    enum Outcome {
+        case run(CommandLineOptions)
+        case exit(Int32, String)
+    }
+
+    static let usage = """
+        Usage: classic-photos [--trace PATH] [LIST]
+
+        Shows the photos named by LIST (a property list of photo name → image URL, given as a
+        path or an http(s) address) downloading and turning sepia as they scroll into view.
+        With no LIST, the bundled sample photos open.
+
+          --trace PATH   write a JSON Lines trace of what the app does to PATH
+                         (also: CLASSIC_PHOTOS_TRACE=PATH)
+          --version      print the version
+          -h, --help     print this help
+        """
+
+    static func parse(_ arguments: [String]) -> Outcome {
+        var options = CommandLineOptions()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-h", "--help": return .exit(0, usage)
+            case "--version": return .exit(0, "classic-photos \(AppInfo.version)")
+            case "--trace":
+                guard let path = rest.popFirst() else { return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)") }
+                options.tracePath = path
+            case _ where argument.hasPrefix("--trace="):
+                options.tracePath = String(argument.dropFirst("--trace=".count))
+            case _ where argument.hasPrefix("-") && argument != "-":
+                return .exit(2, "classic-photos: unknown option \(argument)\n\n\(usage)")
+            default:
+                guard options.source == nil else { return .exit(2, "classic-photos: give one photo list at most\n\n\(usage)") }
+                options.source = argument
+            }
+        }
+        return .run(options)
+    }
+}

@@ -1,0 +1,274 @@
+/// The main window: header bar with the activity spinner, and the photo list.
+///
+/// It turns GTK's signals into pipeline calls (rows bound, scrolling began / ended, visible rows,
+/// window hidden, memory warnings) and the pipeline's results into row updates: a finished row
+/// is replaced in the list model, which emits `items-changed` for that position only.
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+@MainActor
+final class PhotoListWindow {
+    let window: UnsafeMutablePointer<GtkWindow>
+    private let store: ObjectRef<GObject>
+    private let listView: OpaquePointer
+    private let scrolled: OpaquePointer
+    private let spinner: UnsafeMutablePointer<GtkWidget>
+    private let subtitle: UnsafeMutablePointer<GtkWidget>
+    private let emptyState: UnsafeMutablePointer<GtkWidget>
+    private let processor: PhotoProcessor
+    private let listLoader: PhotoListLoader
+    private var scrollMonitor: ScrollActivityMonitor!
+    private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
+    private var connections: [SignalConnection] = []
+    private var surfaceConnections: [SignalConnection] = []
+    private let placeholder = AppResources.texture(named: "placeholder")
+    private let failed = AppResources.texture(named: "failed")
+    private let memoryMonitor: ObjectRef<GObject>?
+    private var source: URL?
+    private var loading: Cancellable?
+    private var alert: Alert?
+    private var shownTraced = false
+    private var firstFrame: SignalConnection?
+
+    init(application: UnsafeMutablePointer<GtkApplication>) {
+        let fetcher = PhotoFetcher()
+        processor = PhotoProcessor(fetcher: fetcher)
+        listLoader = PhotoListLoader(fetcher: fetcher)
+
+        window = gtkCast(gtk_application_window_new(application)!)
+        gtk_window_set_title(window, AppInfo.displayName)
+        gtk_window_set_default_size(window, 480, 720)
+        gtk_window_set_icon_name(window, AppInfo.applicationID)
+
+        // Header bar: title and subtitle, and the network activity indicator.
+        let header = gtk_header_bar_new()!
+        let titles = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_widget_set_valign(titles, GTK_ALIGN_CENTER)
+        let title = gtk_label_new(AppInfo.displayName)!
+        gtk_widget_add_css_class(title, "title")
+        subtitle = gtk_label_new(nil)
+        gtk_widget_add_css_class(subtitle, "subtitle")
+        gtk_widget_set_visible(subtitle, 0)
+        gtk_box_append(gtkCast(titles), title)
+        gtk_box_append(gtkCast(titles), subtitle)
+        gtk_header_bar_set_title_widget(gtkCast(header), titles)
+        spinner = gtk_spinner_new()
+        gtk_widget_set_tooltip_text(spinner, "Loading")
+        gtk_header_bar_pack_end(gtkCast(header), spinner)
+        gtk_window_set_titlebar(window, header)
+
+        // The list: a GListStore of one small item per photo, shown through a factory.
+        store = ObjectRef(takingOpaque: g_list_store_new(gtk_string_object_get_type())!)
+        let factory = gtk_signal_list_item_factory_new()!
+        let selection = gtk_no_selection_new(g_object_ref(store.pointer).map { OpaquePointer($0) })!
+        listView = gtkCast(gtk_list_view_new(gtkCast(selection), gtkCast(factory))!)
+        gtk_widget_add_css_class(widget(listView), "photo-list")
+        let scrolledWidget = gtk_scrolled_window_new()!
+        scrolled = OpaquePointer(scrolledWidget)
+        gtk_scrolled_window_set_policy(scrolled, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_child(scrolled, widget(listView))
+        gtk_widget_set_vexpand(scrolledWidget, 1)
+
+        emptyState = gtk_label_new("Loading photos…")
+        gtk_widget_add_css_class(emptyState, "dim-label")
+        gtk_widget_add_css_class(emptyState, "title-2")
+        let overlay = gtk_overlay_new()!
+        gtk_overlay_set_child(OpaquePointer(overlay), scrolledWidget)
+        gtk_overlay_add_overlay(OpaquePointer(overlay), emptyState)
+        gtk_widget_set_halign(emptyState, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(emptyState, GTK_ALIGN_CENTER)
+        gtk_widget_set_can_target(emptyState, 0)
+        gtk_window_set_child(window, overlay)
+
+        memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
+
+        connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
+        connectWindow()
+        processor.onRecordChanged = { [unowned self] row in reloadRow(row) }
+        scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolledWidget, keyTarget: widget(window))
+        scrollMonitor.onBegan = { [unowned self] source in
+            Trace.shared.emit("scroll.begin", ["via": .string(source.rawValue)])
+            processor.scrollBegan()
+            refreshSpinner()
+        }
+        scrollMonitor.onEnded = { [unowned self] in
+            let visible = visibleRows()
+            Trace.shared.emit("scroll.end", ["first": .int(visible.lowerBound), "last": .int(visible.upperBound - 1)])
+            processor.scrollEnded(visible: visible)
+            refreshSpinner()
+        }
+    }
+
+    // MARK: Loading a list
+
+    /// Loads the photo list at `url` (off the main thread) and shows it.
+    func open(_ url: URL) {
+        source = url
+        loading?.cancel()
+        gtk_label_set_text(gtkCast(emptyState), "Loading photos…")
+        gtk_widget_set_visible(emptyState, 1)
+        setSubtitle(url.lastPathComponent)
+        loading = listLoader.load(url) { [weak self] result in
+            guard let self, source == url else { return }
+            loading = nil
+            switch result {
+            case .success(let entries): show(entries, from: url)
+            case .failure(let error):
+                Trace.shared.emit("source.failed", ["url": .string(url.absoluteString), "error": .string(error.description)])
+                gtk_label_set_text(gtkCast(emptyState), "No photos")
+                showError(title: "Oops!", message: error.description) { [weak self] in self?.open(url) }
+            }
+            refreshSpinner()
+        }
+        refreshSpinner()
+    }
+
+    private func show(_ entries: [PhotoEntry], from url: URL) {
+        processor.setEntries(entries)
+        let items = entries.map { gtk_string_object_new($0.name) }
+        var pointers: [gpointer?] = items.map { UnsafeMutableRawPointer($0) }
+        let old = g_list_model_get_n_items(store.opaque)
+        pointers.withUnsafeMutableBufferPointer { g_list_store_splice(store.opaque, 0, old, $0.baseAddress, guint($0.count)) }
+        items.forEach { g_object_unref(UnsafeMutableRawPointer($0)) }
+        gtk_widget_set_visible(emptyState, entries.isEmpty ? 1 : 0)
+        gtk_label_set_text(gtkCast(emptyState), "No photos")
+        setSubtitle(entries.count == 1 ? "1 photo" : "\(entries.count) photos")
+        Trace.shared.emit("source.loaded", ["url": .string(url.absoluteString), "rows": .int(entries.count)])
+        // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
+        updateVisibleRows()
+    }
+
+    // MARK: Rows
+
+    private func connectFactory(_ factory: UnsafeMutableRawPointer) {
+        connections.append(SignalConnection.connect(factory, "setup", pointer: { [unowned self] item in
+            let row = PhotoRowWidget()
+            rowWidgets[item!] = row
+            gtk_list_item_set_child(OpaquePointer(item), row.root)
+        }))
+        connections.append(SignalConnection.connect(factory, "bind", pointer: { [unowned self] item in
+            guard let item, let row = rowWidgets[item] else { return }
+            let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
+            guard processor.records.indices.contains(position) else { return }
+            processor.rowBound(position)
+            row.show(processor.records[position], working: processor.hasWork(for: position),
+                     placeholder: placeholder, failed: failed)
+        }))
+        connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
+            guard let item else { return }
+            rowWidgets[item]?.clear()
+        }))
+        connections.append(SignalConnection.connect(factory, "teardown", pointer: { [unowned self] item in
+            guard let item else { return }
+            rowWidgets.removeValue(forKey: item)
+        }))
+    }
+
+    /// Re-shows one row: replacing its item makes the list emit `items-changed` for that
+    /// position alone, and the list view rebinds just that row (if it has a widget).
+    private func reloadRow(_ row: Int) {
+        guard processor.records.indices.contains(row), row < g_list_model_get_n_items(store.opaque) else { return }
+        let item = gtk_string_object_new(processor.records[row].name)
+        var pointers: [gpointer?] = [UnsafeMutableRawPointer(item)]
+        pointers.withUnsafeMutableBufferPointer { g_list_store_splice(store.opaque, guint(row), 1, $0.baseAddress, 1) }
+        g_object_unref(UnsafeMutableRawPointer(item))
+        refreshSpinner()
+    }
+
+    /// Rows that intersect the viewport, from the adjustment and the (uniform) row height.
+    /// GtkListView binds rows beyond the viewport, so bound rows are not the visible ones.
+    func visibleRows() -> Range<Int> {
+        let count = Int(g_list_model_get_n_items(store.opaque))
+        guard count > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) else { return 0..<0 }
+        let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
+        let value = gtk_adjustment_get_value(adjustment)
+        guard upper > 0, page > 0 else { return 0..<0 }
+        let rowHeight = upper / Double(count)
+        let first = max(0, Int((value / rowHeight).rounded(.down)))
+        // A row counts when at least one pixel of it is inside the viewport.
+        let last = min(count, Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up)))
+        return first..<max(first, last)
+    }
+
+    private func updateVisibleRows() {
+        guard !scrollMonitor.isScrolling else { return }
+        processor.visibleRowsChanged(visibleRows())
+        refreshSpinner()
+    }
+
+    // MARK: Window state
+
+    private func connectWindow() {
+        if let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) {
+            // Upper or page size changed: first layout, a resize, a new list.
+            connections.append(SignalConnection.connect(adjustment, "changed") { [unowned self] in updateVisibleRows() })
+        }
+        connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
+        connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })
+        connections.append(SignalConnection.connectReturning(window, "close-request", { [unowned self] in
+            close()
+            return false
+        }))
+        if let monitor = memoryMonitor {
+            connections.append(SignalConnection.connect(monitor.pointer, "low-memory-warning", int: { [unowned self] level in
+                Trace.shared.emit("memory.low", ["level": .int(Int(level))])
+                processor.memoryWarning()
+            }))
+        }
+    }
+
+    private func windowMapped() {
+        processor.windowHidden(false)
+        guard let surface = gtk_native_get_surface(OpaquePointer(window)) else { return }
+        surfaceConnections = [
+            // Minimised windows keep their queues suspended until shown again.
+            SignalConnection.connect(UnsafeMutableRawPointer(surface), "notify::state", pointer: { [unowned self] _ in
+                let minimized = (gdk_toplevel_get_state(surface).rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue) != 0
+                processor.windowHidden(minimized)
+            }),
+        ]
+        if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
+            firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
+                shownTraced = true
+                Trace.shared.emit("window.shown")
+                firstFrame = nil // GLib keeps the closure alive until this emission returns
+            }
+        }
+    }
+
+    private func refreshSpinner() {
+        let busy = loading != nil || !processor.pendingOperations.rowsInProgress.isEmpty
+        gtk_spinner_set_spinning(gtkCast(spinner), busy ? 1 : 0)
+        gtk_widget_set_visible(spinner, busy ? 1 : 0)
+    }
+
+    private func setSubtitle(_ text: String) {
+        gtk_label_set_text(gtkCast(subtitle), text)
+        gtk_widget_set_visible(subtitle, text.isEmpty ? 0 : 1)
+    }
+
+    // MARK: Errors
+
+    /// The "Oops!" alert: a modal message with the reason, and Retry when it can help.
+    func showError(title: String, message: String, retry: (() -> Void)?) {
+        alert = Alert(parent: window, title: title, message: message, retryable: retry != nil) { [weak self] retried in
+            self?.alert = nil
+            if retried { retry?() }
+        }
+    }
+
+    /// Cancels all work and lets go of every signal handler (the window is closing).
+    func close() {
+        loading?.cancel()
+        loading = nil
+        processor.setEntries([])
+        scrollMonitor.invalidate()
+        connections.removeAll()
+        surfaceConnections.removeAll()
+        firstFrame = nil
+        processor.onRecordChanged = nil
+    }
+}

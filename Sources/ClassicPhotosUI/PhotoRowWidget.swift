@@ -1,0 +1,94 @@
+/// One row of the photo list: thumbnail, name, status line and a spinner while work is pending.
+import CGtk
+import GLibKit
+import PhotoPipeline
+
+@MainActor
+final class PhotoRowWidget {
+    /// Row height in logical pixels, as in the tutorial.
+    static let height: Int32 = 80
+
+    let root: UnsafeMutablePointer<GtkWidget>
+    private let picture: UnsafeMutablePointer<GtkWidget>
+    private let title: UnsafeMutablePointer<GtkWidget>
+    private let status: UnsafeMutablePointer<GtkWidget>
+    private let spinner: UnsafeMutablePointer<GtkWidget>
+    private(set) var row: Int?
+
+    init() {
+        root = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
+        gtk_widget_set_size_request(root, -1, Self.height)
+        gtk_widget_add_css_class(root, "photo-row")
+
+        picture = gtk_picture_new()
+        gtk_widget_set_size_request(picture, Self.height, Self.height)
+        gtk_picture_set_can_shrink(gtkCast(picture), 1)
+        gtk_picture_set_content_fit(gtkCast(picture), GTK_CONTENT_FIT_COVER)
+        gtk_widget_set_valign(picture, GTK_ALIGN_CENTER)
+        gtk_widget_add_css_class(picture, "photo-thumbnail")
+        gtk_box_append(gtkCast(root), picture)
+
+        let labels = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
+        gtk_widget_set_valign(labels, GTK_ALIGN_CENTER)
+        gtk_widget_set_hexpand(labels, 1)
+        title = gtk_label_new(nil)
+        gtk_label_set_xalign(gtkCast(title), 0)
+        gtk_label_set_ellipsize(gtkCast(title), PANGO_ELLIPSIZE_END)
+        gtk_widget_add_css_class(title, "heading")
+        status = gtk_label_new(nil)
+        gtk_label_set_xalign(gtkCast(status), 0)
+        gtk_label_set_ellipsize(gtkCast(status), PANGO_ELLIPSIZE_END)
+        gtk_widget_add_css_class(status, "dim-label")
+        gtk_widget_add_css_class(status, "caption")
+        gtk_box_append(gtkCast(labels), title)
+        gtk_box_append(gtkCast(labels), status)
+        gtk_box_append(gtkCast(root), labels)
+
+        spinner = gtk_spinner_new()
+        gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
+        gtk_widget_set_margin_end(spinner, 12)
+        gtk_box_append(gtkCast(root), spinner)
+    }
+
+    /// Shows `record` as it is now.
+    func show(_ record: PhotoRecord, working: Bool, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) {
+        row = record.row
+        let (state, image, reason) = record.snapshot
+        gtk_label_set_text(gtkCast(title), record.name)
+        var texture: ObjectRef<GObject>?
+        switch state {
+        case .failed:
+            texture = failed
+            gtk_label_set_text(gtkCast(status), "Failed to load")
+            gtk_widget_set_tooltip_text(root, reason ?? "Failed to load")
+        case .new, .downloaded, .filtered:
+            if let image {
+                texture = ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf))
+            } else {
+                texture = placeholder
+            }
+            gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working))
+            gtk_widget_set_tooltip_text(root, nil)
+        }
+        gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
+        gtk_widget_set_visible(spinner, working ? 1 : 0)
+        gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
+        gtk_widget_set_tooltip_text(picture, nil)
+    }
+
+    private static func statusText(_ state: PhotoState, working: Bool) -> String {
+        switch state {
+        case .new: working ? "Downloading…" : "Waiting"
+        case .downloaded: working ? "Applying sepia…" : "Downloaded"
+        case .filtered: "Sepia"
+        case .failed: "Failed to load"
+        }
+    }
+
+    /// Forgets the row (the widget is about to be reused or destroyed).
+    func clear() {
+        row = nil
+        gtk_picture_set_paintable(gtkCast(picture), nil)
+        gtk_spinner_set_spinning(gtkCast(spinner), 0)
+    }
+}

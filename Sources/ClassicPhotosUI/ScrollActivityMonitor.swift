@@ -1,0 +1,159 @@
+/// Turns every way of scrolling into one "began" / "ended" pair.
+///
+/// GTK reports scroll phases only for touchpads (`scroll-begin` / `scroll-end`); a mouse wheel,
+/// a scrollbar drag, the keyboard and programmatic moves only change the adjustment. So
+/// "began" is the first sign of any of them, and "ended" is a quiet period (150 ms by default)
+/// with no movement, no finger on the touchpad and no button held on the scrollbar. Kinetic
+/// deceleration keeps moving the adjustment, so it extends the scroll until it stops.
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+
+@MainActor
+final class ScrollActivityMonitor {
+    enum Source: String {
+        case wheel, touchpad, scrollbar, keyboard, kinetic, program
+    }
+
+    var onBegan: ((Source) -> Void)?
+    var onEnded: (() -> Void)?
+    private(set) var isScrolling = false
+
+    private let quietPeriodMs: UInt32
+    private var connections: [SignalConnection] = []
+    private var fingerOnTouchpad = false
+    private var touchpadLiftedAt: Int = .min / 2
+    private var scrollbarHeld = false
+    private var lastKeyAt: Int = .min / 2
+    private var lastWheelAt: Int = .min / 2
+    private var quietTimer: guint = 0
+
+    /// - Parameters:
+    ///   - scrolledWindow: the `GtkScrolledWindow` around the list.
+    ///   - keyTarget: the widget whose key presses can scroll (the window).
+    init(scrolledWindow: UnsafeMutablePointer<GtkWidget>, keyTarget: UnsafeMutablePointer<GtkWidget>,
+         quietPeriodMs: UInt32 = ScrollActivityMonitor.configuredQuietPeriod) {
+        self.quietPeriodMs = quietPeriodMs
+        let scrolled: OpaquePointer = OpaquePointer(scrolledWindow)
+
+        // Wheel and touchpad, seen before the scrolled window handles them (capture phase).
+        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
+        let controller = UnsafeMutableRawPointer(scroll)
+        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
+        connections.append(SignalConnection.connect(controller, "scroll-begin") { [unowned self] in
+            fingerOnTouchpad = true
+            begin(.touchpad)
+        })
+        connections.append(SignalConnection.connect(controller, "scroll-end") { [unowned self] in
+            fingerOnTouchpad = false
+            touchpadLiftedAt = g_get_monotonic_time()
+            restartQuietTimer()
+        })
+        connections.append(SignalConnection.connect(controller, "scroll", doubles: { [unowned self] _, _ in
+            let unit = gtk_event_controller_scroll_get_unit(scroll)
+            if unit == GDK_SCROLL_UNIT_WHEEL {
+                lastWheelAt = g_get_monotonic_time()
+                begin(.wheel)
+            } else {
+                begin(.touchpad)
+            }
+            restartQuietTimer()
+            return false // let the scrolled window scroll
+        }))
+        gtk_widget_add_controller(scrolledWindow, scroll)
+
+        // A button held on the scrollbar is a drag in progress, moving or not.
+        if let scrollbar = gtk_scrolled_window_get_vscrollbar(scrolled) {
+            let legacy = gtk_event_controller_legacy_new()!
+            gtk_event_controller_set_propagation_phase(legacy, GTK_PHASE_CAPTURE)
+            connections.append(SignalConnection.connect(UnsafeMutableRawPointer(legacy), "event", pointerReturning: { [unowned self] event in
+                guard let event else { return false }
+                switch gdk_event_get_event_type(OpaquePointer(event)) {
+                case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
+                    scrollbarHeld = true
+                    begin(.scrollbar)
+                case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
+                    scrollbarHeld = false
+                    restartQuietTimer()
+                default: break
+                }
+                return false
+            }))
+            gtk_widget_add_controller(scrollbar, legacy)
+        }
+
+        // Keys that scroll the list; the list view itself handles them.
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(keys), "key-pressed", keys: { [unowned self] keyval, _, _ in
+            if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
+            return false
+        }))
+        gtk_widget_add_controller(keyTarget, keys)
+
+        // Every movement, whatever caused it.
+        let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)!
+        connections.append(SignalConnection.connect(adjustment, "value-changed") { [unowned self] in
+            if !isScrolling { begin(inferSource()) }
+            restartQuietTimer()
+        })
+    }
+
+    /// The quiet period, overridable with CLASSIC_PHOTOS_SCROLL_QUIET_MS (tests, slow machines).
+    nonisolated static var configuredQuietPeriod: UInt32 {
+        ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCROLL_QUIET_MS"].flatMap(UInt32.init) ?? 150
+    }
+
+    private static let scrollingKeys: Set<UInt32> = [
+        UInt32(GDK_KEY_Page_Up), UInt32(GDK_KEY_Page_Down), UInt32(GDK_KEY_Home), UInt32(GDK_KEY_End),
+        UInt32(GDK_KEY_Up), UInt32(GDK_KEY_Down), UInt32(GDK_KEY_KP_Page_Up), UInt32(GDK_KEY_KP_Page_Down),
+        UInt32(GDK_KEY_KP_Home), UInt32(GDK_KEY_KP_End), UInt32(GDK_KEY_KP_Up), UInt32(GDK_KEY_KP_Down),
+        UInt32(GDK_KEY_space),
+    ]
+
+    /// What moved the adjustment, judged from the input seen just before.
+    private func inferSource() -> Source {
+        let now = g_get_monotonic_time()
+        if scrollbarHeld { return .scrollbar }
+        if fingerOnTouchpad { return .touchpad }
+        if now - touchpadLiftedAt < 1_000_000 { return .kinetic }
+        if now - lastKeyAt < 500_000 { return .keyboard }
+        if now - lastWheelAt < 500_000 { return .wheel }
+        return .program
+    }
+
+    private func begin(_ source: Source) {
+        restartQuietTimer()
+        guard !isScrolling else { return }
+        isScrolling = true
+        onBegan?(source)
+    }
+
+    private func restartQuietTimer() {
+        if quietTimer != 0 { g_source_remove(quietTimer) }
+        let box = Unmanaged.passUnretained(self).toOpaque()
+        quietTimer = g_timeout_add(quietPeriodMs, { data in
+            let monitor = Unmanaged<ScrollActivityMonitor>.fromOpaque(data!).takeUnretainedValue()
+            MainActor.assumeIsolated { monitor.quietPeriodElapsed() }
+            return gboolean(0)
+        }, box)
+    }
+
+    private func quietPeriodElapsed() {
+        quietTimer = 0
+        // A finger still on the touchpad or a button still on the scrollbar: not over yet;
+        // their end events restart the timer.
+        guard isScrolling, !fingerOnTouchpad, !scrollbarHeld else { return }
+        isScrolling = false
+        onEnded?()
+    }
+
+    /// Stops listening; call before the widgets go away.
+    func invalidate() {
+        if quietTimer != 0 { g_source_remove(quietTimer); quietTimer = 0 }
+        connections.removeAll()
+        onBegan = nil
+        onEnded = nil
+    }
+}

@@ -72,7 +72,9 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["GLibKit", "CGLib", "CSoup"], path: "Tests/TestSupport",
+            swiftSettings: strict),
         .testTarget(
             name: "GLibKitTests", dependencies: ["GLibKit", "CGLib", "TestSupport", "glibkit-probe"],
             swiftSettings: strict),

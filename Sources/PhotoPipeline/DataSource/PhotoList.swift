@@ -72,6 +72,7 @@ public enum PhotoList {
         if let url = URL(string: argument), let scheme = url.scheme, ["http", "https", "file"].contains(scheme.lowercased()) {
             return url
         }
-        return URL(fileURLWithPath: argument, relativeTo: directory).standardizedFileURL
+        let path = argument.hasPrefix("/") ? argument : directory.appendingPathComponent(argument).path
+        return URL(fileURLWithPath: path).standardizedFileURL
     }
 }

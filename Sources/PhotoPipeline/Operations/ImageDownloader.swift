@@ -2,7 +2,8 @@
 import Foundation
 import GLibKit
 
-public final class ImageDownloader: Operation, @unchecked Sendable {
+/// Runs on a thread of its own (see `ThreadedOperation`): it mostly waits on the network.
+public final class ImageDownloader: ThreadedOperation, @unchecked Sendable {
     public let record: PhotoRecord
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
@@ -22,7 +23,7 @@ public final class ImageDownloader: Operation, @unchecked Sendable {
         cancellable.cancel()
     }
 
-    public override func main() {
+    public override func execute() {
         if isCancelled { return }
         let trace = Trace.shared
         let started = trace.now
@@ -30,7 +31,7 @@ public final class ImageDownloader: Operation, @unchecked Sendable {
         do {
             let stream = try fetcher.open(record.url, cancellable: cancellable)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, maxSize: maxPixelSize, cancellable: cancellable,
+            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable,
                                                 isCancelled: { [unowned self] in isCancelled })
             if isCancelled { return }
             record.markDownloaded(image)

@@ -8,14 +8,22 @@ import CGLib
 import Foundation
 import GLibKit
 
+/// How large a decoded image may be.
+public enum DecodeSize: Sendable, Equatable {
+    /// Whole image, within `side`×`side` pixels.
+    case fit(Int)
+    /// A centred square of `side` pixels filling the box (a list thumbnail).
+    case square(Int)
+}
+
 public enum ImageDecoder {
-    /// Reads `stream` to its end and decodes it to fit within `maxSize`×`maxSize` pixels
-    /// (never enlarged). `isCancelled` is checked between chunks.
-    public static func decode(_ stream: ObjectRef<GInputStream>, maxSize: Int, cancellable: Cancellable,
+    /// Reads `stream` to its end and decodes it at `size` (never enlarged). `isCancelled` is
+    /// checked between chunks.
+    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize, cancellable: Cancellable,
                               isCancelled: () -> Bool = { false }) throws(FetchError) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
-            let (w, h) = fittedSize(width: Int(width), height: Int(height), maxSize: maxSize)
+            let (w, h) = scaledSize(width: Int(width), height: Int(height), for: size)
             if w != Int(width) || h != Int(height) {
                 gdk_pixbuf_loader_set_size(loader.pointer, Int32(w), Int32(h))
             }
@@ -42,14 +50,25 @@ public enum ImageDecoder {
             throw FetchError("Not an image: no picture could be decoded")
         }
         // Honour EXIF orientation; this returns a new reference either way.
-        let oriented = gdk_pixbuf_apply_embedded_orientation(pixbuf)!
-        return PhotoImage(taking: oriented)
+        let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
+        guard case .square = size, oriented.width != oriented.height else { return oriented }
+        let side = min(oriented.width, oriented.height)
+        let square = gdk_pixbuf_new_subpixbuf(oriented.pixbuf, Int32((oriented.width - side) / 2),
+                                              Int32((oriented.height - side) / 2), Int32(side), Int32(side))!
+        defer { g_object_unref(UnsafeMutableRawPointer(square)) }
+        return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
     }
 
-    /// The largest size with the same aspect ratio that fits in `maxSize`×`maxSize`.
-    public static func fittedSize(width: Int, height: Int, maxSize: Int) -> (Int, Int) {
-        guard width > maxSize || height > maxSize, width > 0, height > 0 else { return (width, height) }
-        let scale = Double(maxSize) / Double(max(width, height))
+    /// The decode size for an image of `width`×`height`: scaled down (never up) so that it fits
+    /// the box, or, for a square, so that its shorter side fills it.
+    public static func scaledSize(width: Int, height: Int, for size: DecodeSize) -> (Int, Int) {
+        guard width > 0, height > 0 else { return (width, height) }
+        let scale: Double
+        switch size {
+        case .fit(let side): scale = Double(side) / Double(max(width, height))
+        case .square(let side): scale = Double(side) / Double(min(width, height))
+        }
+        guard scale < 1 else { return (width, height) }
         return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 }

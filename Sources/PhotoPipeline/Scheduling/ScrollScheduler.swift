@@ -66,11 +66,12 @@ public struct ScrollScheduler: Sendable {
     }
 
     /// The visible rows changed without the user scrolling (first layout, resize, new list).
-    /// While scrolling it is only remembered; the end of the scroll decides.
+    /// While scrolling it is only remembered; the end of the scroll decides. While hidden,
+    /// work for rows no longer wanted is cancelled, and new work waits until shown.
     public mutating func visibleRowsChanged(_ visible: Range<Int>, needsWork: (Int) -> Bool) -> [Action] {
         self.visible = clamp(visible)
-        guard !isScrolling, !isHidden else { return [] }
-        return reconcile(needsWork: needsWork)
+        guard !isScrolling else { return [] }
+        return reconcile(needsWork: needsWork, starting: !isHidden)
     }
 
     /// A row got a widget. Work starts only at rest, for a wanted row (the tutorial's
@@ -119,7 +120,7 @@ public struct ScrollScheduler: Sendable {
 
     private func priority(of row: Int) -> Priority { visible.contains(row) ? .visible : .prefetch }
 
-    private mutating func reconcile(needsWork: (Int) -> Bool) -> [Action] {
+    private mutating func reconcile(needsWork: (Int) -> Bool, starting: Bool = true) -> [Action] {
         var actions: [Action] = []
         let wanted = self.wanted
         for row in pending.keys.sorted() where !wanted.contains(row) {
@@ -130,6 +131,7 @@ public struct ScrollScheduler: Sendable {
             pending[row] = self.priority(of: row)
             actions.append(.setPriority(row: row, priority: self.priority(of: row)))
         }
+        guard starting else { return actions }
         let prefetch = Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
         for row in Array(visible) + prefetch where pending[row] == nil && needsWork(row) {
             let priority = self.priority(of: row)

@@ -1,0 +1,120 @@
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// The download and filtration pipeline against a real HTTP server on loopback.
+@Suite(.serialized) @MainActor struct PipelineTests {
+    /// Polls `condition` on the main actor until it holds or `seconds` pass.
+    private func waitUntil(_ seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    private func processor(for server: LoopbackServer, paths: [String]) -> PhotoProcessor {
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        processor.setEntries(paths.enumerated().map { PhotoEntry(name: "Photo \($0.offset)", url: server.url($0.element)) })
+        return processor
+    }
+
+    @Test("Visible rows advance new → downloaded → filtered, downloaded image shown first")
+    func statesAdvance() async throws {
+        let server = try LoopbackServer()
+        server.photoLatencyMs.store(50, ordering: .relaxed)
+        let processor = processor(for: server, paths: ["/photos/astronaut.jpg", "/photos/coffee.jpg", "/photos/retina.jpg"])
+        var seen: [Int: [PhotoState]] = [:]
+        processor.onRecordChanged = { row in seen[row, default: []].append(processor.records[row].state) }
+        #expect(processor.records.allSatisfy { $0.state == .new })
+        processor.visibleRowsChanged(0..<3)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+        for record in processor.records {
+            let image = try #require(record.image)
+            #expect(image.width == 80 && image.height == 80)
+            // Sepia: red ≥ green ≥ blue on every sampled pixel.
+            let (r, g, b, _) = image.pixel(x: 40, y: 40)
+            #expect(r >= g && g >= b)
+        }
+        // Each row was reloaded when downloaded and again when filtered (order may vary).
+        for row in 0..<3 { #expect(Set(seen[row] ?? []).contains(.filtered)) }
+        #expect(processor.pendingOperations.rowsInProgress.isEmpty)
+        #expect(server.totalPhotoRequests == 3)
+    }
+
+    @Test("404, 500, connection reset and a non-image body each end failed with a reason")
+    func failures() async throws {
+        let server = try LoopbackServer()
+        let processor = processor(for: server, paths: ["/status/404", "/status/500", "/reset", "/text", "/photos/coffee.jpg"])
+        processor.visibleRowsChanged(0..<5)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .failed || $0.state == .filtered } })
+        let reasons = processor.records.map { $0.failureReason ?? "" }
+        #expect(processor.records.map(\.state) == [.failed, .failed, .failed, .failed, .filtered])
+        #expect(reasons[0].contains("404"))
+        #expect(reasons[1].contains("500"))
+        #expect(!reasons[2].isEmpty, "reset: \(reasons[2])")
+        #expect(reasons[3].hasPrefix("Not an image"))
+        #expect(processor.records[0].image == nil)
+    }
+
+    @Test("Cancelling a running download closes the connection promptly, and its filter never runs")
+    func cancellationClosesConnection() async throws {
+        let server = try LoopbackServer()
+        let record = PhotoRecord(row: 0, name: "Endless", url: server.url("/trickle"))
+        let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 80)
+        let filter = ImageFiltration(record: record)
+        filter.addDependency(download)
+        let queue = OperationQueue()
+        queue.addOperation(download)
+        queue.addOperation(filter)
+        #expect(await waitUntil { server.trickleTimes.started.count == 1 })
+        try await Task.sleep(for: .milliseconds(200)) // the transfer is under way
+        #expect(download.isExecuting)
+        let cancelledAt = LoopbackServer.now()
+        download.cancel()
+        #expect(await waitUntil(5) { server.trickleTimes.closed.count == 1 })
+        let closedAfter = (server.trickleTimes.closed.first ?? .infinity) - cancelledAt
+        // Correctness bound, not a speed target: the transfer is aborted, not run to the end.
+        #expect(closedAfter < 1.0, "the server saw the close \(closedAfter) s after cancel")
+        #expect(await waitUntil(5) { download.isFinished && filter.isFinished })
+        #expect(record.state == .new)
+        #expect(record.image == nil)
+    }
+
+    @Test("A downloaded-only record is only filtered again, with no second request")
+    func filterWithoutRedownload() async throws {
+        let server = try LoopbackServer()
+        let processor = processor(for: server, paths: ["/photos/chelsea-the-cat.jpg", "/photos/coffee.jpg"])
+        processor.pendingOperations.filtrationQueue.isSuspended = true
+        processor.visibleRowsChanged(0..<1)
+        #expect(await waitUntil { processor.records[0].state == .downloaded })
+        // Row 0 leaves the screen before its filter ran: the filter is cancelled.
+        processor.visibleRowsChanged(1..<2)
+        #expect(processor.pendingOperations.filtrationsInProgress[0] == nil)
+        processor.pendingOperations.filtrationQueue.isSuspended = false
+        #expect(await waitUntil { processor.records[1].state == .filtered })
+        #expect(processor.records[0].state == .downloaded)
+        // Back on screen: filtered from the downloaded image, not fetched again.
+        processor.visibleRowsChanged(0..<1)
+        #expect(processor.pendingOperations.downloadsInProgress[0] == nil)
+        #expect(await waitUntil { processor.records[0].state == .filtered })
+        #expect(server.requestCount("/photos/chelsea-the-cat.jpg") == 1)
+    }
+
+    @Test("Downloads really run in parallel up to the queue's width")
+    func downloadConcurrency() async throws {
+        let server = try LoopbackServer()
+        server.photoLatencyMs.store(300, ordering: .relaxed)
+        let paths = (0..<8).map { "/photos/coffee.jpg?n=\($0)" }
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(maxConnections: 8),
+                                       pendingOperations: PendingOperations(downloads: 8, filtrations: 2), prefetchMargin: 0)
+        processor.setEntries(paths.enumerated().map { PhotoEntry(name: "\($0.offset)", url: server.url($0.element)) })
+        processor.visibleRowsChanged(0..<8)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+        // All eight requests were open at the server at once (not four, as the pool alone allows).
+        #expect(server.peakPhotosInFlight == 8)
+    }
+}

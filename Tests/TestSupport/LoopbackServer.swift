@@ -1,0 +1,251 @@
+/// A real HTTP server on 127.0.0.1 (libsoup's SoupServer on a thread of its own) for tests
+/// and benchmarks: serves the bundled photos with configurable latency, counts requests, and
+/// misbehaves on request.
+///
+/// Paths:
+/// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs);
+/// - `/status/CODE` — an empty response with that status;
+/// - `/reset` — the connection is reset (RST) without a response;
+/// - `/text` — a plain-text body (not an image);
+/// - `/trickle` — a JPEG header, then a few bytes every 50 ms, forever (for cancellation);
+/// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos.
+import CGLib
+import CSoup
+import Foundation
+import GLibKit
+import Synchronization
+
+public final class LoopbackServer: @unchecked Sendable {
+    public private(set) var port: Int = 0
+    /// Delay added before every `/photos/` response, in milliseconds.
+    public let photoLatencyMs = Atomic<Int>(0)
+
+    private let context: OpaquePointer
+    private var loop: OpaquePointer?
+    private var server: UnsafeMutablePointer<SoupServer>?
+    private let stats = Mutex(Stats())
+    private let photos: URL
+    private let ready = DispatchSemaphore(value: 0)
+
+    struct Stats {
+        var requests: [String: Int] = [:]
+        var trickleStarted: [Double] = []
+        var trickleClosed: [Double] = []
+        var photosInFlight = 0
+        var peakPhotosInFlight = 0
+    }
+
+    public init(photos: URL = Products.packageRoot.appendingPathComponent("data/photos")) throws {
+        self.photos = photos
+        context = g_main_context_new()
+        let thread = Thread { [self] in serve() }
+        thread.name = "loopback-server"
+        thread.start()
+        ready.wait()
+        guard port != 0 else { throw LoopbackServerError.cannotListen }
+    }
+
+    deinit {
+        let loop = SendableMessage(self.loop!)
+        let done = DispatchSemaphore(value: 0)
+        invoke { g_main_loop_quit(loop.msg); done.signal() }
+        done.wait()
+    }
+
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    public func url(_ path: String) -> URL { URL(string: path, relativeTo: baseURL)!.absoluteURL }
+
+    /// Requests received for `path` (without the query).
+    public func requestCount(_ path: String) -> Int { stats.withLock { $0.requests[path, default: 0] } }
+    public var totalPhotoRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/photos/") }.values.reduce(0, +) } }
+    /// Monotonic times (seconds) at which `/trickle` responses began and were closed by the client.
+    public var trickleTimes: (started: [Double], closed: [Double]) { stats.withLock { ($0.trickleStarted, $0.trickleClosed) } }
+
+    /// The most `/photos/` requests the server was answering at one time.
+    public var peakPhotosInFlight: Int { stats.withLock { $0.peakPhotosInFlight } }
+
+    public static func now() -> Double { Double(g_get_monotonic_time()) / 1_000_000 }
+
+    // MARK: Server thread
+
+    private func serve() {
+        g_main_context_push_thread_default(context)
+        loop = g_main_loop_new(context, 0)
+        server = cp_soup_server_new()
+        let me = Unmanaged.passRetained(Box(self)).toOpaque()
+        soup_server_add_handler(server, nil, { _, msg, path, _, data in
+            let server = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().server!
+            server.handle(msg!, path: String(cString: path!))
+        }, me, { data in Unmanaged<Box>.fromOpaque(data!).release() })
+        var error: UnsafeMutablePointer<GError>?
+        if soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
+           let uris = soup_server_get_uris(server) {
+            let uri = OpaquePointer(uris.pointee.data)
+            port = Int(g_uri_get_port(uri))
+            g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
+        }
+        if let error { g_error_free(error) }
+        ready.signal()
+        g_main_loop_run(loop)
+        soup_server_disconnect(server)
+        g_object_unref(server)
+        g_main_loop_unref(loop)
+        g_main_context_pop_thread_default(context)
+    }
+
+    private final class Box {
+        weak var server: LoopbackServer?
+        init(_ server: LoopbackServer) { self.server = server }
+    }
+
+    private func invoke(_ body: @escaping @Sendable () -> Void) {
+        let source = g_idle_source_new()!
+        let data = Unmanaged.passRetained(Job(body)).toOpaque()
+        g_source_set_callback(source, { data in
+            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body(); return 0
+        }, data, { data in Unmanaged<Job>.fromOpaque(data!).release() })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    private final class Job {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Runs `body` on the server thread after `ms` milliseconds.
+    private func after(_ ms: Int, _ body: @escaping @Sendable () -> Void) {
+        let source = g_timeout_source_new(guint(ms))!
+        let data = Unmanaged.passRetained(Job(body)).toOpaque()
+        g_source_set_callback(source, { data in
+            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body(); return 0
+        }, data, { data in Unmanaged<Job>.fromOpaque(data!).release() })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    private func handle(_ msg: OpaquePointer, path: String) {
+        stats.withLock { $0.requests[path, default: 0] += 1 }
+        let message = SendableMessage(msg)
+        switch path {
+        case _ where path.hasPrefix("/photos/"):
+            let file = photos.appendingPathComponent(String(path.dropFirst("/photos/".count)))
+            guard let data = try? Data(contentsOf: file) else {
+                respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
+                return
+            }
+            let latency = photoLatencyMs.load(ordering: .relaxed)
+            if latency > 0 {
+                stats.withLock { $0.photosInFlight += 1; $0.peakPhotosInFlight = max($0.peakPhotosInFlight, $0.photosInFlight) }
+                soup_server_message_pause(msg)
+                after(latency) { [self] in
+                    stats.withLock { $0.photosInFlight -= 1 }
+                    respond(message.msg, status: 200, type: "image/jpeg", body: data)
+                    soup_server_message_unpause(message.msg)
+                }
+            } else {
+                respond(msg, status: 200, type: "image/jpeg", body: data)
+            }
+        case _ where path.hasPrefix("/status/"):
+            let code = UInt32(path.dropFirst("/status/".count)) ?? 500
+            respond(msg, status: code, type: "text/plain", body: Data("status \(code)\n".utf8))
+        case "/text":
+            respond(msg, status: 200, type: "text/plain", body: Data("These are words, not pixels.\n".utf8))
+        case "/reset":
+            resetConnection(msg)
+        case "/trickle":
+            trickle(msg)
+        case "/list.plist":
+            let rows = queryValue(msg, "rows").flatMap(Int.init) ?? 100
+            respond(msg, status: 200, type: "application/x-plist", body: Self.photoList(rows: rows, photos: photos))
+        default:
+            respond(msg, status: 404, type: "text/plain", body: Data("not found\n".utf8))
+        }
+    }
+
+    private func queryValue(_ msg: OpaquePointer, _ key: String) -> String? {
+        guard let uri = soup_server_message_get_uri(msg), let query = g_uri_get_query(uri) else { return nil }
+        for pair in String(cString: query).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.first.map(String.init) == key, parts.count == 2 { return String(parts[1]) }
+        }
+        return nil
+    }
+
+    private func respond(_ msg: OpaquePointer, status: UInt32, type: String, body: Data) {
+        soup_server_message_set_status(msg, status, nil)
+        body.withUnsafeBytes { bytes in
+            soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
+        }
+    }
+
+    /// Closes the TCP connection with a reset (SO_LINGER 0), mid-request.
+    private func resetConnection(_ msg: OpaquePointer) {
+        if let socket = soup_server_message_get_socket(msg) {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(g_socket_get_fd(socket), SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        let stream = soup_server_message_steal_connection(msg)
+        if let stream {
+            g_io_stream_close(stream, nil, nil)
+            g_object_unref(stream)
+        }
+    }
+
+    /// Streams a never-ending "JPEG" slowly; notes when the client goes away.
+    private func trickle(_ msg: OpaquePointer) {
+        stats.withLock { $0.trickleStarted.append(Self.now()) }
+        soup_server_message_set_status(msg, 200, nil)
+        let headers = soup_server_message_get_response_headers(msg)
+        soup_message_headers_set_encoding(headers, SOUP_ENCODING_CHUNKED)
+        soup_message_headers_replace(headers, "Content-Type", "image/jpeg")
+        let body = soup_server_message_get_response_body(msg)
+        let state = TrickleState(msg)
+        state.connection = SignalConnection.connect(UnsafeMutableRawPointer(msg), "finished") { [self] in
+            state.done = true
+            stats.withLock { $0.trickleClosed.append(Self.now()) }
+        }
+        let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01]
+        jpegStart.withUnsafeBytes { soup_message_body_append(body, SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count)) }
+        @Sendable func tick() {
+            after(50) {
+                guard !state.done else { return }
+                let filler = [UInt8](repeating: 0, count: 64)
+                filler.withUnsafeBytes {
+                    soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count))
+                }
+                soup_server_message_unpause(state.msg)
+                tick()
+            }
+        }
+        tick()
+    }
+
+    /// Touched only on the server thread.
+    private final class TrickleState: @unchecked Sendable {
+        let msg: OpaquePointer
+        var done = false
+        var connection: SignalConnection?
+        init(_ msg: OpaquePointer) { self.msg = msg }
+    }
+
+    /// A SoupServerMessage pointer carried into closures that run on the server thread.
+    private struct SendableMessage: @unchecked Sendable {
+        let msg: OpaquePointer
+        init(_ msg: OpaquePointer) { self.msg = msg }
+    }
+
+    /// A plist array of `rows` photos cycling through the bundled JPEGs, with distinct URLs.
+    public static func photoList(rows: Int, photos: URL) -> Data {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: photos.path)) ?? [])
+            .filter { $0.hasSuffix(".jpg") }.sorted()
+        let items: [[String: String]] = (0..<rows).map { i in
+            let file = files.isEmpty ? "missing.jpg" : files[i % files.count]
+            return ["name": String(format: "Photo %04d (%@)", i, file), "url": "/photos/\(file)?n=\(i)"]
+        }
+        return (try? PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0)) ?? Data()
+    }
+}
+
+public enum LoopbackServerError: Error { case cannotListen }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what Classic Photos needs on Debian / Ubuntu (only the packages that are missing),
+# then builds it. Sourced or run by run-app.sh and run-tests.sh.
+set -euo pipefail
+
+# Build and run-time libraries, and the tools the tests drive a real X display with.
+PACKAGES=(
+  pkg-config libglib2.0-dev libgtk-4-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
+  librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
+  glib-networking dbus dbus-bin xvfb xauth xdotool x11-utils imagemagick
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -q
+  "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$candidate/swift" ] && export PATH="$candidate:$PATH" && break
+  done
+fi
+if ! command -v swift >/dev/null 2>&1; then
+  echo "Swift 6 is needed and was not found on PATH. Install the Swift 6 toolchain for your" >&2
+  echo "distribution from swift.org (it is not packaged by Debian 12) and run this again." >&2
+  exit 1
+fi

@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: Tests
         .target(
-            name: "TestSupport", dependencies: ["GLibKit", "CGLib", "CSoup"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf"], path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "GLibKitTests", dependencies: ["GLibKit", "CGLib", "TestSupport", "glibkit-probe"],

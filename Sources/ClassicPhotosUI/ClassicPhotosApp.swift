@@ -15,6 +15,13 @@ public final class ClassicPhotosApp {
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
+        // A launcher may hand these down blocked (a libdispatch thread's mask, say); the app
+        // quits cleanly on them, so make sure they arrive. Threads started later inherit this.
+        var quitSignals = sigset_t()
+        sigemptyset(&quitSignals)
+        sigaddset(&quitSignals, SIGTERM)
+        sigaddset(&quitSignals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &quitSignals, nil)
         let options: CommandLineOptions
         switch CommandLineOptions.parse(Array(arguments.dropFirst())) {
         case .run(let parsed): options = parsed
@@ -52,7 +59,8 @@ public final class ClassicPhotosApp {
         defer { free(argv[0]) }
         let status = g_application_run(gtkCast(app.pointer), 1, &argv)
         watchdog.stop()
-        window = nil
+        // The window (and its operation queues) stays allocated until the process exits:
+        // operations still running hold on to their queues.
         connections.removeAll()
         return status
     }
@@ -78,7 +86,7 @@ public final class ClassicPhotosApp {
     private func addShortcuts() {
         let quit = ObjectRef(takingOpaque: g_simple_action_new("quit", nil)!)
         connections.append(SignalConnection.connect(quit.pointer, "activate", pointer: { [unowned self] _ in
-            g_application_quit(gtkCast(app.pointer))
+            self.quit()
         }))
         g_action_map_add_action(OpaquePointer(app.pointer), quit.opaque)
         let accels: [UnsafePointer<CChar>?] = [("<Control>q" as StaticString).utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) { $0 }, nil]
@@ -88,12 +96,19 @@ public final class ClassicPhotosApp {
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.
     private func installQuitSignals() {
         let handler: GSourceFunc = { data in
-            g_application_quit(data?.assumingMemoryBound(to: GApplication.self))
+            let app = Unmanaged<ClassicPhotosApp>.fromOpaque(data!).takeUnretainedValue()
+            MainActor.assumeIsolated { app.quit() }
             return gboolean(1) // keep: a second signal while quitting does the same
         }
-        let appPointer = UnsafeMutableRawPointer(app.pointer)
-        g_unix_signal_add(SIGTERM, handler, appPointer)
-        g_unix_signal_add(SIGINT, handler, appPointer)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        g_unix_signal_add(SIGTERM, handler, me)
+        g_unix_signal_add(SIGINT, handler, me)
+    }
+
+    /// Closes the window (cancelling its work) and ends the main loop.
+    func quit() {
+        window?.close()
+        g_application_quit(gtkCast(app.pointer))
     }
 }
 

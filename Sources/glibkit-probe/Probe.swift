@@ -16,6 +16,7 @@ struct Probe {
         case "marshal": result = marshal(threads: 8, callsPerThread: 1250)
         case "wait": result = waitUntilDone()
         case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
+        case "wakeup": result = wakeup(pings: 40)
         default:
             FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor\n".utf8))
             exit(2)
@@ -57,6 +58,29 @@ struct Probe {
         let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
         return ["finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
                 "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+    }
+
+    /// Calls queued from a worker wake a main loop that is asleep in poll: the latency of each
+    /// is far below a frame.
+    static func wakeup(pings: Int) -> [String: Any] {
+        let loop = g_main_loop_new(nil, 0)!
+        let latencies = Mutex<[Double]>([])
+        let loopBox = UnsafeSendable(loop)
+        Thread.detachNewThread {
+            for _ in 0..<pings {
+                usleep(20_000)
+                let sent = g_get_monotonic_time()
+                MainLoop.perform(waitUntilDone: true) {
+                    let ms = Double(g_get_monotonic_time() - sent) / 1000
+                    latencies.withLock { $0.append(ms) }
+                }
+            }
+            MainLoop.perform { g_main_loop_quit(loopBox.value) }
+        }
+        g_main_loop_run(loop)
+        g_main_loop_unref(loop)
+        let values = latencies.withLock { $0 }
+        return ["count": values.count, "maxMs": values.max() ?? -1, "medianMs": values.sorted()[values.count / 2]]
     }
 
     /// `waitUntilDone: true` from a worker returns only after the closure ran on the main
@@ -137,4 +161,10 @@ struct Probe {
         let t = usage.ru_utime, s = usage.ru_stime
         return Double(t.tv_sec + s.tv_sec) * 1000 + Double(t.tv_usec + s.tv_usec) / 1000
     }
+}
+
+/// Carries a C pointer into a closure that runs on the thread that owns it.
+struct UnsafeSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -2,8 +2,7 @@
 import Foundation
 import GLibKit
 
-/// Runs on a thread of its own (see `ThreadedOperation`): it mostly waits on the network.
-public final class ImageDownloader: ThreadedOperation, @unchecked Sendable {
+public final class ImageDownloader: Operation, @unchecked Sendable {
     public let record: PhotoRecord
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
@@ -23,7 +22,7 @@ public final class ImageDownloader: ThreadedOperation, @unchecked Sendable {
         cancellable.cancel()
     }
 
-    public override func execute() {
+    public override func main() {
         if isCancelled { return }
         let trace = Trace.shared
         let started = trace.now

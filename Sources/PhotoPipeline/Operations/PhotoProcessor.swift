@@ -84,10 +84,26 @@ public final class PhotoProcessor {
             case .cancel(let row):
                 cancelOperations(for: row)
             case .setPriority(let row, let priority):
-                pendingOperations.downloadsInProgress[row]?.queuePriority = Self.queuePriority(priority)
-                pendingOperations.filtrationsInProgress[row]?.queuePriority = Self.queuePriority(priority)
+                raise(row, to: priority)
             }
         }
+    }
+
+    /// A queued row's priority changes by replacing its waiting operations: Foundation on Linux
+    /// crashes when `queuePriority` changes on an operation already in a queue. Running ones
+    /// are left alone; they are past the point where priority matters.
+    private func raise(_ row: Int, to priority: ScrollScheduler.Priority) {
+        let download = pendingOperations.downloadsInProgress[row]
+        let filtration = pendingOperations.filtrationsInProgress[row]
+        guard download.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
+              filtration.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
+              download != nil || filtration != nil
+        else { return }
+        download?.cancel()
+        filtration?.cancel()
+        pendingOperations.downloadsInProgress[row] = nil
+        pendingOperations.filtrationsInProgress[row] = nil
+        startOperations(for: records[row], priority: priority)
     }
 
     private static func queuePriority(_ priority: ScrollScheduler.Priority) -> Operation.QueuePriority {
@@ -157,6 +173,15 @@ public final class PhotoProcessor {
               scheduler.pending[row] != nil
         else { return }
         apply(scheduler.workFinished(row: row))
+    }
+
+    /// Stops for good: nothing new starts and no result is delivered any more. Work already
+    /// running is left to end with the process; cancelling a whole screen of operations at
+    /// once on the way out crashed Foundation's queue bookkeeping on Linux (seen with
+    /// AddressSanitizer as a fault inside `OperationQueue._schedule`).
+    public func shutDown() {
+        onRecordChanged = nil
+        pendingOperations.isSuspended = true
     }
 
     /// Whether any download or filtration is queued or running for `row`.

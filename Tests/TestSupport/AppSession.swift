@@ -1,0 +1,195 @@
+/// Runs the real `classic-photos` binary on a private X display (Xvfb) with a trace, and drives
+/// it as a person would: xdotool for the wheel, the scrollbar and the keyboard, `import` for
+/// screenshots.
+import Foundation
+
+/// A private Xvfb server; stopped on deinit.
+public final class XvfbDisplay: @unchecked Sendable {
+    public let name: String
+    private let process: Process
+    public let width: Int, height: Int
+
+    public init(width: Int = 1024, height: Int = 900) throws {
+        self.width = width
+        self.height = height
+        var number = 0
+        for candidate in (200 + Int(getpid() % 300))..<1000 where
+            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)")
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\(candidate)-lock") {
+            number = candidate
+            break
+        }
+        name = ":\(number)"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+        process.arguments = [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+            if Date() > deadline || !process.isRunning { throw AppSessionError.noDisplay }
+            usleep(20_000)
+        }
+    }
+
+    deinit {
+        // SIGKILL: a child of a test process may inherit a mask that blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+public enum AppSessionError: Error { case noDisplay, timeout(String) }
+
+/// One run of the app with its trace.
+public final class AppSession: @unchecked Sendable {
+    public let display: XvfbDisplay
+    public let tracePath: String
+    private let process: Process
+    private let collector: OutputCollector
+
+    /// Starts `classic-photos [source]` with a trace on its own display and D-Bus session.
+    public init(source: String? = nil, environment: [String: String] = [:], displaySize: (Int, Int) = (1024, 900)) throws {
+        display = try XvfbDisplay(width: displaySize.0, height: displaySize.1)
+        tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-run-session")
+        process.arguments = ["--", Products.executable("classic-photos").path, "--trace", tracePath] + (source.map { [$0] } ?? [])
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = display.name
+        env["GDK_BACKEND"] = "x11"
+        env["GTK_A11Y"] = "none"
+        env["NO_AT_BRIDGE"] = "1"
+        // No GPU under Xvfb: GTK's GL renderer would run on Mesa's software rasteriser and
+        // compete with the photo work for the two cores; cairo is GTK's own CPU renderer.
+        env["GSK_RENDERER"] = env["GSK_RENDERER"] ?? "cairo"
+        env.removeValue(forKey: "WAYLAND_DISPLAY")
+        env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        process.environment = env.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        collector = OutputCollector(out: out, err: err)
+    }
+
+    deinit {
+        if process.isRunning {
+            Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_TRACE"] == nil { try? FileManager.default.removeItem(atPath: tracePath) }
+    }
+
+    // MARK: Trace
+
+    /// Every event written so far.
+    public func events() -> [[String: Any]] {
+        guard let text = try? String(contentsOfFile: tracePath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    public func events(_ name: String) -> [[String: Any]] { events().filter { $0["ev"] as? String == name } }
+
+    /// Waits until `condition` holds on the events so far (polling the trace file).
+    @discardableResult
+    public func waitFor(_ what: String, timeout: Double = 30, _ condition: ([[String: Any]]) -> Bool) throws -> [[String: Any]] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let all = events()
+            if condition(all) { return all }
+            if Date() > deadline || !process.isRunning {
+                let running = process.isRunning
+                if running { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+                let err = collector.finish().1.suffix(2000)
+                throw AppSessionError.timeout("\(what) (app was running: \(running)); stderr: \(err)")
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// Waits for the first event named `name`.
+    @discardableResult
+    public func waitFor(event name: String, timeout: Double = 30) throws -> [String: Any] {
+        let all = try waitFor("event \(name)", timeout: timeout) { $0.contains { $0["ev"] as? String == name } }
+        return all.first { $0["ev"] as? String == name }!
+    }
+
+    /// The latest state traced for each row.
+    public static func rowStates(_ events: [[String: Any]]) -> [Int: String] {
+        var states: [Int: String] = [:]
+        for e in events where e["ev"] as? String == "row.state" {
+            if let row = e["row"] as? Int, let state = e["state"] as? String { states[row] = state }
+        }
+        return states
+    }
+
+    // MARK: Input and output
+
+    /// Runs xdotool on this display.
+    @discardableResult
+    public func xdotool(_ arguments: [String]) throws -> String {
+        try run(URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": display.name], timeout: 60).stdout
+    }
+
+    /// The app window's geometry on screen (x, y, width, height).
+    public func windowGeometry() throws -> (x: Int, y: Int, width: Int, height: Int) {
+        let ids = try xdotool(["search", "--sync", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n")
+        guard let id = ids.first.map(String.init) else { throw AppSessionError.timeout("no window") }
+        let info = try xdotool(["getwindowgeometry", "--shell", id])
+        var values: [String: Int] = [:]
+        for line in info.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        return (values["X"] ?? 0, values["Y"] ?? 0, values["WIDTH"] ?? 0, values["HEIGHT"] ?? 0)
+    }
+
+    /// A PNG of the whole screen.
+    public func screenshot(to path: String) throws {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/import"), ["-display", display.name, "-window", "root", path],
+                             environment: ["DISPLAY": display.name], timeout: 30)
+        if result.status != 0 { throw AppSessionError.timeout("screenshot failed: \(result.stderr)") }
+    }
+
+    // MARK: Ending
+
+    /// Sends SIGTERM and waits for the app to exit; returns its exit status.
+    public func terminate(timeout: Double = 10) -> Int32 {
+        // dbus-run-session forwards nothing, so signal the app itself (its child).
+        let app = Self.children(of: process.processIdentifier).filter { Self.commandName(of: $0) == "classic-photos" }
+        app.forEach { kill($0, SIGTERM) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            // It did not quit: kill everything so the test ends (and fails on the status).
+            app.forEach { kill($0, SIGKILL) }
+            Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
+            process.terminate()
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Process ids whose parent is `parent`, read from /proc.
+    static func children(of parent: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == parent
+        }
+    }
+
+    static func commandName(of pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What the app printed (after it exited).
+    public var output: (stdout: String, stderr: String) { collector.finish() }
+}

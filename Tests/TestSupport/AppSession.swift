@@ -49,13 +49,15 @@ public final class AppSession: @unchecked Sendable {
     private let process: Process
     private let collector: OutputCollector
 
-    /// Starts `classic-photos [source]` with a trace on its own display and D-Bus session.
+    /// Starts `classic-photos [source]` with a trace on its own display. The app needs no
+    /// D-Bus session (GApplication runs alone without one), and none is started here: a bus
+    /// daemon started by a test would inherit the test's blocked SIGTERM and outlive it.
     public init(source: String? = nil, environment: [String: String] = [:], displaySize: (Int, Int) = (1024, 900)) throws {
         display = try XvfbDisplay(width: displaySize.0, height: displaySize.1)
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-run-session")
-        process.arguments = ["--", Products.executable("classic-photos").path, "--trace", tracePath] + (source.map { [$0] } ?? [])
+        process.executableURL = Products.executable("classic-photos")
+        process.arguments = ["--trace", tracePath] + (source.map { [$0] } ?? [])
         var env = ProcessInfo.processInfo.environment
         env["DISPLAY"] = display.name
         env["GDK_BACKEND"] = "x11"
@@ -65,7 +67,6 @@ public final class AppSession: @unchecked Sendable {
         // compete with the photo work for the two cores; cairo is GTK's own CPU renderer.
         env["GSK_RENDERER"] = env["GSK_RENDERER"] ?? "cairo"
         env.removeValue(forKey: "WAYLAND_DISPLAY")
-        env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         process.environment = env.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -160,16 +161,13 @@ public final class AppSession: @unchecked Sendable {
 
     /// Sends SIGTERM and waits for the app to exit; returns its exit status.
     public func terminate(timeout: Double = 10) -> Int32 {
-        // dbus-run-session forwards nothing, so signal the app itself (its child).
-        let app = Self.children(of: process.processIdentifier).filter { Self.commandName(of: $0) == "classic-photos" }
-        app.forEach { kill($0, SIGTERM) }
+        kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning {
-            // It did not quit: kill everything so the test ends (and fails on the status).
-            app.forEach { kill($0, SIGKILL) }
+            // It did not quit: kill it so the test ends (and fails on the status).
             Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
         return process.terminationStatus

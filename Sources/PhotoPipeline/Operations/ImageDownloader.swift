@@ -1,18 +1,24 @@
 /// Downloads one photo and decodes it at the size its row shows it.
 import Foundation
+import Synchronization
 import GLibKit
 
 public final class ImageDownloader: Operation, @unchecked Sendable {
     public let record: PhotoRecord
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
+    private let gate: SuspensionGate?
+    private let deferredFlag = Atomic<Bool>(false)
+    /// True if the operation began while its queues were suspended and so did nothing.
+    public var wasDeferred: Bool { deferredFlag.load(ordering: .acquiring) }
     // Cancelling the GCancellable aborts the transfer in flight, not just the next step.
     private let cancellable = Cancellable()
 
-    public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int) {
+    public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, gate: SuspensionGate? = nil) {
         self.record = record
         self.fetcher = fetcher
         self.maxPixelSize = maxPixelSize
+        self.gate = gate
         super.init()
         name = "Download \(record.row)"
     }
@@ -24,6 +30,10 @@ public final class ImageDownloader: Operation, @unchecked Sendable {
 
     public override func main() {
         if isCancelled { return }
+        if let gate, !gate.isOpen {
+            deferredFlag.store(true, ordering: .releasing)
+            return
+        }
         let trace = Trace.shared
         let started = trace.now
         trace.emit("op.start", ["kind": "download", "row": .int(record.row)])

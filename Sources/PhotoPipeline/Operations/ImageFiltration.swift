@@ -1,20 +1,31 @@
-/// Applies the sepia filter to a downloaded photo. Depends on its download, if it has one,
-/// and does nothing when that download failed or was cancelled.
+/// Applies the sepia filter to a downloaded photo. It does nothing unless the record is
+/// downloaded (so never after a failed or cancelled download), nor if any operation it was
+/// made to depend on was cancelled.
 import Foundation
+import Synchronization
 
 public final class ImageFiltration: Operation, @unchecked Sendable {
     public let record: PhotoRecord
     private let filter: SepiaFilter
+    private let gate: SuspensionGate?
+    private let deferredFlag = Atomic<Bool>(false)
+    /// True if the operation began while its queues were suspended and so did nothing.
+    public var wasDeferred: Bool { deferredFlag.load(ordering: .acquiring) }
 
-    public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter()) {
+    public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter(), gate: SuspensionGate? = nil) {
         self.record = record
         self.filter = filter
+        self.gate = gate
         super.init()
         name = "Filter \(record.row)"
     }
 
     public override func main() {
         if isCancelled || dependencies.contains(where: \.isCancelled) { return }
+        if let gate, !gate.isOpen {
+            deferredFlag.store(true, ordering: .releasing)
+            return
+        }
         let snapshot = record.snapshot
         guard snapshot.state == .downloaded, let image = snapshot.image else { return }
         let trace = Trace.shared

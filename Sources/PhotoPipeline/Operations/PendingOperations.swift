@@ -7,6 +7,8 @@ public final class PendingOperations {
     public let filtrationQueue: OperationQueue
     public var downloadsInProgress: [Int: ImageDownloader] = [:]
     public var filtrationsInProgress: [Int: ImageFiltration] = [:]
+    /// Closed while the queues are suspended; operations that begin then do no work.
+    public nonisolated let gate = SuspensionGate()
 
     /// - Parameters:
     ///   - downloads: concurrent downloads; network-bound, so more than the cores.
@@ -34,8 +36,11 @@ public final class PendingOperations {
     public var isSuspended: Bool {
         get { downloadQueue.isSuspended }
         set {
+            // Close before suspending, open after resuming: no operation slips through.
+            if newValue { gate.isOpen = false }
             downloadQueue.isSuspended = newValue
             filtrationQueue.isSuspended = newValue
+            if !newValue { gate.isOpen = true }
         }
     }
 }

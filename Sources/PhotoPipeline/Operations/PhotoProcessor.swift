@@ -89,9 +89,9 @@ public final class PhotoProcessor {
         }
     }
 
-    /// A queued row's priority changes by replacing its waiting operations: Foundation on Linux
-    /// crashes when `queuePriority` changes on an operation already in a queue. Running ones
-    /// are left alone; they are past the point where priority matters.
+    /// A queued row's priority changes by replacing its waiting operations with new ones at the
+    /// new priority, so queues only ever see additions and cancellations. Running operations
+    /// are left alone: they are past the point where priority matters.
     private func raise(_ row: Int, to priority: ScrollScheduler.Priority) {
         let download = pendingOperations.downloadsInProgress[row]
         let filtration = pendingOperations.filtrationsInProgress[row]
@@ -110,35 +110,43 @@ public final class PhotoProcessor {
         priority == .visible ? .high : .low
     }
 
-    /// The tutorial's startOperationsForPhotoRecord: download then filter a new photo, only
-    /// filter a downloaded one.
+    /// The tutorial's startOperationsForPhotoRecord: download a new photo (its filtration
+    /// follows when the download completes), only filter a downloaded one.
+    ///
+    /// The filtration is queued from the download's completion rather than with
+    /// `addDependency` across the two queues: on Linux, Foundation's OperationQueue faults
+    /// inside `_schedule` (a use of a freed operation) when operations in one queue depend on
+    /// operations in another while both are busy; it reproduced within a few scrolls.
     private func startOperations(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
         let row = record.row
         let pending = pendingOperations
-        var download: ImageDownloader?
-        if record.state == .new, pending.downloadsInProgress[row] == nil {
-            let op = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize)
+        switch record.state {
+        case .new where pending.downloadsInProgress[row] == nil:
+            let op = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize, gate: pending.gate)
             op.queuePriority = Self.queuePriority(priority)
             op.completionBlock = { [weak op, weak self] in
                 guard let op, !op.isCancelled else { return }
                 Task { @MainActor in self?.downloadFinished(op) }
             }
             pending.downloadsInProgress[row] = op
-            download = op
+            pending.downloadQueue.addOperation(op)
+        case .downloaded where pending.filtrationsInProgress[row] == nil:
+            startFiltration(for: record, priority: priority)
+        default:
+            break
         }
-        if record.state == .new || record.state == .downloaded, pending.filtrationsInProgress[row] == nil {
-            let op = ImageFiltration(record: record, filter: filter)
-            op.queuePriority = Self.queuePriority(priority)
-            if let download = download ?? pending.downloadsInProgress[row] { op.addDependency(download) }
-            op.completionBlock = { [weak op, weak self] in
-                guard let op, !op.isCancelled else { return }
-                Task { @MainActor in self?.filtrationFinished(op) }
-            }
-            pending.filtrationsInProgress[row] = op
-            pending.filtrationQueue.addOperation(op)
-        }
-        if let download { pending.downloadQueue.addOperation(download) }
         finishIfIdle(row)
+    }
+
+    private func startFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
+        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
+        op.queuePriority = Self.queuePriority(priority)
+        op.completionBlock = { [weak op, weak self] in
+            guard let op, !op.isCancelled else { return }
+            Task { @MainActor in self?.filtrationFinished(op) }
+        }
+        pendingOperations.filtrationsInProgress[record.row] = op
+        pendingOperations.filtrationQueue.addOperation(op)
     }
 
     private func cancelOperations(for row: Int) {
@@ -157,6 +165,13 @@ public final class PhotoProcessor {
         guard pendingOperations.downloadsInProgress[row] === op, !op.isCancelled else { return }
         pendingOperations.downloadsInProgress.removeValue(forKey: row)
         onRecordChanged?(row)
+        // The downloaded image is on screen; its filtration follows, unless the row was given
+        // up meanwhile. (A download deferred by a scroll did nothing: the scroll's end starts
+        // the row again if it is still wanted.)
+        if !op.wasDeferred, op.record.state == .downloaded, let priority = scheduler.pending[row],
+           pendingOperations.filtrationsInProgress[row] == nil {
+            startFiltration(for: op.record, priority: priority)
+        }
         finishIfIdle(row)
     }
 

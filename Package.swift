@@ -68,7 +68,7 @@ let package = Package(
             name: "classic-photos", dependencies: ["ClassicPhotosUI"], swiftSettings: strict),
         // Runs interop scenarios in a process whose real main thread loops GLib (used by tests).
         .executableTarget(
-            name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk"],
+            name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk", "ClassicPhotosUI", "PhotoPipeline"],
             swiftSettings: strict),
 
         // MARK: Tests

@@ -11,8 +11,8 @@ import PhotoPipeline
 @MainActor
 final class PhotoListWindow {
     let window: UnsafeMutablePointer<GtkWindow>
-    private let store: ObjectRef<GObject>
-    private let listView: OpaquePointer
+    let store: ObjectRef<GObject>
+    let listView: OpaquePointer
     private let scrolled: OpaquePointer
     private let spinner: UnsafeMutablePointer<GtkWidget>
     private let subtitle: UnsafeMutablePointer<GtkWidget>
@@ -143,6 +143,9 @@ final class PhotoListWindow {
     }
 
     // MARK: Rows
+
+    /// How many row widgets the list has made (for diagnostics).
+    var rowWidgetCount: Int { rowWidgets.count }
 
     private func connectFactory(_ factory: UnsafeMutableRawPointer) {
         connections.append(SignalConnection.connect(factory, "setup", pointer: { [unowned self] item in

@@ -1,13 +1,15 @@
 /// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
 /// as the app's does, and prints one JSON object of measurements for the tests to check.
 import CGLib
+import CGtk
+@testable import ClassicPhotosUI
 import Foundation
 import GLibKit
 import Synchronization
 
 @main
 struct Probe {
-    static func main() {
+    @MainActor static func main() {
         let scenario = CommandLine.arguments.dropFirst().first ?? ""
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
@@ -17,8 +19,9 @@ struct Probe {
         case "wait": result = waitUntilDone()
         case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
         case "wakeup": result = wakeup(pings: 40)
+        case "window": result = windowLifecycle()
         default:
-            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor\n".utf8))
+            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window\n".utf8))
             exit(2)
         }
         let json = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
@@ -58,6 +61,39 @@ struct Probe {
         let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
         return ["finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
                 "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+    }
+
+    /// The real main window, filled with the bundled list and then destroyed: every GObject
+    /// it made is finalized and every signal closure box freed.
+    @MainActor static func windowLifecycle() -> [String: Any] {
+        gtk_init()
+        let baseline = SignalConnection.liveClosureCount
+        let gtkApp = gtk_application_new("io.github.classicphotos.LeakProbe", G_APPLICATION_NON_UNIQUE)!
+        let app = UnsafeMutableRawPointer(gtkApp).assumingMemoryBound(to: GApplication.self)
+        g_application_register(app, nil, nil)
+        var watches: [String: FinalizationWatch] = [:]
+        var rowsBound = 0
+        do {
+            let window = PhotoListWindow(application: gtkApp)
+            watches["window"] = FinalizationWatch(window.window)
+            watches["store"] = FinalizationWatch(window.store.pointer)
+            watches["listView"] = FinalizationWatch(UnsafeMutablePointer<GObject>(window.listView))
+            gtk_window_present(window.window)
+            if let list = AppResources.bundledList { window.open(list) }
+            _ = loop(seconds: 10) { window.visibleRows().count > 3 }
+            _ = loop(seconds: 1) { false } // let rows bind and photos load
+            rowsBound = window.rowWidgetCount
+            window.close()
+            gtk_window_destroy(window.window)
+        }
+        _ = loop(seconds: 1) { false }
+        let finalized = watches.filter { $0.value.isFinalized }.map(\.key).sorted()
+        let result: [String: Any] = [
+            "rowsBound": rowsBound, "finalized": finalized, "watched": watches.keys.sorted(),
+            "closuresLeft": SignalConnection.liveClosureCount - baseline,
+        ]
+        g_object_unref(app)
+        return result
     }
 
     /// Calls queued from a worker wake a main loop that is asleep in poll: the latency of each

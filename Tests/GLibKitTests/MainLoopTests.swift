@@ -5,8 +5,8 @@ import TestSupport
 /// Main-loop marshalling and main-actor hops, measured in a process whose real main thread
 /// runs the GLib loop (the probe), exactly as the app's does.
 @Suite struct MainLoopTests {
-    private func probe(_ scenario: String) throws -> [String: Any] {
-        let result = try run(Products.executable("glibkit-probe"), [scenario], timeout: 60)
+    private func probe(_ scenario: String, environment: [String: String] = [:]) throws -> [String: Any] {
+        let result = try run(Products.executable("glibkit-probe"), [scenario], environment: environment, timeout: 60)
         #expect(result.status == 0, "probe failed: \(result.stderr)")
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -40,5 +40,23 @@ import TestSupport
         #expect(r["mainActorRunOnMain"] as? Bool == true)
         // The drain watch must sleep when idle, not spin: 300 ms idle should cost ~0 CPU.
         #expect((r["cpuWhileIdleMs"] as? Double ?? 1e9) < 100)
+    }
+
+    @Test("Calls queued from a worker wake a main loop asleep in poll")
+    func wakesTheLoop() throws {
+        let r = try probe("wakeup")
+        #expect(r["count"] as? Int == 40)
+        // A correctness bound: without a wake-up the call would wait for the next unrelated event.
+        #expect((r["maxMs"] as? Double ?? .infinity) < 100)
+    }
+
+    @Test("The main window, filled and destroyed, leaves no GObject and no signal closure behind")
+    func windowLeavesNothingBehind() throws {
+        let display = try XvfbDisplay()
+        let r = try probe("window", environment: ["DISPLAY": display.name, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo",
+                                                  "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"])
+        #expect((r["rowsBound"] as? Int ?? 0) > 3)
+        #expect(r["finalized"] as? [String] == r["watched"] as? [String])
+        #expect(r["closuresLeft"] as? Int == 0)
     }
 }

@@ -2,6 +2,7 @@
 /// it as a person would: xdotool for the wheel, the scrollbar and the keyboard, `import` for
 /// screenshots.
 import Foundation
+import Synchronization
 
 /// A private Xvfb server; stopped on deinit.
 public final class XvfbDisplay: @unchecked Sendable {
@@ -9,28 +10,43 @@ public final class XvfbDisplay: @unchecked Sendable {
     private let process: Process
     public let width: Int, height: Int
 
+    /// Display numbers handed out in this process; parallel tests must never share one.
+    private static let allocated = Mutex<Set<Int>>([])
+
     public init(width: Int = 1024, height: Int = 900) throws {
         self.width = width
         self.height = height
-        var number = 0
-        for candidate in (200 + Int(getpid() % 300))..<1000 where
-            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)")
-            && !FileManager.default.fileExists(atPath: "/tmp/.X\(candidate)-lock") {
-            number = candidate
-            break
+        var started: (Int, Process)?
+        for candidate in (200 + Int(getpid() % 300))..<1000 where started == nil {
+            let free = Self.allocated.withLock { used -> Bool in
+                guard !used.contains(candidate),
+                      !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"),
+                      !FileManager.default.fileExists(atPath: "/tmp/.X\(candidate)-lock") else { return false }
+                used.insert(candidate)
+                return true
+            }
+            guard free else { continue }
+            let xvfb = Process()
+            xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+            xvfb.arguments = [":\(candidate)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"]
+            xvfb.standardOutput = FileHandle.nullDevice
+            xvfb.standardError = FileHandle.nullDevice
+            try xvfb.run()
+            // Ours only if our server is the one that came up (another process may race us).
+            let deadline = Date().addingTimeInterval(10)
+            while xvfb.isRunning, !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"), Date() < deadline {
+                usleep(20_000)
+            }
+            usleep(100_000)
+            if xvfb.isRunning, FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)") {
+                started = (candidate, xvfb)
+            } else {
+                kill(xvfb.processIdentifier, SIGKILL)
+            }
         }
+        guard let (number, xvfb) = started else { throw AppSessionError.noDisplay }
         name = ":\(number)"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = [name, "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp", "-noreset"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
-            if Date() > deadline || !process.isRunning { throw AppSessionError.noDisplay }
-            usleep(20_000)
-        }
+        process = xvfb
     }
 
     deinit {
@@ -107,7 +123,8 @@ public final class AppSession: @unchecked Sendable {
                 let running = process.isRunning
                 if running { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
                 let err = collector.finish().1.suffix(2000)
-                throw AppSessionError.timeout("\(what) (app was running: \(running)); stderr: \(err)")
+                let status = running ? "killed" : "exited with \(process.terminationStatus)"
+                throw AppSessionError.timeout("\(what) (app \(status)); stderr: \(err)")
             }
             usleep(50_000)
         }

@@ -2,94 +2,96 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The real app under Xvfb, observed through its trace.
-@Suite(.serialized) struct AppLaunchTests {
-    let bundledNames: [String] = {
-        let url = Products.packageRoot.appendingPathComponent("data/ClassicPhotos.plist")
-        let dict = (try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)) as? [String: String]
-        return (dict ?? [:]).keys.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
-    }()
+extension GUITests {
+    /// The real app under Xvfb, observed through its trace.
+    @Suite(.serialized) struct AppLaunchTests {
+        let bundledNames: [String] = {
+            let url = Products.packageRoot.appendingPathComponent("data/ClassicPhotos.plist")
+            let dict = (try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)) as? [String: String]
+            return (dict ?? [:]).keys.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        }()
 
-    /// Rows in the last `view.visible` / `scroll.end` range.
-    private func visibleRange(_ events: [[String: Any]]) -> ClosedRange<Int>? {
-        guard let e = events.last(where: { ["view.visible", "scroll.end"].contains($0["ev"] as? String) }),
-              let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
-        return first...last
-    }
-
-    private func allSettled(_ events: [[String: Any]]) -> Bool {
-        guard let range = visibleRange(events) else { return false }
-        let states = AppSession.rowStates(events)
-        return range.allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
-    }
-
-    @Test("Starts, shows every bundled name, fills visible rows with sepia, fails the two broken rows, quits cleanly")
-    func bundledList() throws {
-        let app = try AppSession()
-        try app.waitFor(event: "window.shown")
-        let loaded = try app.waitFor(event: "source.loaded")
-        #expect(loaded["rows"] as? Int == bundledNames.count)
-        try app.waitFor("visible rows settled") { allSettled($0) }
-
-        // The screenshot shows a real window, not a blank screen (kept for a person to look at).
-        usleep(500_000) // the last rows' results reach the widgets after the trace says so
-        let shot = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCREENSHOT"]
-            ?? NSTemporaryDirectory() + "classic-photos-bundled.png"
-        try app.screenshot(to: shot)
-        let stats = try ScreenshotStats(path: shot)
-        #expect(stats.distinctColours > 200, "screenshot looks blank: \(stats)")
-        #expect(stats.sepiaPixels > 2000, "no sepia thumbnails on screen: \(stats)")
-
-        // Keyboard to the end of the list: every name gets shown, both broken rows fail.
-        let window = try app.windowGeometry()
-        try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1"])
-        try app.xdotool(["key", "--delay", "100", "End"])
-        let events = try app.waitFor("end of list settled", timeout: 30) { events in
-            guard let range = visibleRange(events), range.upperBound == bundledNames.count - 1 else { return false }
-            return allSettled(events)
+        /// Rows in the last `view.visible` / `scroll.end` range.
+        private func visibleRange(_ events: [[String: Any]]) -> ClosedRange<Int>? {
+            guard let e = events.last(where: { ["view.visible", "scroll.end"].contains($0["ev"] as? String) }),
+                  let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
+            return first...last
         }
-        let shown = Set(events.filter { $0["ev"] as? String == "row.shown" }.compactMap { $0["name"] as? String })
-        #expect(shown == Set(bundledNames))
-        let states = AppSession.rowStates(events)
-        let broken = ["Field Notes", "Lighthouse"].compactMap { bundledNames.firstIndex(of: $0) }
-        #expect(broken.count == 2)
-        for row in broken { #expect(states[row] == "failed") }
-        let failures = events.filter { $0["ev"] as? String == "op.fail" }
-        #expect(Set(failures.compactMap { $0["row"] as? Int }) == Set(broken))
 
-        #expect(app.terminate() == 0)
-        let after = app.events()
-        #expect(after.last?["ev"] as? String == "app.quit")
-        #expect(after.first?["ev"] as? String == "app.start")
-    }
-
-    @Test("No download or filter runs on the main loop: 400 ms responses cause no stall of 200 ms")
-    func noStallsUnderLatency() throws {
-        let server = try LoopbackServer()
-        server.photoLatencyMs.store(400, ordering: .relaxed)
-        let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString)
-        try app.waitFor(event: "source.loaded")
-        try app.waitFor("visible rows filtered", timeout: 60) { allSettled($0) }
-        // Scroll a little too, so work is cancelled and restarted under load.
-        let window = try app.windowGeometry()
-        try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
-        try app.xdotool(["click", "--repeat", "10", "--delay", "30", "5"])
-        try app.waitFor("settled after scrolling", timeout: 60) { events in
-            events.contains { $0["ev"] as? String == "scroll.end" } && allSettled(events)
+        private func allSettled(_ events: [[String: Any]]) -> Bool {
+            guard let range = visibleRange(events) else { return false }
+            let states = AppSession.rowStates(events)
+            return range.allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
         }
-        #expect(app.terminate() == 0)
-        let events = app.events()
-        let stalls = events.filter { $0["ev"] as? String == "mainloop.stall" }
-        let long = stalls.filter { ($0["ms"] as? Double ?? 0) >= 200 }
-        #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0["ms"] as? Double ?? 0) >= 200 && $0["ev"] as? String == "mainloop.stall") }.suffix(8))")
-        #expect(server.totalPhotoRequests > 0)
-    }
 
-    @Test("A list that cannot be loaded reports source.failed and stays up")
-    func brokenSource() throws {
-        let app = try AppSession(source: "/nonexistent/list.plist")
-        let failed = try app.waitFor(event: "source.failed")
-        #expect((failed["error"] as? String)?.contains("list.plist") == true)
-        #expect(app.terminate() == 0)
+        @Test("Starts, shows every bundled name, fills visible rows with sepia, fails the two broken rows, quits cleanly")
+        func bundledList() throws {
+            let app = try AppSession()
+            try app.waitFor(event: "window.shown")
+            let loaded = try app.waitFor(event: "source.loaded")
+            #expect(loaded["rows"] as? Int == bundledNames.count)
+            try app.waitFor("visible rows settled") { allSettled($0) }
+
+            // The screenshot shows a real window, not a blank screen (kept for a person to look at).
+            usleep(500_000) // the last rows' results reach the widgets after the trace says so
+            let shot = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCREENSHOT"]
+                ?? NSTemporaryDirectory() + "classic-photos-bundled.png"
+            try app.screenshot(to: shot)
+            let stats = try ScreenshotStats(path: shot)
+            #expect(stats.distinctColours > 200, "screenshot looks blank: \(stats)")
+            #expect(stats.sepiaPixels > 2000, "no sepia thumbnails on screen: \(stats)")
+
+            // Keyboard to the end of the list: every name gets shown, both broken rows fail.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1"])
+            try app.xdotool(["key", "--delay", "100", "End"])
+            let events = try app.waitFor("end of list settled", timeout: 30) { events in
+                guard let range = visibleRange(events), range.upperBound == bundledNames.count - 1 else { return false }
+                return allSettled(events)
+            }
+            let shown = Set(events.filter { $0["ev"] as? String == "row.shown" }.compactMap { $0["name"] as? String })
+            #expect(shown == Set(bundledNames))
+            let states = AppSession.rowStates(events)
+            let broken = ["Field Notes", "Lighthouse"].compactMap { bundledNames.firstIndex(of: $0) }
+            #expect(broken.count == 2)
+            for row in broken { #expect(states[row] == "failed") }
+            let failures = events.filter { $0["ev"] as? String == "op.fail" }
+            #expect(Set(failures.compactMap { $0["row"] as? Int }) == Set(broken))
+
+            #expect(app.terminate() == 0)
+            let after = app.events()
+            #expect(after.last?["ev"] as? String == "app.quit")
+            #expect(after.first?["ev"] as? String == "app.start")
+        }
+
+        @Test("No download or filter runs on the main loop: 400 ms responses cause no stall of 200 ms")
+        func noStallsUnderLatency() throws {
+            let server = try LoopbackServer()
+            server.photoLatencyMs.store(400, ordering: .relaxed)
+            let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString)
+            try app.waitFor(event: "source.loaded")
+            try app.waitFor("visible rows filtered", timeout: 60) { allSettled($0) }
+            // Scroll a little too, so work is cancelled and restarted under load.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
+            try app.xdotool(["click", "--repeat", "10", "--delay", "30", "5"])
+            try app.waitFor("settled after scrolling", timeout: 60) { events in
+                events.contains { $0["ev"] as? String == "scroll.end" } && allSettled(events)
+            }
+            #expect(app.terminate() == 0)
+            let events = app.events()
+            let stalls = events.filter { $0["ev"] as? String == "mainloop.stall" }
+            let long = stalls.filter { ($0["ms"] as? Double ?? 0) >= 200 }
+            #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0["ms"] as? Double ?? 0) >= 200 && $0["ev"] as? String == "mainloop.stall") }.suffix(8))")
+            #expect(server.totalPhotoRequests > 0)
+        }
+
+        @Test("A list that cannot be loaded reports source.failed and stays up")
+        func brokenSource() throws {
+            let app = try AppSession(source: "/nonexistent/list.plist")
+            let failed = try app.waitFor(event: "source.failed")
+            #expect((failed["error"] as? String)?.contains("list.plist") == true)
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -61,6 +61,19 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(s.windowHidden(false) { _ in true } == [.start(row: 0, priority: .visible), .start(row: 1, priority: .visible), .resumeQueues])
     }
 
+    @Test("Work deferred by a scroll restarts at once if the news comes after the scroll ended")
+    func deferredWorkRestarts() {
+        var s = ScrollScheduler()
+        _ = s.listChanged(rowCount: 10)
+        _ = s.visibleRowsChanged(0..<2) { _ in true }
+        _ = s.scrollBegan()
+        #expect(s.workDeferred(row: 0) { _ in true } == [])   // still scrolling: wait for the end
+        _ = s.scrollEnded(visible: 0..<2) { _ in true }
+        #expect(s.pending[0] == .visible)
+        #expect(s.workDeferred(row: 1) { _ in true } == [.start(row: 1, priority: .visible)])
+        #expect(s.pending[1] == .visible)
+    }
+
     @Test("A prefetch row that becomes visible is raised to visible priority")
     func raisePriority() {
         var s = ScrollScheduler(prefetchMargin: 2)

@@ -168,8 +168,10 @@ public final class PhotoProcessor {
         // The downloaded image is on screen; its filtration follows, unless the row was given
         // up meanwhile. (A download deferred by a scroll did nothing: the scroll's end starts
         // the row again if it is still wanted.)
-        if !op.wasDeferred, op.record.state == .downloaded, let priority = scheduler.pending[row],
-           pendingOperations.filtrationsInProgress[row] == nil {
+        if op.wasDeferred {
+            rowDeferred(row)
+        } else if op.record.state == .downloaded, let priority = scheduler.pending[row],
+                  pendingOperations.filtrationsInProgress[row] == nil {
             startFiltration(for: op.record, priority: priority)
         }
         finishIfIdle(row)
@@ -179,8 +181,16 @@ public final class PhotoProcessor {
         let row = op.record.row
         guard pendingOperations.filtrationsInProgress[row] === op, !op.isCancelled else { return }
         pendingOperations.filtrationsInProgress.removeValue(forKey: row)
+        if op.wasDeferred { rowDeferred(row) }
         onRecordChanged?(row)
         finishIfIdle(row)
+    }
+
+    /// An operation of `row` began during a scroll and did nothing: forget the row's work, and
+    /// start it again now if scrolling has already ended.
+    private func rowDeferred(_ row: Int) {
+        guard !hasWork(for: row) else { return }
+        apply(scheduler.workDeferred(row: row, needsWork: needsWork))
     }
 
     private func finishIfIdle(_ row: Int) {

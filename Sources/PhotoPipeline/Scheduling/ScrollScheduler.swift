@@ -89,6 +89,13 @@ public struct ScrollScheduler: Sendable {
         return []
     }
 
+    /// The row's work began while the queues were suspended and so did nothing. If that news
+    /// arrives after scrolling ended, the row is started again at once (when still wanted).
+    public mutating func workDeferred(row: Int, needsWork: (Int) -> Bool) -> [Action] {
+        pending.removeValue(forKey: row)
+        return rowBound(row, needsWork: needsWork)
+    }
+
     /// The window was hidden or minimised (true), or shown again (false).
     public mutating func windowHidden(_ hidden: Bool, needsWork: (Int) -> Bool) -> [Action] {
         isHidden = hidden

@@ -37,6 +37,14 @@ public enum MainLoop {
         attach(source, priority: G_PRIORITY_DEFAULT, body)
     }
 
+    /// Runs `body` once on the thread that runs `context` (any GLib main context, e.g. a
+    /// worker's own), at its next iteration or after `milliseconds`.
+    public static func perform(on context: OpaquePointer, afterMilliseconds milliseconds: UInt32? = nil,
+                               _ body: @escaping @Sendable () -> Void) {
+        let source = milliseconds.map { g_timeout_source_new($0)! } ?? g_idle_source_new()!
+        attach(source, priority: G_PRIORITY_DEFAULT, to: context, body)
+    }
+
     private final class Job {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -49,7 +57,7 @@ public enum MainLoop {
     }
 
     private static func attach(_ source: UnsafeMutablePointer<GSource>, priority: Int32,
-                               _ body: @escaping @Sendable () -> Void) {
+                               to context: OpaquePointer? = nil, _ body: @escaping @Sendable () -> Void) {
         g_source_set_priority(source, priority)
         let data = Unmanaged.passRetained(Job(body)).toOpaque()
         g_source_set_callback(source, { data in
@@ -58,7 +66,7 @@ public enum MainLoop {
         }, data, { data in
             Unmanaged<Job>.fromOpaque(data!).release()
         })
-        g_source_attach(source, g_main_context_default())
+        g_source_attach(source, context ?? g_main_context_default())
         g_source_unref(source)
     }
 }

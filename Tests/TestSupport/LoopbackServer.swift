@@ -100,29 +100,12 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     private func invoke(_ body: @escaping @Sendable () -> Void) {
-        let source = g_idle_source_new()!
-        let data = Unmanaged.passRetained(Job(body)).toOpaque()
-        g_source_set_callback(source, { data in
-            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body(); return 0
-        }, data, { data in Unmanaged<Job>.fromOpaque(data!).release() })
-        g_source_attach(source, context)
-        g_source_unref(source)
-    }
-
-    private final class Job {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        MainLoop.perform(on: context, body)
     }
 
     /// Runs `body` on the server thread after `ms` milliseconds.
     private func after(_ ms: Int, _ body: @escaping @Sendable () -> Void) {
-        let source = g_timeout_source_new(guint(ms))!
-        let data = Unmanaged.passRetained(Job(body)).toOpaque()
-        g_source_set_callback(source, { data in
-            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body(); return 0
-        }, data, { data in Unmanaged<Job>.fromOpaque(data!).release() })
-        g_source_attach(source, context)
-        g_source_unref(source)
+        MainLoop.perform(on: context, afterMilliseconds: UInt32(ms), body)
     }
 
     private func handle(_ msg: OpaquePointer, path: String) {

@@ -31,12 +31,6 @@ public enum MainLoop {
         }
     }
 
-    /// Runs `body` on the main loop after `milliseconds`, once.
-    public static func after(milliseconds: UInt32, _ body: @escaping @Sendable () -> Void) {
-        let source = g_timeout_source_new(milliseconds)!
-        attach(source, priority: G_PRIORITY_DEFAULT, body)
-    }
-
     /// Runs `body` once on the thread that runs `context` (any GLib main context, e.g. a
     /// worker's own), at its next iteration or after `milliseconds`.
     public static func perform(on context: OpaquePointer, afterMilliseconds milliseconds: UInt32? = nil,

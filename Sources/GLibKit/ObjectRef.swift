@@ -22,12 +22,6 @@ public final class ObjectRef<T>: @unchecked Sendable {
         self.pointer = pointer
     }
 
-    /// Adopts `pointer` when non-nil.
-    public convenience init?(takingOptional pointer: UnsafeMutablePointer<T>?) {
-        guard let pointer else { return nil }
-        self.init(taking: pointer)
-    }
-
     deinit {
         g_object_unref(UnsafeMutableRawPointer(pointer))
     }

@@ -201,10 +201,6 @@ public final class AppSession: @unchecked Sendable {
         }
     }
 
-    static func commandName(of pid: Int32) -> String {
-        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// What the app printed (after it exited).
     public var output: (stdout: String, stderr: String) { collector.finish() }
 }

@@ -18,8 +18,6 @@ public final class PhotoImage: @unchecked Sendable {
     public var width: Int { Int(gdk_pixbuf_get_width(pixbuf)) }
     public var height: Int { Int(gdk_pixbuf_get_height(pixbuf)) }
     public var hasAlpha: Bool { gdk_pixbuf_get_has_alpha(pixbuf) != 0 }
-    /// Bytes of pixel memory held (what a memory cache should count).
-    public var byteCount: Int { Int(gdk_pixbuf_get_byte_length(pixbuf)) }
 
     /// Reads one pixel as (r, g, b, a); alpha is 255 for opaque images.
     public func pixel(x: Int, y: Int) -> (UInt8, UInt8, UInt8, UInt8) {

@@ -62,13 +62,4 @@ public final class PhotoRecord: Sendable {
             return true
         }
     }
-
-    /// Clears a failure so the photo can be tried again.
-    func resetFailure() {
-        progress.withLock { p in
-            guard p.state == .failed else { return }
-            p.state = .new
-            p.failureReason = nil
-        }
-    }
 }

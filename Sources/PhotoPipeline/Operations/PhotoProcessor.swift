@@ -57,15 +57,6 @@ public final class PhotoProcessor {
         }
     }
 
-    /// Tries a failed row again.
-    public func retry(row: Int) {
-        guard records.indices.contains(row) else { return }
-        records[row].resetFailure()
-        Trace.shared.emit("row.state", ["row": .int(row), "state": "new"])
-        onRecordChanged?(row)
-        apply(scheduler.retry(row: row))
-    }
-
     // MARK: Carrying out the scheduler's decisions
 
     private func needsWork(_ row: Int) -> Bool { records.indices.contains(row) && records[row].needsWork }
@@ -106,10 +97,6 @@ public final class PhotoProcessor {
         startOperations(for: records[row], priority: priority)
     }
 
-    private static func queuePriority(_ priority: ScrollScheduler.Priority) -> Operation.QueuePriority {
-        priority == .visible ? .high : .low
-    }
-
     /// The tutorial's startOperationsForPhotoRecord: download a new photo (its filtration
     /// follows when the download completes), only filter a downloaded one.
     ///
@@ -123,11 +110,7 @@ public final class PhotoProcessor {
         switch record.state {
         case .new where pending.downloadsInProgress[row] == nil:
             let op = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize, gate: pending.gate)
-            op.queuePriority = Self.queuePriority(priority)
-            op.completionBlock = { [weak op, weak self] in
-                guard let op, !op.isCancelled else { return }
-                Task { @MainActor in self?.downloadFinished(op) }
-            }
+            prepare(op, priority: priority) { $0.downloadFinished($1) }
             pending.downloadsInProgress[row] = op
             pending.downloadQueue.addOperation(op)
         case .downloaded where pending.filtrationsInProgress[row] == nil:
@@ -138,13 +121,22 @@ public final class PhotoProcessor {
         finishIfIdle(row)
     }
 
-    private func startFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
-        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
-        op.queuePriority = Self.queuePriority(priority)
+    /// Sets the queue priority, and reports completion (unless cancelled) on the main actor:
+    /// the `performSelectorOnMainThread` step of the tutorial.
+    private func prepare<Op: PhotoOperation>(_ op: Op, priority: ScrollScheduler.Priority,
+                                             finished: @escaping @MainActor (PhotoProcessor, Op) -> Void) {
+        op.queuePriority = priority == .visible ? .high : .low
         op.completionBlock = { [weak op, weak self] in
             guard let op, !op.isCancelled else { return }
-            Task { @MainActor in self?.filtrationFinished(op) }
+            Task { @MainActor in
+                if let self { finished(self, op) }
+            }
         }
+    }
+
+    private func startFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
+        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
+        prepare(op, priority: priority) { $0.filtrationFinished($1) }
         pendingOperations.filtrationsInProgress[record.row] = op
         pendingOperations.filtrationQueue.addOperation(op)
     }

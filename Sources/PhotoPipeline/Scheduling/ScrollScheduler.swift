@@ -110,13 +110,6 @@ public struct ScrollScheduler: Sendable {
         return cancels
     }
 
-    /// Starts work for `row` now, whatever the scroll state (an explicit user request, e.g. Retry).
-    public mutating func retry(row: Int) -> [Action] {
-        guard row >= 0, row < rowCount, pending[row] == nil else { return [] }
-        pending[row] = .visible
-        return [.start(row: row, priority: .visible)]
-    }
-
     // MARK: Rules
 
     private func clamp(_ range: Range<Int>) -> Range<Int> {

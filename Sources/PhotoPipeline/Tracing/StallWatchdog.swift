@@ -10,12 +10,8 @@ import Synchronization
 public final class StallWatchdog: Sendable {
     private let thresholdMs: Double
     private let running = Atomic<Bool>(false)
-    private let longest = Mutex<Double>(0)
 
     public init(thresholdMs: Double = 16) { self.thresholdMs = thresholdMs }
-
-    /// The longest stall seen so far, in milliseconds.
-    public var longestStallMs: Double { longest.withLock { $0 } }
 
     /// Starts watching; call once the main loop is about to run.
     public func start() {
@@ -28,7 +24,6 @@ public final class StallWatchdog: Sendable {
                 answered.wait()
                 let ms = Double(g_get_monotonic_time() - sent) / 1000
                 if ms > thresholdMs {
-                    longest.withLock { $0 = max($0, ms) }
                     Trace.shared.emit("mainloop.stall", ["ms": .double(ms)])
                 }
                 usleep(4_000)

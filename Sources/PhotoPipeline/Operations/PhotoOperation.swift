@@ -1,0 +1,52 @@
+/// What the download and the filtration have in common: the record they work on, the
+/// suspension gate they pass before any work, and their trace events.
+import Foundation
+import Synchronization
+
+open class PhotoOperation: Operation, @unchecked Sendable {
+    public let record: PhotoRecord
+    /// `download` or `filter`, as traced.
+    public let kind: String
+    private let gate: SuspensionGate?
+    private let deferredFlag = Atomic<Bool>(false)
+    private let startedAt = Mutex<Double>(0)
+
+    public init(record: PhotoRecord, kind: String, gate: SuspensionGate?) {
+        self.record = record
+        self.kind = kind
+        self.gate = gate
+        super.init()
+        name = "\(kind) \(record.row)"
+    }
+
+    /// True if the operation began while its queues were suspended and so did nothing.
+    public var wasDeferred: Bool { deferredFlag.load(ordering: .acquiring) }
+
+    /// Call first in `main()`: false means do nothing (cancelled, or deferred by a closed
+    /// gate); true means the work begins, and `op.start` is traced.
+    func beginWork() -> Bool {
+        if isCancelled { return false }
+        if let gate, !gate.isOpen {
+            deferredFlag.store(true, ordering: .releasing)
+            return false
+        }
+        let trace = Trace.shared
+        startedAt.withLock { $0 = trace.now }
+        trace.emit("op.start", ["kind": .string(kind), "row": .int(record.row)])
+        return true
+    }
+
+    /// Traces the work's success and the record's new state.
+    func traceFinished(state: PhotoState) {
+        let trace = Trace.shared
+        let ms = (trace.now - startedAt.withLock { $0 }) * 1000
+        trace.emit("op.finish", ["kind": .string(kind), "row": .int(record.row), "ms": .double(ms)])
+        trace.emit("row.state", ["row": .int(record.row), "state": .string(state.rawValue)])
+    }
+
+    /// Traces a failure and the record's failed state.
+    func traceFailed(_ reason: String) {
+        Trace.shared.emit("op.fail", ["kind": .string(kind), "row": .int(record.row), "error": .string(reason)])
+        Trace.shared.emit("row.state", ["row": .int(record.row), "state": "failed"])
+    }
+}

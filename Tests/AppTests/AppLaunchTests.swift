@@ -18,6 +18,14 @@ extension GUITests {
             return first...last
         }
 
+        /// Prints how long after the list loaded its visible rows were all settled.
+        private func printTimings(_ label: String, _ events: [[String: Any]]) {
+            let time = { (name: String) in events.last { $0["ev"] as? String == name }?["t"] as? Double }
+            let states = events.filter { $0["ev"] as? String == "row.state" }.compactMap { $0["t"] as? Double }
+            guard let loaded = time("source.loaded"), let settled = states.max() else { return }
+            print("\(label): visible rows settled \(Int(((settled - loaded) * 1000).rounded())) ms after the list loaded")
+        }
+
         private func allSettled(_ events: [[String: Any]]) -> Bool {
             guard let range = visibleRange(events) else { return false }
             let states = AppSession.rowStates(events)
@@ -30,7 +38,8 @@ extension GUITests {
             try app.waitFor(event: "window.shown")
             let loaded = try app.waitFor(event: "source.loaded")
             #expect(loaded["rows"] as? Int == bundledNames.count)
-            try app.waitFor("visible rows settled") { allSettled($0) }
+            let settled = try app.waitFor("visible rows settled") { allSettled($0) }
+            printTimings("bundled list", settled)
 
             // The screenshot shows a real window, not a blank screen (kept for a person to look at).
             usleep(500_000) // the last rows' results reach the widgets after the trace says so
@@ -70,7 +79,7 @@ extension GUITests {
             server.photoLatencyMs.store(400, ordering: .relaxed)
             let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString)
             try app.waitFor(event: "source.loaded")
-            try app.waitFor("visible rows filtered", timeout: 60) { allSettled($0) }
+            printTimings("400 ms per photo", try app.waitFor("visible rows filtered", timeout: 60) { allSettled($0) })
             // Scroll a little too, so work is cancelled and restarted under load.
             let window = try app.windowGeometry()
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
@@ -82,6 +91,8 @@ extension GUITests {
             let events = app.events()
             let stalls = events.filter { $0["ev"] as? String == "mainloop.stall" }
             let long = stalls.filter { ($0["ms"] as? Double ?? 0) >= 200 }
+            let longest = stalls.compactMap { $0["ms"] as? Double }.max() ?? 0
+            print("400 ms per photo: \(stalls.count) main-loop answers over 16 ms in the run, longest \(Int(longest.rounded())) ms")
             #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0["ms"] as? Double ?? 0) >= 200 && $0["ev"] as? String == "mainloop.stall") }.suffix(8))")
             #expect(server.totalPhotoRequests > 0)
         }

@@ -86,6 +86,34 @@ import TestSupport
         #expect(record.image == nil)
     }
 
+    @Test("Filtrations cancelled while their downloads run are released safely, once the downloads end")
+    func cancelledDependentsOutliveNothing() async throws {
+        let server = try LoopbackServer()
+        server.photoLatencyMs.store(150, ordering: .relaxed)
+        let downloads = OperationQueue(), filtrations = OperationQueue()
+        downloads.maxConcurrentOperationCount = 4
+        var watched: [(download: ImageDownloader, filtration: Weak<ImageFiltration>)] = []
+        for n in 0..<12 {
+            let record = PhotoRecord(row: n, name: "\(n)", url: server.url("/photos/coffee.jpg?n=\(n)"))
+            let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 40)
+            let filtration = ImageFiltration(record: record)
+            filtration.addDependency(download)
+            downloads.addOperation(download)
+            filtrations.addOperation(filtration)
+            // The row leaves the screen: its filtration is cancelled and forgotten at once,
+            // while its download is still queued or running.
+            filtration.cancel()
+            watched.append((download, Weak(filtration)))
+        }
+        #expect(await waitUntil { filtrations.operationCount == 0 })
+        // Each filtration lives as long as its unfinished download (Foundation visits it when
+        // the download finishes), and is released once that has happened.
+        for pair in watched where !pair.download.isFinished { #expect(pair.filtration.object != nil) }
+        #expect(await waitUntil { downloads.operationCount == 0 })
+        #expect(await waitUntil { watched.allSatisfy { $0.filtration.object == nil } })
+        #expect(watched.allSatisfy { $0.download.record.state == .downloaded })
+    }
+
     @Test("A downloaded-only record is only filtered again, with no second request")
     func filterWithoutRedownload() async throws {
         let server = try LoopbackServer()
@@ -122,4 +150,10 @@ import TestSupport
         #expect(server.peakPhotosInFlight >= 2)
         #expect(server.peakPhotosInFlight <= 8)
     }
+}
+
+/// Holds an object without keeping it alive.
+private struct Weak<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }

@@ -10,6 +10,8 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     private let gate: SuspensionGate?
     private let deferredFlag = Atomic<Bool>(false)
     private let startedAt = Mutex<Double>(0)
+    /// Operations that depend on this one, kept alive until it has finished (see `addDependency`).
+    private let dependents = Mutex<[Operation]>([])
 
     public init(record: PhotoRecord, kind: String, gate: SuspensionGate?) {
         self.record = record
@@ -17,6 +19,28 @@ open class PhotoOperation: Operation, @unchecked Sendable {
         self.gate = gate
         super.init()
         name = "\(kind) \(record.row)"
+    }
+
+    /// Makes this operation wait for `operation`, which may sit in another queue.
+    ///
+    /// Foundation on Linux records the dependent on `operation` without retaining it and
+    /// visits it when `operation` finishes. A dependent that was cancelled, ran (doing
+    /// nothing) and was released in the meantime (a filtration whose row scrolled away while
+    /// its download was still running) would then be read after being freed, which crashed
+    /// the queue. So `operation` holds this one until it has finished. Add dependencies
+    /// before queueing either operation.
+    public override func addDependency(_ operation: Operation) {
+        super.addDependency(operation)
+        if let operation = operation as? PhotoOperation, !operation.isFinished {
+            operation.dependents.withLock { $0.append(self) }
+        }
+    }
+
+    /// Runs the operation, then lets go of its dependents: by the time `super.start()`
+    /// returns, Foundation has told them that this operation finished.
+    public override func start() {
+        super.start()
+        dependents.withLock { $0.removeAll() }
     }
 
     /// True if the operation began while its queues were suspended and so did nothing.

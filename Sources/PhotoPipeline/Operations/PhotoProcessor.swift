@@ -13,6 +13,9 @@ public final class PhotoProcessor {
     public var maxPixelSize: Int
     private let fetcher: PhotoFetcher
     private let filter: SepiaFilter
+    /// Rows with an operation that began during a scroll and did nothing.
+    private var deferredRows: Set<Int> = []
+    private var isShutDown = false
 
     public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
                 prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter()) {
@@ -28,6 +31,7 @@ public final class PhotoProcessor {
     /// Replaces the list; all earlier work is cancelled.
     public func setEntries(_ entries: [PhotoEntry]) {
         apply(scheduler.listChanged(rowCount: entries.count))
+        deferredRows.removeAll()
         records = entries.enumerated().map { PhotoRecord(row: $0.offset, name: $0.element.name, url: $0.element.url) }
     }
 
@@ -62,6 +66,7 @@ public final class PhotoProcessor {
     private func needsWork(_ row: Int) -> Bool { records.indices.contains(row) && records[row].needsWork }
 
     private func apply(_ actions: [ScrollScheduler.Action]) {
+        guard !isShutDown else { return }
         for action in actions {
             switch action {
             case .suspendQueues:
@@ -97,28 +102,35 @@ public final class PhotoProcessor {
         startOperations(for: records[row], priority: priority)
     }
 
-    /// The tutorial's startOperationsForPhotoRecord: download a new photo (its filtration
-    /// follows when the download completes), only filter a downloaded one.
-    ///
-    /// The filtration is queued from the download's completion rather than with
-    /// `addDependency` across the two queues: on Linux, Foundation's OperationQueue faults
-    /// inside `_schedule` (a use of a freed operation) when operations in one queue depend on
-    /// operations in another while both are busy; it reproduced within a few scrolls.
+    /// The tutorial's startOperationsForPhotoRecord: a new photo gets a download and a
+    /// filtration that depends on it (in the other queue); a downloaded one is only filtered.
     private func startOperations(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
         let row = record.row
-        let pending = pendingOperations
+        guard !hasWork(for: row) else { return }
         switch record.state {
-        case .new where pending.downloadsInProgress[row] == nil:
-            let op = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize, gate: pending.gate)
-            prepare(op, priority: priority) { $0.downloadFinished($1) }
-            pending.downloadsInProgress[row] = op
-            pending.downloadQueue.addOperation(op)
-        case .downloaded where pending.filtrationsInProgress[row] == nil:
-            startFiltration(for: record, priority: priority)
-        default:
-            break
+        case .new:
+            let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
+                                           gate: pendingOperations.gate)
+            prepare(download, priority: priority) { $0.downloadFinished($1) }
+            let filtration = makeFiltration(for: record, priority: priority)
+            filtration.addDependency(download)
+            pendingOperations.downloadsInProgress[row] = download
+            pendingOperations.filtrationsInProgress[row] = filtration
+            pendingOperations.downloadQueue.addOperation(download)
+            pendingOperations.filtrationQueue.addOperation(filtration)
+        case .downloaded:
+            let filtration = makeFiltration(for: record, priority: priority)
+            pendingOperations.filtrationsInProgress[row] = filtration
+            pendingOperations.filtrationQueue.addOperation(filtration)
+        case .filtered, .failed:
+            apply(scheduler.workFinished(row: row))
         }
-        finishIfIdle(row)
+    }
+
+    private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) -> ImageFiltration {
+        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
+        prepare(op, priority: priority) { $0.filtrationFinished($1) }
+        return op
     }
 
     /// Sets the queue priority, and reports completion (unless cancelled) on the main actor:
@@ -134,14 +146,8 @@ public final class PhotoProcessor {
         }
     }
 
-    private func startFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
-        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
-        prepare(op, priority: priority) { $0.filtrationFinished($1) }
-        pendingOperations.filtrationsInProgress[record.row] = op
-        pendingOperations.filtrationQueue.addOperation(op)
-    }
-
     private func cancelOperations(for row: Int) {
+        deferredRows.remove(row)
         if let op = pendingOperations.downloadsInProgress.removeValue(forKey: row) {
             Trace.shared.emit("op.cancel", ["kind": "download", "row": .int(row), "running": .bool(op.isExecuting)])
             op.cancel()
@@ -152,53 +158,42 @@ public final class PhotoProcessor {
         }
     }
 
+    /// The download's result is shown at once; its filtration, already queued, follows.
     private func downloadFinished(_ op: ImageDownloader) {
         let row = op.record.row
         guard pendingOperations.downloadsInProgress[row] === op, !op.isCancelled else { return }
         pendingOperations.downloadsInProgress.removeValue(forKey: row)
-        onRecordChanged?(row)
-        // The downloaded image is on screen; its filtration follows, unless the row was given
-        // up meanwhile. (A download deferred by a scroll did nothing: the scroll's end starts
-        // the row again if it is still wanted.)
-        if op.wasDeferred {
-            rowDeferred(row)
-        } else if op.record.state == .downloaded, let priority = scheduler.pending[row],
-                  pendingOperations.filtrationsInProgress[row] == nil {
-            startFiltration(for: op.record, priority: priority)
-        }
-        finishIfIdle(row)
+        operationEnded(op)
     }
 
     private func filtrationFinished(_ op: ImageFiltration) {
         let row = op.record.row
         guard pendingOperations.filtrationsInProgress[row] === op, !op.isCancelled else { return }
         pendingOperations.filtrationsInProgress.removeValue(forKey: row)
-        if op.wasDeferred { rowDeferred(row) }
+        operationEnded(op)
+    }
+
+    /// Reloads the row, and once its last operation has reported, tells the scheduler: the
+    /// row is done, or, if an operation began during a scroll and so did nothing, deferred
+    /// (the scroll's end, or now if it has already ended, starts it again when still wanted).
+    private func operationEnded(_ op: PhotoOperation) {
+        let row = op.record.row
+        if op.wasDeferred { deferredRows.insert(row) }
         onRecordChanged?(row)
-        finishIfIdle(row)
+        guard !hasWork(for: row), scheduler.pending[row] != nil else { return }
+        if deferredRows.remove(row) != nil {
+            apply(scheduler.workDeferred(row: row, needsWork: needsWork))
+        } else {
+            apply(scheduler.workFinished(row: row))
+        }
     }
 
-    /// An operation of `row` began during a scroll and did nothing: forget the row's work, and
-    /// start it again now if scrolling has already ended.
-    private func rowDeferred(_ row: Int) {
-        guard !hasWork(for: row) else { return }
-        apply(scheduler.workDeferred(row: row, needsWork: needsWork))
-    }
-
-    private func finishIfIdle(_ row: Int) {
-        guard pendingOperations.downloadsInProgress[row] == nil, pendingOperations.filtrationsInProgress[row] == nil,
-              scheduler.pending[row] != nil
-        else { return }
-        apply(scheduler.workFinished(row: row))
-    }
-
-    /// Stops for good: nothing new starts and no result is delivered any more. Work already
-    /// running is left to end with the process; cancelling a whole screen of operations at
-    /// once on the way out crashed Foundation's queue bookkeeping on Linux (seen with
-    /// AddressSanitizer as a fault inside `OperationQueue._schedule`).
+    /// Stops for good: every queued or running operation is cancelled (running downloads
+    /// abort their transfers), nothing new starts, and no result is delivered any more.
     public func shutDown() {
         onRecordChanged = nil
-        pendingOperations.isSuspended = true
+        isShutDown = true
+        for row in pendingOperations.rowsInProgress.sorted() { cancelOperations(for: row) }
     }
 
     /// Whether any download or filtration is queued or running for `row`.

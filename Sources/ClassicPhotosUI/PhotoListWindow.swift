@@ -56,7 +56,6 @@ final class PhotoListWindow {
         gtk_box_append(gtkCast(titles), subtitle)
         gtk_header_bar_set_title_widget(gtkCast(header), titles)
         spinner = gtk_spinner_new()
-        gtk_widget_set_tooltip_text(spinner, "Loading")
         gtk_header_bar_pack_end(gtkCast(header), spinner)
         gtk_window_set_titlebar(window, header)
 
@@ -159,7 +158,7 @@ final class PhotoListWindow {
             guard processor.records.indices.contains(position) else { return }
             processor.rowBound(position)
             Trace.shared.emit("row.shown", ["row": .int(position), "name": .string(processor.records[position].name)])
-            row.show(processor.records[position], working: processor.hasWork(for: position),
+            row.show(processor.records[position], working: processor.isBusy(position),
                      placeholder: placeholder, failed: failed)
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
@@ -181,7 +180,7 @@ final class PhotoListWindow {
     private func reloadRow(_ row: Int) {
         guard processor.records.indices.contains(row) else { return }
         for widget in rowWidgets.values where widget.row == row {
-            widget.show(processor.records[row], working: processor.hasWork(for: row), placeholder: placeholder, failed: failed)
+            widget.show(processor.records[row], working: processor.isBusy(row), placeholder: placeholder, failed: failed)
         }
         refreshSpinner()
     }
@@ -255,9 +254,12 @@ final class PhotoListWindow {
     }
 
     private func refreshSpinner() {
-        let busy = loading != nil || !processor.pendingOperations.rowsInProgress.isEmpty
+        let busy = loading != nil || processor.pendingOperations.rowsInProgress.contains { processor.isBusy($0) }
+        // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
+        // resize the header bar, and this runs during the list's layout too (from the
+        // adjustment's `changed`), which left the header bar unallocated for that frame.
         gtk_spinner_set_spinning(gtkCast(spinner), busy ? 1 : 0)
-        gtk_widget_set_visible(spinner, busy ? 1 : 0)
+        gtk_widget_set_tooltip_text(spinner, busy ? "Loading" : nil)
     }
 
     private func setSubtitle(_ text: String) {

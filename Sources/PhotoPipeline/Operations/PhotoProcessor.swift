@@ -124,7 +124,9 @@ public final class PhotoProcessor {
             pendingOperations.filtrationQueue.addOperation(filtration)
         case .filtered, .failed:
             apply(scheduler.workFinished(row: row))
+            return
         }
+        onRecordChanged?(row) // the row shows it is busy
     }
 
     private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) -> ImageFiltration {
@@ -156,6 +158,7 @@ public final class PhotoProcessor {
             Trace.shared.emit("op.cancel", ["kind": "filter", "row": .int(row), "running": .bool(op.isExecuting)])
             op.cancel()
         }
+        onRecordChanged?(row)
     }
 
     /// The download's result is shown at once; its filtration, already queued, follows.
@@ -194,6 +197,12 @@ public final class PhotoProcessor {
         onRecordChanged = nil
         isShutDown = true
         for row in pendingOperations.rowsInProgress.sorted() { cancelOperations(for: row) }
+    }
+
+    /// Whether `row` shows as busy: work is queued or running for it and its photo is not yet
+    /// final. (A filtration can report before the download it followed: the row is done then.)
+    public func isBusy(_ row: Int) -> Bool {
+        hasWork(for: row) && records.indices.contains(row) && records[row].needsWork
     }
 
     /// Whether any download or filtration is queued or running for `row`.

@@ -1,6 +1,14 @@
 /// Downloads one photo and decodes it at the size its row shows it.
+///
+/// The operation is asynchronous: `start()` hands the transfer to a thread of its own and
+/// returns. Foundation's queues on Linux run operations on libdispatch's shared pool, about
+/// two threads per core, which grows only about one thread a second while its threads are
+/// blocked; synchronous downloads waiting on the network held those threads, so no more than
+/// two or three downloads ran at once and a ready filtration waited for a whole download to
+/// end before it got a thread.
 import Foundation
 import GLibKit
+import Synchronization
 
 public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
@@ -14,9 +22,39 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         super.init(record: record, kind: "download", gate: gate)
     }
 
+    private let running = Atomic<Bool>(false)
+    private let done = Atomic<Bool>(false)
+
     public override func cancel() {
         super.cancel()
         cancellable.cancel()
+    }
+
+    public override var isAsynchronous: Bool { true }
+    public override var isExecuting: Bool { running.load(ordering: .acquiring) }
+    public override var isFinished: Bool { done.load(ordering: .acquiring) }
+
+    public override func start() {
+        if isCancelled {
+            finish()
+            return
+        }
+        running.store(true, ordering: .releasing)
+        didChangeValue(forKey: "isExecuting")
+        let thread = Thread { [self] in
+            main()
+            finish()
+        }
+        thread.name = "download \(record.row)"
+        thread.start()
+    }
+
+    private func finish() {
+        running.store(false, ordering: .releasing)
+        didChangeValue(forKey: "isExecuting")
+        done.store(true, ordering: .releasing)
+        didChangeValue(forKey: "isFinished")
+        releaseDependents()
     }
 
     public override func main() {

@@ -23,10 +23,11 @@ public final class PendingOperations {
         filtrationQueue.maxConcurrentOperationCount = filtrations
     }
 
-    /// Downloads wait on the network, not the CPU, so more run than there are cores: two per
-    /// core, which is also as many blocking operations as libdispatch's pool runs at once on
-    /// Linux (a wider queue measured no faster: its extra operations only wait for a thread).
-    public nonisolated static var defaultDownloadConcurrency: Int { max(4, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+    /// Downloads wait on the network, not the CPU: enough of them to fetch a screenful of
+    /// rows (eight in the default window) in one round trip, and two per core on bigger
+    /// machines. Measured with 400 ms per response: visible rows settled 836 ms after the list
+    /// loaded with 4 at once, 435 ms with 8.
+    public nonisolated static var defaultDownloadConcurrency: Int { max(8, 2 * ProcessInfo.processInfo.activeProcessorCount) }
     /// Filtering is pure CPU work: one per core.
     public nonisolated static var defaultFiltrationConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 

@@ -40,6 +40,11 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     /// returns, Foundation has told them that this operation finished.
     public override func start() {
         super.start()
+        releaseDependents()
+    }
+
+    /// Call once Foundation has been told that this operation finished.
+    func releaseDependents() {
         dependents.withLock { $0.removeAll() }
     }
 

@@ -9,22 +9,26 @@ import Synchronization
 
 public final class StallWatchdog: Sendable {
     private let thresholdMs: Double
-    private let running = Atomic<Bool>(false)
+    /// Whether the watchdog runs; stalls are only traced while holding it, so after `stop()`
+    /// returns nothing more is traced (the trace ends with the app's own last event).
+    private let running = Mutex<Bool>(false)
 
     public init(thresholdMs: Double = 16) { self.thresholdMs = thresholdMs }
 
     /// Starts watching; call once the main loop is about to run.
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard running.withLock({ running in defer { running = true }; return !running }) else { return }
         let thread = Thread { [self] in
             let answered = DispatchSemaphore(value: 0)
-            while running.load(ordering: .relaxed) {
+            var watching = true
+            while watching {
                 let sent = g_get_monotonic_time()
                 MainLoop.perform(priority: G_PRIORITY_HIGH) { answered.signal() }
                 answered.wait()
                 let ms = Double(g_get_monotonic_time() - sent) / 1000
-                if ms > thresholdMs {
-                    Trace.shared.emit("mainloop.stall", ["ms": .double(ms)])
+                watching = running.withLock { running in
+                    if running, ms > thresholdMs { Trace.shared.emit("mainloop.stall", ["ms": .double(ms)]) }
+                    return running
                 }
                 usleep(4_000)
             }
@@ -33,5 +37,5 @@ public final class StallWatchdog: Sendable {
         thread.start()
     }
 
-    public func stop() { running.store(false, ordering: .relaxed) }
+    public func stop() { running.withLock { $0 = false } }
 }

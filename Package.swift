@@ -71,6 +71,11 @@ let package = Package(
             name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk", "ClassicPhotosUI", "PhotoPipeline"],
             swiftSettings: strict),
 
+        // Prints performance figures next to peer tools (ImageMagick, vipsthumbnail, curl).
+        .executableTarget(
+            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "TestSupport"],
+            swiftSettings: strict),
+
         // MARK: Tests
         .target(
             name: "TestSupport", dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf"], path: "Tests/TestSupport",

@@ -9,6 +9,8 @@ PACKAGES=(
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
   glib-networking dbus dbus-bin xvfb xauth xdotool x11-utils imagemagick
 )
+# A script sourcing this may ask for more (the benchmark's peer tools, say).
+PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -1,0 +1,197 @@
+/// Measures Classic Photos' photo work and prints the figures next to peer tools run on the
+/// same input in the same run:
+///
+/// 1. Thumbnails: the bundled photos decoded to the row's square (160 px, the HiDPI size) and
+///    turned sepia, by this app's decoder and filter, by ImageMagick, and by vipsthumbnail.
+/// 2. The pipeline: a list of photos fetched from a loopback HTTP server with a set delay per
+///    response, through `PhotoProcessor` and its two operation queues at several download
+///    widths, against curl fetching the same addresses in parallel.
+///
+/// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS]
+import CGLib
+import Foundation
+import GLibKit
+import PhotoPipeline
+import TestSupport
+
+struct Options {
+    var rounds = 5
+    var rows = 64
+    var latencies = [0, 100]
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else {
+                throw BenchError("\(argument) needs a number")
+            }
+            switch argument {
+            case "--rounds": rounds = max(1, value)
+            case "--rows": rows = max(1, value)
+            case "--latency": latencies = [value]
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Seconds on the monotonic clock.
+func now() -> Double { Double(g_get_monotonic_time()) / 1_000_000 }
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+/// Runs `body` `rounds` times and returns the median duration in seconds.
+func timed(rounds: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<rounds {
+        let start = now()
+        try body()
+        times.append(now() - start)
+    }
+    return median(times)
+}
+
+/// Runs a command line tool; false if it is not installed or fails. The image tools are held
+/// to one thread, as the figures they are compared with are.
+func tool(_ path: String, _ arguments: [String]) -> Bool {
+    let oneThread = ["MAGICK_THREAD_LIMIT": "1", "OMP_NUM_THREADS": "1", "VIPS_CONCURRENCY": "1"]
+    guard FileManager.default.isExecutableFile(atPath: path),
+          let result = try? run(URL(fileURLWithPath: path), arguments, environment: oneThread, timeout: 300)
+    else { return false }
+    if result.status != 0 { print("  (\(path) failed: \(result.stderr.prefix(200)))") }
+    return result.status == 0
+}
+
+// MARK: 1. Thumbnails
+
+func benchmarkThumbnails(rounds: Int) throws {
+    let folder = Products.packageRoot.appendingPathComponent("data/photos")
+    let photos = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.fileSizeKey])
+        .filter { $0.pathExtension == "jpg" }
+        .sorted { $0.path < $1.path }
+    let bytes = photos.compactMap { try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize }.reduce(0, +)
+    let side = 160
+    // Each photo several times over, so the peer tools' start-up is spread thin.
+    let repeats = 8
+    let inputs = Array(repeating: photos, count: repeats).flatMap { $0 }
+    print("Thumbnails: \(photos.count) JPEG photos (\(bytes / 1024) KB) × \(repeats) to \(side)×\(side), square crop; "
+          + "median of \(rounds) rounds, one thread")
+
+    let fetcher = PhotoFetcher()
+    let sepia = SepiaFilter()
+    var decoded: [PhotoImage] = []
+    let decodeTime = try timed(rounds: rounds) {
+        decoded = try inputs.map { url throws(FetchError) in
+            let cancellable = Cancellable()
+            return try ImageDecoder.decode(fetcher.open(url, cancellable: cancellable), size: .square(side),
+                                           cancellable: cancellable)
+        }
+    }
+    let filterTime = timed(rounds: rounds) {
+        for image in decoded { _ = sepia.apply(to: image) }
+    }
+    let perPhoto = { (seconds: Double) in format(seconds * 1000 / Double(inputs.count), 2) + " ms" }
+    print("  classic-photos  decode + crop          \(perPhoto(decodeTime)) per photo")
+    print("  classic-photos  sepia on the thumbnail \(perPhoto(filterTime)) per photo")
+    print("  classic-photos  both                   \(perPhoto(decodeTime + filterTime)) per photo")
+
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: output) }
+    let paths = inputs.map(\.path)
+    // One process for all photos; PPM output costs little.
+    let magick = ["-path", output.path, "-format", "ppm", "-define", "jpeg:size=\(2 * side)x\(2 * side)",
+                  "-thumbnail", "\(side)x\(side)^", "-gravity", "center", "-extent", "\(side)x\(side)"]
+    if tool("/usr/bin/mogrify", magick + paths) {
+        let crop = timed(rounds: rounds) { _ = tool("/usr/bin/mogrify", magick + paths) }
+        let both = timed(rounds: rounds) { _ = tool("/usr/bin/mogrify", magick + ["-sepia-tone", "80%"] + paths) }
+        print("  ImageMagick     decode + crop          \(perPhoto(crop)) per photo (mogrify, one process)")
+        print("  ImageMagick     both (-sepia-tone 80%) \(perPhoto(both)) per photo")
+    } else {
+        print("  ImageMagick     not installed (apt-get install imagemagick)")
+    }
+    let vips = ["--size", "\(side)x\(side)", "--smartcrop", "centre", "-o", output.path + "/%s.v"]
+    if tool("/usr/bin/vipsthumbnail", vips + paths) {
+        let crop = timed(rounds: rounds) { _ = tool("/usr/bin/vipsthumbnail", vips + paths) }
+        print("  vipsthumbnail   decode + crop          \(perPhoto(crop)) per photo (one process; it has no sepia)")
+    } else {
+        print("  vipsthumbnail   not installed (apt-get install libvips-tools)")
+    }
+}
+
+// MARK: 2. The pipeline over HTTP
+
+@MainActor
+func benchmarkPipeline(rows: Int, latencyMs: Int, rounds: Int) async throws {
+    let server = try LoopbackServer()
+    server.photoLatencyMs.store(latencyMs, ordering: .relaxed)
+    let names = ["astronaut.jpg", "coffee.jpg", "chelsea-the-cat.jpg", "rocket-launch.jpg", "retina.jpg", "cameraman.jpg"]
+    // A query per row, so every row is its own request.
+    let urls = (0..<rows).map { server.url("/photos/\(names[$0 % names.count])?row=\($0)") }
+    print("Pipeline: \(rows) photos from a loopback HTTP server answering after \(latencyMs) ms; median of \(rounds) rounds")
+
+    for width in [1, 4, PendingOperations.defaultDownloadConcurrency] {
+        var times: [Double] = []
+        for _ in 0..<rounds {
+            let processor = PhotoProcessor(
+                fetcher: PhotoFetcher(maxConnections: max(width, 2)),
+                pendingOperations: PendingOperations(downloads: width), prefetchMargin: 0)
+            processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
+            let start = now()
+            processor.visibleRowsChanged(0..<rows)
+            while processor.records.contains(where: { $0.state != .filtered && $0.state != .failed })
+                    || !processor.pendingOperations.rowsInProgress.isEmpty {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            times.append(now() - start)
+            if let failed = processor.records.first(where: { $0.state == .failed }) {
+                throw BenchError("row \(failed.row) failed: \(failed.failureReason ?? "?")")
+            }
+        }
+        let seconds = median(times)
+        let label = width == PendingOperations.defaultDownloadConcurrency ? " (the default)" : ""
+        print("  classic-photos  \(width) download(s) at once\(label): \(format(seconds * 1000, 0)) ms, "
+              + "\(format(Double(rows) / seconds)) photos/s, fetched, decoded and sepia-toned")
+    }
+
+    let curl = ["--silent", "--fail", "--parallel", "--parallel-max", "\(PendingOperations.defaultDownloadConcurrency)"]
+        + urls.flatMap { ["--output", "/dev/null", $0.absoluteString] }
+    if tool("/usr/bin/curl", curl) {
+        let seconds = timed(rounds: rounds) { _ = tool("/usr/bin/curl", curl) }
+        print("  curl            \(PendingOperations.defaultDownloadConcurrency) at once: \(format(seconds * 1000, 0)) ms, "
+              + "\(format(Double(rows) / seconds)) photos/s, fetched only")
+    } else {
+        print("  curl            not installed (apt-get install curl)")
+    }
+}
+
+// MARK: Main
+
+@MainActor
+func runBenchmarks() async -> Int32 {
+    do {
+        let options = try Options(Array(CommandLine.arguments.dropFirst()))
+        print("classic-photos-bench \(AppInfo.version), \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+        try benchmarkThumbnails(rounds: options.rounds)
+        for latency in options.latencies {
+            print()
+            try await benchmarkPipeline(rows: options.rows, latencyMs: latency, rounds: options.rounds)
+        }
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("classic-photos-bench: \(error)\n".utf8))
+        return 1
+    }
+}
+
+exit(await runBenchmarks())

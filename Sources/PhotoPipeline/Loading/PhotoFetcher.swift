@@ -29,7 +29,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// - Parameters:
     ///   - maxConnections: parallel connections in all, and per host (downloads share a host).
     ///   - timeoutSeconds: how long a stalled connection may stay silent.
-    public init(maxConnections: Int = 8, timeoutSeconds: UInt32 = 30) {
+    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, timeoutSeconds: UInt32 = 30) {
         session = ObjectRef(taking: cp_soup_session_new(
             Int32(maxConnections * 2), Int32(maxConnections), timeoutSeconds, "ClassicPhotos/\(AppInfo.version)"))
     }

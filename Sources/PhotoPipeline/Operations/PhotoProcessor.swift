@@ -116,8 +116,11 @@ public final class PhotoProcessor {
             filtration.addDependency(download)
             pendingOperations.downloadsInProgress[row] = download
             pendingOperations.filtrationsInProgress[row] = filtration
-            pendingOperations.downloadQueue.addOperation(download)
+            // The filtration is queued first: Foundation on Linux notes whether an operation is
+            // ready as it is queued, and a download failing at once could otherwise finish
+            // between that reading and its recording, leaving the filtration unscheduled.
             pendingOperations.filtrationQueue.addOperation(filtration)
+            pendingOperations.downloadQueue.addOperation(download)
         case .downloaded:
             let filtration = makeFiltration(for: record, priority: priority)
             pendingOperations.filtrationsInProgress[row] = filtration
@@ -192,11 +195,13 @@ public final class PhotoProcessor {
     }
 
     /// Stops for good: every queued or running operation is cancelled (running downloads
-    /// abort their transfers), nothing new starts, and no result is delivered any more.
+    /// abort their transfers), nothing new starts, and no result is delivered any more. The
+    /// queues run again (if a scroll had suspended them) so the cancelled operations end.
     public func shutDown() {
         onRecordChanged = nil
         isShutDown = true
         for row in pendingOperations.rowsInProgress.sorted() { cancelOperations(for: row) }
+        pendingOperations.isSuspended = false
     }
 
     /// Whether `row` shows as busy: work is queued or running for it and its photo is not yet

@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   pkg-config libglib2.0-dev libgtk-4-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
-  glib-networking dbus dbus-bin xvfb xauth xdotool x11-utils imagemagick
+  glib-networking dbus dbus-bin dbus-daemon xvfb xauth xdotool x11-utils imagemagick
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

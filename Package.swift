@@ -73,7 +73,7 @@ let package = Package(
 
         // Prints performance figures next to peer tools (ImageMagick, vipsthumbnail, curl).
         .executableTarget(
-            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "TestSupport"],
+            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport"],
             swiftSettings: strict),
 
         // MARK: Tests

@@ -45,10 +45,6 @@ public enum GObjectInspection {
     public static func referenceCount<T>(of pointer: UnsafeMutablePointer<T>) -> UInt32 {
         UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self).pointee.ref_count
     }
-
-    public static func typeName<T>(of pointer: UnsafeMutablePointer<T>) -> String {
-        String(cString: cp_object_type_name(UnsafeMutableRawPointer(pointer)))
-    }
 }
 
 /// Observes whether a GObject has been finalized, without keeping it alive.

@@ -8,7 +8,6 @@
 ///    widths, against curl fetching the same addresses in parallel.
 ///
 /// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS]
-import CGLib
 import Foundation
 import GLibKit
 import PhotoPipeline
@@ -40,9 +39,6 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Seconds on the monotonic clock.
-func now() -> Double { Double(g_get_monotonic_time()) / 1_000_000 }
-
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
@@ -54,9 +50,9 @@ func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(
 func timed(rounds: Int, _ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
     for _ in 0..<rounds {
-        let start = now()
+        let start = LoopbackServer.now()
         try body()
-        times.append(now() - start)
+        times.append(LoopbackServer.now() - start)
     }
     return median(times)
 }
@@ -147,13 +143,13 @@ func benchmarkPipeline(rows: Int, latencyMs: Int, rounds: Int) async throws {
                 fetcher: PhotoFetcher(maxConnections: max(width, 2)),
                 pendingOperations: PendingOperations(downloads: width), prefetchMargin: 0)
             processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
-            let start = now()
+            let start = LoopbackServer.now()
             processor.visibleRowsChanged(0..<rows)
-            while processor.records.contains(where: { $0.state != .filtered && $0.state != .failed })
+            while processor.records.contains(where: \.needsWork)
                     || !processor.pendingOperations.rowsInProgress.isEmpty {
                 try await Task.sleep(for: .milliseconds(2))
             }
-            times.append(now() - start)
+            times.append(LoopbackServer.now() - start)
             if let failed = processor.records.first(where: { $0.state == .failed }) {
                 throw BenchError("row \(failed.row) failed: \(failed.failureReason ?? "?")")
             }

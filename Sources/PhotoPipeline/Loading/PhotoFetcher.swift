@@ -27,7 +27,8 @@ public final class PhotoFetcher: @unchecked Sendable {
     private let session: ObjectRef<SoupSession>
 
     /// - Parameters:
-    ///   - maxConnections: parallel connections in all, and per host (downloads share a host).
+    ///   - maxConnections: parallel connections per host (downloads share a host); twice as
+    ///     many in all.
     ///   - timeoutSeconds: how long a stalled connection may stay silent.
     public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, timeoutSeconds: UInt32 = 30) {
         session = ObjectRef(taking: cp_soup_session_new(
@@ -35,7 +36,6 @@ public final class PhotoFetcher: @unchecked Sendable {
     }
 
     /// The underlying session, for features layered on it (caching, logging).
-    public var soupSession: UnsafeMutablePointer<SoupSession> { session.pointer }
 
     /// Opens `url` for reading. HTTP statuses other than 2xx are errors.
     public func open(_ url: URL, cancellable: Cancellable) throws(FetchError) -> ObjectRef<GInputStream> {
@@ -85,10 +85,7 @@ public final class PhotoFetcher: @unchecked Sendable {
 
 /// Calls a GIO-style function, turning its `GError` into a `FetchError`.
 func gioCall<R>(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R) throws(FetchError) -> R {
-    var error: UnsafeMutablePointer<GError>? = nil
-    let result = body(&error)
-    if let error { throw FetchError(GLibError(consuming: error)) }
-    return result
+    do { return try withGError(body) } catch { throw FetchError(error) }
 }
 
 /// A reusable read buffer for pulling a GInputStream in chunks.

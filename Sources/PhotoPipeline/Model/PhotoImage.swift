@@ -7,17 +7,14 @@ public final class PhotoImage: @unchecked Sendable {
     // GdkPixbufs are immutable once built and may be shared by threads; nothing mutates this one.
     public let object: ObjectRef<GObject>
 
-    public init(object: ObjectRef<GObject>) { self.object = object }
-
     /// Adopts a pixbuf reference the caller owns.
-    public convenience init(taking pixbuf: OpaquePointer) { self.init(object: ObjectRef(takingOpaque: pixbuf)) }
+    public init(taking pixbuf: OpaquePointer) { object = ObjectRef(takingOpaque: pixbuf) }
 
     /// The `GdkPixbuf*` for C calls.
     public var pixbuf: OpaquePointer { object.opaque }
 
     public var width: Int { Int(gdk_pixbuf_get_width(pixbuf)) }
     public var height: Int { Int(gdk_pixbuf_get_height(pixbuf)) }
-    public var hasAlpha: Bool { gdk_pixbuf_get_has_alpha(pixbuf) != 0 }
 
     /// Reads one pixel as (r, g, b, a); alpha is 255 for opaque images.
     public func pixel(x: Int, y: Int) -> (UInt8, UInt8, UInt8, UInt8) {

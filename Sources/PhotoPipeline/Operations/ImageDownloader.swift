@@ -62,8 +62,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         do {
             let stream = try fetcher.open(record.url, cancellable: cancellable)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable,
-                                                isCancelled: { [unowned self] in isCancelled })
+            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable)
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)

@@ -207,7 +207,7 @@ public final class PhotoProcessor {
     /// Whether `row` shows as busy: work is queued or running for it and its photo is not yet
     /// final. (A filtration can report before the download it followed: the row is done then.)
     public func isBusy(_ row: Int) -> Bool {
-        hasWork(for: row) && records.indices.contains(row) && records[row].needsWork
+        hasWork(for: row) && needsWork(row)
     }
 
     /// Whether any download or filtration is queued or running for `row`.

@@ -17,10 +17,10 @@ public enum DecodeSize: Sendable, Equatable {
 }
 
 public enum ImageDecoder {
-    /// Reads `stream` to its end and decodes it at `size` (never enlarged). `isCancelled` is
-    /// checked between chunks.
-    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize, cancellable: Cancellable,
-                              isCancelled: () -> Bool = { false }) throws(FetchError) -> PhotoImage {
+    /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
+    /// checked between chunks as well as passed to each read.
+    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize,
+                              cancellable: Cancellable) throws(FetchError) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
             let (w, h) = scaledSize(width: Int(width), height: Int(height), for: size)
@@ -33,19 +33,16 @@ public enum ImageDecoder {
         let buffer = ChunkBuffer()
         var total = 0
         while true {
-            if isCancelled() { throw .cancelled }
+            if cancellable.isCancelled { throw .cancelled }
             guard let chunk = try buffer.read(stream, cancellable: cancellable) else { break }
             total += chunk.count
-            var error: UnsafeMutablePointer<GError>? = nil
-            gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize(chunk.count), &error)
-            if let error { throw FetchError("Not an image: \(GLibError(consuming: error).message)") }
+            try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                     gsize(chunk.count), $0) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
-        if isCancelled() { throw .cancelled }
+        if cancellable.isCancelled { throw .cancelled }
         guard total > 0 else { throw FetchError("Empty response: no image data") }
-        var closeError: UnsafeMutablePointer<GError>? = nil
-        gdk_pixbuf_loader_close(loader.pointer, &closeError)
-        if let closeError { throw FetchError("Not an image: \(GLibError(consuming: closeError).message)") }
+        try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
             throw FetchError("Not an image: no picture could be decoded")
         }
@@ -61,6 +58,11 @@ public enum ImageDecoder {
 
     /// The decode size for an image of `width`×`height`: scaled down (never up) so that it fits
     /// the box, or, for a square, so that its shorter side fills it.
+    /// Runs a loader call; a GError from it means the data is not a picture gdk-pixbuf reads.
+    private static func loaderCall(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean) throws(FetchError) {
+        do { _ = try withGError(body) } catch { throw FetchError("Not an image: \(error.message)") }
+    }
+
     public static func scaledSize(width: Int, height: Int, for size: DecodeSize) -> (Int, Int) {
         guard width > 0, height > 0 else { return (width, height) }
         let scale: Double

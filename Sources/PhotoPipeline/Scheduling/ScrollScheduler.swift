@@ -46,8 +46,7 @@ public struct ScrollScheduler: Sendable {
     /// A new list replaced the old one: all work is dropped.
     public mutating func listChanged(rowCount: Int) -> [Action] {
         precondition(rowCount >= 0)
-        let cancels = pending.keys.sorted().map { Action.cancel(row: $0) }
-        pending.removeAll()
+        let cancels = cancelAll()
         self.rowCount = rowCount
         visible = 0..<0
         return cancels
@@ -104,13 +103,14 @@ public struct ScrollScheduler: Sendable {
     }
 
     /// The desktop is short of memory: cancel everything in flight.
-    public mutating func memoryWarning() -> [Action] {
-        let cancels = pending.keys.sorted().map { Action.cancel(row: $0) }
-        pending.removeAll()
-        return cancels
-    }
+    public mutating func memoryWarning() -> [Action] { cancelAll() }
 
     // MARK: Rules
+
+    private mutating func cancelAll() -> [Action] {
+        defer { pending.removeAll() }
+        return pending.keys.sorted().map { Action.cancel(row: $0) }
+    }
 
     private func clamp(_ range: Range<Int>) -> Range<Int> {
         let lower = min(max(0, range.lowerBound), rowCount)
@@ -127,9 +127,11 @@ public struct ScrollScheduler: Sendable {
             pending.removeValue(forKey: row)
             actions.append(.cancel(row: row))
         }
-        for (row, priority) in pending.sorted(by: { $0.key < $1.key }) where priority != self.priority(of: row) {
-            pending[row] = self.priority(of: row)
-            actions.append(.setPriority(row: row, priority: self.priority(of: row)))
+        for (row, old) in pending.sorted(by: { $0.key < $1.key }) {
+            let new = priority(of: row)
+            guard new != old else { continue }
+            pending[row] = new
+            actions.append(.setPriority(row: row, priority: new))
         }
         guard starting else { return actions }
         let prefetch = Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)

@@ -19,12 +19,10 @@ public final class StallWatchdog: Sendable {
     public func start() {
         guard running.withLock({ running in defer { running = true }; return !running }) else { return }
         let thread = Thread { [self] in
-            let answered = DispatchSemaphore(value: 0)
             var watching = true
             while watching {
                 let sent = g_get_monotonic_time()
-                MainLoop.perform(priority: G_PRIORITY_HIGH) { answered.signal() }
-                answered.wait()
+                MainLoop.perform(waitUntilDone: true, priority: G_PRIORITY_HIGH) {}
                 let ms = Double(g_get_monotonic_time() - sent) / 1000
                 watching = running.withLock { running in
                     if running, ms > thresholdMs { Trace.shared.emit("mainloop.stall", ["ms": .double(ms)]) }

@@ -1,7 +1,7 @@
 /// The JSON Lines trace through which tests and tools observe the running app.
 ///
 /// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`.
-/// Any thread may emit; lines are buffered and written by a flusher at least every 100 ms,
+/// Any thread may emit; lines are buffered and written by a flusher every 50 ms,
 /// and on `flush()` (called at exit and from the SIGTERM / SIGINT handlers).
 import CGLib
 import Foundation
@@ -85,15 +85,14 @@ public final class Trace: Sendable {
     public func flush() {
         state.withLock { s in
             guard s.fd >= 0, !s.buffer.isEmpty else { return }
-            var bytes = Array(s.buffer.utf8)
+            let bytes = Array(s.buffer.utf8)
             s.buffer = ""
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { Glibc.write(s.fd, $0.baseAddress! + offset, $0.count - offset) }
+                let n = bytes.withUnsafeBytes { Glibc.write(s.fd, $0.baseAddress! + offset, $0.count - offset) }
                 if n <= 0 { break }
                 offset += n
             }
-            bytes.removeAll()
         }
     }
 

@@ -4,14 +4,13 @@ import GLibKit
 
 @MainActor
 final class Alert {
-    private let dialog: UnsafeMutablePointer<GtkWidget>
     private var response: SignalConnection?
 
     static let retryResponse: Int32 = 1
 
     init(parent: UnsafeMutablePointer<GtkWindow>, title: String, message: String, retryable: Bool,
          completion: @escaping (_ retried: Bool) -> Void) {
-        dialog = cp_message_dialog_new(parent, GTK_MESSAGE_ERROR, GTK_BUTTONS_NONE, title, message)
+        let dialog = cp_message_dialog_new(parent, GTK_MESSAGE_ERROR, GTK_BUTTONS_NONE, title, message)!
         let dialogPointer: UnsafeMutablePointer<GtkDialog> = gtkCast(dialog)
         gtk_dialog_add_button(dialogPointer, "_Close", GTK_RESPONSE_CLOSE.rawValue)
         if retryable {

@@ -89,8 +89,10 @@ public final class ClassicPhotosApp {
             self.quit()
         }))
         g_action_map_add_action(OpaquePointer(app.pointer), quit.opaque)
-        let accels: [UnsafePointer<CChar>?] = [("<Control>q" as StaticString).utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) { $0 }, nil]
-        accels.withUnsafeBufferPointer { gtk_application_set_accels_for_action(app.pointer, "app.quit", $0.baseAddress) }
+        "<Control>q".withCString { accel in
+            let accels: [UnsafePointer<CChar>?] = [accel, nil]
+            gtk_application_set_accels_for_action(app.pointer, "app.quit", accels)
+        }
     }
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.

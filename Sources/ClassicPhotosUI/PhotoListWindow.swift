@@ -21,6 +21,8 @@ final class PhotoListWindow {
     private let listLoader: PhotoListLoader
     private var scrollMonitor: ScrollActivityMonitor!
     private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
+    /// The widget bound to each row that has one.
+    private var boundWidgets: [Int: PhotoRowWidget] = [:]
     private var connections: [SignalConnection] = []
     private var surfaceConnections: [SignalConnection] = []
     private let placeholder = AppResources.texture(named: "placeholder")
@@ -156,14 +158,16 @@ final class PhotoListWindow {
             guard let item, let row = rowWidgets[item] else { return }
             let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
             guard processor.records.indices.contains(position) else { return }
+            boundWidgets[position] = row
             processor.rowBound(position)
             Trace.shared.emit("row.shown", ["row": .int(position), "name": .string(processor.records[position].name)])
             row.show(processor.records[position], working: processor.isBusy(position),
                      placeholder: placeholder, failed: failed)
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
-            guard let item else { return }
-            rowWidgets[item]?.clear()
+            guard let item, let widget = rowWidgets[item] else { return }
+            if let row = widget.row, boundWidgets[row] === widget { boundWidgets.removeValue(forKey: row) }
+            widget.clear()
         }))
         connections.append(SignalConnection.connect(factory, "teardown", pointer: { [unowned self] item in
             guard let item else { return }
@@ -179,7 +183,7 @@ final class PhotoListWindow {
     /// time per change; replacing the item in the store, 250–400 ms.
     private func reloadRow(_ row: Int) {
         guard processor.records.indices.contains(row) else { return }
-        for widget in rowWidgets.values where widget.row == row {
+        if let widget = boundWidgets[row] {
             widget.show(processor.records[row], working: processor.isBusy(row), placeholder: placeholder, failed: failed)
         }
         refreshSpinner()
@@ -254,7 +258,7 @@ final class PhotoListWindow {
     }
 
     private func refreshSpinner() {
-        let busy = loading != nil || processor.pendingOperations.rowsInProgress.contains { processor.isBusy($0) }
+        let busy = loading != nil || processor.hasBusyRows
         // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
         // resize the header bar, and this runs during the list's layout too (from the
         // adjustment's `changed`), which left the header bar unallocated for that frame.

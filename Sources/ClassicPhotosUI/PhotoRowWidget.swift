@@ -13,7 +13,11 @@ final class PhotoRowWidget {
     private let title: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
     private let spinner: UnsafeMutablePointer<GtkWidget>
+    /// The row shown, until `clear()`.
     private(set) var row: Int?
+    /// The picture's current texture, and the image it was made from (nil for the bundled ones).
+    private var shownTexture: ObjectRef<GObject>?
+    private var shownImage: PhotoImage?
 
     init() {
         root = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
@@ -55,25 +59,27 @@ final class PhotoRowWidget {
         row = record.row
         let (state, image, reason) = record.snapshot
         gtk_label_set_text(gtkCast(title), record.name)
-        var texture: ObjectRef<GObject>?
-        switch state {
-        case .failed:
-            texture = failed
-            gtk_label_set_text(gtkCast(status), "Failed to load")
-            gtk_widget_set_tooltip_text(root, reason ?? "Failed to load")
-        case .new, .downloaded, .filtered:
-            if let image {
-                texture = ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf))
-            } else {
-                texture = placeholder
-            }
-            gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working))
-            gtk_widget_set_tooltip_text(root, nil)
+        gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working))
+        gtk_widget_set_tooltip_text(root, state == .failed ? reason ?? "Failed to load" : nil)
+        if state == .failed {
+            setPicture(failed, of: nil)
+        } else if let image {
+            // A texture is made once per image: rows are re-shown far more often than their
+            // image changes, and each new texture would be uploaded again.
+            setPicture(image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
+                       of: image)
+        } else {
+            setPicture(placeholder, of: nil)
         }
-        gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
         gtk_widget_set_visible(spinner, working ? 1 : 0)
         gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
-        gtk_widget_set_tooltip_text(picture, nil)
+    }
+
+    private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {
+        guard texture !== shownTexture else { return }
+        shownTexture = texture
+        shownImage = image
+        gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
     }
 
     private static func statusText(_ state: PhotoState, working: Bool) -> String {
@@ -88,7 +94,7 @@ final class PhotoRowWidget {
     /// Forgets the row (the widget is about to be reused or destroyed).
     func clear() {
         row = nil
-        gtk_picture_set_paintable(gtkCast(picture), nil)
+        setPicture(nil, of: nil)
         gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }
 }

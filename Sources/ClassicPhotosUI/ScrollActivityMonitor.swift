@@ -32,9 +32,8 @@ final class ScrollActivityMonitor {
     /// - Parameters:
     ///   - scrolledWindow: the `GtkScrolledWindow` around the list.
     ///   - keyTarget: the widget whose key presses can scroll (the window).
-    init(scrolledWindow: UnsafeMutablePointer<GtkWidget>, keyTarget: UnsafeMutablePointer<GtkWidget>,
-         quietPeriodMs: UInt32 = ScrollActivityMonitor.configuredQuietPeriod) {
-        self.quietPeriodMs = quietPeriodMs
+    init(scrolledWindow: UnsafeMutablePointer<GtkWidget>, keyTarget: UnsafeMutablePointer<GtkWidget>) {
+        quietPeriodMs = Self.configuredQuietPeriod
         let scrolled: OpaquePointer = OpaquePointer(scrolledWindow)
 
         // Wheel and touchpad, seen before the scrolled window handles them (capture phase).
@@ -58,7 +57,6 @@ final class ScrollActivityMonitor {
             } else {
                 begin(.touchpad)
             }
-            restartQuietTimer()
             return false // let the scrolled window scroll
         }))
         gtk_widget_add_controller(scrolledWindow, scroll)
@@ -95,8 +93,7 @@ final class ScrollActivityMonitor {
         // Every movement, whatever caused it.
         let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)!
         connections.append(SignalConnection.connect(adjustment, "value-changed") { [unowned self] in
-            if !isScrolling { begin(inferSource()) }
-            restartQuietTimer()
+            if isScrolling { restartQuietTimer() } else { begin(inferSource()) }
         })
     }
 
@@ -123,6 +120,7 @@ final class ScrollActivityMonitor {
         return .program
     }
 
+    /// Notes movement: the quiet period starts over, and the scroll begins if it had not.
     private func begin(_ source: Source) {
         restartQuietTimer()
         guard !isScrolling else { return }

@@ -210,6 +210,12 @@ public final class PhotoProcessor {
         hasWork(for: row) && needsWork(row)
     }
 
+    /// Whether any row is busy (see `isBusy`).
+    public var hasBusyRows: Bool {
+        pendingOperations.downloadsInProgress.keys.contains(where: needsWork)
+            || pendingOperations.filtrationsInProgress.keys.contains(where: needsWork)
+    }
+
     /// Whether any download or filtration is queued or running for `row`.
     public func hasWork(for row: Int) -> Bool {
         pendingOperations.downloadsInProgress[row] != nil || pendingOperations.filtrationsInProgress[row] != nil

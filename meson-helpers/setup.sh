@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what Classic Photos needs on Debian / Ubuntu (only the packages that are missing),
-# then builds it. Sourced or run by run-app.sh and run-tests.sh.
+# and puts Swift on PATH. Sourced by run-app.sh, run-tests.sh and run-bench.sh.
 set -euo pipefail
 
 # Build and run-time libraries, and the tools the tests drive a real X display with.
 PACKAGES=(
   pkg-config libglib2.0-dev libgtk-4-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
-  glib-networking dbus dbus-bin dbus-daemon xvfb xauth xdotool x11-utils imagemagick
+  glib-networking dbus xvfb xdotool imagemagick
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

@@ -12,11 +12,7 @@ extension GUITests {
         }()
 
         /// Rows in the last `view.visible` / `scroll.end` range.
-        private func visibleRange(_ events: [[String: Any]]) -> ClosedRange<Int>? {
-            guard let e = events.last(where: { ["view.visible", "scroll.end"].contains($0["ev"] as? String) }),
-                  let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
-            return first...last
-        }
+        private func visibleRange(_ events: [[String: Any]]) -> ClosedRange<Int>? { AppSession.visibleRanges(events).last }
 
         /// Prints how long after the list loaded its visible rows were all settled.
         private func printTimings(_ label: String, _ events: [[String: Any]]) {

@@ -27,14 +27,6 @@ extension GUITests {
             return Run(app: app, server: server, window: try app.windowGeometry())
         }
 
-        private static func ranges(_ events: [[String: Any]]) -> [ClosedRange<Int>] {
-            events.compactMap { e in
-                guard ["view.visible", "scroll.end"].contains(e["ev"] as? String),
-                      let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
-                return first...last
-            }
-        }
-
         private static func settled(_ events: [[String: Any]]) -> Bool {
             guard let last = events.last(where: { $0["ev"] as? String == "scroll.end" }),
                   let first = last["first"] as? Int, let end = last["last"] as? Int else { return false }
@@ -66,7 +58,7 @@ extension GUITests {
             #expect(endedAt - beganAt >= 0.15)
 
             // No download for a row that was never within the visible range plus the margin.
-            let allowed = Self.ranges(events).map { max(0, $0.lowerBound - Self.margin)...min(Self.rows - 1, $0.upperBound + Self.margin) }
+            let allowed = AppSession.visibleRanges(events).map { max(0, $0.lowerBound - Self.margin)...min(Self.rows - 1, $0.upperBound + Self.margin) }
             let downloads = events.filter { $0["ev"] as? String == "op.start" && $0["kind"] as? String == "download" }
                 .compactMap { $0["row"] as? Int }
             let stray = downloads.filter { row in !allowed.contains { $0.contains(row) } }
@@ -74,12 +66,12 @@ extension GUITests {
 
             // Work for the first screen, still in flight when the scroll began, was cancelled.
             let cancels = events.filter { $0["ev"] as? String == "op.cancel" }.compactMap { $0["row"] as? Int }
-            let firstScreen = try #require(Self.ranges(events).first)
+            let firstScreen = try #require(AppSession.visibleRanges(events).first)
             #expect(cancels.contains { $0 <= firstScreen.upperBound + Self.margin }, "first screen \(firstScreen), cancels \(cancels)")
 
             // Figures for the notes: work started against rows shown at rest.
-            let finalRange = Self.ranges(events).last!
-            let visibleRows = Set(Self.ranges(events).flatMap { Array($0) })
+            let finalRange = AppSession.visibleRanges(events).last!
+            let visibleRows = Set(AppSession.visibleRanges(events).flatMap { Array($0) })
             let filteredAt = events.filter { $0["ev"] as? String == "row.state" && $0["state"] as? String != "downloaded" }
                 .filter { finalRange.contains($0["row"] as? Int ?? -1) }.compactMap { $0["t"] as? Double }.max() ?? endedAt
             print("scroll via \(expected): \(downloads.count) downloads started for \(visibleRows.count) rows visible at rest "

@@ -53,8 +53,7 @@ import TestSupport
     @Test("The main window, filled and destroyed, leaves no GObject and no signal closure behind")
     func windowLeavesNothingBehind() throws {
         let display = try XvfbDisplay()
-        let r = try probe("window", environment: ["DISPLAY": display.name, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo",
-                                                  "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"])
+        let r = try probe("window", environment: display.gtkEnvironment)
         #expect((r["rowsBound"] as? Int ?? 0) > 3)
         #expect(r["finalized"] as? [String] == r["watched"] as? [String])
         #expect(r["closuresLeft"] as? Int == 0)

@@ -8,14 +8,11 @@ import Synchronization
 public final class XvfbDisplay: @unchecked Sendable {
     public let name: String
     private let process: Process
-    public let width: Int, height: Int
 
     /// Display numbers handed out in this process; parallel tests must never share one.
     private static let allocated = Mutex<Set<Int>>([])
 
     public init(width: Int = 1024, height: Int = 900) throws {
-        self.width = width
-        self.height = height
         var started: (Int, Process)?
         for candidate in (200 + Int(getpid() % 300))..<1000 where started == nil {
             let free = Self.allocated.withLock { used -> Bool in
@@ -54,6 +51,19 @@ public final class XvfbDisplay: @unchecked Sendable {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+
+    /// What a GTK program needs to run on this display as the tests run it.
+    public var gtkEnvironment: [String: String] {
+        [
+            "DISPLAY": name,
+            "GDK_BACKEND": "x11",
+            "GTK_A11Y": "none",
+            "NO_AT_BRIDGE": "1",
+            // No GPU under Xvfb: GTK's GL renderer would run on Mesa's software rasteriser and
+            // compete with the photo work for the two cores; cairo is GTK's own CPU renderer.
+            "GSK_RENDERER": ProcessInfo.processInfo.environment["GSK_RENDERER"] ?? "cairo",
+        ]
+    }
 }
 
 public enum AppSessionError: Error { case noDisplay, timeout(String) }
@@ -68,20 +78,13 @@ public final class AppSession: @unchecked Sendable {
     /// Starts `classic-photos [source]` with a trace on its own display. The app needs no
     /// D-Bus session (GApplication runs alone without one), and none is started here: a bus
     /// daemon started by a test would inherit the test's blocked SIGTERM and outlive it.
-    public init(source: String? = nil, environment: [String: String] = [:], displaySize: (Int, Int) = (1024, 900)) throws {
-        display = try XvfbDisplay(width: displaySize.0, height: displaySize.1)
+    public init(source: String? = nil, environment: [String: String] = [:]) throws {
+        display = try XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
         process.executableURL = Products.executable("classic-photos")
         process.arguments = ["--trace", tracePath] + (source.map { [$0] } ?? [])
-        var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = display.name
-        env["GDK_BACKEND"] = "x11"
-        env["GTK_A11Y"] = "none"
-        env["NO_AT_BRIDGE"] = "1"
-        // No GPU under Xvfb: GTK's GL renderer would run on Mesa's software rasteriser and
-        // compete with the photo work for the two cores; cairo is GTK's own CPU renderer.
-        env["GSK_RENDERER"] = env["GSK_RENDERER"] ?? "cairo"
+        var env = ProcessInfo.processInfo.environment.merging(display.gtkEnvironment) { $1 }
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         process.environment = env.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
@@ -93,8 +96,7 @@ public final class AppSession: @unchecked Sendable {
 
     deinit {
         if process.isRunning {
-            Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
-            kill(process.processIdentifier, SIGKILL)
+            killWithChildren()
             process.waitUntilExit()
         }
         if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_TRACE"] == nil { try? FileManager.default.removeItem(atPath: tracePath) }
@@ -109,8 +111,6 @@ public final class AppSession: @unchecked Sendable {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
     }
-
-    public func events(_ name: String) -> [[String: Any]] { events().filter { $0["ev"] as? String == name } }
 
     /// Waits until `condition` holds on the events so far (polling the trace file).
     @discardableResult
@@ -135,6 +135,15 @@ public final class AppSession: @unchecked Sendable {
     public func waitFor(event name: String, timeout: Double = 30) throws -> [String: Any] {
         let all = try waitFor("event \(name)", timeout: timeout) { $0.contains { $0["ev"] as? String == name } }
         return all.first { $0["ev"] as? String == name }!
+    }
+
+    /// The visible row ranges traced so far (`view.visible` and `scroll.end`), oldest first.
+    public static func visibleRanges(_ events: [[String: Any]]) -> [ClosedRange<Int>] {
+        events.compactMap { e in
+            guard ["view.visible", "scroll.end"].contains(e["ev"] as? String),
+                  let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
+            return first...last
+        }
     }
 
     /// The latest state traced for each row.
@@ -183,11 +192,15 @@ public final class AppSession: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning {
             // It did not quit: kill it so the test ends (and fails on the status).
-            Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
-            kill(process.processIdentifier, SIGKILL)
+            killWithChildren()
         }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    private func killWithChildren() {
+        Self.children(of: process.processIdentifier).forEach { kill($0, SIGKILL) }
+        kill(process.processIdentifier, SIGKILL)
     }
 
     /// Process ids whose parent is `parent`, read from /proc.
@@ -200,7 +213,4 @@ public final class AppSession: @unchecked Sendable {
             return fields.count > 2 && Int32(fields[1]) == parent
         }
     }
-
-    /// What the app printed (after it exited).
-    public var output: (stdout: String, stderr: String) { collector.finish() }
 }

@@ -220,7 +220,7 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     /// A plist array of `rows` photos cycling through the bundled JPEGs, with distinct URLs.
-    public static func photoList(rows: Int, photos: URL) -> Data {
+    private static func photoList(rows: Int, photos: URL) -> Data {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: photos.path)) ?? [])
             .filter { $0.hasSuffix(".jpg") }.sorted()
         let items: [[String: String]] = (0..<rows).map { i in

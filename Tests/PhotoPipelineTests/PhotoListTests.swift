@@ -64,3 +64,7 @@ import TestSupport
         #expect(PhotoList.location(of: "/abs/b.plist").path == "/abs/b.plist")
     }
 }
+
+extension PhotoEntry {
+    var url: URL { try! resolvedURL() }
+}

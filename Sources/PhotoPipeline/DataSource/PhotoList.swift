@@ -5,17 +5,6 @@
 /// against the list's own location.
 import Foundation
 
-/// One photo named by a list.
-public struct PhotoEntry: Sendable, Equatable {
-    public let name: String
-    public let url: URL
-
-    public init(name: String, url: URL) {
-        self.name = name
-        self.url = url
-    }
-}
-
 /// Why a list could not be read, in words for the “Oops!” alert.
 public struct PhotoListError: Error, CustomStringConvertible, Sendable, Equatable {
     public let description: String
@@ -40,7 +29,7 @@ public enum PhotoList {
             }
             return entries.sorted {
                 let order = $0.name.localizedStandardCompare($1.name)
-                return order == .orderedSame ? $0.url.absoluteString < $1.url.absoluteString : order == .orderedAscending
+                return order == .orderedSame ? $0.link < $1.link : order == .orderedAscending
             }
         }
         if let array = root as? [Any] {

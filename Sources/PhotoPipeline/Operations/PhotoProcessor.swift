@@ -32,7 +32,7 @@ public final class PhotoProcessor {
     public func setEntries(_ entries: [PhotoEntry]) {
         apply(scheduler.listChanged(rowCount: entries.count))
         deferredRows.removeAll()
-        records = entries.enumerated().map { PhotoRecord(row: $0.offset, name: $0.element.name, url: $0.element.url) }
+        records = entries.enumerated().map { PhotoRecord(row: $0.offset, name: $0.element.name, url: (try? $0.element.resolvedURL()) ?? URL(fileURLWithPath: "/nonexistent")) }
     }
 
     public func scrollBegan() { apply(scheduler.scrollBegan()) }

@@ -1,0 +1,84 @@
+/// Why a photo could not be shown: a stable reason code (traced, and matched by tests), a
+/// short phrase for the row's subtitle, and the full detail for its tooltip.
+public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable codes; the raw values are what the trace's `op.fail` carries as `reason`.
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The server answered with a status other than 2xx.
+        case http
+        /// The connection failed (refused, reset, DNS, TLS).
+        case transport
+        /// The server or the file took too long.
+        case timeout
+        /// More bytes than a photo may have.
+        case tooLarge = "too-large"
+        /// More pixels than a photo may have.
+        case tooManyPixels = "too-many-pixels"
+        /// The bytes are not a picture any installed loader reads.
+        case notImage = "not-image"
+        /// No bytes at all.
+        case empty
+        /// An address whose scheme the app refuses to follow (e.g. `file:` from a web list).
+        case blockedScheme = "blocked-scheme"
+        /// Too many redirects.
+        case redirects
+        /// An address scheme or picture format the app cannot read.
+        case unsupported
+        /// The address is not a valid URL.
+        case invalidAddress = "invalid-address"
+        /// The local file does not exist.
+        case missing
+        /// The local file exists but cannot be read (permissions, I/O error).
+        case unreadable
+        /// The work was cancelled (never shown, never traced as a failure).
+        case cancelled
+    }
+
+    public let reason: Reason
+    /// A few words for the row's subtitle: "Not found (404)", "Timed out", "Not a picture".
+    public let summary: String
+    /// The whole story, for the tooltip and logs.
+    public let detail: String
+
+    public init(_ reason: Reason, summary: String? = nil, detail: String) {
+        self.reason = reason
+        self.summary = summary ?? Self.defaultSummary(reason)
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+    public var isCancellation: Bool { reason == .cancelled }
+
+    public static let cancelled = PhotoFailure(.cancelled, detail: "Cancelled")
+
+    /// An HTTP status, summarised the way people know it ("Not found (404)").
+    public static func http(status: Int, phrase: String) -> PhotoFailure {
+        let summary: String
+        switch status {
+        case 401, 403: summary = "Access denied (\(status))"
+        case 404, 410: summary = "Not found (\(status))"
+        case 429: summary = "Too many requests (\(status))"
+        case 500..<600: summary = "Server error (\(status))"
+        default: summary = "HTTP error \(status)"
+        }
+        return PhotoFailure(.http, summary: summary, detail: "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")")
+    }
+
+    static func defaultSummary(_ reason: Reason) -> String {
+        switch reason {
+        case .http: "HTTP error"
+        case .transport: "Connection failed"
+        case .timeout: "Timed out"
+        case .tooLarge: "Too large"
+        case .tooManyPixels: "Too many pixels"
+        case .notImage: "Not a picture"
+        case .empty: "Empty file"
+        case .blockedScheme: "Address not allowed"
+        case .redirects: "Too many redirects"
+        case .unsupported: "Not supported"
+        case .invalidAddress: "Invalid address"
+        case .missing: "File not found"
+        case .unreadable: "Cannot be read"
+        case .cancelled: "Cancelled"
+        }
+    }
+}

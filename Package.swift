@@ -19,13 +19,13 @@ let cIncludeFlags: [String] = {
     guard process.terminationStatus == 0 else { return [] }
     return String(decoding: output, as: UTF8.self)
         .split(whereSeparator: { $0 == " " || $0 == "\n" })
-        .flatMap { ["-Xcc", String($0)] }
+        .map(String.init)
 }()
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
-    .unsafeFlags(cIncludeFlags),
+    .unsafeFlags(cIncludeFlags.flatMap { ["-Xcc", $0] }),
 ]
 
 let package = Package(
@@ -48,6 +48,11 @@ let package = Package(
             name: "CGtk",
             providers: [.apt(["libgtk-4-dev"])]),
 
+        // A GListModel of photo identities (C, as GObject types are declared in C).
+        .target(
+            name: "CPhotoListModel", dependencies: ["CGLib"],
+            cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
+
         // MARK: Interop: owned references, signals, errors, main-loop marshalling
         .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
 
@@ -60,7 +65,7 @@ let package = Package(
         // MARK: The GTK application
         .target(
             name: "ClassicPhotosUI",
-            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk"],
+            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel"],
             swiftSettings: strict),
 
         // MARK: Executables

@@ -1,16 +1,16 @@
-/// The GtkApplication: command line, trace, signals, and the main window's life.
 import CGLib
 import CGtk
 import Foundation
 import GLibKit
 import PhotoPipeline
 
+/// The GtkApplication: command line, trace, signals, and the main window's life.
 @MainActor
 public final class ClassicPhotosApp {
     private let app: ObjectRef<GtkApplication>
     private var window: PhotoListWindow?
     private var connections: [SignalConnection] = []
-    private let source: URL?
+    private let sources: [any PhotoSource]
     private let watchdog = StallWatchdog()
 
     /// Runs the app; returns the process exit status.
@@ -38,15 +38,20 @@ public final class ClassicPhotosApp {
         Trace.shared.emit("app.start", ["version": .string(AppInfo.version)])
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
-        let app = ClassicPhotosApp(source: options.source.map { PhotoList.location(of: $0) } ?? AppResources.bundledList)
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        var sources = options.sources.map { PhotoSources.source(for: $0, relativeTo: here) }
+        if sources.isEmpty, let bundled = AppResources.bundledList {
+            sources = [PhotoSources.source(for: bundled.path, relativeTo: here)]
+        }
+        let app = ClassicPhotosApp(sources: sources)
         let status = app.run(programName: arguments.first ?? "classic-photos")
         Trace.shared.emit("app.quit")
         Trace.shared.flush()
         return status
     }
 
-    init(source: URL?) {
-        self.source = source
+    init(sources: [any PhotoSource]) {
+        self.sources = sources
         g_set_application_name(AppInfo.displayName)
         // Each process shows its own list; single-instance handling can come with the launcher.
         app = ObjectRef(taking: gtk_application_new(AppInfo.applicationID, G_APPLICATION_NON_UNIQUE)!)
@@ -75,8 +80,8 @@ public final class ClassicPhotosApp {
         gtk_window_present(window.window)
         // Start-up (GTK init, first layout) happens before the loop turns; watch from here on.
         if Trace.shared.isEnabled { MainLoop.perform(priority: G_PRIORITY_LOW) { [watchdog] in watchdog.start() } }
-        if let source {
-            window.open(source)
+        if !sources.isEmpty {
+            window.open(sources)
         } else {
             window.showError(title: "Oops!", message: "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or pass a list to open.", retry: nil)
         }
@@ -116,7 +121,7 @@ public final class ClassicPhotosApp {
 
 /// What the command line asked for.
 struct CommandLineOptions {
-    var source: String?
+    var sources: [String] = []
     var tracePath: String?
 
     enum Outcome {
@@ -125,11 +130,16 @@ struct CommandLineOptions {
     }
 
     static let usage = """
-        Usage: classic-photos [--trace PATH] [LIST]
+        Usage: classic-photos [--trace PATH] [SOURCE…]
 
-        Shows the photos named by LIST (a property list of photo name → image URL, given as a
-        path or an http(s) address) downloading and turning sepia as they scroll into view.
-        With no LIST, the bundled sample photos open.
+        Shows photos in a scrolling list, each downloaded and turned sepia as it scrolls into
+        view. A SOURCE is any of:
+          FOLDER         the pictures directly inside it, in file-manager order
+          PICTURE        the pictures of its folder, with that one selected
+          LIST           a property list of photo name → image address (a path or an
+                         http(s):// address); relative addresses resolve against the list
+        Several sources show as one list, in the order given. With none, the bundled
+        sample photos open.
 
           --trace PATH   write a JSON Lines trace of what the app does to PATH
                          (also: CLASSIC_PHOTOS_TRACE=PATH)
@@ -151,9 +161,11 @@ struct CommandLineOptions {
                 options.tracePath = String(argument.dropFirst("--trace=".count))
             case _ where argument.hasPrefix("-") && argument != "-":
                 return .exit(2, "classic-photos: unknown option \(argument)\n\n\(usage)")
+            case "--":
+                options.sources += rest
+                rest = []
             default:
-                guard options.source == nil else { return .exit(2, "classic-photos: give one photo list at most\n\n\(usage)") }
-                options.source = argument
+                options.sources.append(argument)
             }
         }
         return .run(options)

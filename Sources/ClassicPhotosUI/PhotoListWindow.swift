@@ -1,35 +1,44 @@
-/// The main window: header bar with the activity spinner, and the photo list.
-///
-/// It turns GTK's signals into pipeline calls (rows bound, scrolling began / ended, visible rows,
-/// window hidden, memory warnings) and the pipeline's results into updates of that row alone.
 import CGLib
 import CGtk
+import CPhotoListModel
 import Foundation
 import GLibKit
 import PhotoPipeline
 
+/// The main window: header bar with the activity spinner, and the photo list.
+///
+/// It turns GTK's signals into pipeline calls (rows bound, scrolling began / ended, visible rows,
+/// window hidden, memory warnings), and each photo snapshot the pipeline pushes into the row
+/// widget bound to that photo, if any. Rows are found by the photo's identity, never by
+/// position.
 @MainActor
 final class PhotoListWindow {
     let window: UnsafeMutablePointer<GtkWindow>
+    /// The list model: one photo identity per row.
     let store: ObjectRef<GObject>
+    private let selection: OpaquePointer
     let listView: OpaquePointer
     private let scrolled: OpaquePointer
     private let spinner: UnsafeMutablePointer<GtkWidget>
     private let subtitle: UnsafeMutablePointer<GtkWidget>
     private let emptyState: UnsafeMutablePointer<GtkWidget>
     private let processor: PhotoProcessor
-    private let listLoader: PhotoListLoader
+    private let sourceLoader: PhotoSourceLoader
     private var scrollMonitor: ScrollActivityMonitor!
     private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
-    /// The widget bound to each row that has one.
-    private var boundWidgets: [Int: PhotoRowWidget] = [:]
+    /// The widget bound to each photo that has one.
+    private var boundWidgets: [PhotoID: PhotoRowWidget] = [:]
     private var connections: [SignalConnection] = []
     private var surfaceConnections: [SignalConnection] = []
     private let placeholder = AppResources.texture(named: "placeholder")
     private let failed = AppResources.texture(named: "failed")
     private let memoryMonitor: ObjectRef<GObject>?
-    private var source: URL?
+    /// The sources shown, as given on the command line (kept for Retry).
+    private var sources: [any PhotoSource] = []
     private var loading: Cancellable?
+    private var busyPhotos = 0
+    /// A photo to select once the list has been laid out (a single picture was opened).
+    private var pendingSelection: Int?
     private var alert: Alert?
     private var shownTraced = false
     private var lastVisible: Range<Int> = 0..<0
@@ -38,7 +47,7 @@ final class PhotoListWindow {
     init(application: UnsafeMutablePointer<GtkApplication>) {
         let fetcher = PhotoFetcher()
         processor = PhotoProcessor(fetcher: fetcher)
-        listLoader = PhotoListLoader(fetcher: fetcher)
+        sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
         window = gtkCast(gtk_application_window_new(application)!)
         gtk_window_set_title(window, AppInfo.displayName)
@@ -61,10 +70,14 @@ final class PhotoListWindow {
         gtk_header_bar_pack_end(gtkCast(header), spinner)
         gtk_window_set_titlebar(window, header)
 
-        // The list: a GListStore of one small item per photo, shown through a factory.
-        store = ObjectRef(takingOpaque: g_list_store_new(gtk_string_object_get_type())!)
+        // The list: a model of photo identities (items are made only for the rows bound), one
+        // photo selectable, shown through a factory.
+        store = ObjectRef(takingOpaque: cp_photo_list_model_new())
         let factory = gtk_signal_list_item_factory_new()!
-        let selection = gtk_no_selection_new(g_object_ref(store.pointer).map { OpaquePointer($0) })!
+        selection = gtk_single_selection_new(OpaquePointer(g_object_ref(store.pointer)))
+        gtk_single_selection_set_autoselect(selection, 0)
+        gtk_single_selection_set_can_unselect(selection, 1)
+        gtk_single_selection_set_selected(selection, GTK_INVALID_LIST_POSITION)
         listView = gtkCast(gtk_list_view_new(gtkCast(selection), gtkCast(factory))!)
         gtk_widget_add_css_class(widget(listView), "photo-list")
         let scrolledWidget = gtk_scrolled_window_new()!
@@ -88,7 +101,13 @@ final class PhotoListWindow {
 
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
         connectWindow()
-        processor.onRecordChanged = { [unowned self] row in reloadRow(row) }
+        processor.onPhotoChanged = { [unowned self] snapshot in
+            boundWidgets[snapshot.id]?.show(snapshot, placeholder: placeholder, failed: failed)
+        }
+        processor.onActivityChanged = { [unowned self] busy in
+            busyPhotos = busy
+            refreshSpinner()
+        }
         scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolledWidget, keyTarget: widget(window))
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit("scroll.begin", ["via": .string(source.rawValue)])
@@ -104,43 +123,86 @@ final class PhotoListWindow {
         }
     }
 
-    // MARK: Loading a list
+    // MARK: Loading sources
 
-    /// Loads the photo list at `url` (off the main thread) and shows it.
-    func open(_ url: URL) {
-        source = url
+    /// Reads `sources` one after another (off the main thread) and shows their photos as
+    /// one list, in the order given.
+    func open(_ sources: [any PhotoSource]) {
+        self.sources = sources
         loading?.cancel()
+        processor.replaceList()
+        cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
+        pendingSelection = nil
         gtk_label_set_text(gtkCast(emptyState), "Loading photos…")
         gtk_widget_set_visible(emptyState, 1)
-        setSubtitle(url.lastPathComponent)
-        loading = listLoader.load(url) { [weak self] result in
-            guard let self, source == url else { return }
-            loading = nil
-            switch result {
-            case .success(let entries): show(entries, from: url)
-            case .failure(let error):
-                Trace.shared.emit("source.failed", ["url": .string(url.absoluteString), "error": .string(error.description)])
-                gtk_label_set_text(gtkCast(emptyState), "No photos")
-                showError(title: "Oops!", message: error.description) { [weak self] in self?.open(url) }
+        setSubtitle(Self.title(of: sources))
+        var failures: [String] = []
+        loading = sourceLoader.load(sources) { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .started(_, let location):
+                Trace.shared.emit("source.start", ["url": .string(location.absoluteString)])
+            case .batch(_, let batch):
+                append(batch)
+            case .finished(_, let location, let rows):
+                Trace.shared.emit("source.loaded", ["url": .string(location.absoluteString), "rows": .int(rows)])
+            case .failed(_, let location, let error):
+                Trace.shared.emit("source.failed", ["url": .string(location.absoluteString), "error": .string(error.description)])
+                failures.append(error.description)
             }
-            refreshSpinner()
+            if case .batch = event { return }
+            if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
         }
         refreshSpinner()
     }
 
-    private func show(_ entries: [PhotoEntry], from url: URL) {
-        processor.setEntries(entries)
-        let items = entries.map { gtk_string_object_new($0.name) }
-        var pointers: [gpointer?] = items.map { UnsafeMutableRawPointer($0) }
-        let old = g_list_model_get_n_items(store.opaque)
-        pointers.withUnsafeMutableBufferPointer { g_list_store_splice(store.opaque, 0, old, $0.baseAddress, guint($0.count)) }
-        items.forEach { g_object_unref(UnsafeMutableRawPointer($0)) }
-        gtk_widget_set_visible(emptyState, entries.isEmpty ? 1 : 0)
+    private func finishedLoading(failures: [String]) {
+        loading = nil
+        let count = processor.photos.count
         gtk_label_set_text(gtkCast(emptyState), "No photos")
-        setSubtitle(entries.count == 1 ? "1 photo" : "\(entries.count) photos")
-        Trace.shared.emit("source.loaded", ["url": .string(url.absoluteString), "rows": .int(entries.count)])
+        gtk_widget_set_visible(emptyState, count == 0 ? 1 : 0)
+        setSubtitle(Self.title(of: sources) + " — " + (count == 1 ? "1 photo" : "\(count) photos"))
+        refreshSpinner()
+        if !failures.isEmpty {
+            let sources = self.sources
+            showError(title: "Oops!", message: failures.joined(separator: "\n\n")) { [weak self] in self?.open(sources) }
+        }
+    }
+
+    private static func title(of sources: [any PhotoSource]) -> String {
+        guard sources.count == 1, let source = sources.first else { return "\(sources.count) sources" }
+        return source.location.lastPathComponent
+    }
+
+    /// Adds a batch of photos at the end of the list.
+    private func append(_ batch: PhotoSourceBatch) {
+        let added = processor.append(batch.entries)
+        var ids = added.map { guint64(processor.photos.id(at: $0).rawValue) }
+        ids.withUnsafeMutableBufferPointer {
+            cp_photo_list_model_splice(store.opaque, guint(added.lowerBound), 0, $0.baseAddress, guint($0.count))
+        }
+        gtk_widget_set_visible(emptyState, 0)
+        if let selected = batch.selected { select(added.lowerBound + selected) }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
         updateVisibleRows()
+    }
+
+    /// Selects the photo at `position` and scrolls it into view (the picture the user opened).
+    private func select(_ position: Int) {
+        gtk_single_selection_set_selected(selection, guint(position))
+        pendingSelection = position
+        Trace.shared.emit("list.select", ["row": .int(position), "id": .id(processor.photos.id(at: position)),
+                                          "name": .string(processor.photos.name(at: position))])
+        // Scrolled once the list has a size: before its first layout there is nowhere to go.
+        MainLoop.perform(priority: G_PRIORITY_LOW) { [weak self] in
+            MainActor.assumeIsolated { self?.scrollToPendingSelection() }
+        }
+    }
+
+    private func scrollToPendingSelection() {
+        guard let position = pendingSelection, position < processor.photos.count else { return }
+        pendingSelection = nil
+        gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
     }
 
     // MARK: Rows
@@ -155,38 +217,26 @@ final class PhotoListWindow {
             gtk_list_item_set_child(OpaquePointer(item), row.root)
         }))
         connections.append(SignalConnection.connect(factory, "bind", pointer: { [unowned self] item in
-            guard let item, let row = rowWidgets[item] else { return }
+            guard let item, let row = rowWidgets[item],
+                  let photo = gtk_list_item_get_item(OpaquePointer(item)) else { return }
+            let id = PhotoID(rawValue: UInt64(cp_photo_item_get_id(OpaquePointer(photo))))
             let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            guard processor.records.indices.contains(position) else { return }
-            boundWidgets[position] = row
+            guard processor.photos.position(of: id) == position else { return }
+            boundWidgets[id] = row
             processor.rowBound(position)
-            Trace.shared.emit("row.shown", ["row": .int(position), "name": .string(processor.records[position].name)])
-            row.show(processor.records[position], working: processor.isBusy(position),
-                     placeholder: placeholder, failed: failed)
+            let snapshot = processor.snapshot(at: position)
+            Trace.shared.emit("row.shown", ["row": .int(position), "id": .id(id), "name": .string(snapshot.name)])
+            row.show(snapshot, placeholder: placeholder, failed: failed)
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
             guard let item, let widget = rowWidgets[item] else { return }
-            if let row = widget.row, boundWidgets[row] === widget { boundWidgets.removeValue(forKey: row) }
+            if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
             widget.clear()
         }))
         connections.append(SignalConnection.connect(factory, "teardown", pointer: { [unowned self] item in
             guard let item else { return }
             rowWidgets.removeValue(forKey: item)
         }))
-    }
-
-    /// Re-shows one row, if it has a widget: only that row's widget is touched.
-    ///
-    /// Emitting `items-changed` for the row is not used: GTK 4.8's list view answers any
-    /// items-changed by binding all of its row widgets again. Measured on a 60-row list (where
-    /// every row has a widget): with the same item, 58 binds and a median 23 ms of main-loop
-    /// time per change; replacing the item in the store, 250–400 ms.
-    private func reloadRow(_ row: Int) {
-        guard processor.records.indices.contains(row) else { return }
-        if let widget = boundWidgets[row] {
-            widget.show(processor.records[row], working: processor.isBusy(row), placeholder: placeholder, failed: failed)
-        }
-        refreshSpinner()
     }
 
     /// Rows that intersect the viewport, from the adjustment and the (uniform) row height.
@@ -258,7 +308,7 @@ final class PhotoListWindow {
     }
 
     private func refreshSpinner() {
-        let busy = loading != nil || processor.hasBusyRows
+        let busy = loading != nil || busyPhotos > 0
         // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
         // resize the header bar, and this runs during the list's layout too (from the
         // adjustment's `changed`), which left the header bar unallocated for that frame.
@@ -286,11 +336,21 @@ final class PhotoListWindow {
         loading?.cancel()
         loading = nil
         // Empty the list first, so tearing the window down binds no rows on the way out.
-        g_list_store_remove_all(store.opaque)
+        cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         processor.shutDown()
         scrollMonitor.invalidate()
         connections.removeAll()
         surfaceConnections.removeAll()
         firstFrame = nil
+    }
+}
+
+private extension PhotoSourceEvent {
+    /// Whether this event ends the last of `count` sources.
+    func isLast(of count: Int) -> Bool {
+        switch self {
+        case .finished(let index, _, _), .failed(let index, _, _): index == count - 1
+        default: false
+        }
     }
 }

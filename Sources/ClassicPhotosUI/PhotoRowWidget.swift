@@ -1,8 +1,9 @@
-/// One row of the photo list: thumbnail, name, status line and a spinner while work is pending.
 import CGtk
 import GLibKit
 import PhotoPipeline
 
+/// One row of the photo list: thumbnail, name, status line (with the short reason when the
+/// photo failed) and a spinner while work is pending.
 @MainActor
 final class PhotoRowWidget {
     /// Row height in logical pixels, as in the tutorial.
@@ -13,8 +14,8 @@ final class PhotoRowWidget {
     private let title: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
     private let spinner: UnsafeMutablePointer<GtkWidget>
-    /// The row shown, until `clear()`.
-    private(set) var row: Int?
+    /// The photo shown, until `clear()`.
+    private(set) var photo: PhotoID?
     /// The picture's current texture, and the image it was made from (nil for the bundled ones).
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
@@ -54,13 +55,14 @@ final class PhotoRowWidget {
         gtk_box_append(gtkCast(root), spinner)
     }
 
-    /// Shows `record` as it is now.
-    func show(_ record: PhotoRecord, working: Bool, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) {
-        row = record.row
-        let (state, image, reason) = record.snapshot
-        gtk_label_set_text(gtkCast(title), record.name)
-        gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working))
-        gtk_widget_set_tooltip_text(root, state == .failed ? reason ?? "Failed to load" : nil)
+    /// Shows the photo as `snapshot` has it.
+    func show(_ snapshot: PhotoSnapshot, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) {
+        photo = snapshot.id
+        let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
+        gtk_label_set_text(gtkCast(title), snapshot.name)
+        gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working, failure: snapshot.failure))
+        gtk_widget_set_tooltip_text(root, state == .failed ? snapshot.failure?.detail ?? "Failed to load" : nil)
+        if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
         if state == .failed {
             setPicture(failed, of: nil)
         } else if let image {
@@ -82,18 +84,18 @@ final class PhotoRowWidget {
         gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
     }
 
-    private static func statusText(_ state: PhotoState, working: Bool) -> String {
+    private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {
         switch state {
         case .new: working ? "Downloading…" : "Waiting"
         case .downloaded: working ? "Applying sepia…" : "Downloaded"
         case .filtered: "Sepia"
-        case .failed: "Failed to load"
+        case .failed: failure?.summary ?? "Failed to load"
         }
     }
 
     /// Forgets the row (the widget is about to be reused or destroyed).
     func clear() {
-        row = nil
+        photo = nil
         setPicture(nil, of: nil)
         gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }

@@ -87,7 +87,7 @@ func benchmarkThumbnails(rounds: Int) throws {
     let sepia = SepiaFilter()
     var decoded: [PhotoImage] = []
     let decodeTime = try timed(rounds: rounds) {
-        decoded = try inputs.map { url throws(FetchError) in
+        decoded = try inputs.map { url throws(PhotoFailure) in
             let cancellable = Cancellable()
             return try ImageDecoder.decode(fetcher.open(url, cancellable: cancellable), size: .square(side),
                                            cancellable: cancellable)
@@ -145,13 +145,13 @@ func benchmarkPipeline(rows: Int, latencyMs: Int, rounds: Int) async throws {
             processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
             let start = LoopbackServer.now()
             processor.visibleRowsChanged(0..<rows)
-            while processor.records.contains(where: \.needsWork)
-                    || !processor.pendingOperations.rowsInProgress.isEmpty {
+            let records = (0..<rows).compactMap { processor.photos.record(for: processor.photos.id(at: $0)) }
+            while records.contains(where: \.needsWork) || !processor.pendingOperations.photosInProgress.isEmpty {
                 try await Task.sleep(for: .milliseconds(2))
             }
             times.append(LoopbackServer.now() - start)
-            if let failed = processor.records.first(where: { $0.state == .failed }) {
-                throw BenchError("row \(failed.row) failed: \(failed.failureReason ?? "?")")
+            if let failed = records.first(where: { $0.state == .failed }) {
+                throw BenchError("row \(failed.position) failed: \(failed.failure?.detail ?? "?")")
             }
         }
         let seconds = median(times)

@@ -5,6 +5,7 @@ import CGtk
 @testable import ClassicPhotosUI
 import Foundation
 import GLibKit
+import PhotoPipeline
 import Synchronization
 
 @main
@@ -79,7 +80,7 @@ struct Probe {
             watches["store"] = FinalizationWatch(window.store.pointer)
             watches["listView"] = FinalizationWatch(UnsafeMutablePointer<GObject>(window.listView))
             gtk_window_present(window.window)
-            if let list = AppResources.bundledList { window.open(list) }
+            if let list = AppResources.bundledList { window.open([PhotoSources.source(for: list.path, relativeTo: list)]) }
             _ = loop(seconds: 10) { window.visibleRows().count > 3 }
             _ = loop(seconds: 1) { false } // let rows bind and photos load
             rowsBound = window.rowWidgetCount

@@ -31,7 +31,8 @@ import TestSupport
 
     @Test("Text is rejected as not an image")
     func notAnImage() {
-        let error = #expect(throws: FetchError.self) { try decode("notes.txt", .square(80)) }
-        #expect(error?.description.hasPrefix("Not an image") == true)
+        let error = #expect(throws: PhotoFailure.self) { try decode("notes.txt", .square(80)) }
+        #expect(error?.reason == .notImage)
+        #expect(error?.summary == "Not a picture")
     }
 }

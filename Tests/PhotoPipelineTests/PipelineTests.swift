@@ -27,13 +27,13 @@ import TestSupport
         let server = try LoopbackServer()
         server.photoLatencyMs.store(50, ordering: .relaxed)
         let processor = processor(for: server, paths: ["/photos/astronaut.jpg", "/photos/coffee.jpg", "/photos/retina.jpg"])
-        var seen: [Int: [PhotoState]] = [:]
-        processor.onRecordChanged = { row in seen[row, default: []].append(processor.records[row].state) }
+        var seen: [PhotoID: [PhotoState]] = [:]
+        processor.onPhotoChanged = { snapshot in seen[snapshot.id, default: []].append(snapshot.state) }
         #expect(processor.records.allSatisfy { $0.state == .new })
         processor.visibleRowsChanged(0..<3)
         // Records change on the workers; the main actor hears of it a moment later.
         #expect(await waitUntil {
-            processor.records.allSatisfy { $0.state == .filtered } && processor.pendingOperations.rowsInProgress.isEmpty
+            processor.records.allSatisfy { $0.state == .filtered } && processor.pendingOperations.photosInProgress.isEmpty
         })
         for record in processor.records {
             let image = try #require(record.image)
@@ -42,30 +42,53 @@ import TestSupport
             let (r, g, b, _) = image.pixel(x: 40, y: 40)
             #expect(r >= g && g >= b)
         }
-        // Each row was reloaded when downloaded and again when filtered (order may vary).
-        for row in 0..<3 { #expect(Set(seen[row] ?? []).contains(.filtered)) }
+        // Each photo was pushed when downloaded and again when filtered (order may vary).
+        for record in processor.records { #expect(Set(seen[record.id] ?? []).contains(.filtered)) }
         #expect(server.totalPhotoRequests == 3)
     }
 
-    @Test("404, 500, connection reset and a non-image body each end failed with a reason")
+    @Test("Each failure the server can produce ends failed with its reason code and a short reason")
     func failures() async throws {
         let server = try LoopbackServer()
-        let processor = processor(for: server, paths: ["/status/404", "/status/500", "/reset", "/text", "/photos/coffee.jpg"])
-        processor.visibleRowsChanged(0..<5)
+        let cases: [(path: String, reason: PhotoFailure.Reason, summary: String)] = [
+            ("/status/404", .http, "Not found (404)"),
+            ("/status/500", .http, "Server error (500)"),
+            ("/reset", .transport, "Connection failed"),
+            ("/text", .notImage, "Not a picture"),
+            ("/empty", .empty, "Empty file"),
+        ]
+        let processor = processor(for: server, paths: cases.map(\.path) + ["/photos/coffee.jpg"])
+        processor.visibleRowsChanged(0..<(cases.count + 1))
         #expect(await waitUntil { processor.records.allSatisfy { $0.state == .failed || $0.state == .filtered } })
-        let reasons = processor.records.map { $0.failureReason ?? "" }
-        #expect(processor.records.map(\.state) == [.failed, .failed, .failed, .failed, .filtered])
-        #expect(reasons[0].contains("404"))
-        #expect(reasons[1].contains("500"))
-        #expect(!reasons[2].isEmpty, "reset: \(reasons[2])")
-        #expect(reasons[3].hasPrefix("Not an image"))
-        #expect(processor.records[0].image == nil)
+        #expect(processor.records.last?.state == .filtered)
+        for (record, expected) in zip(processor.records, cases) {
+            #expect(record.state == .failed, "\(expected.path)")
+            #expect(record.failure?.reason == expected.reason, "\(expected.path): \(String(describing: record.failure))")
+            #expect(record.failure?.summary == expected.summary, "\(expected.path): \(String(describing: record.failure))")
+            #expect(record.image == nil)
+        }
+    }
+
+    @Test("Local files: a missing file, a folder and an unusable address each fail with their own code")
+    func localFailures() async throws {
+        let server = try LoopbackServer()
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        let folder = Products.packageRoot.appendingPathComponent("data/photos")
+        processor.setEntries([
+            PhotoEntry(name: "missing", url: folder.appendingPathComponent("no-such-photo.jpg")),
+            PhotoEntry(name: "folder", url: folder),
+            PhotoEntry(name: "ftp", link: "ftp://example.org/a.jpg", base: nil),
+            PhotoEntry(name: "blank", link: "  ", base: PhotoEntryBase(server.baseURL)),
+        ])
+        processor.visibleRowsChanged(0..<4)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .failed } })
+        #expect(processor.records.map { $0.failure?.reason } == [.missing, .notImage, .unsupported, .invalidAddress])
     }
 
     @Test("Cancelling a running download closes the connection promptly, and its filter never runs")
     func cancellationClosesConnection() async throws {
         let server = try LoopbackServer()
-        let record = PhotoRecord(row: 0, name: "Endless", url: server.url("/trickle"))
+        let record = PhotoRecord(id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "Endless", url: server.url("/trickle")), position: 0)
         let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 80)
         let filter = ImageFiltration(record: record)
         filter.addDependency(download)
@@ -94,7 +117,8 @@ import TestSupport
         downloads.maxConcurrentOperationCount = 4
         var watched: [(download: ImageDownloader, filtration: Weak<ImageFiltration>)] = []
         for n in 0..<12 {
-            let record = PhotoRecord(row: n, name: "\(n)", url: server.url("/photos/coffee.jpg?n=\(n)"))
+            let record = PhotoRecord(id: PhotoID(rawValue: UInt64(n + 1)),
+                                     entry: PhotoEntry(name: "\(n)", url: server.url("/photos/coffee.jpg?n=\(n)")), position: n)
             let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 40)
             let filtration = ImageFiltration(record: record)
             filtration.addDependency(download)
@@ -120,16 +144,16 @@ import TestSupport
         let processor = processor(for: server, paths: ["/photos/chelsea-the-cat.jpg", "/photos/coffee.jpg"])
         processor.pendingOperations.filtrationQueue.isSuspended = true
         processor.visibleRowsChanged(0..<1)
-        #expect(await waitUntil { processor.records[0].state == .downloaded })
+        #expect(await waitUntil { processor.records.first?.state == .downloaded })
         // Row 0 leaves the screen before its filter ran: the filter is cancelled.
         processor.visibleRowsChanged(1..<2)
-        #expect(processor.pendingOperations.filtrationsInProgress[0] == nil)
+        #expect(processor.pendingOperations.filtrationsInProgress[processor.photos.id(at: 0)] == nil)
         processor.pendingOperations.filtrationQueue.isSuspended = false
-        #expect(await waitUntil { processor.records[1].state == .filtered })
+        #expect(await waitUntil { processor.records.last?.state == .filtered })
         #expect(processor.records[0].state == .downloaded)
         // Back on screen: filtered from the downloaded image, not fetched again.
         processor.visibleRowsChanged(0..<1)
-        #expect(processor.pendingOperations.downloadsInProgress[0] == nil)
+        #expect(processor.pendingOperations.downloadsInProgress[processor.photos.id(at: 0)] == nil)
         #expect(await waitUntil { processor.records[0].state == .filtered })
         #expect(server.requestCount("/photos/chelsea-the-cat.jpg") == 1)
     }
@@ -148,6 +172,13 @@ import TestSupport
         // do not wait for a thread of libdispatch's (small) pool.
         print("8 downloads of 300 ms through an 8-wide queue: \(server.peakPhotosInFlight) at once at the server")
         #expect(server.peakPhotosInFlight == 8)
+    }
+}
+
+extension PhotoProcessor {
+    /// Every photo's record, in list order.
+    var records: [PhotoRecord] {
+        (0..<photos.count).compactMap { photos.record(for: photos.id(at: $0)) }
     }
 }
 

@@ -14,75 +14,75 @@ struct SplitMix64: RandomNumberGenerator {
 }
 
 @Suite struct ScrollSchedulerTests {
-    typealias Action = ScrollScheduler.Action
+    typealias Action = ScrollScheduler<Int>.Action
 
     // MARK: Single rules
 
     @Test("First appearance starts the visible rows, then the prefetch margin, nearest first")
     func firstAppearance() {
-        var s = ScrollScheduler(prefetchMargin: 2)
+        var s = ScrollScheduler<Int>(prefetchMargin: 2)
         _ = s.listChanged(rowCount: 100)
         let actions = s.visibleRowsChanged(10..<13) { _ in true }
         #expect(actions == [
-            .start(row: 10, priority: .visible), .start(row: 11, priority: .visible), .start(row: 12, priority: .visible),
-            .start(row: 9, priority: .prefetch), .start(row: 8, priority: .prefetch),
-            .start(row: 13, priority: .prefetch), .start(row: 14, priority: .prefetch),
+            .start(10, priority: .visible), .start(11, priority: .visible), .start(12, priority: .visible),
+            .start(9, priority: .prefetch), .start(8, priority: .prefetch),
+            .start(13, priority: .prefetch), .start(14, priority: .prefetch),
         ])
     }
 
     @Test("Scroll begin suspends; rows bound while scrolling start nothing; scroll end cancels, starts, resumes")
     func scrollCycle() {
-        var s = ScrollScheduler(prefetchMargin: 0)
+        var s = ScrollScheduler<Int>(prefetchMargin: 0)
         _ = s.listChanged(rowCount: 100)
         _ = s.visibleRowsChanged(0..<3) { _ in true }
         #expect(s.scrollBegan() == [.suspendQueues])
         #expect(s.scrollBegan() == [])
         #expect(s.rowBound(50) { _ in true } == [])
         let end = s.scrollEnded(visible: 50..<52) { _ in true }
-        #expect(end == [.cancel(row: 0), .cancel(row: 1), .cancel(row: 2),
-                        .start(row: 50, priority: .visible), .start(row: 51, priority: .visible), .resumeQueues])
+        #expect(end == [.cancel(0), .cancel(1), .cancel(2),
+                        .start(50, priority: .visible), .start(51, priority: .visible), .resumeQueues])
     }
 
     @Test("Rows that need no work (filtered or failed) are never started")
     func finishedRowsAreSkipped() {
-        var s = ScrollScheduler(prefetchMargin: 1)
+        var s = ScrollScheduler<Int>(prefetchMargin: 1)
         _ = s.listChanged(rowCount: 10)
         let actions = s.visibleRowsChanged(2..<5) { $0 != 3 }
-        #expect(!actions.contains(.start(row: 3, priority: .visible)))
+        #expect(!actions.contains(.start(3, priority: .visible)))
         #expect(actions.count == 4)
     }
 
     @Test("A hidden window suspends the queues and starts nothing until shown")
     func hiddenWindow() {
-        var s = ScrollScheduler()
+        var s = ScrollScheduler<Int>()
         _ = s.listChanged(rowCount: 10)
         #expect(s.windowHidden(true) { _ in true } == [.suspendQueues])
         #expect(s.visibleRowsChanged(0..<2) { _ in true } == [])
-        #expect(s.windowHidden(false) { _ in true } == [.start(row: 0, priority: .visible), .start(row: 1, priority: .visible), .resumeQueues])
+        #expect(s.windowHidden(false) { _ in true } == [.start(0, priority: .visible), .start(1, priority: .visible), .resumeQueues])
     }
 
     @Test("Work deferred by a scroll restarts at once if the news comes after the scroll ended")
     func deferredWorkRestarts() {
-        var s = ScrollScheduler()
+        var s = ScrollScheduler<Int>()
         _ = s.listChanged(rowCount: 10)
         _ = s.visibleRowsChanged(0..<2) { _ in true }
         _ = s.scrollBegan()
         #expect(s.workDeferred(row: 0) { _ in true } == [])   // still scrolling: wait for the end
         _ = s.scrollEnded(visible: 0..<2) { _ in true }
         #expect(s.pending[0] == .visible)
-        #expect(s.workDeferred(row: 1) { _ in true } == [.start(row: 1, priority: .visible)])
+        #expect(s.workDeferred(row: 1) { _ in true } == [.start(1, priority: .visible)])
         #expect(s.pending[1] == .visible)
     }
 
     @Test("A prefetch row that becomes visible is raised to visible priority")
     func raisePriority() {
-        var s = ScrollScheduler(prefetchMargin: 2)
+        var s = ScrollScheduler<Int>(prefetchMargin: 2)
         _ = s.listChanged(rowCount: 20)
         _ = s.visibleRowsChanged(0..<2) { _ in true }
         #expect(s.pending[3] == .prefetch)
         _ = s.scrollBegan()
         let end = s.scrollEnded(visible: 2..<4) { _ in true }
-        #expect(end.contains(.setPriority(row: 3, priority: .visible)))
+        #expect(end.contains(.setPriority(3, priority: .visible)))
         #expect(s.pending[3] == .visible)
     }
 
@@ -90,7 +90,7 @@ struct SplitMix64: RandomNumberGenerator {
 
     /// Stands in for the operation queues: tracks what is running and completes it on demand.
     struct Executor {
-        var running: [Int: ScrollScheduler.Priority] = [:]
+        var running: [Int: ScrollScheduler<Int>.Priority] = [:]
         var suspended = false
         var done: Set<Int> = []
         var imageOfRow: [Int: Int] = [:]
@@ -125,7 +125,7 @@ struct SplitMix64: RandomNumberGenerator {
         var rng = SplitMix64(state: seed &* 7919 &+ 1)
         let rows = Int.random(in: 1...400, using: &rng)
         let margin = Int.random(in: 0...4, using: &rng)
-        var s = ScrollScheduler(prefetchMargin: margin)
+        var s = ScrollScheduler<Int>(prefetchMargin: margin)
         var e = Executor()
         e.apply(s.listChanged(rowCount: rows), scrolling: false)
         func randomRange() -> Range<Int> {
@@ -158,13 +158,13 @@ struct SplitMix64: RandomNumberGenerator {
                 e.running.removeValue(forKey: row)
                 e.done.insert(row)
                 e.imageOfRow[row] = row
-                actions = s.workFinished(row: row)
+                actions = s.workFinished(row)
             case 88..<92:
                 // A completion that raced with a cancel arrives for a row with no work: ignored.
                 let row = Int.random(in: 0..<rows, using: &rng)
                 guard e.running[row] == nil else { continue }
                 event = "stale \(row)"
-                actions = s.workFinished(row: row)
+                actions = s.workFinished(row)
             case 92..<96:
                 let hidden = Bool.random(using: &rng)
                 event = "hidden \(hidden)"
@@ -198,5 +198,86 @@ struct SplitMix64: RandomNumberGenerator {
             #expect(violations.isEmpty, "\(where_): \(violations)")
             if !violations.isEmpty { return }
         }
+    }
+}
+
+// MARK: - Rows as identities
+
+/// The simplest layout: the photo at each position is the position itself.
+struct IdentityLayout: ScrollLayout {
+    let needs: (Int) -> Bool
+    func id(at position: Int) -> Int { position }
+    func needsWork(_ id: Int) -> Bool { needs(id) }
+}
+
+/// A layout over an explicit order of photo identities.
+struct OrderLayout: ScrollLayout {
+    var ids: [Int]
+    var done: Set<Int> = []
+    func id(at position: Int) -> Int { ids[position] }
+    func needsWork(_ id: Int) -> Bool { !done.contains(id) }
+}
+
+/// The rules' tests speak of rows whose photo is the row number.
+extension ScrollScheduler where ID == Int {
+    mutating func scrollEnded(visible: Range<Int>, needsWork: (Int) -> Bool) -> [Action] {
+        withoutActuallyEscaping(needsWork) { scrollEnded(visible: visible, layout: IdentityLayout(needs: $0)) }
+    }
+    mutating func visibleRowsChanged(_ visible: Range<Int>, needsWork: (Int) -> Bool) -> [Action] {
+        withoutActuallyEscaping(needsWork) { visibleRowsChanged(visible, layout: IdentityLayout(needs: $0)) }
+    }
+    mutating func rowBound(_ row: Int, needsWork: (Int) -> Bool) -> [Action] {
+        withoutActuallyEscaping(needsWork) { rowBound(row, layout: IdentityLayout(needs: $0)) }
+    }
+    mutating func workDeferred(row: Int, needsWork: (Int) -> Bool) -> [Action] {
+        withoutActuallyEscaping(needsWork) { workDeferred(row, at: row, layout: IdentityLayout(needs: $0)) }
+    }
+    mutating func windowHidden(_ hidden: Bool, needsWork: (Int) -> Bool) -> [Action] {
+        withoutActuallyEscaping(needsWork) { windowHidden(hidden, layout: IdentityLayout(needs: $0)) }
+    }
+}
+
+@Suite struct ScrollSchedulerIdentityTests {
+    @Test("Work follows its photo when the list is reordered: photos that left the screen are cancelled, those that came onto it start")
+    func reorderMovesWork() {
+        var layout = OrderLayout(ids: Array(100..<120))
+        var s = ScrollScheduler<Int>(prefetchMargin: 0)
+        _ = s.listChanged(rowCount: 20)
+        #expect(s.visibleRowsChanged(0..<3, layout: layout) == [
+            .start(100, priority: .visible), .start(101, priority: .visible), .start(102, priority: .visible),
+        ])
+        // Reversed: the three photos shown move to the end, and 119, 118, 117 come on screen.
+        layout.ids.reverse()
+        let actions = s.orderChanged(layout: layout)
+        #expect(actions == [
+            .cancel(100), .cancel(101), .cancel(102),
+            .start(119, priority: .visible), .start(118, priority: .visible), .start(117, priority: .visible),
+        ])
+        #expect(Set(s.pending.keys) == [117, 118, 119])
+    }
+
+    @Test("A photo that stays on screen across a reorder keeps its work, with no second start")
+    func reorderKeepsVisibleWork() {
+        var layout = OrderLayout(ids: [10, 11, 12, 13, 14, 15])
+        var s = ScrollScheduler<Int>(prefetchMargin: 0)
+        _ = s.listChanged(rowCount: 6)
+        _ = s.visibleRowsChanged(0..<2, layout: layout)
+        layout.ids = [11, 15, 10, 12, 13, 14]
+        #expect(s.orderChanged(layout: layout) == [.cancel(10), .start(15, priority: .visible)])
+        #expect(Set(s.pending.keys) == [11, 15])
+    }
+
+    @Test("Rows appended by a later batch leave running work alone and start when bound at rest")
+    func appendedRows() {
+        let layout = OrderLayout(ids: Array(0..<30))
+        var s = ScrollScheduler<Int>(prefetchMargin: 1)
+        _ = s.listChanged(rowCount: 0)
+        s.rowsAppended(rowCount: 10)
+        _ = s.visibleRowsChanged(0..<4, layout: layout)
+        let before = s.pending
+        s.rowsAppended(rowCount: 30)
+        #expect(s.pending == before)
+        #expect(s.rowBound(4, layout: layout) == []) // already started as prefetch
+        #expect(s.rowBound(20, layout: layout) == []) // not wanted
     }
 }

@@ -7,9 +7,12 @@
 /// - `/status/CODE` — an empty response with that status;
 /// - `/reset` — the connection is reset (RST) without a response;
 /// - `/text` — a plain-text body (not an image);
+/// - `/empty` — a 200 response with no body;
+/// - `/colour/RRGGBB` — a 64×64 PNG of that one colour (a photo whose pixels say which it is);
 /// - `/trickle` — a JPEG header, then a few bytes every 50 ms, forever (for cancellation);
 /// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos.
 import CGLib
+import CGdkPixbuf
 import CSoup
 import Foundation
 import GLibKit
@@ -135,6 +138,21 @@ public final class LoopbackServer: @unchecked Sendable {
             respond(msg, status: code, type: "text/plain", body: Data("status \(code)\n".utf8))
         case "/text":
             respond(msg, status: 200, type: "text/plain", body: Data("These are words, not pixels.\n".utf8))
+        case "/empty":
+            respond(msg, status: 200, type: "image/jpeg", body: Data())
+        case _ where path.hasPrefix("/colour/"):
+            let hex = UInt32(path.dropFirst("/colour/".count), radix: 16) ?? 0
+            let body = Self.solidPNG(rgb: hex)
+            let latency = photoLatencyMs.load(ordering: .relaxed)
+            if latency > 0 {
+                soup_server_message_pause(msg)
+                after(latency) { [self] in
+                    respond(message.msg, status: 200, type: "image/png", body: body)
+                    soup_server_message_unpause(message.msg)
+                }
+            } else {
+                respond(msg, status: 200, type: "image/png", body: body)
+            }
         case "/reset":
             resetConnection(msg)
         case "/trickle":
@@ -217,6 +235,18 @@ public final class LoopbackServer: @unchecked Sendable {
     private struct SendableMessage: @unchecked Sendable {
         let msg: OpaquePointer
         init(_ msg: OpaquePointer) { self.msg = msg }
+    }
+
+    /// A 64×64 PNG filled with one colour (0xRRGGBB).
+    public static func solidPNG(rgb: UInt32) -> Data {
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, 64, 64) else { return Data() }
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        gdk_pixbuf_fill(pixbuf, (rgb << 8) | 0xFF)
+        var buffer: UnsafeMutablePointer<gchar>?
+        var size: gsize = 0
+        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "png", nil, nil, nil) != 0, let buffer else { return Data() }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: Int(size))
     }
 
     /// A plist array of `rows` photos cycling through the bundled JPEGs, with distinct URLs.

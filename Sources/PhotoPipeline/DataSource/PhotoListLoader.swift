@@ -24,7 +24,7 @@ public final class PhotoListLoader: Sendable {
             do {
                 let data = try fetcher.readAll(url, cancellable: cancellable)
                 result = .success(try PhotoList.parse(data, base: url))
-            } catch let error as FetchError {
+            } catch let error as PhotoFailure {
                 result = .failure(PhotoListError("Could not load “\(url.lastPathComponent)”: \(error.description)"))
             } catch let error as PhotoListError {
                 result = .failure(error)

@@ -1,3 +1,7 @@
+import CGLib
+import CSoup
+import GLibKit
+
 /// Why a photo could not be shown: a stable reason code (traced, and matched by tests), a
 /// short phrase for the row's subtitle, and the full detail for its tooltip.
 public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -79,6 +83,52 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .missing: "File not found"
         case .unreadable: "Cannot be read"
         case .cancelled: "Cancelled"
+        }
+    }
+}
+
+
+extension PhotoFailure {
+    /// What was being done when a GLib error arrived, which decides what it means.
+    public enum Origin: Sendable {
+        /// Sending an HTTP request.
+        case network
+        /// Opening a local file.
+        case file
+        /// Reading the bytes of an open stream (either kind).
+        case stream
+    }
+
+    /// Classifies a GIO / libsoup error.
+    public init(_ error: GLibError, origin: Origin) {
+        let detail = error.message
+        if error.isCancellation { self = .cancelled; return }
+        if error.isIOError(G_IO_ERROR_TIMED_OUT) {
+            self.init(.timeout, detail: detail)
+            return
+        }
+        let soupSession = String(cString: g_quark_to_string(soup_session_error_quark()))
+        if error.domain == soupSession, error.code == Int32(SOUP_SESSION_ERROR_TOO_MANY_REDIRECTS.rawValue) {
+            self.init(.redirects, detail: detail)
+            return
+        }
+        switch origin {
+        case .file:
+            if error.isIOError(G_IO_ERROR_NOT_FOUND) {
+                self.init(.missing, detail: detail)
+            } else if error.isIOError(G_IO_ERROR_IS_DIRECTORY) {
+                self.init(.notImage, summary: "A folder, not a picture", detail: detail)
+            } else {
+                self.init(.unreadable, detail: detail)
+            }
+        case .network:
+            self.init(.transport, detail: detail)
+        case .stream:
+            // A local read error is the file's; anything else is the connection's.
+            let io = String(cString: g_quark_to_string(g_io_error_quark()))
+            let local = error.domain == io && [G_IO_ERROR_PERMISSION_DENIED, G_IO_ERROR_IS_DIRECTORY, G_IO_ERROR_NOT_FOUND]
+                .contains { error.code == Int32($0.rawValue) }
+            self.init(local ? .unreadable : .transport, detail: detail)
         }
     }
 }

@@ -1,4 +1,3 @@
-/// One photo of the list: its name, where it comes from, and how far its processing has got.
 import Foundation
 import Synchronization
 
@@ -7,48 +6,72 @@ public enum PhotoState: String, Sendable {
     case new, downloaded, filtered, failed
 }
 
-/// A row's photo. Operations update it from worker threads; the UI reads it on the main loop.
-public final class PhotoRecord: Sendable {
-    public let row: Int
+/// What a widget needs to show one photo, taken at one moment: immutable, so it can be handed
+/// from the pipeline to whatever shows that photo (a row, a viewer) without reaching back.
+public struct PhotoSnapshot: Sendable {
+    public let id: PhotoID
     public let name: String
-    public let url: URL
+    public let state: PhotoState
+    /// The latest image: downloaded, then replaced by the filtered one.
+    public let image: PhotoImage?
+    public let failure: PhotoFailure?
+    /// Whether work is queued or running for the photo and it is not yet final.
+    public let isBusy: Bool
+}
+
+/// One photo and how far its processing has got. Operations update it from worker threads;
+/// the main actor reads it through snapshots.
+public final class PhotoRecord: Sendable {
+    public let id: PhotoID
+    public let entry: PhotoEntry
+    public var name: String { entry.name }
+
+    /// The photo's position in the list shown, for the trace; kept up to date by the list.
+    private let positionValue: Atomic<Int>
 
     private struct Progress {
         var state = PhotoState.new
         var image: PhotoImage?
-        var failureReason: String?
+        var failure: PhotoFailure?
     }
     private let progress = Mutex(Progress())
 
-    public init(row: Int, name: String, url: URL) {
-        self.row = row
-        self.name = name
-        self.url = url
+    public init(id: PhotoID, entry: PhotoEntry, position: Int) {
+        self.id = id
+        self.entry = entry
+        positionValue = Atomic(position)
+    }
+
+    /// Where the photo is shown now (the trace's `row`), or -1 once its list is gone.
+    public var position: Int {
+        get { positionValue.load(ordering: .relaxed) }
+        set { positionValue.store(newValue, ordering: .relaxed) }
     }
 
     public var state: PhotoState { progress.withLock { $0.state } }
-    /// The latest image: downloaded, then replaced by the filtered one.
     public var image: PhotoImage? { progress.withLock { $0.image } }
-    /// Why the photo failed, in words for a tooltip.
-    public var failureReason: String? { progress.withLock { $0.failureReason } }
+    public var failure: PhotoFailure? { progress.withLock { $0.failure } }
     /// Whether anything is left to do (download and/or filter).
     public var needsWork: Bool { progress.withLock { $0.state == .new || $0.state == .downloaded } }
 
-    /// A snapshot of state, image and failure reason taken together.
-    public var snapshot: (state: PhotoState, image: PhotoImage?, failureReason: String?) {
-        progress.withLock { ($0.state, $0.image, $0.failureReason) }
+    /// State, image and failure taken together.
+    public func snapshot(isBusy: Bool) -> PhotoSnapshot {
+        progress.withLock { p in
+            PhotoSnapshot(id: id, name: entry.name, state: p.state, image: p.image, failure: p.failure,
+                          isBusy: isBusy && (p.state == .new || p.state == .downloaded))
+        }
     }
 
     func markDownloaded(_ image: PhotoImage) {
-        progress.withLock { $0.state = .downloaded; $0.image = image; $0.failureReason = nil }
+        progress.withLock { $0.state = .downloaded; $0.image = image; $0.failure = nil }
     }
 
     func markFiltered(_ image: PhotoImage) {
         progress.withLock { $0.state = .filtered; $0.image = image }
     }
 
-    func markFailed(_ reason: String) {
-        progress.withLock { $0.state = .failed; $0.image = nil; $0.failureReason = reason }
+    func markFailed(_ failure: PhotoFailure) {
+        progress.withLock { $0.state = .failed; $0.image = nil; $0.failure = failure }
     }
 
     /// Forgets the image so the photo is processed again when next shown (memory pressure).

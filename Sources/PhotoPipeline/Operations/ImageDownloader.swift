@@ -1,3 +1,7 @@
+import Foundation
+import GLibKit
+import Synchronization
+
 /// Downloads one photo and decodes it at the size its row shows it.
 ///
 /// The operation is asynchronous: `start()` hands the transfer to a thread of its own and
@@ -6,10 +10,6 @@
 /// blocked; synchronous downloads waiting on the network held those threads, so no more than
 /// two or three downloads ran at once and a ready filtration waited for a whole download to
 /// end before it got a thread.
-import Foundation
-import GLibKit
-import Synchronization
-
 public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
@@ -45,7 +45,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             main()
             finish()
         }
-        thread.name = "download \(record.row)"
+        thread.name = "download \(record.id)"
         thread.start()
     }
 
@@ -60,7 +60,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     public override func main() {
         guard beginWork() else { return }
         do {
-            let stream = try fetcher.open(record.url, cancellable: cancellable)
+            let stream = try fetcher.open(record.entry.resolvedURL(), cancellable: cancellable)
             if isCancelled { return }
             let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable)
             if isCancelled { return }
@@ -68,8 +68,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             traceFinished(state: .downloaded)
         } catch {
             if isCancelled || error.isCancellation { return }
-            record.markFailed(error.description)
-            traceFailed(error.description)
+            fail(error)
         }
     }
 }

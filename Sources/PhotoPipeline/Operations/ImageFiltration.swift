@@ -1,8 +1,8 @@
+import Foundation
+
 /// Applies the sepia filter to a downloaded photo. It does nothing unless the record is
 /// downloaded (so never after a failed or cancelled download), nor if any operation it was
 /// made to depend on was cancelled.
-import Foundation
-
 public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private let filter: SepiaFilter
 
@@ -13,7 +13,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     public override func main() {
         if dependencies.contains(where: \.isCancelled) { return }
-        let snapshot = record.snapshot
+        let snapshot = record.snapshot(isBusy: true)
         guard snapshot.state == .downloaded, let image = snapshot.image, beginWork() else { return }
         guard let filtered = filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }),
               !isCancelled

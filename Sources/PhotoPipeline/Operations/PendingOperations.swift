@@ -1,12 +1,12 @@
-/// The two operation queues and the work in flight, keyed by row for fast lookups.
 import Foundation
 
+/// The two operation queues and the work in flight, keyed by photo for fast lookups.
 @MainActor
 public final class PendingOperations {
     public let downloadQueue: OperationQueue
     public let filtrationQueue: OperationQueue
-    public var downloadsInProgress: [Int: ImageDownloader] = [:]
-    public var filtrationsInProgress: [Int: ImageFiltration] = [:]
+    public var downloadsInProgress: [PhotoID: ImageDownloader] = [:]
+    public var filtrationsInProgress: [PhotoID: ImageFiltration] = [:]
     /// Closed while the queues are suspended; operations that begin then do no work.
     public nonisolated let gate = SuspensionGate()
 
@@ -32,8 +32,13 @@ public final class PendingOperations {
     /// Filtering is pure CPU work: one per core.
     public nonisolated static var defaultFiltrationConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
-    /// Rows that have a download or a filtration queued or running.
-    public var rowsInProgress: Set<Int> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }
+    /// Photos that have a download or a filtration queued or running.
+    public var photosInProgress: Set<PhotoID> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }
+
+    /// Whether any download or filtration is queued or running for `id`.
+    public func hasWork(for id: PhotoID) -> Bool {
+        downloadsInProgress[id] != nil || filtrationsInProgress[id] != nil
+    }
 
     public var isSuspended: Bool {
         get { downloadQueue.isSuspended }

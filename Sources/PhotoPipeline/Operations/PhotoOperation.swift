@@ -1,8 +1,9 @@
-/// What the download and the filtration have in common: the record they work on, the
-/// suspension gate they pass before any work, and their trace events.
 import Foundation
 import Synchronization
 
+/// What the download and the filtration have in common: the record they work on, the
+/// suspension gate they pass before any work, and their trace events (which name the photo's
+/// position at that moment as `row`, and its identity as `id`).
 open class PhotoOperation: Operation, @unchecked Sendable {
     public let record: PhotoRecord
     /// `download` or `filter`, as traced.
@@ -18,7 +19,7 @@ open class PhotoOperation: Operation, @unchecked Sendable {
         self.kind = kind
         self.gate = gate
         super.init()
-        name = "\(kind) \(record.row)"
+        name = "\(kind) \(record.id)"
     }
 
     /// Makes this operation wait for `operation`, which may sit in another queue.
@@ -61,7 +62,7 @@ open class PhotoOperation: Operation, @unchecked Sendable {
         }
         let trace = Trace.shared
         startedAt.withLock { $0 = trace.now }
-        trace.emit("op.start", ["kind": .string(kind), "row": .int(record.row)])
+        trace.emit("op.start", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id)])
         return true
     }
 
@@ -69,13 +70,16 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     func traceFinished(state: PhotoState) {
         let trace = Trace.shared
         let ms = (trace.now - startedAt.withLock { $0 }) * 1000
-        trace.emit("op.finish", ["kind": .string(kind), "row": .int(record.row), "ms": .double(ms)])
-        trace.emit("row.state", ["row": .int(record.row), "state": .string(state.rawValue)])
+        trace.emit("op.finish", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id), "ms": .double(ms)])
+        trace.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": .string(state.rawValue)])
     }
 
-    /// Traces a failure and the record's failed state.
-    func traceFailed(_ reason: String) {
-        Trace.shared.emit("op.fail", ["kind": .string(kind), "row": .int(record.row), "error": .string(reason)])
-        Trace.shared.emit("row.state", ["row": .int(record.row), "state": "failed"])
+    /// Marks the record failed and traces it with its reason code.
+    func fail(_ failure: PhotoFailure) {
+        record.markFailed(failure)
+        let trace = Trace.shared
+        trace.emit("op.fail", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id),
+                               "error": .string(failure.detail), "reason": .string(failure.reason.rawValue)])
+        trace.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": "failed"])
     }
 }

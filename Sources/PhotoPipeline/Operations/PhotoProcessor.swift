@@ -1,20 +1,26 @@
-/// Runs the photo work the scheduler asks for: creates downloads and filtrations, cancels them,
-/// suspends and resumes the queues, and reports each finished row on the main actor.
 import Foundation
 
+/// Runs the photo work the scheduler asks for: creates downloads and filtrations, cancels them,
+/// suspends and resumes the queues, and pushes a snapshot of each photo that changed to the
+/// main actor. Everything is keyed by the photo's identity; positions only say what is on
+/// screen.
 @MainActor
 public final class PhotoProcessor {
-    public private(set) var records: [PhotoRecord] = []
+    /// The list shown.
+    public private(set) var photos = PhotoCollection()
     public let pendingOperations: PendingOperations
-    public private(set) var scheduler: ScrollScheduler
-    /// Called on the main actor whenever a row's record changed (reload that row).
-    public var onRecordChanged: ((Int) -> Void)?
+    public private(set) var scheduler: ScrollScheduler<PhotoID>
+    /// Receives a fresh snapshot, on the main actor, whenever a photo's state, image or
+    /// busy-ness changed: the `performSelectorOnMainThread` step of the tutorial.
+    public var onPhotoChanged: ((PhotoSnapshot) -> Void)?
+    /// Receives the number of busy photos whenever it may have changed.
+    public var onActivityChanged: ((Int) -> Void)?
     /// The longest side, in pixels, that downloads decode to (the row's size × scale factor).
     public var maxPixelSize: Int
     private let fetcher: PhotoFetcher
     private let filter: SepiaFilter
-    /// Rows with an operation that began during a scroll and did nothing.
-    private var deferredRows: Set<Int> = []
+    /// Photos with an operation that began during a scroll and did nothing.
+    private var deferred: Set<PhotoID> = []
     private var isShutDown = false
 
     public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
@@ -26,46 +32,76 @@ public final class PhotoProcessor {
         self.filter = filter
     }
 
-    // MARK: Events from the UI
+    // MARK: The list
 
-    /// Replaces the list; all earlier work is cancelled.
-    public func setEntries(_ entries: [PhotoEntry]) {
-        apply(scheduler.listChanged(rowCount: entries.count))
-        deferredRows.removeAll()
-        records = entries.enumerated().map { PhotoRecord(row: $0.offset, name: $0.element.name, url: (try? $0.element.resolvedURL()) ?? URL(fileURLWithPath: "/nonexistent")) }
+    /// Starts a new, empty list; all earlier work is cancelled and its results are dropped.
+    public func replaceList() {
+        apply(scheduler.listChanged(rowCount: 0))
+        deferred.removeAll()
+        photos.retire()
+        photos = PhotoCollection()
+        activityChanged()
     }
+
+    /// Adds photos after the last row; returns the positions they took.
+    @discardableResult
+    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
+        let added = photos.append(entries)
+        scheduler.rowsAppended(rowCount: photos.count)
+        return added
+    }
+
+    /// Replaces the list with `entries` in one step (tests, tools).
+    public func setEntries(_ entries: [PhotoEntry]) {
+        replaceList()
+        append(entries)
+    }
+
+    /// Shows the same photos in another order (see `PhotoCollection.reorder`); their work
+    /// follows them.
+    public func reorder(_ positions: [Int]) {
+        photos.reorder(positions)
+        apply(scheduler.orderChanged(layout: photos))
+    }
+
+    /// A snapshot of the photo at `position`, for a widget being bound to it.
+    public func snapshot(at position: Int) -> PhotoSnapshot {
+        let id = photos.id(at: position)
+        return snapshot(of: photos.record(for: id)!)
+    }
+
+    // MARK: Events from the UI
 
     public func scrollBegan() { apply(scheduler.scrollBegan()) }
 
     public func scrollEnded(visible: Range<Int>) {
-        apply(scheduler.scrollEnded(visible: visible, needsWork: needsWork))
+        apply(scheduler.scrollEnded(visible: visible, layout: photos))
     }
 
     public func visibleRowsChanged(_ visible: Range<Int>) {
-        apply(scheduler.visibleRowsChanged(visible, needsWork: needsWork))
+        apply(scheduler.visibleRowsChanged(visible, layout: photos))
     }
 
-    public func rowBound(_ row: Int) { apply(scheduler.rowBound(row, needsWork: needsWork)) }
+    public func rowBound(_ position: Int) { apply(scheduler.rowBound(position, layout: photos)) }
 
     public func windowHidden(_ hidden: Bool) {
-        apply(scheduler.windowHidden(hidden, needsWork: needsWork))
+        apply(scheduler.windowHidden(hidden, layout: photos))
     }
 
-    /// Cancels all work and forgets images of rows that are not on screen.
+    /// Cancels all work and forgets the images of photos that are not on screen.
     public func memoryWarning() {
         apply(scheduler.memoryWarning())
         let visible = scheduler.visible
-        for record in records where !visible.contains(record.row) && record.dropImage() {
-            Trace.shared.emit("row.state", ["row": .int(record.row), "state": "new"])
-            onRecordChanged?(record.row)
+        for record in photos.existingRecords where !visible.contains(record.position) && record.dropImage() {
+            Trace.shared.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": "new"])
+            changed(record)
         }
+        activityChanged()
     }
 
     // MARK: Carrying out the scheduler's decisions
 
-    private func needsWork(_ row: Int) -> Bool { records.indices.contains(row) && records[row].needsWork }
-
-    private func apply(_ actions: [ScrollScheduler.Action]) {
+    private func apply(_ actions: [ScrollScheduler<PhotoID>.Action]) {
         guard !isShutDown else { return }
         for action in actions {
             switch action {
@@ -75,38 +111,40 @@ public final class PhotoProcessor {
             case .resumeQueues:
                 pendingOperations.isSuspended = false
                 Trace.shared.emit("queues.resumed")
-            case .start(let row, let priority):
-                startOperations(for: records[row], priority: priority)
-            case .cancel(let row):
-                cancelOperations(for: row)
-            case .setPriority(let row, let priority):
-                raise(row, to: priority)
+            case .start(let id, let priority):
+                if let record = photos.record(for: id) { startOperations(for: record, priority: priority) }
+            case .cancel(let id):
+                cancelOperations(for: id)
+            case .setPriority(let id, let priority):
+                raise(id, to: priority)
             }
         }
+        if !actions.isEmpty { activityChanged() }
     }
 
-    /// A queued row's priority changes by replacing its waiting operations with new ones at the
-    /// new priority, so queues only ever see additions and cancellations. Running operations
-    /// are left alone: they are past the point where priority matters.
-    private func raise(_ row: Int, to priority: ScrollScheduler.Priority) {
-        let download = pendingOperations.downloadsInProgress[row]
-        let filtration = pendingOperations.filtrationsInProgress[row]
+    /// A queued photo's priority changes by replacing its waiting operations with new ones at
+    /// the new priority, so queues only ever see additions and cancellations. Running
+    /// operations are left alone: they are past the point where priority matters.
+    private func raise(_ id: PhotoID, to priority: ScrollScheduler<PhotoID>.Priority) {
+        let download = pendingOperations.downloadsInProgress[id]
+        let filtration = pendingOperations.filtrationsInProgress[id]
         guard download.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
               filtration.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
-              download != nil || filtration != nil
+              download != nil || filtration != nil,
+              let record = photos.existingRecord(for: id)
         else { return }
         download?.cancel()
         filtration?.cancel()
-        pendingOperations.downloadsInProgress[row] = nil
-        pendingOperations.filtrationsInProgress[row] = nil
-        startOperations(for: records[row], priority: priority)
+        pendingOperations.downloadsInProgress[id] = nil
+        pendingOperations.filtrationsInProgress[id] = nil
+        startOperations(for: record, priority: priority)
     }
 
     /// The tutorial's startOperationsForPhotoRecord: a new photo gets a download and a
     /// filtration that depends on it (in the other queue); a downloaded one is only filtered.
-    private func startOperations(for record: PhotoRecord, priority: ScrollScheduler.Priority) {
-        let row = record.row
-        guard !hasWork(for: row) else { return }
+    private func startOperations(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) {
+        let id = record.id
+        guard !pendingOperations.hasWork(for: id) else { return }
         switch record.state {
         case .new:
             let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
@@ -114,8 +152,8 @@ public final class PhotoProcessor {
             prepare(download, priority: priority) { $0.downloadFinished($1) }
             let filtration = makeFiltration(for: record, priority: priority)
             filtration.addDependency(download)
-            pendingOperations.downloadsInProgress[row] = download
-            pendingOperations.filtrationsInProgress[row] = filtration
+            pendingOperations.downloadsInProgress[id] = download
+            pendingOperations.filtrationsInProgress[id] = filtration
             // The filtration is queued first: Foundation on Linux notes whether an operation is
             // ready as it is queued, and a download failing at once could otherwise finish
             // between that reading and its recording, leaving the filtration unscheduled.
@@ -123,24 +161,23 @@ public final class PhotoProcessor {
             pendingOperations.downloadQueue.addOperation(download)
         case .downloaded:
             let filtration = makeFiltration(for: record, priority: priority)
-            pendingOperations.filtrationsInProgress[row] = filtration
+            pendingOperations.filtrationsInProgress[id] = filtration
             pendingOperations.filtrationQueue.addOperation(filtration)
         case .filtered, .failed:
-            apply(scheduler.workFinished(row: row))
+            apply(scheduler.workFinished(id))
             return
         }
-        onRecordChanged?(row) // the row shows it is busy
+        changed(record) // the row shows it is busy
     }
 
-    private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler.Priority) -> ImageFiltration {
+    private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration {
         let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }
         return op
     }
 
-    /// Sets the queue priority, and reports completion (unless cancelled) on the main actor:
-    /// the `performSelectorOnMainThread` step of the tutorial.
-    private func prepare<Op: PhotoOperation>(_ op: Op, priority: ScrollScheduler.Priority,
+    /// Sets the queue priority, and reports completion (unless cancelled) on the main actor.
+    private func prepare<Op: PhotoOperation>(_ op: Op, priority: ScrollScheduler<PhotoID>.Priority,
                                              finished: @escaping @MainActor (PhotoProcessor, Op) -> Void) {
         op.queuePriority = priority == .visible ? .high : .low
         op.completionBlock = { [weak op, weak self] in
@@ -151,73 +188,84 @@ public final class PhotoProcessor {
         }
     }
 
-    private func cancelOperations(for row: Int) {
-        deferredRows.remove(row)
-        if let op = pendingOperations.downloadsInProgress.removeValue(forKey: row) {
-            Trace.shared.emit("op.cancel", ["kind": "download", "row": .int(row), "running": .bool(op.isExecuting)])
+    private func cancelOperations(for id: PhotoID) {
+        deferred.remove(id)
+        if let op = pendingOperations.downloadsInProgress.removeValue(forKey: id) {
+            traceCancel(op)
             op.cancel()
         }
-        if let op = pendingOperations.filtrationsInProgress.removeValue(forKey: row) {
-            Trace.shared.emit("op.cancel", ["kind": "filter", "row": .int(row), "running": .bool(op.isExecuting)])
+        if let op = pendingOperations.filtrationsInProgress.removeValue(forKey: id) {
+            traceCancel(op)
             op.cancel()
         }
-        onRecordChanged?(row)
+        if let record = photos.existingRecord(for: id) { changed(record) }
+    }
+
+    private func traceCancel(_ op: PhotoOperation) {
+        Trace.shared.emit("op.cancel", ["kind": .string(op.kind), "row": .int(op.record.position), "id": .id(op.record.id),
+                                        "running": .bool(op.isExecuting)])
     }
 
     /// The download's result is shown at once; its filtration, already queued, follows.
     private func downloadFinished(_ op: ImageDownloader) {
-        let row = op.record.row
-        guard pendingOperations.downloadsInProgress[row] === op, !op.isCancelled else { return }
-        pendingOperations.downloadsInProgress.removeValue(forKey: row)
+        let id = op.record.id
+        guard pendingOperations.downloadsInProgress[id] === op, !op.isCancelled else { return }
+        pendingOperations.downloadsInProgress.removeValue(forKey: id)
         operationEnded(op)
     }
 
     private func filtrationFinished(_ op: ImageFiltration) {
-        let row = op.record.row
-        guard pendingOperations.filtrationsInProgress[row] === op, !op.isCancelled else { return }
-        pendingOperations.filtrationsInProgress.removeValue(forKey: row)
+        let id = op.record.id
+        guard pendingOperations.filtrationsInProgress[id] === op, !op.isCancelled else { return }
+        pendingOperations.filtrationsInProgress.removeValue(forKey: id)
         operationEnded(op)
     }
 
-    /// Reloads the row, and once its last operation has reported, tells the scheduler: the
-    /// row is done, or, if an operation began during a scroll and so did nothing, deferred
-    /// (the scroll's end, or now if it has already ended, starts it again when still wanted).
+    /// Pushes the photo's new snapshot, and once its last operation has reported, tells the
+    /// scheduler: the photo is done, or, if an operation began during a scroll and so did
+    /// nothing, deferred (the scroll's end, or now if it has already ended, starts it again
+    /// when still wanted).
     private func operationEnded(_ op: PhotoOperation) {
-        let row = op.record.row
-        if op.wasDeferred { deferredRows.insert(row) }
-        onRecordChanged?(row)
-        guard !hasWork(for: row), scheduler.pending[row] != nil else { return }
-        if deferredRows.remove(row) != nil {
-            apply(scheduler.workDeferred(row: row, needsWork: needsWork))
-        } else {
-            apply(scheduler.workFinished(row: row))
+        let id = op.record.id
+        if op.wasDeferred { deferred.insert(id) }
+        changed(op.record)
+        if !pendingOperations.hasWork(for: id), scheduler.pending[id] != nil {
+            if deferred.remove(id) != nil {
+                apply(scheduler.workDeferred(id, at: photos.position(of: id), layout: photos))
+            } else {
+                apply(scheduler.workFinished(id))
+            }
         }
+        activityChanged()
     }
 
     /// Stops for good: every queued or running operation is cancelled (running downloads
     /// abort their transfers), nothing new starts, and no result is delivered any more. The
     /// queues run again (if a scroll had suspended them) so the cancelled operations end.
     public func shutDown() {
-        onRecordChanged = nil
+        onPhotoChanged = nil
+        onActivityChanged = nil
         isShutDown = true
-        for row in pendingOperations.rowsInProgress.sorted() { cancelOperations(for: row) }
+        for id in pendingOperations.photosInProgress.sorted() { cancelOperations(for: id) }
         pendingOperations.isSuspended = false
     }
 
-    /// Whether `row` shows as busy: work is queued or running for it and its photo is not yet
-    /// final. (A filtration can report before the download it followed: the row is done then.)
-    public func isBusy(_ row: Int) -> Bool {
-        hasWork(for: row) && needsWork(row)
+    // MARK: Telling the UI
+
+    private func snapshot(of record: PhotoRecord) -> PhotoSnapshot {
+        record.snapshot(isBusy: pendingOperations.hasWork(for: record.id))
     }
 
-    /// Whether any row is busy (see `isBusy`).
-    public var hasBusyRows: Bool {
-        pendingOperations.downloadsInProgress.keys.contains(where: needsWork)
-            || pendingOperations.filtrationsInProgress.keys.contains(where: needsWork)
+    private func changed(_ record: PhotoRecord) {
+        onPhotoChanged?(snapshot(of: record))
     }
 
-    /// Whether any download or filtration is queued or running for `row`.
-    public func hasWork(for row: Int) -> Bool {
-        pendingOperations.downloadsInProgress[row] != nil || pendingOperations.filtrationsInProgress[row] != nil
+    /// How many photos have work queued or running and are not yet final.
+    public var busyCount: Int {
+        pendingOperations.photosInProgress.count { photos.existingRecord(for: $0)?.needsWork ?? false }
+    }
+
+    private func activityChanged() {
+        onActivityChanged?(busyCount)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Tells operations whether their queues are suspended at the moment they begin.
 ///
 /// Suspending a Foundation `OperationQueue` stops it from scheduling more operations, but on
@@ -6,8 +8,6 @@
 /// closed does no work and reports itself deferred; the processor then forgets it, and the
 /// scroll's end starts the row again if it is still wanted. (Waiting at the gate instead
 /// would hold a pool thread, and Foundation's queue lock with it, for the whole scroll.)
-import Synchronization
-
 public final class SuspensionGate: Sendable {
     private let state = Atomic<Bool>(true)
 

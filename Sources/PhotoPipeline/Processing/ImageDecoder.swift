@@ -20,7 +20,7 @@ public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
     /// checked between chunks as well as passed to each read.
     public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize,
-                              cancellable: Cancellable) throws(FetchError) -> PhotoImage {
+                              cancellable: Cancellable) throws(PhotoFailure) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
             let (w, h) = scaledSize(width: Int(width), height: Int(height), for: size)
@@ -33,18 +33,18 @@ public enum ImageDecoder {
         let buffer = ChunkBuffer()
         var total = 0
         while true {
-            if cancellable.isCancelled { throw .cancelled }
+            if cancellable.isCancelled { throw PhotoFailure.cancelled }
             guard let chunk = try buffer.read(stream, cancellable: cancellable) else { break }
             total += chunk.count
             try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                                      gsize(chunk.count), $0) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
-        if cancellable.isCancelled { throw .cancelled }
-        guard total > 0 else { throw FetchError("Empty response: no image data") }
+        if cancellable.isCancelled { throw PhotoFailure.cancelled }
+        guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
         try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
-            throw FetchError("Not an image: no picture could be decoded")
+            throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
         }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
@@ -56,13 +56,24 @@ public enum ImageDecoder {
         return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
     }
 
-    /// The decode size for an image of `width`×`height`: scaled down (never up) so that it fits
-    /// the box, or, for a square, so that its shorter side fills it.
     /// Runs a loader call; a GError from it means the data is not a picture gdk-pixbuf reads.
-    private static func loaderCall(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean) throws(FetchError) {
-        do { _ = try withGError(body) } catch { throw FetchError("Not an image: \(error.message)") }
+    private static func loaderCall(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean) throws(PhotoFailure) {
+        do { _ = try withGError(body) } catch {
+            let pixbufDomain = String(cString: g_quark_to_string(gdk_pixbuf_error_quark()))
+            let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(error.code)) : nil
+            switch code {
+            case GDK_PIXBUF_ERROR_CORRUPT_IMAGE:
+                throw PhotoFailure(.notImage, summary: "Damaged picture", detail: error.message)
+            case GDK_PIXBUF_ERROR_UNSUPPORTED_OPERATION:
+                throw PhotoFailure(.unsupported, summary: "Unsupported picture", detail: error.message)
+            default:
+                throw PhotoFailure(.notImage, detail: error.message)
+            }
+        }
     }
 
+    /// The decode size for an image of `width`×`height`: scaled down (never up) so that it fits
+    /// the box, or, for a square, so that its shorter side fills it.
     public static func scaledSize(width: Int, height: Int, for size: DecodeSize) -> (Int, Int) {
         guard width > 0, height > 0 else { return (width, height) }
         let scale: Double

@@ -1,22 +1,34 @@
+/// What the scheduler needs to know of the list shown: which photo sits at each position,
+/// and whether a photo still needs work.
+public protocol ScrollLayout<ID> {
+    associatedtype ID: Hashable & Comparable & Sendable
+    /// The photo at `position` (0 ≤ position < the scheduler's row count).
+    func id(at position: Int) -> ID
+    /// Whether the photo has work left (not yet filtered or failed).
+    func needsWork(_ id: ID) -> Bool
+}
+
 /// Decides what photo work runs, from scrolling and visibility, as a plain state machine.
 ///
-/// Events go in (scrolling began / ended, rows bound, visible range, work finished, window
-/// hidden, memory warning); actions come out (suspend / resume the queues, start work for a row,
-/// cancel a row's work). It knows nothing of GTK or of operations, so every rule can be tested
-/// directly:
+/// Events go in (scrolling began / ended, rows bound, visible positions, work finished, window
+/// hidden, memory warning); actions come out (suspend / resume the queues, start work for a
+/// photo, cancel a photo's work). Visibility is a matter of positions on screen; work is a
+/// matter of photos, named by their identity, so that a list that is reordered or replaced
+/// never hands one photo's work to another. It knows nothing of GTK or of operations, so
+/// every rule can be tested directly:
 /// - while scrolling (or hidden) no work starts, and the queues are suspended;
-/// - when scrolling ends, work for rows outside the visible range plus the prefetch margin is
-///   cancelled, visible rows without work start first (prefetch rows after, at lower priority),
-///   and the queues resume.
-public struct ScrollScheduler: Sendable {
+/// - when scrolling ends, work for photos outside the visible rows plus the prefetch margin
+///   is cancelled, visible photos without work start first (prefetch rows after, nearest
+///   first, at lower priority), and the queues resume.
+public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
     public enum Priority: Sendable, Equatable { case visible, prefetch }
 
     public enum Action: Sendable, Equatable {
         case suspendQueues
         case resumeQueues
-        case start(row: Int, priority: Priority)
-        case cancel(row: Int)
-        case setPriority(row: Int, priority: Priority)
+        case start(ID, priority: Priority)
+        case cancel(ID)
+        case setPriority(ID, priority: Priority)
     }
 
     /// Rows beyond each end of the visible range that are loaded ahead of time.
@@ -24,10 +36,10 @@ public struct ScrollScheduler: Sendable {
     public private(set) var rowCount = 0
     public private(set) var isScrolling = false
     public private(set) var isHidden = false
-    /// Rows intersecting the viewport as of the last time scrolling was at rest.
+    /// Positions intersecting the viewport as of the last time scrolling was at rest.
     public private(set) var visible: Range<Int> = 0..<0
-    /// Rows whose work has been started and has neither finished nor been cancelled.
-    public private(set) var pending: [Int: Priority] = [:]
+    /// Photos whose work has been started and has neither finished nor been cancelled.
+    public private(set) var pending: [ID: Priority] = [:]
     public private(set) var queuesSuspended = false
 
     public init(prefetchMargin: Int = 0) {
@@ -35,7 +47,7 @@ public struct ScrollScheduler: Sendable {
         self.prefetchMargin = prefetchMargin
     }
 
-    /// Rows kept loaded at rest: the visible ones plus the margin, within the list.
+    /// Positions kept loaded at rest: the visible ones plus the margin, within the list.
     public var wanted: Range<Int> {
         guard !visible.isEmpty else { return 0..<0 }
         return max(0, visible.lowerBound - prefetchMargin)..<min(rowCount, visible.upperBound + prefetchMargin)
@@ -52,53 +64,67 @@ public struct ScrollScheduler: Sendable {
         return cancels
     }
 
+    /// Rows were added at the end of the list (a source delivering another batch); photos
+    /// already shown keep their positions and their work.
+    public mutating func rowsAppended(rowCount: Int) {
+        precondition(rowCount >= self.rowCount)
+        self.rowCount = rowCount
+    }
+
+    /// The same photos now sit at other positions (sorting, say). Work follows its photo:
+    /// photos that left the wanted rows are cancelled, those that came into them start.
+    public mutating func orderChanged(layout: some ScrollLayout<ID>) -> [Action] {
+        guard !isScrolling else { return [] }
+        return reconcile(layout, starting: !isHidden)
+    }
+
     public mutating func scrollBegan() -> [Action] {
         isScrolling = true
         return updateSuspension()
     }
 
-    /// Scrolling (and any deceleration) ended with `visible` rows on screen.
-    public mutating func scrollEnded(visible: Range<Int>, needsWork: (Int) -> Bool) -> [Action] {
+    /// Scrolling (and any deceleration) ended with `visible` positions on screen.
+    public mutating func scrollEnded(visible: Range<Int>, layout: some ScrollLayout<ID>) -> [Action] {
         isScrolling = false
         self.visible = clamp(visible)
-        return reconcile(needsWork: needsWork) + updateSuspension()
+        return reconcile(layout) + updateSuspension()
     }
 
-    /// The visible rows changed without the user scrolling (first layout, resize, new list).
-    /// While scrolling it is only remembered; the end of the scroll decides. While hidden,
-    /// work for rows no longer wanted is cancelled, and new work waits until shown.
-    public mutating func visibleRowsChanged(_ visible: Range<Int>, needsWork: (Int) -> Bool) -> [Action] {
+    /// The visible positions changed without the user scrolling (first layout, resize, new
+    /// list). While scrolling it is only remembered; the end of the scroll decides. While
+    /// hidden, work no longer wanted is cancelled, and new work waits until shown.
+    public mutating func visibleRowsChanged(_ visible: Range<Int>, layout: some ScrollLayout<ID>) -> [Action] {
         self.visible = clamp(visible)
         guard !isScrolling else { return [] }
-        return reconcile(needsWork: needsWork, starting: !isHidden)
+        return reconcile(layout, starting: !isHidden)
     }
 
-    /// A row got a widget. Work starts only at rest, for a wanted row (the tutorial's
-    /// `!dragging && !decelerating`); rows bound during a scroll wait for its end.
-    public mutating func rowBound(_ row: Int, needsWork: (Int) -> Bool) -> [Action] {
-        guard !isScrolling, !isHidden, wanted.contains(row), pending[row] == nil, needsWork(row) else { return [] }
-        let priority = priority(of: row)
-        pending[row] = priority
-        return [.start(row: row, priority: priority)]
+    /// The row at `position` got a widget. Work starts only at rest, for a wanted row (the
+    /// tutorial's `!dragging && !decelerating`); rows bound during a scroll wait for its end.
+    public mutating func rowBound(_ position: Int, layout: some ScrollLayout<ID>) -> [Action] {
+        guard (0..<rowCount).contains(position) else { return [] }
+        return startIfWanted(layout.id(at: position), at: position, layout)
     }
 
-    /// All work for `row` completed (successfully or not). Stale reports are ignored.
-    public mutating func workFinished(row: Int) -> [Action] {
-        pending.removeValue(forKey: row)
+    /// All work for `id` completed (successfully or not). Stale reports are ignored.
+    public mutating func workFinished(_ id: ID) -> [Action] {
+        pending.removeValue(forKey: id)
         return []
     }
 
-    /// The row's work began while the queues were suspended and so did nothing. If that news
-    /// arrives after scrolling ended, the row is started again at once (when still wanted).
-    public mutating func workDeferred(row: Int, needsWork: (Int) -> Bool) -> [Action] {
-        pending.removeValue(forKey: row)
-        return rowBound(row, needsWork: needsWork)
+    /// The photo's work began while the queues were suspended and so did nothing. If that news
+    /// arrives after scrolling ended, it is started again at once (when still wanted).
+    /// `position` is where the photo is now (nil if it left the list).
+    public mutating func workDeferred(_ id: ID, at position: Int?, layout: some ScrollLayout<ID>) -> [Action] {
+        pending.removeValue(forKey: id)
+        guard let position else { return [] }
+        return startIfWanted(id, at: position, layout)
     }
 
     /// The window was hidden or minimised (true), or shown again (false).
-    public mutating func windowHidden(_ hidden: Bool, needsWork: (Int) -> Bool) -> [Action] {
+    public mutating func windowHidden(_ hidden: Bool, layout: some ScrollLayout<ID>) -> [Action] {
         isHidden = hidden
-        let starts = (!hidden && !isScrolling) ? reconcile(needsWork: needsWork) : []
+        let starts = (!hidden && !isScrolling) ? reconcile(layout) : []
         return starts + updateSuspension()
     }
 
@@ -107,9 +133,16 @@ public struct ScrollScheduler: Sendable {
 
     // MARK: Rules
 
+    private mutating func startIfWanted(_ id: ID, at position: Int, _ layout: some ScrollLayout<ID>) -> [Action] {
+        guard !isScrolling, !isHidden, wanted.contains(position), pending[id] == nil, layout.needsWork(id) else { return [] }
+        let priority: Priority = visible.contains(position) ? .visible : .prefetch
+        pending[id] = priority
+        return [.start(id, priority: priority)]
+    }
+
     private mutating func cancelAll() -> [Action] {
         defer { pending.removeAll() }
-        return pending.keys.sorted().map { Action.cancel(row: $0) }
+        return pending.keys.sorted().map { Action.cancel($0) }
     }
 
     private func clamp(_ range: Range<Int>) -> Range<Int> {
@@ -118,27 +151,32 @@ public struct ScrollScheduler: Sendable {
         return lower..<upper
     }
 
-    private func priority(of row: Int) -> Priority { visible.contains(row) ? .visible : .prefetch }
-
-    private mutating func reconcile(needsWork: (Int) -> Bool, starting: Bool = true) -> [Action] {
+    private mutating func reconcile(_ layout: some ScrollLayout<ID>, starting: Bool = true) -> [Action] {
         var actions: [Action] = []
         let wanted = self.wanted
-        for row in pending.keys.sorted() where !wanted.contains(row) {
-            pending.removeValue(forKey: row)
-            actions.append(.cancel(row: row))
+        // Visible first, then the margin nearest the screen first.
+        let prefetch = Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
+        let order = Array(visible) + prefetch
+        var wantedPriority: [ID: Priority] = [:]
+        for position in order {
+            wantedPriority[layout.id(at: position)] = visible.contains(position) ? .visible : .prefetch
         }
-        for (row, old) in pending.sorted(by: { $0.key < $1.key }) {
-            let new = priority(of: row)
+        for id in pending.keys.sorted() where wantedPriority[id] == nil {
+            pending.removeValue(forKey: id)
+            actions.append(.cancel(id))
+        }
+        for (id, old) in pending.sorted(by: { $0.key < $1.key }) {
+            let new = wantedPriority[id] ?? old
             guard new != old else { continue }
-            pending[row] = new
-            actions.append(.setPriority(row: row, priority: new))
+            pending[id] = new
+            actions.append(.setPriority(id, priority: new))
         }
         guard starting else { return actions }
-        let prefetch = Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
-        for row in Array(visible) + prefetch where pending[row] == nil && needsWork(row) {
-            let priority = self.priority(of: row)
-            pending[row] = priority
-            actions.append(.start(row: row, priority: priority))
+        for position in order {
+            let id = layout.id(at: position)
+            guard pending[id] == nil, layout.needsWork(id), let priority = wantedPriority[id] else { continue }
+            pending[id] = priority
+            actions.append(.start(id, priority: priority))
         }
         return actions
     }

@@ -20,6 +20,8 @@ public final class Trace: Sendable {
         public init(integerLiteral v: Int) { self = .int(v) }
         public init(booleanLiteral v: Bool) { self = .bool(v) }
         public init(floatLiteral v: Double) { self = .double(v) }
+        /// A photo's identity, as a number.
+        public static func id(_ id: PhotoID) -> Value { .int(Int(truncatingIfNeeded: id.rawValue)) }
     }
 
     private struct State {

@@ -1,0 +1,84 @@
+#include "photo_list_model.h"
+
+struct _CpPhotoItem {
+    GObject parent_instance;
+    guint64 id;
+};
+
+G_DEFINE_FINAL_TYPE(CpPhotoItem, cp_photo_item, G_TYPE_OBJECT)
+
+static void cp_photo_item_class_init(CpPhotoItemClass *klass) { (void)klass; }
+static void cp_photo_item_init(CpPhotoItem *item) { (void)item; }
+
+guint64 cp_photo_item_get_id(CpPhotoItem *item) {
+    g_return_val_if_fail(CP_IS_PHOTO_ITEM(item), 0);
+    return item->id;
+}
+
+struct _CpPhotoListModel {
+    GObject parent_instance;
+    GArray *ids; /* guint64 per row */
+};
+
+static void cp_photo_list_model_iface_init(GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE(CpPhotoListModel, cp_photo_list_model, G_TYPE_OBJECT,
+                              G_IMPLEMENT_INTERFACE(G_TYPE_LIST_MODEL, cp_photo_list_model_iface_init))
+
+static GType cp_photo_list_model_get_item_type(GListModel *list) {
+    (void)list;
+    return CP_TYPE_PHOTO_ITEM;
+}
+
+static guint cp_photo_list_model_get_n_items(GListModel *list) {
+    return CP_PHOTO_LIST_MODEL(list)->ids->len;
+}
+
+static gpointer cp_photo_list_model_get_item(GListModel *list, guint position) {
+    CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(list);
+    if (position >= model->ids->len)
+        return NULL;
+    CpPhotoItem *item = g_object_new(CP_TYPE_PHOTO_ITEM, NULL);
+    item->id = g_array_index(model->ids, guint64, position);
+    return item;
+}
+
+static void cp_photo_list_model_iface_init(GListModelInterface *iface) {
+    iface->get_item_type = cp_photo_list_model_get_item_type;
+    iface->get_n_items = cp_photo_list_model_get_n_items;
+    iface->get_item = cp_photo_list_model_get_item;
+}
+
+static void cp_photo_list_model_finalize(GObject *object) {
+    g_array_unref(CP_PHOTO_LIST_MODEL(object)->ids);
+    G_OBJECT_CLASS(cp_photo_list_model_parent_class)->finalize(object);
+}
+
+static void cp_photo_list_model_class_init(CpPhotoListModelClass *klass) {
+    G_OBJECT_CLASS(klass)->finalize = cp_photo_list_model_finalize;
+}
+
+static void cp_photo_list_model_init(CpPhotoListModel *model) {
+    model->ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+}
+
+CpPhotoListModel *cp_photo_list_model_new(void) {
+    return g_object_new(CP_TYPE_PHOTO_LIST_MODEL, NULL);
+}
+
+void cp_photo_list_model_splice(CpPhotoListModel *model, guint position, guint removed,
+                                const guint64 *ids, guint added) {
+    g_return_if_fail(CP_IS_PHOTO_LIST_MODEL(model));
+    g_return_if_fail(position <= model->ids->len && removed <= model->ids->len - position);
+    if (removed > 0)
+        g_array_remove_range(model->ids, position, removed);
+    if (added > 0)
+        g_array_insert_vals(model->ids, position, ids, added);
+    if (removed > 0 || added > 0)
+        g_list_model_items_changed(G_LIST_MODEL(model), position, removed, added);
+}
+
+guint64 cp_photo_list_model_get_id(CpPhotoListModel *model, guint position) {
+    g_return_val_if_fail(CP_IS_PHOTO_LIST_MODEL(model), 0);
+    return position < model->ids->len ? g_array_index(model->ids, guint64, position) : 0;
+}

@@ -102,7 +102,7 @@ final class PhotoListWindow {
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
         connectWindow()
         processor.onPhotoChanged = { [unowned self] snapshot in
-            boundWidgets[snapshot.id]?.show(snapshot, placeholder: placeholder, failed: failed)
+            if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
         }
         processor.onActivityChanged = { [unowned self] busy in
             busyPhotos = busy
@@ -226,7 +226,7 @@ final class PhotoListWindow {
             processor.rowBound(position)
             let snapshot = processor.snapshot(at: position)
             Trace.shared.emit("row.shown", ["row": .int(position), "id": .id(id), "name": .string(snapshot.name)])
-            row.show(snapshot, placeholder: placeholder, failed: failed)
+            show(snapshot, in: row)
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
             guard let item, let widget = rowWidgets[item] else { return }
@@ -237,6 +237,14 @@ final class PhotoListWindow {
             guard let item else { return }
             rowWidgets.removeValue(forKey: item)
         }))
+    }
+
+    /// Puts `snapshot` in `row`; a failed photo's status line (its short reason) is traced.
+    private func show(_ snapshot: PhotoSnapshot, in row: PhotoRowWidget) {
+        let status = row.show(snapshot, placeholder: placeholder, failed: failed)
+        if snapshot.state == .failed, let position = processor.photos.position(of: snapshot.id) {
+            Trace.shared.emit("row.status", ["row": .int(position), "id": .id(snapshot.id), "text": .string(status)])
+        }
     }
 
     /// Rows that intersect the viewport, from the adjustment and the (uniform) row height.
@@ -313,6 +321,8 @@ final class PhotoListWindow {
         // resize the header bar, and this runs during the list's layout too (from the
         // adjustment's `changed`), which left the header bar unallocated for that frame.
         gtk_spinner_set_spinning(gtkCast(spinner), busy ? 1 : 0)
+        // A stopped spinner can stay on screen as a still frame; transparent, it cannot.
+        gtk_widget_set_opacity(spinner, busy ? 1 : 0)
         gtk_widget_set_tooltip_text(spinner, busy ? "Loading" : nil)
     }
 

@@ -55,12 +55,14 @@ final class PhotoRowWidget {
         gtk_box_append(gtkCast(root), spinner)
     }
 
-    /// Shows the photo as `snapshot` has it.
-    func show(_ snapshot: PhotoSnapshot, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) {
+    /// Shows the photo as `snapshot` has it; returns the status line shown.
+    @discardableResult
+    func show(_ snapshot: PhotoSnapshot, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) -> String {
         photo = snapshot.id
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
+        let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
         gtk_label_set_text(gtkCast(title), snapshot.name)
-        gtk_label_set_text(gtkCast(status), Self.statusText(state, working: working, failure: snapshot.failure))
+        gtk_label_set_text(gtkCast(status), statusLine)
         gtk_widget_set_tooltip_text(root, state == .failed ? snapshot.failure?.detail ?? "Failed to load" : nil)
         if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
         if state == .failed {
@@ -75,6 +77,7 @@ final class PhotoRowWidget {
         }
         gtk_widget_set_visible(spinner, working ? 1 : 0)
         gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
+        return statusLine
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {

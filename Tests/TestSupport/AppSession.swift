@@ -78,12 +78,17 @@ public final class AppSession: @unchecked Sendable {
     /// Starts `classic-photos [source]` with a trace on its own display. The app needs no
     /// D-Bus session (GApplication runs alone without one), and none is started here: a bus
     /// daemon started by a test would inherit the test's blocked SIGTERM and outlive it.
-    public init(source: String? = nil, environment: [String: String] = [:]) throws {
+    public convenience init(source: String? = nil, environment: [String: String] = [:]) throws {
+        try self.init(arguments: source.map { [$0] } ?? [], environment: environment)
+    }
+
+    /// Starts `classic-photos ARGUMENTS…` with a trace on its own display.
+    public init(arguments: [String], environment: [String: String] = [:]) throws {
         display = try XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
         process.executableURL = Products.executable("classic-photos")
-        process.arguments = ["--trace", tracePath] + (source.map { [$0] } ?? [])
+        process.arguments = ["--trace", tracePath] + arguments
         var env = ProcessInfo.processInfo.environment.merging(display.gtkEnvironment) { $1 }
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         process.environment = env.merging(environment) { $1 }

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// Opening folders, single pictures and several sources, as a person would from the
+    /// command line; and every failure kind shown on its row with a short reason.
+    @Suite(.serialized) struct SourceTests {
+        private func events(_ events: [[String: Any]], _ name: String) -> [[String: Any]] {
+            events.filter { $0["ev"] as? String == name }
+        }
+
+        /// Names shown per row (from `row.shown`), latest first wins.
+        private func shownNames(_ events: [[String: Any]]) -> [Int: String] {
+            var names: [Int: String] = [:]
+            for e in self.events(events, "row.shown") {
+                if let row = e["row"] as? Int, let name = e["name"] as? String { names[row] = name }
+            }
+            return names
+        }
+
+        private func settled(_ events: [[String: Any]]) -> Bool {
+            guard let range = AppSession.visibleRanges(events).last else { return false }
+            let states = AppSession.rowStates(events)
+            return range.allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
+        }
+
+        /// A folder of pictures in several formats with names that sort naturally, plus a text
+        /// file, a text file named like a JPEG, and a sub-folder holding a picture.
+        private func mixedFolder() throws -> (folder: URL, pictures: [String]) {
+            let folder = try TestPictures.makeFolder("mixed")
+            var pictures: [String] = []
+            for (name, format) in [("img10.png", "png"), ("img2.jpg", "jpeg"), ("IMG3.bmp", "bmp"), ("img1.tiff", "tiff")] {
+                if TestPictures.write(folder.appendingPathComponent(name), format: format) { pictures.append(name) }
+            }
+            // A JPEG without an extension is still a picture: content decides.
+            try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"),
+                                             to: folder.appendingPathComponent("img4"))
+            pictures.append("img4")
+            try Data("not a picture\n".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+            try Data("not a picture either\n".utf8).write(to: folder.appendingPathComponent("fake.jpg"))
+            let sub = folder.appendingPathComponent("img5-folder")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            TestPictures.write(sub.appendingPathComponent("img6.png"), format: "png")
+            // File-manager order: numbers compare as numbers, case aside.
+            let order = ["img1.tiff", "img2.jpg", "IMG3.bmp", "img4", "img10.png"]
+            return (folder, order.filter(pictures.contains))
+        }
+
+        @Test("A folder shows exactly its pictures, of every format, in natural order, and turns them sepia")
+        func folder() throws {
+            let (folder, pictures) = try mixedFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            #expect(pictures.count >= 4, "gdk-pixbuf saved too few formats: \(pictures)")
+            let app = try AppSession(source: folder.path)
+            let loaded = try app.waitFor(event: "source.loaded")
+            #expect(loaded["rows"] as? Int == pictures.count)
+            let events = try app.waitFor("folder rows settled") { settled($0) }
+            let names = shownNames(events)
+            #expect((0..<pictures.count).map { names[$0] } == pictures)
+            let states = AppSession.rowStates(events)
+            #expect((0..<pictures.count).allSatisfy { states[$0] == "filtered" }, "\(states)")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("A single picture opens its folder with that picture selected and scrolled into view")
+        func singlePicture() throws {
+            let folder = try TestPictures.makeFolder("single")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for n in 1...60 {
+                TestPictures.write(folder.appendingPathComponent("photo\(n).png"), format: "png", rgb: UInt32(n * 0x040302))
+            }
+            let app = try AppSession(source: folder.appendingPathComponent("photo47.png").path)
+            let loaded = try app.waitFor(event: "source.loaded")
+            #expect(loaded["rows"] as? Int == 60)
+            let selected = try app.waitFor(event: "list.select")
+            #expect(selected["row"] as? Int == 46)
+            #expect(selected["name"] as? String == "photo47.png")
+            let events = try app.waitFor("selected row on screen and settled") { events in
+                guard let range = AppSession.visibleRanges(events).last, range.contains(46) else { return false }
+                return settled(events)
+            }
+            #expect(shownNames(events)[46] == "photo47.png")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("Two folders on the command line show as one list, the first folder's pictures first")
+        func twoFolders() throws {
+            let first = try TestPictures.makeFolder("first"), second = try TestPictures.makeFolder("second")
+            defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
+            for n in 1...3 { TestPictures.write(first.appendingPathComponent("b\(n).png"), format: "png") }
+            for n in 1...2 { TestPictures.write(second.appendingPathComponent("a\(n).jpg"), format: "jpeg") }
+            let session = try AppSession(arguments: [first.path, second.path])
+            let loaded = try session.waitFor("both sources loaded") { self.events($0, "source.loaded").count == 2 }
+            #expect(self.events(loaded, "source.loaded").compactMap { $0["rows"] as? Int } == [3, 2])
+            let settledEvents = try session.waitFor("rows settled") { settled($0) }
+            let names = shownNames(settledEvents)
+            #expect((0..<5).map { names[$0] } == ["b1.png", "b2.png", "b3.png", "a1.jpg", "a2.jpg"])
+            #expect(session.terminate() == 0)
+        }
+
+        @Test("Each failure kind ends its row failed, with its reason code in the trace and a short reason on the row")
+        func failureReasons() throws {
+            let server = try LoopbackServer()
+            let cases: [(path: String, reason: String, text: String)] = [
+                ("/status/404", "http", "Not found (404)"),
+                ("/status/503", "http", "Server error (503)"),
+                ("/reset", "transport", "Connection failed"),
+                ("/text", "not-image", "Not a picture"),
+                ("/empty", "empty", "Empty file"),
+            ]
+            let list = try TestPictures.makeFolder("failures").appendingPathComponent("list.plist")
+            defer { try? FileManager.default.removeItem(at: list.deletingLastPathComponent()) }
+            let items = cases.enumerated().map { ["name": "Case \($0.offset)", "url": server.url($0.element.path).absoluteString] }
+                + [["name": "Missing", "url": "no-such-file.jpg"]]
+            try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
+            let app = try AppSession(source: list.path)
+            let events = try app.waitFor("every row failed with a status shown") { events in
+                Set(self.events(events, "row.status").compactMap { $0["row"] as? Int }).count == cases.count + 1
+            }
+            let fails = self.events(events, "op.fail")
+            let statuses = self.events(events, "row.status")
+            let expected = cases.map { ($0.reason, $0.text) } + [("missing", "File not found")]
+            for (row, (reason, text)) in expected.enumerated() {
+                #expect(fails.first { $0["row"] as? Int == row }?["reason"] as? String == reason, "row \(row)")
+                #expect(statuses.last { $0["row"] as? Int == row }?["text"] as? String == text, "row \(row)")
+            }
+            #expect(AppSession.rowStates(events).values.allSatisfy { $0 == "failed" })
+            #expect(app.terminate() == 0)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+
+/// Writes small real pictures in the formats gdk-pixbuf can save, for folder tests.
+public enum TestPictures {
+    /// Saves a `size`×`size` picture of one colour (0xRRGGBB) at `url` in `format`
+    /// ("png", "jpeg", "bmp", "tiff", "ico"). Returns false if the saver is missing or fails.
+    @discardableResult
+    public static func write(_ url: URL, format: String, rgb: UInt32 = 0x3366CC, size: Int32 = 64) -> Bool {
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, format == "ico" ? 1 : 0, 8, size, size) else { return false }
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        gdk_pixbuf_fill(pixbuf, (rgb << 8) | 0xFF)
+        return gdk_pixbuf_savev(pixbuf, url.path, format, nil, nil, nil) != 0
+    }
+
+    /// A fresh empty folder under the temporary directory.
+    public static func makeFolder(_ name: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("classic-photos-\(name)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}

@@ -1,3 +1,8 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+
 /// Turns every way of scrolling into one "began" / "ended" pair.
 ///
 /// GTK reports scroll phases only for touchpads (`scroll-begin` / `scroll-end`); a mouse wheel,
@@ -5,11 +10,6 @@
 /// "began" is the first sign of any of them, and "ended" is a quiet period (150 ms by default)
 /// with no movement, no finger on the touchpad and no button held on the scrollbar. Kinetic
 /// deceleration keeps moving the adjustment, so it extends the scroll until it stops.
-import CGLib
-import CGtk
-import Foundation
-import GLibKit
-
 @MainActor
 final class ScrollActivityMonitor {
     enum Source: String {

@@ -1,12 +1,12 @@
+import CGLib
+import Foundation
+
 /// Lets Swift's main actor run inside the GLib main loop.
 ///
 /// `@MainActor` jobs are queued on libdispatch's main queue, which nothing drains while GLib
 /// owns the main thread. libdispatch exposes the queue's wake-up descriptor and a drain entry
 /// point (the pair CFRunLoop integrates); a GLib fd watch on one calling the other makes
 /// `Task { @MainActor in }` and `await MainActor.run {}` execute on the GTK thread.
-import CGLib
-import Foundation
-
 public enum MainActorLoop {
     /// The watch, kept for the life of the process; touched only on the main thread.
     nonisolated(unsafe) private static var watch: MainLoopSource?

@@ -1,8 +1,8 @@
-/// Runs closures on the GLib main loop from any thread: the counterpart of Cocoa's
-/// `performSelectorOnMainThread(_:withObject:waitUntilDone:)`.
 import CGLib
 import Dispatch
 
+/// Runs closures on the GLib main loop from any thread: the counterpart of Cocoa's
+/// `performSelectorOnMainThread(_:withObject:waitUntilDone:)`.
 public enum MainLoop {
     /// Makes the calling thread the permanent owner of the default main context, so
     /// `isMainThread` holds on it even between loop iterations. Call once, on the GTK thread.

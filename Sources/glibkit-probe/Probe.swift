@@ -1,5 +1,3 @@
-/// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
-/// as the app's does, and prints one JSON object of measurements for the tests to check.
 import CGLib
 import CGtk
 import ClassicPhotosUI
@@ -7,6 +5,8 @@ import Foundation
 import GLibKit
 import Synchronization
 
+/// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
+/// as the app's does, and prints one JSON object of measurements for the tests to check.
 @main
 struct Probe {
     @MainActor static func main() {

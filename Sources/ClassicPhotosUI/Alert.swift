@@ -1,7 +1,7 @@
-/// A modal error alert with the reason, a Close button and, when it can help, Retry.
 import CGtk
 import GLibKit
 
+/// A modal error alert with the reason, a Close button and, when it can help, Retry.
 @MainActor
 final class Alert {
     private var response: SignalConnection?

@@ -1,8 +1,8 @@
-/// Finds the app's data folder (bundled photo list, placeholder images) and loads its images.
 import CGtk
 import Foundation
 import GLibKit
 
+/// Finds the app's data folder (bundled photo list, placeholder images) and loads its images.
 enum AppResources {
     /// The folder holding `ClassicPhotos.plist` and `images/`: `$CLASSIC_PHOTOS_DATADIR`, the
     /// installed share folder beside the binary, or the source tree's `data/` above it.

@@ -12,6 +12,7 @@ public final class ClassicPhotosApp {
     private var connections: [SignalConnection] = []
     private let sources: [any PhotoSource]
     private let watchdog = StallWatchdog()
+    private var quitSignals: [MainLoopSource] = []
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
@@ -102,14 +103,13 @@ public final class ClassicPhotosApp {
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.
     private func installQuitSignals() {
-        let handler: GSourceFunc = { data in
-            let app = Unmanaged<ClassicPhotosApp>.fromOpaque(data!).takeUnretainedValue()
-            MainActor.assumeIsolated { app.quit() }
-            return gboolean(1) // keep: a second signal while quitting does the same
+        quitSignals = [SIGTERM, SIGINT].map { signal in
+            MainLoopSource(.unixSignal(signal)) { [weak self] in
+                // Unix signal sources are attached to the default context: the main thread.
+                MainActor.assumeIsolated { self?.quit() }
+                return .continue // a second signal while quitting does the same
+            }
         }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        g_unix_signal_add(SIGTERM, handler, me)
-        g_unix_signal_add(SIGINT, handler, me)
     }
 
     /// Closes the window (cancelling its work) and ends the main loop.

@@ -1,4 +1,5 @@
-/// Pointer casts between GTK's C types (some imported as structs, some as opaque pointers).
+// Pointer casts between GTK's C types (some imported as structs, some as opaque pointers).
+
 import CGtk
 
 @inline(__always) func gtkCast<T>(_ pointer: OpaquePointer) -> UnsafeMutablePointer<T> {

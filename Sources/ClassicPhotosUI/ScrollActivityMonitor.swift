@@ -1,3 +1,8 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+
 /// Turns every way of scrolling into one "began" / "ended" pair.
 ///
 /// GTK reports scroll phases only for touchpads (`scroll-begin` / `scroll-end`); a mouse wheel,
@@ -5,11 +10,6 @@
 /// "began" is the first sign of any of them, and "ended" is a quiet period (150 ms by default)
 /// with no movement, no finger on the touchpad and no button held on the scrollbar. Kinetic
 /// deceleration keeps moving the adjustment, so it extends the scroll until it stops.
-import CGLib
-import CGtk
-import Foundation
-import GLibKit
-
 @MainActor
 final class ScrollActivityMonitor {
     enum Source: String {
@@ -27,7 +27,8 @@ final class ScrollActivityMonitor {
     private var scrollbarHeld = false
     private var lastKeyAt: Int = .min / 2
     private var lastWheelAt: Int = .min / 2
-    private var quietTimer: guint = 0
+    /// Ends the scroll when it fires; replaced on every movement, destroyed with the monitor.
+    private var quietTimer: MainLoopSource?
 
     /// - Parameters:
     ///   - scrolledWindow: the `GtkScrolledWindow` around the list.
@@ -129,17 +130,16 @@ final class ScrollActivityMonitor {
     }
 
     private func restartQuietTimer() {
-        if quietTimer != 0 { g_source_remove(quietTimer) }
-        let box = Unmanaged.passUnretained(self).toOpaque()
-        quietTimer = g_timeout_add(quietPeriodMs, { data in
-            let monitor = Unmanaged<ScrollActivityMonitor>.fromOpaque(data!).takeUnretainedValue()
-            MainActor.assumeIsolated { monitor.quietPeriodElapsed() }
-            return gboolean(0)
-        }, box)
+        quietTimer?.cancel()
+        quietTimer = MainLoopSource(.timeout(milliseconds: quietPeriodMs)) { [weak self] in
+            // The default context runs on the main thread, which owns the main actor.
+            MainActor.assumeIsolated { self?.quietPeriodElapsed() }
+            return .remove
+        }
     }
 
     private func quietPeriodElapsed() {
-        quietTimer = 0
+        quietTimer = nil
         // A finger still on the touchpad or a button still on the scrollbar: not over yet;
         // their end events restart the timer.
         guard isScrolling, !fingerOnTouchpad, !scrollbarHeld else { return }
@@ -149,7 +149,8 @@ final class ScrollActivityMonitor {
 
     /// Stops listening; call before the widgets go away.
     func invalidate() {
-        if quietTimer != 0 { g_source_remove(quietTimer); quietTimer = 0 }
+        quietTimer?.cancel()
+        quietTimer = nil
         connections.removeAll()
         onBegan = nil
         onEnded = nil

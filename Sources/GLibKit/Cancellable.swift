@@ -1,6 +1,6 @@
-/// A `GCancellable` that Swift code can cancel from any thread, and bridge to task cancellation.
 import CGLib
 
+/// A `GCancellable` that Swift code can cancel from any thread, and bridge to task cancellation.
 public final class Cancellable: @unchecked Sendable {
     private let ref: ObjectRef<GCancellable>
 

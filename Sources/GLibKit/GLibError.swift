@@ -1,6 +1,6 @@
-/// `GError` as a Swift `Error`.
 import CGLib
 
+/// `GError` as a Swift `Error`.
 public struct GLibError: Error, CustomStringConvertible, Sendable, Equatable {
     public let domain: String
     public let code: Int32

@@ -1,8 +1,8 @@
-/// Runs closures on the GLib main loop from any thread: the counterpart of Cocoa's
-/// `performSelectorOnMainThread(_:withObject:waitUntilDone:)`.
 import CGLib
 import Dispatch
 
+/// Runs closures on the GLib main loop from any thread: the counterpart of Cocoa's
+/// `performSelectorOnMainThread(_:withObject:waitUntilDone:)`.
 public enum MainLoop {
     /// Makes the calling thread the permanent owner of the default main context, so
     /// `isMainThread` holds on it even between loop iterations. Call once, on the GTK thread.
@@ -35,32 +35,13 @@ public enum MainLoop {
     /// worker's own), at its next iteration or after `milliseconds`.
     public static func perform(on context: OpaquePointer, afterMilliseconds milliseconds: UInt32? = nil,
                                _ body: @escaping @Sendable () -> Void) {
-        let source = milliseconds.map { g_timeout_source_new($0)! } ?? g_idle_source_new()!
-        attach(source, priority: G_PRIORITY_DEFAULT, to: context, body)
-    }
-
-    private final class Job {
-        let body: @Sendable () -> Void
-        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        let trigger = milliseconds.map { MainLoopSource.Trigger.timeout(milliseconds: $0) } ?? .idle
+        MainLoopSource.attachDetached(trigger, on: context) { body(); return .remove }
     }
 
     private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
         // An idle source rather than g_main_context_invoke: invoke runs inline on the owner
         // thread, and a queued call must never run before its caller returns.
-        attach(g_idle_source_new()!, priority: priority, body)
-    }
-
-    private static func attach(_ source: UnsafeMutablePointer<GSource>, priority: Int32,
-                               to context: OpaquePointer? = nil, _ body: @escaping @Sendable () -> Void) {
-        g_source_set_priority(source, priority)
-        let data = Unmanaged.passRetained(Job(body)).toOpaque()
-        g_source_set_callback(source, { data in
-            Unmanaged<Job>.fromOpaque(data!).takeUnretainedValue().body()
-            return gboolean(0) // G_SOURCE_REMOVE
-        }, data, { data in
-            Unmanaged<Job>.fromOpaque(data!).release()
-        })
-        g_source_attach(source, context ?? g_main_context_default())
-        g_source_unref(source)
+        MainLoopSource.attachDetached(.idle, priority: priority) { body(); return .remove }
     }
 }

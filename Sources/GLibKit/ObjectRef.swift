@@ -1,6 +1,6 @@
-/// An owned reference to a GObject: holds exactly one strong ref and drops it on deinit.
 import CGLib
 
+/// An owned reference to a GObject: holds exactly one strong ref and drops it on deinit.
 public final class ObjectRef<T>: @unchecked Sendable {
     /// The wrapped instance, typed as its C struct.
     public let pointer: UnsafeMutablePointer<T>

@@ -1,9 +1,3 @@
-/// Connects GObject signals to Swift closures and disconnects them when the owner goes away.
-///
-/// Each closure lives in a box passed to GLib as user data; GLib's destroy-notify releases the
-/// box when the handler is disconnected or the instance is finalized, so nothing leaks and
-/// nothing is freed twice. A `SignalConnection` disconnects in `deinit` if the instance is
-/// still alive (checked through a `GWeakRef`, never a dangling pointer).
 import CGLib
 import Synchronization
 
@@ -31,7 +25,13 @@ private let releaseBox: GClosureNotify = { data, _ in
     Unmanaged<SignalBox>.fromOpaque(data).release()
 }
 
-/// A live handler on one instance. Dropping it disconnects the handler.
+/// Connects a GObject signal to a Swift closure: a live handler on one instance, disconnected
+/// when the owner goes away and drops it.
+///
+/// Each closure lives in a box passed to GLib as user data; GLib's destroy-notify releases the
+/// box when the handler is disconnected or the instance is finalized, so nothing leaks and
+/// nothing is freed twice. A `SignalConnection` disconnects in `deinit` if the instance is
+/// still alive (checked through a `GWeakRef`, never a dangling pointer).
 public final class SignalConnection {
     /// Counts the closure boxes not yet released by GLib (for leak tests).
     public static var liveClosureCount: Int { SignalBox.liveCount }

@@ -1,13 +1,14 @@
-/// Measures Classic Photos' photo work and prints the figures next to peer tools run on the
-/// same input in the same run:
-///
-/// 1. Thumbnails: the bundled photos decoded to the row's square (160 px, the HiDPI size) and
-///    turned sepia, by this app's decoder and filter, by ImageMagick, and by vipsthumbnail.
-/// 2. The pipeline: a list of photos fetched from a loopback HTTP server with a set delay per
-///    response, through `PhotoProcessor` and its two operation queues at several download
-///    widths, against curl fetching the same addresses in parallel.
-///
-/// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS]
+// Measures Classic Photos' photo work and prints the figures next to peer tools run on the
+// same input in the same run:
+//
+// 1. Thumbnails: the bundled photos decoded to the row's square (160 px, the HiDPI size) and
+//    turned sepia, by this app's decoder and filter, by ImageMagick, and by vipsthumbnail.
+// 2. The pipeline: a list of photos fetched from a loopback HTTP server with a set delay per
+//    response, through `PhotoProcessor` and its two operation queues at several download
+//    widths, against curl fetching the same addresses in parallel.
+//
+// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS]
+
 import Foundation
 import GLibKit
 import PhotoPipeline

@@ -1,13 +1,12 @@
-/// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
-/// as the app's does, and prints one JSON object of measurements for the tests to check.
 import CGLib
 import CGtk
-@testable import ClassicPhotosUI
+import ClassicPhotosUI
 import Foundation
 import GLibKit
-import PhotoPipeline
 import Synchronization
 
+/// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
+/// as the app's does, and prints one JSON object of measurements for the tests to check.
 @main
 struct Probe {
     @MainActor static func main() {
@@ -72,20 +71,16 @@ struct Probe {
         let gtkApp = gtk_application_new("io.github.classicphotos.LeakProbe", G_APPLICATION_NON_UNIQUE)!
         let app = UnsafeMutableRawPointer(gtkApp).assumingMemoryBound(to: GApplication.self)
         g_application_register(app, nil, nil)
-        var watches: [String: FinalizationWatch] = [:]
+        let watches: [String: FinalizationWatch]
         var rowsBound = 0
         do {
-            let window = PhotoListWindow(application: gtkApp)
-            watches["window"] = FinalizationWatch(window.window)
-            watches["store"] = FinalizationWatch(window.store.pointer)
-            watches["listView"] = FinalizationWatch(UnsafeMutablePointer<GObject>(window.listView))
-            gtk_window_present(window.window)
-            if let list = AppResources.bundledList { window.open([PhotoSources.source(for: list.path, relativeTo: list)]) }
-            _ = loop(seconds: 10) { window.visibleRows().count > 3 }
+            let window = WindowDiagnostics(application: gtkApp)
+            watches = window.watches
+            _ = window.presentBundledList()
+            _ = loop(seconds: 10) { window.visibleRowCount > 3 }
             _ = loop(seconds: 1) { false } // let rows bind and photos load
             rowsBound = window.rowWidgetCount
-            window.close()
-            gtk_window_destroy(window.window)
+            window.destroy()
         }
         _ = loop(seconds: 1) { false }
         let finalized = watches.filter { $0.value.isFinalized }.map(\.key).sorted()
@@ -182,11 +177,13 @@ struct Probe {
                 g_application_release(tally.app)
             }
         }
-        let timeout = g_timeout_add_seconds(20, { app in
-            g_application_quit(app?.assumingMemoryBound(to: GApplication.self)); return 0
-        }, app)
+        let appBox = UnsafeSendable(app)
+        let timeout = MainLoopSource(.timeout(milliseconds: 20_000)) {
+            g_application_quit(appBox.value)
+            return .remove
+        }
         let status = g_application_run(app, 0, nil)
-        _ = timeout
+        timeout.cancel()
         g_object_unref(app)
         return ["status": Int(status), "expected": expected, "ran": tally.ran, "offMain": tally.offMain,
                 "mainActorRunOnMain": tally.runAwaited, "cpuWhileIdleMs": tally.cpuWhileIdleMs]

@@ -1,6 +1,3 @@
-/// Runs the real `classic-photos` binary on a private X display (Xvfb) with a trace, and drives
-/// it as a person would: xdotool for the wheel, the scrollbar and the keyboard, `import` for
-/// screenshots.
 import Foundation
 import Synchronization
 
@@ -69,6 +66,10 @@ public final class XvfbDisplay: @unchecked Sendable {
 public enum AppSessionError: Error { case noDisplay, timeout(String) }
 
 /// One run of the app with its trace.
+///
+/// Runs the real `classic-photos` binary on a private X display (Xvfb) with a trace, and drives
+/// it as a person would: xdotool for the wheel, the scrollbar and the keyboard, `import` for
+/// screenshots.
 public final class AppSession: @unchecked Sendable {
     public let display: XvfbDisplay
     public let tracePath: String

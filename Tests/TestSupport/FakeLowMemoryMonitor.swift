@@ -1,3 +1,7 @@
+import CGLib
+import Foundation
+import GLibKit
+
 /// Stands in for the desktop's low-memory-monitor daemon, so a test can make GIO's
 /// `GMemoryMonitor` in the app under test emit `low-memory-warning`.
 ///
@@ -5,10 +9,6 @@
 /// only if that name has an owner when the app creates the monitor. This starts a private bus
 /// daemon (give its address to the app as `DBUS_SYSTEM_BUS_ADDRESS`), owns the name on it from
 /// the test process, and sends the service's `LowMemoryWarning(level)` signal on request.
-import CGLib
-import Foundation
-import GLibKit
-
 public final class FakeLowMemoryMonitor: @unchecked Sendable {
     public static let busName = "org.freedesktop.LowMemoryMonitor"
     public static let objectPath = "/org/freedesktop/LowMemoryMonitor"

@@ -1,3 +1,10 @@
+import CGLib
+import CGdkPixbuf
+import CSoup
+import Foundation
+import GLibKit
+import Synchronization
+
 /// A real HTTP server on 127.0.0.1 (libsoup's SoupServer on a thread of its own) for tests
 /// and benchmarks: serves the bundled photos with configurable latency, counts requests, and
 /// misbehaves on request.
@@ -11,13 +18,6 @@
 /// - `/colour/RRGGBB` — a 64×64 PNG of that one colour (a photo whose pixels say which it is);
 /// - `/trickle` — a JPEG header, then a few bytes every 50 ms, forever (for cancellation);
 /// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos.
-import CGLib
-import CGdkPixbuf
-import CSoup
-import Foundation
-import GLibKit
-import Synchronization
-
 public final class LoopbackServer: @unchecked Sendable {
     public private(set) var port: Int = 0
     /// Delay added before every `/photos/` response, in milliseconds.

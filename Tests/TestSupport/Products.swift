@@ -1,4 +1,5 @@
-/// Finds and runs the package's own executables from tests.
+// Finds and runs the package's own executables from tests.
+
 import Foundation
 
 public enum Products {

@@ -1,7 +1,7 @@
-/// Simple facts about a screenshot, to tell a real window from a blank screen.
 import CGdkPixbuf
 import CGLib
 
+/// Simple facts about a screenshot, to tell a real window from a blank screen.
 public struct ScreenshotStats: CustomStringConvertible, Sendable {
     public let distinctColours: Int
     /// Pixels whose colour looks sepia-toned (warm, r > g > b, not grey).

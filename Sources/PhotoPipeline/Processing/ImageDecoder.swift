@@ -1,8 +1,3 @@
-/// Decodes a byte stream into a pixbuf no larger than a target box, using GdkPixbufLoader.
-///
-/// The loader's `size-prepared` signal gives the image size before any pixels are allocated;
-/// asking for a smaller size there lets the JPEG loader scale while decoding (DCT scaling),
-/// so a 4000-pixel photo never exists at full size in memory just to become a thumbnail.
 import CGdkPixbuf
 import CGLib
 import Foundation
@@ -16,6 +11,11 @@ public enum DecodeSize: Sendable, Equatable {
     case square(Int)
 }
 
+/// Decodes a byte stream into a pixbuf no larger than a target box, using GdkPixbufLoader.
+///
+/// The loader's `size-prepared` signal gives the image size before any pixels are allocated;
+/// asking for a smaller size there lets the JPEG loader scale while decoding (DCT scaling),
+/// so a 4000-pixel photo never exists at full size in memory just to become a thumbnail.
 public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
     /// checked between chunks as well as passed to each read.

@@ -1,3 +1,6 @@
+import CGdkPixbuf
+import CGLib
+
 /// A sepia tone equal in effect to Core Image's CISepiaTone.
 ///
 /// For each pixel (r, g, b) in 0…255, the full sepia colour is the classic sepia matrix,
@@ -14,9 +17,6 @@
 ///
 /// Alpha is kept as it is. Example, k = 0.8: white (255, 255, 255) → (255, 255, 242);
 /// pure red (255, 0, 0) → (131, 71, 55); mid grey (128, 128, 128) → (164, 149, 122).
-import CGdkPixbuf
-import CGLib
-
 public struct SepiaFilter: Sendable {
     public var intensity: Float
 

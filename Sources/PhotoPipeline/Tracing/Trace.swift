@@ -1,12 +1,12 @@
+import CGLib
+import Foundation
+import Synchronization
+
 /// The JSON Lines trace through which tests and tools observe the running app.
 ///
 /// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`.
 /// Any thread may emit; lines are buffered and written by a flusher every 50 ms,
 /// and on `flush()` (called at exit and from the SIGTERM / SIGINT handlers).
-import CGLib
-import Foundation
-import Synchronization
-
 public final class Trace: Sendable {
     /// The process-wide trace; disabled (every call a cheap no-op) until `open(path:)`.
     public static let shared = Trace()

@@ -38,7 +38,7 @@ public final class ClassicPhotosApp {
         Trace.shared.emit("app.start", ["version": .string(AppInfo.version)])
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
-        let app = ClassicPhotosApp(source: options.source.map { PhotoList.location(of: $0) } ?? AppResources.bundledList)
+        let app = ClassicPhotosApp(source: options.source.map { PhotoSources.location(of: $0) } ?? AppResources.bundledList)
         let status = app.run(programName: arguments.first ?? "classic-photos")
         Trace.shared.emit("app.quit")
         Trace.shared.flush()

@@ -18,7 +18,7 @@ final class PhotoListWindow {
     private let subtitle: UnsafeMutablePointer<GtkWidget>
     private let emptyState: UnsafeMutablePointer<GtkWidget>
     private let processor: PhotoProcessor
-    private let listLoader: PhotoListLoader
+    private let listLoader: PhotoSourceLoader
     private var scrollMonitor: ScrollActivityMonitor!
     private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
     /// The widget bound to each row that has one.
@@ -30,6 +30,7 @@ final class PhotoListWindow {
     private let memoryMonitor: ObjectRef<GObject>?
     private var source: URL?
     private var loading: Cancellable?
+    private var loadedEntries: [PhotoEntry] = []
     private var alert: Alert?
     private var shownTraced = false
     private var lastVisible: Range<Int> = 0..<0
@@ -38,7 +39,7 @@ final class PhotoListWindow {
     init(application: UnsafeMutablePointer<GtkApplication>) {
         let fetcher = PhotoFetcher()
         processor = PhotoProcessor(fetcher: fetcher)
-        listLoader = PhotoListLoader(fetcher: fetcher)
+        listLoader = PhotoSourceLoader(fetcher: fetcher)
 
         window = gtkCast(gtk_application_window_new(application)!)
         gtk_window_set_title(window, AppInfo.displayName)
@@ -113,16 +114,21 @@ final class PhotoListWindow {
         gtk_label_set_text(gtkCast(emptyState), "Loading photos…")
         gtk_widget_set_visible(emptyState, 1)
         setSubtitle(url.lastPathComponent)
-        loading = listLoader.load(url) { [weak self] result in
+        Trace.shared.emit("source.start", ["url": .string(url.absoluteString)])
+        loadedEntries = []
+        loading = listLoader.load([PhotoSources.source(for: url)]) { [weak self] event in
             guard let self, source == url else { return }
-            loading = nil
-            switch result {
-            case .success(let entries): show(entries, from: url)
-            case .failure(let error):
+            switch event {
+            case .started: return
+            case .batch(_, let batch): loadedEntries += batch.entries; return
+            case .finished: show(loadedEntries, from: url)
+            case .failed(_, _, let error):
                 Trace.shared.emit("source.failed", ["url": .string(url.absoluteString), "error": .string(error.description)])
                 gtk_label_set_text(gtkCast(emptyState), "No photos")
                 showError(title: "Oops!", message: error.description) { [weak self] in self?.open(url) }
             }
+            loading = nil
+            loadedEntries = []
             refreshSpinner()
         }
         refreshSpinner()

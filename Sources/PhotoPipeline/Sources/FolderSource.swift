@@ -77,7 +77,7 @@ public struct FolderSource: PhotoSource {
             g_free(uri)
         }
 
-        let order = NaturalOrder.order(count: names.count, name: { names[$0] }, link: { links[$0] })
+        let order = NaturalOrder.order(names: names, links: links)
         let selectedPosition = selected.flatMap { order.firstIndex(of: $0) }
         var start = 0
         while start < order.count {

@@ -85,7 +85,10 @@ enum PropertyListParser {
 }
 
 /// The XML property list reader: a state machine fed by GMarkup's callbacks.
-private final class XMLListReader {
+///
+/// A struct the callbacks reach through a pointer: a class would pay a retain, a release and
+/// a dynamic exclusivity check on every property for each of the millions of callbacks.
+private struct XMLListReader {
     private enum Tag {
         case plist, dict, array, key, string, other
 
@@ -136,24 +139,26 @@ private final class XMLListReader {
     }
 
     static func parse(_ bytes: UnsafeRawBufferPointer, name: String, cancellable: Cancellable?) throws(PhotoSourceError) -> ParsedPhotoList {
-        let reader = XMLListReader(listName: name)
+        let reader = UnsafeMutablePointer<XMLListReader>.allocate(capacity: 1)
+        reader.initialize(to: XMLListReader(listName: name))
         let parser = UnsafeMutablePointer<GMarkupParser>.allocate(capacity: 1)
         parser.initialize(to: GMarkupParser(
             start_element: { _, element, _, _, data, error in
-                XMLListReader.from(data).start(Tag(element!), error)
+                data!.assumingMemoryBound(to: XMLListReader.self).pointee.start(Tag(element!), error)
             },
             end_element: { _, element, data, error in
-                XMLListReader.from(data).end(Tag(element!), error)
+                data!.assumingMemoryBound(to: XMLListReader.self).pointee.end(error)
             },
             text: { _, text, length, data, _ in
-                XMLListReader.from(data).text(text!, Int(length))
+                data!.assumingMemoryBound(to: XMLListReader.self).pointee.text(text!, Int(length))
             },
             passthrough: nil, error: nil))
-        let context = g_markup_parse_context_new(parser, G_MARKUP_TREAT_CDATA_AS_TEXT,
-                                                 Unmanaged.passUnretained(reader).toOpaque(), nil)!
+        let context = g_markup_parse_context_new(parser, G_MARKUP_TREAT_CDATA_AS_TEXT, reader, nil)!
         defer {
             g_markup_parse_context_free(context)
             parser.deallocate()
+            reader.deinitialize(count: 1)
+            reader.deallocate()
         }
         var parsed: Bool
         do throws(GLibError) {
@@ -171,26 +176,22 @@ private final class XMLListReader {
                 return g_markup_parse_context_end_parse(context, error) != 0
             }
         } catch {
-            if let failure = reader.failure { throw failure }
+            if let failure = reader.pointee.failure { throw failure }
             throw PhotoSourceError("“\(name)” is not a property list (\(error.message))")
         }
         if !parsed { throw PhotoSourceError.cancelled }
-        guard reader.rootDepth != nil else { throw PhotoSourceError(PropertyListParser.notAList) }
-        return reader.list
-    }
-
-    private static func from(_ data: UnsafeMutableRawPointer?) -> XMLListReader {
-        Unmanaged<XMLListReader>.fromOpaque(data!).takeUnretainedValue()
+        guard reader.pointee.rootDepth != nil else { throw PhotoSourceError(PropertyListParser.notAList) }
+        return reader.pointee.list
     }
 
     /// Stops the parse with `failure`, which `parse` then throws.
-    private func fail(_ failure: PhotoSourceError, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
+    private mutating func fail(_ failure: PhotoSourceError, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
         self.failure = failure
         g_set_error_literal(error, g_markup_error_quark(), Int32(G_MARKUP_ERROR_INVALID_CONTENT.rawValue),
                             failure.description)
     }
 
-    private func start(_ tag: Tag, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
+    private mutating func start(_ tag: Tag, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
         depth += 1
         guard depth < skipFrom else { return }
         guard let rootDepth, !finished else {
@@ -247,7 +248,7 @@ private final class XMLListReader {
         }
     }
 
-    private func end(_ tag: Tag, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
+    private mutating func end(_ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
         defer { depth -= 1 }
         if depth >= skipFrom {
             if depth == skipFrom { skipFrom = .max }
@@ -289,14 +290,14 @@ private final class XMLListReader {
         }
     }
 
-    private func text(_ bytes: UnsafePointer<CChar>, _ length: Int) {
+    private mutating func text(_ bytes: UnsafePointer<CChar>, _ length: Int) {
         guard capture != .none, depth < skipFrom else { return }
         bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
             text.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
         }
     }
 
-    private func takeText() -> String {
+    private mutating func takeText() -> String {
         defer { text.removeAll(keepingCapacity: true) }
         return String(decoding: text, as: UTF8.self)
     }

@@ -40,7 +40,7 @@ public struct PropertyListSource: PhotoSource {
     static func deliver(_ list: ParsedPhotoList, base: PhotoEntryBase, cancellable: Cancellable,
                         _ deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
         let order: [Int]? = switch list.form {
-        case .dictionary: NaturalOrder.order(count: list.count, name: { list.names[$0] }, link: { list.links[$0] })
+        case .dictionary: NaturalOrder.order(names: list.names, links: list.links)
         case .array: nil
         }
         var start = 0

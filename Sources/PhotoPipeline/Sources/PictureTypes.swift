@@ -62,7 +62,7 @@ final class PictureTypes {
             let n = read(descriptor, buffer.baseAddress! + length, buffer.count - length)
             if n > 0 { length += n } else if n < 0 && errno == EINTR { continue } else { break }
         }
-        Foundation.close(descriptor)
+        close(descriptor)
         guard length > 0,
               let guessed = g_content_type_guess(nil, buffer.baseAddress!.assumingMemoryBound(to: guchar.self),
                                                  gsize(length), nil)

@@ -56,8 +56,3 @@ public struct PropertyListSource: PhotoSource {
         }
     }
 }
-
-extension PhotoSourceError {
-    /// The read was cancelled (nobody is told: cancelled loads report nothing).
-    public static let cancelled = PhotoSourceError("Cancelled")
-}

@@ -6,9 +6,11 @@
 // 2. The pipeline: a list of photos fetched from a loopback HTTP server with a set delay per
 //    response, through `PhotoProcessor` and its two operation queues at several download
 //    widths, against curl fetching the same addresses in parallel.
+// 3. List parsing: property lists of 10,000 and 1,000,000 photos read, put in display order
+//    and batched by `PropertyListSource`, against Foundation's `PropertyListSerialization`
+//    and a `localizedStandardCompare` sort.
 //
-// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS]
-
+// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS] [--only thumbnails|pipeline|lists]
 import Foundation
 import GLibKit
 import PhotoPipeline
@@ -18,10 +20,18 @@ struct Options {
     var rounds = 5
     var rows = 64
     var latencies = [0, 100]
+    var sections: Set<String> = ["thumbnails", "pipeline", "lists"]
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
+            if argument == "--only" {
+                guard let section = rest.popFirst(), sections.contains(section) else {
+                    throw BenchError("--only needs one of: \(sections.sorted().joined(separator: ", "))")
+                }
+                sections = [section]
+                continue
+            }
             guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else {
                 throw BenchError("\(argument) needs a number")
             }
@@ -172,6 +182,98 @@ func benchmarkPipeline(rows: Int, latencyMs: Int, rounds: Int) async throws {
     }
 }
 
+// MARK: 3. List parsing
+
+/// Writes the lists measured: `count` photos, as an XML dictionary and an XML array, and as
+/// binary ones when `binary`. Names mix words and numbers (natural order has work to do) and
+/// are written out of order.
+func writeLists(count: Int, binary: Bool, to folder: URL) throws -> [(label: String, url: URL)] {
+    func name(_ n: Int) -> String { "Holiday \(n % 97) – photo \(n)" }
+    func link(_ n: Int) -> String { "photos/\(n % 97)/img\(n).jpg" }
+    let order = (0..<count).map { ($0 * 7919) % count } // a fixed shuffle (7919 is prime)
+    func escaped(_ text: String) -> String { text.replacingOccurrences(of: "&", with: "&amp;") }
+    let header = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """
+    var dictionary = header + "<dict>\n", array = header + "<array>\n"
+    for n in order {
+        dictionary += "\t<key>\(escaped(name(n)))</key>\n\t<string>\(escaped(link(n)))</string>\n"
+        array += "\t<dict>\n\t\t<key>name</key>\n\t\t<string>\(escaped(name(n)))</string>\n"
+            + "\t\t<key>url</key>\n\t\t<string>\(escaped(link(n)))</string>\n\t</dict>\n"
+    }
+    dictionary += "</dict>\n</plist>\n"
+    array += "</array>\n</plist>\n"
+    var lists: [(String, URL)] = []
+    let dictionaryURL = folder.appendingPathComponent("dict-\(count).plist")
+    let arrayURL = folder.appendingPathComponent("array-\(count).plist")
+    try Data(dictionary.utf8).write(to: dictionaryURL)
+    try Data(array.utf8).write(to: arrayURL)
+    lists += [("XML dictionary", dictionaryURL), ("XML array", arrayURL)]
+    if binary {
+        let binaryDictionary = Dictionary(uniqueKeysWithValues: order.map { (name($0), link($0)) })
+        let binaryArray = order.map { ["name": name($0), "url": link($0)] }
+        let binaryDictionaryURL = folder.appendingPathComponent("dict-\(count).bplist")
+        let binaryArrayURL = folder.appendingPathComponent("array-\(count).bplist")
+        try PropertyListSerialization.data(fromPropertyList: binaryDictionary, format: .binary, options: 0)
+            .write(to: binaryDictionaryURL)
+        try PropertyListSerialization.data(fromPropertyList: binaryArray, format: .binary, options: 0)
+            .write(to: binaryArrayURL)
+        lists += [("binary dictionary", binaryDictionaryURL), ("binary array", binaryArrayURL)]
+    }
+    return lists
+}
+
+func benchmarkListParsing(rounds: Int) throws {
+    // The app's locale, as GTK sets it from the environment: collation keys depend on it.
+    setlocale(LC_ALL, "")
+    let locale = String(cString: setlocale(LC_COLLATE, nil))
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-lists-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    print("List parsing: PropertyListSource.read (read the file, parse, natural order, batches of "
+          + "\(PhotoSources.batchSize)); collation locale \(locale); median of rounds")
+    let fetcher = PhotoFetcher()
+    for (count, listRounds) in [(10_000, max(rounds, 9)), (1_000_000, min(rounds, 3))] {
+        for (label, url) in try writeLists(count: count, binary: count <= 10_000, to: folder) {
+            let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+            var rows = 0
+            let seconds = try timed(rounds: listRounds) {
+                rows = 0
+                try PropertyListSource(location: url).read(using: fetcher, cancellable: Cancellable()) {
+                    rows += $0.entries.count
+                }
+            }
+            guard rows == count else { throw BenchError("\(url.lastPathComponent): \(rows) rows, not \(count)") }
+            print("  classic-photos  \(label.padding(toLength: 17, withPad: " ", startingAt: 0)) "
+                  + "\(String(count).padding(toLength: 7, withPad: " ", startingAt: 0)) entries "
+                  + "(\(format(Double(size) / 1_048_576)) MB): \(format(seconds * 1000)) ms, "
+                  + "\(format(seconds * 1e9 / Double(count), 0)) ns/entry (\(listRounds) rounds)")
+        }
+        if count == 10_000 {
+            // The way lists were read before: Foundation's parser, then a locale-aware sort.
+            let url = folder.appendingPathComponent("dict-\(count).plist")
+            var parseSeconds: [Double] = []
+            let seconds = try timed(rounds: listRounds) {
+                let start = LoopbackServer.now()
+                let root = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)
+                guard let dictionary = root as? [String: Any] else { throw BenchError("not a dictionary") }
+                parseSeconds.append(LoopbackServer.now() - start)
+                let sorted = dictionary.sorted { $0.key.localizedStandardCompare($1.key) == .orderedAscending }
+                guard sorted.count == count else { throw BenchError("\(sorted.count) rows") }
+            }
+            print("  Foundation      XML dictionary    \(count)   entries: \(format(seconds * 1000)) ms, "
+                  + "\(format(seconds * 1e9 / Double(count), 0)) ns/entry (PropertyListSerialization + "
+                  + "localizedStandardCompare sort; the parse alone \(format(median(parseSeconds) * 1000)) ms)")
+        }
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    print("  peak memory of the whole benchmark process (making the lists included): \(usage.ru_maxrss / 1024) MB")
+}
+
 // MARK: Main
 
 @MainActor
@@ -179,10 +281,18 @@ func runBenchmarks() async -> Int32 {
     do {
         let options = try Options(Array(CommandLine.arguments.dropFirst()))
         print("classic-photos-bench \(AppInfo.version), \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
-        try benchmarkThumbnails(rounds: options.rounds)
-        for latency in options.latencies {
+        if options.sections.contains("thumbnails") {
+            try benchmarkThumbnails(rounds: options.rounds)
             print()
-            try await benchmarkPipeline(rows: options.rows, latencyMs: latency, rounds: options.rounds)
+        }
+        if options.sections.contains("pipeline") {
+            for latency in options.latencies {
+                try await benchmarkPipeline(rows: options.rows, latencyMs: latency, rounds: options.rounds)
+                print()
+            }
+        }
+        if options.sections.contains("lists") {
+            try benchmarkListParsing(rounds: options.rounds)
         }
         return 0
     } catch {

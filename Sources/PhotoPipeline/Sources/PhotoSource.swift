@@ -32,4 +32,7 @@ public struct PhotoSourceBatch: Sendable {
 public struct PhotoSourceError: Error, CustomStringConvertible, Sendable, Equatable {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// The read was cancelled (nobody is told: a cancelled load reports nothing).
+    public static let cancelled = PhotoSourceError("Cancelled")
 }

@@ -1,0 +1,49 @@
+import CGLib
+import Foundation
+import GLibKit
+
+/// A path on this computer, whose kind is found out when it is read (off the main thread):
+/// a folder shows its pictures, a picture shows its folder's pictures with that one selected,
+/// and any other file is read as a property list.
+public struct LocalSource: PhotoSource {
+    public let location: URL
+
+    public init(location: URL) {
+        self.location = location
+    }
+
+    public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
+                     deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+        let file = location.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+        let attributes = [G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                          G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE].joined(separator: ",")
+        let info: ObjectRef<GObject>
+        do throws(GLibError) {
+            info = try ObjectRef(takingOpaque: withGError {
+                g_file_query_info(file.opaque, attributes, G_FILE_QUERY_INFO_NONE, cancellable.pointer, $0)
+            }!)
+        } catch {
+            if cancellable.isCancelled || error.isCancellation { throw .cancelled }
+            if error.isIOError(G_IO_ERROR_NOT_FOUND) { throw PhotoSources.doesNotExist(location) }
+            throw PhotoSourceError("Could not open “\(location.path)”: \(error.message)")
+        }
+        switch g_file_info_get_file_type(info.opaque) {
+        case G_FILE_TYPE_DIRECTORY:
+            try FolderSource.readPictures(in: location, selecting: nil, cancellable: cancellable, deliver)
+        case G_FILE_TYPE_REGULAR:
+            let nameType = g_file_info_get_attribute_string(info.opaque, G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE)
+                .map { String(cString: $0) }
+            let isPicture = location.withUnsafeFileSystemRepresentation { path in
+                PictureTypes().isPicture(path: path!, nameType: nameType)
+            }
+            if isPicture, let name = g_file_info_get_name(info.opaque) {
+                try FolderSource.readPictures(in: location.deletingLastPathComponent(), selecting: String(cString: name),
+                                              cancellable: cancellable, deliver)
+            } else {
+                try PropertyListSource(location: location).read(using: fetcher, cancellable: cancellable, deliver: deliver)
+            }
+        default:
+            throw PhotoSourceError("“\(location.path)” is neither a folder, a picture nor a photo list")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GLibKit
+
+/// What a `PhotoSourceLoader` reports, in order, for each source it reads.
+public enum PhotoSourceEvent: Sendable {
+    /// Reading source `index` began.
+    case started(index: Int, location: URL)
+    /// The next entries of source `index`, in display order.
+    case batch(index: Int, PhotoSourceBatch)
+    /// Source `index` was read completely: `rows` entries in all.
+    case finished(index: Int, location: URL, rows: Int)
+    /// Source `index` could not be read (entries it delivered before stay valid).
+    case failed(index: Int, location: URL, PhotoSourceError)
+}
+
+/// Reads photo sources one after another on a worker thread and reports on the main loop.
+///
+/// Events are queued on the GLib main loop from the one worker, so they arrive in the order
+/// they happened; once the returned `Cancellable` is cancelled (on the main thread), none
+/// arrives any more.
+public final class PhotoSourceLoader: Sendable {
+    private let fetcher: PhotoFetcher
+    private let queue: OperationQueue
+
+    public init(fetcher: PhotoFetcher) {
+        self.fetcher = fetcher
+        queue = OperationQueue()
+        queue.name = "Photo Source Loading"
+        queue.maxConcurrentOperationCount = 1
+    }
+
+    /// Reads `sources` in turn, reporting each through `events` on the main actor. A source
+    /// that fails does not stop the ones after it. Cancel the result to abandon the load.
+    @discardableResult
+    public func load(_ sources: [any PhotoSource],
+                     events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void) -> Cancellable {
+        let cancellable = Cancellable()
+        let post = { @Sendable (event: PhotoSourceEvent) in
+            MainLoop.perform {
+                guard !cancellable.isCancelled else { return }
+                MainActor.assumeIsolated { events(event) }
+            }
+        }
+        queue.addOperation { [fetcher] in
+            for (index, source) in sources.enumerated() {
+                guard !cancellable.isCancelled else { return }
+                post(.started(index: index, location: source.location))
+                var rows = 0
+                do throws(PhotoSourceError) {
+                    try source.read(using: fetcher, cancellable: cancellable) { batch in
+                        rows += batch.entries.count
+                        post(.batch(index: index, batch))
+                    }
+                    post(.finished(index: index, location: source.location, rows: rows))
+                } catch {
+                    if cancellable.isCancelled { return }
+                    post(.failed(index: index, location: source.location, error))
+                }
+            }
+        }
+        return cancellable
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Turns what the user named (a command-line argument, a dropped file, an address typed in)
+/// into a photo source.
+public enum PhotoSources {
+    /// The most entries one `PhotoSourceBatch` holds.
+    public static let batchSize = 10_000
+
+    /// The source `argument` names: an `http(s)` address is a property list on the web; a
+    /// path or `file:` URL is decided when read (folder, picture, or list file). Relative
+    /// paths are taken relative to `directory`.
+    public static func source(
+        for argument: String,
+        relativeTo directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    ) -> any PhotoSource {
+        source(for: location(of: argument, relativeTo: directory))
+    }
+
+    /// The source at an absolute `location`.
+    public static func source(for location: URL) -> any PhotoSource {
+        location.isFileURL ? LocalSource(location: location) : PropertyListSource(location: location)
+    }
+
+    /// Turns a command-line argument (URL or path) into the source's URL.
+    public static func location(
+        of argument: String,
+        relativeTo directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    ) -> URL {
+        if let url = URL(string: argument), let scheme = url.scheme,
+           ["http", "https", "file"].contains(scheme.lowercased()) {
+            return url
+        }
+        let path = argument.hasPrefix("/") ? argument : directory.appendingPathComponent(argument).path
+        return URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    /// The error for a path that is not there.
+    static func doesNotExist(_ location: URL) -> PhotoSourceError {
+        PhotoSourceError("“\(location.path)” does not exist")
+    }
+}

@@ -1,0 +1,79 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+
+/// Recognises pictures by their content, the way gdk-pixbuf will see them when they load.
+///
+/// GIO names a file's type from its extension alone when the extension is known, so a text
+/// file called `fake.jpg` would pass for a JPEG. Here the first bytes of the file decide
+/// (shared-mime-info's magic, through `g_content_type_guess` without a name); the name's type
+/// counts only where the content is too generic to say more (an SVG whose `<svg>` starts
+/// late reads as XML, a format without magic as plain bytes).
+final class PictureTypes {
+    /// MIME types of gdk-pixbuf's enabled loaders (read once per process).
+    static let loadable: [String] = {
+        var types: [String] = []
+        var formats = gdk_pixbuf_get_formats()
+        defer { g_slist_free(formats) }
+        while let node = formats {
+            formats = node.pointee.next
+            guard let format = node.pointee.data.map({ OpaquePointer($0) }),
+                  gdk_pixbuf_format_is_disabled(format) == 0,
+                  let mimeTypes = gdk_pixbuf_format_get_mime_types(format)
+            else { continue }
+            defer { g_strfreev(mimeTypes) }
+            var index = 0
+            while let type = mimeTypes[index] {
+                types.append(String(cString: type))
+                index += 1
+            }
+        }
+        return types
+    }()
+
+    /// How many bytes of a file are read to recognise it (shared-mime-info's magic fits).
+    static let sniffLength = 4096
+
+    /// Answers already given, by content type (one instance per folder read, on one thread).
+    private var answers: [String: Bool] = [:]
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: sniffLength, alignment: 16)
+
+    init() {}
+
+    deinit { buffer.deallocate() }
+
+    /// Whether gdk-pixbuf can load content of this type (aliases included).
+    func isLoadable(_ type: String) -> Bool {
+        if let known = answers[type] { return known }
+        let answer = Self.loadable.contains(type)
+            || Self.loadable.contains { g_content_type_equals(type, $0) != 0 }
+        answers[type] = answer
+        return answer
+    }
+
+    /// Whether the regular file at `path` holds a picture gdk-pixbuf can load. `nameType` is
+    /// the type its name suggests (GIO's `standard::fast-content-type`), if known.
+    func isPicture(path: UnsafePointer<CChar>, nameType: String?) -> Bool {
+        // Non-blocking: a file replaced by a FIFO since it was listed must not hang the read.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        var length = 0
+        while length < buffer.count {
+            let n = read(descriptor, buffer.baseAddress! + length, buffer.count - length)
+            if n > 0 { length += n } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        close(descriptor)
+        guard length > 0,
+              let guessed = g_content_type_guess(nil, buffer.baseAddress!.assumingMemoryBound(to: guchar.self),
+                                                 gsize(length), nil)
+        else { return false }
+        let sniffed = String(cString: guessed)
+        g_free(guessed)
+        if isLoadable(sniffed) { return true }
+        // The content names only a generic parent of what the name says (XML for SVG, plain
+        // bytes for a format without magic): believe the name. Text called `.jpg` stays text,
+        // as image/jpeg is no kind of text/plain.
+        guard let nameType, isLoadable(nameType) else { return false }
+        return g_content_type_is_a(nameType, sniffed) != 0
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GLibKit
+
+/// A photo list in a property list file, local or on the web: the tutorial's data source.
+///
+/// Two shapes are read: a dictionary of name → address, shown in natural order of the names
+/// (as a file manager sorts), and an array of `{name, url}` dictionaries, shown in the order
+/// written. Addresses are kept as written; relative ones resolve against the list's own
+/// location when a photo is first loaded.
+public struct PropertyListSource: PhotoSource {
+    public let location: URL
+
+    /// The most bytes a list may have (a million rows with long addresses fit).
+    public static let byteLimit = 512 << 20
+
+    public init(location: URL) {
+        self.location = location
+    }
+
+    public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
+                     deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+        let data: Data
+        do {
+            data = try fetcher.readAll(location, cancellable: cancellable, limit: Self.byteLimit)
+        } catch {
+            if cancellable.isCancelled { throw .cancelled }
+            throw PhotoSourceError("Could not load “\(displayName)”: \(String(describing: error))")
+        }
+        let list = try PropertyListParser.parse(data, name: displayName, cancellable: cancellable)
+        try Self.deliver(list, base: PhotoEntryBase(location), cancellable: cancellable, deliver)
+    }
+
+    /// The list's file name, as messages show it.
+    var displayName: String {
+        let name = location.lastPathComponent
+        return name.isEmpty || name == "/" ? location.absoluteString : name
+    }
+
+    /// Puts `list` in display order and hands it over in batches.
+    static func deliver(_ list: ParsedPhotoList, base: PhotoEntryBase, cancellable: Cancellable,
+                        _ deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+        let order: [Int]? = switch list.form {
+        case .dictionary: NaturalOrder.order(names: list.names, links: list.links)
+        case .array: nil
+        }
+        var start = 0
+        while start < list.count {
+            if cancellable.isCancelled { throw .cancelled }
+            let end = min(start + PhotoSources.batchSize, list.count)
+            let entries = (start..<end).map { position in
+                let index = order?[position] ?? position
+                return PhotoEntry(name: list.names[index], link: list.links[index], base: base)
+            }
+            deliver(PhotoSourceBatch(entries: entries))
+            start = end
+        }
+    }
+}

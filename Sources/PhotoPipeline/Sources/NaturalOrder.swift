@@ -2,7 +2,7 @@ import CGLib
 import Foundation
 
 /// The order a file manager shows names in: digits compared as numbers ("img2" before
-/// "img10"), letters by the locale's collation.
+/// "img10"), letters by the locale's collation, case aside.
 ///
 /// Each name's sort key (`g_utf8_collate_key_for_filename`) is computed once, and the keys are
 /// compared bytewise, instead of a locale comparison for every pair the sort looks at.
@@ -29,7 +29,13 @@ enum NaturalOrder {
             for i in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
                 var name = names[i]
                 slots[i] = name.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { g_utf8_collate_key_for_filename($0.baseAddress, $0.count) }
+                    bytes.withMemoryRebound(to: CChar.self) { utf8 in
+                        // Case aside, as file managers sort: "IMG3" between "img2" and "img4" even
+                        // where the locale's collation (C, say) puts capitals first.
+                        let folded = g_utf8_casefold(utf8.baseAddress, utf8.count)
+                        defer { g_free(folded) }
+                        return g_utf8_collate_key_for_filename(folded, -1)
+                    }
                 }
             }
         }

@@ -35,7 +35,7 @@ final class PhotoListWindow {
     private let memoryMonitor: ObjectRef<GObject>?
     /// The sources shown, as given on the command line (kept for Retry).
     private var sources: [any PhotoSource] = []
-    private var loading: Cancellable?
+    private var loading: SourceFeed?
     private var busyPhotos = 0
     /// A photo to select once the list has been laid out (a single picture was opened).
     private var pendingSelection: Int?
@@ -137,8 +137,7 @@ final class PhotoListWindow {
         gtk_widget_set_visible(emptyState, 1)
         setSubtitle(Self.title(of: sources))
         var failures: [String] = []
-        loading = sourceLoader.load(sources) { [weak self] event in
-            guard let self else { return }
+        loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(_, let location):
                 Trace.shared.emit("source.start", ["url": .string(location.absoluteString)])
@@ -150,7 +149,6 @@ final class PhotoListWindow {
                 Trace.shared.emit("source.failed", ["url": .string(location.absoluteString), "error": .string(error.description)])
                 failures.append(error.description)
             }
-            if case .batch = event { return }
             if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
         }
         refreshSpinner()
@@ -158,6 +156,8 @@ final class PhotoListWindow {
 
     private func finishedLoading(failures: [String]) {
         loading = nil
+        // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
+        if processor.photos.count > 10_000 { DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) } }
         let count = processor.photos.count
         gtk_label_set_text(gtkCast(emptyState), "No photos")
         gtk_widget_set_visible(emptyState, count == 0 ? 1 : 0)
@@ -255,7 +255,10 @@ final class PhotoListWindow {
         let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
         let value = gtk_adjustment_get_value(adjustment)
         guard upper > 0, page > 0 else { return 0..<0 }
-        let rowHeight = upper / Double(count)
+        // Rows are at least their requested height. While rows are being added the adjustment
+        // still has the height of the list before, and upper / count alone would make every row
+        // tiny and the visible range tens of thousands of rows long.
+        let rowHeight = max(upper / Double(count), Double(PhotoRowWidget.height))
         let first = max(0, Int((value / rowHeight).rounded(.down)))
         // A row counts when at least one pixel of it is inside the viewport.
         let last = min(count, Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up)))

@@ -1,0 +1,86 @@
+import CGLib
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+/// Hands the events of a source load to the window a little at a time.
+///
+/// The loader reads on a worker and may have a hundred batches of 10,000 rows ready at once;
+/// run back to back they would hold the main loop for most of a second. The feed queues the
+/// events and hands over one piece of a batch per main-loop iteration, at idle priority, so
+/// input, drawing and the photo work's results get their turn in between. Events keep their
+/// order. The first piece of a load is small: the list view makes and binds its row widgets
+/// (up to about 200 in GTK 4.8) as the first rows arrive, which cost 45 ms for one piece of
+/// 10,000 rows; spread over two small pieces, each costs half.
+@MainActor
+final class SourceFeed {
+    /// Rows handed over in the first piece of a load, and in each piece after it.
+    static let firstPieceRows = 100
+    static let pieceRows = 2_000
+
+    private let handle: (PhotoSourceEvent) -> Void
+    private var rowsHandedOver = 0
+    private var queue: [PhotoSourceEvent] = []
+    private var next = 0
+    private var drain: MainLoopSource?
+    private var loading: Cancellable?
+
+    /// Starts reading `sources`; `handle` receives every event on the main actor, in order.
+    init(loader: PhotoSourceLoader, sources: [any PhotoSource], handle: @escaping (PhotoSourceEvent) -> Void) {
+        self.handle = handle
+        loading = loader.load(sources) { [weak self] event in self?.enqueue(event) }
+    }
+
+    /// Stops reading and drops every event not yet handed over.
+    func cancel() {
+        loading?.cancel()
+        loading = nil
+        drain = nil
+        queue = []
+        next = 0
+    }
+
+    private func enqueue(_ event: PhotoSourceEvent) {
+        guard loading != nil else { return }
+        if case .batch(let index, let batch) = event {
+            queue += Self.pieces(of: batch, firstPieceRows: rowsHandedOver == 0 ? Self.firstPieceRows : Self.pieceRows)
+                .map { .batch(index: index, $0) }
+            rowsHandedOver += batch.entries.count
+        } else {
+            queue.append(event)
+        }
+        guard drain == nil else { return }
+        drain = MainLoopSource(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
+            MainActor.assumeIsolated { self?.handOver() ?? .remove }
+        }
+    }
+
+    /// `batch` cut into pieces of at most `pieceRows` rows (the first one `firstPieceRows`).
+    static func pieces(of batch: PhotoSourceBatch, firstPieceRows: Int) -> [PhotoSourceBatch] {
+        var pieces: [PhotoSourceBatch] = []
+        var start = 0
+        while start < batch.entries.count {
+            let end = min(batch.entries.count, start + (pieces.isEmpty ? firstPieceRows : pieceRows))
+            let selected = batch.selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
+            pieces.append(PhotoSourceBatch(entries: Array(batch.entries[start..<end]), selected: selected))
+            start = end
+        }
+        return pieces
+    }
+
+    /// Hands over events up to and including the next batch; removes itself when the queue is empty.
+    private func handOver() -> MainLoopSource.Action {
+        while next < queue.count {
+            let event = queue[next]
+            next += 1
+            handle(event)
+            guard drain != nil else { return .remove } // cancelled by the handler
+            if case .batch = event { break }
+        }
+        guard next >= queue.count else { return .continue }
+        queue.removeAll(keepingCapacity: false)
+        next = 0
+        drain = nil
+        return .remove
+    }
+}

@@ -156,8 +156,6 @@ final class PhotoListWindow {
 
     private func finishedLoading(failures: [String]) {
         loading = nil
-        // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
-        if processor.photos.count > 10_000 { DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) } }
         let count = processor.photos.count
         gtk_label_set_text(gtkCast(emptyState), "No photos")
         gtk_widget_set_visible(emptyState, count == 0 ? 1 : 0)

@@ -77,10 +77,22 @@ final class SourceFeed {
             guard drain != nil else { return .remove } // cancelled by the handler
             if case .batch = event { break }
         }
-        guard next >= queue.count else { return .continue }
+        guard next >= queue.count else {
+            // Let go of what has been handed over: a piece's entries are copies of rows the
+            // list now holds packed.
+            if next >= 64 {
+                queue.removeFirst(next)
+                next = 0
+            }
+            return .continue
+        }
         queue.removeAll(keepingCapacity: false)
         next = 0
         drain = nil
+        if rowsHandedOver > 10_000 {
+            // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
+            DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) }
+        }
         return .remove
     }
 }

@@ -10,7 +10,11 @@
 //    and batched by `PropertyListSource`, against Foundation's `PropertyListSerialization`
 //    and a `localizedStandardCompare` sort.
 //
-// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS] [--only thumbnails|pipeline|lists]
+// 4. Big lists in the app: the real app under Xvfb opening lists of 10,000 and 1,000,000
+//    photos: time until the list is shown, the longest main-loop stall, and resident memory
+//    per row beyond the list's own text.
+//
+// Usage: classic-photos-bench [--rounds N] [--rows N] [--latency MS] [--only thumbnails|pipeline|lists|app]
 import Foundation
 import GLibKit
 import PhotoPipeline
@@ -20,7 +24,7 @@ struct Options {
     var rounds = 5
     var rows = 64
     var latencies = [0, 100]
-    var sections: Set<String> = ["thumbnails", "pipeline", "lists"]
+    var sections: Set<String> = ["thumbnails", "pipeline", "lists", "app"]
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -274,6 +278,62 @@ func benchmarkListParsing(rounds: Int) throws {
     print("  peak memory of the whole benchmark process (making the lists included): \(usage.ru_maxrss / 1024) MB")
 }
 
+// MARK: 4. Big lists in the app
+
+/// Opens array lists of `count` photos (the bundled ones, by absolute address) in the real app
+/// and reports what a person would feel: how long until the list is there, whether the window
+/// froze on the way, and what the rows cost in memory.
+func benchmarkBigListsInApp(rounds: Int) throws {
+    let photos = Products.packageRoot.appendingPathComponent("data/photos")
+    let files = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.hasSuffix(".jpg") }.sorted()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-app-lists-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    print("Big lists in the app (release build, Xvfb, cairo renderer): an array list of the bundled photos by "
+          + "absolute address; median of \(rounds) rounds")
+    var resident: [Int: Double] = [:]
+    var textPerRow: [Int: Double] = [:]
+    for count in [10_000, 1_000_000] {
+        var body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<array>\n"
+        var text = 0
+        for n in 0..<count {
+            let name = String(format: "Photo %07d", n)
+            let link = photos.appendingPathComponent(files[n % files.count]).absoluteString
+            text += name.utf8.count + link.utf8.count
+            body += "<dict><key>name</key><string>\(name)</string><key>url</key><string>\(link)</string></dict>\n"
+        }
+        body += "</array>\n</plist>\n"
+        let list = folder.appendingPathComponent("list-\(count).plist")
+        try Data(body.utf8).write(to: list)
+        textPerRow[count] = Double(text) / Double(count)
+
+        var shown: [Double] = [], stalls: [Double] = [], memory: [Double] = []
+        for _ in 0..<rounds {
+            let app = try AppSession(source: list.path)
+            let loaded = try app.waitFor(event: "source.loaded", timeout: 120)
+            guard loaded["rows"] as? Int == count else { throw BenchError("the app showed \(loaded["rows"] ?? "?") rows") }
+            // Settle: visible photos decoded, freed parse memory handed back.
+            usleep(2_500_000)
+            memory.append(Double(app.residentBytes ?? 0))
+            let events = app.events()
+            let start = events.first { $0["ev"] as? String == "source.start" }?["t"] as? Double ?? 0
+            shown.append((loaded["t"] as? Double ?? 0) - start)
+            stalls.append(events.filter { $0["ev"] as? String == "mainloop.stall" }.compactMap { $0["ms"] as? Double }.max() ?? 0)
+            _ = app.terminate()
+        }
+        resident[count] = median(memory)
+        let stall = (stalls.max() ?? 0) == 0 ? "no main-loop stall over 16 ms"
+            : "longest main-loop stall \(format(median(stalls), 0)) ms (worst round \(format(stalls.max() ?? 0, 0)) ms)"
+        print("  classic-photos  \(String(count).padding(toLength: 9, withPad: " ", startingAt: 0)) rows: shown after "
+              + "\(format(median(shown) * 1000, 0)) ms, \(stall), resident \(format(median(memory) / 1_048_576, 0)) MB")
+    }
+    if let small = resident[10_000], let big = resident[1_000_000], let text = textPerRow[1_000_000] {
+        let perRow = (big - small) / Double(1_000_000 - 10_000)
+        print("  memory per row: \(format(perRow, 0)) bytes, of which the list's own text \(format(text, 0)) bytes: "
+              + "\(format(perRow - text, 0)) bytes beyond the text")
+    }
+}
+
 // MARK: Main
 
 @MainActor
@@ -293,6 +353,10 @@ func runBenchmarks() async -> Int32 {
         }
         if options.sections.contains("lists") {
             try benchmarkListParsing(rounds: options.rounds)
+            print()
+        }
+        if options.sections.contains("app") {
+            try benchmarkBigListsInApp(rounds: min(options.rounds, 3))
         }
         return 0
     } catch {

@@ -100,6 +100,17 @@ public final class AppSession: @unchecked Sendable {
         collector = OutputCollector(out: out, err: err)
     }
 
+    /// The app's process id (for reading its memory from /proc).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// The app's resident memory now, in bytes (VmRSS), or nil once it has exited.
+    public var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kB * 1024
+    }
+
     deinit {
         if process.isRunning {
             killWithChildren()

@@ -1,8 +1,8 @@
-/// A decoded photo: an immutable GdkPixbuf, safe to hand between threads.
 import CGdkPixbuf
 import CGLib
 import GLibKit
 
+/// A decoded photo: an immutable GdkPixbuf, safe to hand between threads.
 public final class PhotoImage: @unchecked Sendable {
     // GdkPixbufs are immutable once built and may be shared by threads; nothing mutates this one.
     public let object: ObjectRef<GObject>

@@ -192,7 +192,7 @@ final class PhotoListWindow {
         Trace.shared.emit("list.select", ["row": .int(position), "id": .id(processor.photos.id(at: position)),
                                           "name": .string(processor.photos.name(at: position))])
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
-        MainLoop.perform(priority: G_PRIORITY_LOW) { [weak self] in
+        MainLoop.perform(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             MainActor.assumeIsolated { self?.scrollToPendingSelection() }
         }
     }
@@ -353,15 +353,5 @@ final class PhotoListWindow {
         connections.removeAll()
         surfaceConnections.removeAll()
         firstFrame = nil
-    }
-}
-
-private extension PhotoSourceEvent {
-    /// Whether this event ends the last of `count` sources.
-    func isLast(of count: Int) -> Bool {
-        switch self {
-        case .finished(let index, _, _), .failed(let index, _, _): index == count - 1
-        default: false
-        }
     }
 }

@@ -109,6 +109,10 @@ final class PhotoRowWidget {
     func clear() {
         photo = nil
         setPicture(nil, of: nil)
+        gtk_label_set_text(gtkCast(title), nil)
+        gtk_label_set_text(gtkCast(status), nil)
+        setTooltip(nil)
+        gtk_widget_set_visible(spinner, 0)
         gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }
 }

@@ -20,6 +20,8 @@ final class SourceFeed {
 
     private let handle: (PhotoSourceEvent) -> Void
     private var rowsHandedOver = 0
+    private let sourceCount: Int
+    private var loadEnded = false
     private var queue: [PhotoSourceEvent] = []
     private var next = 0
     private var drain: MainLoopSource?
@@ -28,6 +30,7 @@ final class SourceFeed {
     /// Starts reading `sources`; `handle` receives every event on the main actor, in order.
     init(loader: PhotoSourceLoader, sources: [any PhotoSource], handle: @escaping (PhotoSourceEvent) -> Void) {
         self.handle = handle
+        sourceCount = sources.count
         loading = loader.load(sources) { [weak self] event in self?.enqueue(event) }
     }
 
@@ -74,6 +77,7 @@ final class SourceFeed {
             let event = queue[next]
             next += 1
             handle(event)
+            if event.isLast(of: sourceCount) { loadEnded = true }
             guard drain != nil else { return .remove } // cancelled by the handler
             if case .batch = event { break }
         }
@@ -89,10 +93,20 @@ final class SourceFeed {
         queue.removeAll(keepingCapacity: false)
         next = 0
         drain = nil
-        if rowsHandedOver > 10_000 {
+        if loadEnded, rowsHandedOver > 10_000 {
             // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
             DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) }
         }
         return .remove
+    }
+}
+
+extension PhotoSourceEvent {
+    /// Whether this event ends the last of `count` sources (and so the whole load).
+    func isLast(of count: Int) -> Bool {
+        switch self {
+        case .finished(let index, _, _), .failed(let index, _, _): index == count - 1
+        default: false
+        }
     }
 }

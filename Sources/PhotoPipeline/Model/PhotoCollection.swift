@@ -40,13 +40,10 @@ public final class PhotoCollection {
             runStart = end
         }
         count += entries.count
-        if var order, var inverse = positionOfIndex {
-            for index in start..<count {
-                order.append(Int32(index))
-                inverse.append(Int32(index))
-            }
-            self.order = order
-            positionOfIndex = inverse
+        if order != nil {
+            // New rows go last, in arrival order; appended in place (no copy of the whole order).
+            order!.append(contentsOf: (start..<count).lazy.map(Int32.init))
+            positionOfIndex!.append(contentsOf: (start..<count).lazy.map(Int32.init))
         }
         return start..<count
     }
@@ -54,7 +51,8 @@ public final class PhotoCollection {
     /// Shows the same photos in a new order: `positions[p]` is the current position of the
     /// photo to show at `p` (a permutation of `0..<count`).
     public func reorder(_ positions: [Int]) {
-        precondition(positions.count == count && Set(positions).count == count)
+        precondition(positions.count == count && Set(positions).count == count
+                     && positions.allSatisfy { (0..<count).contains($0) }, "not a permutation of the positions")
         let old = order ?? (0..<count).map(Int32.init)
         let new = positions.map { old[$0] }
         var inverse = [Int32](repeating: 0, count: count)

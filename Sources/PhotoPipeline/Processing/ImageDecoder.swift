@@ -60,7 +60,7 @@ public enum ImageDecoder {
     private static func loaderCall(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean) throws(PhotoFailure) {
         do { _ = try withGError(body) } catch {
             let pixbufDomain = String(cString: g_quark_to_string(gdk_pixbuf_error_quark()))
-            let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(error.code)) : nil
+            let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(bitPattern: error.code)) : nil
             switch code {
             case GDK_PIXBUF_ERROR_CORRUPT_IMAGE:
                 throw PhotoFailure(.notImage, summary: "Damaged picture", detail: error.message)

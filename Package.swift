@@ -83,7 +83,8 @@ let package = Package(
 
         // MARK: Tests
         .target(
-            name: "TestSupport", dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CSoup", "CGdkPixbuf"],
+            path: "Tests/TestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "GLibKitTests", dependencies: ["GLibKit", "CGLib", "TestSupport", "glibkit-probe"],
@@ -92,7 +93,7 @@ let package = Package(
             name: "PhotoPipelineTests", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "AppTests", dependencies: ["classic-photos", "TestSupport"],
+            name: "AppTests", dependencies: ["classic-photos", "PhotoPipeline", "TestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -36,7 +36,7 @@ public final class ClassicPhotosApp {
                 return 1
             }
         }
-        Trace.shared.emit("app.start", ["version": .string(AppInfo.version)])
+        Trace.shared.emit(.appStart(version: AppInfo.version))
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -46,7 +46,7 @@ public final class ClassicPhotosApp {
         }
         let app = ClassicPhotosApp(sources: sources)
         let status = app.run(programName: arguments.first ?? "classic-photos")
-        Trace.shared.emit("app.quit")
+        Trace.shared.emit(.appQuit)
         Trace.shared.flush()
         return status
     }

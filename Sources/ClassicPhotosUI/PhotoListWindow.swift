@@ -110,14 +110,14 @@ final class PhotoListWindow {
         }
         scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolledWidget, keyTarget: widget(window))
         scrollMonitor.onBegan = { [unowned self] source in
-            Trace.shared.emit("scroll.begin", ["via": .string(source.rawValue)])
+            Trace.shared.emit(.scrollBegin(via: source))
             processor.scrollBegan()
             refreshSpinner()
         }
         scrollMonitor.onEnded = { [unowned self] in
             let visible = visibleRows()
             lastVisible = visible
-            Trace.shared.emit("scroll.end", ["first": .int(visible.lowerBound), "last": .int(visible.upperBound - 1)])
+            Trace.shared.emit(.scrollEnd(first: visible.lowerBound, last: visible.upperBound - 1))
             processor.scrollEnded(visible: visible)
             refreshSpinner()
         }
@@ -140,13 +140,13 @@ final class PhotoListWindow {
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(_, let location):
-                Trace.shared.emit("source.start", ["url": .string(location.absoluteString)])
+                Trace.shared.emit(.sourceStart(url: location.absoluteString))
             case .batch(_, let batch):
                 append(batch)
             case .finished(_, let location, let rows):
-                Trace.shared.emit("source.loaded", ["url": .string(location.absoluteString), "rows": .int(rows)])
+                Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
             case .failed(_, let location, let error):
-                Trace.shared.emit("source.failed", ["url": .string(location.absoluteString), "error": .string(error.description)])
+                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: error.description))
                 failures.append(error.description)
             }
             if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
@@ -189,8 +189,8 @@ final class PhotoListWindow {
     private func select(_ position: Int) {
         gtk_single_selection_set_selected(selection, guint(position))
         pendingSelection = position
-        Trace.shared.emit("list.select", ["row": .int(position), "id": .id(processor.photos.id(at: position)),
-                                          "name": .string(processor.photos.name(at: position))])
+        Trace.shared.emit(.listSelect(row: position, id: processor.photos.id(at: position),
+                                      name: processor.photos.name(at: position)))
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
         MainLoop.perform(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             MainActor.assumeIsolated { self?.scrollToPendingSelection() }
@@ -223,7 +223,7 @@ final class PhotoListWindow {
             boundWidgets[id] = row
             processor.rowBound(position)
             let snapshot = processor.snapshot(at: position)
-            Trace.shared.emit("row.shown", ["row": .int(position), "id": .id(id), "name": .string(snapshot.name)])
+            Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
             show(snapshot, in: row)
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
@@ -241,7 +241,7 @@ final class PhotoListWindow {
     private func show(_ snapshot: PhotoSnapshot, in row: PhotoRowWidget) {
         let status = row.show(snapshot, placeholder: placeholder, failed: failed)
         if snapshot.state == .failed, let position = processor.photos.position(of: snapshot.id) {
-            Trace.shared.emit("row.status", ["row": .int(position), "id": .id(snapshot.id), "text": .string(status)])
+            Trace.shared.emit(.rowStatus(row: position, id: snapshot.id, text: status))
         }
     }
 
@@ -268,7 +268,7 @@ final class PhotoListWindow {
         let visible = visibleRows()
         if visible != lastVisible {
             lastVisible = visible
-            Trace.shared.emit("view.visible", ["first": .int(visible.lowerBound), "last": .int(visible.upperBound - 1)])
+            Trace.shared.emit(.viewVisible(first: visible.lowerBound, last: visible.upperBound - 1))
         }
         processor.visibleRowsChanged(visible)
         refreshSpinner()
@@ -289,7 +289,7 @@ final class PhotoListWindow {
         }))
         if let monitor = memoryMonitor {
             connections.append(SignalConnection.connect(monitor.pointer, "low-memory-warning", int: { [unowned self] level in
-                Trace.shared.emit("memory.low", ["level": .int(Int(level))])
+                Trace.shared.emit(.memoryLow(level: Int(level)))
                 processor.memoryWarning()
             }))
         }
@@ -310,7 +310,7 @@ final class PhotoListWindow {
         if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
             firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
                 shownTraced = true
-                Trace.shared.emit("window.shown")
+                Trace.shared.emit(.windowShown)
                 firstFrame = nil // GLib keeps the closure alive until this emission returns
             }
         }

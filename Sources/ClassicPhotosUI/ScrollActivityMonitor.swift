@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import PhotoPipeline
 
 /// Turns every way of scrolling into one "began" / "ended" pair.
 ///
@@ -12,11 +13,7 @@ import GLibKit
 /// deceleration keeps moving the adjustment, so it extends the scroll until it stops.
 @MainActor
 final class ScrollActivityMonitor {
-    enum Source: String {
-        case wheel, touchpad, scrollbar, keyboard, kinetic, program
-    }
-
-    var onBegan: ((Source) -> Void)?
+    var onBegan: ((ScrollVia) -> Void)?
     var onEnded: (() -> Void)?
     private(set) var isScrolling = false
 
@@ -111,7 +108,7 @@ final class ScrollActivityMonitor {
     ]
 
     /// What moved the adjustment, judged from the input seen just before.
-    private func inferSource() -> Source {
+    private func inferSource() -> ScrollVia {
         let now = g_get_monotonic_time()
         if scrollbarHeld { return .scrollbar }
         if fingerOnTouchpad { return .touchpad }
@@ -122,7 +119,7 @@ final class ScrollActivityMonitor {
     }
 
     /// Notes movement: the quiet period starts over, and the scroll begins if it had not.
-    private func begin(_ source: Source) {
+    private func begin(_ source: ScrollVia) {
         restartQuietTimer()
         guard !isScrolling else { return }
         isScrolling = true

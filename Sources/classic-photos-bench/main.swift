@@ -310,15 +310,15 @@ func benchmarkBigListsInApp(rounds: Int) throws {
         var shown: [Double] = [], stalls: [Double] = [], memory: [Double] = []
         for _ in 0..<rounds {
             let app = try AppSession(source: list.path)
-            let loaded = try app.waitFor(event: "source.loaded", timeout: 120)
-            guard loaded["rows"] as? Int == count else { throw BenchError("the app showed \(loaded["rows"] ?? "?") rows") }
+            let loaded = try app.waitFor(event: .sourceLoaded, timeout: 120)
+            guard loaded.event.rows == count else { throw BenchError("the app showed \(loaded.event.rows.map(String.init) ?? "?") rows") }
             // Settle: visible photos decoded, freed parse memory handed back.
             usleep(2_500_000)
             memory.append(Double(app.residentBytes ?? 0))
             let events = app.events()
-            let start = events.first { $0["ev"] as? String == "source.start" }?["t"] as? Double ?? 0
-            shown.append((loaded["t"] as? Double ?? 0) - start)
-            stalls.append(events.filter { $0["ev"] as? String == "mainloop.stall" }.compactMap { $0["ms"] as? Double }.max() ?? 0)
+            let start = events.first { $0.event.name == .sourceStart }?.t ?? 0
+            shown.append(loaded.t - start)
+            stalls.append(events.filter { $0.event.name == .mainloopStall }.compactMap(\.event.ms).max() ?? 0)
             _ = app.terminate()
         }
         resident[count] = median(memory)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -12,28 +13,28 @@ extension GUITests {
         }()
 
         /// Rows in the last `view.visible` / `scroll.end` range.
-        private func visibleRange(_ events: [[String: Any]]) -> ClosedRange<Int>? { AppSession.visibleRanges(events).last }
+        private func visibleRange(_ events: [TraceRecord]) -> ClosedRange<Int>? { AppSession.visibleRanges(events).last }
 
         /// Prints how long after the list loaded its visible rows were all settled.
-        private func printTimings(_ label: String, _ events: [[String: Any]]) {
-            let time = { (name: String) in events.last { $0["ev"] as? String == name }?["t"] as? Double }
-            let states = events.filter { $0["ev"] as? String == "row.state" }.compactMap { $0["t"] as? Double }
-            guard let loaded = time("source.loaded"), let settled = states.max() else { return }
+        private func printTimings(_ label: String, _ events: [TraceRecord]) {
+            let time = { (name: TraceEvent.Name) in events.last { $0.event.name == name }?.t }
+            let states = events.filter { $0.event.name == .rowState }.map(\.t)
+            guard let loaded = time(.sourceLoaded), let settled = states.max() else { return }
             print("\(label): visible rows settled \(Int(((settled - loaded) * 1000).rounded())) ms after the list loaded")
         }
 
-        private func allSettled(_ events: [[String: Any]]) -> Bool {
+        private func allSettled(_ events: [TraceRecord]) -> Bool {
             guard let range = visibleRange(events) else { return false }
             let states = AppSession.rowStates(events)
-            return range.allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
+            return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
         @Test("Starts, shows every bundled name, fills visible rows with sepia, fails the two broken rows, quits cleanly")
         func bundledList() throws {
             let app = try AppSession()
-            try app.waitFor(event: "window.shown")
-            let loaded = try app.waitFor(event: "source.loaded")
-            #expect(loaded["rows"] as? Int == bundledNames.count)
+            try app.waitFor(event: .windowShown)
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == bundledNames.count)
             let settled = try app.waitFor("visible rows settled") { allSettled($0) }
             printTimings("bundled list", settled)
 
@@ -54,19 +55,19 @@ extension GUITests {
                 guard let range = visibleRange(events), range.upperBound == bundledNames.count - 1 else { return false }
                 return allSettled(events)
             }
-            let shown = Set(events.filter { $0["ev"] as? String == "row.shown" }.compactMap { $0["name"] as? String })
+            let shown = Set(events.filter { $0.event.name == .rowShown }.compactMap(\.event.photoName))
             #expect(shown == Set(bundledNames))
             let states = AppSession.rowStates(events)
             let broken = ["Field Notes", "Lighthouse"].compactMap { bundledNames.firstIndex(of: $0) }
             #expect(broken.count == 2)
-            for row in broken { #expect(states[row] == "failed") }
-            let failures = events.filter { $0["ev"] as? String == "op.fail" }
-            #expect(Set(failures.compactMap { $0["row"] as? Int }) == Set(broken))
+            for row in broken { #expect(states[row] == .failed) }
+            let failures = events.filter { $0.event.name == .opFail }
+            #expect(Set(failures.compactMap(\.event.row)) == Set(broken))
 
             #expect(app.terminate() == 0)
             let after = app.events()
-            #expect(after.last?["ev"] as? String == "app.quit")
-            #expect(after.first?["ev"] as? String == "app.start")
+            #expect(after.last?.event.name == .appQuit)
+            #expect(after.first?.event.name == .appStart)
         }
 
         @Test("No download or filter runs on the main loop: 400 ms responses cause no stall of 200 ms")
@@ -74,30 +75,30 @@ extension GUITests {
             let server = try LoopbackServer()
             server.photoLatencyMs.store(400, ordering: .relaxed)
             let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString)
-            try app.waitFor(event: "source.loaded")
+            try app.waitFor(event: .sourceLoaded)
             printTimings("400 ms per photo", try app.waitFor("visible rows filtered", timeout: 60) { allSettled($0) })
             // Scroll a little too, so work is cancelled and restarted under load.
             let window = try app.windowGeometry()
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
             try app.xdotool(["click", "--repeat", "10", "--delay", "30", "5"])
             try app.waitFor("settled after scrolling", timeout: 60) { events in
-                events.contains { $0["ev"] as? String == "scroll.end" } && allSettled(events)
+                events.contains { $0.event.name == .scrollEnd } && allSettled(events)
             }
             #expect(app.terminate() == 0)
             let events = app.events()
-            let stalls = events.filter { $0["ev"] as? String == "mainloop.stall" }
-            let long = stalls.filter { ($0["ms"] as? Double ?? 0) >= 200 }
-            let longest = stalls.compactMap { $0["ms"] as? Double }.max() ?? 0
+            let stalls = events.filter { $0.event.name == .mainloopStall }
+            let long = stalls.filter { ($0.event.ms ?? 0) >= 200 }
+            let longest = stalls.compactMap(\.event.ms).max() ?? 0
             print("400 ms per photo: \(stalls.count) main-loop answers over 16 ms in the run, longest \(Int(longest.rounded())) ms")
-            #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0["ms"] as? Double ?? 0) >= 200 && $0["ev"] as? String == "mainloop.stall") }.suffix(8))")
+            #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0.event.ms ?? 0) >= 200 && $0.event.name == .mainloopStall) }.suffix(8))")
             #expect(server.totalPhotoRequests > 0)
         }
 
         @Test("A list that cannot be loaded reports source.failed and stays up")
         func brokenSource() throws {
             let app = try AppSession(source: "/nonexistent/list.plist")
-            let failed = try app.waitFor(event: "source.failed")
-            #expect((failed["error"] as? String)?.contains("list.plist") == true)
+            let failed = try app.waitFor(event: .sourceFailed)
+            #expect(failed.event.error?.contains("list.plist") == true)
             #expect(app.terminate() == 0)
         }
     }

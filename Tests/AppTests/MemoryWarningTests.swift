@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -6,6 +7,11 @@ extension GUITests {
     /// The desktop's low-memory warning, end to end: a stand-in for low-memory-monitor on a
     /// private bus, GIO's `GMemoryMonitor` in the real app, and the app's reaction in its trace.
     @Suite(.serialized) struct MemoryWarningTests {
+        /// The last visible row a `view.visible` event names.
+        private static func lastRow(of record: TraceRecord?) -> Int? {
+            if case .viewVisible(_, let last)? = record?.event { last } else { nil }
+        }
+
         @Test("A low-memory warning cancels the work in flight and forgets off-screen images")
         func lowMemoryWarning() throws {
             let monitor = try FakeLowMemoryMonitor()
@@ -13,14 +19,13 @@ extension GUITests {
             let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString,
                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": monitor.busAddress])
             // The first screen fills in at full speed.
-            try app.waitFor(event: "source.loaded")
+            try app.waitFor(event: .sourceLoaded)
             let firstScreen = try app.waitFor("first screen filtered") { events in
-                guard let visible = events.last(where: { $0["ev"] as? String == "view.visible" }),
-                      let last = visible["last"] as? Int else { return false }
+                guard let last = Self.lastRow(of: events.last { $0.event.name == .viewVisible }) else { return false }
                 let states = AppSession.rowStates(events)
-                return (0...last).allSatisfy { states[$0] == "filtered" }
+                return (0...last).allSatisfy { states[$0] == .filtered }
             }
-            let firstVisible = try #require(firstScreen.last { $0["ev"] as? String == "view.visible" }?["last"] as? Int)
+            let firstVisible = try #require(Self.lastRow(of: firstScreen.last { $0.event.name == .viewVisible }))
 
             // Then the server slows down and the list goes to its end: the photos there are in
             // flight, and the first screen's images are off screen.
@@ -29,24 +34,24 @@ extension GUITests {
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1"])
             try app.xdotool(["key", "End"])
             let inFlight = try app.waitFor("downloads at the end of the list under way") { events in
-                events.contains { $0["ev"] as? String == "op.start" && ($0["row"] as? Int ?? 0) >= 50 }
+                events.contains { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }
             }
-            let runningRows = Set(inFlight.filter { $0["ev"] as? String == "op.start" && ($0["row"] as? Int ?? 0) >= 50 }
-                .compactMap { $0["row"] as? Int })
+            let runningRows = Set(inFlight.filter { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }
+                .compactMap(\.event.row))
 
             try monitor.warn(level: 255)
             let events = try app.waitFor("work cancelled and images dropped", timeout: 20) { events in
-                guard let warned = events.firstIndex(where: { $0["ev"] as? String == "memory.low" }) else { return false }
+                guard let warned = events.firstIndex(where: { $0.event.name == .memoryLow }) else { return false }
                 let after = events[warned...]
-                let cancelled = Set(after.filter { $0["ev"] as? String == "op.cancel" }.compactMap { $0["row"] as? Int })
-                let dropped = Set(after.filter { $0["ev"] as? String == "row.state" && $0["state"] as? String == "new" }
-                    .compactMap { $0["row"] as? Int })
+                let cancelled = Set(after.filter { $0.event.name == .opCancel }.compactMap(\.event.row))
+                let dropped = Set(after.filter { $0.event.name == .rowState && $0.event.state == .new }
+                    .compactMap(\.event.row))
                 return runningRows.isSubset(of: cancelled) && (0...firstVisible).allSatisfy(dropped.contains)
             }
-            let warning = try #require(events.first { $0["ev"] as? String == "memory.low" })
-            #expect(warning["level"] as? Int == 255)
+            let warning = try #require(events.first { $0.event.name == .memoryLow })
+            #expect(warning.event.level == 255)
             // The running downloads were cancelled while running, not left to finish.
-            let runningCancels = events.filter { $0["ev"] as? String == "op.cancel" && $0["running"] as? Bool == true }
+            let runningCancels = events.filter { $0.event.name == .opCancel && $0.event.running == true }
             #expect(!runningCancels.isEmpty)
             #expect(app.terminate() == 0)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -20,60 +21,60 @@ extension GUITests {
             let server = try LoopbackServer()
             server.photoLatencyMs.store(1500, ordering: .relaxed)
             let app = try AppSession(source: server.url("/list.plist?rows=\(Self.rows)").absoluteString)
-            let loaded = try app.waitFor(event: "source.loaded")
-            #expect(loaded["rows"] as? Int == Self.rows)
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == Self.rows)
             // The first screen starts by itself, without any scrolling.
-            try app.waitFor("first downloads under way") { $0.contains { $0["ev"] as? String == "op.start" } }
+            try app.waitFor("first downloads under way") { $0.contains { $0.event.name == .opStart } }
             return Run(app: app, server: server, window: try app.windowGeometry())
         }
 
-        private static func settled(_ events: [[String: Any]]) -> Bool {
-            guard let last = events.last(where: { $0["ev"] as? String == "scroll.end" }),
-                  let first = last["first"] as? Int, let end = last["last"] as? Int else { return false }
+        private static func settled(_ events: [TraceRecord]) -> Bool {
+            guard case .scrollEnd(let first, let end)? = events.last(where: { $0.event.name == .scrollEnd })?.event
+            else { return false }
             let states = AppSession.rowStates(events)
-            return (first...end).allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
+            return (first...end).allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
         /// Checks every rule on the trace of one scroll gesture and prints the figures.
-        private func check(_ run: Run, via expected: String) throws {
+        private func check(_ run: Run, via expected: ScrollVia) throws {
             let events = try run.app.waitFor("visible rows filtered after scrolling", timeout: 90) { Self.settled($0) }
             #expect(run.app.terminate() == 0)
-            let names = events.map { $0["ev"] as? String ?? "" }
+            let names = events.map(\.event.name)
 
             // Began: traced with its source, and the queues suspended at once.
-            let begin = try #require(names.firstIndex(of: "scroll.begin"))
-            #expect(events[begin]["via"] as? String == expected)
-            #expect(names[(begin + 1)...].first { $0.hasPrefix("queues.") } == "queues.suspended")
+            let begin = try #require(names.firstIndex(of: .scrollBegin))
+            #expect(events[begin].event.via == expected)
+            #expect(names[(begin + 1)...].first { $0 == .queuesSuspended || $0 == .queuesResumed } == .queuesSuspended)
             // No operation starts while scrolling: between each begin and its end only cancels.
             var scrolling = false
             for name in names {
-                if name == "scroll.begin" { scrolling = true }
-                if name == "scroll.end" { scrolling = false }
-                #expect(!(scrolling && name == "op.start"), "an operation started while scrolling")
+                if name == .scrollBegin { scrolling = true }
+                if name == .scrollEnd { scrolling = false }
+                #expect(!(scrolling && name == .opStart), "an operation started while scrolling")
             }
             // Ended after the quiet period; the queues resumed after the last end.
-            let lastEnd = try #require(names.lastIndex(of: "scroll.end"))
-            #expect(names[lastEnd...].contains("queues.resumed"))
-            let beganAt = events[begin]["t"] as? Double ?? 0, endedAt = events[lastEnd]["t"] as? Double ?? 0
+            let lastEnd = try #require(names.lastIndex(of: .scrollEnd))
+            #expect(names[lastEnd...].contains(.queuesResumed))
+            let beganAt = events[begin].t, endedAt = events[lastEnd].t
             #expect(endedAt - beganAt >= 0.15)
 
             // No download for a row that was never within the visible range plus the margin.
             let allowed = AppSession.visibleRanges(events).map { max(0, $0.lowerBound - Self.margin)...min(Self.rows - 1, $0.upperBound + Self.margin) }
-            let downloads = events.filter { $0["ev"] as? String == "op.start" && $0["kind"] as? String == "download" }
-                .compactMap { $0["row"] as? Int }
+            let downloads = events.filter { $0.event.name == .opStart && $0.event.kind == .download }
+                .compactMap(\.event.row)
             let stray = downloads.filter { row in !allowed.contains { $0.contains(row) } }
             #expect(stray.isEmpty, "downloads for rows never on screen: \(stray)")
 
             // Work for the first screen, still in flight when the scroll began, was cancelled.
-            let cancels = events.filter { $0["ev"] as? String == "op.cancel" }.compactMap { $0["row"] as? Int }
+            let cancels = events.filter { $0.event.name == .opCancel }.compactMap(\.event.row)
             let firstScreen = try #require(AppSession.visibleRanges(events).first)
             #expect(cancels.contains { $0 <= firstScreen.upperBound + Self.margin }, "first screen \(firstScreen), cancels \(cancels)")
 
             // Figures for the notes: work started against rows shown at rest.
             let finalRange = AppSession.visibleRanges(events).last!
             let visibleRows = Set(AppSession.visibleRanges(events).flatMap { Array($0) })
-            let filteredAt = events.filter { $0["ev"] as? String == "row.state" && $0["state"] as? String != "downloaded" }
-                .filter { finalRange.contains($0["row"] as? Int ?? -1) }.compactMap { $0["t"] as? Double }.max() ?? endedAt
+            let filteredAt = events.filter { $0.event.name == .rowState && $0.event.state != .downloaded }
+                .filter { finalRange.contains($0.event.row ?? -1) }.map(\.t).max() ?? endedAt
             print("scroll via \(expected): \(downloads.count) downloads started for \(visibleRows.count) rows visible at rest "
                   + "(\(Set(downloads).count) distinct), \(cancels.count) cancellations, \(run.server.totalPhotoRequests) requests; "
                   + "last visible row ready \(Int((filteredAt - endedAt) * 1000)) ms after scroll end; "
@@ -85,7 +86,7 @@ extension GUITests {
             let run = try start()
             try run.app.xdotool(["mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + run.window.height / 2)"])
             try run.app.xdotool(["click", "--repeat", "80", "--delay", "15", "5"])
-            try check(run, via: "wheel")
+            try check(run, via: .wheel)
         }
 
         @Test("Scrollbar drag: the held button keeps the scroll going until release")
@@ -98,7 +99,7 @@ extension GUITests {
                                  "mousemove", "\(x)", "\(top + 60)", "sleep", "0.1",
                                  "mousemove", "\(x)", "\(top + 140)", "sleep", "0.4",
                                  "mousemove", "\(x)", "\(top + 200)", "sleep", "0.1", "mouseup", "1"])
-            try check(run, via: "scrollbar")
+            try check(run, via: .scrollbar)
         }
 
         @Test("Keyboard: Page Down scrolls and schedules like the wheel")
@@ -106,7 +107,7 @@ extension GUITests {
             let run = try start()
             try run.app.xdotool(["mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + 120)", "click", "1"])
             try run.app.xdotool(["key", "--delay", "60", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down"])
-            try check(run, via: "keyboard")
+            try check(run, via: .keyboard)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -6,23 +7,21 @@ extension GUITests {
     /// Opening folders, single pictures and several sources, as a person would from the
     /// command line; and every failure kind shown on its row with a short reason.
     @Suite(.serialized) struct SourceTests {
-        private func events(_ events: [[String: Any]], _ name: String) -> [[String: Any]] {
-            events.filter { $0["ev"] as? String == name }
+        private func events(_ events: [TraceRecord], _ name: TraceEvent.Name) -> [TraceRecord] {
+            events.filter { $0.event.name == name }
         }
 
         /// Names shown per row (from `row.shown`), latest first wins.
-        private func shownNames(_ events: [[String: Any]]) -> [Int: String] {
+        private func shownNames(_ events: [TraceRecord]) -> [Int: String] {
             var names: [Int: String] = [:]
-            for e in self.events(events, "row.shown") {
-                if let row = e["row"] as? Int, let name = e["name"] as? String { names[row] = name }
-            }
+            for case .rowShown(let row, _, let name) in self.events(events, .rowShown).map(\.event) { names[row] = name }
             return names
         }
 
-        private func settled(_ events: [[String: Any]]) -> Bool {
+        private func settled(_ events: [TraceRecord]) -> Bool {
             guard let range = AppSession.visibleRanges(events).last else { return false }
             let states = AppSession.rowStates(events)
-            return range.allSatisfy { states[$0] == "filtered" || states[$0] == "failed" }
+            return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
         /// A folder of pictures in several formats with names that sort naturally, plus a text
@@ -53,13 +52,13 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: folder) }
             #expect(pictures.count >= 4, "gdk-pixbuf saved too few formats: \(pictures)")
             let app = try AppSession(source: folder.path)
-            let loaded = try app.waitFor(event: "source.loaded")
-            #expect(loaded["rows"] as? Int == pictures.count)
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == pictures.count)
             let events = try app.waitFor("folder rows settled") { settled($0) }
             let names = shownNames(events)
             #expect((0..<pictures.count).map { names[$0] } == pictures)
             let states = AppSession.rowStates(events)
-            #expect((0..<pictures.count).allSatisfy { states[$0] == "filtered" }, "\(states)")
+            #expect((0..<pictures.count).allSatisfy { states[$0] == .filtered }, "\(states)")
             #expect(app.terminate() == 0)
         }
 
@@ -71,11 +70,11 @@ extension GUITests {
                 TestPictures.write(folder.appendingPathComponent("photo\(n).png"), format: "png", rgb: UInt32(n * 0x040302))
             }
             let app = try AppSession(source: folder.appendingPathComponent("photo47.png").path)
-            let loaded = try app.waitFor(event: "source.loaded")
-            #expect(loaded["rows"] as? Int == 60)
-            let selected = try app.waitFor(event: "list.select")
-            #expect(selected["row"] as? Int == 46)
-            #expect(selected["name"] as? String == "photo47.png")
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 60)
+            let selected = try app.waitFor(event: .listSelect)
+            #expect(selected.event.row == 46)
+            #expect(selected.event.photoName == "photo47.png")
             let events = try app.waitFor("selected row on screen and settled") { events in
                 guard let range = AppSession.visibleRanges(events).last, range.contains(46) else { return false }
                 return settled(events)
@@ -91,8 +90,8 @@ extension GUITests {
             for n in 1...3 { TestPictures.write(first.appendingPathComponent("b\(n).png"), format: "png") }
             for n in 1...2 { TestPictures.write(second.appendingPathComponent("a\(n).jpg"), format: "jpeg") }
             let session = try AppSession(arguments: [first.path, second.path])
-            let loaded = try session.waitFor("both sources loaded") { self.events($0, "source.loaded").count == 2 }
-            #expect(self.events(loaded, "source.loaded").compactMap { $0["rows"] as? Int } == [3, 2])
+            let loaded = try session.waitFor("both sources loaded") { self.events($0, .sourceLoaded).count == 2 }
+            #expect(self.events(loaded, .sourceLoaded).compactMap(\.event.rows) == [3, 2])
             let settledEvents = try session.waitFor("rows settled") { settled($0) }
             let names = shownNames(settledEvents)
             #expect((0..<5).map { names[$0] } == ["b1.png", "b2.png", "b3.png", "a1.jpg", "a2.jpg"])
@@ -102,12 +101,12 @@ extension GUITests {
         @Test("Each failure kind ends its row failed, with its reason code in the trace and a short reason on the row")
         func failureReasons() throws {
             let server = try LoopbackServer()
-            let cases: [(path: String, reason: String, text: String)] = [
-                ("/status/404", "http", "Not found (404)"),
-                ("/status/503", "http", "Server error (503)"),
-                ("/reset", "transport", "Connection failed"),
-                ("/text", "not-image", "Not a picture"),
-                ("/empty", "empty", "Empty file"),
+            let cases: [(path: String, reason: PhotoFailure.Reason, text: String)] = [
+                ("/status/404", .http, "Not found (404)"),
+                ("/status/503", .http, "Server error (503)"),
+                ("/reset", .transport, "Connection failed"),
+                ("/text", .notImage, "Not a picture"),
+                ("/empty", .empty, "Empty file"),
             ]
             let list = try TestPictures.makeFolder("failures").appendingPathComponent("list.plist")
             defer { try? FileManager.default.removeItem(at: list.deletingLastPathComponent()) }
@@ -116,16 +115,16 @@ extension GUITests {
             try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
             let app = try AppSession(source: list.path)
             let events = try app.waitFor("every row failed with a status shown") { events in
-                Set(self.events(events, "row.status").compactMap { $0["row"] as? Int }).count == cases.count + 1
+                Set(self.events(events, .rowStatus).compactMap(\.event.row)).count == cases.count + 1
             }
-            let fails = self.events(events, "op.fail")
-            let statuses = self.events(events, "row.status")
-            let expected = cases.map { ($0.reason, $0.text) } + [("missing", "File not found")]
+            let fails = self.events(events, .opFail)
+            let statuses = self.events(events, .rowStatus)
+            let expected = cases.map { ($0.reason, $0.text) } + [(PhotoFailure.Reason.missing, "File not found")]
             for (row, (reason, text)) in expected.enumerated() {
-                #expect(fails.first { $0["row"] as? Int == row }?["reason"] as? String == reason, "row \(row)")
-                #expect(statuses.last { $0["row"] as? Int == row }?["text"] as? String == text, "row \(row)")
+                #expect(fails.first { $0.event.row == row }?.event.reason == reason, "row \(row)")
+                #expect(statuses.last { $0.event.row == row }?.event.text == text, "row \(row)")
             }
-            #expect(AppSession.rowStates(events).values.allSatisfy { $0 == "failed" })
+            #expect(AppSession.rowStates(events).values.allSatisfy { $0 == .failed })
             #expect(app.terminate() == 0)
         }
     }

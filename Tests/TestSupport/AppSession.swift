@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Synchronization
 
 /// A private Xvfb server; stopped on deinit.
@@ -121,17 +122,15 @@ public final class AppSession: @unchecked Sendable {
 
     // MARK: Trace
 
-    /// Every event written so far.
-    public func events() -> [[String: Any]] {
-        guard let text = try? String(contentsOfFile: tracePath, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+    /// Every event written so far (lines that do not decode, such as one still being
+    /// written, are left out).
+    public func events() -> [TraceRecord] {
+        TraceRecord.records(atPath: tracePath)
     }
 
     /// Waits until `condition` holds on the events so far (polling the trace file).
     @discardableResult
-    public func waitFor(_ what: String, timeout: Double = 30, _ condition: ([[String: Any]]) -> Bool) throws -> [[String: Any]] {
+    public func waitFor(_ what: String, timeout: Double = 30, _ condition: ([TraceRecord]) -> Bool) throws -> [TraceRecord] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let all = events()
@@ -149,26 +148,20 @@ public final class AppSession: @unchecked Sendable {
 
     /// Waits for the first event named `name`.
     @discardableResult
-    public func waitFor(event name: String, timeout: Double = 30) throws -> [String: Any] {
-        let all = try waitFor("event \(name)", timeout: timeout) { $0.contains { $0["ev"] as? String == name } }
-        return all.first { $0["ev"] as? String == name }!
+    public func waitFor(event name: TraceEvent.Name, timeout: Double = 30) throws -> TraceRecord {
+        let all = try waitFor("event \(name)", timeout: timeout) { $0.contains { $0.event.name == name } }
+        return all.first { $0.event.name == name }!
     }
 
     /// The visible row ranges traced so far (`view.visible` and `scroll.end`), oldest first.
-    public static func visibleRanges(_ events: [[String: Any]]) -> [ClosedRange<Int>] {
-        events.compactMap { e in
-            guard ["view.visible", "scroll.end"].contains(e["ev"] as? String),
-                  let first = e["first"] as? Int, let last = e["last"] as? Int, last >= first else { return nil }
-            return first...last
-        }
+    public static func visibleRanges(_ events: [TraceRecord]) -> [ClosedRange<Int>] {
+        events.compactMap(\.event.visibleRows)
     }
 
     /// The latest state traced for each row.
-    public static func rowStates(_ events: [[String: Any]]) -> [Int: String] {
-        var states: [Int: String] = [:]
-        for e in events where e["ev"] as? String == "row.state" {
-            if let row = e["row"] as? Int, let state = e["state"] as? String { states[row] = state }
-        }
+    public static func rowStates(_ events: [TraceRecord]) -> [Int: PhotoState] {
+        var states: [Int: PhotoState] = [:]
+        for case .rowState(let row, _, let state) in events.map(\.event) { states[row] = state }
         return states
     }
 

@@ -19,7 +19,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, gate: SuspensionGate? = nil) {
         self.fetcher = fetcher
         self.maxPixelSize = maxPixelSize
-        super.init(record: record, kind: "download", gate: gate)
+        super.init(record: record, kind: .download, gate: gate)
     }
 
     private let running = Atomic<Bool>(false)

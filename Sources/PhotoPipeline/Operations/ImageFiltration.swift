@@ -8,7 +8,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter(), gate: SuspensionGate? = nil) {
         self.filter = filter
-        super.init(record: record, kind: "filter", gate: gate)
+        super.init(record: record, kind: .filter, gate: gate)
     }
 
     public override func main() {

@@ -1,20 +1,24 @@
 import Foundation
 import Synchronization
 
+/// The two kinds of photo work, as the trace's `op.*` events name them.
+public enum OperationKind: String, Sendable, CaseIterable {
+    case download, filter
+}
+
 /// What the download and the filtration have in common: the record they work on, the
 /// suspension gate they pass before any work, and their trace events (which name the photo's
 /// position at that moment as `row`, and its identity as `id`).
 open class PhotoOperation: Operation, @unchecked Sendable {
     public let record: PhotoRecord
-    /// `download` or `filter`, as traced.
-    public let kind: String
+    public let kind: OperationKind
     private let gate: SuspensionGate?
     private let deferredFlag = Atomic<Bool>(false)
     private let startedAt = Mutex<Double>(0)
     /// Operations that depend on this one, kept alive until it has finished (see `addDependency`).
     private let dependents = Mutex<[Operation]>([])
 
-    public init(record: PhotoRecord, kind: String, gate: SuspensionGate?) {
+    public init(record: PhotoRecord, kind: OperationKind, gate: SuspensionGate?) {
         self.record = record
         self.kind = kind
         self.gate = gate
@@ -62,7 +66,7 @@ open class PhotoOperation: Operation, @unchecked Sendable {
         }
         let trace = Trace.shared
         startedAt.withLock { $0 = trace.now }
-        trace.emit("op.start", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id)])
+        trace.emit(.opStart(kind: kind, row: record.position, id: record.id))
         return true
     }
 
@@ -70,16 +74,15 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     func traceFinished(state: PhotoState) {
         let trace = Trace.shared
         let ms = (trace.now - startedAt.withLock { $0 }) * 1000
-        trace.emit("op.finish", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id), "ms": .double(ms)])
-        trace.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": .string(state.rawValue)])
+        trace.emit(.opFinish(kind: kind, row: record.position, id: record.id, ms: ms))
+        trace.emit(.rowState(row: record.position, id: record.id, state: state))
     }
 
     /// Marks the record failed and traces it with its reason code.
     func fail(_ failure: PhotoFailure) {
         record.markFailed(failure)
         let trace = Trace.shared
-        trace.emit("op.fail", ["kind": .string(kind), "row": .int(record.position), "id": .id(record.id),
-                               "error": .string(failure.detail), "reason": .string(failure.reason.rawValue)])
-        trace.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": "failed"])
+        trace.emit(.opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
+        trace.emit(.rowState(row: record.position, id: record.id, state: .failed))
     }
 }

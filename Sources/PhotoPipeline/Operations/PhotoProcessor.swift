@@ -93,7 +93,7 @@ public final class PhotoProcessor {
         apply(scheduler.memoryWarning())
         let visible = scheduler.visible
         for record in photos.existingRecords where !visible.contains(record.position) && record.dropImage() {
-            Trace.shared.emit("row.state", ["row": .int(record.position), "id": .id(record.id), "state": "new"])
+            Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
         activityChanged()
@@ -107,10 +107,10 @@ public final class PhotoProcessor {
             switch action {
             case .suspendQueues:
                 pendingOperations.isSuspended = true
-                Trace.shared.emit("queues.suspended")
+                Trace.shared.emit(.queuesSuspended)
             case .resumeQueues:
                 pendingOperations.isSuspended = false
-                Trace.shared.emit("queues.resumed")
+                Trace.shared.emit(.queuesResumed)
             case .start(let id, let priority):
                 if let record = photos.record(for: id) { startOperations(for: record, priority: priority) }
             case .cancel(let id):
@@ -202,8 +202,7 @@ public final class PhotoProcessor {
     }
 
     private func traceCancel(_ op: PhotoOperation) {
-        Trace.shared.emit("op.cancel", ["kind": .string(op.kind), "row": .int(op.record.position), "id": .id(op.record.id),
-                                        "running": .bool(op.isExecuting)])
+        Trace.shared.emit(.opCancel(kind: op.kind, row: op.record.position, id: op.record.id, running: op.isExecuting))
     }
 
     /// The download's result is shown at once; its filtration, already queued, follows.

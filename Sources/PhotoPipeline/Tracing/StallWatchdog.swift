@@ -25,7 +25,7 @@ public final class StallWatchdog: Sendable {
                 MainLoop.perform(waitUntilDone: true, priority: G_PRIORITY_HIGH) {}
                 let ms = Double(g_get_monotonic_time() - sent) / 1000
                 watching = running.withLock { running in
-                    if running, ms > thresholdMs { Trace.shared.emit("mainloop.stall", ["ms": .double(ms)]) }
+                    if running, ms > thresholdMs { Trace.shared.emit(.mainloopStall(ms: ms)) }
                     return running
                 }
                 usleep(4_000)

@@ -4,25 +4,13 @@ import Synchronization
 
 /// The JSON Lines trace through which tests and tools observe the running app.
 ///
-/// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`.
+/// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`;
+/// the events and their fields are defined by `TraceEvent`.
 /// Any thread may emit; lines are buffered and written by a flusher every 50 ms,
 /// and on `flush()` (called at exit and from the SIGTERM / SIGINT handlers).
 public final class Trace: Sendable {
     /// The process-wide trace; disabled (every call a cheap no-op) until `open(path:)`.
     public static let shared = Trace()
-
-    /// A JSON value for an event field.
-    public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-        ExpressibleByBooleanLiteral, ExpressibleByFloatLiteral
-    {
-        case string(String), int(Int), double(Double), bool(Bool)
-        public init(stringLiteral v: String) { self = .string(v) }
-        public init(integerLiteral v: Int) { self = .int(v) }
-        public init(booleanLiteral v: Bool) { self = .bool(v) }
-        public init(floatLiteral v: Double) { self = .double(v) }
-        /// A photo's identity, as a number.
-        public static func id(_ id: PhotoID) -> Value { .int(Int(truncatingIfNeeded: id.rawValue)) }
-    }
 
     private struct State {
         var fd: Int32 = -1
@@ -66,20 +54,11 @@ public final class Trace: Sendable {
     /// Seconds since the trace clock started (process start, for the shared trace).
     public var now: Double { Double(g_get_monotonic_time() - origin) / 1_000_000 }
 
-    /// Records one event.
-    public func emit(_ event: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+    /// Records one event, stamped with `now`. The event is only built when the trace is open.
+    public func emit(_ event: @autoclosure () -> TraceEvent) {
         guard isEnabled else { return }
-        var line = "{\"t\":" + String(format: "%.6f", now) + ",\"ev\":" + Self.quote(event)
-        for (key, value) in fields {
-            line += "," + Self.quote(key) + ":"
-            switch value {
-            case .string(let s): line += Self.quote(s)
-            case .int(let i): line += String(i)
-            case .double(let d): line += d.isFinite ? String(format: "%.3f", d) : "null"
-            case .bool(let b): line += b ? "true" : "false"
-            }
-        }
-        line += "}\n"
+        var line = ""
+        event().append(to: &line, t: now)
         state.withLock { $0.buffer += line }
     }
 
@@ -96,21 +75,5 @@ public final class Trace: Sendable {
                 offset += n
             }
         }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,0 +1,448 @@
+import Foundation
+
+/// Every event the app writes to its trace, with its fields typed.
+///
+/// This is the single definition of the trace's vocabulary: the on-disk names (`Name`), the
+/// field keys (`Field`), how each event is written (`jsonLine(t:)`) and how a line is read back
+/// (`TraceRecord`). Events about a photo carry `row`, its position in the list at that moment,
+/// and `id`, its identity. The JSON is that of the tracing contract: `t` and `ev` first, then
+/// the fields (integers as integers, `ms` with three decimals, `running` as a boolean).
+public enum TraceEvent: Sendable, Equatable {
+    /// `app.start`: the process started.
+    case appStart(version: String)
+    /// `app.quit`: clean shutdown finished.
+    case appQuit
+    /// `window.shown`: the first frame of the main window was painted.
+    case windowShown
+    /// `source.start`: a source began loading.
+    case sourceStart(url: String)
+    /// `source.loaded`: a source was read and its `rows` shown.
+    case sourceLoaded(url: String, rows: Int)
+    /// `source.failed`: a source could not be read.
+    case sourceFailed(url: String, error: String)
+    /// `list.select`: the picture named on the command line was selected.
+    case listSelect(row: Int, id: PhotoID, name: String)
+    /// `view.visible`: the rows on screen changed without scrolling (`last` is `first - 1`
+    /// when no row is on screen).
+    case viewVisible(first: Int, last: Int)
+    /// `scroll.begin`: scrolling began.
+    case scrollBegin(via: ScrollVia)
+    /// `scroll.end`: scrolling and any deceleration ended; the rows then on screen.
+    case scrollEnd(first: Int, last: Int)
+    /// `queues.suspended`: both operation queues were suspended.
+    case queuesSuspended
+    /// `queues.resumed`: both operation queues were resumed.
+    case queuesResumed
+    /// `row.shown`: a row widget was bound to a photo.
+    case rowShown(row: Int, id: PhotoID, name: String)
+    /// `op.start`: an operation began its work.
+    case opStart(kind: OperationKind, row: Int, id: PhotoID)
+    /// `op.finish`: an operation completed its work in `ms` milliseconds.
+    case opFinish(kind: OperationKind, row: Int, id: PhotoID, ms: Double)
+    /// `op.fail`: the photo failed; `error` is the detail, `reason` the stable code.
+    case opFail(kind: OperationKind, row: Int, id: PhotoID, error: String, reason: PhotoFailure.Reason)
+    /// `op.cancel`: cancellation of a queued (`running` false) or running operation.
+    case opCancel(kind: OperationKind, row: Int, id: PhotoID, running: Bool)
+    /// `row.state`: a photo changed state.
+    case rowState(row: Int, id: PhotoID, state: PhotoState)
+    /// `row.status`: a failed photo's row shows its short reason.
+    case rowStatus(row: Int, id: PhotoID, text: String)
+    /// `mainloop.stall`: the main loop did not answer for `ms` milliseconds (more than a frame).
+    case mainloopStall(ms: Double)
+    /// `memory.low`: the desktop's low-memory warning, at its level.
+    case memoryLow(level: Int)
+    /// An event this definition does not know (read from a newer trace); written as its name
+    /// alone. Its fields, if any, are not kept.
+    case other(name: String)
+
+    /// The on-disk event names (`ev`), the only place they are spelled out.
+    public enum Name: String, CaseIterable, Sendable, CustomStringConvertible {
+        case appStart = "app.start"
+        case appQuit = "app.quit"
+        case windowShown = "window.shown"
+        case sourceStart = "source.start"
+        case sourceLoaded = "source.loaded"
+        case sourceFailed = "source.failed"
+        case listSelect = "list.select"
+        case viewVisible = "view.visible"
+        case scrollBegin = "scroll.begin"
+        case scrollEnd = "scroll.end"
+        case queuesSuspended = "queues.suspended"
+        case queuesResumed = "queues.resumed"
+        case rowShown = "row.shown"
+        case opStart = "op.start"
+        case opFinish = "op.finish"
+        case opFail = "op.fail"
+        case opCancel = "op.cancel"
+        case rowState = "row.state"
+        case rowStatus = "row.status"
+        case mainloopStall = "mainloop.stall"
+        case memoryLow = "memory.low"
+
+        public var description: String { rawValue }
+    }
+
+    /// The on-disk field keys, the only place they are spelled out.
+    public enum Field: String, CodingKey, Sendable, CaseIterable {
+        case t, ev
+        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level
+    }
+
+    /// The event's name; nil for `other`.
+    public var name: Name? {
+        switch self {
+        case .appStart: .appStart
+        case .appQuit: .appQuit
+        case .windowShown: .windowShown
+        case .sourceStart: .sourceStart
+        case .sourceLoaded: .sourceLoaded
+        case .sourceFailed: .sourceFailed
+        case .listSelect: .listSelect
+        case .viewVisible: .viewVisible
+        case .scrollBegin: .scrollBegin
+        case .scrollEnd: .scrollEnd
+        case .queuesSuspended: .queuesSuspended
+        case .queuesResumed: .queuesResumed
+        case .rowShown: .rowShown
+        case .opStart: .opStart
+        case .opFinish: .opFinish
+        case .opFail: .opFail
+        case .opCancel: .opCancel
+        case .rowState: .rowState
+        case .rowStatus: .rowStatus
+        case .mainloopStall: .mainloopStall
+        case .memoryLow: .memoryLow
+        case .other: nil
+        }
+    }
+
+    /// The name as written in the trace (`ev`), for known and unknown events alike.
+    public var ev: String {
+        if case .other(let name) = self { return name }
+        return name?.rawValue ?? ""
+    }
+
+    /// The list position the event is about, for events about one photo.
+    public var row: Int? {
+        switch self {
+        case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
+             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
+             .rowState(let row, _, _), .rowStatus(let row, _, _):
+            row
+        default: nil
+        }
+    }
+
+    /// The photo the event is about, for events about one photo.
+    public var id: PhotoID? {
+        switch self {
+        case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
+             .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
+             .rowState(_, let id, _), .rowStatus(_, let id, _):
+            id
+        default: nil
+        }
+    }
+
+    /// The operation's kind, for `op.*` events.
+    public var kind: OperationKind? {
+        switch self {
+        case .opStart(let kind, _, _), .opFinish(let kind, _, _, _), .opFail(let kind, _, _, _, _),
+             .opCancel(let kind, _, _, _):
+            kind
+        default: nil
+        }
+    }
+
+    /// The rows on screen, for `view.visible` and `scroll.end`; nil when there are none.
+    public var visibleRows: ClosedRange<Int>? {
+        switch self {
+        case .viewVisible(let first, let last), .scrollEnd(let first, let last):
+            last >= first ? first...last : nil
+        default: nil
+        }
+    }
+
+    /// The rows a source added, for `source.loaded`.
+    public var rows: Int? {
+        if case .sourceLoaded(_, let rows) = self { rows } else { nil }
+    }
+
+    /// The photo's name, for `list.select` and `row.shown`.
+    public var photoName: String? {
+        switch self {
+        case .listSelect(_, _, let name), .rowShown(_, _, let name): name
+        default: nil
+        }
+    }
+
+    /// What drove the scroll, for `scroll.begin`.
+    public var via: ScrollVia? {
+        if case .scrollBegin(let via) = self { via } else { nil }
+    }
+
+    /// Milliseconds, for `op.finish` and `mainloop.stall`.
+    public var ms: Double? {
+        switch self {
+        case .opFinish(_, _, _, let ms), .mainloopStall(let ms): ms
+        default: nil
+        }
+    }
+
+    /// The error's detail, for `source.failed` and `op.fail`.
+    public var error: String? {
+        switch self {
+        case .sourceFailed(_, let error), .opFail(_, _, _, let error, _): error
+        default: nil
+        }
+    }
+
+    /// The failure's code, for `op.fail`.
+    public var reason: PhotoFailure.Reason? {
+        if case .opFail(_, _, _, _, let reason) = self { reason } else { nil }
+    }
+
+    /// Whether the operation was running when cancelled, for `op.cancel`.
+    public var running: Bool? {
+        if case .opCancel(_, _, _, let running) = self { running } else { nil }
+    }
+
+    /// The photo's new state, for `row.state`.
+    public var state: PhotoState? {
+        if case .rowState(_, _, let state) = self { state } else { nil }
+    }
+
+    /// The row's status line, for `row.status`.
+    public var text: String? {
+        if case .rowStatus(_, _, let text) = self { text } else { nil }
+    }
+
+    /// The warning's level, for `memory.low`.
+    public var level: Int? {
+        if case .memoryLow(let level) = self { level } else { nil }
+    }
+
+    // MARK: Writing
+
+    /// The event as one trace line at time `t` (seconds), without the line break.
+    public func jsonLine(t: Double) -> String {
+        var writer = LineWriter(t: t, ev: ev)
+        write(to: &writer)
+        return writer.line + "}"
+    }
+
+    /// Appends the event's line, break included, to `buffer`.
+    func append(to buffer: inout String, t: Double) {
+        var writer = LineWriter(t: t, ev: ev)
+        write(to: &writer)
+        buffer += writer.line
+        buffer += "}\n"
+    }
+
+    private func write(to w: inout LineWriter) {
+        switch self {
+        case .appStart(let version):
+            w.add(.version, version)
+        case .appQuit, .windowShown, .queuesSuspended, .queuesResumed, .other:
+            break
+        case .sourceStart(let url):
+            w.add(.url, url)
+        case .sourceLoaded(let url, let rows):
+            w.add(.url, url)
+            w.add(.rows, rows)
+        case .sourceFailed(let url, let error):
+            w.add(.url, url)
+            w.add(.error, error)
+        case .listSelect(let row, let id, let name), .rowShown(let row, let id, let name):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.name, name)
+        case .viewVisible(let first, let last), .scrollEnd(let first, let last):
+            w.add(.first, first)
+            w.add(.last, last)
+        case .scrollBegin(let via):
+            w.add(.via, via.rawValue)
+        case .opStart(let kind, let row, let id):
+            w.add(.kind, kind.rawValue)
+            w.add(.row, row)
+            w.add(.id, id)
+        case .opFinish(let kind, let row, let id, let ms):
+            w.add(.kind, kind.rawValue)
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.ms, ms)
+        case .opFail(let kind, let row, let id, let error, let reason):
+            w.add(.kind, kind.rawValue)
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.error, error)
+            w.add(.reason, reason.rawValue)
+        case .opCancel(let kind, let row, let id, let running):
+            w.add(.kind, kind.rawValue)
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.running, running)
+        case .rowState(let row, let id, let state):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.state, state.rawValue)
+        case .rowStatus(let row, let id, let text):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.text, text)
+        case .mainloopStall(let ms):
+            w.add(.ms, ms)
+        case .memoryLow(let level):
+            w.add(.level, level)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads the event named by `ev` from a line's fields; unknown names give `.other`.
+    init(from c: KeyedDecodingContainer<Field>) throws {
+        let ev = try c.decode(String.self, forKey: .ev)
+        func string(_ key: Field) throws -> String { try c.decode(String.self, forKey: key) }
+        func int(_ key: Field) throws -> Int { try c.decode(Int.self, forKey: key) }
+        func id() throws -> PhotoID { try PhotoID(rawValue: UInt64(truncatingIfNeeded: int(.id))) }
+        /// Written as `null` when not finite.
+        func double(_ key: Field) throws -> Double {
+            try c.decodeNil(forKey: key) ? .nan : c.decode(Double.self, forKey: key)
+        }
+        func code<Code: RawRepresentable>(_ key: Field, as _: Code.Type) throws -> Code where Code.RawValue == String {
+            let raw = try string(key)
+            guard let value = Code(rawValue: raw) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "unknown \(key.rawValue) \"\(raw)\"")
+            }
+            return value
+        }
+        func kind() throws -> OperationKind { try code(.kind, as: OperationKind.self) }
+
+        guard let name = Name(rawValue: ev) else {
+            self = .other(name: ev)
+            return
+        }
+        switch name {
+        case .appStart: self = try .appStart(version: string(.version))
+        case .appQuit: self = .appQuit
+        case .windowShown: self = .windowShown
+        case .sourceStart: self = try .sourceStart(url: string(.url))
+        case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
+        case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
+        case .listSelect: self = try .listSelect(row: int(.row), id: id(), name: string(.name))
+        case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
+        case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))
+        case .scrollEnd: self = try .scrollEnd(first: int(.first), last: int(.last))
+        case .queuesSuspended: self = .queuesSuspended
+        case .queuesResumed: self = .queuesResumed
+        case .rowShown: self = try .rowShown(row: int(.row), id: id(), name: string(.name))
+        case .opStart: self = try .opStart(kind: kind(), row: int(.row), id: id())
+        case .opFinish: self = try .opFinish(kind: kind(), row: int(.row), id: id(), ms: double(.ms))
+        case .opFail:
+            self = try .opFail(kind: kind(), row: int(.row), id: id(), error: string(.error),
+                               reason: code(.reason, as: PhotoFailure.Reason.self))
+        case .opCancel:
+            self = try .opCancel(kind: kind(), row: int(.row), id: id(), running: c.decode(Bool.self, forKey: .running))
+        case .rowState: self = try .rowState(row: int(.row), id: id(), state: code(.state, as: PhotoState.self))
+        case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
+        case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
+        case .memoryLow: self = try .memoryLow(level: int(.level))
+        }
+    }
+}
+
+/// One line of the trace, read back: when (`t`, seconds since the process started) and what.
+///
+/// Lines with an `ev` this definition does not know decode as `TraceEvent.other`, so a trace
+/// with events added later still reads. A line that is not JSON, or a known event missing a
+/// field or with a field of the wrong type, does not decode.
+public struct TraceRecord: Sendable, Equatable, Decodable {
+    public let t: Double
+    public let event: TraceEvent
+
+    public init(t: Double, event: TraceEvent) {
+        self.t = t
+        self.event = event
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: TraceEvent.Field.self)
+        t = try c.decode(Double.self, forKey: .t)
+        event = try TraceEvent(from: c)
+    }
+
+    /// Reads one line as written by `Trace.emit` (or `TraceEvent.jsonLine(t:)`).
+    public init(jsonLine: some StringProtocol) throws {
+        self = try JSONDecoder().decode(TraceRecord.self, from: Data(jsonLine.utf8))
+    }
+
+    /// Every line of a trace file's text that decodes, in order; blank lines and lines that
+    /// do not decode (such as a last line still being written) are skipped.
+    public static func records(in text: String) -> [TraceRecord] {
+        let decoder = JSONDecoder()
+        return text.split(separator: "\n").compactMap { try? decoder.decode(TraceRecord.self, from: Data($0.utf8)) }
+    }
+
+    /// The records of the trace file at `path`; empty if it cannot be read.
+    public static func records(atPath path: String) -> [TraceRecord] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return records(in: text)
+    }
+}
+
+/// Builds one trace line: `{"t":…,"ev":"…"` then `,"key":value` per field (the closing brace
+/// is the caller's). Hand-written, as it runs for every event.
+private struct LineWriter {
+    var line: String
+
+    init(t: Double, ev: String) {
+        line = "{\"t\":" + String(format: "%.6f", t) + ",\"ev\":" + Self.quote(ev)
+    }
+
+    private mutating func key(_ key: TraceEvent.Field) {
+        line += ",\""
+        line += key.rawValue // plain ASCII identifiers: nothing to escape
+        line += "\":"
+    }
+
+    mutating func add(_ field: TraceEvent.Field, _ value: String) {
+        key(field)
+        line += Self.quote(value)
+    }
+
+    mutating func add(_ field: TraceEvent.Field, _ value: Int) {
+        key(field)
+        line += String(value)
+    }
+
+    mutating func add(_ field: TraceEvent.Field, _ value: PhotoID) {
+        add(field, Int(truncatingIfNeeded: value.rawValue))
+    }
+
+    /// Three decimals; `null` when not finite.
+    mutating func add(_ field: TraceEvent.Field, _ value: Double) {
+        key(field)
+        line += value.isFinite ? String(format: "%.3f", value) : "null"
+    }
+
+    mutating func add(_ field: TraceEvent.Field, _ value: Bool) {
+        key(field)
+        line += value ? "true" : "false"
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

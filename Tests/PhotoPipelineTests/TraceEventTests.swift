@@ -1,0 +1,122 @@
+import Foundation
+@testable import PhotoPipeline
+import Testing
+
+/// The trace's typed events against the on-disk contract: each is written as the line the
+/// README documents and reads back as itself.
+@Suite struct TraceEventTests {
+    static let id = PhotoID(rawValue: 42)
+
+    /// One event of each name with the line it must be written as (at t = 1.5). The switch has
+    /// no default, so a name added without an example here does not compile.
+    static func example(_ name: TraceEvent.Name) -> (event: TraceEvent, line: String) {
+        let head = #"{"t":1.500000,"ev":"\#(name.rawValue)""#
+        let (event, fields): (TraceEvent, String) = switch name {
+        case .appStart: (.appStart(version: "1.2.3"), #","version":"1.2.3""#)
+        case .appQuit: (.appQuit, "")
+        case .windowShown: (.windowShown, "")
+        case .sourceStart: (.sourceStart(url: "file:///tmp/a%20b/"), #","url":"file:///tmp/a%20b/""#)
+        case .sourceLoaded: (.sourceLoaded(url: "http://127.0.0.1:8080/list.plist", rows: 2000),
+                             #","url":"http://127.0.0.1:8080/list.plist","rows":2000"#)
+        case .sourceFailed: (.sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
+                             #","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\"""#)
+        case .listSelect: (.listSelect(row: 46, id: id, name: "photo47.png"), #","row":46,"id":42,"name":"photo47.png""#)
+        case .viewVisible: (.viewVisible(first: 0, last: -1), #","first":0,"last":-1"#)
+        case .scrollBegin: (.scrollBegin(via: .scrollbar), #","via":"scrollbar""#)
+        case .scrollEnd: (.scrollEnd(first: 120, last: 131), #","first":120,"last":131"#)
+        case .queuesSuspended: (.queuesSuspended, "")
+        case .queuesResumed: (.queuesResumed, "")
+        case .rowShown: (.rowShown(row: 7, id: id, name: "Fish & Chips 🐟"), #","row":7,"id":42,"name":"Fish & Chips 🐟""#)
+        case .opStart: (.opStart(kind: .download, row: 3, id: id), #","kind":"download","row":3,"id":42"#)
+        case .opFinish: (.opFinish(kind: .filter, row: 3, id: id, ms: 12.25), #","kind":"filter","row":3,"id":42,"ms":12.250"#)
+        case .opFail: (.opFail(kind: .download, row: 3, id: id, error: "line 1\nline 2\t\\", reason: .tooManyPixels),
+                       #","kind":"download","row":3,"id":42,"error":"line 1\nline 2\t\\","reason":"too-many-pixels""#)
+        case .opCancel: (.opCancel(kind: .filter, row: 9, id: id, running: true),
+                         #","kind":"filter","row":9,"id":42,"running":true"#)
+        case .rowState: (.rowState(row: 9, id: id, state: .downloaded), #","row":9,"id":42,"state":"downloaded""#)
+        case .rowStatus: (.rowStatus(row: 9, id: id, text: "Not found (404)"), #","row":9,"id":42,"text":"Not found (404)""#)
+        case .mainloopStall: (.mainloopStall(ms: 250), #","ms":250.000"#)
+        case .memoryLow: (.memoryLow(level: 255), #","level":255"#)
+        }
+        return (event, head + fields + "}")
+    }
+
+    @Test("Every event is written as its documented line and reads back as itself", arguments: TraceEvent.Name.allCases)
+    func roundTrip(_ name: TraceEvent.Name) throws {
+        let (event, line) = Self.example(name)
+        #expect(event.name == name)
+        #expect(event.ev == name.rawValue)
+        #expect(event.jsonLine(t: 1.5) == line)
+        let record = try TraceRecord(jsonLine: line)
+        #expect(record == TraceRecord(t: 1.5, event: event))
+    }
+
+    @Test("Names are the contract's: unique, dotted, lower case")
+    func names() {
+        let raw = TraceEvent.Name.allCases.map(\.rawValue)
+        #expect(Set(raw).count == raw.count)
+        #expect(raw.allSatisfy { $0.contains(".") && $0 == $0.lowercased() })
+        #expect(TraceEvent.Name(rawValue: "op.fail") == .opFail)
+    }
+
+    @Test("Strings with quotes, back-slashes, control characters and any script survive the line")
+    func escaping() throws {
+        let text = "\"quoted\" \\ back\u{1}\u{1f}\r\n\t é 漢字 🐟"
+        let event = TraceEvent.rowStatus(row: 0, id: Self.id, text: text)
+        let line = event.jsonLine(t: 0)
+        #expect(!line.contains("\n") && !line.contains("\u{1}"))
+        #expect(line.contains(#"\u0001\u001f\r\n\t"#))
+        #expect(try TraceRecord(jsonLine: line).event.text == text)
+    }
+
+    @Test("Times keep microseconds; identities keep all 64 bits")
+    func numbers() throws {
+        let big = PhotoID(rawValue: UInt64.max - 5)
+        let record = try TraceRecord(jsonLine: TraceEvent.rowState(row: 1, id: big, state: .new).jsonLine(t: 1234.567891))
+        #expect(record.t == 1234.567891)
+        #expect(record.event.id == big)
+    }
+
+    @Test("An unknown event reads as other, fields dropped, and is written as its name alone")
+    func unknownEvent() throws {
+        let record = try TraceRecord(jsonLine: #"{"t":2.000000,"ev":"viewer.zoom","level":1.5,"row":3}"#)
+        #expect(record == TraceRecord(t: 2, event: .other(name: "viewer.zoom")))
+        #expect(record.event.name == nil)
+        #expect(record.event.row == nil)
+        #expect(record.event.jsonLine(t: 2) == #"{"t":2.000000,"ev":"viewer.zoom"}"#)
+    }
+
+    @Test("Fields may come in any order; a time that is not finite reads as NaN")
+    func fieldOrderAndNull() throws {
+        let record = try TraceRecord(jsonLine: #"{"ms":null,"ev":"mainloop.stall","t":3}"#)
+        #expect(record.t == 3)
+        #expect(record.event.name == .mainloopStall)
+        #expect(record.event.ms?.isNaN == true)
+        #expect(TraceEvent.mainloopStall(ms: .infinity).jsonLine(t: 0) == #"{"t":0.000000,"ev":"mainloop.stall","ms":null}"#)
+    }
+
+    @Test("A known event with a field missing or of the wrong type, or a line that is not JSON, does not read")
+    func malformed() {
+        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"op.start","kind":"download","row":3}"#) }
+        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":"3","id":1,"state":"new"}"#) }
+        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":3,"id":1,"state":"gone"}"#) }
+        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"scroll.begin","via":"telepathy"}"#) }
+        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"app.qu"#) }
+    }
+
+    @Test("A trace's text reads line by line, skipping blank and unreadable lines")
+    func records() {
+        let lines = [TraceEvent.appStart(version: "1"), .windowShown, .appQuit].enumerated()
+            .map { $0.element.jsonLine(t: Double($0.offset)) }
+        let text = lines[0] + "\n\n" + lines[1] + "\nnot json\n" + lines[2] + "\n" + #"{"t":9,"ev":"op.st"#
+        #expect(TraceRecord.records(in: text).map(\.event) == [.appStart(version: "1"), .windowShown, .appQuit])
+        #expect(TraceRecord.records(in: text).map(\.t) == [0, 1, 2])
+    }
+
+    @Test("What emit buffers is the same line with its break, appended")
+    func emitsTheSameLines() {
+        var buffer = "earlier\n"
+        for name in TraceEvent.Name.allCases { Self.example(name).event.append(to: &buffer, t: 1.5) }
+        #expect(buffer == "earlier\n" + TraceEvent.Name.allCases.map { Self.example($0).line + "\n" }.joined())
+    }
+}

@@ -10,7 +10,7 @@ import PackageDescription
 let cIncludeFlags: [String] = {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pkg-config", "--cflags-only-I", "gtk4", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0"]
+    process.arguments = ["pkg-config", "--cflags-only-I", "gtk4", "libadwaita-1", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0"]
     let pipe = Pipe()
     process.standardOutput = pipe
     guard (try? process.run()) != nil else { return [] }
@@ -46,7 +46,8 @@ let package = Package(
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         .systemLibrary(
             name: "CGtk",
-            providers: [.apt(["libgtk-4-dev"])]),
+            providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
+
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(

@@ -5,7 +5,7 @@ set -euo pipefail
 
 # Build and run-time libraries, and the tools the tests drive a real X display with.
 PACKAGES=(
-  pkg-config libglib2.0-dev libgtk-4-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
+  pkg-config libglib2.0-dev libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
   glib-networking dbus xvfb xdotool imagemagick
 )

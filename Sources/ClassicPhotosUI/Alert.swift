@@ -1,26 +1,26 @@
 import CGtk
 import GLibKit
 
-/// A modal error alert with the reason, a Close button and, when it can help, Retry.
+/// The seeds' error alert ("Oops!"): a modal libadwaita message dialog with the reason, Close
+/// and, when it can help, Retry.
 @MainActor
 final class Alert {
     private var response: SignalConnection?
 
-    static let retryResponse: Int32 = 1
-
     init(parent: UnsafeMutablePointer<GtkWindow>, title: String, message: String, retryable: Bool,
          completion: @escaping (_ retried: Bool) -> Void) {
-        let dialog = cp_message_dialog_new(parent, GTK_MESSAGE_ERROR, GTK_BUTTONS_NONE, title, message)!
-        let dialogPointer: UnsafeMutablePointer<GtkDialog> = gtkCast(dialog)
-        gtk_dialog_add_button(dialogPointer, "_Close", GTK_RESPONSE_CLOSE.rawValue)
+        let dialog = adw_message_dialog_new(parent, title, message)!
+        let messageDialog: UnsafeMutablePointer<AdwMessageDialog> = gtkCast(dialog)
+        adw_message_dialog_add_response(messageDialog, "close", "_Close")
         if retryable {
-            gtk_dialog_add_button(dialogPointer, "_Retry", Self.retryResponse)
-            gtk_dialog_set_default_response(dialogPointer, Self.retryResponse)
+            adw_message_dialog_add_response(messageDialog, "retry", "_Retry")
+            adw_message_dialog_set_response_appearance(messageDialog, "retry", ADW_RESPONSE_SUGGESTED)
+            adw_message_dialog_set_default_response(messageDialog, "retry")
         }
-        response = SignalConnection.connect(dialog, "response", int: { [unowned self] id in
+        adw_message_dialog_set_close_response(messageDialog, "close")
+        response = SignalConnection.connect(UnsafeMutableRawPointer(dialog), "response", pointer: { [unowned self] id in
             response = nil
-            gtk_window_destroy(gtkCast(dialog))
-            completion(id == Self.retryResponse)
+            completion(id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } == "retry")
         })
         gtk_window_present(gtkCast(dialog))
     }

@@ -4,15 +4,17 @@ import Foundation
 import GLibKit
 import PhotoPipeline
 
-/// The GtkApplication: command line, trace, signals, and the main window's life.
+/// The application: one instance per desktop session (a second `classic-photos SOURCE` hands
+/// its sources to the running one, which opens them in a new window), the command line, the
+/// trace, quit signals, app-wide actions, and the windows' lives.
 @MainActor
 public final class ClassicPhotosApp {
     private let app: ObjectRef<GtkApplication>
-    private var window: PhotoListWindow?
+    private var windows: [PhotoListWindow] = []
     private var connections: [SignalConnection] = []
-    private let sources: [any PhotoSource]
     private let watchdog = StallWatchdog()
     private var quitSignals: [MainLoopSource] = []
+    private let settings = AppSettings()
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
@@ -39,66 +41,116 @@ public final class ClassicPhotosApp {
         Trace.shared.emit(.appStart(version: AppInfo.version))
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
-        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        var sources = options.sources.map { PhotoSources.source(for: $0, relativeTo: here) }
-        if sources.isEmpty, let bundled = AppResources.bundledList {
-            sources = [PhotoSources.source(for: bundled.path, relativeTo: here)]
-        }
-        let app = ClassicPhotosApp(sources: sources)
-        let status = app.run(programName: arguments.first ?? "classic-photos")
+        let app = ClassicPhotosApp(separateInstance: options.separateInstance)
+        // GApplication sees only what it handles itself: the sources (handed to the running
+        // instance, if there is one) and --gapplication-service (D-Bus activation).
+        let forwarded = [arguments.first ?? "classic-photos"] + (options.service ? ["--gapplication-service"] : [])
+            + (options.sources.isEmpty ? [] : ["--"] + options.sources)
+        let status = app.run(forwarded)
         Trace.shared.emit(.appQuit)
         Trace.shared.flush()
         return status
     }
 
-    init(sources: [any PhotoSource]) {
-        self.sources = sources
+    init(separateInstance: Bool) {
         g_set_application_name(AppInfo.displayName)
-        // Each process shows its own list; single-instance handling can come with the launcher.
-        app = ObjectRef(taking: gtk_application_new(AppInfo.applicationID, G_APPLICATION_NON_UNIQUE)!)
-        connections.append(SignalConnection.connect(app.pointer, "activate") { [unowned self] in activate() })
+        var flags = GApplicationFlags(G_APPLICATION_HANDLES_COMMAND_LINE.rawValue | G_APPLICATION_HANDLES_OPEN.rawValue)
+        if separateInstance { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_NON_UNIQUE.rawValue) }
+        app = ObjectRef(taking: gtkCast(adw_application_new(AppInfo.applicationID, flags)!))
+        let object = UnsafeMutableRawPointer(app.pointer)
+        connections.append(SignalConnection.connect(object, "startup") { [unowned self] in startup() })
+        connections.append(SignalConnection.connect(object, "activate") { [unowned self] in
+            _ = newWindow(with: [])
+        })
+        connections.append(SignalConnection.connect(object, "command-line", pointerReturningInt: { [unowned self] line in
+            commandLine(line!.assumingMemoryBound(to: GApplicationCommandLine.self))
+        }))
+        connections.append(SignalConnection.connect(object, "open", pointerIntPointer: { [unowned self] files, count, _ in
+            let files = files!.assumingMemoryBound(to: OpaquePointer?.self)
+            let uris = (0..<Int(count)).compactMap { index -> String? in
+                guard let file = files[index], let uri = g_file_get_uri(file) else { return nil }
+                defer { g_free(uri) }
+                return String(cString: uri)
+            }
+            _ = newWindow(with: uris.map { PhotoSources.source(for: $0) })
+        }))
         installQuitSignals()
     }
 
-    private func run(programName: String) -> Int32 {
-        var argv: [UnsafeMutablePointer<CChar>?] = [strdup(programName), nil]
-        defer { free(argv[0]) }
-        let status = g_application_run(gtkCast(app.pointer), 1, &argv)
+    private func run(_ arguments: [String]) -> Int32 {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let status = g_application_run(gtkCast(app.pointer), Int32(arguments.count), &argv)
         watchdog.stop()
-        // The window (and its operation queues) stays allocated until the process exits:
+        // The windows (and their operation queues) stay allocated until the process exits:
         // operations still running hold on to their queues.
         connections.removeAll()
         return status
     }
 
-    private func activate() {
-        if let window {
-            gtk_window_present(window.window)
-            return
-        }
-        let window = PhotoListWindow(application: app.pointer)
-        self.window = window
-        gtk_window_present(window.window)
-        // Start-up (GTK init, first layout) happens before the loop turns; watch from here on.
-        if Trace.shared.isEnabled { MainLoop.perform(priority: G_PRIORITY_LOW) { [watchdog] in watchdog.start() } }
-        if !sources.isEmpty {
-            window.open(sources)
-        } else {
-            window.showError(title: "Oops!", message: "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or pass a list to open.", retry: nil)
-        }
-        addShortcuts()
+    // MARK: Instances and windows
+
+    /// A command line, this process's own or one handed over by a second launch: its sources
+    /// open in a new window (none: the last sources, or the bundled photos).
+    private func commandLine(_ line: UnsafeMutablePointer<GApplicationCommandLine>) -> Int32 {
+        var count: Int32 = 0
+        let argv = g_application_command_line_get_arguments(line, &count)
+        defer { g_strfreev(argv) }
+        let arguments = (0..<Int(count)).dropFirst().compactMap { argv?[$0].map { String(cString: $0) } }
+        let cwd = g_application_command_line_get_cwd(line).map { URL(fileURLWithPath: String(cString: $0)) }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        guard case .run(let options) = CommandLineOptions.parse(arguments) else { return 2 }
+        _ = newWindow(with: options.sources.map { PhotoSources.source(for: $0, relativeTo: cwd) })
+        return 0
     }
 
-    private func addShortcuts() {
-        let quit = ObjectRef(takingOpaque: g_simple_action_new("quit", nil)!)
-        connections.append(SignalConnection.connect(quit.pointer, "activate", pointer: { [unowned self] _ in
-            self.quit()
-        }))
-        g_action_map_add_action(OpaquePointer(app.pointer), quit.opaque)
-        "<Control>q".withCString { accel in
-            let accels: [UnsafePointer<CChar>?] = [accel, nil]
-            gtk_application_set_accels_for_action(app.pointer, "app.quit", accels)
+    /// Opens a window on `sources`; with none, on the last sources shown, or the bundled photos.
+    @discardableResult
+    func newWindow(with sources: [any PhotoSource]) -> PhotoListWindow {
+        let window = PhotoListWindow(application: app.pointer, settings: settings)
+        windows.append(window)
+        window.onClosed = { [unowned self, unowned window] in windows.removeAll { $0 === window } }
+        gtk_window_present(window.window)
+        if windows.count == 1, Trace.shared.isEnabled {
+            // Start-up (GTK init, first layout) happens before the loop turns; watch from here on.
+            MainLoop.perform(priority: G_PRIORITY_LOW) { [watchdog] in watchdog.start() }
         }
+        var sources = sources
+        if sources.isEmpty { sources = settings.lastSources.map { PhotoSources.source(for: $0) } }
+        if sources.isEmpty, let bundled = AppResources.bundledList { sources = [PhotoSources.source(for: bundled)] }
+        if sources.isEmpty {
+            window.showError(title: "Oops!", message: "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or open photos.", retry: nil)
+        } else {
+            window.open(sources)
+        }
+        return window
+    }
+
+    // MARK: Actions
+
+    private func startup() {
+        addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
+        addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
+        addAction("shortcuts", accelerators: ["<Control>question"]) { [unowned self] in
+            ShortcutsWindow.present(over: windows.last?.window)
+        }
+        for (action, accelerators) in PhotoListWindow.acceleratorsByAction {
+            setAccelerators(accelerators, for: action)
+        }
+    }
+
+    private func addAction(_ name: String, accelerators: [String] = [], _ body: @escaping () -> Void) {
+        let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
+        connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
+        g_action_map_add_action(OpaquePointer(app.pointer), action.opaque)
+        if !accelerators.isEmpty { setAccelerators(accelerators, for: "app." + name) }
+    }
+
+    private func setAccelerators(_ accelerators: [String], for action: String) {
+        let copies = accelerators.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        gtk_application_set_accels_for_action(app.pointer, action, &list)
     }
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.
@@ -112,9 +164,9 @@ public final class ClassicPhotosApp {
         }
     }
 
-    /// Closes the window (cancelling its work) and ends the main loop.
+    /// Closes every window (cancelling their work) and ends the main loop.
     func quit() {
-        window?.close()
+        for window in windows { window.close() }
         g_application_quit(gtkCast(app.pointer))
     }
 }
@@ -123,6 +175,10 @@ public final class ClassicPhotosApp {
 struct CommandLineOptions {
     var sources: [String] = []
     var tracePath: String?
+    /// Run as a process of its own even if the app is already running (tests).
+    var separateInstance = false
+    /// Started by D-Bus activation (the launcher), not from a command line.
+    var service = false
 
     enum Outcome {
         case run(CommandLineOptions)
@@ -130,7 +186,7 @@ struct CommandLineOptions {
     }
 
     static let usage = """
-        Usage: classic-photos [--trace PATH] [SOURCE…]
+        Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]
 
         Shows photos in a scrolling list, each downloaded and turned sepia as it scrolls into
         view. A SOURCE is any of:
@@ -138,11 +194,13 @@ struct CommandLineOptions {
           PICTURE        the pictures of its folder, with that one selected
           LIST           a property list of photo name → image address (a path or an
                          http(s):// address); relative addresses resolve against the list
-        Several sources show as one list, in the order given. With none, the bundled
-        sample photos open.
+        Several sources show as one list, in the order given. With none, the last sources
+        shown open again (the bundled sample photos the first time). If Classic Photos is
+        already running, the sources open in a new window of that instance.
 
           --trace PATH   write a JSON Lines trace of what the app does to PATH
                          (also: CLASSIC_PHOTOS_TRACE=PATH)
+          --new-instance run separately from an instance that is already running
           --version      print the version
           -h, --help     print this help
         """
@@ -157,6 +215,8 @@ struct CommandLineOptions {
             case "--trace":
                 guard let path = rest.popFirst() else { return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)") }
                 options.tracePath = path
+            case "--new-instance": options.separateInstance = true
+            case "--gapplication-service": options.service = true
             case _ where argument.hasPrefix("--trace="):
                 options.tracePath = String(argument.dropFirst("--trace=".count))
             case _ where argument.hasPrefix("-") && argument != "-":

@@ -16,7 +16,7 @@ public final class WindowDiagnostics {
 
     /// Makes the main window for `application` (not yet shown).
     public init(application: UnsafeMutablePointer<GtkApplication>) {
-        let window = PhotoListWindow(application: application)
+        let window = PhotoListWindow(application: application, settings: AppSettings())
         self.window = window
         watches = [
             "window": FinalizationWatch(window.window),

@@ -5,7 +5,8 @@ import Foundation
 import GLibKit
 import PhotoPipeline
 
-/// The main window: header bar with the activity spinner, and the photo list.
+/// The main window: a libadwaita header bar (title, source and photo count, activity, Open…
+/// and the main menu), the photo list, a status page when there is no list to show, and toasts.
 ///
 /// It turns GTK's signals into pipeline calls (rows bound, scrolling began / ended, visible rows,
 /// window hidden, memory warnings), and each photo snapshot the pipeline pushes into the row
@@ -20,21 +21,25 @@ final class PhotoListWindow {
     let listView: OpaquePointer
     private let scrolled: OpaquePointer
     private let spinner: UnsafeMutablePointer<GtkWidget>
-    private let subtitle: UnsafeMutablePointer<GtkWidget>
-    private let emptyState: UnsafeMutablePointer<GtkWidget>
+    private let windowTitle: OpaquePointer
+    /// The list, or the status page instead of it (loading, empty, failed).
+    private let stack: OpaquePointer
+    private let statusPage: OpaquePointer
+    private let statusButtons: UnsafeMutablePointer<GtkWidget>
+    private let toasts: OpaquePointer
     private let processor: PhotoProcessor
     private let sourceLoader: PhotoSourceLoader
     private var scrollMonitor: ScrollActivityMonitor!
     private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
     /// The widget bound to each photo that has one.
     private var boundWidgets: [PhotoID: PhotoRowWidget] = [:]
-    private var connections: [SignalConnection] = []
+    var connections: [SignalConnection] = []
     private var surfaceConnections: [SignalConnection] = []
     private let placeholder = AppResources.texture(named: "placeholder")
     private let failed = AppResources.texture(named: "failed")
     private let memoryMonitor: ObjectRef<GObject>?
     /// The sources shown, as given on the command line (kept for Retry).
-    private var sources: [any PhotoSource] = []
+    private(set) var sources: [any PhotoSource] = []
     private var loading: SourceFeed?
     private var busyPhotos = 0
     /// A photo to select once the list has been laid out (a single picture was opened).
@@ -44,31 +49,41 @@ final class PhotoListWindow {
     private var lastVisible: Range<Int> = 0..<0
     private var firstFrame: SignalConnection?
 
-    init(application: UnsafeMutablePointer<GtkApplication>) {
+    /// Called once the window has closed (its work cancelled).
+    var onClosed: (() -> Void)?
+    let settings: AppSettings
+    /// A file chooser or location dialog while one is open, and its handlers.
+    var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
+
+    init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings) {
+        self.settings = settings
         let fetcher = PhotoFetcher()
         processor = PhotoProcessor(fetcher: fetcher)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
-        window = gtkCast(gtk_application_window_new(application)!)
+        window = gtkCast(adw_application_window_new(application)!)
         gtk_window_set_title(window, AppInfo.displayName)
-        gtk_window_set_default_size(window, 480, 720)
+        let remembered = settings.window
+        gtk_window_set_default_size(window, max(360, remembered.width), max(360, remembered.height))
+        if remembered.maximized { gtk_window_maximize(window) }
         gtk_window_set_icon_name(window, AppInfo.applicationID)
 
-        // Header bar: title and subtitle, and the network activity indicator.
-        let header = gtk_header_bar_new()!
-        let titles = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        gtk_widget_set_valign(titles, GTK_ALIGN_CENTER)
-        let title = gtk_label_new(AppInfo.displayName)!
-        gtk_widget_add_css_class(title, "title")
-        subtitle = gtk_label_new(nil)
-        gtk_widget_add_css_class(subtitle, "subtitle")
-        gtk_widget_set_visible(subtitle, 0)
-        gtk_box_append(gtkCast(titles), title)
-        gtk_box_append(gtkCast(titles), subtitle)
-        gtk_header_bar_set_title_widget(gtkCast(header), titles)
+        // Header bar: Open…, the title with the source and photo count, activity, the main menu.
+        let header = adw_header_bar_new()!
+        windowTitle = OpaquePointer(adw_window_title_new(AppInfo.displayName, "")!)
+        adw_header_bar_set_title_widget(OpaquePointer(header), widget(windowTitle))
+        let openButton = gtk_button_new_from_icon_name("document-open-symbolic")!
+        gtk_actionable_set_action_name(OpaquePointer(openButton), "win.open")
+        gtk_widget_set_tooltip_text(openButton, "Open…")
+        adw_header_bar_pack_start(OpaquePointer(header), openButton)
+        let menuButton = gtk_menu_button_new()!
+        gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "open-menu-symbolic")
+        gtk_menu_button_set_menu_model(OpaquePointer(menuButton), MainMenu.model().cast(GMenuModel.self))
+        gtk_menu_button_set_primary(OpaquePointer(menuButton), 1)
+        gtk_widget_set_tooltip_text(menuButton, "Main Menu")
+        adw_header_bar_pack_end(OpaquePointer(header), menuButton)
         spinner = gtk_spinner_new()
-        gtk_header_bar_pack_end(gtkCast(header), spinner)
-        gtk_window_set_titlebar(window, header)
+        adw_header_bar_pack_end(OpaquePointer(header), spinner)
 
         // The list: a model of photo identities (items are made only for the rows bound), one
         // photo selectable, shown through a factory.
@@ -86,21 +101,35 @@ final class PhotoListWindow {
         gtk_scrolled_window_set_child(scrolled, widget(listView))
         gtk_widget_set_vexpand(scrolledWidget, 1)
 
-        emptyState = gtk_label_new("Loading photos…")
-        gtk_widget_add_css_class(emptyState, "dim-label")
-        gtk_widget_add_css_class(emptyState, "title-2")
-        let overlay = gtk_overlay_new()!
-        gtk_overlay_set_child(OpaquePointer(overlay), scrolledWidget)
-        gtk_overlay_add_overlay(OpaquePointer(overlay), emptyState)
-        gtk_widget_set_halign(emptyState, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(emptyState, GTK_ALIGN_CENTER)
-        gtk_widget_set_can_target(emptyState, 0)
-        gtk_window_set_child(window, overlay)
+        // Instead of the list while there is none: loading, empty or failed, with what to do.
+        statusPage = OpaquePointer(adw_status_page_new()!)
+        statusButtons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
+        gtk_widget_set_halign(statusButtons, GTK_ALIGN_CENTER)
+        for (label, action, suggested) in [("_Retry", "win.reload", false), ("_Open…", "win.open", true)] {
+            let button = gtk_button_new_with_mnemonic(label)!
+            gtk_actionable_set_action_name(OpaquePointer(button), action)
+            gtk_widget_add_css_class(button, "pill")
+            if suggested { gtk_widget_add_css_class(button, "suggested-action") }
+            gtk_box_append(gtkCast(statusButtons), button)
+        }
+        adw_status_page_set_child(statusPage, statusButtons)
+        stack = OpaquePointer(gtk_stack_new()!)
+        gtk_stack_add_named(stack, scrolledWidget, "list")
+        gtk_stack_add_named(stack, widget(statusPage), "status")
+        gtk_widget_set_vexpand(widget(stack), 1)
+
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(gtkCast(content), header)
+        gtk_box_append(gtkCast(content), widget(stack))
+        toasts = OpaquePointer(adw_toast_overlay_new()!)
+        adw_toast_overlay_set_child(toasts, content)
+        adw_application_window_set_content(gtkCast(window), widget(toasts))
 
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
         connectWindow()
+        addActions()
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
         }
@@ -129,12 +158,12 @@ final class PhotoListWindow {
     /// one list, in the order given.
     func open(_ sources: [any PhotoSource]) {
         self.sources = sources
+        settings.lastSources = sources.map(\.location.absoluteString)
         loading?.cancel()
         processor.replaceList()
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         pendingSelection = nil
-        gtk_label_set_text(gtkCast(emptyState), "Loading photos…")
-        gtk_widget_set_visible(emptyState, 1)
+        showStatus(.loading)
         setSubtitle(Self.title(of: sources))
         var failures: [String] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
@@ -157,8 +186,7 @@ final class PhotoListWindow {
     private func finishedLoading(failures: [String]) {
         loading = nil
         let count = processor.photos.count
-        gtk_label_set_text(gtkCast(emptyState), "No photos")
-        gtk_widget_set_visible(emptyState, count == 0 ? 1 : 0)
+        if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures.joined(separator: "\n"))) }
         setSubtitle(Self.title(of: sources) + " — " + (count == 1 ? "1 photo" : "\(count) photos"))
         refreshSpinner()
         if !failures.isEmpty {
@@ -179,7 +207,7 @@ final class PhotoListWindow {
         ids.withUnsafeMutableBufferPointer {
             cp_photo_list_model_splice(store.opaque, guint(added.lowerBound), 0, $0.baseAddress, guint($0.count))
         }
-        gtk_widget_set_visible(emptyState, 0)
+        showStatus(nil)
         if let selected = batch.selected { select(added.lowerBound + selected) }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
         updateVisibleRows()
@@ -284,7 +312,9 @@ final class PhotoListWindow {
         connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
         connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })
         connections.append(SignalConnection.connectReturning(window, "close-request", { [unowned self] in
+            rememberWindowState()
             close()
+            onClosed?()
             return false
         }))
         if let monitor = memoryMonitor {
@@ -328,8 +358,48 @@ final class PhotoListWindow {
     }
 
     private func setSubtitle(_ text: String) {
-        gtk_label_set_text(gtkCast(subtitle), text)
-        gtk_widget_set_visible(subtitle, text.isEmpty ? 0 : 1)
+        adw_window_title_set_subtitle(windowTitle, text)
+    }
+
+    /// What the window shows instead of the list.
+    enum Status: Equatable {
+        case loading, empty
+        case failed(String)
+    }
+
+    /// Shows the status page for `status`, or the list (nil).
+    private func showStatus(_ status: Status?) {
+        guard let status else {
+            gtk_stack_set_visible_child_name(stack, "list")
+            return
+        }
+        let (icon, title, description): (String, String, String?) = switch status {
+        case .loading: ("folder-pictures-symbolic", "Loading Photos…", nil)
+        case .empty: ("folder-pictures-symbolic", "No Photos", "There are no pictures here. Open a folder, a picture or a photo list.")
+        case .failed(let reason): ("dialog-error-symbolic", "Could Not Load Photos", reason)
+        }
+        adw_status_page_set_icon_name(statusPage, icon)
+        adw_status_page_set_title(statusPage, title)
+        adw_status_page_set_description(statusPage, description.map(Self.markupEscaped))
+        gtk_widget_set_visible(statusButtons, status == .loading ? 0 : 1)
+        gtk_stack_set_visible_child_name(stack, "status")
+    }
+
+    /// `text` safe to show where markup is read (status page descriptions are).
+    private static func markupEscaped(_ text: String) -> String {
+        let escaped = g_markup_escape_text(text, -1)!
+        defer { g_free(escaped) }
+        return String(cString: escaped)
+    }
+
+    /// A notice that hides by itself (the seeds' auto-hiding popup), with an optional button.
+    func showToast(_ title: String, button: (label: String, action: String)? = nil) {
+        let toast = adw_toast_new(Self.markupEscaped(title))!
+        if let button {
+            adw_toast_set_button_label(toast, button.label)
+            adw_toast_set_action_name(toast, button.action)
+        }
+        adw_toast_overlay_add_toast(toasts, toast) // takes the toast's reference
     }
 
     // MARK: Errors
@@ -339,6 +409,18 @@ final class PhotoListWindow {
         alert = Alert(parent: window, title: title, message: message, retryable: retry != nil) { [weak self] retried in
             self?.alert = nil
             if retried { retry?() }
+        }
+    }
+
+    /// Remembers the window's size and maximised state for the next window.
+    private func rememberWindowState() {
+        let maximized = gtk_window_is_maximized(window) != 0
+        var (width, height) = (Int32(0), Int32(0))
+        gtk_window_get_default_size(window, &width, &height)
+        if maximized {
+            settings.window = (settings.window.width, settings.window.height, true)
+        } else {
+            settings.window = (gtk_widget_get_width(widget(window)), gtk_widget_get_height(widget(window)), false)
         }
     }
 
@@ -352,6 +434,7 @@ final class PhotoListWindow {
         scrollMonitor.invalidate()
         connections.removeAll()
         surfaceConnections.removeAll()
+        dialog = nil
         firstFrame = nil
     }
 }

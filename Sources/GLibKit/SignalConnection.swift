@@ -165,3 +165,26 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 }
+
+extension SignalConnection {
+    /// A signal with one pointer argument returning an int, e.g. `GApplication::command-line`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointerReturningInt handler: @escaping (UnsafeMutableRawPointer?) -> Int32) -> SignalConnection {
+        typealias F = (UnsafeMutableRawPointer?) -> Int32
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> gint = { _, a, data in unbox(data, as: F.self)(a) }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with a pointer, an integer and a second pointer, e.g. `GApplication::open`
+    /// (files, number of files, hint).
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointerIntPointer handler: @escaping (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void)
+        -> SignalConnection
+    {
+        typealias F = (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void
+        let thunk: @convention(c) (gpointer?, gpointer?, gint, gpointer?, gpointer?) -> Void = { _, a, n, b, data in
+            unbox(data, as: F.self)(a, n, b)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

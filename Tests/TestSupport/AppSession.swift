@@ -84,14 +84,19 @@ public final class AppSession: @unchecked Sendable {
         try self.init(arguments: source.map { [$0] } ?? [], environment: environment)
     }
 
-    /// Starts `classic-photos ARGUMENTS…` with a trace on its own display.
-    public init(arguments: [String], environment: [String: String] = [:]) throws {
-        display = try XvfbDisplay()
+    /// Starts `classic-photos ARGUMENTS…` with a trace on its own display (or `display`).
+    /// With `separateInstance` (the default) it runs as a process of its own even where another
+    /// instance already runs on the same D-Bus session; settings are kept in memory only, so
+    /// nothing a person's installed copy remembers changes what a test sees.
+    public init(arguments: [String], environment: [String: String] = [:], separateInstance: Bool = true,
+                display: XvfbDisplay? = nil) throws {
+        self.display = try display ?? XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
         process.executableURL = Products.executable("classic-photos")
-        process.arguments = ["--trace", tracePath] + arguments
-        var env = ProcessInfo.processInfo.environment.merging(display.gtkEnvironment) { $1 }
+        process.arguments = ["--trace", tracePath] + (separateInstance ? ["--new-instance"] : []) + arguments
+        var env = ProcessInfo.processInfo.environment.merging(self.display.gtkEnvironment) { $1 }
+        env["GSETTINGS_BACKEND"] = "memory"
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         process.environment = env.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()

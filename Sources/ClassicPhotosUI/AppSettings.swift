@@ -1,0 +1,64 @@
+import CGLib
+import GLibKit
+import Foundation
+import PhotoPipeline
+
+/// What the app remembers between runs (window size, maximised state, the last sources),
+/// through GSettings. When the schema is not installed, as when the app runs from its build
+/// folder, nothing is remembered and every value is its default.
+@MainActor
+final class AppSettings {
+    private static let schemaID = AppInfo.applicationID
+    private let settings: ObjectRef<GSettings>?
+
+    init() {
+        let schema = g_settings_schema_source_get_default()
+            .flatMap { g_settings_schema_source_lookup($0, Self.schemaID, 1) }
+        if let schema {
+            g_settings_schema_unref(schema)
+            settings = ObjectRef(taking: g_settings_new(Self.schemaID)!)
+        } else {
+            settings = nil
+        }
+    }
+
+    /// Whether values are remembered at all.
+    var isAvailable: Bool { settings != nil }
+
+    /// The window's size and whether it was maximised, when it last closed.
+    var window: (width: Int32, height: Int32, maximized: Bool) {
+        get {
+            guard let settings else { return (480, 720, false) }
+            return (g_settings_get_int(settings.pointer, "window-width"), g_settings_get_int(settings.pointer, "window-height"),
+                    g_settings_get_boolean(settings.pointer, "window-maximized") != 0)
+        }
+        set {
+            guard let settings else { return }
+            g_settings_set_int(settings.pointer, "window-width", newValue.width)
+            g_settings_set_int(settings.pointer, "window-height", newValue.height)
+            g_settings_set_boolean(settings.pointer, "window-maximized", newValue.maximized ? 1 : 0)
+        }
+    }
+
+    /// The addresses of the sources last opened (URLs), in order.
+    var lastSources: [String] {
+        get {
+            guard let settings, let strv = g_settings_get_strv(settings.pointer, "last-sources") else { return [] }
+            defer { g_strfreev(strv) }
+            var values: [String] = []
+            var index = 0
+            while let value = strv[index] {
+                values.append(String(cString: value))
+                index += 1
+            }
+            return values
+        }
+        set {
+            guard let settings else { return }
+            let copies = newValue.map { strdup($0) }
+            defer { copies.forEach { free($0) } }
+            var list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+            g_settings_set_strv(settings.pointer, "last-sources", &list)
+        }
+    }
+}

@@ -241,6 +241,23 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         #expect(throws: notAPropertyList) { try parseList(builder.build()) }
     }
 
+    @Test("UTF-16 text decodes as the standard library decodes it, surrogates good and bad")
+    func utf16() throws {
+        var generator = SplitMix64(state: 16)
+        let pool: [UInt16] = [0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x2013, 0xFFFD, 0xFFFF, 0xD7FF, 0xE000,
+                              0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDC1F]
+        for _ in 0..<500 {
+            let units = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? pool.randomElement(using: &generator)! : UInt16.random(in: 0...0xFFFF, using: &generator)
+            }
+            var builder = BinaryListBuilder()
+            builder.add(.dictionary([(1, 2)]))
+            builder.add(.ascii("k"))
+            builder.add(.utf16(units))
+            #expect(try parseList(builder.build()).links == [String(decoding: units, as: UTF16.self)], "\(units)")
+        }
+    }
+
     @Test("Other lists that are not XML are refused, OpenStep ones included")
     func notXML() {
         for text in ["{ a = \"a.jpg\"; }", "(\"a\")", "bplist01", "bplist00", "", "\u{FEFF}{}"] {

@@ -51,8 +51,6 @@ struct BinaryPropertyListReader {
     private let tableStart: Int
     /// Text bytes left to decode before the list is refused as too large.
     private var textLeft: Int
-    /// Reused for UTF-16 strings.
-    private var units: [UInt16] = []
 
     /// Reads the trailer and checks that the offset table fits between the objects and it.
     private init(_ bytes: UnsafeRawBufferPointer) throws(Malformed) {
@@ -246,12 +244,52 @@ struct BinaryPropertyListReader {
         if !utf16 {
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]), as: UTF8.self)
         }
-        units.removeAll(keepingCapacity: true)
-        units.reserveCapacity(count)
-        for index in 0..<count {
-            units.append(UInt16(bytes[start + 2 * index]) << 8 | UInt16(bytes[start + 2 * index + 1]))
+        return decodeUTF16(start: start, count: count)
+    }
+
+    /// `count` big-endian UTF-16 code units from `start` as a string, each lone surrogate
+    /// replaced by U+FFFD (as `String(decoding:as:)` does, without its slow generic path).
+    private func decodeUTF16(start: Int, count: Int) -> String {
+        // Three UTF-8 bytes at most per unit: a pair of units makes four.
+        String(unsafeUninitializedCapacity: 3 * count) { utf8 in
+            var written = 0, index = 0
+            while index < count {
+                let unit = UInt32(bytes[start + 2 * index]) << 8 | UInt32(bytes[start + 2 * index + 1])
+                index += 1
+                var scalar = unit
+                if unit & 0xF800 == 0xD800 {
+                    scalar = 0xFFFD
+                    if unit < 0xDC00, index < count {
+                        let low = UInt32(bytes[start + 2 * index]) << 8 | UInt32(bytes[start + 2 * index + 1])
+                        if low & 0xFC00 == 0xDC00 {
+                            scalar = 0x10000 + (unit - 0xD800) << 10 + (low - 0xDC00)
+                            index += 1
+                        }
+                    }
+                }
+                switch scalar {
+                case ..<0x80:
+                    utf8[written] = UInt8(scalar)
+                    written += 1
+                case ..<0x800:
+                    utf8[written] = UInt8(0xC0 | scalar >> 6)
+                    utf8[written + 1] = UInt8(0x80 | scalar & 0x3F)
+                    written += 2
+                case ..<0x10000:
+                    utf8[written] = UInt8(0xE0 | scalar >> 12)
+                    utf8[written + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[written + 2] = UInt8(0x80 | scalar & 0x3F)
+                    written += 3
+                default:
+                    utf8[written] = UInt8(0xF0 | scalar >> 18)
+                    utf8[written + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    utf8[written + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[written + 3] = UInt8(0x80 | scalar & 0x3F)
+                    written += 4
+                }
+            }
+            return written
         }
-        return String(decoding: units, as: UTF16.self)
     }
 
     /// The big-endian unsigned integer of `size` (1 to 8) bytes at `position`, which the

@@ -376,4 +376,23 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         builder.objects[0] = .dictionary(Array(repeating: (key: 1, value: 1), count: 20))
         #expect(try parseList(builder.build()).count == 20)
     }
+
+    @Test("Many references to one item with many entries are refused before they take hours")
+    func entryAllowance() throws {
+        // 200,000 items, each the same dictionary of 150,000 entries: 3·10¹⁰ entries to look at.
+        var builder = BinaryListBuilder()
+        builder.add(.array(Array(repeating: 1, count: 200_000)))
+        builder.add(.dictionary(Array(repeating: (key: 2, value: 3), count: 150_000)))
+        builder.add(.ascii("name"))
+        builder.add(.ascii("n"))
+        let bytes = builder.build()
+        #expect(bytes.count < 1 << 20)
+        let start = Date()
+        #expect(throws: notAPropertyList) { try parseList(bytes) }
+        #expect(Date().timeIntervalSince(start) < 5)
+        // A few rows sharing one item read as they are written.
+        builder.objects[0] = .array(Array(repeating: 1, count: 3))
+        builder.objects[1] = .dictionary([(2, 3)])
+        #expect(rows(try parseList(builder.build())) == ["n → ", "n → ", "n → "])
+    }
 }

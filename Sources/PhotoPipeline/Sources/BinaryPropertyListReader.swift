@@ -23,8 +23,11 @@ import GLibKit
 ///   the last `name` and the last `url` win.
 /// - ASCII strings with bytes above 0x7F, and UTF-16 strings with lone surrogates, are
 ///   decoded with U+FFFD in place of what is invalid.
-/// - The text decoded may be at most `textAllowance(forFileSize:)` bytes: a few bytes of
-///   references to one long string must not become gigabytes of rows.
+/// - Shared objects are read again for each reference, so what may be read is bounded by
+///   the file's size: at most `textAllowance` bytes of text (a few bytes of references to
+///   one long string must not become gigabytes of rows), and at most `entryAllowance` item
+///   entries looked at (many references to one item with many keys must not take hours).
+///   Past either, the file is "not a property list".
 struct BinaryPropertyListReader {
     static let header: [UInt8] = Array("bplist00".utf8)
 
@@ -51,6 +54,8 @@ struct BinaryPropertyListReader {
     private let tableStart: Int
     /// Text bytes left to decode before the list is refused as too large.
     private var textLeft: Int
+    /// Item entries left to look at before the list is refused as too large.
+    private var entriesLeft: Int
 
     /// Reads the trailer and checks that the offset table fits between the objects and it.
     private init(_ bytes: UnsafeRawBufferPointer) throws(Malformed) {
@@ -76,13 +81,24 @@ struct BinaryPropertyListReader {
         objectCount = Int(objects)
         rootObject = Int(root)
         textLeft = Self.textAllowance(forFileSize: bytes.count)
+        entriesLeft = Self.entryAllowance(forFileSize: bytes.count)
     }
 
     /// The most text bytes a list of `size` bytes may decode to: eight times its size, and
     /// 64 MiB more for small files that share a few long strings.
     static func textAllowance(forFileSize size: Int) -> Int {
-        let (scaled, tooMany) = size.multipliedReportingOverflow(by: 8)
-        let (total, tooManyMore) = scaled.addingReportingOverflow(64 << 20)
+        allowance(size, times: 8, plus: 64 << 20)
+    }
+
+    /// The most item entries a list of `size` bytes may have looked at. An entry takes at least
+    /// two bytes of references, so a list without shared items needs less than half its size.
+    static func entryAllowance(forFileSize size: Int) -> Int {
+        allowance(size, times: 8, plus: 1 << 20)
+    }
+
+    private static func allowance(_ size: Int, times factor: Int, plus extra: Int) -> Int {
+        let (scaled, tooMany) = size.multipliedReportingOverflow(by: factor)
+        let (total, tooManyMore) = scaled.addingReportingOverflow(extra)
         return tooMany || tooManyMore ? .max : total
     }
 
@@ -126,6 +142,8 @@ struct BinaryPropertyListReader {
                 guard case .dictionary(let itemStart, let itemCount) = try object(reference(start, index)) else {
                     throw PropertyListParser.itemIsNotDictionary(index)
                 }
+                guard itemCount <= entriesLeft else { throw Malformed() }
+                entriesLeft -= itemCount
                 var name: Object?, link: Object?
                 for entry in 0..<itemCount {
                     let key = try object(reference(itemStart, entry))

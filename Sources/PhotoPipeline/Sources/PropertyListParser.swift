@@ -24,7 +24,9 @@ struct ParsedPhotoList {
 }
 
 /// Reads the photo list formats: XML property lists with a streaming parser of its own, and
-/// binary (or old-style text) ones through Foundation.
+/// binary ones (`bplist00`) with a bounds-checked reader of its own. Foundation's parser is
+/// not used: it can crash the process on a hostile binary list. Old-style (OpenStep) text
+/// lists are refused as "not a property list".
 ///
 /// The XML path runs on GLib's `GMarkupParseContext`, which knows no DTD and so expands no
 /// entities but the five predefined ones and character references. It keeps what a
@@ -37,42 +39,22 @@ enum PropertyListParser {
     /// Parses `data`, the list called `name` (for messages). Checks `cancellable` now and then.
     static func parse(_ data: Data, name: String, cancellable: Cancellable? = nil) throws(PhotoSourceError) -> ParsedPhotoList {
         let result: Result<ParsedPhotoList, PhotoSourceError> = data.withUnsafeBytes { raw in
+            if raw.starts(with: BinaryPropertyListReader.header) {
+                return Result { () throws(PhotoSourceError) in
+                    try BinaryPropertyListReader.parse(raw, name: name, cancellable: cancellable)
+                }
+            }
             var bytes = raw.bindMemory(to: UInt8.self)[...]
             // A UTF-8 byte order mark is allowed before the XML declaration.
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
             let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-            if first == UInt8(ascii: "<") {
-                return Result { () throws(PhotoSourceError) in
-                    try XMLListReader.parse(UnsafeRawBufferPointer(rebasing: raw[bytes.startIndex...]),
-                                            name: name, cancellable: cancellable)
-                }
+            guard first == UInt8(ascii: "<") else { return .failure(PhotoSourceError("“\(name)” is not a property list")) }
+            return Result { () throws(PhotoSourceError) in
+                try XMLListReader.parse(UnsafeRawBufferPointer(rebasing: raw[bytes.startIndex...]),
+                                        name: name, cancellable: cancellable)
             }
-            return Result { () throws(PhotoSourceError) in try parseWithFoundation(data, name: name) }
         }
         return try result.get()
-    }
-
-    /// Binary (`bplist00`) and old-style (OpenStep) lists, through `PropertyListSerialization`.
-    static func parseWithFoundation(_ data: Data, name: String) throws(PhotoSourceError) -> ParsedPhotoList {
-        let root: Any
-        do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw PhotoSourceError("“\(name)” is not a property list")
-        }
-        if let dictionary = root as? [String: Any] {
-            var list = ParsedPhotoList(form: .dictionary)
-            for (name, value) in dictionary { list.append(name: name, link: value as? String ?? "") }
-            return list
-        }
-        guard let array = root as? [Any] else { throw PhotoSourceError(notAList) }
-        var list = ParsedPhotoList(form: .array)
-        for (index, item) in array.enumerated() {
-            guard let item = item as? [String: Any] else { throw itemIsNotDictionary(index) }
-            guard let name = item["name"] as? String else { throw itemHasNoName(index) }
-            list.append(name: name, link: item["url"] as? String ?? "")
-        }
-        return list
     }
 
     static func itemIsNotDictionary(_ index: Int) -> PhotoSourceError {

@@ -78,7 +78,8 @@ final class PhotoListWindow {
         adw_header_bar_pack_start(OpaquePointer(header), openButton)
         let menuButton = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "open-menu-symbolic")
-        gtk_menu_button_set_menu_model(OpaquePointer(menuButton), MainMenu.model().cast(GMenuModel.self))
+        let menu = MainMenu.model()
+        withExtendedLifetime(menu) { gtk_menu_button_set_menu_model(OpaquePointer(menuButton), menu.cast(GMenuModel.self)) }
         gtk_menu_button_set_primary(OpaquePointer(menuButton), 1)
         gtk_widget_set_tooltip_text(menuButton, "Main Menu")
         adw_header_bar_pack_end(OpaquePointer(header), menuButton)

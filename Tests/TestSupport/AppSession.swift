@@ -200,6 +200,16 @@ public final class AppSession: @unchecked Sendable {
 
     // MARK: Ending
 
+    /// Waits up to `timeout` seconds for the app to exit by itself; its exit status, or nil if it
+    /// is still running.
+    public func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Sends SIGTERM and waits for the app to exit; returns its exit status.
     public func terminate(timeout: Double = 10) -> Int32 {
         kill(process.processIdentifier, SIGTERM)

@@ -7,38 +7,20 @@ import GLibKit
 ///
 /// GIO's memory monitor listens on the system bus to `org.freedesktop.LowMemoryMonitor`, and
 /// only if that name has an owner when the app creates the monitor. This starts a private bus
-/// daemon (give its address to the app as `DBUS_SYSTEM_BUS_ADDRESS`), owns the name on it from
+/// bus (give its address to the app as `DBUS_SYSTEM_BUS_ADDRESS`), owns the name on it from
 /// the test process, and sends the service's `LowMemoryWarning(level)` signal on request.
 public final class FakeLowMemoryMonitor: @unchecked Sendable {
     public static let busName = "org.freedesktop.LowMemoryMonitor"
     public static let objectPath = "/org/freedesktop/LowMemoryMonitor"
 
     /// The private bus's address.
-    public let busAddress: String
-    private let daemon: Process
+    public var busAddress: String { bus.address }
+    private let bus: PrivateBus
     private let connection: ObjectRef<GObject>
 
     public init() throws {
-        daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        // The session configuration lets any client own any name, which is all this needs.
-        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
-        let out = Pipe()
-        daemon.standardOutput = out
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
-        let address = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        busAddress = address
-        guard !address.isEmpty else {
-            kill(daemon.processIdentifier, SIGKILL)
-            throw FakeLowMemoryMonitorError("dbus-daemon printed no address")
-        }
+        bus = try PrivateBus()
+        let address = bus.address
         do {
             let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
                 | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
@@ -61,10 +43,6 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
                 return g_variant_get_uint32(child)
             }
             guard answer == 1 else { throw FakeLowMemoryMonitorError("could not own \(Self.busName): \(String(describing: answer))") }
-        } catch {
-            kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
-            throw error
         }
     }
 
@@ -81,9 +59,6 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
 
     deinit {
         g_dbus_connection_close_sync(connection.opaque, nil, nil)
-        // SIGKILL: a child of a test process may inherit a mask that blocks SIGTERM.
-        kill(daemon.processIdentifier, SIGKILL)
-        daemon.waitUntilExit()
     }
 }
 

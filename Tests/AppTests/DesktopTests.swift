@@ -1,0 +1,81 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// The app as a desktop app: one instance per session, and its keyboard shortcuts, driven
+    /// with real key events.
+    @Suite(.serialized) struct DesktopTests {
+        /// Clicks into the window so that key events go to it.
+        private func focus(_ app: AppSession) throws {
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 200)", "click", "1"])
+        }
+
+        private func folder(_ name: String, pictures: Int) throws -> URL {
+            let folder = try TestPictures.makeFolder(name)
+            for n in 1...pictures { TestPictures.write(folder.appendingPathComponent("\(name)\(n).png"), format: "png") }
+            return folder
+        }
+
+        @Test("A second launch hands its source to the running app, which opens it, and exits at once")
+        func secondLaunchHandsOver() throws {
+            let bus = try PrivateBus()
+            let first = try folder("first", pictures: 3), second = try folder("second", pictures: 2)
+            defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: second) }
+            let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+            let app = try AppSession(arguments: [first.path], environment: environment, separateInstance: false)
+            try app.waitFor(event: .sourceLoaded)
+
+            let started = Date()
+            let launch = try run(Products.executable("classic-photos"), [second.path],
+                                 environment: environment.merging(app.display.gtkEnvironment) { $1 }, timeout: 20)
+            let seconds = Date().timeIntervalSince(started)
+            print("second launch handed over and exited with \(launch.status) after \(Int(seconds * 1000)) ms")
+            #expect(launch.status == 0 && !launch.timedOut, "\(launch.stderr)")
+            #expect(seconds < 5)
+
+            let events = try app.waitFor("the second source loaded by the first app") { events in
+                events.filter { $0.event.name == .sourceLoaded }.count == 2
+            }
+            let loaded = events.filter { $0.event.name == .sourceLoaded }
+            #expect(loaded.last?.event.rows == 2)
+            let starts = events.compactMap { record -> String? in
+                if case .sourceStart(let url) = record.event { return url }
+                return nil
+            }
+            #expect(starts.count == 2 && starts.last?.contains(second.lastPathComponent) == true, "\(starts)")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("F5 reloads the list and Ctrl+Q quits")
+        func reloadAndQuit() throws {
+            let photos = try folder("reload", pictures: 4)
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let app = try AppSession(source: photos.path)
+            try app.waitFor(event: .sourceLoaded)
+            try focus(app)
+            try app.xdotool(["key", "F5"])
+            try app.waitFor("a second source.start after F5") { events in
+                events.filter { $0.event.name == .sourceStart }.count == 2
+                    && events.filter { $0.event.name == .sourceLoaded }.count == 2
+            }
+            try app.xdotool(["key", "ctrl+q"])
+            #expect(app.waitForExit(timeout: 10) == 0)
+            #expect(app.events().last?.event == .appQuit)
+        }
+
+        @Test("Ctrl+W closes the window, and with it the app")
+        func closeWindow() throws {
+            let photos = try folder("close", pictures: 2)
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let app = try AppSession(source: photos.path)
+            try app.waitFor(event: .sourceLoaded)
+            try focus(app)
+            try app.xdotool(["key", "ctrl+w"])
+            #expect(app.waitForExit(timeout: 10) == 0)
+            #expect(app.events().last?.event == .appQuit)
+        }
+    }
+}

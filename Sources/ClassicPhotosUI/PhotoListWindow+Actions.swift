@@ -4,7 +4,8 @@ import Foundation
 import GLibKit
 import PhotoPipeline
 
-/// The window's actions (`win.*`): Open…, Open Folder…, Open Location…, Reload, Close.
+/// The window's actions (`win.*`): Open…, Open Folder…, Open Location…, Reload, Close, and
+/// Retry for every failed photo.
 extension PhotoListWindow {
     /// Keyboard accelerators of the window actions, set once for the application.
     static let acceleratorsByAction: [(String, [String])] = [
@@ -23,6 +24,7 @@ extension PhotoListWindow {
             if !sources.isEmpty { open(sources) }
         }
         addAction("close") { [unowned self] in gtk_window_close(window) }
+        addAction("retry-failed") { [unowned self] in processor.retryFailed() }
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {

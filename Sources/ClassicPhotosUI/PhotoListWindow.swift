@@ -27,7 +27,7 @@ final class PhotoListWindow {
     private let statusPage: OpaquePointer
     private let statusButtons: UnsafeMutablePointer<GtkWidget>
     private let toasts: OpaquePointer
-    private let processor: PhotoProcessor
+    let processor: PhotoProcessor
     private let sourceLoader: PhotoSourceLoader
     private var scrollMonitor: ScrollActivityMonitor!
     private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
@@ -35,8 +35,9 @@ final class PhotoListWindow {
     private var boundWidgets: [PhotoID: PhotoRowWidget] = [:]
     var connections: [SignalConnection] = []
     private var surfaceConnections: [SignalConnection] = []
-    private let placeholder = AppResources.texture(named: "placeholder")
-    private let failed = AppResources.texture(named: "failed")
+    /// Photos that failed since the last toast said so.
+    private var newFailures: Set<PhotoID> = []
+    private var failureToast: MainLoopSource?
     private let memoryMonitor: ObjectRef<GObject>?
     /// The sources shown, as given on the command line (kept for Retry).
     private(set) var sources: [any PhotoSource] = []
@@ -133,6 +134,7 @@ final class PhotoListWindow {
         addActions()
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
+            if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }
         }
         processor.onActivityChanged = { [unowned self] busy in
             busyPhotos = busy
@@ -240,6 +242,7 @@ final class PhotoListWindow {
     private func connectFactory(_ factory: UnsafeMutableRawPointer) {
         connections.append(SignalConnection.connect(factory, "setup", pointer: { [unowned self] item in
             let row = PhotoRowWidget()
+            row.onRetry = { [unowned self] id in processor.retry(id) }
             rowWidgets[item!] = row
             gtk_list_item_set_child(OpaquePointer(item), row.root)
         }))
@@ -268,7 +271,7 @@ final class PhotoListWindow {
 
     /// Puts `snapshot` in `row`; a failed photo's status line (its short reason) is traced.
     private func show(_ snapshot: PhotoSnapshot, in row: PhotoRowWidget) {
-        let status = row.show(snapshot, placeholder: placeholder, failed: failed)
+        let status = row.show(snapshot)
         if snapshot.state == .failed, let position = processor.photos.position(of: snapshot.id) {
             Trace.shared.emit(.rowStatus(row: position, id: snapshot.id, text: status))
         }
@@ -338,6 +341,10 @@ final class PhotoListWindow {
                 processor.windowHidden(minimized)
             }),
         ]
+        // Moved to a display with another scale factor: thumbnails are decoded again for it.
+        surfaceConnections.append(SignalConnection.connect(UnsafeMutableRawPointer(window), "notify::scale-factor", pointer: { [unowned self] _ in
+            processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window)))))
+        }))
         if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
             firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
                 shownTraced = true
@@ -393,6 +400,25 @@ final class PhotoListWindow {
         return String(cString: escaped)
     }
 
+    /// Counts a failed photo; a moment after the last of a run of failures, one toast says how
+    /// many, with Retry (rows failing one after another make one notice, not a pile of them).
+    private func photoFailed(_ id: PhotoID) {
+        guard newFailures.insert(id).inserted else { return }
+        failureToast = MainLoopSource(.timeout(milliseconds: 1_000)) { [weak self] in
+            MainActor.assumeIsolated { self?.reportFailures() }
+            return .remove
+        }
+    }
+
+    private func reportFailures() {
+        guard !newFailures.isEmpty else { return }
+        let count = newFailures.count
+        newFailures = []
+        failureToast = nil
+        showToast(count == 1 ? "1 photo could not be loaded" : "\(count) photos could not be loaded",
+                  button: ("_Retry", "win.retry-failed"))
+    }
+
     /// A notice that hides by itself (the seeds' auto-hiding popup), with an optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
         let toast = adw_toast_new(Self.markupEscaped(title))!
@@ -436,6 +462,7 @@ final class PhotoListWindow {
         connections.removeAll()
         surfaceConnections.removeAll()
         dialog = nil
+        failureToast = nil
         firstFrame = nil
     }
 }

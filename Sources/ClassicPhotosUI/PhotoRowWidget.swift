@@ -1,25 +1,36 @@
+import CGLib
 import CGtk
 import GLibKit
 import PhotoPipeline
 
-/// One row of the photo list: thumbnail, name, status line (with the short reason when the
-/// photo failed) and a spinner while work is pending.
+/// One row of the photo list: thumbnail (or a symbolic placeholder that follows the style),
+/// name, status line (the short reason when the photo failed, with Retry), and a spinner while
+/// work is pending. Screen readers hear the name and the state.
 @MainActor
 final class PhotoRowWidget {
     /// Row height in logical pixels, as in the tutorial.
     static let height: Int32 = 80
 
     let root: UnsafeMutablePointer<GtkWidget>
+    /// The thumbnail, or the placeholder icon in its place.
+    private let thumbnail: OpaquePointer
     private let picture: UnsafeMutablePointer<GtkWidget>
+    private let placeholderIcon: UnsafeMutablePointer<GtkWidget>
     private let title: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
     private let spinner: UnsafeMutablePointer<GtkWidget>
+    private let retryButton: UnsafeMutablePointer<GtkWidget>
+    private var retryClicked: SignalConnection?
+    /// Asked to load the failed photo shown again.
+    var onRetry: ((PhotoID) -> Void)?
     /// The photo shown, until `clear()`.
     private(set) var photo: PhotoID?
-    /// The picture's current texture, and the image it was made from (nil for the bundled ones).
+    /// The picture's current texture, and the image it was made from.
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
     private var shownTooltip: String?
+    private var shownIcon: String?
+    private var shownAccessible: (name: String, state: String)?
 
     init() {
         root = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
@@ -27,12 +38,18 @@ final class PhotoRowWidget {
         gtk_widget_add_css_class(root, "photo-row")
 
         picture = gtk_picture_new()
-        gtk_widget_set_size_request(picture, Self.height, Self.height)
         gtk_picture_set_can_shrink(gtkCast(picture), 1)
         gtk_picture_set_content_fit(gtkCast(picture), GTK_CONTENT_FIT_COVER)
-        gtk_widget_set_valign(picture, GTK_ALIGN_CENTER)
         gtk_widget_add_css_class(picture, "photo-thumbnail")
-        gtk_box_append(gtkCast(root), picture)
+        placeholderIcon = gtk_image_new()
+        gtk_image_set_pixel_size(gtkCast(placeholderIcon), 32)
+        gtk_widget_add_css_class(placeholderIcon, "dim-label")
+        thumbnail = OpaquePointer(gtk_stack_new()!)
+        gtk_widget_set_size_request(widget(thumbnail), Self.height, Self.height)
+        gtk_widget_set_valign(widget(thumbnail), GTK_ALIGN_CENTER)
+        gtk_stack_add_named(thumbnail, placeholderIcon, "icon")
+        gtk_stack_add_named(thumbnail, picture, "picture")
+        gtk_box_append(gtkCast(root), widget(thumbnail))
 
         let labels = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
         gtk_widget_set_valign(labels, GTK_ALIGN_CENTER)
@@ -50,15 +67,27 @@ final class PhotoRowWidget {
         gtk_box_append(gtkCast(labels), status)
         gtk_box_append(gtkCast(root), labels)
 
+        retryButton = gtk_button_new_from_icon_name("view-refresh-symbolic")
+        gtk_widget_set_valign(retryButton, GTK_ALIGN_CENTER)
+        gtk_widget_add_css_class(retryButton, "flat")
+        gtk_widget_add_css_class(retryButton, "circular")
+        gtk_widget_set_tooltip_text(retryButton, "Retry")
+        gtk_widget_set_visible(retryButton, 0)
+        gtk_box_append(gtkCast(root), retryButton)
+
         spinner = gtk_spinner_new()
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_margin_end(spinner, 12)
         gtk_box_append(gtkCast(root), spinner)
+
+        retryClicked = SignalConnection.connect(UnsafeMutableRawPointer(retryButton), "clicked") { [unowned self] in
+            if let photo { onRetry?(photo) }
+        }
     }
 
     /// Shows the photo as `snapshot` has it; returns the status line shown.
     @discardableResult
-    func show(_ snapshot: PhotoSnapshot, placeholder: ObjectRef<GObject>?, failed: ObjectRef<GObject>?) -> String {
+    func show(_ snapshot: PhotoSnapshot) -> String {
         photo = snapshot.id
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
@@ -66,18 +95,25 @@ final class PhotoRowWidget {
         gtk_label_set_text(gtkCast(status), statusLine)
         setTooltip(state == .failed ? snapshot.failure?.detail ?? "Failed to load" : nil)
         if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
+        gtk_widget_set_visible(retryButton, state == .failed ? 1 : 0)
         if state == .failed {
-            setPicture(failed, of: nil)
+            setPlaceholder("image-missing-symbolic")
         } else if let image {
             // A texture is made once per image: rows are re-shown far more often than their
             // image changes, and each new texture would be uploaded again.
             setPicture(image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
                        of: image)
         } else {
-            setPicture(placeholder, of: nil)
+            setPlaceholder("image-x-generic-symbolic")
         }
         gtk_widget_set_visible(spinner, working ? 1 : 0)
         gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
+        let accessible = (snapshot.name, Self.accessibleState(state, failure: snapshot.failure))
+        if shownAccessible.map({ $0 != accessible }) ?? true {
+            shownAccessible = accessible
+            cp_accessible_set_label(OpaquePointer(root), accessible.0, accessible.1)
+            gtk_picture_set_alternative_text(gtkCast(picture), snapshot.name)
+        }
         return statusLine
     }
 
@@ -90,10 +126,23 @@ final class PhotoRowWidget {
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {
+        if shownIcon != nil {
+            shownIcon = nil
+            gtk_stack_set_visible_child_name(thumbnail, "picture")
+        }
         guard texture !== shownTexture else { return }
         shownTexture = texture
         shownImage = image
         gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
+    }
+
+    /// Shows a symbolic icon where the thumbnail goes; it takes the style's colours.
+    private func setPlaceholder(_ icon: String) {
+        setPicture(nil, of: nil)
+        guard icon != shownIcon else { return }
+        shownIcon = icon
+        gtk_image_set_from_icon_name(gtkCast(placeholderIcon), icon)
+        gtk_stack_set_visible_child_name(thumbnail, "icon")
     }
 
     private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {
@@ -105,13 +154,24 @@ final class PhotoRowWidget {
         }
     }
 
-    /// Forgets the row (the widget is about to be reused or destroyed).
+    /// What a screen reader says after the name.
+    private static func accessibleState(_ state: PhotoState, failure: PhotoFailure?) -> String {
+        switch state {
+        case .new: "loading"
+        case .downloaded: "downloaded"
+        case .filtered: "sepia"
+        case .failed: "failed: " + (failure?.summary ?? "could not be loaded")
+        }
+    }
+
+    /// Forgets the photo (the widget is about to be reused or destroyed).
     func clear() {
         photo = nil
         setPicture(nil, of: nil)
         gtk_label_set_text(gtkCast(title), nil)
         gtk_label_set_text(gtkCast(status), nil)
         setTooltip(nil)
+        gtk_widget_set_visible(retryButton, 0)
         gtk_widget_set_visible(spinner, 0)
         gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }

@@ -85,6 +85,31 @@ import TestSupport
         #expect(processor.records.map { $0.failure?.reason } == [.missing, .notImage, .unsupported, .invalidAddress])
     }
 
+    @Test("Retry loads a failed photo again, and a new thumbnail size decodes the shown photos again")
+    func retryAndResize() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-retry-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let late = folder.appendingPathComponent("late.jpg")
+        let coffee = Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg")
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        processor.setEntries([PhotoEntry(name: "late", url: late), PhotoEntry(name: "coffee", url: coffee)])
+        processor.visibleRowsChanged(0..<2)
+        #expect(await waitUntil { processor.records.map(\.state) == [.failed, .filtered] })
+        #expect(processor.failedCount == 1)
+
+        // The file turns up; Retry on its row loads it.
+        try FileManager.default.copyItem(at: coffee, to: late)
+        processor.retry(processor.photos.id(at: 0))
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+        #expect(processor.failedCount == 0)
+        #expect(processor.records.allSatisfy { $0.image?.width == 80 })
+
+        // A display with another scale factor: the shown photos are decoded again at the new size.
+        processor.setThumbnailSize(40)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered && $0.image?.width == 40 } })
+    }
+
     @Test("Cancelling a running download closes the connection promptly, and its filter never runs")
     func cancellationClosesConnection() async throws {
         let server = try LoopbackServer()

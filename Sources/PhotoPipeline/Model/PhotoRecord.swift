@@ -74,6 +74,17 @@ public final class PhotoRecord: Sendable {
         progress.withLock { $0.state = .failed; $0.image = nil; $0.failure = failure }
     }
 
+    /// Starts the photo over: whatever it had (an image, a failure) is forgotten and it will be
+    /// loaded again when next wanted. Returns false if it was new already.
+    @discardableResult
+    func reset() -> Bool {
+        progress.withLock { p in
+            guard p.state != .new else { return false }
+            p = Progress()
+            return true
+        }
+    }
+
     /// Forgets the image so the photo is processed again when next shown (memory pressure).
     /// Returns true if an image was dropped.
     @discardableResult

@@ -99,6 +99,43 @@ public final class PhotoProcessor {
         activityChanged()
     }
 
+    /// Tries a failed photo again (its Retry button): loaded at once if it is wanted on screen.
+    public func retry(_ id: PhotoID) {
+        guard let record = photos.existingRecord(for: id), record.state == .failed, record.reset() else { return }
+        Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
+        changed(record)
+        if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: photos)) }
+        activityChanged()
+    }
+
+    /// Tries every failed photo again; those on screen load at once, the others when shown.
+    public func retryFailed() {
+        for record in photos.existingRecords where record.state == .failed && record.reset() {
+            Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
+            changed(record)
+        }
+        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: photos))
+        activityChanged()
+    }
+
+    /// The size thumbnails are decoded at changed (the window moved to a display with another
+    /// scale factor): work in flight is cancelled, and every photo is decoded again at the new
+    /// size when shown, those on screen first.
+    public func setThumbnailSize(_ pixels: Int) {
+        guard pixels != maxPixelSize else { return }
+        maxPixelSize = pixels
+        apply(scheduler.memoryWarning()) // cancels everything
+        for record in photos.existingRecords where record.state != .failed && record.reset() {
+            Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
+            changed(record)
+        }
+        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: photos))
+        activityChanged()
+    }
+
+    /// How many photos shown so far failed.
+    public var failedCount: Int { photos.existingRecords.count { $0.state == .failed } }
+
     // MARK: Carrying out the scheduler's decisions
 
     private func apply(_ actions: [ScrollScheduler<PhotoID>.Action]) {

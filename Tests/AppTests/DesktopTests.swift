@@ -66,6 +66,24 @@ extension GUITests {
             #expect(app.events().last?.event == .appQuit)
         }
 
+        @Test("The window follows the desktop's dark style", arguments: [("prefer-light", false), ("prefer-dark", true)])
+        func colourScheme(scheme: String, dark: Bool) throws {
+            let photos = try folder("style", pictures: 2)
+            defer { try? FileManager.default.removeItem(at: photos) }
+            // libadwaita reads the desktop's preference through the settings portal; with none
+            // under Xvfb, this variable stands in for it.
+            let app = try AppSession(source: photos.path, environment: ["ADW_DEBUG_COLOR_SCHEME": scheme])
+            try app.waitFor("rows settled") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2 }
+            usleep(300_000)
+            let window = try app.windowGeometry()
+            let shot = NSTemporaryDirectory() + "classic-photos-\(scheme).png"
+            try app.screenshot(to: shot)
+            let stats = try ScreenshotStats(path: shot, region: (window.x, window.y, window.width, window.height))
+            print("\(scheme): \(stats)")
+            if dark { #expect(stats.meanLuminance < 80, "\(stats)") } else { #expect(stats.meanLuminance > 170, "\(stats)") }
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Ctrl+W closes the window, and with it the app")
         func closeWindow() throws {
             let photos = try folder("close", pictures: 2)

@@ -85,15 +85,24 @@ public final class AppSession: @unchecked Sendable {
     }
 
     /// Starts `classic-photos ARGUMENTS…` with a trace on its own display.
-    public init(arguments: [String], environment: [String: String] = [:]) throws {
+    public convenience init(arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(executable: Products.executable("classic-photos"), arguments: arguments, environment: environment)
+    }
+
+    /// Starts another build of the app (an installed copy, say) with a trace on its own display.
+    /// `unsetting` names variables of the test's own environment the app must not see.
+    public init(executable: URL, arguments: [String] = [], environment: [String: String] = [:],
+                unsetting: Set<String> = []) throws {
         display = try XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
-        process.executableURL = Products.executable("classic-photos")
+        process.executableURL = executable
         process.arguments = ["--trace", tracePath] + arguments
         var env = ProcessInfo.processInfo.environment.merging(display.gtkEnvironment) { $1 }
         env.removeValue(forKey: "WAYLAND_DISPLAY")
-        process.environment = env.merging(environment) { $1 }
+        env = env.merging(environment) { $1 }
+        for name in unsetting { env.removeValue(forKey: name) }
+        process.environment = env
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -57,7 +57,7 @@ extension GUITests {
             #expect(Self.value("Name", in: service) == Self.appID)
             #expect(Self.value("Exec", in: service) == "\(Self.prefix)/bin/classic-photos --gapplication-service")
             let desktop = try String(contentsOfFile: desktopFile, encoding: .utf8)
-            #expect(Self.value("Exec", in: desktop) == "classic-photos %U")
+            #expect(Self.value("Exec", in: desktop) == "\(Self.prefix)/bin/classic-photos %U")
             #expect(Self.value("Icon", in: desktop) == Self.appID)
             #expect(Self.value("DBusActivatable", in: desktop) == "true")
             let metainfoText = try String(contentsOfFile: metainfo, encoding: .utf8)

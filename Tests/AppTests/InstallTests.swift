@@ -68,13 +68,18 @@ extension GUITests {
             #expect(version.status == 0)
             #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "classic-photos \(AppInfo.version)")
 
-            // Started with no arguments and no CLASSIC_PHOTOS_DATADIR, it shows the bundled list
-            // from the installed share folder beside it. The staged share folder goes on
-            // XDG_DATA_DIRS, and its schemas are compiled, as a distribution's install does.
+            // Started by name from PATH, as from a terminal (so argv[0] names no folder), with no
+            // arguments and no CLASSIC_PHOTOS_DATADIR, it shows the bundled list from the
+            // installed share folder beside it. The staged share folder goes on XDG_DATA_DIRS,
+            // and its schemas are compiled, as a distribution's install does.
             let compile = try run(try Self.tool("glib-compile-schemas"), [schemas], timeout: 60)
             #expect(compile.status == 0, "glib-compile-schemas: \(compile.stderr)")
+            let byName = stage.appendingPathComponent("classic-photos-by-name")
+            try "#!/bin/sh\nPATH='\(root.path)/bin':\"$PATH\" exec classic-photos \"$@\"\n"
+                .write(to: byName, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: byName.path)
             let app = try AppSession(
-                executable: URL(fileURLWithPath: binary),
+                executable: byName,
                 environment: [
                     "XDG_DATA_DIRS": "\(share.path):/usr/local/share:/usr/share",
                     "GSETTINGS_BACKEND": "memory",

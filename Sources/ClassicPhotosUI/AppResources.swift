@@ -12,7 +12,6 @@ enum AppResources {
         if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DATADIR"], holdsData(URL(fileURLWithPath: env)) {
             return URL(fileURLWithPath: env)
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = executable.deletingLastPathComponent()
         let installed = folder.deletingLastPathComponent().appendingPathComponent("share/classic-photos")
         if holdsData(installed) { return installed }
@@ -23,6 +22,15 @@ enum AppResources {
         }
         return nil
     }()
+
+    /// The running binary, symbolic links resolved. The kernel's record of it, not `argv[0]`:
+    /// started by name from `PATH` (from a terminal), `argv[0]` is only "classic-photos".
+    private static var executable: URL {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    }
 
     /// The photo list shown when none is given.
     static var bundledList: URL? { dataDirectory?.appendingPathComponent("ClassicPhotos.plist") }

@@ -86,19 +86,30 @@ public final class AppSession: @unchecked Sendable {
 
     /// Starts `classic-photos ARGUMENTS…` with a trace on its own display (or `display`).
     /// With `separateInstance` (the default) it runs as a process of its own even where another
-    /// instance already runs on the same D-Bus session; settings are kept in memory only, so
-    /// nothing a person's installed copy remembers changes what a test sees.
-    public init(arguments: [String], environment: [String: String] = [:], separateInstance: Bool = true,
-                display: XvfbDisplay? = nil) throws {
+    /// instance already runs on the same D-Bus session.
+    public convenience init(arguments: [String], environment: [String: String] = [:], separateInstance: Bool = true,
+                            display: XvfbDisplay? = nil) throws {
+        try self.init(executable: Products.executable("classic-photos"), arguments: arguments, environment: environment,
+                      separateInstance: separateInstance, display: display)
+    }
+
+    /// Starts a build of the app (this package's, or an installed copy) with a trace on its own
+    /// display (or `display`). `unsetting` names variables of the test's own environment the app
+    /// must not see. Settings are kept in memory only, so nothing a person's installed copy
+    /// remembers changes what a test sees.
+    public init(executable: URL, arguments: [String] = [], environment: [String: String] = [:],
+                unsetting: Set<String> = [], separateInstance: Bool = true, display: XvfbDisplay? = nil) throws {
         self.display = try display ?? XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
-        process.executableURL = Products.executable("classic-photos")
+        process.executableURL = executable
         process.arguments = ["--trace", tracePath] + (separateInstance ? ["--new-instance"] : []) + arguments
         var env = ProcessInfo.processInfo.environment.merging(self.display.gtkEnvironment) { $1 }
         env["GSETTINGS_BACKEND"] = "memory"
         env.removeValue(forKey: "WAYLAND_DISPLAY")
-        process.environment = env.merging(environment) { $1 }
+        env = env.merging(environment) { $1 }
+        for name in unsetting { env.removeValue(forKey: name) }
+        process.environment = env
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

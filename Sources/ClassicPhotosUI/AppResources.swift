@@ -2,9 +2,9 @@ import CGtk
 import Foundation
 import GLibKit
 
-/// Finds the app's data folder (bundled photo list, placeholder images) and loads its images.
+/// Finds the app's data folder: the bundled photo list and its photos.
 enum AppResources {
-    /// The folder holding `ClassicPhotos.plist` and `images/`: `$CLASSIC_PHOTOS_DATADIR`, the
+    /// The folder holding `ClassicPhotos.plist` and its photos: `$CLASSIC_PHOTOS_DATADIR`, the
     /// installed share folder beside the binary, or the source tree's `data/` above it.
     static let dataDirectory: URL? = {
         let fm = FileManager.default
@@ -34,11 +34,4 @@ enum AppResources {
 
     /// The photo list shown when none is given.
     static var bundledList: URL? { dataDirectory?.appendingPathComponent("ClassicPhotos.plist") }
-
-    /// A texture from `images/NAME.png`, or nil if the data folder is missing.
-    @MainActor static func texture(named name: String) -> ObjectRef<GObject>? {
-        guard let path = dataDirectory?.appendingPathComponent("images/\(name).png").path,
-              let texture = gdk_texture_new_from_filename(path, nil) else { return nil }
-        return ObjectRef(takingOpaque: texture)
-    }
 }

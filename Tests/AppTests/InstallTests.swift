@@ -42,8 +42,6 @@ extension GUITests {
                 "share/glib-2.0/schemas/\(Self.appID).gschema.xml",
                 "share/mime/packages/\(Self.appID).mime.xml",
                 "share/classic-photos/ClassicPhotos.plist",
-                "share/classic-photos/images/failed.png",
-                "share/classic-photos/images/placeholder.png",
             ] {
                 #expect(FileManager.default.fileExists(atPath: installed(path)), "not installed: \(path)")
             }

@@ -19,7 +19,9 @@ final class PhotoRowWidget {
     private let title: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
     private let spinner: UnsafeMutablePointer<GtkWidget>
-    private let retryButton: UnsafeMutablePointer<GtkWidget>
+    /// Made the first time the row shows a failed photo (most rows never do, and a button
+    /// is among the costlier widgets to make: GTK makes up to 200 rows at once).
+    private var retryButton: UnsafeMutablePointer<GtkWidget>?
     private var retryClicked: SignalConnection?
     /// Asked to load the failed photo shown again.
     var onRetry: ((PhotoID) -> Void)?
@@ -67,22 +69,27 @@ final class PhotoRowWidget {
         gtk_box_append(gtkCast(labels), status)
         gtk_box_append(gtkCast(root), labels)
 
-        retryButton = gtk_button_new_from_icon_name("view-refresh-symbolic")
-        gtk_widget_set_valign(retryButton, GTK_ALIGN_CENTER)
-        gtk_widget_add_css_class(retryButton, "flat")
-        gtk_widget_add_css_class(retryButton, "circular")
-        gtk_widget_set_tooltip_text(retryButton, "Retry")
-        gtk_widget_set_visible(retryButton, 0)
-        gtk_box_append(gtkCast(root), retryButton)
-
         spinner = gtk_spinner_new()
         gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
         gtk_widget_set_margin_end(spinner, 12)
         gtk_box_append(gtkCast(root), spinner)
+    }
 
-        retryClicked = SignalConnection.connect(UnsafeMutableRawPointer(retryButton), "clicked") { [unowned self] in
-            if let photo { onRetry?(photo) }
+    /// Shows or hides the Retry button, making it when first needed.
+    private func setRetryVisible(_ visible: Bool) {
+        if visible, retryButton == nil {
+            let button = gtk_button_new_from_icon_name("view-refresh-symbolic")!
+            gtk_widget_set_valign(button, GTK_ALIGN_CENTER)
+            gtk_widget_add_css_class(button, "flat")
+            gtk_widget_add_css_class(button, "circular")
+            gtk_widget_set_tooltip_text(button, "Retry")
+            gtk_box_insert_child_after(gtkCast(root), button, gtk_widget_get_prev_sibling(spinner))
+            retryClicked = SignalConnection.connect(UnsafeMutableRawPointer(button), "clicked") { [unowned self] in
+                if let photo { onRetry?(photo) }
+            }
+            retryButton = button
         }
+        if let retryButton { gtk_widget_set_visible(retryButton, visible ? 1 : 0) }
     }
 
     /// Shows the photo as `snapshot` has it; returns the status line shown.
@@ -95,7 +102,7 @@ final class PhotoRowWidget {
         gtk_label_set_text(gtkCast(status), statusLine)
         setTooltip(state == .failed ? snapshot.failure?.detail ?? "Failed to load" : nil)
         if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
-        gtk_widget_set_visible(retryButton, state == .failed ? 1 : 0)
+        setRetryVisible(state == .failed)
         if state == .failed {
             setPlaceholder("image-missing-symbolic")
         } else if let image {
@@ -171,7 +178,7 @@ final class PhotoRowWidget {
         gtk_label_set_text(gtkCast(title), nil)
         gtk_label_set_text(gtkCast(status), nil)
         setTooltip(nil)
-        gtk_widget_set_visible(retryButton, 0)
+        setRetryVisible(false)
         gtk_widget_set_visible(spinner, 0)
         gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }

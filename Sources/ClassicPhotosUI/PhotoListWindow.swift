@@ -52,6 +52,7 @@ final class PhotoListWindow {
 
     /// Called once the window has closed (its work cancelled).
     var onClosed: (() -> Void)?
+    private var isClosed = false
     let settings: AppSettings
     /// A file chooser or location dialog while one is open, and its handlers.
     var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
@@ -316,7 +317,6 @@ final class PhotoListWindow {
         connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
         connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })
         connections.append(SignalConnection.connectReturning(window, "close-request", { [unowned self] in
-            rememberWindowState()
             close()
             onClosed?()
             return false
@@ -453,6 +453,9 @@ final class PhotoListWindow {
 
     /// Cancels all work and lets go of every signal handler (the window is closing).
     func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        rememberWindowState()
         loading?.cancel()
         loading = nil
         // Empty the list first, so tearing the window down binds no rows on the way out.

@@ -84,6 +84,38 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test("With the settings schema installed, the app reopens the last sources and remembers the window size")
+        func remembersLastSources() throws {
+            let photos = try folder("remember", pictures: 2)
+            let state = try TestPictures.makeFolder("settings")
+            defer { try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: state) }
+            // The schema as an install provides it, and settings kept in a file of the test's own.
+            let compiled = try run(URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
+                                   ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
+            #expect(compiled.status == 0, "\(compiled.stderr)")
+            let environment = ["GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile",
+                               "XDG_CONFIG_HOME": state.path]
+
+            let first = try AppSession(arguments: [photos.path], environment: environment)
+            try first.waitFor(event: .sourceLoaded)
+            try focus(first)
+            try first.xdotool(["key", "ctrl+q"])
+            #expect(first.waitForExit(timeout: 10) == 0)
+
+            // No source named: the last one opens again.
+            let second = try AppSession(arguments: [], environment: environment)
+            let started = try second.waitFor(event: .sourceStart)
+            if case .sourceStart(let url) = started.event {
+                #expect(url == photos.absoluteString || url == photos.absoluteString + "/" || URL(string: url)?.path == photos.path,
+                        "reopened \(url)")
+            }
+            let loaded = try second.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 2)
+            #expect(second.terminate() == 0)
+            let keyfile = try String(contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
+            #expect(keyfile.contains("last-sources") && keyfile.contains("window-width"), "\(keyfile)")
+        }
+
         @Test("Ctrl+W closes the window, and with it the app")
         func closeWindow() throws {
             let photos = try folder("close", pictures: 2)

@@ -53,6 +53,7 @@ final class PhotoListWindow {
     /// Called once the window has closed (its work cancelled).
     var onClosed: (() -> Void)?
     private var isClosed = false
+    private var spinnerShowsBusy: Bool?
     let settings: AppSettings
     /// A file chooser or location dialog while one is open, and its handlers.
     var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
@@ -356,6 +357,10 @@ final class PhotoListWindow {
 
     private func refreshSpinner() {
         let busy = loading != nil || busyPhotos > 0
+        // Called on every change of activity; GTK work (a tooltip set queries the display) only
+        // when busy-ness itself changed.
+        guard busy != spinnerShowsBusy else { return }
+        spinnerShowsBusy = busy
         // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
         // resize the header bar, and this runs during the list's layout too (from the
         // adjustment's `changed`), which left the header bar unallocated for that frame.

@@ -7,3 +7,48 @@ static inline void cp_accessible_set_label(GtkAccessible *accessible, const char
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label,
                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
 }
+
+// Drag and drop: the GTypes are macros that call functions, which Swift does not import.
+
+/// A drop target taking copies of files (a file list, which is also how links arrive from
+/// browsers and file managers) or text.
+static inline GtkDropTarget *cp_drop_target_new_for_locations(void) {
+    GtkDropTarget *target = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);
+    GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_STRING };
+    gtk_drop_target_set_gtypes(target, types, G_N_ELEMENTS(types));
+    return target;
+}
+
+/// The dropped value as strings: each file's URI for a file list, the text itself for text.
+/// Free with g_strfreev. NULL for any other type.
+static inline char **cp_drop_value_strings(const GValue *value) {
+    if (G_VALUE_HOLDS(value, G_TYPE_STRING)) {
+        const char *text = g_value_get_string(value);
+        char **strings = g_new0(char *, 2);
+        strings[0] = g_strdup(text != NULL ? text : "");
+        return strings;
+    }
+    if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST)) return NULL;
+    GdkFileList *list = g_value_get_boxed(value);
+    GSList *files = list != NULL ? gdk_file_list_get_files(list) : NULL;
+    char **strings = g_new0(char *, g_slist_length(files) + 1);
+    guint n = 0;
+    for (GSList *l = files; l != NULL; l = l->next) strings[n++] = g_file_get_uri(G_FILE(l->data));
+    g_slist_free(files);
+    return strings;
+}
+
+/// Content for a drag: the files or links at `uris` as a file list (offered as text/uri-list).
+static inline GdkContentProvider *cp_content_provider_new_for_uris(const char *const *uris) {
+    GSList *files = NULL;
+    for (const char *const *uri = uris; *uri != NULL; uri++) files = g_slist_prepend(files, g_file_new_for_uri(*uri));
+    files = g_slist_reverse(files);
+    GdkFileList *list = gdk_file_list_new_from_list(files);
+    g_slist_free_full(files, g_object_unref);
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, GDK_TYPE_FILE_LIST);
+    g_value_take_boxed(&value, list);
+    GdkContentProvider *provider = gdk_content_provider_new_for_value(&value);
+    g_value_unset(&value);
+    return provider;
+}

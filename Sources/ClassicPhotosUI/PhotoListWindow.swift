@@ -134,6 +134,7 @@ final class PhotoListWindow {
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
         connectWindow()
         addActions()
+        acceptDrops(on: widget(toasts))
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
             if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }

@@ -188,3 +188,18 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 }
+
+extension SignalConnection {
+    /// A signal with a pointer and two doubles returning a gboolean, e.g. `GtkDropTarget::drop`
+    /// (the dropped value, and where it was dropped).
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointerDoubles handler: @escaping (UnsafeMutableRawPointer?, Double, Double) -> Bool)
+        -> SignalConnection
+    {
+        typealias F = (UnsafeMutableRawPointer?, Double, Double) -> Bool
+        let thunk: @convention(c) (gpointer?, gpointer?, Double, Double, gpointer?) -> gboolean = { _, a, x, y, data in
+            unbox(data, as: F.self)(a, x, y) ? 1 : 0
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

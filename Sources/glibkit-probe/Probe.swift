@@ -20,8 +20,9 @@ struct Probe {
         case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
         case "wakeup": result = wakeup(pings: 40)
         case "window": result = windowLifecycle()
+        case "drag-source": dragSource(uris: Array(CommandLine.arguments.dropFirst(2)))
         default:
-            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window\n".utf8))
+            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source URI…\n".utf8))
             exit(2)
         }
         let json = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
@@ -90,6 +91,32 @@ struct Probe {
         ]
         g_object_unref(app)
         return result
+    }
+
+    /// A window titled "Drag Source" that offers `uris` as a file list to drag from it (as a
+    /// file manager or browser offers files and links), so tests can drop them onto the app with
+    /// real pointer events. Runs until killed.
+    @MainActor static func dragSource(uris: [String]) -> Never {
+        gtk_init()
+        let widget = gtk_window_new()!
+        let window = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkWindow.self)
+        gtk_window_set_title(window, "Drag Source")
+        gtk_window_set_default_size(window, 200, 200)
+        let label = gtk_label_new("Drag me")!
+        gtk_window_set_child(window, label)
+        let source = gtk_drag_source_new()!
+        var cStrings = uris.map { strdup($0) } + [nil]
+        let provider = cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                cp_content_provider_new_for_uris($0)!
+            }
+        }
+        cStrings.forEach { free($0) }
+        gtk_drag_source_set_content(source, provider)
+        gtk_drag_source_set_actions(source, GDK_ACTION_COPY)
+        gtk_widget_add_controller(label, source)
+        gtk_window_present(window)
+        while true { g_main_context_iteration(nil, 1) }
     }
 
     /// Calls queued from a worker wake a main loop that is asleep in poll: the latency of each

@@ -116,6 +116,57 @@ extension GUITests {
             #expect(keyfile.contains("last-sources") && keyfile.contains("window-width"), "\(keyfile)")
         }
 
+        @Test("A folder and a web link dragged from another app and dropped on the window open as its list")
+        func dropFilesAndLinks() throws {
+            let first = try folder("before-drop", pictures: 3), dropped = try folder("dropped", pictures: 2)
+            defer { try? FileManager.default.removeItem(at: first); try? FileManager.default.removeItem(at: dropped) }
+            let server = try LoopbackServer()
+            let link = server.url("/list.plist?rows=4").absoluteString
+            let app = try AppSession(source: first.path)
+            try app.waitFor(event: .sourceLoaded)
+
+            // Another app offers the folder and the link as a file list, as a file manager or a
+            // browser does; the pointer drags them from it onto the photo list.
+            let source = Process()
+            source.executableURL = Products.executable("glibkit-probe")
+            source.arguments = ["drag-source", dropped.absoluteString, link]
+            source.environment = ProcessInfo.processInfo.environment.merging(app.display.gtkEnvironment) { $1 }
+            try source.run()
+            // SIGKILL: the test runner blocks SIGTERM, and its children inherit the mask.
+            defer { kill(source.processIdentifier, SIGKILL); source.waitUntilExit() }
+            var sourceWindow: String?
+            for _ in 0..<100 where sourceWindow == nil {
+                sourceWindow = try app.xdotool(["search", "--onlyvisible", "--name", "Drag Source"])
+                    .split(separator: "\n").first.map(String.init)
+                if sourceWindow == nil { usleep(100_000) }
+            }
+            let id = try #require(sourceWindow, "the drag source's window never showed")
+            let window = try app.windowGeometry()
+            let (fromX, fromY) = (window.x + window.width + 150, window.y + 150)
+            try app.xdotool(["windowmove", "--sync", id, "\(fromX - 100)", "\(fromY - 100)"])
+            usleep(300_000)
+            try app.xdotool(["mousemove", "\(fromX)", "\(fromY)", "mousedown", "1"])
+            let (toX, toY) = (window.x + window.width / 2, window.y + window.height / 2)
+            for step in 1...8 { // a drag starts once the pointer has moved a few pixels with the button down
+                try app.xdotool(["mousemove", "\(fromX + (toX - fromX) * step / 8)", "\(fromY + (toY - fromY) * step / 8)"])
+                usleep(80_000)
+            }
+            try app.xdotool(["mouseup", "1"])
+
+            let events = try app.waitFor("both dropped sources loaded") { events in
+                events.filter { $0.event.name == .sourceLoaded }.count == 3
+            }
+            let starts = events.compactMap { record -> String? in
+                if case .sourceStart(let url) = record.event { return url }
+                return nil
+            }
+            #expect(starts.count == 3, "\(starts)")
+            #expect(starts.dropFirst().first.map { URL(string: $0)?.path == dropped.path } == true, "\(starts)")
+            #expect(starts.last == link, "\(starts)")
+            #expect(events.filter { $0.event.name == .sourceLoaded }.map(\.event.rows) == [3, 2, 4])
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Ctrl+W closes the window, and with it the app")
         func closeWindow() throws {
             let photos = try folder("close", pictures: 2)

@@ -1,0 +1,54 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+/// Drag and drop onto the window: files, folders, photo lists and links (from a file manager,
+/// a browser or a text selection) open as the window's list, as Open… would open them.
+extension PhotoListWindow {
+    /// Makes `target` (the window's content) accept drops. GTK marks it `:drop(active)` while
+    /// something droppable hovers, which the app's style draws as an accent-coloured frame.
+    func acceptDrops(on target: UnsafeMutablePointer<GtkWidget>) {
+        AppStyle.install()
+        gtk_widget_add_css_class(target, "drop-target")
+        let drop = cp_drop_target_new_for_locations()!
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(drop), "drop",
+                                                    pointerDoubles: { [unowned self] value, _, _ in
+            guard let value, let strings = cp_drop_value_strings(value.assumingMemoryBound(to: GValue.self)) else { return false }
+            defer { g_strfreev(strings) }
+            var dropped: [String] = []
+            var index = 0
+            while let string = strings[index] {
+                dropped.append(String(cString: string))
+                index += 1
+            }
+            return openDropped(dropped)
+        }))
+        gtk_widget_add_controller(target, drop) // the widget owns the controller
+    }
+
+    /// Opens what was dropped; false (the drop refused) when none of it names a place.
+    private func openDropped(_ strings: [String]) -> Bool {
+        let locations = strings.flatMap(Self.locations(inDropped:))
+        guard !locations.isEmpty else {
+            showToast("Nothing to open: drop pictures, folders, photo lists or their web addresses")
+            return false
+        }
+        open(locations.map { PhotoSources.source(for: $0) })
+        return true
+    }
+
+    /// The places named by one dropped string: a URI, or text holding one address or absolute
+    /// path per line (`#` lines are comments, as in text/uri-list).
+    static func locations(inDropped text: String) -> [URL] {
+        text.split(whereSeparator: \.isNewline).compactMap { line in
+            let item = line.trimmingCharacters(in: .whitespaces)
+            guard !item.isEmpty, !item.hasPrefix("#") else { return nil }
+            if item.hasPrefix("/") { return URL(fileURLWithPath: item).standardizedFileURL }
+            guard let url = URL(string: item), let scheme = url.scheme?.lowercased(),
+                  ["http", "https", "file"].contains(scheme) else { return nil }
+            return url
+        }
+    }
+}

@@ -79,7 +79,7 @@ let package = Package(
 
         // Prints performance figures next to peer tools (ImageMagick, vipsthumbnail, curl).
         .executableTarget(
-            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport"],
+            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf"],
             swiftSettings: strict),
 
         // MARK: Tests

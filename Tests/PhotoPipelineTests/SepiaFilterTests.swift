@@ -1,3 +1,4 @@
+import Synchronization
 import PhotoPipeline
 import Testing
 
@@ -50,5 +51,41 @@ import Testing
     func cancellation() {
         let image = PhotoImage.fromPixels([UInt8](repeating: 90, count: 300 * 300 * 3), width: 300, height: 300, hasAlpha: false)
         #expect(SepiaFilter().apply(to: image, isCancelled: { true }) == nil)
+    }
+
+    @Test("A camera-size image, filtered in bands on every core, equals the filter applied pixel by pixel",
+          arguments: [false, true])
+    func largeImageInBands(alpha: Bool) throws {
+        // 1283 × 1001: over the parallel threshold, an odd width (RGB rows padded to 4 bytes)
+        // and a last band shorter than the others.
+        let (width, height, channels) = (1283, 1001, alpha ? 4 : 3)
+        var state: UInt32 = 0x9E37_79B9
+        let bytes = (0..<(width * height * channels)).map { _ -> UInt8 in
+            state ^= state << 13; state ^= state >> 17; state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        }
+        let image = PhotoImage.fromPixels(bytes, width: width, height: height, hasAlpha: alpha)
+        let filter = SepiaFilter()
+        let filtered = try #require(filter.apply(to: image))
+        var mismatches = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * channels
+                let want = filter.apply(r: bytes[i], g: bytes[i + 1], b: bytes[i + 2])
+                let got = filtered.pixel(x: x, y: y)
+                if got.0 != want.0 || got.1 != want.1 || got.2 != want.2 || got.3 != (alpha ? bytes[i + 3] : 255) {
+                    mismatches += 1
+                }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test("Cancelling a large image part-way, on several threads, returns nothing")
+    func largeImageCancelled() {
+        let image = PhotoImage.fromPixels([UInt8](repeating: 90, count: 1500 * 1000 * 3), width: 1500, height: 1000, hasAlpha: false)
+        let checks = Atomic<Int>(0)
+        let result = SepiaFilter().apply(to: image, isCancelled: { checks.add(1, ordering: .relaxed).newValue > 3 })
+        #expect(result == nil)
     }
 }

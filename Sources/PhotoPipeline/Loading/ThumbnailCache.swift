@@ -1,0 +1,140 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+
+/// The desktop's shared thumbnail cache (the freedesktop.org Thumbnail Managing Standard), as
+/// file managers and other viewers read and write it: `$XDG_CACHE_HOME/thumbnails/SIZE/`,
+/// one PNG per picture named by the MD5 of the picture's URI, valid while its `Thumb::URI` and
+/// `Thumb::MTime` text chunks match the picture.
+///
+/// Thumbnails there are the whole picture scaled to fit a box (128 pixels for `normal`, 256
+/// for `large`, 512 and 1024 for `x-large` and `xx-large`); a row's square is cut from one
+/// whose shorter side is large enough. Reads and writes are blocking: worker threads only.
+public struct ThumbnailCache: Sendable {
+    /// The folder holding the size folders (`…/thumbnails`).
+    public let directory: URL
+
+    public init(directory: URL) { self.directory = directory }
+
+    /// The user's cache: `$XDG_CACHE_HOME/thumbnails` (`~/.cache/thumbnails`).
+    public static var standard: ThumbnailCache {
+        ThumbnailCache(directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent("thumbnails"))
+    }
+
+    /// The standard's sizes: the box a thumbnail fits, and its folder.
+    public enum Size: Int, CaseIterable, Sendable {
+        case normal = 128, large = 256, xLarge = 512, xxLarge = 1024
+
+        public var folder: String {
+            switch self {
+            case .normal: "normal"
+            case .large: "large"
+            case .xLarge: "x-large"
+            case .xxLarge: "xx-large"
+            }
+        }
+
+        /// The smallest size whose thumbnails of pictures up to 4:3 have a shorter side of at
+        /// least `side` pixels (a row's square is cut from the middle).
+        public static func serving(squareSide side: Int) -> Size {
+            allCases.first { $0.rawValue * 3 / 4 >= side } ?? .xxLarge
+        }
+    }
+
+    /// What identifies a version of a local picture.
+    public struct Key: Sendable, Equatable {
+        /// The picture's URI, as GIO writes it (the name of the thumbnail is its MD5).
+        public let uri: String
+        /// Its modification time, in whole seconds since 1970.
+        public let modified: Int64
+        /// Its size in bytes.
+        public let bytes: Int64
+    }
+
+    /// The key of a local picture, or nil when there is none to be had: not a `file:` URL, not
+    /// a regular file, or a file inside the thumbnail cache itself (the standard forbids
+    /// thumbnailing those).
+    public func key(for url: URL) -> Key? {
+        guard url.isFileURL else { return nil }
+        let path = url.standardizedFileURL.path
+        guard !path.hasPrefix(directory.standardizedFileURL.path + "/") else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let file = g_file_new_for_path(path)!
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        let uri = g_file_get_uri(file)!
+        defer { g_free(uri) }
+        return Key(uri: String(cString: uri), modified: Int64(info.st_mtim.tv_sec), bytes: Int64(info.st_size))
+    }
+
+    /// Where the thumbnail of `key` at `size` lives.
+    public func location(of key: Key, size: Size) -> URL {
+        let digest = g_compute_checksum_for_string(G_CHECKSUM_MD5, key.uri, -1)!
+        defer { g_free(digest) }
+        return directory.appendingPathComponent(size.folder).appendingPathComponent(String(cString: digest) + ".png")
+    }
+
+    /// A valid thumbnail of `key` at `size` or larger whose shorter side is at least `side`
+    /// pixels (or the whole picture, when the picture itself is smaller), or nil.
+    public func thumbnail(of key: Key, atLeast size: Size, shorterSide side: Int) -> PhotoImage? {
+        for candidate in Size.allCases where candidate.rawValue >= size.rawValue {
+            let path = location(of: key, size: candidate).path
+            guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { continue }
+            let image = PhotoImage(taking: pixbuf)
+            guard option(image, "tEXt::Thumb::URI") == key.uri,
+                  option(image, "tEXt::Thumb::MTime").flatMap({ Int64($0) }) == key.modified
+            else { continue }
+            // A thumbnail smaller than its box holds a picture smaller than the box: all there is.
+            let whole = max(image.width, image.height) < candidate.rawValue
+            if min(image.width, image.height) >= side || whole { return image }
+        }
+        return nil
+    }
+
+    /// Stores `image`, the whole picture scaled to fit `size`'s box (or smaller, for a smaller
+    /// picture), as the thumbnail of `key`. Written to a temporary file and renamed, so readers
+    /// never see half a file; folders are private to the user (0700) and files too (0600).
+    /// False if it could not be written (a read-only cache is not an error worth more).
+    @discardableResult
+    public func store(_ image: PhotoImage, of key: Key, size: Size, mimeType: String? = nil) -> Bool {
+        guard max(image.width, image.height) <= size.rawValue else { return false }
+        let target = location(of: key, size: size)
+        let folder = target.deletingLastPathComponent().path
+        guard g_mkdir_with_parents(folder, 0o700) == 0 else { return false }
+        let temporary = folder + "/.\(target.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        var options: [(String, String)] = [
+            ("tEXt::Thumb::URI", key.uri),
+            ("tEXt::Thumb::MTime", String(key.modified)),
+            ("tEXt::Thumb::Size", String(key.bytes)),
+            ("tEXt::Software", AppInfo.displayName),
+        ]
+        if let mimeType { options.append(("tEXt::Thumb::Mimetype", mimeType)) }
+        let saved = withCStrings(options.map(\.0)) { keys in
+            withCStrings(options.map(\.1)) { values in
+                gdk_pixbuf_savev(image.pixbuf, temporary, "png", keys, values, nil)
+            }
+        }
+        guard saved != 0 else {
+            unlink(temporary)
+            return false
+        }
+        chmod(temporary, 0o600)
+        guard rename(temporary, target.path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    private func option(_ image: PhotoImage, _ name: String) -> String? {
+        gdk_pixbuf_get_option(image.pixbuf, name).map { String(cString: $0) }
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}

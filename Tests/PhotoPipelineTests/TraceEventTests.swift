@@ -37,6 +37,11 @@ import Testing
         case .rowStatus: (.rowStatus(row: 9, id: id, text: "Not found (404)"), #","row":9,"id":42,"text":"Not found (404)""#)
         case .mainloopStall: (.mainloopStall(ms: 250), #","ms":250.000"#)
         case .memoryLow: (.memoryLow(level: 255), #","level":255"#)
+        case .viewerOpen: (.viewerOpen(row: 4, id: id, name: "coffee.jpg"), #","row":4,"id":42,"name":"coffee.jpg""#)
+        case .viewerImage: (.viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
+                            #","row":4,"id":42,"w":1024,"h":768,"state":"filtered""#)
+        case .viewerZoom: (.viewerZoom(level: 1.25), #","level":1.250"#)
+        case .viewerClose: (.viewerClose(row: 4, id: id), #","row":4,"id":42"#)
         }
         return (event, head + fields + "}")
     }

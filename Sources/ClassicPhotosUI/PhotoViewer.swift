@@ -454,7 +454,11 @@ final class PhotoViewer {
         info.show(name: slot.record.name, address: slot.record.entry.link, url: try? slot.record.entry.resolvedURL(),
                   info: slot.picture?.info)
         if failed, let failure = slot.failure {
-            gtk_label_set_text(gtkCast(failedReason), failure.detail)
+            let reason = failure.summary == failure.detail ? failure.summary : failure.summary + "\n" + failure.detail
+            gtk_label_set_text(gtkCast(failedReason), reason)
+            if shownState != .failed, let position {
+                Trace.shared.emit(.viewerStatus(row: position, id: slot.id, text: reason))
+            }
             setShown(nil, state: .failed)
             return
         }

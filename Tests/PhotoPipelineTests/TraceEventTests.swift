@@ -40,6 +40,7 @@ import Testing
         case .viewerOpen: (.viewerOpen(row: 4, id: id, name: "coffee.jpg"), #","row":4,"id":42,"name":"coffee.jpg""#)
         case .viewerImage: (.viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
                             #","row":4,"id":42,"w":1024,"h":768,"state":"filtered""#)
+        case .viewerStatus: (.viewerStatus(row: 4, id: id, text: "Not found (404)"), #","row":4,"id":42,"text":"Not found (404)""#)
         case .viewerZoom: (.viewerZoom(level: 1.25), #","level":1.250"#)
         case .viewerClose: (.viewerClose(row: 4, id: id), #","row":4,"id":42"#)
         }

@@ -55,6 +55,8 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerOpen(row: Int, id: PhotoID, name: String)
     /// `viewer.image`: the viewer's picture is ready; `w`×`h` is its decoded size.
     case viewerImage(row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState)
+    /// `viewer.status`: the viewer shows that its photo failed, with this reason.
+    case viewerStatus(row: Int, id: PhotoID, text: String)
     /// `viewer.zoom`: the viewer's zoom changed (`level` 1.0 is 100 %).
     case viewerZoom(level: Double)
     /// `viewer.close`: the viewer closed.
@@ -88,6 +90,7 @@ public enum TraceEvent: Sendable, Equatable {
         case memoryLow = "memory.low"
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
+        case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"
         case viewerClose = "viewer.close"
 
@@ -126,6 +129,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .memoryLow: .memoryLow
         case .viewerOpen: .viewerOpen
         case .viewerImage: .viewerImage
+        case .viewerStatus: .viewerStatus
         case .viewerZoom: .viewerZoom
         case .viewerClose: .viewerClose
         case .other: nil
@@ -144,7 +148,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
              .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
-             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _):
+             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _):
             row
         default: nil
         }
@@ -156,7 +160,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
              .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
-             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id):
+             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _):
             id
         default: nil
         }
@@ -230,9 +234,12 @@ public enum TraceEvent: Sendable, Equatable {
         if case .rowState(_, _, let state) = self { state } else { nil }
     }
 
-    /// The row's status line, for `row.status`.
+    /// The status line, for `row.status` and `viewer.status`.
     public var text: String? {
-        if case .rowStatus(_, _, let text) = self { text } else { nil }
+        switch self {
+        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text): text
+        default: nil
+        }
     }
 
     /// The warning's level, for `memory.low`.
@@ -319,7 +326,7 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.row, row)
             w.add(.id, id)
             w.add(.state, state.rawValue)
-        case .rowStatus(let row, let id, let text):
+        case .rowStatus(let row, let id, let text), .viewerStatus(let row, let id, let text):
             w.add(.row, row)
             w.add(.id, id)
             w.add(.text, text)
@@ -399,6 +406,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerImage:
             self = try .viewerImage(row: int(.row), id: id(), w: int(.w), h: int(.h),
                                     state: code(.state, as: ViewerImageState.self))
+        case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
         case .viewerClose: self = try .viewerClose(row: int(.row), id: id())
         }

@@ -189,8 +189,12 @@ final class PhotoViewer {
         let saveButton = Self.osdButton("document-save-as-symbolic", tooltip: "Save As… (Ctrl+S)")
         fullscreenButton = Self.osdButton("view-fullscreen-symbolic", tooltip: "Fullscreen (F11)")
         let closeButton = Self.osdButton("window-close-symbolic", tooltip: "Close (Escape)")
-        gtk_widget_add_css_class(infoButton, "osd")
-        gtk_widget_add_css_class(infoButton, "circular")
+        // The OSD look goes on the menu button's own button: on the menu button it would reach
+        // the popover too, and turn it dark.
+        if let inner = gtk_widget_get_first_child(infoButton) {
+            gtk_widget_add_css_class(inner, "osd")
+            gtk_widget_add_css_class(inner, "circular")
+        }
         for button in [infoButton, copyButton, saveButton, fullscreenButton, closeButton] {
             gtk_box_append(gtkCast(buttonsBox), button)
         }

@@ -51,6 +51,9 @@ import TestSupport
         let data = try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/rocket-launch.jpg"))
         let info = try ImageInfo.read(data)
         #expect(info.width == 640 && info.height == 427 && info.camera == nil && info.orientation == 1)
+        // A tiny file (1.5 kB) whose header the loader reads only when closed.
+        let tiny = try ImageInfo.read(Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/retina-microaneurysms.jpg")))
+        #expect(tiny.width == 102 && tiny.height == 102)
         #expect(ExifReader.read(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x04, 0x45, 0x78])) == ExifReader.Tags())
         #expect(throws: PhotoFailure.self) { try ImageInfo.read(Data("no pixels here".utf8)) }
     }

@@ -62,6 +62,8 @@ public struct ImageInfo: Sendable, Equatable {
                 if gdk_pixbuf_loader_write(loader, base, gsize(n), nil) == 0 { break }
             }
         }
+        // Some small files only reach the loader's header parsing when it is closed.
+        if box.size == nil { gdk_pixbuf_loader_close(loader, nil) }
         guard let (width, height) = box.size, width > 0, height > 0,
               let format = gdk_pixbuf_loader_get_format(loader) else { return nil }
         let name = gdk_pixbuf_format_get_name(format).map { s -> String in defer { g_free(s) }; return String(cString: s) } ?? "?"

@@ -54,6 +54,11 @@ let package = Package(
             name: "CPhotoListModel", dependencies: ["CGLib"],
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
+        // The viewer's zoomable picture widget (C, as GtkWidget subclasses are declared in C).
+        .target(
+            name: "CPhotoViewer", dependencies: ["CGtk"],
+            cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
+
         // MARK: Interop: owned references, signals, errors, main-loop marshalling
         .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
 
@@ -66,7 +71,7 @@ let package = Package(
         // MARK: The GTK application
         .target(
             name: "ClassicPhotosUI",
-            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel"],
+            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer"],
             swiftSettings: strict),
 
         // MARK: Executables

@@ -9,7 +9,7 @@ set -euo pipefail
 PACKAGES=(
   pkg-config libglib2.0-dev libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
-  glib-networking dbus xvfb xdotool imagemagick
+  glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).

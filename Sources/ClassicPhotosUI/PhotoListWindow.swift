@@ -17,10 +17,13 @@ final class PhotoListWindow {
     let window: UnsafeMutablePointer<GtkWindow>
     /// The list model: one photo identity per row.
     let store: ObjectRef<GObject>
-    private let selection: OpaquePointer
+    let selection: OpaquePointer
     let listView: OpaquePointer
     private let scrolled: OpaquePointer
     private let spinner: UnsafeMutablePointer<GtkWidget>
+    let headerBar: UnsafeMutablePointer<GtkWidget>
+    /// The photo viewer, over the list (see PhotoListWindow+Viewer).
+    var viewer: PhotoViewer!
     private let windowTitle: OpaquePointer
     /// The list, or the status page instead of it (loading, empty, failed).
     private let stack: OpaquePointer
@@ -73,6 +76,7 @@ final class PhotoListWindow {
 
         // Header bar: Open…, the title with the source and photo count, activity, the main menu.
         let header = adw_header_bar_new()!
+        headerBar = header
         windowTitle = OpaquePointer(adw_window_title_new(AppInfo.displayName, "")!)
         adw_header_bar_set_title_widget(OpaquePointer(header), widget(windowTitle))
         let openButton = gtk_button_new_from_icon_name("document-open-symbolic")!
@@ -124,7 +128,10 @@ final class PhotoListWindow {
 
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(gtkCast(content), header)
-        gtk_box_append(gtkCast(content), widget(stack))
+        // The photo viewer opens over the list, in an overlay of its own.
+        let viewerArea = gtk_overlay_new()!
+        gtk_overlay_set_child(gtkCast(viewerArea), widget(stack))
+        gtk_box_append(gtkCast(content), viewerArea)
         toasts = OpaquePointer(adw_toast_overlay_new()!)
         adw_toast_overlay_set_child(toasts, content)
         adw_application_window_set_content(gtkCast(window), widget(toasts))
@@ -132,6 +139,7 @@ final class PhotoListWindow {
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
+        installViewer(in: viewerArea, fetcher: fetcher)
         connectWindow()
         addActions()
         acceptDrops(on: widget(toasts))
@@ -166,6 +174,8 @@ final class PhotoListWindow {
         self.sources = sources
         settings.lastSources = sources.map(\.location.absoluteString)
         loading?.cancel()
+        viewer.close(animated: false)
+        viewer.cancelAll()
         processor.replaceList()
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         pendingSelection = nil
@@ -235,6 +245,8 @@ final class PhotoListWindow {
         guard let position = pendingSelection, position < processor.photos.count else { return }
         pendingSelection = nil
         gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        // The picture opened shows in the viewer, its folder in the list behind.
+        viewer.open(at: position)
     }
 
     // MARK: Rows
@@ -466,6 +478,7 @@ final class PhotoListWindow {
         loading = nil
         // Empty the list first, so tearing the window down binds no rows on the way out.
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
+        viewer.shutDown()
         processor.shutDown()
         scrollMonitor.invalidate()
         connections.removeAll()

@@ -49,7 +49,8 @@ extension GUITests {
 
             // Keyboard to the end of the list: every name gets shown, both broken rows fail.
             let window = try app.windowGeometry()
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1"])
+            // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape"])
             try app.xdotool(["key", "--delay", "100", "End"])
             let events = try app.waitFor("end of list settled", timeout: 30) { events in
                 guard let range = visibleRange(events), range.upperBound == bundledNames.count - 1 else { return false }

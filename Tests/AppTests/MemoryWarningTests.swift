@@ -31,7 +31,8 @@ extension GUITests {
             // flight, and the first screen's images are off screen.
             server.photoLatencyMs.store(30_000, ordering: .relaxed)
             let window = try app.windowGeometry()
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1"])
+            // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape"])
             try app.xdotool(["key", "End"])
             let inFlight = try app.waitFor("downloads at the end of the list under way") { events in
                 events.contains { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }

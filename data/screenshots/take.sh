@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Takes the README's and the metainfo's screenshots from the real window under Xvfb: the
-# bundled photos, scrolled to a failed row, in the light and the dark style.
-# Needs Xvfb, xdotool and ImageMagick (meson-helpers/setup.sh installs them).
+# bundled photos, scrolled to a failed row, in the light and the dark style; and the photo
+# viewer (fitted, zoomed in, with its info popover) in a window a small window manager sizes
+# to the screen.
+# Needs Xvfb, xdotool, ImageMagick, matchbox-window-manager and xcompmgr (meson-helpers/setup.sh
+# installs all but xcompmgr: apt-get install xcompmgr).
 # Usage: data/screenshots/take.sh [path/to/classic-photos]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -34,3 +37,33 @@ shoot() { # scheme, output file
 }
 shoot prefer-light data/screenshots/main-window.png
 shoot prefer-dark data/screenshots/main-window-dark.png
+
+shoot_viewer() { # output files: fitted, zoomed, info
+  local keys wm compositor pid
+  keys=$(mktemp)
+  DISPLAY=$display matchbox-window-manager -use_titlebar no -kbdconfig "$keys" >/dev/null 2>&1 &
+  wm=$!
+  # A compositing manager, so that the popover's shadow is a shadow and not a black box.
+  DISPLAY=$display xcompmgr >/dev/null 2>&1 &
+  compositor=$!
+  sleep 0.5
+  DISPLAY=$display GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=cairo GSETTINGS_BACKEND=memory \
+    "$app" --new-instance data/photos >/dev/null 2>&1 &
+  pid=$!
+  sleep 2.5
+  # The ninth row, hubble-deep-field.jpg; then the pointer rests over the photo.
+  DISPLAY=$display xdotool mousemove 300 727 click 1 sleep 1.5 mousemove 600 420
+  sleep 1
+  import -display "$display" -window root "$1"
+  DISPLAY=$display xdotool key --delay 150 plus plus plus plus
+  sleep 1.5
+  import -display "$display" -window root "$2"
+  DISPLAY=$display xdotool key 0 sleep 0.5 key alt+Return
+  sleep 1
+  import -display "$display" -window root "$3"
+  kill "$pid" "$wm" "$compositor"
+  wait "$pid" "$wm" "$compositor" 2>/dev/null || true
+  rm -f "$keys"
+  echo "wrote $1 $2 $3"
+}
+shoot_viewer data/screenshots/viewer.png data/screenshots/viewer-zoomed.png data/screenshots/viewer-info.png

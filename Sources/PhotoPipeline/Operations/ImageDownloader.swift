@@ -25,6 +25,59 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let running = Atomic<Bool>(false)
     private let done = Atomic<Bool>(false)
 
+    /// The bytes read so far, kept while the download runs so that the photo viewer, opened on
+    /// this photo meanwhile, can decode them at its own size instead of downloading the photo
+    /// again. Dropped when the download ends unless `shareBytes()` asked for them.
+    private struct ByteShare {
+        var bytes = Data()
+        var wanted = false
+        var ended = false
+        var tooLarge = false
+    }
+    private let byteShare = Mutex(ByteShare())
+    /// Beyond this many bytes a download keeps none for sharing (the viewer reads the photo itself).
+    public static let maxSharedBytes = 64 << 20
+
+    /// Asks the download to hand over the bytes it read once it has finished. False if they
+    /// are gone already (the download ended and dropped them, or the photo is too large).
+    public func shareBytes() -> Bool {
+        byteShare.withLock { share in
+            guard !share.tooLarge, !(share.ended && !share.wanted) else { return false }
+            share.wanted = true
+            return true
+        }
+    }
+
+    /// The whole photo as downloaded, after a successful download asked to share it; nil
+    /// otherwise (failed, cancelled, not asked, or taken already).
+    public func takeSharedBytes() -> Data? {
+        byteShare.withLock { share in
+            guard share.ended, share.wanted, !share.tooLarge, !share.bytes.isEmpty else { return nil }
+            defer { share.bytes = Data() }
+            return share.bytes
+        }
+    }
+
+    private func keep(_ chunk: UnsafeRawBufferPointer) {
+        byteShare.withLock { share in
+            guard !share.tooLarge else { return }
+            if share.bytes.count + chunk.count > Self.maxSharedBytes {
+                share.tooLarge = true
+                share.bytes = Data()
+            } else {
+                share.bytes.append(contentsOf: chunk)
+            }
+        }
+    }
+
+    /// The download ended: its bytes stay only if they are complete and wanted.
+    private func endSharing(complete: Bool) {
+        byteShare.withLock { share in
+            share.ended = true
+            if !complete || !share.wanted { share.bytes = Data() }
+        }
+    }
+
     public override func cancel() {
         super.cancel()
         cancellable.cancel()
@@ -58,11 +111,15 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     }
 
     public override func main() {
+        var complete = false
+        defer { endSharing(complete: complete) }
         guard beginWork() else { return }
         do {
             let stream = try fetcher.open(record.entry.resolvedURL(), cancellable: cancellable)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable)
+            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable,
+                                                onChunk: { [self] in keep($0) })
+            complete = true
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)

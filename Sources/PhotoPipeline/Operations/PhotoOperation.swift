@@ -1,9 +1,13 @@
 import Foundation
 import Synchronization
 
-/// The two kinds of photo work, as the trace's `op.*` events name them.
+/// The kinds of photo work, as the trace's `op.*` events name them: a row's download and
+/// filter, and the photo viewer's own load (download or read, decode at the viewer's size) and
+/// filter, which leave the row's state alone.
 public enum OperationKind: String, Sendable, CaseIterable {
     case download, filter
+    case view
+    case viewFilter = "view-filter"
 }
 
 /// What the download and the filtration have in common: the record they work on, the
@@ -72,10 +76,15 @@ open class PhotoOperation: Operation, @unchecked Sendable {
 
     /// Traces the work's success and the record's new state.
     func traceFinished(state: PhotoState) {
+        traceWorkFinished()
+        Trace.shared.emit(.rowState(row: record.position, id: record.id, state: state))
+    }
+
+    /// Traces the work's success (`op.finish`) alone, for work that does not change the record.
+    func traceWorkFinished() {
         let trace = Trace.shared
         let ms = (trace.now - startedAt.withLock { $0 }) * 1000
         trace.emit(.opFinish(kind: kind, row: record.position, id: record.id, ms: ms))
-        trace.emit(.rowState(row: record.position, id: record.id, state: state))
     }
 
     /// Marks the record failed and traces it with its reason code.

@@ -18,9 +18,11 @@ public enum DecodeSize: Sendable, Equatable {
 /// so a 4000-pixel photo never exists at full size in memory just to become a thumbnail.
 public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
-    /// checked between chunks as well as passed to each read.
+    /// checked between chunks as well as passed to each read. `onChunk` sees every chunk read
+    /// (a row's download keeps its bytes this way, for the photo viewer to share).
     public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize,
-                              cancellable: Cancellable) throws(PhotoFailure) -> PhotoImage {
+                              cancellable: Cancellable,
+                              onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(PhotoFailure) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
             let (w, h) = scaledSize(width: Int(width), height: Int(height), for: size)
@@ -36,6 +38,7 @@ public enum ImageDecoder {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
             guard let chunk = try buffer.read(stream, cancellable: cancellable) else { break }
             total += chunk.count
+            onChunk?(chunk)
             try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                                      gsize(chunk.count), $0) }
         }

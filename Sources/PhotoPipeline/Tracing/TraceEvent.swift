@@ -51,6 +51,16 @@ public enum TraceEvent: Sendable, Equatable {
     case mainloopStall(ms: Double)
     /// `memory.low`: the desktop's low-memory warning, at its level.
     case memoryLow(level: Int)
+    /// `viewer.open`: the photo viewer shows a photo (on opening, and on each move).
+    case viewerOpen(row: Int, id: PhotoID, name: String)
+    /// `viewer.image`: the viewer's picture is ready; `w`×`h` is its decoded size.
+    case viewerImage(row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState)
+    /// `viewer.status`: the viewer shows that its photo failed, with this reason.
+    case viewerStatus(row: Int, id: PhotoID, text: String)
+    /// `viewer.zoom`: the viewer's zoom changed (`level` 1.0 is 100 %).
+    case viewerZoom(level: Double)
+    /// `viewer.close`: the viewer closed.
+    case viewerClose(row: Int, id: PhotoID)
     /// An event this definition does not know (read from a newer trace); written as its name
     /// alone. Its fields, if any, are not kept.
     case other(name: String)
@@ -78,6 +88,11 @@ public enum TraceEvent: Sendable, Equatable {
         case rowStatus = "row.status"
         case mainloopStall = "mainloop.stall"
         case memoryLow = "memory.low"
+        case viewerOpen = "viewer.open"
+        case viewerImage = "viewer.image"
+        case viewerStatus = "viewer.status"
+        case viewerZoom = "viewer.zoom"
+        case viewerClose = "viewer.close"
 
         public var description: String { rawValue }
     }
@@ -85,7 +100,7 @@ public enum TraceEvent: Sendable, Equatable {
     /// The on-disk field keys, the only place they are spelled out.
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
-        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level
+        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
     }
 
     /// The event's name; nil for `other`.
@@ -112,6 +127,11 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: .rowStatus
         case .mainloopStall: .mainloopStall
         case .memoryLow: .memoryLow
+        case .viewerOpen: .viewerOpen
+        case .viewerImage: .viewerImage
+        case .viewerStatus: .viewerStatus
+        case .viewerZoom: .viewerZoom
+        case .viewerClose: .viewerClose
         case .other: nil
         }
     }
@@ -127,7 +147,8 @@ public enum TraceEvent: Sendable, Equatable {
         switch self {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
-             .rowState(let row, _, _), .rowStatus(let row, _, _):
+             .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
+             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _):
             row
         default: nil
         }
@@ -138,7 +159,8 @@ public enum TraceEvent: Sendable, Equatable {
         switch self {
         case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
-             .rowState(_, let id, _), .rowStatus(_, let id, _):
+             .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
+             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _):
             id
         default: nil
         }
@@ -168,10 +190,10 @@ public enum TraceEvent: Sendable, Equatable {
         if case .sourceLoaded(_, let rows) = self { rows } else { nil }
     }
 
-    /// The photo's name, for `list.select` and `row.shown`.
+    /// The photo's name, for `list.select`, `row.shown` and `viewer.open`.
     public var photoName: String? {
         switch self {
-        case .listSelect(_, _, let name), .rowShown(_, _, let name): name
+        case .listSelect(_, _, let name), .rowShown(_, _, let name), .viewerOpen(_, _, let name): name
         default: nil
         }
     }
@@ -212,14 +234,32 @@ public enum TraceEvent: Sendable, Equatable {
         if case .rowState(_, _, let state) = self { state } else { nil }
     }
 
-    /// The row's status line, for `row.status`.
+    /// The status line, for `row.status` and `viewer.status`.
     public var text: String? {
-        if case .rowStatus(_, _, let text) = self { text } else { nil }
+        switch self {
+        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text): text
+        default: nil
+        }
     }
 
     /// The warning's level, for `memory.low`.
     public var level: Int? {
         if case .memoryLow(let level) = self { level } else { nil }
+    }
+
+    /// The zoom level, for `viewer.zoom` (1.0 is 100 %).
+    public var zoomLevel: Double? {
+        if case .viewerZoom(let level) = self { level } else { nil }
+    }
+
+    /// The decoded size, for `viewer.image`.
+    public var imageSize: (w: Int, h: Int)? {
+        if case .viewerImage(_, _, let w, let h, _) = self { (w, h) } else { nil }
+    }
+
+    /// What the viewer's picture shows, for `viewer.image`.
+    public var viewerState: ViewerImageState? {
+        if case .viewerImage(_, _, _, _, let state) = self { state } else { nil }
     }
 
     // MARK: Writing
@@ -286,7 +326,7 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.row, row)
             w.add(.id, id)
             w.add(.state, state.rawValue)
-        case .rowStatus(let row, let id, let text):
+        case .rowStatus(let row, let id, let text), .viewerStatus(let row, let id, let text):
             w.add(.row, row)
             w.add(.id, id)
             w.add(.text, text)
@@ -294,6 +334,21 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.ms, ms)
         case .memoryLow(let level):
             w.add(.level, level)
+        case .viewerOpen(let row, let id, let name):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.name, name)
+        case .viewerImage(let row, let id, let width, let height, let state):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.w, width)
+            w.add(.h, height)
+            w.add(.state, state.rawValue)
+        case .viewerZoom(let level):
+            w.add(.level, level)
+        case .viewerClose(let row, let id):
+            w.add(.row, row)
+            w.add(.id, id)
         }
     }
 
@@ -347,8 +402,25 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
         case .memoryLow: self = try .memoryLow(level: int(.level))
+        case .viewerOpen: self = try .viewerOpen(row: int(.row), id: id(), name: string(.name))
+        case .viewerImage:
+            self = try .viewerImage(row: int(.row), id: id(), w: int(.w), h: int(.h),
+                                    state: code(.state, as: ViewerImageState.self))
+        case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
+        case .viewerZoom: self = try .viewerZoom(level: double(.level))
+        case .viewerClose: self = try .viewerClose(row: int(.row), id: id())
         }
     }
+}
+
+/// What the viewer's picture shows, as `viewer.image` names it.
+public enum ViewerImageState: String, Sendable, CaseIterable {
+    /// The sepia version.
+    case filtered
+    /// The photo as decoded, without the filter.
+    case original
+    /// The photo could not be loaded; the viewer shows the failed placeholder.
+    case failed
 }
 
 /// One line of the trace, read back: when (`t`, seconds since the process started) and what.

@@ -1,0 +1,122 @@
+import Foundation
+
+/// The photo viewer's work on the app's operation queues: a load (read or share the bytes,
+/// decode at the viewer's size) in the download queue and its sepia filter in the filtration
+/// queue, like a row's download and filtration. The photo shown goes before every row's work
+/// (very high priority); its neighbours, loaded ahead of paging, after it (very low).
+/// Results arrive on the main actor; a cancelled request reports nothing.
+@MainActor
+public final class ViewerPipeline {
+    private let fetcher: PhotoFetcher
+    private let pendingOperations: PendingOperations
+    private let filter: SepiaFilter
+
+    public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations, filter: SepiaFilter = SepiaFilter()) {
+        self.fetcher = fetcher
+        self.pendingOperations = pendingOperations
+        self.filter = filter
+    }
+
+    /// What a request reports, in order: the decoded picture (or the failure), then its sepia version.
+    public enum Event {
+        case decoded(ViewerPicture)
+        case filtered(PhotoImage)
+        case failed(PhotoFailure)
+    }
+
+    /// One photo being loaded for the viewer.
+    @MainActor
+    public final class Request {
+        public let id: PhotoID
+        public let wantedSide: Int
+        public private(set) var isUrgent: Bool
+        let loader: ViewerImageLoader
+        let filtration: ViewerImageFiltration
+        /// Whether the bytes come from the row's download that was in flight.
+        public let sharesRowDownload: Bool
+        public private(set) var isCancelled = false
+        fileprivate var onEvent: ((Event) -> Void)?
+
+        init(id: PhotoID, wantedSide: Int, isUrgent: Bool, loader: ViewerImageLoader,
+             filtration: ViewerImageFiltration, sharesRowDownload: Bool) {
+            self.id = id
+            self.wantedSide = wantedSide
+            self.isUrgent = isUrgent
+            self.loader = loader
+            self.filtration = filtration
+            self.sharesRowDownload = sharesRowDownload
+        }
+
+        /// Whether the request still has work queued or running.
+        public var isBusy: Bool { !isCancelled && !filtration.isFinished }
+
+        /// Cancels both operations (traced as `op.cancel`); nothing more is reported.
+        public func cancel() {
+            guard !isCancelled else { return }
+            isCancelled = true
+            onEvent = nil
+            for op in [loader, filtration] as [PhotoOperation] where !op.isFinished {
+                Trace.shared.emit(.opCancel(kind: op.kind, row: op.record.position, id: op.record.id, running: op.isExecuting))
+                op.cancel()
+            }
+        }
+
+        /// Moves work that has not started yet up to the photo shown's priority.
+        public func makeUrgent() {
+            guard !isUrgent else { return }
+            isUrgent = true
+            if !loader.isExecuting, !loader.isFinished { loader.queuePriority = .veryHigh }
+            if !filtration.isExecuting, !filtration.isFinished { filtration.queuePriority = .veryHigh }
+        }
+
+        fileprivate func report(_ event: Event) {
+            guard !isCancelled else { return }
+            onEvent?(event)
+        }
+    }
+
+    /// Loads `record` decoded with its longest side at most `wantedSide` pixels (0: whole).
+    ///
+    /// - Parameters:
+    ///   - bytes: the photo's bytes if the viewer has them (decoding again at another size).
+    ///   - urgent: the photo shown (very high priority), or a neighbour (very low).
+    ///   - onEvent: called on the main actor with the decoded picture or failure, then the
+    ///     sepia version; never after `cancel()`.
+    public func load(_ record: PhotoRecord, wantedSide: Int, bytes: Data?, urgent: Bool,
+                     onEvent: @escaping (Event) -> Void) -> Request {
+        // A download of this photo for its row that is already running is shared: the viewer
+        // waits for its bytes rather than downloading them a second time. One still waiting in
+        // its queue is not waited for (it may wait for a long time, or be cancelled).
+        var sharing: ImageDownloader?
+        if bytes == nil, let download = pendingOperations.downloadsInProgress[record.id],
+           download.isExecuting, !download.isCancelled, download.shareBytes() {
+            sharing = download
+        }
+        let loader = ViewerImageLoader(record: record, fetcher: fetcher, wantedSide: wantedSide, bytes: bytes, sharing: sharing)
+        if let sharing { loader.addDependency(sharing) }
+        let filtration = ViewerImageFiltration(loader: loader, filter: filter)
+        let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow
+        loader.queuePriority = priority
+        filtration.queuePriority = priority
+        let request = Request(id: record.id, wantedSide: wantedSide, isUrgent: urgent, loader: loader,
+                              filtration: filtration, sharesRowDownload: sharing != nil)
+        request.onEvent = onEvent
+        loader.completionBlock = { [weak loader, weak request] in
+            guard let loader, !loader.isCancelled, let result = loader.result else { return }
+            Task { @MainActor in
+                switch result {
+                case .success(let picture): request?.report(.decoded(picture))
+                case .failure(let failure): request?.report(.failed(failure))
+                }
+            }
+        }
+        filtration.completionBlock = { [weak filtration, weak request] in
+            guard let filtration, !filtration.isCancelled, let image = filtration.result else { return }
+            Task { @MainActor in request?.report(.filtered(image)) }
+        }
+        // The filtration first, as PhotoProcessor does (see there).
+        pendingOperations.filtrationQueue.addOperation(filtration)
+        pendingOperations.downloadQueue.addOperation(loader)
+        return request
+    }
+}

@@ -1,0 +1,181 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+
+/// What the photo viewer's info popover says about a picture: read from its bytes without
+/// decoding its pixels (the header for the size and format, EXIF for the camera and date).
+public struct ImageInfo: Sendable, Equatable {
+    /// The image's size in pixels, as shown (EXIF rotation applied).
+    public var width: Int
+    public var height: Int
+    /// The format's name as gdk-pixbuf knows it ("jpeg", "png", …) and its description.
+    public var format: String
+    public var formatDescription: String
+    /// The file's size in bytes.
+    public var fileSize: Int
+    /// From EXIF, where the picture has them.
+    public var camera: String?
+    public var date: String?
+    /// The EXIF orientation (1–8; 1 when there is none).
+    public var orientation: Int
+
+    /// Reads the header of `bytes` with gdk-pixbuf (stopping as soon as the size is known) and
+    /// the EXIF block of a JPEG. Throws `not-image` when gdk-pixbuf finds no picture.
+    public static func read(_ bytes: Data) throws(PhotoFailure) -> ImageInfo {
+        let exif = ExifReader.read(bytes)
+        guard let header = probe(bytes) else {
+            throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
+        }
+        let rotated = (5...8).contains(exif.orientation)
+        return ImageInfo(width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
+                         format: header.format, formatDescription: header.description, fileSize: bytes.count,
+                         camera: exif.camera, date: exif.date, orientation: exif.orientation)
+    }
+
+    /// Feeds `bytes` to a GdkPixbufLoader in small pieces until it knows the image's size.
+    private static func probe(_ bytes: Data) -> (width: Int, height: Int, format: String, description: String)? {
+        let loader = gdk_pixbuf_loader_new()!
+        defer {
+            gdk_pixbuf_loader_close(loader, nil)
+            g_object_unref(UnsafeMutableRawPointer(loader))
+        }
+        final class Box: @unchecked Sendable { var size: (Int, Int)? }
+        let box = Box()
+        let handler: @convention(c) (OpaquePointer?, Int32, Int32, gpointer?) -> Void = { loader, width, height, data in
+            let box = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue()
+            box.size = (Int(width), Int(height))
+            // Nothing beyond the header is wanted: decode at one pixel if it goes on.
+            gdk_pixbuf_loader_set_size(UnsafeMutablePointer(loader), 1, 1)
+        }
+        let id = withExtendedLifetime(box) {
+            g_signal_connect_data(loader, "size-prepared", unsafeBitCast(handler, to: GCallback.self),
+                                  Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(0))
+        }
+        defer { g_signal_handler_disconnect(loader, id) }
+        var offset = 0
+        let piece = 4096
+        bytes.withUnsafeBytes { raw in
+            while box.size == nil, offset < raw.count {
+                let n = min(piece, raw.count - offset)
+                let base = raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+                offset += n
+                if gdk_pixbuf_loader_write(loader, base, gsize(n), nil) == 0 { break }
+            }
+        }
+        // Some small files only reach the loader's header parsing when it is closed.
+        if box.size == nil { gdk_pixbuf_loader_close(loader, nil) }
+        guard let (width, height) = box.size, width > 0, height > 0,
+              let format = gdk_pixbuf_loader_get_format(loader) else { return nil }
+        let name = gdk_pixbuf_format_get_name(format).map { s -> String in defer { g_free(s) }; return String(cString: s) } ?? "?"
+        let description = gdk_pixbuf_format_get_description(format)
+            .map { s -> String in defer { g_free(s) }; return String(cString: s) } ?? name
+        return (width, height, name, description)
+    }
+}
+
+/// Reads the few EXIF tags the viewer shows from a JPEG's APP1 segment: camera make and model,
+/// date taken, orientation. Anything malformed just yields fewer tags.
+public enum ExifReader {
+    public struct Tags: Sendable, Equatable {
+        public var camera: String?
+        public var date: String?
+        public var orientation = 1
+    }
+
+    public static func read(_ bytes: Data) -> Tags {
+        bytes.withUnsafeBytes { raw -> Tags in
+            let b = raw.bindMemory(to: UInt8.self)
+            guard let tiff = exifRange(b) else { return Tags() }
+            return parseTIFF(UnsafeBufferPointer(rebasing: b[tiff]))
+        }
+    }
+
+    /// The TIFF block inside a JPEG's `Exif` APP1 segment.
+    private static func exifRange(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+        var i = 2
+        while i + 4 <= b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            if marker == 0xDA || marker == 0xD9 { return nil } // image data: no EXIF before it
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 2, i + 2 + length <= b.count else { return nil }
+            let body = (i + 4)..<(i + 2 + length)
+            if marker == 0xE1, body.count > 6,
+               b[body.lowerBound] == 0x45, b[body.lowerBound + 1] == 0x78, b[body.lowerBound + 2] == 0x69,
+               b[body.lowerBound + 3] == 0x66, b[body.lowerBound + 4] == 0, b[body.lowerBound + 5] == 0 {
+                return (body.lowerBound + 6)..<body.upperBound
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    private static func parseTIFF(_ t: UnsafeBufferPointer<UInt8>) -> Tags {
+        var tags = Tags()
+        guard t.count >= 8 else { return tags }
+        let little: Bool
+        switch (t[0], t[1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return tags
+        }
+        func u16(_ at: Int) -> Int? {
+            guard at >= 0, at + 2 <= t.count else { return nil }
+            return little ? Int(t[at]) | Int(t[at + 1]) << 8 : Int(t[at]) << 8 | Int(t[at + 1])
+        }
+        func u32(_ at: Int) -> Int? {
+            guard let a = u16(at), let b = u16(at + 2) else { return nil }
+            return little ? a | b << 16 : a << 16 | b
+        }
+        /// An ASCII value (type 2) of the entry at `entry`.
+        func ascii(_ entry: Int) -> String? {
+            guard u16(entry + 2) == 2, let count = u32(entry + 4), count > 0, count < 4096 else { return nil }
+            let start = count <= 4 ? entry + 8 : (u32(entry + 8) ?? -1)
+            guard start >= 0, start + count <= t.count else { return nil }
+            let text = String(decoding: t[start..<(start + count)].prefix { $0 != 0 }, as: UTF8.self)
+                .trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? nil : text
+        }
+        var make: String?, model: String?, dateTime: String?, original: String?
+        var exifIFD: Int?
+        func walk(_ ifd: Int, visit: (Int, Int) -> Void) {
+            guard let count = u16(ifd), count < 512 else { return }
+            for n in 0..<count {
+                let entry = ifd + 2 + n * 12
+                guard let tag = u16(entry) else { return }
+                visit(tag, entry)
+            }
+        }
+        guard let first = u32(4) else { return tags }
+        walk(first) { tag, entry in
+            switch tag {
+            case 0x010F: make = ascii(entry)
+            case 0x0110: model = ascii(entry)
+            case 0x0132: dateTime = ascii(entry)
+            case 0x0112: if u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) { tags.orientation = value }
+            case 0x8769: exifIFD = u32(entry + 8)
+            default: break
+            }
+        }
+        if let exifIFD, exifIFD != first {
+            walk(exifIFD) { tag, entry in
+                if tag == 0x9003 { original = ascii(entry) }
+            }
+        }
+        switch (make, model) {
+        case let (make?, model?): tags.camera = model.lowercased().hasPrefix(make.lowercased()) ? model : "\(make) \(model)"
+        case let (make?, nil): tags.camera = make
+        case let (nil, model?): tags.camera = model
+        default: break
+        }
+        tags.date = (original ?? dateTime).map(Self.readableDate)
+        return tags
+    }
+
+    /// "2021:07:04 18:30:05" as "2021-07-04 18:30:05".
+    static func readableDate(_ exif: String) -> String {
+        let parts = exif.split(separator: " ", maxSplits: 1)
+        guard let day = parts.first, day.count == 10 else { return exif }
+        return day.replacingOccurrences(of: ":", with: "-") + (parts.count > 1 ? " " + parts[1] : "")
+    }
+}

@@ -1,0 +1,25 @@
+/// Bounds on what the photo viewer decodes and reads.
+///
+/// The viewer decodes a photo at the size it shows it, and again at a larger size when zooming
+/// in asks for one, up to the whole image: but never past `maxDecodedPixels`, however large
+/// the image says it is. (Hostile-input limits on every decode are a separate piece of work;
+/// this is the one constant the viewer needs, to be merged with the pipeline-wide pixel limit.)
+public enum ViewerLimits {
+    /// The most pixels a viewer decode may have (width × height): 64 MP, 256 MB as RGBA.
+    public static let maxDecodedPixels = 64_000_000
+    /// The largest photo file the viewer reads into memory to decode (and decode again).
+    public static let maxFileBytes = 128 << 20
+
+    /// The longest side to decode an image of `width`×`height` at, for a wanted longest side
+    /// `wanted` (0: the whole image): never more than the image, nor than `maxDecodedPixels`.
+    public static func decodeSide(width: Int, height: Int, wanted: Int) -> Int {
+        let longest = max(width, height)
+        guard longest > 0 else { return wanted }
+        var side = wanted <= 0 ? longest : min(wanted, longest)
+        let pixels = Double(width) * Double(height) * (Double(side) / Double(longest)) * (Double(side) / Double(longest))
+        if pixels > Double(maxDecodedPixels) {
+            side = Int((Double(side) * (Double(maxDecodedPixels) / pixels).squareRoot()).rounded(.down))
+        }
+        return max(1, side)
+    }
+}

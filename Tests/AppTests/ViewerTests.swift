@@ -1,0 +1,291 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// The photo viewer, driven as a person would: real clicks and key presses (xdotool) on the
+    /// real app, photos from real files and a real loopback HTTP server, checked in the trace.
+    @Suite(.serialized) struct ViewerTests {
+        /// Where row `row` of the list is on screen (rows are 80 pixels high under the header bar).
+        private func rowPoint(_ app: AppSession, _ row: Int) throws -> (x: Int, y: Int) {
+            let window = try app.windowGeometry()
+            return (window.x + window.width / 2, window.y + Self.headerHeight + 80 * row + 40)
+        }
+
+        /// The header bar's height: the list starts below it.
+        static let headerHeight = 47
+
+        private func click(_ app: AppSession, row: Int) throws {
+            let point = try rowPoint(app, row)
+            try app.xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "1"])
+        }
+
+        private func key(_ app: AppSession, _ keys: String...) throws {
+            try app.xdotool(["key", "--delay", "80"] + keys)
+        }
+
+        /// `count` pictures of `width`×`height` (JPEG, smooth gradients), named p01.jpg, p02.jpg…
+        private func bigPictures(_ name: String, count: Int, width: Int = 2400, height: Int = 1600) throws -> URL {
+            let folder = try TestPictures.makeFolder(name)
+            for n in 1...count {
+                let file = folder.appendingPathComponent(String(format: "p%02d.jpg", n))
+                let made = try run(URL(fileURLWithPath: "/usr/bin/convert"),
+                                   ["-size", "\(width)x\(height)", "gradient:#\(String(format: "%06x", n * 0x0F3A21 % 0xFFFFFF))-navy", file.path])
+                try #require(made.status == 0, "convert failed: \(made.stderr)")
+            }
+            return folder
+        }
+
+        private func images(_ events: [TraceRecord], row: Int? = nil, state: ViewerImageState? = nil) -> [TraceRecord] {
+            events.filter {
+                $0.event.name == .viewerImage && (row == nil || $0.event.row == row) && (state == nil || $0.event.viewerState == state)
+            }
+        }
+
+        private func zoomLevels(_ events: [TraceRecord]) -> [Double] { events.compactMap(\.event.zoomLevel) }
+
+        @Test("A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and 0, 1 and Escape")
+        func openPageZoomClose() throws {
+            let folder = try bigPictures("viewer", count: 12)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("first rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 3 } }
+            let window = try app.windowGeometry()
+
+            // A click on row 1 opens it.
+            try click(app, row: 1)
+            var events = try app.waitFor("row 1 shown filtered in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let opened = events.first { $0.event.name == .viewerOpen }
+            #expect(opened?.event.row == 1 && opened?.event.photoName == "p02.jpg", "\(String(describing: opened))")
+            let size = try #require(images(events, row: 1, state: .filtered).last?.event.imageSize)
+            // At least what fits the viewer (the window below the header bar), never the whole image.
+            let area = (width: Double(window.width), height: Double(window.height - Self.headerHeight))
+            let fit = min(area.width / 2400, area.height / 1600, 1)
+            print("viewer area \(Int(area.width))×\(Int(area.height)), decoded \(size.w)×\(size.h), fitted \(Int(2400 * fit))×\(Int(1600 * fit))")
+            #expect(Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 1)
+            #expect(size.w < 2400 && size.h < 1600)
+            let fitLevel = try #require(zoomLevels(events).last)
+            #expect(abs(fitLevel - fit) < 0.01, "fit zoom \(fitLevel), expected \(fit)")
+
+            // Right: the next row's photo.
+            try key(app, "Right")
+            events = try app.waitFor("row 2 in the viewer") { !images($0, row: 2, state: .filtered).isEmpty }
+            #expect(events.last { $0.event.name == .viewerOpen }?.event.row == 2)
+            // End: the last photo, and the list behind follows it into view.
+            try key(app, "End")
+            events = try app.waitFor("row 11 in the viewer and the list scrolled to it") { events in
+                !images(events, row: 11, state: .filtered).isEmpty
+                    && AppSession.visibleRanges(events).last.map { $0.contains(11) } == true
+            }
+            // Neighbours loaded ahead at low priority were cancelled as the viewer moved on, or
+            // had finished; none of the photos in between (3…9) was loaded.
+            let viewLoads = events.filter { $0.event.name == .opStart && $0.event.kind == .view }.compactMap(\.event.row)
+            #expect(Set(viewLoads).isSubset(of: [0, 1, 2, 3, 10, 11]), "viewer loads for rows \(viewLoads)")
+
+            // + zooms in around the centre, 0 fits again.
+            let before = zoomLevels(events).count
+            try key(app, "plus")
+            events = try app.waitFor("zoomed in") { zoomLevels($0).count > before }
+            let zoomedIn = zoomLevels(events).last!
+            #expect(abs(zoomedIn - fitLevel * 1.25) < 0.01, "zoom \(zoomedIn) after + from \(fitLevel)")
+            try key(app, "0")
+            events = try app.waitFor("fitted again") { zoomLevels($0).count > before + 1 }
+            #expect(abs(zoomLevels(events).last! - fitLevel) < 0.01)
+
+            // 1: 100 %, past the decoded size: decoded again, whole.
+            try key(app, "1")
+            events = try app.waitFor("decoded whole at 100 %") { events in
+                images(events, row: 11, state: .filtered).contains { $0.event.imageSize?.w == 2400 }
+            }
+            #expect(zoomLevels(events).contains(1.0))
+            let whole = images(events, row: 11, state: .filtered).last!.event.imageSize!
+            #expect(whole.w == 2400 && whole.h == 1600)
+
+            // Escape closes it.
+            try key(app, "Escape")
+            let closed = try app.waitFor(event: .viewerClose)
+            #expect(closed.event.row == 11)
+            #expect(app.terminate() == 0)
+        }
+
+        /// A photo list on a loopback server: a 12-megapixel JPEG, two bundled photos, a missing one.
+        private func servedList() throws -> (server: LoopbackServer, list: URL, folder: URL) {
+            let folder = try TestPictures.makeFolder("served")
+            let big = folder.appendingPathComponent("twelve-megapixels.jpg")
+            let made = try run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", "4000x3000", "plasma:", "-quality", "90", big.path],
+                               timeout: 120)
+            try #require(made.status == 0, "convert failed: \(made.stderr)")
+            for name in ["coffee.jpg", "rocket-launch.jpg", "retina.jpg"] {
+                try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/\(name)"),
+                                                 to: folder.appendingPathComponent(name))
+            }
+            let server = try LoopbackServer(photos: folder)
+            let items: [[String: String]] = [
+                ["name": "Coffee", "url": server.url("/photos/coffee.jpg").absoluteString],
+                ["name": "Twelve megapixels", "url": server.url("/photos/twelve-megapixels.jpg").absoluteString],
+                ["name": "Missing", "url": server.url("/status/404").absoluteString],
+                ["name": "Rocket", "url": server.url("/photos/rocket-launch.jpg").absoluteString],
+                ["name": "Retina", "url": server.url("/photos/retina.jpg").absoluteString],
+            ]
+            let list = folder.appendingPathComponent("list.plist")
+            try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
+            return (server, list, folder)
+        }
+
+        /// Seconds from `viewer.open` of `row` to its first picture and to its sepia picture.
+        private func openToImage(_ events: [TraceRecord], row: Int) -> (first: Double, sepia: Double)? {
+            guard let open = events.last(where: { $0.event.name == .viewerOpen && $0.event.row == row }),
+                  let first = images(events, row: row).first(where: { $0.t >= open.t }),
+                  let sepia = images(events, row: row, state: .filtered).first(where: { $0.t >= open.t }) else { return nil }
+            return (first.t - open.t, sepia.t - open.t)
+        }
+
+        @Test("Over HTTP: click-to-photo times (measured), a failed photo shows its reason, Escape cancels the viewer's work")
+        func servedPhotos() throws {
+            let (server, list, folder) = try servedList()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: list.path)
+            try app.waitFor(event: .sourceLoaded)
+            // The rows settle first, so the measurement is the viewer's own work.
+            try app.waitFor("rows settled") { AppSession.rowStates($0).count == 5 && AppSession.rowStates($0).values.allSatisfy { $0 == .filtered || $0 == .failed } }
+
+            // A bundled photo (600×400, 56 kB).
+            var clicked = Date()
+            try click(app, row: 0)
+            var events = try app.waitFor("coffee in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            let wall = Date().timeIntervalSince(clicked)
+            if let times = openToImage(events, row: 0) {
+                print(String(format: "viewer, bundled 600×400 JPEG over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms)",
+                             times.first * 1000, times.sepia * 1000, wall * 1000))
+            }
+            try key(app, "Escape")
+            try app.waitFor("closed") { $0.contains { $0.event.name == .viewerClose } }
+
+            // The 12-megapixel JPEG (3.3 MB); its neighbours were not loaded ahead (the viewer was closed).
+            usleep(300_000)
+            clicked = Date()
+            try click(app, row: 1)
+            events = try app.waitFor("12 MP photo in the viewer", timeout: 60) { !images($0, row: 1, state: .filtered).isEmpty }
+            let wallBig = Date().timeIntervalSince(clicked)
+            let times = try #require(openToImage(events, row: 1))
+            let big = images(events, row: 1, state: .filtered).last!.event.imageSize!
+            print(String(format: "viewer, 4000×3000 JPEG (3.3 MB) over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms); decoded %d×%d",
+                         times.first * 1000, times.sepia * 1000, wallBig * 1000, big.w, big.h))
+            #expect(big.w < 4000, "decoded whole: \(big)")
+
+            // Right: the missing photo, failed large with its reason.
+            try key(app, "Right")
+            events = try app.waitFor("failed photo shown") { $0.contains { $0.event.name == .viewerStatus && $0.event.row == 2 } }
+            let status = events.last { $0.event.name == .viewerStatus }!.event.text ?? ""
+            #expect(status.contains("404"), "shown reason: \(status)")
+            #expect(!images(events, row: 2, state: .failed).isEmpty)
+            #expect(events.contains { $0.event.name == .opFail && $0.event.kind == .view && $0.event.row == 2 && $0.event.reason == .http })
+
+            // A slow photo: Escape while it loads cancels the load, and nothing is shown after.
+            try key(app, "Escape")
+            try app.waitFor("closed again") { $0.filter { $0.event.name == .viewerClose }.count == 2 }
+            server.photoLatencyMs.store(3_000, ordering: .relaxed)
+            usleep(200_000)
+            try click(app, row: 3)
+            try app.waitFor("slow load running") { events in
+                events.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 3 }
+            }
+            usleep(300_000)
+            try key(app, "Escape")
+            events = try app.waitFor("load cancelled") { events in
+                events.contains { $0.event.name == .opCancel && $0.event.kind == .view && $0.event.row == 3 && $0.event.running == true }
+            }
+            let closedAt = try #require(events.last { $0.event.name == .viewerClose })
+            let openedAt = try #require(events.last { $0.event.name == .viewerOpen })
+            #expect(closedAt.event.row == 3 && openedAt.event.row == 3)
+            usleep(3_500_000)
+            events = app.events().filter { $0.t > openedAt.t }
+            #expect(!images(events, row: 3).contains { $0.t > closedAt.t }, "a picture was shown after closing")
+            #expect(!events.contains { $0.event.name == .opFinish && $0.event.kind == .view && $0.event.row == 3 },
+                    "the cancelled load finished")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("`classic-photos PICTURE` shows its folder and that picture in the viewer")
+        func openSinglePicture() throws {
+            let folder = try bigPictures("single", count: 5, width: 800, height: 600)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.appendingPathComponent("p04.jpg").path)
+            let events = try app.waitFor("the picture in the viewer") { !images($0, state: .filtered).isEmpty }
+            let selected = try #require(events.first { $0.event.name == .listSelect })
+            let opened = try #require(events.first { $0.event.name == .viewerOpen })
+            #expect(selected.event.row == 3 && opened.event.row == 3 && opened.event.photoName == "p04.jpg")
+            #expect(events.first { $0.event.name == .sourceLoaded }?.event.rows == 5)
+            // Decoded for the viewer (its longest side), not larger than the picture.
+            let size = try #require(images(events, state: .filtered).first?.event.imageSize)
+            let window = try app.windowGeometry()
+            let side = min(800, max(window.width - 10, window.height - Self.headerHeight - 10))
+            #expect(max(size.w, size.h) >= side && size.w <= 800 && size.h <= 600
+                    && abs(Double(size.w) / Double(size.h) - 4.0 / 3) < 0.01,
+                    "decoded \(size.w)×\(size.h) in a \(window.width)×\(window.height) window")
+            #expect(app.terminate() == 0)
+        }
+
+        /// The window's `_NET_WM_STATE`, as the window manager set it.
+        private func windowState(_ app: AppSession) throws -> String {
+            let id = try app.xdotool(["search", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n").first.map(String.init) ?? ""
+            return try run(URL(fileURLWithPath: "/usr/bin/xprop"), ["-id", id, "_NET_WM_STATE"],
+                           environment: ["DISPLAY": app.display.name]).stdout
+        }
+
+        @Test("F11 makes the window fullscreen; Escape leaves fullscreen first, then closes the viewer")
+        func fullscreen() throws {
+            // Fullscreen is the window manager's to grant: a small one runs on the test's display
+            // (its own F11 binding off, so the key reaches the app).
+            let wm = URL(fileURLWithPath: "/usr/bin/matchbox-window-manager")
+            try #require(FileManager.default.isExecutableFile(atPath: wm.path),
+                         "a window manager is needed to go fullscreen (meson-helpers/setup.sh installs matchbox-window-manager)")
+            let folder = try bigPictures("fullscreen", count: 3, width: 1200, height: 1600)
+            let noKeys = folder.appendingPathComponent("kbdconfig")
+            try Data().write(to: noKeys)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let display = try XvfbDisplay()
+            let manager = Process()
+            manager.executableURL = wm
+            manager.arguments = ["-use_titlebar", "no", "-kbdconfig", noKeys.path]
+            manager.environment = ["DISPLAY": display.name]
+            manager.standardOutput = FileHandle.nullDevice
+            manager.standardError = FileHandle.nullDevice
+            try manager.run()
+            defer { kill(manager.processIdentifier, SIGKILL); manager.waitUntilExit() }
+            usleep(300_000)
+
+            let app = try AppSession(arguments: [folder.path], display: display)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
+            usleep(300_000)
+            try click(app, row: 0)
+            var events = try app.waitFor("photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            #expect(!(try windowState(app)).contains("FULLSCREEN"))
+            let zooms = zoomLevels(events).count
+            try key(app, "F11")
+            var state = ""
+            for _ in 0..<50 where !state.contains("_NET_WM_STATE_FULLSCREEN") {
+                usleep(100_000)
+                state = try windowState(app)
+            }
+            #expect(state.contains("_NET_WM_STATE_FULLSCREEN"), "\(state)")
+            // The header bar hides: the photo has more room, and the zoom that fits it grows.
+            events = try app.waitFor("zoom follows the larger area") { zoomLevels($0).count > zooms }
+            #expect(zoomLevels(events).last! > zoomLevels(events)[zooms - 1])
+
+            try key(app, "Escape")
+            for _ in 0..<50 where state.contains("_NET_WM_STATE_FULLSCREEN") {
+                usleep(100_000)
+                state = try windowState(app)
+            }
+            #expect(!state.contains("_NET_WM_STATE_FULLSCREEN"), "still fullscreen: \(state)")
+            #expect(!app.events().contains { $0.event.name == .viewerClose }, "the first Escape closed the viewer")
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+    }
+}

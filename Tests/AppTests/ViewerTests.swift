@@ -30,9 +30,8 @@ extension GUITests {
             let folder = try TestPictures.makeFolder(name)
             for n in 1...count {
                 let file = folder.appendingPathComponent(String(format: "p%02d.jpg", n))
-                let made = try run(URL(fileURLWithPath: "/usr/bin/convert"),
-                                   ["-size", "\(width)x\(height)", "gradient:#\(String(format: "%06x", n * 0x0F3A21 % 0xFFFFFF))-navy", file.path])
-                try #require(made.status == 0, "convert failed: \(made.stderr)")
+                try #require(TestPictures.writeGradient(file, width: Int32(width), height: Int32(height),
+                                                        rgb: UInt32(n * 0x3F6A91 % 0xFFFFFF)))
             }
             return folder
         }

@@ -71,7 +71,7 @@ import TestSupport
     @Test("The viewer's load decodes at the size asked, filters, and shares a running row download's bytes")
     @MainActor func loadAndShare() async throws {
         let server = try LoopbackServer()
-        server.photoLatencyMs.store(400, ordering: .relaxed)
+        server.photoLatencyMs.store(1_500, ordering: .relaxed)
         let fetcher = PhotoFetcher()
         let pending = PendingOperations()
         let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending)
@@ -80,7 +80,11 @@ import TestSupport
         let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: 80)
         pending.downloadsInProgress[record.id] = download
         pending.downloadQueue.addOperation(download)
-        while !download.isExecuting { try await Task.sleep(nanoseconds: 5_000_000) }
+        // Bounded: a download that already ended (a main actor held up for longer than the
+        // server's delay) must fail the test, not hang it.
+        let started = Date().addingTimeInterval(10)
+        while !download.isExecuting, !download.isFinished, Date() < started { try await Task.sleep(nanoseconds: 5_000_000) }
+        try #require(download.isExecuting, "the row's download is not running")
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?

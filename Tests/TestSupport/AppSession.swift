@@ -154,7 +154,7 @@ public final class AppSession: @unchecked Sendable {
             if Date() > deadline || !process.isRunning {
                 let running = process.isRunning
                 if running { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-                let err = collector.finish().1.suffix(2000)
+                let err = collector.finish(waitingAtMost: 5).1.suffix(2000)
                 let status = running ? "killed" : "exited with \(process.terminationStatus)"
                 throw AppSessionError.timeout("\(what) (app \(status)); stderr: \(err)")
             }

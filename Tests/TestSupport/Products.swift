@@ -46,11 +46,19 @@ public func run(_ executable: URL, _ arguments: [String] = [], environment: [Str
     let deadline = Date().addingTimeInterval(timeout)
     var timedOut = false
     while process.isRunning {
-        if Date() > deadline { timedOut = true; process.terminate(); break }
+        if Date() > deadline {
+            // SIGKILL, not SIGTERM: the test runner blocks SIGTERM, and its children inherit the
+            // mask, so a terminated child that does not unblock it (xdotool, say) would never end.
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+            break
+        }
         usleep(10_000)
     }
     process.waitUntilExit()
-    let (o, e) = collector.finish()
+    // A grandchild that inherited the pipes (a daemon the child started) would keep them open
+    // for ever; what arrived within a few seconds of the exit is what there is.
+    let (o, e) = collector.finish(waitingAtMost: 5)
     return ProcessResult(status: process.terminationStatus, stdout: o, stderr: e, timedOut: timedOut)
 }
 
@@ -61,13 +69,26 @@ final class OutputCollector: @unchecked Sendable {
 
     init(out: Pipe, err: Pipe) {
         group.enter()
-        DispatchQueue.global().async { self.out = out.fileHandleForReading.readDataToEndOfFile(); self.group.leave() }
+        DispatchQueue.global().async {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            self.lock.withLock { self.out = data }
+            self.group.leave()
+        }
         group.enter()
-        DispatchQueue.global().async { self.err = err.fileHandleForReading.readDataToEndOfFile(); self.group.leave() }
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            self.lock.withLock { self.err = data }
+            self.group.leave()
+        }
     }
 
-    func finish() -> (String, String) {
-        group.wait()
-        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    private let lock = NSLock()
+
+    /// Both outputs once the pipes close, or what had arrived after `seconds` (then the
+    /// readers are left to finish on their own).
+    func finish(waitingAtMost seconds: Double = .infinity) -> (String, String) {
+        let closed = seconds.isFinite ? group.wait(timeout: .now() + seconds) == .success : { group.wait(); return true }()
+        guard closed else { return ("", "") }
+        return lock.withLock { (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) }
     }
 }

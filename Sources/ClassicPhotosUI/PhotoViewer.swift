@@ -282,7 +282,7 @@ final class PhotoViewer {
         styleInstalled = true
         let provider = gtk_css_provider_new()!
         gtk_css_provider_load_from_data(provider, """
-            .photo-viewer .viewer-dim { background-color: rgba(0, 0, 0, 0.88); }
+            .photo-viewer .viewer-dim { background-color: rgba(0, 0, 0, 0.94); }
             .photo-viewer .viewer-title { padding: 6px 14px; border-radius: 12px; }
             .photo-viewer .viewer-nav { min-width: 48px; min-height: 48px; }
             .photo-viewer .viewer-failed { color: white; }

@@ -60,7 +60,9 @@ final class PhotoListWindow {
 
     init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings) {
         self.settings = settings
-        let fetcher = PhotoFetcher()
+        // Limits come from the settings.
+        let limits = settings.limits
+        let fetcher = PhotoFetcher(limits: limits)
         processor = PhotoProcessor(fetcher: fetcher)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 

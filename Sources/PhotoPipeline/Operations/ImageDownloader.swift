@@ -59,15 +59,28 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
 
     public override func main() {
         guard beginWork() else { return }
+        let limits = fetcher.limits
+        // The photo's deadline cancels its transfer and decode alone, and says so: a timeout,
+        // where cancelling the operation is a cancellation.
+        let link = LinkedCancellable(parent: cancellable)
+        let deadline = Deadline(seconds: limits.photoSeconds, cancelling: link.child)
+        defer { deadline.stop(); link.disconnect() }
         do {
-            let stream = try fetcher.open(record.entry.resolvedURL(), cancellable: cancellable)
+            let url = try record.entry.resolvedURL()
+            let stream = try fetcher.open(url, cancellable: link.child)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable)
+            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), limits: limits.decode,
+                                                cancellable: link.child)
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)
         } catch {
-            if isCancelled || error.isCancellation { return }
+            if isCancelled { return }
+            if error.isCancellation {
+                guard deadline.stop() else { return }
+                fail(PhotoFailure(.timeout, detail: "The photo took longer than \(PhotoLimits.seconds(limits.photoSeconds)) to load"))
+                return
+            }
             fail(error)
         }
     }

@@ -1,0 +1,240 @@
+import CGLib
+import Foundation
+import Synchronization
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// Photos and lists made to hurt: decompression bombs, servers that drip, never stop or never
+/// answer, redirect loops, addresses the app must not follow, special files. Each must end its
+/// row with its own reason code, quickly, and within bounded memory. Limits are set short
+/// through `PhotoLimits`, so every case takes seconds.
+@Suite(.serialized) @MainActor struct HostileInputTests {
+    private func waitUntil(_ seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    /// Short limits for tests: a second or two for each deadline, small byte caps.
+    private static let short = PhotoLimits(
+        maxPhotoBytes: 2_000_000, maxPixels: PhotoLimits.standardMaxPixels,
+        connectSeconds: 1, silenceSeconds: 1, photoSeconds: 2, listSeconds: 1.5, maxListBytes: 1 << 20, maxRedirects: 5)
+
+    /// Loads `entries` as visible rows through a processor with `limits`, until every row is
+    /// final; returns the records and how long that took.
+    private func load(_ entries: [PhotoEntry], limits: PhotoLimits = short,
+                      timeout: Double = 20) async -> (records: [PhotoRecord], seconds: Double, settled: Bool) {
+        let fetcher = PhotoFetcher(limits: limits)
+        let processor = PhotoProcessor(fetcher: fetcher, prefetchMargin: 0, maxPixelSize: 80)
+        processor.setEntries(entries)
+        let start = Date()
+        processor.visibleRowsChanged(0..<entries.count)
+        let settled = await waitUntil(timeout) {
+            processor.records.count == entries.count && processor.records.allSatisfy { $0.state == .failed || $0.state == .filtered }
+        }
+        let seconds = Date().timeIntervalSince(start)
+        let records = processor.records
+        processor.shutDown()
+        return (records, seconds, settled)
+    }
+
+    private func reasons(_ records: [PhotoRecord]) -> [PhotoFailure.Reason?] { records.map { $0.failure?.reason } }
+
+    private func describe(_ records: [PhotoRecord]) -> String {
+        records.map { "\($0.name): \($0.state) \($0.failure?.reason.rawValue ?? "-") \($0.failure?.detail ?? "")" }
+            .joined(separator: "\n")
+    }
+
+    // MARK: Pixels
+
+    @Test("JPEG, PNG and GIF bombs fail as too-many-pixels at once, without the memory they claim; a good photo beside them loads")
+    func bombs() async throws {
+        let server = try LoopbackServer()
+        let entries = ["jpeg", "png", "gif"].map { PhotoEntry(name: "\($0) bomb", url: server.url("/bomb/\($0)")) }
+            + [PhotoEntry(name: "good", url: server.url("/photos/coffee.jpg"))]
+        let canReset = ProcessMemory.resetPeak()
+        let before = ProcessMemory.residentBytes
+        let (records, seconds, settled) = await load(entries, limits: .standard)
+        let growth = ProcessMemory.peakResidentBytes - before
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [.tooManyPixels, .tooManyPixels, .tooManyPixels, nil], "\(describe(records))")
+        #expect(records.last?.state == .filtered)
+        #expect(seconds < 5, "took \(seconds) s")
+        print("bombs: \(String(format: "%.2f", seconds)) s, peak resident growth \(growth >> 20) MB (peak reset: \(canReset))")
+        // Decoding any of them would take 190 MB (the JPEG at 1/8) to 14 GB.
+        if canReset { #expect(growth < 100 << 20, "peak grew by \(growth >> 20) MB") }
+    }
+
+    @Test("Bombs are refused by the decoder itself, from files too, with the claimed size in the detail")
+    func bombsFromFiles() throws {
+        let folder = try TestPictures.makeFolder("bombs")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for format in ["jpeg", "png", "gif"] {
+            let file = folder.appendingPathComponent("bomb.\(format)")
+            try HostilePictures.bomb(format)!.write(to: file)
+            let cancellable = Cancellable()
+            let fetcher = PhotoFetcher()
+            let error = #expect(throws: PhotoFailure.self) {
+                try ImageDecoder.decode(fetcher.open(URL(fileURLWithPath: file.path), cancellable: cancellable),
+                                        size: .square(80), cancellable: cancellable)
+            }
+            #expect(error?.reason == .tooManyPixels, "\(format): \(String(describing: error))")
+            #expect(error?.detail.contains("megapixels") == true, "\(format): \(String(describing: error))")
+        }
+    }
+
+    @Test("A 100-megapixel JPEG still opens with the standard limits; with a lower pixel limit it is refused")
+    func hundredMegapixels() throws {
+        let folder = try TestPictures.makeFolder("hundred")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The coffee photo with a frame header claiming 10000×10000: libjpeg decodes it (the
+        // missing data comes out grey) at 1/8 of that.
+        var bytes = [UInt8](HostilePictures.jpegBomb())
+        var i = 2
+        while i + 9 < bytes.count {
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            if (0xC0...0xC2).contains(bytes[i + 1]) {
+                for offset in [5, 7] { bytes[i + offset] = UInt8(10000 >> 8); bytes[i + offset + 1] = UInt8(10000 & 0xFF) }
+                break
+            }
+            i += 2 + length
+        }
+        let file = folder.appendingPathComponent("hundred.jpg")
+        try Data(bytes).write(to: file)
+        let cancellable = Cancellable()
+        let image = try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80),
+                                            cancellable: cancellable)
+        #expect(image.width == 80 && image.height == 80)
+        let strict = DecodeLimits(maxBytes: 1 << 30, maxPixels: 50_000_000)
+        let error = #expect(throws: PhotoFailure.self) {
+            try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80), limits: strict,
+                                    cancellable: cancellable)
+        }
+        #expect(error?.reason == .tooManyPixels)
+    }
+
+    @Test("A body that never ends fails as too-large once the byte limit is read, and a Content-Length over it before reading")
+    func byteLimits() async throws {
+        let server = try LoopbackServer()
+        let folder = try TestPictures.makeFolder("bytes")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bigFile = folder.appendingPathComponent("big.jpg")
+        try (try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg")) + Data(count: 3_000_000))
+            .write(to: bigFile)
+        let entries = [
+            PhotoEntry(name: "endless", url: server.url("/endless")),
+            PhotoEntry(name: "announced", url: server.url("/sized?bytes=3000000")),
+            PhotoEntry(name: "big file", url: URL(fileURLWithPath: bigFile.path)),
+            PhotoEntry(name: "within", url: server.url("/sized?bytes=1500000")),
+        ]
+        var limits = Self.short
+        limits.photoSeconds = 30 // only the byte limit can stop these
+        let (records, seconds, settled) = await load(entries, limits: limits)
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [.tooLarge, .tooLarge, .tooLarge, nil], "\(describe(records))")
+        #expect(records[1].failure?.detail.contains("announced") == true, "\(describe(records))")
+        print("endless body failed after \(String(format: "%.2f", seconds)) s, \(server.streamedBytes >> 10) kB streamed")
+        #expect(seconds < 10)
+        // The endless response was abandoned soon after the limit, not read on.
+        #expect(server.streamedBytes < 64 << 20, "\(server.streamedBytes) bytes streamed")
+    }
+
+    // MARK: Time
+
+    @Test("A server dripping one byte a second fails as timeout at the photo's deadline; one silent mid-body at the silence limit")
+    func dripAndSilence() async throws {
+        let server = try LoopbackServer()
+        var limits = Self.short
+        limits.silenceSeconds = 5 // the drip is never silent that long; only the deadline stops it
+        limits.photoSeconds = 2
+        let (drip, dripSeconds, dripSettled) = await load([PhotoEntry(name: "drip", url: server.url("/drip?ms=1000"))], limits: limits)
+        #expect(dripSettled, "\(describe(drip))")
+        #expect(reasons(drip) == [.timeout], "\(describe(drip))")
+        #expect(drip.first?.failure?.detail.contains("longer than 2 s") == true, "\(describe(drip))")
+        #expect(dripSeconds >= 1.9 && dripSeconds < 5, "failed after \(dripSeconds) s")
+
+        limits.silenceSeconds = 1
+        limits.photoSeconds = 30
+        let (silent, silentSeconds, silentSettled) = await load([PhotoEntry(name: "pause", url: server.url("/drip?ms=60000"))], limits: limits)
+        #expect(silentSettled, "\(describe(silent))")
+        #expect(reasons(silent) == [.timeout], "\(describe(silent))")
+        #expect(silentSeconds < 5, "failed after \(silentSeconds) s")
+        print("drip 1 B/s: timeout after \(String(format: "%.2f", dripSeconds)) s; silent body: after \(String(format: "%.2f", silentSeconds)) s")
+    }
+
+    @Test("A server that never answers fails as timeout at the connect limit, and the operation is not reported cancelled")
+    func silentServer() async throws {
+        let server = try LoopbackServer()
+        var limits = Self.short
+        limits.silenceSeconds = 30
+        limits.photoSeconds = 30
+        limits.connectSeconds = 1
+        let (records, seconds, settled) = await load([PhotoEntry(name: "silent", url: server.url("/silent"))], limits: limits)
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [.timeout], "\(describe(records))")
+        #expect(records.first?.failure?.detail.contains("did not answer") == true, "\(describe(records))")
+        #expect(seconds >= 0.9 && seconds < 4, "failed after \(seconds) s")
+    }
+
+    @Test("A list that drips fails to load at the list's deadline, as a timeout")
+    func listDeadline() throws {
+        let server = try LoopbackServer()
+        let fetcher = PhotoFetcher(limits: Self.short)
+        let start = Date()
+        // A safety net, so the test ends if the deadline does not: reported as a cancellation.
+        let safety = Cancellable()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { safety.cancel() }
+        let error = #expect(throws: PhotoFailure.self) {
+            try fetcher.readAll(server.url("/drip?ms=200"), cancellable: safety)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(error?.reason == .timeout, "\(String(describing: error))")
+        #expect(seconds >= 1.4 && seconds < 4, "\(seconds) s")
+        // The source says so; a source after it still loads (its deadline cancelled only itself).
+        let events = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        let list = try TestPictures.makeFolder("after-timeout")
+        defer { try? FileManager.default.removeItem(at: list) }
+        TestPictures.write(list.appendingPathComponent("a.png"), format: "png")
+        let sources: [any PhotoSource] = [PropertyListSource(location: server.url("/drip?ms=200")), FolderSource(location: list)]
+        Thread {
+            for source in sources {
+                do throws(PhotoSourceError) {
+                    var rows = 0
+                    try source.read(using: fetcher, cancellable: safety) { rows += $0.entries.count }
+                    events.withLock { $0.append("loaded \(rows)") }
+                } catch {
+                    events.withLock { $0.append("failed: \(error.description)") }
+                }
+            }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 15) == .success)
+        let seen = events.withLock { $0 }
+        #expect(seen.count == 2 && seen[0].contains("longer than") && seen[1] == "loaded 1", "\(seen)")
+    }
+
+    // MARK: Redirects
+
+    @Test("Redirects are followed up to the limit; more, a loop, or one to a file: address fail with their codes")
+    func redirects() async throws {
+        let server = try LoopbackServer()
+        let entries = [
+            PhotoEntry(name: "three", url: server.url("/redirect/3")),
+            PhotoEntry(name: "eight", url: server.url("/redirect/8")),
+            PhotoEntry(name: "loop", url: server.url("/redirect-loop")),
+            PhotoEntry(name: "to file", url: server.url("/redirect-file")),
+        ]
+        let (records, seconds, settled) = await load(entries)
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [nil, .redirects, .redirects, .blockedScheme], "\(describe(records))")
+        #expect(records.first?.state == .filtered)
+        #expect(server.requestCount("/redirect-loop") == Self.short.maxRedirects + 1)
+        #expect(seconds < 5)
+    }
+}

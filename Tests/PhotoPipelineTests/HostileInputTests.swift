@@ -237,4 +237,86 @@ import TestSupport
         #expect(server.requestCount("/redirect-loop") == Self.short.maxRedirects + 1)
         #expect(seconds < 5)
     }
+
+    // MARK: Addresses
+
+    @Test("A list served over HTTP may name only http(s) photos; bad absolute addresses are invalid, not relative")
+    func networkListPolicy() async throws {
+        let server = try LoopbackServer()
+        let items: [[String: String]] = [
+            ["name": "passwd", "url": "file:///etc/passwd"],
+            ["name": "other host", "url": "file://otherhost/etc/passwd"],
+            ["name": "ftp", "url": "ftp://example.org/a.jpg"],
+            ["name": "bang", "url": "ht!tp://x"],
+            ["name": "no host", "url": "http://"],
+            ["name": "open bracket", "url": "http://[::1"],
+            ["name": "relative", "url": "/photos/coffee.jpg"],
+            ["name": "absolute", "url": server.url("/photos/coffee.jpg?abs").absoluteString],
+        ]
+        server.setList(try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0), for: "hostile.plist")
+        var entries: [PhotoEntry] = []
+        try PropertyListSource(location: server.url("/lists/hostile.plist"))
+            .read(using: PhotoFetcher(limits: Self.short), cancellable: Cancellable()) { entries += $0.entries }
+        #expect(entries.count == items.count)
+        let (records, _, settled) = await load(entries)
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [.blockedScheme, .blockedScheme, .unsupported, .invalidAddress, .invalidAddress,
+                                     .invalidAddress, nil, nil], "\(describe(records))")
+        #expect(records.suffix(2).allSatisfy { $0.state == .filtered })
+    }
+
+    @Test("A local list may name local files, but only regular ones on this computer: devices, FIFOs and other hosts are refused at once")
+    func localFilePolicy() async throws {
+        let folder = try TestPictures.makeFolder("special")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("fifo.jpg")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let link = folder.appendingPathComponent("zero.jpg")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/dev/zero")
+        let photo = folder.appendingPathComponent("photo.jpg")
+        try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
+        let base = PhotoEntryBase(folder.appendingPathComponent("list.plist"))
+        let entries = [
+            PhotoEntry(name: "zero", link: "file:///dev/zero", base: base),
+            PhotoEntry(name: "fifo", link: "fifo.jpg", base: base),
+            PhotoEntry(name: "link to zero", link: "zero.jpg", base: base),
+            PhotoEntry(name: "other host", link: "file://otherhost" + photo.path, base: base),
+            PhotoEntry(name: "localhost", link: "file://localhost" + photo.path, base: base),
+            PhotoEntry(name: "relative", link: "photo.jpg", base: base),
+            PhotoEntry(name: "bang", link: "ht!tp://x", base: base),
+            PhotoEntry(name: "colon in a name", link: "12:30.jpg", base: base),
+        ]
+        let (records, seconds, settled) = await load(entries)
+        #expect(settled, "\(describe(records))")
+        #expect(reasons(records) == [.blockedScheme, .blockedScheme, .blockedScheme, .blockedScheme, nil, nil,
+                                     .invalidAddress, .missing], "\(describe(records))")
+        #expect(records[0].failure?.summary == "Not a regular file")
+        // The FIFO has no writer: opening it for reading would have blocked the row for good.
+        #expect(seconds < 5)
+    }
+
+    @Test("resolvedURL: the scheme policy and strict absolute addresses, without any network")
+    func resolving() {
+        let web = PhotoEntryBase(URL(string: "https://example.org/lists/photos.plist")!)
+        let local = PhotoEntryBase(URL(fileURLWithPath: "/home/me/photos.plist"))
+        func reason(_ link: String, _ base: PhotoEntryBase?) -> PhotoFailure.Reason? {
+            do { _ = try PhotoEntry(name: "x", link: link, base: base).resolvedURL(); return nil } catch { return error.reason }
+        }
+        #expect(reason("a.jpg", web) == nil)
+        #expect(reason("/etc/passwd", web) == nil) // http://example.org/etc/passwd: the server's business
+        #expect(reason("file:///etc/passwd", web) == .blockedScheme)
+        #expect(reason("FILE:///etc/passwd", web) == .blockedScheme)
+        #expect(reason("file:///etc/passwd", local) == nil)
+        #expect(reason("file://otherhost/etc/passwd", local) == .blockedScheme)
+        #expect(reason("data:image/png;base64,AAAA", web) == .unsupported)
+        #expect(reason("javascript:alert(1)", local) == .unsupported)
+        for bad in ["ht!tp://x", "http://", "http://[::1", "http:foo", "://x", "http://exa mple.com/a.jpg", "http://h:99999/a",
+                    "a\u{0}b.jpg", "http://host/a\nb.jpg"] {
+            #expect(reason(bad, web) == .invalidAddress, "\(bad)")
+            #expect(reason(bad, local) == .invalidAddress, "\(bad)")
+        }
+        #expect((try? PhotoEntry(name: "x", link: "my photo.jpg", base: web).resolvedURL())?.absoluteString
+                == "https://example.org/lists/my%20photo.jpg")
+        #expect((try? PhotoEntry(name: "x", link: "http://h/my photo.jpg", base: web).resolvedURL())?.path == "/my photo.jpg")
+    }
 }

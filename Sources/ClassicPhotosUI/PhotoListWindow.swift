@@ -204,7 +204,7 @@ final class PhotoListWindow {
 
     private static func title(of sources: [any PhotoSource]) -> String {
         guard sources.count == 1, let source = sources.first else { return "\(sources.count) sources" }
-        return source.location.lastPathComponent
+        return DisplayText.line(source.location.lastPathComponent)
     }
 
     /// Adds a batch of photos at the end of the list.

@@ -319,4 +319,32 @@ import TestSupport
                 == "https://example.org/lists/my%20photo.jpg")
         #expect((try? PhotoEntry(name: "x", link: "http://h/my photo.jpg", base: web).resolvedURL())?.path == "/my photo.jpg")
     }
+
+    // MARK: Names
+
+    @Test("Names are shown on one line, with controls visible, bidi overrides gone and long names cut")
+    func displayNames() {
+        #expect(DisplayText.line("Coffee") == "Coffee")
+        #expect(DisplayText.line("two\nlines") == "two lines")
+        #expect(DisplayText.line("many\r\n\n\t lines\u{2028}and\u{85}more\n") == "many lines and more")
+        #expect(DisplayText.line("nul\u{0}hidden") == "nul\u{FFFD}hidden")
+        #expect(DisplayText.line("bell\u{7}\u{9B}") == "bell\u{FFFD}\u{FFFD}")
+        #expect(DisplayText.line("photo\u{202E}gpj.exe") == "photogpj.exe")
+        #expect(DisplayText.line("\u{2067}abc\u{2069}\u{202A}d\u{202C}") == "abcd")
+        #expect(DisplayText.line("שלום.jpg") == "שלום.jpg") // right-to-left text itself is left alone
+        let long = String(repeating: "x", count: 10_000)
+        let shown = DisplayText.line(long)
+        #expect(shown.count == DisplayText.maxCharacters && shown.hasSuffix("…"))
+        #expect(DisplayText.line(String(repeating: "y", count: DisplayText.maxCharacters)).count == DisplayText.maxCharacters)
+        #expect(!DisplayText.line(String(repeating: "y", count: DisplayText.maxCharacters)).hasSuffix("…"))
+        let zalgo = "a" + String(repeating: "\u{0301}", count: 500) + "b"
+        #expect(DisplayText.line(zalgo).unicodeScalars.count == 17)
+        #expect(DisplayText.line("👨‍👩‍👧‍👦 family") == "👨‍👩‍👧‍👦 family")
+        for name in ["a\nb", "x\u{0}y", "\u{202E}z", long, zalgo] {
+            let line = DisplayText.line(name)
+            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || (0x202A...0x202E).contains($0.value)
+                || (0x2066...0x2069).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 })
+            #expect(!line.utf8.contains(0)) // a C string of it is the whole name
+        }
+    }
 }

@@ -72,6 +72,7 @@ final class AppSettings {
         return PhotoLimits(
             maxPhotoBytes: int("photo-max-megabytes") * 1_000_000,
             maxPixels: int("photo-max-megapixels") * 1_000_000,
+            decodeMemoryBytes: int("decode-memory-megabytes") << 20,
             connectSeconds: double("connect-timeout-seconds"),
             silenceSeconds: double("silence-timeout-seconds"),
             photoSeconds: double("photo-timeout-seconds"),

@@ -60,8 +60,9 @@ final class PhotoListWindow {
 
     init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings) {
         self.settings = settings
-        // Limits come from the settings.
+        // Limits come from the settings; the decoding memory is one budget for the whole app.
         let limits = settings.limits
+        DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits)
         processor = PhotoProcessor(fetcher: fetcher)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)

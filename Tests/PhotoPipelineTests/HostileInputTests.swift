@@ -22,14 +22,14 @@ import TestSupport
 
     /// Short limits for tests: a second or two for each deadline, small byte caps.
     private static let short = PhotoLimits(
-        maxPhotoBytes: 2_000_000, maxPixels: PhotoLimits.standardMaxPixels,
+        maxPhotoBytes: 2_000_000, maxPixels: PhotoLimits.standardMaxPixels, decodeMemoryBytes: 384 << 20,
         connectSeconds: 1, silenceSeconds: 1, photoSeconds: 2, listSeconds: 1.5, maxListBytes: 1 << 20, maxRedirects: 5)
 
     /// Loads `entries` as visible rows through a processor with `limits`, until every row is
     /// final; returns the records and how long that took.
-    private func load(_ entries: [PhotoEntry], limits: PhotoLimits = short,
+    private func load(_ entries: [PhotoEntry], limits: PhotoLimits = short, budget: DecodeMemoryBudget? = nil,
                       timeout: Double = 20) async -> (records: [PhotoRecord], seconds: Double, settled: Bool) {
-        let fetcher = PhotoFetcher(limits: limits)
+        let fetcher = PhotoFetcher(limits: limits, budget: budget ?? DecodeMemoryBudget(capacity: limits.decodeMemoryBytes))
         let processor = PhotoProcessor(fetcher: fetcher, prefetchMargin: 0, maxPixelSize: 80)
         processor.setEntries(entries)
         let start = Date()
@@ -50,7 +50,7 @@ import TestSupport
             .joined(separator: "\n")
     }
 
-    // MARK: Pixels
+    // MARK: Pixels and memory
 
     @Test("JPEG, PNG and GIF bombs fail as too-many-pixels at once, without the memory they claim; a good photo beside them loads")
     func bombs() async throws {
@@ -81,7 +81,7 @@ import TestSupport
             let fetcher = PhotoFetcher()
             let error = #expect(throws: PhotoFailure.self) {
                 try ImageDecoder.decode(fetcher.open(URL(fileURLWithPath: file.path), cancellable: cancellable),
-                                        size: .square(80), cancellable: cancellable)
+                                        size: .square(80), budget: DecodeMemoryBudget(capacity: 384 << 20), cancellable: cancellable)
             }
             #expect(error?.reason == .tooManyPixels, "\(format): \(String(describing: error))")
             #expect(error?.detail.contains("megapixels") == true, "\(format): \(String(describing: error))")
@@ -106,17 +106,103 @@ import TestSupport
         }
         let file = folder.appendingPathComponent("hundred.jpg")
         try Data(bytes).write(to: file)
+        let budget = DecodeMemoryBudget(capacity: PhotoLimits.standard.decodeMemoryBytes)
         let cancellable = Cancellable()
         let image = try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80),
-                                            cancellable: cancellable)
+                                            budget: budget, cancellable: cancellable)
         #expect(image.width == 80 && image.height == 80)
+        #expect(budget.usage.peak > 0 && budget.usage.peak < 16 << 20, "reserved \(budget.usage.peak) bytes")
+        #expect(budget.usage.now == 0)
         let strict = DecodeLimits(maxBytes: 1 << 30, maxPixels: 50_000_000)
         let error = #expect(throws: PhotoFailure.self) {
             try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80), limits: strict,
-                                    cancellable: cancellable)
+                                    budget: budget, cancellable: cancellable)
         }
         #expect(error?.reason == .tooManyPixels)
     }
+
+    @Test("Decodes draw from the memory budget: large PNGs wait their turn, and one larger than the budget fails")
+    func memoryBudget() async throws {
+        let folder = try TestPictures.makeFolder("budget")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // 2500×2500 RGB: about 19 MB each to decode; RGBA 4000×4000: 64 MB.
+        let large = folder.appendingPathComponent("large.png")
+        try HostilePictures.png(width: 2500, height: 2500).write(to: large)
+        let huge = folder.appendingPathComponent("huge.png")
+        try HostilePictures.png(width: 4000, height: 4000, alpha: true).write(to: huge)
+        let budget = DecodeMemoryBudget(capacity: 40 << 20)
+        var limits = Self.short
+        limits.maxPhotoBytes = 100_000_000
+        limits.photoSeconds = 30
+        let entries = (0..<6).map { PhotoEntry(name: "large \($0)", url: URL(fileURLWithPath: large.path)) }
+            + [PhotoEntry(name: "huge", url: URL(fileURLWithPath: huge.path))]
+        let canReset = ProcessMemory.resetPeak()
+        let before = ProcessMemory.residentBytes
+        let (records, _, settled) = await load(entries, limits: limits, budget: budget, timeout: 60)
+        let growth = ProcessMemory.peakResidentBytes - before
+        #expect(settled, "\(describe(records))")
+        #expect(records.prefix(6).allSatisfy { $0.state == .filtered }, "\(describe(records))")
+        #expect(records.last?.failure?.reason == .tooManyPixels, "\(describe(records))")
+        let peak = budget.usage.peak
+        print("budget 40 MB: peak reserved \(peak >> 20) MB for six 19 MB decodes; peak resident growth \(growth >> 20) MB")
+        // Six at once (the queue runs ten) would take about 115 MB.
+        if canReset { #expect(growth < 80 << 20, "peak grew by \(growth >> 20) MB") }
+        #expect(peak <= 40 << 20)
+        #expect(peak >= 19 << 20) // something was reserved: the estimate is not zero
+        #expect(budget.usage.now == 0, "every reservation was returned")
+    }
+
+    @Test("The budget: room is waited for, a reservation larger than it fails at once, and a long wait gets priority")
+    func budgetRules() throws {
+        let budget = DecodeMemoryBudget(capacity: 100, patience: 0.2)
+        let cancellable = Cancellable()
+        let error = #expect(throws: PhotoFailure.self) { try budget.reserve(101, cancellable: cancellable) }
+        #expect(error?.reason == .tooManyPixels)
+        let first = try budget.reserve(60, cancellable: cancellable)
+        // 80 more must wait until the first is returned.
+        let waited = Mutex<Double?>(nil)
+        let started = Date()
+        let thread = Thread {
+            let c = Cancellable()
+            if let r = try? budget.reserve(80, cancellable: c) {
+                waited.withLock { $0 = Date().timeIntervalSince(started) }
+                r.release()
+            }
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        // Past its patience, the waiting 80 goes first: a small one that would fit beside the
+        // first 60 now waits, and cannot fit beside the 80 either, so it comes after it.
+        let small = Mutex<Double?>(nil)
+        let smallThread = Thread {
+            if let r = try? budget.reserve(30, cancellable: Cancellable()) {
+                small.withLock { $0 = Date().timeIntervalSince(started) }
+                r.release()
+            }
+        }
+        smallThread.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(waited.withLock { $0 } == nil)
+        #expect(small.withLock { $0 } == nil, "a small reservation overtook one that had waited past its patience")
+        first.release()
+        let deadline = Date().addingTimeInterval(5)
+        while (waited.withLock { $0 } == nil || small.withLock { $0 } == nil), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let (big, little) = (waited.withLock { $0 } ?? .infinity, small.withLock { $0 } ?? .infinity)
+        #expect(big >= 0.8 && big < 2, "the waiting reservation got in after \(big) s")
+        #expect(little >= big, "the small one went first")
+        // Cancelling a waiter ends its wait.
+        let hold = try budget.reserve(90, cancellable: cancellable)
+        let c = Cancellable()
+        let t0 = Date()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { c.cancel() }
+        let cancelled = #expect(throws: PhotoFailure.self) { try budget.reserve(50, cancellable: c) }
+        #expect(cancelled?.isCancellation == true)
+        #expect(Date().timeIntervalSince(t0) < 1)
+        hold.release()
+        #expect(budget.usage.now == 0)
+    }
+
+    // MARK: Bytes
 
     @Test("A body that never ends fails as too-large once the byte limit is read, and a Content-Length over it before reading")
     func byteLimits() async throws {

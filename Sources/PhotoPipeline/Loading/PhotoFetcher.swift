@@ -19,13 +19,18 @@ public final class PhotoFetcher: @unchecked Sendable {
     private let session: ObjectRef<SoupSession>
     /// The limits photos and lists fetched through this fetcher have.
     public let limits: PhotoLimits
+    /// The memory budget decodes of photos fetched here draw from.
+    public let budget: DecodeMemoryBudget
 
     /// - Parameters:
     ///   - maxConnections: parallel connections per host (downloads share a host); twice as
     ///     many in all.
     ///   - limits: bytes, pixels, time and redirects per photo and per list.
-    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard) {
+    ///   - budget: the memory decodes draw from (the app shares one).
+    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard,
+                budget: DecodeMemoryBudget = .shared) {
         self.limits = limits
+        self.budget = budget
         let silence = UInt32(max(1, min(Double(UInt32.max), limits.silenceSeconds.rounded(.up))))
         session = ObjectRef(taking: cp_soup_session_new(
             Int32(maxConnections * 2), Int32(maxConnections), silence, "ClassicPhotos/\(AppInfo.version)"))

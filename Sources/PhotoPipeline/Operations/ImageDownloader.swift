@@ -70,7 +70,7 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             let stream = try fetcher.open(url, cancellable: link.child)
             if isCancelled { return }
             let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), limits: limits.decode,
-                                                cancellable: link.child)
+                                                budget: fetcher.budget, cancellable: link.child)
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)

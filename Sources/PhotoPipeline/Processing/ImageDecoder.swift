@@ -20,7 +20,8 @@ public enum DecodeSize: Sendable, Equatable {
 /// Limits (`DecodeLimits`) are checked on the way: bytes as they arrive (`too-large`), and
 /// the size the header claims, in `size-prepared`, before the loader allocates anything
 /// (`too-many-pixels`): the decode is refused by asking the loader for a 0×0 picture, which
-/// every loader here treats as an error before allocating. JPEG, PNG, BMP,
+/// every loader here treats as an error before allocating. The memory the decode will need
+/// is then reserved from `budget`, waiting for room if other decodes hold it. JPEG, PNG, BMP,
 /// TGA, PNM, TIFF and SVG emit `size-prepared` as soon as their header is in; GIF only once
 /// all its bytes are (its loader decodes at the end), still before allocating. QuickTime
 /// and Mac icon files are refused (`unsupported`): they wrap another picture whose loader
@@ -29,9 +30,10 @@ public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
     /// checked between chunks as well as passed to each read.
     public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize, limits: DecodeLimits = .standard,
+                              budget: DecodeMemoryBudget = .shared,
                               cancellable: Cancellable) throws(PhotoFailure) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
-        let check = HeaderCheck(limits: limits, size: size)
+        let check = HeaderCheck(limits: limits, size: size, budget: budget, cancellable: cancellable)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
             check.sizePrepared(loader.pointer, width: Int(width), height: Int(height))
         })
@@ -42,6 +44,7 @@ public enum ImageDecoder {
             fit.disconnect()
             prepared.disconnect()
             gdk_pixbuf_loader_close(loader.pointer, nil)
+            check.reservation?.release()
         }
 
         let buffer = ChunkBuffer()
@@ -89,15 +92,20 @@ public enum ImageDecoder {
     private final class HeaderCheck {
         let limits: DecodeLimits
         let size: DecodeSize
+        let budget: DecodeMemoryBudget
+        let cancellable: Cancellable
         /// Why the decode was refused, once it was.
         var refusal: PhotoFailure?
+        var reservation: DecodeMemoryBudget.Reservation?
         private var sizeKnown = false
         /// The first bytes, which hold the header, until the size is known.
         private var header: [UInt8] = []
 
-        init(limits: DecodeLimits, size: DecodeSize) {
+        init(limits: DecodeLimits, size: DecodeSize, budget: DecodeMemoryBudget, cancellable: Cancellable) {
             self.limits = limits
             self.size = size
+            self.budget = budget
+            self.cancellable = cancellable
         }
 
         private var kindChecked = false
@@ -142,6 +150,15 @@ public enum ImageDecoder {
                 return
             }
             let (w, h) = scaledSize(width: width, height: height, for: size)
+            let cost = header.withUnsafeBytes {
+                DecodeCost.estimate(format: name, width: width, height: height, target: (w, h), header: $0)
+            }
+            do {
+                reservation = try budget.reserve(cost, cancellable: cancellable)
+            } catch {
+                refuse(loader, error)
+                return
+            }
             if w != width || h != height {
                 gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h))
             }

@@ -111,6 +111,10 @@ extension GUITests {
             let stalls = events.compactMap { $0.event.name == .mainloopStall ? $0.event.ms : nil }
             print("hostile list: rows \(visible), longest stall \(stalls.max() ?? 0) ms, \(stalls.count) stalls over 16 ms")
             #expect(stalls.allSatisfy { $0 < 200 }, "main loop stalls: \(stalls)")
+            // Decoding the bombs would take 190 MB (the JPEG, at 1/8) to 14 GB (the PNG).
+            let peak = app.peakResidentBytes ?? 0
+            print("hostile list: peak resident memory \(peak >> 20) MB")
+            #expect(peak > 0 && peak < 300 << 20, "peak resident memory \(peak >> 20) MB")
             #expect(app.terminate() == 0)
 
             // The same list with plain names and good photos shows exactly as many rows: no
@@ -123,6 +127,7 @@ extension GUITests {
             let plainVisible = try #require(AppSession.visibleRanges(plainEvents).last)
             #expect(window.height == plainWindow.height, "windows \(window) and \(plainWindow)")
             #expect(visible == plainVisible, "hostile names: rows \(visible); plain names: rows \(plainVisible)")
+            print("plain list: peak resident memory \((plainApp.peakResidentBytes ?? 0) >> 20) MB")
             #expect(plainApp.terminate() == 0)
         }
     }

@@ -61,4 +61,23 @@ final class AppSettings {
             g_settings_set_strv(settings.pointer, "last-sources", &list)
         }
     }
+
+    /// What photos and lists may cost (bytes, pixels, memory, time, redirects); the standard
+    /// limits where nothing is remembered. Read when a window opens.
+    var limits: PhotoLimits {
+        guard let settings else { return .standard }
+        let s = settings.pointer
+        func int(_ key: String) -> Int { Int(g_settings_get_int(s, key)) }
+        func double(_ key: String) -> Double { g_settings_get_double(s, key) }
+        return PhotoLimits(
+            maxPhotoBytes: int("photo-max-megabytes") * 1_000_000,
+            maxPixels: int("photo-max-megapixels") * 1_000_000,
+            decodeMemoryBytes: int("decode-memory-megabytes") << 20,
+            connectSeconds: double("connect-timeout-seconds"),
+            silenceSeconds: double("silence-timeout-seconds"),
+            photoSeconds: double("photo-timeout-seconds"),
+            listSeconds: double("list-timeout-seconds"),
+            maxListBytes: int("list-max-megabytes") << 20,
+            maxRedirects: int("max-redirects"))
+    }
 }

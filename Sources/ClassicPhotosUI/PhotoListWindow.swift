@@ -63,7 +63,10 @@ final class PhotoListWindow {
 
     init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings) {
         self.settings = settings
-        let fetcher = PhotoFetcher()
+        // Limits come from the settings; the decoding memory is one budget for the whole app.
+        let limits = settings.limits
+        DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
+        let fetcher = PhotoFetcher(limits: limits)
         processor = PhotoProcessor(fetcher: fetcher)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
@@ -213,7 +216,7 @@ final class PhotoListWindow {
 
     private static func title(of sources: [any PhotoSource]) -> String {
         guard sources.count == 1, let source = sources.first else { return "\(sources.count) sources" }
-        return source.location.lastPathComponent
+        return DisplayText.line(source.location.lastPathComponent)
     }
 
     /// Adds a batch of photos at the end of the list.

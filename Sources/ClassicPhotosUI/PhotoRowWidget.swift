@@ -59,10 +59,13 @@ final class PhotoRowWidget {
         title = gtk_label_new(nil)
         gtk_label_set_xalign(gtkCast(title), 0)
         gtk_label_set_ellipsize(gtkCast(title), PANGO_ELLIPSIZE_END)
+        // One line whatever the text (names are made one line too: see `DisplayText`).
+        gtk_label_set_single_line_mode(gtkCast(title), 1)
         gtk_widget_add_css_class(title, "heading")
         status = gtk_label_new(nil)
         gtk_label_set_xalign(gtkCast(status), 0)
         gtk_label_set_ellipsize(gtkCast(status), PANGO_ELLIPSIZE_END)
+        gtk_label_set_single_line_mode(gtkCast(status), 1)
         gtk_widget_add_css_class(status, "dim-label")
         gtk_widget_add_css_class(status, "caption")
         gtk_box_append(gtkCast(labels), title)
@@ -98,9 +101,11 @@ final class PhotoRowWidget {
         photo = snapshot.id
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
-        gtk_label_set_text(gtkCast(title), snapshot.name)
+        // Names are shown through `DisplayText`: one line, no control or bidi characters.
+        let name = snapshot.displayName
+        gtk_label_set_text(gtkCast(title), name)
         gtk_label_set_text(gtkCast(status), statusLine)
-        setTooltip(state == .failed ? snapshot.failure?.detail ?? "Failed to load" : nil)
+        setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
         if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
         setRetryVisible(state == .failed)
         if state == .failed {
@@ -115,11 +120,11 @@ final class PhotoRowWidget {
         }
         gtk_widget_set_visible(spinner, working ? 1 : 0)
         gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
-        let accessible = (snapshot.name, Self.accessibleState(state, failure: snapshot.failure))
+        let accessible = (name, Self.accessibleState(state, failure: snapshot.failure))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
             cp_accessible_set_label(OpaquePointer(root), accessible.0, accessible.1)
-            gtk_picture_set_alternative_text(gtkCast(picture), snapshot.name)
+            gtk_picture_set_alternative_text(gtkCast(picture), name)
         }
         return statusLine
     }

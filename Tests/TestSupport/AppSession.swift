@@ -128,6 +128,14 @@ public final class AppSession: @unchecked Sendable {
         return kB * 1024
     }
 
+    /// The most resident memory the app has had (VmHWM), in bytes, or nil once it has exited.
+    public var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kB * 1024
+    }
+
     deinit {
         if process.isRunning {
             killWithChildren()

@@ -18,10 +18,28 @@ import Synchronization
 /// - `/colour/RRGGBB` — a 64×64 PNG of that one colour (a photo whose pixels say which it is);
 /// - `/trickle` — a JPEG header, then a few bytes every 50 ms, forever (for cancellation);
 /// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos.
+///
+/// Hostile paths (see `HostilePictures` for the bombs):
+/// - `/bomb/jpeg`, `/bomb/png`, `/bomb/gif` — a small picture whose header claims a huge size;
+/// - `/drip?ms=M` — a JPEG's first bytes, then one byte every M ms (default 1000), forever;
+/// - `/endless` — a real photo, then zeros as fast as the client reads, forever;
+/// - `/silent` — accepts the request and never answers;
+/// - `/redirect/N` — N redirects, then a photo; `/redirect-loop` — redirects to itself;
+///   `/redirect-file` — redirects to `file:///etc/passwd`;
+/// - `/sized?bytes=N` — a photo padded with zeros to N bytes, with its Content-Length;
+/// - `/lists/NAME` — the body registered with `setList(_:for:)` (a list served over HTTP).
 public final class LoopbackServer: @unchecked Sendable {
     public private(set) var port: Int = 0
     /// Delay added before every `/photos/` response, in milliseconds.
     public let photoLatencyMs = Atomic<Int>(0)
+    /// Bodies served at `/lists/NAME`.
+    private let lists = Mutex<[String: Data]>([:])
+
+    /// Serves `body` at `/lists/NAME`.
+    public func setList(_ body: Data, for name: String) { lists.withLock { $0[name] = body } }
+
+    /// Bytes written by `/drip` and `/endless` responses so far.
+    public var streamedBytes: Int { stats.withLock { $0.streamedBytes } }
 
     private let context: OpaquePointer
     private var loop: OpaquePointer?
@@ -36,6 +54,7 @@ public final class LoopbackServer: @unchecked Sendable {
         var trickleClosed: [Double] = []
         var photosInFlight = 0
         var peakPhotosInFlight = 0
+        var streamedBytes = 0
     }
 
     public init(photos: URL = Products.packageRoot.appendingPathComponent("data/photos")) throws {
@@ -157,6 +176,33 @@ public final class LoopbackServer: @unchecked Sendable {
             resetConnection(msg)
         case "/trickle":
             trickle(msg)
+        case _ where path.hasPrefix("/bomb/"):
+            let body = HostilePictures.bomb(String(path.dropFirst("/bomb/".count))) ?? Data()
+            respond(msg, status: 200, type: "image/*", body: body)
+        case "/drip":
+            drip(msg, every: queryValue(msg, "ms").flatMap(Int.init) ?? 1000)
+        case "/endless":
+            endless(msg)
+        case "/silent":
+            soup_server_message_pause(msg) // never unpaused: no answer, until the client leaves
+        case _ where path.hasPrefix("/redirect/"):
+            let left = Int(path.dropFirst("/redirect/".count)) ?? 0
+            redirect(msg, to: left > 0 ? "/redirect/\(left - 1)" : "/photos/coffee.jpg")
+        case "/redirect-loop":
+            redirect(msg, to: "/redirect-loop")
+        case "/redirect-file":
+            redirect(msg, to: "file:///etc/passwd")
+        case "/sized":
+            var body = (try? Data(contentsOf: photos.appendingPathComponent("coffee.jpg"))) ?? Data()
+            let size = queryValue(msg, "bytes").flatMap(Int.init) ?? body.count
+            if size > body.count { body.append(Data(count: size - body.count)) }
+            respond(msg, status: 200, type: "image/jpeg", body: body)
+        case _ where path.hasPrefix("/lists/"):
+            if let body = lists.withLock({ $0[String(path.dropFirst("/lists/".count))] }) {
+                respond(msg, status: 200, type: "application/x-plist", body: body)
+            } else {
+                respond(msg, status: 404, type: "text/plain", body: Data("no such list\n".utf8))
+            }
         case "/list.plist":
             let rows = queryValue(msg, "rows").flatMap(Int.init) ?? 100
             respond(msg, status: 200, type: "application/x-plist", body: Self.photoList(rows: rows, photos: photos))
@@ -221,6 +267,58 @@ public final class LoopbackServer: @unchecked Sendable {
             }
         }
         tick()
+    }
+
+    private func redirect(_ msg: OpaquePointer, to location: String) {
+        soup_server_message_set_status(msg, 302, nil)
+        soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Location", location)
+    }
+
+    /// A chunked response fed by `next` every `ms` milliseconds until the client goes away.
+    private func stream(_ msg: OpaquePointer, first: Data, every ms: Int, next: @escaping @Sendable () -> Data) {
+        soup_server_message_set_status(msg, 200, nil)
+        let headers = soup_server_message_get_response_headers(msg)
+        soup_message_headers_set_encoding(headers, SOUP_ENCODING_CHUNKED)
+        soup_message_headers_replace(headers, "Content-Type", "image/jpeg")
+        // Chunks are dropped once written, or an endless body would pile up here.
+        soup_message_body_set_accumulate(soup_server_message_get_response_body(msg), 0)
+        let state = TrickleState(msg)
+        state.connection = SignalConnection.connect(UnsafeMutableRawPointer(msg), "finished") { state.done = true }
+        let append = { @Sendable [self] (data: Data) in
+            stats.withLock { $0.streamedBytes += data.count }
+            data.withUnsafeBytes {
+                soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count))
+            }
+        }
+        append(first)
+        @Sendable func tick() {
+            after(ms) {
+                guard !state.done else { return }
+                append(next())
+                soup_server_message_unpause(state.msg)
+                tick()
+            }
+        }
+        tick()
+    }
+
+    /// A JPEG's first bytes, then one byte every `ms` milliseconds.
+    private func drip(_ msg: OpaquePointer, every ms: Int) {
+        let photo = (try? Data(contentsOf: photos.appendingPathComponent("coffee.jpg"))) ?? Data(count: 4096)
+        let position = Mutex(2)
+        stream(msg, first: photo.prefix(2), every: ms) {
+            position.withLock { p in
+                defer { p += 1 }
+                return p < photo.count ? photo[photo.startIndex + p ..< photo.startIndex + p + 1] : Data([0])
+            }
+        }
+    }
+
+    /// A whole photo, then 64 KB of zeros every millisecond.
+    private func endless(_ msg: OpaquePointer) {
+        let photo = (try? Data(contentsOf: photos.appendingPathComponent("coffee.jpg"))) ?? Data()
+        let zeros = Data(count: 64 << 10)
+        stream(msg, first: photo, every: 1) { zeros }
     }
 
     /// Touched only on the server thread.

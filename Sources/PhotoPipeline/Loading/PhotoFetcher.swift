@@ -5,68 +5,196 @@ import GLibKit
 
 
 /// Opens a photo or list URL as a byte stream: `http`/`https` through one shared SoupSession,
-/// `file` through GIO. Blocking; call it from worker threads only. Every failure is a
-/// `PhotoFailure` with its reason code.
+/// `file` through a file descriptor of its own. Blocking; call it from worker threads only.
+/// Every failure is a `PhotoFailure` with its reason code.
+///
+/// What it enforces (see `PhotoLimits`): how long the server may take to answer
+/// (`connectSeconds`, a timer that cancels the request) and stay silent (`silenceSeconds`,
+/// libsoup's I/O timeout); redirects, followed here rather than by libsoup so each is counted
+/// and only `http`/`https` targets are followed; a Content-Length or file size over the limit
+/// (refused before reading); and local files only on this computer and only regular files —
+/// never a device, a FIFO or a socket, whose reads could block for ever or never end.
 public final class PhotoFetcher: @unchecked Sendable {
     // libsoup 3.2 sessions may send from any thread once configured (done here, in init).
     private let session: ObjectRef<SoupSession>
+    /// The limits photos and lists fetched through this fetcher have.
+    public let limits: PhotoLimits
+    /// The memory budget decodes of photos fetched here draw from.
+    public let budget: DecodeMemoryBudget
 
     /// - Parameters:
     ///   - maxConnections: parallel connections per host (downloads share a host); twice as
     ///     many in all.
-    ///   - timeoutSeconds: how long a stalled connection may stay silent.
-    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, timeoutSeconds: UInt32 = 30) {
+    ///   - limits: bytes, pixels, time and redirects per photo and per list.
+    ///   - budget: the memory decodes draw from (the app shares one).
+    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard,
+                budget: DecodeMemoryBudget = .shared) {
+        self.limits = limits
+        self.budget = budget
+        let silence = UInt32(max(1, min(Double(UInt32.max), limits.silenceSeconds.rounded(.up))))
         session = ObjectRef(taking: cp_soup_session_new(
-            Int32(maxConnections * 2), Int32(maxConnections), timeoutSeconds, "ClassicPhotos/\(AppInfo.version)"))
+            Int32(maxConnections * 2), Int32(maxConnections), silence, "ClassicPhotos/\(AppInfo.version)"))
     }
 
-    /// Opens `url` for reading. HTTP statuses other than 2xx are errors.
-    public func open(_ url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+    /// Opens `url` for reading; more than `byteLimit` bytes announced (Content-Length, or the
+    /// file's size) fails at once. HTTP statuses other than 2xx are errors.
+    public func open(_ url: URL, cancellable: Cancellable, byteLimit: Int? = nil) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+        let limit = byteLimit ?? limits.maxPhotoBytes
         switch url.scheme?.lowercased() {
-        case "http", "https": return try openHTTP(url, cancellable: cancellable)
-        case "file": return try openFile(url, cancellable: cancellable)
+        case "http", "https": return try openHTTP(url, cancellable: cancellable, byteLimit: limit)
+        case "file": return try openFile(url, cancellable: cancellable, byteLimit: limit)
         default:
             throw PhotoFailure(.unsupported, summary: "Unsupported address",
                                detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
         }
     }
 
-    /// Reads all of `url` (for small documents such as photo lists).
-    public func readAll(_ url: URL, cancellable: Cancellable, limit: Int = 16 << 20) throws(PhotoFailure) -> Data {
-        let stream = try open(url, cancellable: cancellable)
-        var data = Data()
-        let buffer = ChunkBuffer()
-        while let chunk = try buffer.read(stream, cancellable: cancellable) {
-            data.append(contentsOf: chunk)
-            if data.count > limit {
-                throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(limit >> 20) MB")
+    /// Reads all of `url` (for small documents such as photo lists), within `limit` bytes and
+    /// the list's deadline (`limits.listSeconds`).
+    public func readAll(_ url: URL, cancellable: Cancellable, limit: Int? = nil) throws(PhotoFailure) -> Data {
+        let limit = limit ?? limits.maxListBytes
+        let link = LinkedCancellable(parent: cancellable)
+        let deadline = Deadline(seconds: limits.listSeconds, cancelling: link.child)
+        defer { deadline.stop(); link.disconnect() }
+        do throws(PhotoFailure) {
+            let stream = try open(url, cancellable: link.child, byteLimit: limit)
+            var data = Data()
+            let buffer = ChunkBuffer()
+            while let chunk = try buffer.read(stream, cancellable: link.child) {
+                data.append(contentsOf: chunk)
+                if data.count > limit {
+                    throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(limit))")
+                }
             }
+            g_input_stream_close(stream.pointer, nil, nil)
+            return data
+        } catch {
+            if error.isCancellation, deadline.stop(), !cancellable.isCancelled {
+                throw PhotoFailure(.timeout, detail: "The list took longer than \(PhotoLimits.seconds(limits.listSeconds)) to load")
+            }
+            throw error
         }
-        g_input_stream_close(stream.pointer, nil, nil)
-        return data
     }
 
-    private func openHTTP(_ url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ObjectRef<GInputStream> {
-        guard let message = soup_message_new("GET", url.absoluteString) else {
-            throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid address")
+    private static let redirectStatuses: Set<UInt32> = [301, 302, 303, 307, 308]
+
+    private func openHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+        var address = url
+        var redirects = 0
+        while true {
+            guard let message = soup_message_new("GET", address.absoluteString) else {
+                throw PhotoFailure(.invalidAddress, detail: "“\(address.absoluteString)” is not a valid address")
+            }
+            let msg = ObjectRef(takingOpaque: message)
+            soup_message_add_flags(msg.opaque, SOUP_MESSAGE_NO_REDIRECT)
+            let connect = Deadline(seconds: limits.connectSeconds, cancelling: cancellable)
+            let sent: UnsafeMutablePointer<GInputStream>?
+            do throws(PhotoFailure) {
+                sent = try gioCall(.network) { soup_session_send(session.pointer, msg.opaque, cancellable.pointer, $0) }
+            } catch {
+                if connect.stop() {
+                    throw PhotoFailure(.timeout, detail: "\(address.host ?? "The server") did not answer within \(PhotoLimits.seconds(limits.connectSeconds))")
+                }
+                throw error
+            }
+            connect.stop()
+            guard let sent else { throw PhotoFailure(.transport, detail: "No response from \(address.host ?? "the server")") }
+            let owned = ObjectRef(taking: sent)
+            let status = soup_message_get_status(msg.opaque).rawValue
+            let headers = soup_message_get_response_headers(msg.opaque)
+            if Self.redirectStatuses.contains(status) {
+                g_input_stream_close(owned.pointer, nil, nil)
+                let location = headers.flatMap { soup_message_headers_get_one($0, "Location") }.map { String(cString: $0) }
+                guard let location, let target = URL(string: location, relativeTo: address)?.absoluteURL else {
+                    throw PhotoFailure.http(status: Int(status), phrase: "without a usable Location")
+                }
+                guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+                    throw PhotoFailure(.blockedScheme, detail: "\(address.host ?? "The server") redirected to “\(location)”, which is not an http or https address")
+                }
+                redirects += 1
+                if redirects > limits.maxRedirects {
+                    throw PhotoFailure(.redirects, detail: "More than \(limits.maxRedirects) redirects, the last to \(target.absoluteString)")
+                }
+                address = target
+                continue
+            }
+            guard (200..<300).contains(status) else {
+                g_input_stream_close(owned.pointer, nil, nil)
+                let phrase = soup_message_get_reason_phrase(msg.opaque).map { String(cString: $0) } ?? ""
+                throw PhotoFailure.http(status: Int(status), phrase: phrase)
+            }
+            if let headers, soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH {
+                let length = soup_message_headers_get_content_length(headers)
+                if length > Int64(byteLimit) {
+                    g_input_stream_close(owned.pointer, nil, nil)
+                    throw PhotoFailure(.tooLarge, detail: "The server announced \(PhotoLimits.megabytes(Int(clamping: length))); "
+                                       + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
+                }
+            }
+            return owned
         }
-        let msg = ObjectRef(takingOpaque: message)
-        let stream = try gioCall(.network) { soup_session_send(session.pointer, msg.opaque, cancellable.pointer, $0) }
-        guard let stream else { throw PhotoFailure(.transport, detail: "No response from \(url.host ?? "the server")") }
-        let owned = ObjectRef(taking: stream)
-        let status = soup_message_get_status(msg.opaque)
-        guard (200..<300).contains(status.rawValue) else {
-            g_input_stream_close(owned.pointer, nil, nil)
-            let phrase = soup_message_get_reason_phrase(msg.opaque).map { String(cString: $0) } ?? ""
-            throw PhotoFailure.http(status: Int(status.rawValue), phrase: phrase)
-        }
-        return owned
     }
 
-    private func openFile(_ url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ObjectRef<GInputStream> {
-        let file = ObjectRef(takingOpaque: g_file_new_for_uri(url.absoluteString)!)
-        let stream = try gioCall(.file) { g_file_read(file.opaque, cancellable.pointer, $0) }
-        return ObjectRef(taking: UnsafeMutableRawPointer(stream!).assumingMemoryBound(to: GInputStream.self))
+    /// Opens a local file: on this computer, and a regular file (checked on the path and
+    /// again on the open descriptor, so it cannot be swapped in between). The file is opened
+    /// without blocking, so a FIFO put in its place cannot hold the thread until a writer comes.
+    private func openFile(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+        var hostname: UnsafeMutablePointer<CChar>?
+        let pathPointer: UnsafeMutablePointer<CChar>?
+        do throws(GLibError) {
+            pathPointer = try withGError { g_filename_from_uri(url.absoluteString, &hostname, $0) }
+        } catch {
+            throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address: \(error.message)")
+        }
+        defer { g_free(hostname); g_free(pathPointer) }
+        if let hostname, String(cString: hostname).lowercased() != "localhost" {
+            throw PhotoFailure(.blockedScheme, detail: "“\(url.absoluteString)” names a file on another computer (\(String(cString: hostname)))")
+        }
+        guard let pathPointer else { throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address") }
+        let path = String(cString: pathPointer)
+        var info = stat()
+        guard stat(pathPointer, &info) == 0 else { throw Self.fileFailure(errno, path: path) }
+        try Self.requireRegular(info, path: path, byteLimit: byteLimit)
+        if cancellable.isCancelled { throw PhotoFailure.cancelled }
+        let fd = Glibc.open(pathPointer, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.fileFailure(errno, path: path) }
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw Self.fileFailure(code, path: path)
+        }
+        do throws(PhotoFailure) {
+            try Self.requireRegular(info, path: path, byteLimit: byteLimit)
+        } catch {
+            close(fd)
+            throw error
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        let stream = g_unix_input_stream_new(fd, 1)!
+        return ObjectRef(taking: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self))
+    }
+
+    private static func requireRegular(_ info: stat, path: String, byteLimit: Int) throws(PhotoFailure) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            if Int(info.st_size) > byteLimit {
+                throw PhotoFailure(.tooLarge, detail: "“\(path)” has \(PhotoLimits.megabytes(Int(info.st_size))); "
+                                   + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
+            }
+        case S_IFDIR:
+            throw PhotoFailure(.notImage, summary: "A folder, not a picture", detail: "“\(path)” is a folder")
+        default:
+            throw PhotoFailure(.blockedScheme, summary: "Not a regular file",
+                               detail: "“\(path)” is a device, FIFO or socket, not a regular file")
+        }
+    }
+
+    private static func fileFailure(_ code: Int32, path: String) -> PhotoFailure {
+        let message = String(cString: strerror(code))
+        switch code {
+        case ENOENT, ENOTDIR: return PhotoFailure(.missing, detail: "“\(path)”: \(message)")
+        default: return PhotoFailure(.unreadable, detail: "“\(path)”: \(message)")
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import CGLib
 import Foundation
 
 /// One photo named by a source: what the list shows and where its bytes are.
@@ -24,20 +25,97 @@ public struct PhotoEntry: Sendable, Equatable {
         self.init(name: name, link: url.absoluteString, base: nil)
     }
 
-    /// The absolute address of the photo.
+    /// The absolute address of the photo, if the entry may name it.
+    ///
+    /// The scheme policy: a list read over the network may name only `http` and `https`
+    /// photos (`file:` is `blocked-scheme`); a local list or folder may also name local files
+    /// (`file:` without a host, or `localhost`; another host is `blocked-scheme`). Any other
+    /// scheme is `unsupported`. Text that starts like an absolute address must be one: a
+    /// scheme followed by `//` that does not parse (`ht!tp://x`, `http://`, `http://[::1`) is
+    /// `invalid-address`, never a path relative to the list. Whether a local file is a regular
+    /// file is checked when it is opened (`PhotoFetcher`).
     public func resolvedURL() throws(PhotoFailure) -> URL {
         let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
-        let relativeTo = base?.url
-        guard !trimmed.isEmpty,
-              let url = URL(string: trimmed, relativeTo: relativeTo)?.absoluteURL
-                ?? trimmed.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-                    .flatMap({ URL(string: $0, relativeTo: relativeTo)?.absoluteURL }),
-              url.scheme != nil
-        else {
-            throw PhotoFailure(.invalidAddress, detail: "“\(link)” is not a valid address")
+        let invalid = PhotoFailure(.invalidAddress, detail: "“\(link)” is not a valid address")
+        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw invalid
         }
+        let url: URL
+        switch Self.schemeOf(trimmed) {
+        case .some(let scheme):
+            // Parsed by GLib's RFC 3986 parser first: Foundation accepts addresses GLib and
+            // libsoup do not.
+            var error: UnsafeMutablePointer<GError>?
+            guard let parsed = g_uri_parse(trimmed, GUriFlags(rawValue: G_URI_FLAGS_PARSE_RELAXED.rawValue | G_URI_FLAGS_ENCODED.rawValue), &error) else {
+                if let error { g_error_free(error) }
+                throw invalid
+            }
+            let host = g_uri_get_host(parsed).map { String(cString: $0) } ?? ""
+            g_uri_unref(parsed)
+            if scheme == "http" || scheme == "https" {
+                guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { throw invalid }
+            }
+            guard let absolute = URL(string: trimmed)
+                    ?? trimmed.addingPercentEncoding(withAllowedCharacters: Self.allowedInAbsolute).flatMap({ URL(string: $0) })
+            else { throw invalid }
+            url = absolute
+        case nil:
+            if Self.looksAbsolute(trimmed) { throw invalid }
+            let relativeTo = base?.url
+            guard let resolved = URL(string: trimmed, relativeTo: relativeTo)?.absoluteURL
+                    ?? trimmed.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+                        .flatMap({ URL(string: $0, relativeTo: relativeTo)?.absoluteURL }),
+                  resolved.scheme != nil
+            else { throw invalid }
+            url = resolved
+        }
+        try checkPolicy(url)
         return url
     }
+
+    /// Whether the list this entry comes from was read over the network.
+    public var isFromNetwork: Bool {
+        guard let scheme = base?.url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    private func checkPolicy(_ url: URL) throws(PhotoFailure) {
+        switch url.scheme?.lowercased() {
+        case "http", "https":
+            return
+        case "file":
+            if isFromNetwork {
+                throw PhotoFailure(.blockedScheme, detail: "“\(link)”: a list from the web may not name files on this computer")
+            }
+            if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
+                throw PhotoFailure(.blockedScheme, detail: "“\(link)” names a file on another computer (\(host))")
+            }
+        default:
+            throw PhotoFailure(.unsupported, summary: "Unsupported address",
+                               detail: "“\(link)”: only http, https and file addresses can be opened")
+        }
+    }
+
+    /// The lowercased scheme if `text` starts with one (`letter *(letter / digit / + - .) :`).
+    static func schemeOf(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// Text that is meant as an absolute address but has no valid scheme (`ht!tp://x`,
+    /// `://x`): `://` before any `/`, `?` or `#` of a path.
+    static func looksAbsolute(_ text: String) -> Bool {
+        guard let range = text.range(of: "://") else { return false }
+        return !text[..<range.lowerBound].contains(where: { "/?#".contains($0) })
+    }
+
+    /// Characters left as they are when an absolute address with spaces or other stray
+    /// characters is percent-encoded (the URL's own delimiters stay).
+    private static let allowedInAbsolute = CharacterSet.urlPathAllowed.union(.urlQueryAllowed).union(CharacterSet(charactersIn: "#[]@"))
 
     public static func == (a: PhotoEntry, b: PhotoEntry) -> Bool {
         a.name == b.name && a.link == b.link && a.base?.url == b.base?.url

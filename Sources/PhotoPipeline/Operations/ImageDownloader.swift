@@ -114,17 +114,30 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         var complete = false
         defer { endSharing(complete: complete) }
         guard beginWork() else { return }
+        let limits = fetcher.limits
+        // The photo's deadline cancels its transfer and decode alone, and says so: a timeout,
+        // where cancelling the operation is a cancellation.
+        let link = LinkedCancellable(parent: cancellable)
+        let deadline = Deadline(seconds: limits.photoSeconds, cancelling: link.child)
+        defer { deadline.stop(); link.disconnect() }
         do {
-            let stream = try fetcher.open(record.entry.resolvedURL(), cancellable: cancellable)
+            let url = try record.entry.resolvedURL()
+            let stream = try fetcher.open(url, cancellable: link.child)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), cancellable: cancellable,
+            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), limits: limits.decode,
+                                                budget: fetcher.budget, cancellable: link.child,
                                                 onChunk: { [self] in keep($0) })
             complete = true
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)
         } catch {
-            if isCancelled || error.isCancellation { return }
+            if isCancelled { return }
+            if error.isCancellation {
+                guard deadline.stop() else { return }
+                fail(PhotoFailure(.timeout, detail: "The photo took longer than \(PhotoLimits.seconds(limits.photoSeconds)) to load"))
+                return
+            }
             fail(error)
         }
     }

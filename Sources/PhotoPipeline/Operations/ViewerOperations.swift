@@ -91,7 +91,8 @@ public final class ViewerImageLoader: PhotoOperation, @unchecked Sendable {
             let copy = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
             defer { g_bytes_unref(copy) }
             let stream = ObjectRef(taking: g_memory_input_stream_new_from_bytes(copy)!)
-            let image = try ImageDecoder.decode(stream, size: .fit(side), cancellable: cancellable)
+            let image = try ImageDecoder.decode(stream, size: .fit(side), limits: fetcher.limits.decode, budget: fetcher.budget,
+                                                cancellable: cancellable)
             if isCancelled { return }
             outcome.withLock { $0 = .success(ViewerPicture(bytes: bytes, info: info, original: image)) }
             traceWorkFinished()

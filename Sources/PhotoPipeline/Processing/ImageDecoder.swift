@@ -16,21 +16,38 @@ public enum DecodeSize: Sendable, Equatable {
 /// The loader's `size-prepared` signal gives the image size before any pixels are allocated;
 /// asking for a smaller size there lets the JPEG loader scale while decoding (DCT scaling),
 /// so a 4000-pixel photo never exists at full size in memory just to become a thumbnail.
+///
+/// Limits (`DecodeLimits`) are checked on the way: bytes as they arrive (`too-large`), and
+/// the size the header claims, in `size-prepared`, before the loader allocates anything
+/// (`too-many-pixels`): the decode is refused by asking the loader for a 0×0 picture, which
+/// every loader here treats as an error before allocating. The memory the decode will need
+/// is then reserved from `budget`, waiting for room if other decodes hold it. JPEG, PNG, BMP,
+/// TGA, PNM, TIFF and SVG emit `size-prepared` as soon as their header is in; GIF only once
+/// all its bytes are (its loader decodes at the end), still before allocating. QuickTime
+/// and Mac icon files are refused (`unsupported`): they wrap another picture whose loader
+/// never sees the size asked for, so nothing could stop it decoding at full size.
 public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
     /// checked between chunks as well as passed to each read. `onChunk` sees every chunk read
     /// (a row's download keeps its bytes this way, for the photo viewer to share).
-    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize,
+    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize, limits: DecodeLimits = .standard,
+                              budget: DecodeMemoryBudget = .shared,
                               cancellable: Cancellable,
                               onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(PhotoFailure) -> PhotoImage {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
+        let check = HeaderCheck(limits: limits, size: size, budget: budget, cancellable: cancellable)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
-            let (w, h) = scaledSize(width: Int(width), height: Int(height), for: size)
-            if w != Int(width) || h != Int(height) {
-                gdk_pixbuf_loader_set_size(loader.pointer, Int32(w), Int32(h))
-            }
+            check.sizePrepared(loader.pointer, width: Int(width), height: Int(height))
         })
-        defer { fit.disconnect(); gdk_pixbuf_loader_close(loader.pointer, nil) }
+        let prepared = SignalConnection.connect(UnsafeMutableRawPointer(loader.pointer), "area-prepared") {
+            check.areaPrepared(loader.pointer)
+        }
+        defer {
+            fit.disconnect()
+            prepared.disconnect()
+            gdk_pixbuf_loader_close(loader.pointer, nil)
+            check.reservation?.release()
+        }
 
         let buffer = ChunkBuffer()
         var total = 0
@@ -38,14 +55,29 @@ public enum ImageDecoder {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
             guard let chunk = try buffer.read(stream, cancellable: cancellable) else { break }
             total += chunk.count
+            if total > limits.maxBytes {
+                throw PhotoFailure(.tooLarge, detail: "More than \(PhotoLimits.megabytes(limits.maxBytes)), the most a photo may have")
+            }
             onChunk?(chunk)
-            try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                                     gsize(chunk.count), $0) }
+            // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
+            try check.keepHeader(chunk)
+            do throws(PhotoFailure) {
+                try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                         gsize(chunk.count), $0) }
+            } catch {
+                throw check.refusal ?? error
+            }
+            if let refusal = check.refusal { throw refusal }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-        try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
+        do throws(PhotoFailure) {
+            try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
+        } catch {
+            throw check.refusal ?? error
+        }
+        if let refusal = check.refusal { throw refusal }
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
             throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
         }
@@ -57,6 +89,105 @@ public enum ImageDecoder {
                                               Int32((oriented.height - side) / 2), Int32(side), Int32(side))!
         defer { g_object_unref(UnsafeMutableRawPointer(square)) }
         return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
+    }
+
+    /// The limit checks of one decode, run from the loader's signals (on the decoding thread).
+    private final class HeaderCheck {
+        let limits: DecodeLimits
+        let size: DecodeSize
+        let budget: DecodeMemoryBudget
+        let cancellable: Cancellable
+        /// Why the decode was refused, once it was.
+        var refusal: PhotoFailure?
+        var reservation: DecodeMemoryBudget.Reservation?
+        private var sizeKnown = false
+        /// The first bytes, which hold the header, until the size is known.
+        private var header: [UInt8] = []
+
+        init(limits: DecodeLimits, size: DecodeSize, budget: DecodeMemoryBudget, cancellable: Cancellable) {
+            self.limits = limits
+            self.size = size
+            self.budget = budget
+            self.cancellable = cancellable
+        }
+
+        private var kindChecked = false
+
+        /// Keeps the first bytes (up to 1 MB) until the size is known, and checks the kind of
+        /// picture as soon as there are enough of them.
+        func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
+            guard !sizeKnown, header.count < 1 << 20 else { return }
+            header.append(contentsOf: chunk.prefix((1 << 20) - header.count))
+            if !kindChecked, header.count >= 8 {
+                kindChecked = true
+                try refuseWrappers(header)
+            }
+        }
+
+        /// Refuses the formats that hand their data to an inner loader this one cannot limit,
+        /// by the signatures gdk-pixbuf recognises them by (before any byte reaches it).
+        private func refuseWrappers(_ first: [UInt8]) throws(PhotoFailure) {
+            let tag = String(decoding: first[4..<8], as: UTF8.self)
+            let isQuickTime = tag == "idsc" || tag == "idat"
+            let isMacIcon = first.starts(with: Array("icns".utf8))
+            if isQuickTime || isMacIcon {
+                throw PhotoFailure(.unsupported, summary: "Unsupported picture",
+                                   detail: "\(isQuickTime ? "QuickTime" : "Mac icon") pictures are not opened: their size cannot be checked before they are decoded")
+            }
+        }
+
+        func sizePrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) {
+            sizeKnown = true
+            defer { header = [] }
+            let format = gdk_pixbuf_loader_get_format(loader).flatMap { gdk_pixbuf_format_get_name($0) }
+            let name = format.map { String(cString: $0) }
+            if let format { g_free(format) }
+            if name == "qtif" || name == "icns" {
+                refuse(loader, PhotoFailure(.unsupported, summary: "Unsupported picture",
+                                            detail: "Pictures of this kind (\(name!)) are not opened"))
+                return
+            }
+            let pixels = width.multipliedReportingOverflow(by: height)
+            guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
+                refuse(loader, ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels))
+                return
+            }
+            let (w, h) = scaledSize(width: width, height: height, for: size)
+            let cost = header.withUnsafeBytes {
+                DecodeCost.estimate(format: name, width: width, height: height, target: (w, h), header: $0)
+            }
+            do {
+                reservation = try budget.reserve(cost, cancellable: cancellable)
+            } catch {
+                refuse(loader, error)
+                return
+            }
+            if w != width || h != height {
+                gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h))
+            }
+        }
+
+        /// The pixels are allocated: a loader that never said its size is checked now (late,
+        /// but before it decodes further).
+        func areaPrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>) {
+            guard !sizeKnown, refusal == nil, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader) else { return }
+            let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
+            if width * height > limits.maxPixels {
+                refusal = ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
+            }
+        }
+
+        private func refuse(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, _ failure: PhotoFailure) {
+            refusal = failure
+            // A 0×0 picture: each loader stops with an error before allocating its pixels.
+            gdk_pixbuf_loader_set_size(loader, 0, 0)
+        }
+    }
+
+    static func tooManyPixels(width: Int, height: Int, limit: Int) -> PhotoFailure {
+        let megapixels = { (pixels: Double) in pixels >= 1e7 ? "\(Int(pixels / 1e6))" : String(format: "%.1f", pixels / 1e6) }
+        return PhotoFailure(.tooManyPixels, detail: "\(width)×\(height) is \(megapixels(Double(width) * Double(height))) megapixels; "
+                            + "a photo may have at most \(megapixels(Double(limit)))")
     }
 
     /// Runs a loader call; a GError from it means the data is not a picture gdk-pixbuf reads.

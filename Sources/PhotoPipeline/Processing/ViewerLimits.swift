@@ -2,8 +2,10 @@
 ///
 /// The viewer decodes a photo at the size it shows it, and again at a larger size when zooming
 /// in asks for one, up to the whole image: but never past `maxDecodedPixels`, however large
-/// the image says it is. (Hostile-input limits on every decode are a separate piece of work;
-/// this is the one constant the viewer needs, to be merged with the pipeline-wide pixel limit.)
+/// the image says it is. Every decode also keeps to the pipeline's limits (`PhotoLimits`): a
+/// picture whose header claims more than `PhotoLimits.standardMaxPixels` is refused before any
+/// decode, and decodes draw from the shared memory budget; this cap bounds what a zoom or a
+/// save asks of a picture within those limits.
 public enum ViewerLimits {
     /// The most pixels a viewer decode may have (width × height): 64 MP, 256 MB as RGBA.
     public static let maxDecodedPixels = 64_000_000

@@ -10,9 +10,6 @@ import GLibKit
 public struct PropertyListSource: PhotoSource {
     public let location: URL
 
-    /// The most bytes a list may have (a million rows with long addresses fit).
-    public static let byteLimit = 512 << 20
-
     public init(location: URL) {
         self.location = location
     }
@@ -21,7 +18,9 @@ public struct PropertyListSource: PhotoSource {
                      deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
         let data: Data
         do {
-            data = try fetcher.readAll(location, cancellable: cancellable, limit: Self.byteLimit)
+            // Within the fetcher's list limits: `maxListBytes` (a million rows with long
+            // addresses fit) and `listSeconds`.
+            data = try fetcher.readAll(location, cancellable: cancellable)
         } catch {
             if cancellable.isCancelled { throw .cancelled }
             throw PhotoSourceError("Could not load “\(displayName)”: \(String(describing: error))")

@@ -1,0 +1,67 @@
+import CGLib
+import Dispatch
+import GLibKit
+import Synchronization
+
+/// A time limit on blocking work: when it passes, a timer cancels the work's `Cancellable`,
+/// which aborts whatever GIO or libsoup call is waiting, and the deadline remembers that it
+/// was the one that cancelled, so the failure is reported as `timeout`, not as a cancellation.
+///
+/// The timer runs on libdispatch's queues, not on the thread doing the work (which is
+/// blocked in a read). `stop()` when the work ends; a timer that fires after that does
+/// nothing.
+final class Deadline: Sendable {
+    private let cancellable: Cancellable
+    /// 0 running, 1 stopped, 2 expired.
+    private let state = Atomic<Int>(0)
+
+    /// Starts a deadline `seconds` from now that cancels `cancellable`. A limit that is not
+    /// positive and finite never expires.
+    init(seconds: Double, cancelling cancellable: Cancellable) {
+        self.cancellable = cancellable
+        guard seconds > 0, seconds.isFinite else { return }
+        let when = DispatchTime.now() + .nanoseconds(Int(min(seconds, 1e9) * 1e9))
+        DispatchQueue.global().asyncAfter(deadline: when) { [weak self] in self?.fire() }
+    }
+
+    private func fire() {
+        guard state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged else { return }
+        cancellable.cancel()
+    }
+
+    /// Ends the deadline; returns whether it had already expired.
+    @discardableResult
+    func stop() -> Bool {
+        _ = state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+        return hasExpired
+    }
+
+    /// Whether the time ran out (and the work was cancelled because of it).
+    var hasExpired: Bool { state.load(ordering: .acquiring) == 2 }
+}
+
+/// A `Cancellable` of its own that is cancelled whenever `parent` is, so a deadline can stop
+/// one piece of work without cancelling everything that shares the parent (a list's
+/// deadline must not stop the sources after it). `disconnect()` when the work ends.
+final class LinkedCancellable: Sendable {
+    let child = Cancellable()
+    private let parent: Cancellable
+    private let handler: gulong
+
+    init(parent: Cancellable) {
+        self.parent = parent
+        let child = Unmanaged.passRetained(self.child).toOpaque()
+        let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, data in
+            Unmanaged<Cancellable>.fromOpaque(data!).takeUnretainedValue().cancel()
+        }
+        // Called at once if the parent is already cancelled.
+        handler = g_cancellable_connect(parent.pointer, unsafeBitCast(callback, to: GCallback.self), child) { data in
+            Unmanaged<Cancellable>.fromOpaque(data!).release()
+        }
+    }
+
+    /// Stops following the parent (waits for a callback running on another thread).
+    func disconnect() {
+        g_cancellable_disconnect(parent.pointer, handler)
+    }
+}

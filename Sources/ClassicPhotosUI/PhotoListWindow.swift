@@ -67,7 +67,7 @@ final class PhotoListWindow {
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits)
-        processor = PhotoProcessor(fetcher: fetcher)
+        processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
         window = gtkCast(adw_application_window_new(application)!)

@@ -167,6 +167,38 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test("A folder's thumbnails go to the desktop's shared cache, and the next launch reads them instead of decoding")
+        func sharedThumbnailCache() throws {
+            let photos = try folder("thumbnailed", pictures: 5)
+            let cacheHome = try TestPictures.makeFolder("cache-home")
+            defer { try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: cacheHome) }
+            let cache = ThumbnailCache(directory: cacheHome.appendingPathComponent("thumbnails"))
+            func launch() throws {
+                let app = try AppSession(source: photos.path, environment: ["XDG_CACHE_HOME": cacheHome.path])
+                try app.waitFor("rows settled") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 5 }
+                #expect(app.terminate() == 0)
+            }
+            func thumbnails() throws -> [String: Date] {
+                var found: [String: Date] = [:]
+                for n in 1...5 {
+                    let key = try #require(cache.key(for: photos.appendingPathComponent("thumbnailed\(n).png")))
+                    for size in ThumbnailCache.Size.allCases {
+                        let path = cache.location(of: key, size: size).path
+                        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
+                            found[path] = attributes[.modificationDate] as? Date
+                        }
+                    }
+                }
+                return found
+            }
+            try launch()
+            let first = try thumbnails()
+            #expect(first.count == 5, "\(first.keys.sorted())")
+            usleep(1_100_000) // a rewrite would show in the modification time
+            try launch()
+            #expect(try thumbnails() == first, "the second launch wrote the thumbnails again")
+        }
+
         @Test("Ctrl+W closes the window, and with it the app")
         func closeWindow() throws {
             let photos = try folder("close", pictures: 2)

@@ -1,3 +1,5 @@
+import CGdkPixbuf
+import CGLib
 import Foundation
 import GLibKit
 @testable import PhotoPipeline
@@ -198,6 +200,57 @@ import TestSupport
         print("8 downloads of 300 ms through an 8-wide queue: \(server.peakPhotosInFlight) at once at the server")
         #expect(server.peakPhotosInFlight == 8)
     }
+
+    @Test("Local pictures go through the desktop's thumbnail cache: written on first sight, read (not decoded) after")
+    func thumbnailCache() async throws {
+        let folder = try TestPictures.makeFolder("cached")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Wide and tall camera-like photos (EXIF aside), bigger than any cache size used here.
+        let pictures = [("wide.jpg", "1200x500"), ("tall.jpg", "600x900")].map { name, size in
+            (folder.appendingPathComponent(name), size)
+        }
+        for (url, size) in pictures {
+            let made = try run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", size, "gradient:red-blue", url.path])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let cache = ThumbnailCache(directory: folder.appendingPathComponent("cache/thumbnails"))
+        func load(side: Int) async throws -> [PhotoImage] {
+            let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: side, thumbnails: cache)
+            processor.setEntries(pictures.map { PhotoEntry(name: $0.0.lastPathComponent, url: $0.0) })
+            processor.visibleRowsChanged(0..<pictures.count)
+            #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+            return try processor.records.map { try #require($0.image) }
+        }
+
+        // First sight, HiDPI rows (160): thumbnails are written in the smallest size whose
+        // shorter side still fills the row: large (256) for the 2:3 photo, x-large (512) for
+        // the 12:5 one, each exactly the size's box on its longer side.
+        for image in try await load(side: 160) { #expect(image.width == 160 && image.height == 160) }
+        for ((url, _), size) in zip(pictures, [ThumbnailCache.Size.xLarge, .large]) {
+            let key = try #require(cache.key(for: url))
+            let stored = PhotoImage(taking: try #require(gdk_pixbuf_new_from_file(cache.location(of: key, size: size).path, nil)))
+            #expect(max(stored.width, stored.height) == size.rawValue && min(stored.width, stored.height) >= 160,
+                    "\(stored.width)×\(stored.height)")
+            // Replace it with a green one (same tags): the next run shows green only if it reads the cache.
+            let green = PhotoImage.fromPixels([UInt8](repeating: 0, count: 256 * 192 * 3).enumerated().map { $0.offset % 3 == 1 ? 200 : 0 },
+                                              width: 256, height: 192, hasAlpha: false)
+            #expect(cache.store(green, of: key, size: size))
+        }
+        for image in try await load(side: 160) {
+            let (r, g, b, _) = image.pixel(x: 80, y: 80)
+            // Green through sepia: green well above what red-to-blue gives at the centre.
+            #expect(g > 100 && r < 200 && b < 120, "\(r) \(g) \(b)")
+        }
+        // A changed picture is decoded again, and its thumbnail replaced.
+        let (first, _) = pictures[0]
+        let made = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", "1200x500", "gradient:white-black", first.path])
+        try #require(made.status == 0)
+        var times = [timespec(tv_sec: time(nil) + 10, tv_nsec: 0), timespec(tv_sec: time(nil) + 10, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, first.path, &times, 0) == 0)
+        let again = try await load(side: 160)
+        let (r, g, b, _) = again[0].pixel(x: 80, y: 80)
+        #expect(abs(Int(r) - Int(g)) < 40 && g >= b, "sepia grey expected, got \(r) \(g) \(b)")
+    }
 }
 
 extension PhotoProcessor {
@@ -211,4 +264,5 @@ extension PhotoProcessor {
 private struct Weak<Object: AnyObject> {
     weak var object: Object?
     init(_ object: Object) { self.object = object }
+
 }

@@ -76,6 +76,8 @@ public final class AppSession: @unchecked Sendable {
     public let tracePath: String
     private let process: Process
     private let collector: OutputCollector
+    /// The cache folder made for this session (removed with it), if the test named none.
+    private let ownCache: String?
 
     /// Starts `classic-photos [source]` with a trace on its own display. The app needs no
     /// D-Bus session (GApplication runs alone without one), and none is started here: a bus
@@ -106,9 +108,13 @@ public final class AppSession: @unchecked Sendable {
         process.arguments = ["--trace", tracePath] + (separateInstance ? ["--new-instance"] : []) + arguments
         var env = ProcessInfo.processInfo.environment.merging(self.display.gtkEnvironment) { $1 }
         env["GSETTINGS_BACKEND"] = "memory"
+        // A cache of its own (the shared thumbnail cache is written to), unless a test names one.
+        let cache = NSTemporaryDirectory() + "classic-photos-cache-\(UUID().uuidString)"
+        env["XDG_CACHE_HOME"] = cache
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         env = env.merging(environment) { $1 }
         for name in unsetting { env.removeValue(forKey: name) }
+        ownCache = env["XDG_CACHE_HOME"] == cache ? cache : nil
         process.environment = env
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -142,6 +148,7 @@ public final class AppSession: @unchecked Sendable {
             process.waitUntilExit()
         }
         if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_TRACE"] == nil { try? FileManager.default.removeItem(atPath: tracePath) }
+        if let ownCache { try? FileManager.default.removeItem(atPath: ownCache) }
     }
 
     // MARK: Trace

@@ -36,9 +36,16 @@ public struct ThumbnailCache: Sendable {
         }
 
         /// The smallest size whose thumbnails of pictures up to 4:3 have a shorter side of at
-        /// least `side` pixels (a row's square is cut from the middle).
+        /// least `side` pixels (a row's square is cut from the middle): where to look first.
         public static func serving(squareSide side: Int) -> Size {
             allCases.first { $0.rawValue * 3 / 4 >= side } ?? .xxLarge
+        }
+
+        /// The smallest size whose thumbnail of a `width`×`height` picture has a shorter side of
+        /// at least `square` pixels (a wide panorama needs a larger one than a 4:3 photo).
+        public static func fitting(square: Int, width: Int, height: Int) -> Size {
+            let (long, short) = (max(width, height), max(1, min(width, height)))
+            return allCases.first { $0.rawValue * short >= square * long } ?? .xxLarge
         }
     }
 

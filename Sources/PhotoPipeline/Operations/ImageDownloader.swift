@@ -13,11 +13,16 @@ import Synchronization
 public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
+    private let thumbnails: ThumbnailCache?
     // Cancelling the GCancellable aborts the transfer in flight, not just the next step.
     private let cancellable = Cancellable()
 
-    public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, gate: SuspensionGate? = nil) {
+    /// - Parameter thumbnails: the desktop's thumbnail cache, read and written for local
+    ///   pictures (nil: neither).
+    public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, thumbnails: ThumbnailCache? = nil,
+                gate: SuspensionGate? = nil) {
         self.fetcher = fetcher
+        self.thumbnails = thumbnails
         self.maxPixelSize = maxPixelSize
         super.init(record: record, kind: .download, gate: gate)
     }
@@ -122,12 +127,32 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         defer { deadline.stop(); link.disconnect() }
         do {
             let url = try record.entry.resolvedURL()
+            let key = thumbnails?.key(for: url)
+            if let thumbnails, let key,
+               let cached = thumbnails.thumbnail(of: key, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
+                // The desktop's thumbnail cache has this version of the picture: no decode.
+                if isCancelled { return }
+                record.markDownloaded(ImageDecoder.centreSquare(of: cached, side: maxPixelSize))
+                traceFinished(state: .downloaded)
+                return
+            }
             let stream = try fetcher.open(url, cancellable: link.child)
             if isCancelled { return }
-            let image = try ImageDecoder.decode(stream, size: .square(maxPixelSize), limits: limits.decode,
+            // A local picture is decoded whole, as a thumbnail of the cache's sizes, stored there
+            // for next time (and for the file manager), and the row's square is cut from it.
+            let size: DecodeSize = key == nil ? .square(maxPixelSize) : .thumbnail(square: maxPixelSize)
+            var image = try ImageDecoder.decode(stream, size: size, limits: limits.decode,
                                                 budget: fetcher.budget, cancellable: link.child,
                                                 onChunk: { [self] in keep($0) })
             complete = true
+            if let thumbnails, let key, !isCancelled {
+                // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
+                // would have been used had it been larger.
+                let box = ThumbnailCache.Size(rawValue: max(image.width, image.height))
+                    ?? .fitting(square: maxPixelSize, width: image.width, height: image.height)
+                thumbnails.store(image, of: key, size: box)
+                image = ImageDecoder.centreSquare(of: image, side: maxPixelSize)
+            }
             if isCancelled { return }
             record.markDownloaded(image)
             traceFinished(state: .downloaded)

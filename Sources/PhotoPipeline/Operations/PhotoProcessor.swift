@@ -19,13 +19,17 @@ public final class PhotoProcessor {
     public var maxPixelSize: Int
     private let fetcher: PhotoFetcher
     private let filter: SepiaFilter
+    /// The desktop's thumbnail cache, for local pictures (nil: not used).
+    private let thumbnails: ThumbnailCache?
     /// Photos with an operation that began during a scroll and did nothing.
     private var deferred: Set<PhotoID> = []
     private var isShutDown = false
 
     public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
-                prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter()) {
+                prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
+                thumbnails: ThumbnailCache? = nil) {
         self.fetcher = fetcher
+        self.thumbnails = thumbnails
         self.pendingOperations = pendingOperations
         self.scheduler = ScrollScheduler(prefetchMargin: prefetchMargin)
         self.maxPixelSize = maxPixelSize
@@ -185,7 +189,7 @@ public final class PhotoProcessor {
         switch record.state {
         case .new:
             let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
-                                           gate: pendingOperations.gate)
+                                           thumbnails: thumbnails, gate: pendingOperations.gate)
             prepare(download, priority: priority) { $0.downloadFinished($1) }
             let filtration = makeFiltration(for: record, priority: priority)
             filtration.addDependency(download)

@@ -9,6 +9,10 @@ public enum DecodeSize: Sendable, Equatable {
     case fit(Int)
     /// A centred square of `side` pixels filling the box (a list thumbnail).
     case square(Int)
+    /// Whole image, as a thumbnail of the shared cache's smallest size from which a square of
+    /// `square` pixels can still be cut (see `ThumbnailCache.Size.fitting`): a list thumbnail
+    /// that is also kept in the cache.
+    case thumbnail(square: Int)
 }
 
 /// Decodes a byte stream into a pixbuf no larger than a target box, using GdkPixbufLoader.
@@ -83,12 +87,22 @@ public enum ImageDecoder {
         }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
-        guard case .square = size, oriented.width != oriented.height else { return oriented }
-        let side = min(oriented.width, oriented.height)
-        let square = gdk_pixbuf_new_subpixbuf(oriented.pixbuf, Int32((oriented.width - side) / 2),
-                                              Int32((oriented.height - side) / 2), Int32(side), Int32(side))!
+        guard case .square(let side) = size else { return oriented }
+        return centreSquare(of: oriented, side: side)
+    }
+
+    /// The centred square of `image`, scaled down to `side` pixels if it is larger (a list
+    /// thumbnail cut from a picture, or from a thumbnail of the whole picture).
+    public static func centreSquare(of image: PhotoImage, side: Int) -> PhotoImage {
+        let shorter = min(image.width, image.height)
+        guard image.width != image.height || shorter > side else { return image }
+        let square = gdk_pixbuf_new_subpixbuf(image.pixbuf, Int32((image.width - shorter) / 2),
+                                              Int32((image.height - shorter) / 2), Int32(shorter), Int32(shorter))!
         defer { g_object_unref(UnsafeMutableRawPointer(square)) }
-        return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
+        guard shorter > side else {
+            return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
+        }
+        return PhotoImage(taking: gdk_pixbuf_scale_simple(square, Int32(side), Int32(side), GDK_INTERP_BILINEAR)!)
     }
 
     /// The limit checks of one decode, run from the loader's signals (on the decoding thread).
@@ -214,6 +228,9 @@ public enum ImageDecoder {
         switch size {
         case .fit(let side): scale = Double(side) / Double(max(width, height))
         case .square(let side): scale = Double(side) / Double(min(width, height))
+        case .thumbnail(let square):
+            scale = Double(ThumbnailCache.Size.fitting(square: square, width: width, height: height).rawValue)
+                / Double(max(width, height))
         }
         guard scale < 1 else { return (width, height) }
         return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))

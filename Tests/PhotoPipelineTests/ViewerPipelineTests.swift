@@ -71,7 +71,8 @@ import TestSupport
     @Test("The viewer's load decodes at the size asked, filters, and shares a running row download's bytes")
     @MainActor func loadAndShare() async throws {
         let server = try LoopbackServer()
-        server.photoLatencyMs.store(1_500, ordering: .relaxed)
+        // Long enough that a main actor held up by other tests still finds the download running.
+        server.photoLatencyMs.store(4_000, ordering: .relaxed)
         let fetcher = PhotoFetcher()
         let pending = PendingOperations()
         let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending)

@@ -14,9 +14,7 @@ public final class XvfbDisplay: @unchecked Sendable {
         var started: (Int, Process)?
         for candidate in (200 + Int(getpid() % 300))..<1000 where started == nil {
             let free = Self.allocated.withLock { used -> Bool in
-                guard !used.contains(candidate),
-                      !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"),
-                      !FileManager.default.fileExists(atPath: "/tmp/.X\(candidate)-lock") else { return false }
+                guard !used.contains(candidate), !Self.isTaken(candidate) else { return false }
                 used.insert(candidate)
                 return true
             }
@@ -48,6 +46,33 @@ public final class XvfbDisplay: @unchecked Sendable {
         // SIGKILL: a child of a test process may inherit a mask that blocks SIGTERM.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        // Killed, the server leaves its lock and socket behind (unless another server already
+        // took the number over).
+        let number = Int(name.dropFirst()) ?? -1
+        let lock = try? String(contentsOfFile: "/tmp/.X\(number)-lock", encoding: .utf8)
+        if Int32(lock?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") == process.processIdentifier {
+            Self.removeFiles(of: number)
+        }
+    }
+
+    /// Whether display `number` is in use: its lock file names a live process, or its socket
+    /// exists without a lock. A lock left by a server that died is cleared (Xvfb would do the
+    /// same) so that killed servers do not use up the display numbers.
+    private static func isTaken(_ number: Int) -> Bool {
+        let lock = "/tmp/.X\(number)-lock"
+        guard let text = try? String(contentsOfFile: lock, encoding: .utf8) else {
+            return FileManager.default.fileExists(atPath: lock) || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+        }
+        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else { return true }
+        if kill(pid, 0) == 0 || errno != ESRCH { return true }
+        removeFiles(of: number)
+        return false
+    }
+
+    private static func removeFiles(of number: Int) {
+        guard number >= 0 else { return }
+        unlink("/tmp/.X\(number)-lock")
+        unlink("/tmp/.X11-unix/X\(number)")
     }
 
     /// What a GTK program needs to run on this display as the tests run it.

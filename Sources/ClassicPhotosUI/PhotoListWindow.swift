@@ -57,6 +57,9 @@ final class PhotoListWindow {
     var onClosed: (() -> Void)?
     private var isClosed = false
     private var spinnerShowsBusy: Bool?
+    /// The failed count the subtitle shows, and its pending refresh.
+    private var failedInSubtitle = 0
+    private var subtitleRefresh: MainLoopSource?
     let settings: AppSettings
     /// A file chooser or location dialog while one is open, and its handlers.
     var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
@@ -148,6 +151,8 @@ final class PhotoListWindow {
         acceptDrops(on: widget(toasts))
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
+            // A photo failed, or one may have stopped failing (Retry): the count in the title.
+            if snapshot.state == .failed || failedInSubtitle > 0 { scheduleSubtitle() }
             if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }
         }
         processor.onActivityChanged = { [unowned self] busy in
@@ -182,8 +187,10 @@ final class PhotoListWindow {
         processor.replaceList()
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         pendingSelection = nil
+        failedInSubtitle = 0
         showStatus(.loading)
-        setSubtitle(Self.title(of: sources))
+        adw_window_title_set_title(windowTitle, Self.title(of: sources))
+        setSubtitle("Loading…")
         var failures: [String] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
@@ -206,7 +213,7 @@ final class PhotoListWindow {
         loading = nil
         let count = processor.photos.count
         if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures.joined(separator: "\n"))) }
-        setSubtitle(Self.title(of: sources) + " — " + (count == 1 ? "1 photo" : "\(count) photos"))
+        refreshSubtitle()
         refreshSpinner()
         if !failures.isEmpty {
             let sources = self.sources
@@ -390,6 +397,26 @@ final class PhotoListWindow {
         adw_window_title_set_subtitle(windowTitle, text)
     }
 
+    /// The subtitle once the list is in (the title names the source): how many photos, and how
+    /// many of those shown so far could not be loaded ("16 photos, 3 failed").
+    private func refreshSubtitle() {
+        subtitleRefresh = nil
+        guard loading == nil else { return }
+        let count = processor.photos.count
+        failedInSubtitle = processor.failedCount
+        let photos = count == 1 ? "1 photo" : "\(count) photos"
+        setSubtitle(photos + (failedInSubtitle > 0 ? ", \(failedInSubtitle) failed" : ""))
+    }
+
+    /// Refreshes the subtitle a moment later: photos that fail one after another update it once.
+    private func scheduleSubtitle() {
+        guard subtitleRefresh == nil else { return }
+        subtitleRefresh = MainLoopSource(.timeout(milliseconds: 250)) { [weak self] in
+            MainActor.assumeIsolated { self?.refreshSubtitle() }
+            return .remove
+        }
+    }
+
     /// What the window shows instead of the list.
     enum Status: Equatable {
         case loading, empty
@@ -488,6 +515,7 @@ final class PhotoListWindow {
         surfaceConnections.removeAll()
         dialog = nil
         failureToast = nil
+        subtitleRefresh = nil
         firstFrame = nil
     }
 }

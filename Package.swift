@@ -103,3 +103,12 @@ let package = Package(
             swiftSettings: strict),
     ]
 )
+
+// The list readers' fuzzer, only when meson-helpers/sanitizers.sh asks for it (it is built with
+// -sanitize=fuzzer, which gives it libFuzzer's main).
+if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "plist-fuzz", dependencies: ["PhotoPipeline"], path: "meson-helpers/fuzz/plist-fuzz",
+        swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+    package.products.append(.executable(name: "plist-fuzz", targets: ["plist-fuzz"]))
+}

@@ -79,16 +79,21 @@ public final class MainLoopSource: @unchecked Sendable {
     private final class CallbackBox {
         static let live = Atomic<Int>(0)
         let callback: @Sendable () -> Action
+        /// GLib hands the box to the thread that runs the context under a lock of its own,
+        /// which thread checkers do not see; this release and the acquire in `call` say so.
+        private let published = Atomic<Bool>(false)
 
         init(_ callback: @escaping @Sendable () -> Action) {
             self.callback = callback
             Self.live.add(1, ordering: .relaxed)
+            published.store(true, ordering: .releasing)
         }
 
         deinit { Self.live.subtract(1, ordering: .releasing) }
 
         static func call(_ data: gpointer?) -> gboolean {
             let box = Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue()
+            _ = box.published.load(ordering: .acquiring)
             return box.callback() == .continue ? gboolean(1) : gboolean(0)
         }
     }

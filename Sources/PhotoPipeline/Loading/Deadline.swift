@@ -50,14 +50,27 @@ final class LinkedCancellable: Sendable {
 
     init(parent: Cancellable) {
         self.parent = parent
-        let child = Unmanaged.passRetained(self.child).toOpaque()
+        let box = Handoff(child)
+        // GLib orders the callback after the connection with a lock of its own, which thread
+        // checkers do not see; the release here and the acquire in the callback say so to them.
+        box.published.store(true, ordering: .releasing)
         let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, data in
-            Unmanaged<Cancellable>.fromOpaque(data!).takeUnretainedValue().cancel()
+            let box = Unmanaged<Handoff>.fromOpaque(data!).takeUnretainedValue()
+            _ = box.published.load(ordering: .acquiring)
+            box.child.cancel()
         }
         // Called at once if the parent is already cancelled.
-        handler = g_cancellable_connect(parent.pointer, unsafeBitCast(callback, to: GCallback.self), child) { data in
-            Unmanaged<Cancellable>.fromOpaque(data!).release()
+        handler = g_cancellable_connect(parent.pointer, unsafeBitCast(callback, to: GCallback.self),
+                                        Unmanaged.passRetained(box).toOpaque()) { data in
+            Unmanaged<Handoff>.fromOpaque(data!).release()
         }
+    }
+
+    /// The child, handed to the callback on another thread.
+    private final class Handoff: Sendable {
+        let child: Cancellable
+        let published = Atomic<Bool>(false)
+        init(_ child: Cancellable) { self.child = child }
     }
 
     /// Stops following the parent (waits for a callback running on another thread).

@@ -109,6 +109,47 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test("Pointer and keys in the viewer: double-click toggles 100 % and fit, Ctrl+wheel zooms in, S shows the original")
+        func pointerZoomAndOriginal() throws {
+            let folder = try bigPictures("pointer", count: 3)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("first rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
+            let window = try app.windowGeometry()
+            try click(app, row: 0)
+            var events = try app.waitFor("row 0 in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            let fit = try #require(zoomLevels(events).last)
+            #expect(fit < 1)
+            let centre = (x: window.x + window.width / 2, y: window.y + Self.headerHeight + (window.height - Self.headerHeight) / 2)
+
+            // Double-click: 100 %; again: fit.
+            try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)", "click", "--repeat", "2", "--delay", "60", "1"])
+            events = try app.waitFor("100 % after a double-click") { zoomLevels($0).last == 1.0 }
+            var count = zoomLevels(events).count
+            usleep(700_000) // past the double-click time, or GTK counts these as a third and fourth press
+            try app.xdotool(["click", "--repeat", "2", "--delay", "60", "1"])
+            events = try app.waitFor("fitted after a second double-click") { zoomLevels($0).count > count }
+            #expect(abs(zoomLevels(events).last! - fit) < 0.01, "\(zoomLevels(events))")
+
+            // Ctrl+wheel up: zoomed in around the pointer, beyond fit.
+            count = zoomLevels(events).count
+            try app.xdotool(["keydown", "ctrl", "click", "4", "keyup", "ctrl"])
+            events = try app.waitFor("zoomed in by Ctrl+wheel") { zoomLevels($0).count > count }
+            let wheeled = zoomLevels(events).last!
+            #expect(wheeled > fit + 0.01, "zoom \(wheeled) after Ctrl+wheel from \(fit)")
+
+            // S: the original photo (not sepia) is shown.
+            try key(app, "s")
+            events = try app.waitFor("the original shown") { !images($0, row: 0, state: .original).isEmpty }
+            #expect(images(events, row: 0, state: .original).last?.event.imageSize != nil)
+            // The wheel alone never zoomed: still where Ctrl+wheel left it.
+            #expect(zoomLevels(events).last == wheeled)
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
         /// A photo list on a loopback server: a 12-megapixel JPEG, two bundled photos, a missing one.
         private func servedList() throws -> (server: LoopbackServer, list: URL, folder: URL) {
             let folder = try TestPictures.makeFolder("served")

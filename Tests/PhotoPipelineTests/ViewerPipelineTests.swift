@@ -71,18 +71,18 @@ import TestSupport
     @Test("The viewer's load decodes at the size asked, filters, and shares a running row download's bytes")
     @MainActor func loadAndShare() async throws {
         let server = try LoopbackServer()
-        // Long enough that a main actor held up by other tests still finds the download running.
-        server.photoLatencyMs.store(4_000, ordering: .relaxed)
+        // The row's download stays running until the viewer's load has been asked for.
+        server.holdPhotos()
+        defer { server.releasePhotos() }
         let fetcher = PhotoFetcher()
         let pending = PendingOperations()
         let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending)
         let record = PhotoRecord(id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "hubble", url: server.url("/photos/hubble-deep-field.jpg")), position: 0)
-        // The row's download, running (the server holds its response 400 ms).
+        // The row's download, running (the server holds its response).
         let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: 80)
         pending.downloadsInProgress[record.id] = download
         pending.downloadQueue.addOperation(download)
-        // Bounded: a download that already ended (a main actor held up for longer than the
-        // server's delay) must fail the test, not hang it.
+        // Bounded: a download that never starts must fail the test, not hang it.
         let started = Date().addingTimeInterval(10)
         while !download.isExecuting, !download.isFinished, Date() < started { try await Task.sleep(nanoseconds: 5_000_000) }
         try #require(download.isExecuting, "the row's download is not running")
@@ -97,6 +97,7 @@ import TestSupport
             }
         }
         #expect(request.sharesRowDownload)
+        server.releasePhotos()
         let deadline = Date().addingTimeInterval(20)
         while sepia == nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         let picture = try #require(decoded)

@@ -32,6 +32,21 @@ public final class LoopbackServer: @unchecked Sendable {
     public private(set) var port: Int = 0
     /// Delay added before every `/photos/` response, in milliseconds.
     public let photoLatencyMs = Atomic<Int>(0)
+    /// While true, `/photos/` responses wait until `releasePhotos()` (a transfer held open for
+    /// as long as a test needs it running, however slow the machine).
+    private let holding = Mutex<(on: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+    /// Holds every `/photos/` response from now until `releasePhotos()`.
+    public func holdPhotos() { holding.withLock { $0.on = true } }
+
+    /// Sends the held responses and stops holding.
+    public func releasePhotos() {
+        let waiting = holding.withLock { state -> [@Sendable () -> Void] in
+            defer { state = (false, []) }
+            return state.waiting
+        }
+        for respond in waiting { invoke(respond) }
+    }
     /// Bodies served at `/lists/NAME`.
     private let lists = Mutex<[String: Data]>([:])
 
@@ -138,6 +153,18 @@ public final class LoopbackServer: @unchecked Sendable {
             let file = photos.appendingPathComponent(String(path.dropFirst("/photos/".count)))
             guard let data = try? Data(contentsOf: file) else {
                 respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
+                return
+            }
+            let held = holding.withLock { state -> Bool in
+                guard state.on else { return false }
+                state.waiting.append { [self] in
+                    respond(message.msg, status: 200, type: "image/jpeg", body: data)
+                    soup_server_message_unpause(message.msg)
+                }
+                return true
+            }
+            if held {
+                soup_server_message_pause(msg)
                 return
             }
             let latency = photoLatencyMs.load(ordering: .relaxed)

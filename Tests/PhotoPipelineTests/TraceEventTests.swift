@@ -37,6 +37,7 @@ import Testing
         case .rowStatus: (.rowStatus(row: 9, id: id, text: "Not found (404)"), #","row":9,"id":42,"text":"Not found (404)""#)
         case .mainloopStall: (.mainloopStall(ms: 250), #","ms":250.000"#)
         case .memoryLow: (.memoryLow(level: 255), #","level":255"#)
+        case .framePainted: (.framePainted, "")
         }
         return (event, head + fields + "}")
     }

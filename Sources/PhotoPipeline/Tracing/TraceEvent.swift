@@ -51,6 +51,9 @@ public enum TraceEvent: Sendable, Equatable {
     case mainloopStall(ms: Double)
     /// `memory.low`: the desktop's low-memory warning, at its level.
     case memoryLow(level: Int)
+    /// `frame.painted`: the main window's frame clock finished painting a frame (only when
+    /// `CLASSIC_PHOTOS_TRACE_FRAMES=1`; the benchmark takes frame intervals from these).
+    case framePainted
     /// An event this definition does not know (read from a newer trace); written as its name
     /// alone. Its fields, if any, are not kept.
     case other(name: String)
@@ -78,6 +81,7 @@ public enum TraceEvent: Sendable, Equatable {
         case rowStatus = "row.status"
         case mainloopStall = "mainloop.stall"
         case memoryLow = "memory.low"
+        case framePainted = "frame.painted"
 
         public var description: String { rawValue }
     }
@@ -112,6 +116,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: .rowStatus
         case .mainloopStall: .mainloopStall
         case .memoryLow: .memoryLow
+        case .framePainted: .framePainted
         case .other: nil
         }
     }
@@ -243,7 +248,7 @@ public enum TraceEvent: Sendable, Equatable {
         switch self {
         case .appStart(let version):
             w.add(.version, version)
-        case .appQuit, .windowShown, .queuesSuspended, .queuesResumed, .other:
+        case .appQuit, .windowShown, .queuesSuspended, .queuesResumed, .framePainted, .other:
             break
         case .sourceStart(let url):
             w.add(.url, url)
@@ -347,6 +352,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
         case .memoryLow: self = try .memoryLow(level: int(.level))
+        case .framePainted: self = .framePainted
         }
     }
 }

@@ -193,12 +193,13 @@ func turnWheel(_ app: AppSession) throws -> (mark: Int, seconds: Double) {
     try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
     usleep(400_000) // quiet, and the trace flushed
     let mark = app.events().count
-    let start = LoopbackServer.now()
-    var down = true
-    while LoopbackServer.now() - start < wheelSeconds {
-        try app.xdotool(["click", "--repeat", "\(wheelLegClicks)", "--delay", "\(wheelDelayMs)", down ? "5" : "4"])
-        down.toggle()
+    // One xdotool run for all the legs, so there is no pause between them.
+    let legs = Int((wheelSeconds * 1000 / Double(wheelLegClicks * wheelDelayMs)).rounded(.up))
+    let script = (0..<legs).flatMap { leg in
+        ["click", "--repeat", "\(wheelLegClicks)", "--delay", "\(wheelDelayMs)", leg % 2 == 0 ? "5" : "4"]
     }
+    let start = LoopbackServer.now()
+    try app.xdotool(script)
     return (mark, LoopbackServer.now() - start)
 }
 

@@ -156,9 +156,10 @@ struct Machine {
             ("GdkPixbuf (and gdk-pixbuf-thumbnailer)", package("libgdk-pixbuf-2.0-0")),
             ("libjpeg-turbo", package("libjpeg62-turbo")),
             ("libsoup 3", package("libsoup-3.0-0")),
-            ("ImageMagick", firstLine("/usr/bin/convert", ["-version"])),
+            ("ImageMagick", firstLine("/usr/bin/convert", ["-version"])
+                .replacingOccurrences(of: "Version: ", with: "").components(separatedBy: " http").first ?? "?"),
             ("vipsthumbnail (libvips)", firstLine("/usr/bin/vips", ["--version"])),
-            ("curl", firstLine("/usr/bin/curl", ["--version"])),
+            ("curl", firstLine("/usr/bin/curl", ["--version"]).components(separatedBy: " (").first ?? "?"),
             ("Xvfb", package("xvfb")),
             ("xdotool", package("xdotool")),
         ]

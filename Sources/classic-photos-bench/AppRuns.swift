@@ -87,7 +87,7 @@ func benchmarkLaunch(camera: CameraPhotos, rounds: Int, report: Report) throws {
         its sepia thumbnail. Times are on the trace's clock, which starts as the app's `main` \
         begins; loading the executable and its libraries before that is the same for every \
         launch (`classic-photos --version`, a whole process that does only that, takes \
-        \(ms(exec))). The lower bound is what no version of the app can beat on this machine: \
+        \(ms(exec))). The lower bound is what the app, with its present decoder, cannot beat on this machine: \
         the first frame of the same window with an empty list (GTK and libadwaita started, the \
         window laid out and painted: the app started on an empty folder, to `window.shown`), \
         plus decoding and filtering the visible photos on all \(cores) cores with nothing else \

@@ -87,7 +87,10 @@ func benchmarkVisibleRows(camera: CameraPhotos, rounds: Int, report: Report) asy
         visible row's sepia thumbnail. The plain pool: \(cores) threads (one per core, \
         `DispatchQueue.concurrentPerform`) taking the same files in turn through the same decoder \
         and filter, nothing else. Times from the start; median of \(rounds) rounds, the two \
-        alternating.
+        alternating. The app's download queue runs up to \(PendingOperations.defaultDownloadConcurrency) \
+        downloads at once, each decoding on a thread of its own, so the visible photos (and the \
+        prefetched ones) are decoded side by side on the \(cores) cores; the pool decodes \(cores) \
+        at a time, in list order.
         """)
     var ours: [BatchTimes] = [], shown: [Double] = [], pool: [BatchTimes] = []
     for _ in 0..<rounds {

@@ -82,9 +82,11 @@ let package = Package(
             name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk", "ClassicPhotosUI", "PhotoPipeline"],
             swiftSettings: strict),
 
-        // Prints performance figures next to peer tools (ImageMagick, vipsthumbnail, curl).
+        // Prints performance figures next to peer tools (vipsthumbnail, ImageMagick,
+        // gdk-pixbuf-thumbnailer, curl) and writes BENCHMARKS.md; GTK for the tutorial's
+        // synchronous list it compares the app with.
         .executableTarget(
-            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf"],
+            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk"],
             swiftSettings: strict),
 
         // MARK: Tests

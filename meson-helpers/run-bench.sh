@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Builds the benchmark with optimisations and prints its figures: thumbnails against
-# ImageMagick and vipsthumbnail, and the download pipeline against curl. Arguments go to
-# classic-photos-bench (--rounds N, --rows N, --latency MS, --only SECTION).
+# Builds the app and the benchmark with optimisations and runs the benchmark, which prints its
+# figures as Markdown: thumbnails against vipsthumbnail, ImageMagick and gdk-pixbuf-thumbnailer
+# on camera photos it generates, sepia against a plain copy, the first and last visible
+# thumbnail against a plain per-core pool, the pipeline against curl, list reading, and the
+# real app under Xvfb (launch, cold and warm launch, wheel scrolling 10,000 rows against the
+# tutorial's synchronous list, big lists).
+#
+#   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
+#   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3
+#
+# Arguments go to classic-photos-bench (--write FILE, --rounds N, --rows N, --latency MS,
+# --only SECTION[,SECTION…]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRA_PACKAGES=(libvips-tools curl)
+EXTRA_PACKAGES=(libvips-tools libgdk-pixbuf2.0-bin curl)
 source meson-helpers/setup.sh
-# The benchmark runs the app itself too (its "app" section), so both are built optimised.
+# The benchmark runs the app itself too, so both are built optimised.
 swift build -c release --product classic-photos
 swift build -c release --product classic-photos-bench
 exec "$(swift build -c release --show-bin-path)/classic-photos-bench" "$@"

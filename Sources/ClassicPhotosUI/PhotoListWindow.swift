@@ -369,6 +369,13 @@ final class PhotoListWindow {
         surfaceConnections.append(SignalConnection.connect(UnsafeMutableRawPointer(window), "notify::scale-factor", pointer: { [unowned self] _ in
             processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window)))))
         }))
+        // Every painted frame, for the benchmark's frame intervals; off unless asked for.
+        if Trace.shared.isEnabled, ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE_FRAMES"] == "1",
+           let clock = gtk_widget_get_frame_clock(widget(window)) {
+            surfaceConnections.append(SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") {
+                Trace.shared.emit(.framePainted)
+            })
+        }
         if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
             firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
                 shownTraced = true

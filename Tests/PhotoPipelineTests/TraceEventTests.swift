@@ -43,6 +43,7 @@ import Testing
         case .viewerStatus: (.viewerStatus(row: 4, id: id, text: "Not found (404)"), #","row":4,"id":42,"text":"Not found (404)""#)
         case .viewerZoom: (.viewerZoom(level: 1.25), #","level":1.250"#)
         case .viewerClose: (.viewerClose(row: 4, id: id), #","row":4,"id":42"#)
+        case .framePainted: (.framePainted, "")
         }
         return (event, head + fields + "}")
     }

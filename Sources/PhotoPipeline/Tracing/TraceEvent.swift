@@ -61,6 +61,9 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerZoom(level: Double)
     /// `viewer.close`: the viewer closed.
     case viewerClose(row: Int, id: PhotoID)
+    /// `frame.painted`: the main window's frame clock finished painting a frame (only when
+    /// `CLASSIC_PHOTOS_TRACE_FRAMES=1`; the benchmark takes frame intervals from these).
+    case framePainted
     /// An event this definition does not know (read from a newer trace); written as its name
     /// alone. Its fields, if any, are not kept.
     case other(name: String)
@@ -93,6 +96,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"
         case viewerClose = "viewer.close"
+        case framePainted = "frame.painted"
 
         public var description: String { rawValue }
     }
@@ -132,6 +136,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerStatus: .viewerStatus
         case .viewerZoom: .viewerZoom
         case .viewerClose: .viewerClose
+        case .framePainted: .framePainted
         case .other: nil
         }
     }
@@ -283,7 +288,7 @@ public enum TraceEvent: Sendable, Equatable {
         switch self {
         case .appStart(let version):
             w.add(.version, version)
-        case .appQuit, .windowShown, .queuesSuspended, .queuesResumed, .other:
+        case .appQuit, .windowShown, .queuesSuspended, .queuesResumed, .framePainted, .other:
             break
         case .sourceStart(let url):
             w.add(.url, url)
@@ -409,6 +414,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
         case .viewerClose: self = try .viewerClose(row: int(.row), id: id())
+        case .framePainted: self = .framePainted
         }
     }
 }

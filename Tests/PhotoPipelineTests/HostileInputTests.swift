@@ -21,7 +21,7 @@ import TestSupport
     }
 
     /// Short limits for tests: a second or two for each deadline, small byte caps.
-    private static let short = PhotoLimits(
+    private nonisolated static let short = PhotoLimits(
         maxPhotoBytes: 2_000_000, maxPixels: PhotoLimits.standardMaxPixels, decodeMemoryBytes: 384 << 20,
         connectSeconds: 1, silenceSeconds: 1, photoSeconds: 2, listSeconds: 1.5, maxListBytes: 1 << 20, maxRedirects: 5)
 
@@ -51,7 +51,7 @@ import TestSupport
 
     /// How much longer than usual things may take: sanitizers slow every step several times, so
     /// the upper time bounds (which tell "refused at once" from "worked through it") stretch.
-    private var slowdown: Double { ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] == nil ? 1 : 6 }
+    private nonisolated var slowdown: Double { ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] == nil ? 1 : 6 }
 
     private func reasons(_ records: [PhotoRecord]) -> [PhotoFailure.Reason?] { records.map { $0.failure?.reason } }
 
@@ -81,7 +81,9 @@ import TestSupport
     }
 
     @Test("Bombs are refused by the decoder itself, from files too, with the claimed size in the detail")
-    func bombsFromFiles() throws {
+    // The synchronous tests block their thread while they wait; off the main actor, so the
+    // other suites' main-actor work goes on meanwhile.
+    nonisolated func bombsFromFiles() throws {
         let folder = try TestPictures.makeFolder("bombs")
         defer { try? FileManager.default.removeItem(at: folder) }
         for format in ["jpeg", "png", "gif"] {
@@ -99,7 +101,7 @@ import TestSupport
     }
 
     @Test("A 100-megapixel JPEG still opens with the standard limits; with a lower pixel limit it is refused")
-    func hundredMegapixels() throws {
+    nonisolated func hundredMegapixels() throws {
         let folder = try TestPictures.makeFolder("hundred")
         defer { try? FileManager.default.removeItem(at: folder) }
         // The coffee photo with a frame header claiming 10000×10000: libjpeg decodes it (the
@@ -163,7 +165,7 @@ import TestSupport
     }
 
     @Test("The budget: room is waited for, a reservation larger than it fails at once, and a long wait gets priority")
-    func budgetRules() throws {
+    nonisolated func budgetRules() throws {
         let budget = DecodeMemoryBudget(capacity: 100, patience: 0.2)
         let cancellable = Cancellable()
         let error = #expect(throws: PhotoFailure.self) { try budget.reserve(101, cancellable: cancellable) }
@@ -278,7 +280,7 @@ import TestSupport
     }
 
     @Test("A list that drips fails to load at the list's deadline, as a timeout")
-    func listDeadline() throws {
+    nonisolated func listDeadline() throws {
         let server = try LoopbackServer()
         let fetcher = PhotoFetcher(limits: Self.short)
         let start = Date()

@@ -3,13 +3,14 @@
 # and puts Swift on PATH. Sourced by run-app.sh, run-tests.sh and run-bench.sh.
 set -euo pipefail
 
-# Build and run-time libraries, the tools the tests drive a real X display with, and what
+# Build and run-time libraries, the tools the tests drive a real X display with (and read its
+# clipboard with; xcompmgr is for the screenshot script), and what
 # `meson install` and its checks use (meson, ninja, the desktop-file, AppStream and
 # GSettings schema validators).
 PACKAGES=(
   pkg-config libglib2.0-dev libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
-  glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager
+  glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager xclip xcompmgr
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).

@@ -109,7 +109,7 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("Pointer and keys in the viewer: double-click toggles 100 % and fit, Ctrl+wheel zooms in, S shows the original")
+        @Test("Pointer and keys in the viewer: double-click toggles 100 % and fit, Ctrl+wheel zooms in, Ctrl+C copies, S shows the original")
         func pointerZoomAndOriginal() throws {
             let folder = try bigPictures("pointer", count: 3)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -138,6 +138,23 @@ extension GUITests {
             events = try app.waitFor("zoomed in by Ctrl+wheel") { zoomLevels($0).count > count }
             let wheeled = zoomLevels(events).last!
             #expect(wheeled > fit + 0.01, "zoom \(wheeled) after Ctrl+wheel from \(fit)")
+
+            // Ctrl+C: the photo shown is on the clipboard, as a picture another program can paste.
+            try key(app, "ctrl+c")
+            var targets = ""
+            for _ in 0..<50 where !targets.contains("image/png") {
+                usleep(100_000)
+                targets = (try? run(URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
+                                    environment: ["DISPLAY": app.display.name], timeout: 10).stdout) ?? ""
+            }
+            #expect(targets.contains("image/png"), "clipboard offers: \(targets)")
+            let file = NSTemporaryDirectory() + "classic-photos-pasted-\(UUID().uuidString).png"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let pasted = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
+                                 environment: ["DISPLAY": app.display.name], timeout: 20)
+            let png = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(pasted.status == 0 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 1000,
+                    "pasted \(png.count) bytes: \(pasted.stderr)")
 
             // S: the original photo (not sepia) is shown.
             try key(app, "s")

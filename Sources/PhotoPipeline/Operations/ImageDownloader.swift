@@ -2,20 +2,12 @@ import Foundation
 import GLibKit
 import Synchronization
 
-/// Downloads one photo and decodes it at the size its row shows it.
-///
-/// The operation is asynchronous: `start()` hands the transfer to a thread of its own and
-/// returns. Foundation's queues on Linux run operations on libdispatch's shared pool, about
-/// two threads per core, which grows only about one thread a second while its threads are
-/// blocked; synchronous downloads waiting on the network held those threads, so no more than
-/// two or three downloads ran at once and a ready filtration waited for a whole download to
-/// end before it got a thread.
-public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
+/// Downloads one photo and decodes it at the size its row shows it, on a thread of its own
+/// (see `ThreadedPhotoOperation`).
+public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
     private let thumbnails: ThumbnailCache?
-    // Cancelling the GCancellable aborts the transfer in flight, not just the next step.
-    private let cancellable = Cancellable()
 
     /// - Parameter thumbnails: the desktop's thumbnail cache, read and written for local
     ///   pictures (nil: neither).
@@ -26,9 +18,6 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         self.maxPixelSize = maxPixelSize
         super.init(record: record, kind: .download, gate: gate)
     }
-
-    private let running = Atomic<Bool>(false)
-    private let done = Atomic<Bool>(false)
 
     /// The bytes read so far, kept while the download runs so that the photo viewer, opened on
     /// this photo meanwhile, can decode them at its own size instead of downloading the photo
@@ -81,38 +70,6 @@ public final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             share.ended = true
             if !complete || !share.wanted { share.bytes = Data() }
         }
-    }
-
-    public override func cancel() {
-        super.cancel()
-        cancellable.cancel()
-    }
-
-    public override var isAsynchronous: Bool { true }
-    public override var isExecuting: Bool { running.load(ordering: .acquiring) }
-    public override var isFinished: Bool { done.load(ordering: .acquiring) }
-
-    public override func start() {
-        if isCancelled {
-            finish()
-            return
-        }
-        running.store(true, ordering: .releasing)
-        didChangeValue(forKey: "isExecuting")
-        let thread = Thread { [self] in
-            main()
-            finish()
-        }
-        thread.name = "download \(record.id)"
-        thread.start()
-    }
-
-    private func finish() {
-        running.store(false, ordering: .releasing)
-        didChangeValue(forKey: "isExecuting")
-        done.store(true, ordering: .releasing)
-        didChangeValue(forKey: "isFinished")
-        releaseDependents()
     }
 
     public override func main() {

@@ -17,15 +17,12 @@ public struct ViewerPicture: Sendable {
 /// then decodes them at the viewer's size. Like a row's download it runs on a thread of its
 /// own (see `ImageDownloader`), and cancelling it aborts a transfer in progress. It never
 /// changes the row's record: a photo the viewer cannot show is the viewer's failure only.
-public final class ViewerImageLoader: PhotoOperation, @unchecked Sendable {
+public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     /// The longest side wanted, in pixels (0: the whole image).
     public let wantedSide: Int
     private let knownBytes: Data?
     private let sharing: ImageDownloader?
-    private let cancellable = Cancellable()
-    private let running = Atomic<Bool>(false)
-    private let done = Atomic<Bool>(false)
     private let outcome = Mutex<Result<ViewerPicture, PhotoFailure>?>(nil)
 
     /// - Parameters:
@@ -43,38 +40,6 @@ public final class ViewerImageLoader: PhotoOperation, @unchecked Sendable {
 
     /// The picture or the failure, once the operation has finished (nil if cancelled).
     public var result: Result<ViewerPicture, PhotoFailure>? { outcome.withLock { $0 } }
-
-    public override func cancel() {
-        super.cancel()
-        cancellable.cancel()
-    }
-
-    public override var isAsynchronous: Bool { true }
-    public override var isExecuting: Bool { running.load(ordering: .acquiring) }
-    public override var isFinished: Bool { done.load(ordering: .acquiring) }
-
-    public override func start() {
-        if isCancelled {
-            finish()
-            return
-        }
-        running.store(true, ordering: .releasing)
-        didChangeValue(forKey: "isExecuting")
-        let thread = Thread { [self] in
-            main()
-            finish()
-        }
-        thread.name = "viewer \(record.id)"
-        thread.start()
-    }
-
-    private func finish() {
-        running.store(false, ordering: .releasing)
-        didChangeValue(forKey: "isExecuting")
-        done.store(true, ordering: .releasing)
-        didChangeValue(forKey: "isFinished")
-        releaseDependents()
-    }
 
     public override func main() {
         guard beginWork() else { return }

@@ -201,6 +201,60 @@ import TestSupport
         #expect(server.peakPhotosInFlight == 8)
     }
 
+    @Test("Downloads fetch bytes only; the filtration queue decodes them, visible rows first, top first")
+    func decodeIsFiltrationWork() async throws {
+        let server = try LoopbackServer()
+        let paths = ["astronaut", "coffee", "retina", "grass", "gravel", "cameraman"].map { "/photos/\($0).jpg" }
+        // One decode at a time, so the order is the queue's alone.
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), pendingOperations: PendingOperations(downloads: 8, filtrations: 1),
+                                       prefetchMargin: 2, maxPixelSize: 80)
+        processor.setEntries(paths.enumerated().map { PhotoEntry(name: "\($0.offset)", url: server.url($0.element)) })
+        processor.pendingOperations.filtrationQueue.isSuspended = true
+        processor.visibleRowsChanged(0..<4) // rows 4 and 5 are the prefetch margin
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .downloaded } })
+        // Downloaded means the bytes are in, not a picture: nothing was decoded yet.
+        for record in processor.records {
+            #expect(record.image == nil)
+            guard case .bytes(let bytes, _)? = record.downloaded else {
+                Issue.record("row \(record.position) holds no bytes")
+                continue
+            }
+            let file = Products.packageRoot.appendingPathComponent("data" + paths[record.position])
+            #expect(bytes == (try? Data(contentsOf: file)))
+        }
+        let filtrations = Array(processor.pendingOperations.filtrationsInProgress.values)
+        #expect(filtrations.count == 6)
+        processor.pendingOperations.filtrationQueue.isSuspended = false
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+        let started = filtrations.sorted { $0.startTime < $1.startTime }.map(\.record.position)
+        #expect(started == [0, 1, 2, 3, 4, 5])
+        #expect(processor.records.allSatisfy { $0.image?.width == 80 })
+    }
+
+    @Test("Pictures beyond the memory cap are let go, least recently shown first, never those on screen")
+    func memoryCap() async throws {
+        let folder = Products.packageRoot.appendingPathComponent("data/photos")
+        let names = ["astronaut", "coffee", "retina", "grass", "gravel", "cameraman", "brick-wall", "rocket-launch"]
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        // An 80-pixel RGB thumbnail holds 19,200 bytes: room for three and a bit.
+        processor.memoryCap = 65_000
+        processor.setEntries(names.map { PhotoEntry(name: $0, url: folder.appendingPathComponent("\($0).jpg")) })
+        for first in stride(from: 0, to: names.count, by: 2) {
+            processor.visibleRowsChanged(first..<(first + 2))
+            #expect(await waitUntil { processor.records[first..<(first + 2)].allSatisfy { $0.state == .filtered } })
+            #expect(processor.memoryHeld <= 65_000, "\(processor.memoryHeld) bytes held")
+        }
+        let states = processor.records.map(\.state)
+        // The last screen is kept; the first rows shown were let go, and hold nothing.
+        #expect(states.suffix(2).allSatisfy { $0 == .filtered })
+        #expect(states.prefix(2).allSatisfy { $0 == .new }, "\(states)")
+        #expect(processor.records.prefix(2).allSatisfy { $0.image == nil })
+        // Shown again, they load again.
+        processor.visibleRowsChanged(0..<2)
+        #expect(await waitUntil { processor.records[0..<2].allSatisfy { $0.state == .filtered } })
+        #expect(processor.memoryHeld <= 65_000)
+    }
+
     @Test("Local pictures go through the desktop's thumbnail cache: written on first sight, read (not decoded) after")
     func thumbnailCache() async throws {
         let folder = try TestPictures.makeFolder("cached")

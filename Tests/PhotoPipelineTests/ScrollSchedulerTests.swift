@@ -281,3 +281,24 @@ extension ScrollScheduler where ID == Int {
         #expect(s.rowBound(20, layout: layout) == []) // not wanted
     }
 }
+
+@Suite struct MemoryLRUTests {
+    @Test("Over the cap, the least recently used unpinned entries go, down to three quarters of it")
+    func evictsLeastRecentlyUsed() {
+        var lru = MemoryLRU<Int>(cap: 100)
+        for key in 0..<5 { lru.set(key, cost: 20) }
+        #expect(lru.total == 100 && lru.evictions { _ in false }.isEmpty) // at the cap, not over
+        lru.touch(0) // used again: now the most recent
+        lru.set(5, cost: 20) // 120 > 100: down to 75 or less
+        let evicted = lru.evictions { $0 == 1 } // 1 is on screen
+        #expect(evicted == [2, 3, 4])
+        #expect(lru.total == 60 && lru.count == 3) // 0, 1 and 5 stay
+        lru.set(5, cost: 0)
+        #expect(lru.total == 40 && lru.count == 2)
+        // Everything pinned: nothing to let go, whatever the total.
+        lru.set(6, cost: 500)
+        #expect(lru.evictions { _ in true }.isEmpty && lru.total == 540)
+        lru.removeAll()
+        #expect(lru.total == 0 && lru.count == 0)
+    }
+}

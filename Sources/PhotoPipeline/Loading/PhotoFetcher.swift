@@ -52,28 +52,33 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// Reads all of `url` (for small documents such as photo lists), within `limit` bytes and
     /// the list's deadline (`limits.listSeconds`).
     public func readAll(_ url: URL, cancellable: Cancellable, limit: Int? = nil) throws(PhotoFailure) -> Data {
-        let limit = limit ?? limits.maxListBytes
         let link = LinkedCancellable(parent: cancellable)
         let deadline = Deadline(seconds: limits.listSeconds, cancelling: link.child)
         defer { deadline.stop(); link.disconnect() }
         do throws(PhotoFailure) {
-            let stream = try open(url, cancellable: link.child, byteLimit: limit)
-            var data = Data()
-            let buffer = ChunkBuffer()
-            while let chunk = try buffer.read(stream, cancellable: link.child) {
-                data.append(contentsOf: chunk)
-                if data.count > limit {
-                    throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(limit))")
-                }
-            }
-            g_input_stream_close(stream.pointer, nil, nil)
-            return data
+            return try read(url, cancellable: link.child, limit: limit ?? limits.maxListBytes)
         } catch {
             if error.isCancellation, deadline.stop(), !cancellable.isCancelled {
                 throw PhotoFailure(.timeout, detail: "The list took longer than \(PhotoLimits.seconds(limits.listSeconds)) to load")
             }
             throw error
         }
+    }
+
+    /// Reads all of `url`, failing as `too-large` as soon as more than `limit` bytes are
+    /// announced or have arrived. No deadline of its own: the caller's `cancellable` has it.
+    public func read(_ url: URL, cancellable: Cancellable, limit: Int) throws(PhotoFailure) -> Data {
+        let stream = try open(url, cancellable: cancellable, byteLimit: limit)
+        var data = Data()
+        let buffer = ChunkBuffer()
+        while let chunk = try buffer.read(stream, cancellable: cancellable) {
+            data.append(contentsOf: chunk)
+            if data.count > limit {
+                throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(limit))")
+            }
+        }
+        g_input_stream_close(stream.pointer, nil, nil)
+        return data
     }
 
     private static let redirectStatuses: Set<UInt32> = [301, 302, 303, 307, 308]

@@ -1,3 +1,4 @@
+import CGdkPixbuf
 import Foundation
 import Synchronization
 
@@ -32,6 +33,10 @@ public final class PhotoRecord: Sendable {
     private struct Progress {
         var state = PhotoState.new
         var image: PhotoImage?
+        /// The photo's bytes, from its download until they are decoded (state `downloaded`).
+        var bytes: Data?
+        /// Where the desktop's thumbnail cache keeps this picture (local pictures only).
+        var thumbnailKey: ThumbnailCache.Key?
         var failure: PhotoFailure?
     }
     private let progress = Mutex(Progress())
@@ -62,16 +67,47 @@ public final class PhotoRecord: Sendable {
         }
     }
 
-    func markDownloaded(_ image: PhotoImage) {
-        progress.withLock { $0.state = .downloaded; $0.image = image; $0.failure = nil }
+    /// What a downloaded photo holds for its filtration to turn into the picture shown.
+    public enum Downloaded: Sendable {
+        /// The file's bytes, still to be decoded; a local picture's thumbnail, once decoded,
+        /// is stored in the desktop's cache under `thumbnailKey`.
+        case bytes(Data, thumbnailKey: ThumbnailCache.Key?)
+        /// A picture decoded already (a thumbnail the desktop's cache had).
+        case image(PhotoImage)
     }
 
+    /// The bytes or picture of a downloaded photo; nil in any other state.
+    public var downloaded: Downloaded? {
+        progress.withLock { p in
+            guard p.state == .downloaded else { return nil }
+            if let image = p.image { return .image(image) }
+            return p.bytes.map { .bytes($0, thumbnailKey: p.thumbnailKey) }
+        }
+    }
+
+    /// About how much memory the record holds: its picture's pixels, or the bytes waiting to
+    /// be decoded.
+    public var memoryCost: Int {
+        progress.withLock { p in
+            (p.bytes?.count ?? 0) + (p.image.map { Int(gdk_pixbuf_get_byte_length($0.pixbuf)) } ?? 0)
+        }
+    }
+
+    func markDownloaded(bytes: Data, thumbnailKey: ThumbnailCache.Key?) {
+        progress.withLock { $0 = Progress(state: .downloaded, bytes: bytes, thumbnailKey: thumbnailKey) }
+    }
+
+    func markDownloaded(_ image: PhotoImage) {
+        progress.withLock { $0 = Progress(state: .downloaded, image: image) }
+    }
+
+    /// The picture shown from now on; the bytes it was decoded from are let go.
     func markFiltered(_ image: PhotoImage) {
-        progress.withLock { $0.state = .filtered; $0.image = image }
+        progress.withLock { $0 = Progress(state: .filtered, image: image) }
     }
 
     func markFailed(_ failure: PhotoFailure) {
-        progress.withLock { $0.state = .failed; $0.image = nil; $0.failure = failure }
+        progress.withLock { $0 = Progress(state: .failed, failure: failure) }
     }
 
     /// Starts the photo over: whatever it had (an image, a failure) is forgotten and it will be
@@ -85,14 +121,14 @@ public final class PhotoRecord: Sendable {
         }
     }
 
-    /// Forgets the image so the photo is processed again when next shown (memory pressure).
-    /// Returns true if an image was dropped.
+    /// Forgets the picture (or the downloaded bytes) so the photo is processed again when next
+    /// shown (memory pressure, or the least recently shown photos beyond the memory cap).
+    /// Returns true if anything was dropped.
     @discardableResult
     func dropImage() -> Bool {
         progress.withLock { p in
-            guard p.image != nil, p.state != .failed else { return false }
-            p.image = nil
-            p.state = .new
+            guard p.image != nil || p.bytes != nil, p.state != .failed else { return false }
+            p = Progress()
             return true
         }
     }

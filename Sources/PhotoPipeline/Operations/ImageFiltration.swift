@@ -1,24 +1,89 @@
 import Foundation
+import GLibKit
 
-/// Applies the sepia filter to a downloaded photo. It does nothing unless the record is
-/// downloaded (so never after a failed or cancelled download), nor if any operation it was
-/// made to depend on was cancelled.
+/// How the filtration turns a downloaded photo's bytes into its row's picture.
+public struct RowDecoding: Sendable {
+    /// The side of the row's square, in pixels (the row's size × scale factor).
+    public var maxPixelSize: Int
+    public var limits: DecodeLimits
+    /// The memory decodes in flight share.
+    public var budget: DecodeMemoryBudget
+    /// The desktop's thumbnail cache, written for local pictures (nil: not used).
+    public var thumbnails: ThumbnailCache?
+
+    public init(maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
+                thumbnails: ThumbnailCache? = nil) {
+        self.maxPixelSize = maxPixelSize
+        self.limits = limits
+        self.budget = budget
+        self.thumbnails = thumbnails
+    }
+}
+
+/// Turns a downloaded photo into the picture its row shows: decodes its bytes at the row's
+/// size (scaling while decoding, so a camera photo never exists at full size) and applies the
+/// sepia filter. This is the CPU's share of a photo's work; the filtration queue runs one per
+/// core, visible rows first, so the photos on screen do not share the processor with those
+/// ahead of it. It does nothing unless the record is downloaded (so never after a failed or
+/// cancelled download), nor if any operation it was made to depend on was cancelled.
 public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private let filter: SepiaFilter
+    private let decoding: RowDecoding
+    private let cancellable = Cancellable()
 
-    public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter(), gate: SuspensionGate? = nil) {
+    public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter(), decoding: RowDecoding = RowDecoding(maxPixelSize: 160),
+                gate: SuspensionGate? = nil) {
         self.filter = filter
+        self.decoding = decoding
         super.init(record: record, kind: .filter, gate: gate)
+    }
+
+    public override func cancel() {
+        super.cancel()
+        cancellable.cancel() // a decode waiting for room in the memory budget stops waiting
     }
 
     public override func main() {
         if dependencies.contains(where: \.isCancelled) { return }
-        let snapshot = record.snapshot(isBusy: true)
-        guard snapshot.state == .downloaded, let image = snapshot.image, beginWork() else { return }
+        guard let downloaded = record.downloaded, beginWork() else { return }
+        let image: PhotoImage
+        switch downloaded {
+        case .image(let decoded):
+            image = decoded
+        case .bytes(let bytes, let key):
+            do throws(PhotoFailure) {
+                image = try decode(bytes, thumbnailKey: key)
+            } catch {
+                if !isCancelled, !error.isCancellation { fail(error) }
+                return
+            }
+        }
+        if isCancelled { return }
         guard let filtered = filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }),
               !isCancelled
         else { return }
         record.markFiltered(filtered)
         traceFinished(state: .filtered)
+    }
+
+    /// The row's square. A local picture is decoded whole, as a thumbnail of the desktop
+    /// cache's sizes, stored there for next time (and for the file manager), and the square
+    /// is cut from it.
+    private func decode(_ bytes: Data, thumbnailKey key: ThumbnailCache.Key?) throws(PhotoFailure) -> PhotoImage {
+        let side = decoding.maxPixelSize
+        guard let thumbnails = decoding.thumbnails, let key else {
+            return try ImageDecoder.decode(bytes, size: .square(side), limits: decoding.limits, budget: decoding.budget,
+                                           cancellable: cancellable)
+        }
+        let image = try ImageDecoder.decode(bytes, size: .thumbnail(square: side), limits: decoding.limits,
+                                            budget: decoding.budget, cancellable: cancellable)
+        if !isCancelled {
+            // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
+            // would have been used had it been larger.
+            let box = ThumbnailCache.Size(rawValue: max(image.width, image.height))
+                ?? .fitting(square: side, width: image.width, height: image.height)
+            thumbnails.store(image, of: key, size: box)
+        }
+        return ImageDecoder.centreSquare(of: image, side: side)
     }
 }

@@ -57,6 +57,9 @@ open class PhotoOperation: Operation, @unchecked Sendable {
         dependents.withLock { $0.removeAll() }
     }
 
+    /// When the work began (`Trace.now` seconds), or 0 if it has not.
+    var startTime: Double { startedAt.withLock { $0 } }
+
     /// True if the operation began while its queues were suspended and so did nothing.
     public var wasDeferred: Bool { deferredFlag.load(ordering: .acquiring) }
 

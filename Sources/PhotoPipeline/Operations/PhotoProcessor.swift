@@ -23,6 +23,22 @@ public final class PhotoProcessor {
     private let thumbnails: ThumbnailCache?
     /// Photos with an operation that began during a scroll and did nothing.
     private var deferred: Set<PhotoID> = []
+    /// What the photos hold (pictures, bytes still to decode), least recently shown first.
+    private var memory = MemoryLRU<PhotoID>(cap: PhotoProcessor.defaultMemoryCap)
+    /// About 1,200 thumbnails of 160 pixels, or a screenful of camera photos' bytes waiting
+    /// to be decoded and many thumbnails beside them.
+    public nonisolated static let defaultMemoryCap = 96 << 20
+    /// The most the photos' pictures and bytes may hold, in bytes, beyond those on screen or
+    /// with work in flight: the least recently shown are let go (and loaded again if shown).
+    public var memoryCap: Int {
+        get { memory.cap }
+        set {
+            memory.cap = max(1, newValue)
+            trimMemory()
+        }
+    }
+    /// How much the photos' pictures and bytes hold now, in bytes.
+    public var memoryHeld: Int { memory.total }
     private var isShutDown = false
 
     public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
@@ -42,6 +58,7 @@ public final class PhotoProcessor {
     public func replaceList() {
         apply(scheduler.listChanged(rowCount: 0))
         deferred.removeAll()
+        memory.removeAll()
         photos.retire()
         photos = PhotoCollection()
         activityChanged()
@@ -86,7 +103,10 @@ public final class PhotoProcessor {
         apply(scheduler.visibleRowsChanged(visible, layout: photos))
     }
 
-    public func rowBound(_ position: Int) { apply(scheduler.rowBound(position, layout: photos)) }
+    public func rowBound(_ position: Int) {
+        memory.touch(photos.id(at: position))
+        apply(scheduler.rowBound(position, layout: photos))
+    }
 
     public func windowHidden(_ hidden: Bool) {
         apply(scheduler.windowHidden(hidden, layout: photos))
@@ -97,6 +117,7 @@ public final class PhotoProcessor {
         apply(scheduler.memoryWarning())
         let visible = scheduler.visible
         for record in photos.existingRecords where !visible.contains(record.position) && record.dropImage() {
+            memory.remove(record.id)
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
@@ -106,6 +127,7 @@ public final class PhotoProcessor {
     /// Tries a failed photo again (its Retry button): loaded at once if it is wanted on screen.
     public func retry(_ id: PhotoID) {
         guard let record = photos.existingRecord(for: id), record.state == .failed, record.reset() else { return }
+        memory.remove(id)
         Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
         changed(record)
         if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: photos)) }
@@ -130,6 +152,7 @@ public final class PhotoProcessor {
         maxPixelSize = pixels
         apply(scheduler.memoryWarning()) // cancels everything
         for record in photos.existingRecords where record.state != .failed && record.reset() {
+            memory.remove(record.id)
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
@@ -212,7 +235,9 @@ public final class PhotoProcessor {
     }
 
     private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration {
-        let op = ImageFiltration(record: record, filter: filter, gate: pendingOperations.gate)
+        let decoding = RowDecoding(maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
+                                   thumbnails: thumbnails)
+        let op = ImageFiltration(record: record, filter: filter, decoding: decoding, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }
         return op
     }
@@ -269,6 +294,8 @@ public final class PhotoProcessor {
         let id = op.record.id
         if op.wasDeferred { deferred.insert(id) }
         changed(op.record)
+        memory.set(id, cost: op.record.memoryCost)
+        trimMemory()
         if !pendingOperations.hasWork(for: id), scheduler.pending[id] != nil {
             if deferred.remove(id) != nil {
                 apply(scheduler.workDeferred(id, at: photos.position(of: id), layout: photos))
@@ -277,6 +304,22 @@ public final class PhotoProcessor {
             }
         }
         activityChanged()
+    }
+
+    /// Lets go of the least recently shown photos' pictures and bytes while they hold more
+    /// than the cap; photos on screen (or in the prefetch margin) and photos with work in
+    /// flight stay.
+    private func trimMemory() {
+        guard memory.total > memory.cap else { return }
+        let wanted = scheduler.wanted
+        let evicted = memory.evictions { [photos, pendingOperations] id in
+            pendingOperations.hasWork(for: id) || photos.position(of: id).map { wanted.contains($0) } ?? false
+        }
+        for id in evicted {
+            guard let record = photos.existingRecord(for: id), record.dropImage() else { continue }
+            Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
+            changed(record)
+        }
     }
 
     /// Stops for good: every queued or running operation is cancelled (running downloads

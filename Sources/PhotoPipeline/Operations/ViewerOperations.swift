@@ -12,86 +12,123 @@ public struct ViewerPicture: Sendable {
     public let original: PhotoImage
 }
 
-/// Loads a photo for the viewer: takes the bytes of the row's download if that was in flight
-/// and shared them, or else the bytes the viewer had already, or else reads the photo itself;
-/// then decodes them at the viewer's size. Like a row's download it runs on a thread of its
-/// own (see `ImageDownloader`), and cancelling it aborts a transfer in progress. It never
-/// changes the row's record: a photo the viewer cannot show is the viewer's failure only.
+/// A photo's bytes and what its header and EXIF say, as the viewer's loader gets them.
+public struct ViewerBytes: Sendable {
+    public let bytes: Data
+    public let info: ImageInfo
+}
+
+/// Gets a photo's bytes for the viewer: those of the row's download if that was in flight
+/// (this operation then depends on it), or else the bytes the viewer had already, or else it
+/// reads the photo itself; then reads its header. Decoding is the CPU's work and happens in
+/// the viewer's filtration, one per core with the rows' (see `ViewerImageFiltration`). Like a
+/// row's download it runs on a thread of its own, and cancelling it aborts a transfer in
+/// progress. It never changes the row's record: a photo the viewer cannot show is the
+/// viewer's failure only.
 public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
-    /// The longest side wanted, in pixels (0: the whole image).
-    public let wantedSide: Int
     private let knownBytes: Data?
     private let sharing: ImageDownloader?
-    private let outcome = Mutex<Result<ViewerPicture, PhotoFailure>?>(nil)
+    private let outcome = Mutex<Result<ViewerBytes, PhotoFailure>?>(nil)
 
     /// - Parameters:
     ///   - bytes: the photo's bytes, if the viewer has them already (decoding again when zoomed).
     ///   - sharing: the row's download in flight, whose bytes this one takes when it ends
-    ///     (make this operation depend on it).
-    public init(record: PhotoRecord, fetcher: PhotoFetcher, wantedSide: Int, bytes: Data? = nil,
-                sharing: ImageDownloader? = nil) {
+    ///     (added as a dependency here).
+    public init(record: PhotoRecord, fetcher: PhotoFetcher, bytes: Data? = nil, sharing: ImageDownloader? = nil) {
         self.fetcher = fetcher
-        self.wantedSide = wantedSide
         self.knownBytes = bytes
         self.sharing = sharing
         super.init(record: record, kind: .view, gate: nil)
+        if let sharing { addDependency(sharing) }
     }
 
-    /// The picture or the failure, once the operation has finished (nil if cancelled).
-    public var result: Result<ViewerPicture, PhotoFailure>? { outcome.withLock { $0 } }
+    /// The bytes or the failure, once the operation has finished (nil if cancelled).
+    public var result: Result<ViewerBytes, PhotoFailure>? { outcome.withLock { $0 } }
 
     public override func main() {
         guard beginWork() else { return }
         do throws(PhotoFailure) {
             let bytes: Data
-            if let known = knownBytes ?? sharing?.takeSharedBytes() {
+            if let known = knownBytes ?? sharing?.bytes {
                 bytes = known
             } else {
                 bytes = try fetcher.readAll(record.entry.resolvedURL(), cancellable: cancellable, limit: ViewerLimits.maxFileBytes)
             }
             if isCancelled { return }
+            guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             let info = try ImageInfo.read(bytes)
-            let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: wantedSide)
-            let copy = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
-            defer { g_bytes_unref(copy) }
-            let stream = ObjectRef(taking: g_memory_input_stream_new_from_bytes(copy)!)
-            let image = try ImageDecoder.decode(stream, size: .fit(side), limits: fetcher.limits.decode, budget: fetcher.budget,
-                                                cancellable: cancellable)
             if isCancelled { return }
-            outcome.withLock { $0 = .success(ViewerPicture(bytes: bytes, info: info, original: image)) }
+            outcome.withLock { $0 = .success(ViewerBytes(bytes: bytes, info: info)) }
             traceWorkFinished()
         } catch {
             if isCancelled || error.isCancellation { return }
-            outcome.withLock { $0 = .failure(error) }
-            Trace.shared.emit(.opFail(kind: kind, row: record.position, id: record.id, error: error.detail, reason: error.reason))
+            report(error)
         }
+    }
+
+    fileprivate func report(_ failure: PhotoFailure) {
+        outcome.withLock { $0 = .failure(failure) }
+        Trace.shared.emit(.opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
     }
 }
 
-/// Applies the sepia filter to the viewer's picture once its loader has decoded it.
+/// Decodes the viewer's photo at the size it is shown, hands the picture over at once, then
+/// applies the sepia filter to it.
 public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     private let filter: SepiaFilter
     private let loader: ViewerImageLoader
-    private let filtered = Mutex<PhotoImage?>(nil)
+    private let fetcher: PhotoFetcher
+    /// The longest side wanted, in pixels (0: the whole image).
+    public let wantedSide: Int
+    private let cancellable = Cancellable()
+    private let outcome = Mutex<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: PhotoImage?)>((nil, nil))
+    /// Called on the operation's thread with the decoded picture (or the failure), before the
+    /// sepia is applied.
+    var onDecoded: (@Sendable (Result<ViewerPicture, PhotoFailure>) -> Void)?
 
     /// Depends on `loader` (added here).
-    public init(loader: ViewerImageLoader, filter: SepiaFilter) {
+    public init(loader: ViewerImageLoader, fetcher: PhotoFetcher, wantedSide: Int, filter: SepiaFilter) {
         self.filter = filter
         self.loader = loader
+        self.fetcher = fetcher
+        self.wantedSide = wantedSide
         super.init(record: loader.record, kind: .viewFilter, gate: nil)
         addDependency(loader)
     }
 
+    public override func cancel() {
+        super.cancel()
+        cancellable.cancel()
+    }
+
+    /// The decoded picture or the failure (nil if cancelled, or the loader failed).
+    public var decoded: Result<ViewerPicture, PhotoFailure>? { outcome.withLock { $0.decoded } }
     /// The sepia picture, once finished (nil if cancelled or there was nothing to filter).
-    public var result: PhotoImage? { filtered.withLock { $0 } }
+    public var result: PhotoImage? { outcome.withLock { $0.filtered } }
 
     public override func main() {
-        guard !loader.isCancelled, case .success(let picture)? = loader.result, beginWork() else { return }
+        guard !loader.isCancelled, case .success(let loaded)? = loader.result, beginWork() else { return }
+        let picture: ViewerPicture
+        do throws(PhotoFailure) {
+            let side = ViewerLimits.decodeSide(width: loaded.info.width, height: loaded.info.height, wanted: wantedSide)
+            let image = try ImageDecoder.decode(loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
+                                                budget: fetcher.budget, cancellable: cancellable)
+            picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: image)
+        } catch {
+            if isCancelled || error.isCancellation { return }
+            outcome.withLock { $0.decoded = .failure(error) }
+            Trace.shared.emit(.opFail(kind: kind, row: record.position, id: record.id, error: error.detail, reason: error.reason))
+            onDecoded?(.failure(error))
+            return
+        }
+        if isCancelled { return }
+        outcome.withLock { $0.decoded = .success(picture) }
+        onDecoded?(.success(picture))
         guard let image = filter.apply(to: picture.original, isCancelled: { [unowned self] in isCancelled }),
               !isCancelled
         else { return }
-        filtered.withLock { $0 = image }
+        outcome.withLock { $0.filtered = image }
         traceWorkFinished()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The photo viewer's work on the app's operation queues: a load (read or share the bytes,
-/// decode at the viewer's size) in the download queue and its sepia filter in the filtration
+/// The photo viewer's work on the app's operation queues: a load (read or share the bytes) in
+/// the download queue, and a decode at the viewer's size and its sepia in the filtration
 /// queue, like a row's download and filtration. The photo shown goes before every row's work
 /// (very high priority); its neighbours, loaded ahead of paging, after it (very low).
 /// Results arrive on the main actor; a cancelled request reports nothing.
@@ -89,22 +89,26 @@ public final class ViewerPipeline {
         // its queue is not waited for (it may wait for a long time, or be cancelled).
         var sharing: ImageDownloader?
         if bytes == nil, let download = pendingOperations.downloadsInProgress[record.id],
-           download.isExecuting, !download.isCancelled, download.shareBytes() {
+           download.isExecuting, !download.isCancelled {
             sharing = download
         }
-        let loader = ViewerImageLoader(record: record, fetcher: fetcher, wantedSide: wantedSide, bytes: bytes, sharing: sharing)
-        if let sharing { loader.addDependency(sharing) }
-        let filtration = ViewerImageFiltration(loader: loader, filter: filter)
+        let loader = ViewerImageLoader(record: record, fetcher: fetcher, bytes: bytes, sharing: sharing)
+        let filtration = ViewerImageFiltration(loader: loader, fetcher: fetcher, wantedSide: wantedSide, filter: filter)
         let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow
         loader.queuePriority = priority
         filtration.queuePriority = priority
         let request = Request(id: record.id, wantedSide: wantedSide, isUrgent: urgent, loader: loader,
                               filtration: filtration, sharesRowDownload: sharing != nil)
         request.onEvent = onEvent
+        // A failure to get the bytes comes from the loader; the picture, or a failure to
+        // decode it, from the filtration, before its sepia.
         loader.completionBlock = { [weak loader, weak request] in
-            guard let loader, !loader.isCancelled, let result = loader.result else { return }
+            guard let loader, !loader.isCancelled, case .failure(let failure)? = loader.result else { return }
+            Task { @MainActor in request?.report(.failed(failure)) }
+        }
+        filtration.onDecoded = { [weak request] decoded in
             Task { @MainActor in
-                switch result {
+                switch decoded {
                 case .success(let picture): request?.report(.decoded(picture))
                 case .failure(let failure): request?.report(.failed(failure))
                 }

@@ -91,6 +91,21 @@ public enum ImageDecoder {
         return centreSquare(of: oriented, side: side)
     }
 
+    /// Decodes a whole file held in memory (see the stream version), without copying it.
+    public static func decode(_ data: Data, size: DecodeSize, limits: DecodeLimits = .standard,
+                              budget: DecodeMemoryBudget = .shared, cancellable: Cancellable) throws(PhotoFailure) -> PhotoImage {
+        let result: Result<PhotoImage, PhotoFailure> = data.withUnsafeBytes { raw in
+            // Static: the stream reads the data in place, and is gone before the closure returns.
+            let bytes = g_bytes_new_static(raw.baseAddress, gsize(raw.count))!
+            defer { g_bytes_unref(bytes) }
+            let stream = ObjectRef(taking: g_memory_input_stream_new_from_bytes(bytes)!)
+            return Result { () throws(PhotoFailure) in
+                try decode(stream, size: size, limits: limits, budget: budget, cancellable: cancellable)
+            }
+        }
+        return try result.get()
+    }
+
     /// The centred square of `image`, scaled down to `side` pixels if it is larger (a list
     /// thumbnail cut from a picture, or from a thumbnail of the whole picture).
     public static func centreSquare(of image: PhotoImage, side: Int) -> PhotoImage {

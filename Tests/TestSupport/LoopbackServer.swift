@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Paths:
 /// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs);
+/// - `/cacheable/NAME` — the same, with `Cache-Control: max-age=3600` (clients may keep it);
 /// - `/status/CODE` — an empty response with that status;
 /// - `/reset` — the connection is reset (RST) without a response;
 /// - `/text` — a plain-text body (not an image);
@@ -182,6 +183,14 @@ public final class LoopbackServer: @unchecked Sendable {
         case _ where path.hasPrefix("/status/"):
             let code = UInt32(path.dropFirst("/status/".count)) ?? 500
             respond(msg, status: code, type: "text/plain", body: Data("status \(code)\n".utf8))
+        case _ where path.hasPrefix("/cacheable/"):
+            let file = photos.appendingPathComponent(String(path.dropFirst("/cacheable/".count)))
+            guard let data = try? Data(contentsOf: file) else {
+                respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
+                return
+            }
+            respond(msg, status: 200, type: "image/jpeg", body: data)
+            soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Cache-Control", "max-age=3600")
         case "/text":
             respond(msg, status: 200, type: "text/plain", body: Data("These are words, not pixels.\n".utf8))
         case "/empty":

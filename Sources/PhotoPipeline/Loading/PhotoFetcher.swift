@@ -4,19 +4,18 @@ import Foundation
 import GLibKit
 
 
-/// Opens a photo or list URL as a byte stream: `http`/`https` through one shared SoupSession,
-/// `file` through a file descriptor of its own. Blocking; call it from worker threads only.
-/// Every failure is a `PhotoFailure` with its reason code.
+/// Reads a photo or list URL: `http`/`https` through an `HTTPClient` (the app shares one, with
+/// its disk cache), `file` through a file descriptor of its own. Blocking; call it from
+/// worker threads only. Every failure is a `PhotoFailure` with its reason code.
 ///
-/// What it enforces (see `PhotoLimits`): how long the server may take to answer
-/// (`connectSeconds`, a timer that cancels the request) and stay silent (`silenceSeconds`,
-/// libsoup's I/O timeout); redirects, followed here rather than by libsoup so each is counted
-/// and only `http`/`https` targets are followed; a Content-Length or file size over the limit
-/// (refused before reading); and local files only on this computer and only regular files —
-/// never a device, a FIFO or a socket, whose reads could block for ever or never end.
+/// What it enforces (see `PhotoLimits`): for HTTP, how long the server may take to answer
+/// (`connectSeconds`) and stay silent (`silenceSeconds`), the redirects and the bytes (see
+/// `HTTPClient`); for files, a size over the limit (refused before reading), and local files
+/// only on this computer and only regular files — never a device, a FIFO or a socket, whose
+/// reads could block for ever or never end.
 public final class PhotoFetcher: @unchecked Sendable {
-    // libsoup 3.2 sessions may send from any thread once configured (done here, in init).
-    private let session: ObjectRef<SoupSession>
+    /// Where HTTP goes.
+    public let http: HTTPClient
     /// The limits photos and lists fetched through this fetcher have.
     public let limits: PhotoLimits
     /// The memory budget decodes of photos fetched here draw from.
@@ -27,13 +26,13 @@ public final class PhotoFetcher: @unchecked Sendable {
     ///     many in all.
     ///   - limits: bytes, pixels, time and redirects per photo and per list.
     ///   - budget: the memory decodes draw from (the app shares one).
+    ///   - http: the HTTP client to use (the app's, with its disk cache); nil makes one of
+    ///     this fetcher's own, without a cache, with `maxConnections` and the silence limit.
     public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard,
-                budget: DecodeMemoryBudget = .shared) {
+                budget: DecodeMemoryBudget = .shared, http: HTTPClient? = nil) {
         self.limits = limits
         self.budget = budget
-        let silence = UInt32(max(1, min(Double(UInt32.max), limits.silenceSeconds.rounded(.up))))
-        session = ObjectRef(taking: cp_soup_session_new(
-            Int32(maxConnections * 2), Int32(maxConnections), silence, "ClassicPhotos/\(AppInfo.version)"))
+        self.http = http ?? HTTPClient(maxConnections: maxConnections, silenceSeconds: limits.silenceSeconds)
     }
 
     /// Opens `url` for reading; more than `byteLimit` bytes announced (Content-Length, or the
@@ -41,7 +40,11 @@ public final class PhotoFetcher: @unchecked Sendable {
     public func open(_ url: URL, cancellable: Cancellable, byteLimit: Int? = nil) throws(PhotoFailure) -> ObjectRef<GInputStream> {
         let limit = byteLimit ?? limits.maxPhotoBytes
         switch url.scheme?.lowercased() {
-        case "http", "https": return try openHTTP(url, cancellable: cancellable, byteLimit: limit)
+        case "http", "https":
+            let data = try getHTTP(url, cancellable: cancellable, byteLimit: limit)
+            let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
+            defer { g_bytes_unref(bytes) }
+            return ObjectRef(taking: g_memory_input_stream_new_from_bytes(bytes)!)
         case "file": return try openFile(url, cancellable: cancellable, byteLimit: limit)
         default:
             throw PhotoFailure(.unsupported, summary: "Unsupported address",
@@ -68,6 +71,9 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// Reads all of `url`, failing as `too-large` as soon as more than `limit` bytes are
     /// announced or have arrived. No deadline of its own: the caller's `cancellable` has it.
     public func read(_ url: URL, cancellable: Cancellable, limit: Int) throws(PhotoFailure) -> Data {
+        if ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+            return try getHTTP(url, cancellable: cancellable, byteLimit: limit)
+        }
         let stream = try open(url, cancellable: cancellable, byteLimit: limit)
         var data = Data()
         let buffer = ChunkBuffer()
@@ -81,63 +87,9 @@ public final class PhotoFetcher: @unchecked Sendable {
         return data
     }
 
-    private static let redirectStatuses: Set<UInt32> = [301, 302, 303, 307, 308]
-
-    private func openHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
-        var address = url
-        var redirects = 0
-        while true {
-            guard let message = soup_message_new("GET", address.absoluteString) else {
-                throw PhotoFailure(.invalidAddress, detail: "“\(address.absoluteString)” is not a valid address")
-            }
-            let msg = ObjectRef(takingOpaque: message)
-            soup_message_add_flags(msg.opaque, SOUP_MESSAGE_NO_REDIRECT)
-            let connect = Deadline(seconds: limits.connectSeconds, cancelling: cancellable)
-            let sent: UnsafeMutablePointer<GInputStream>?
-            do throws(PhotoFailure) {
-                sent = try gioCall(.network) { soup_session_send(session.pointer, msg.opaque, cancellable.pointer, $0) }
-            } catch {
-                if connect.stop() {
-                    throw PhotoFailure(.timeout, detail: "\(address.host ?? "The server") did not answer within \(PhotoLimits.seconds(limits.connectSeconds))")
-                }
-                throw error
-            }
-            connect.stop()
-            guard let sent else { throw PhotoFailure(.transport, detail: "No response from \(address.host ?? "the server")") }
-            let owned = ObjectRef(taking: sent)
-            let status = soup_message_get_status(msg.opaque).rawValue
-            let headers = soup_message_get_response_headers(msg.opaque)
-            if Self.redirectStatuses.contains(status) {
-                g_input_stream_close(owned.pointer, nil, nil)
-                let location = headers.flatMap { soup_message_headers_get_one($0, "Location") }.map { String(cString: $0) }
-                guard let location, let target = URL(string: location, relativeTo: address)?.absoluteURL else {
-                    throw PhotoFailure.http(status: Int(status), phrase: "without a usable Location")
-                }
-                guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-                    throw PhotoFailure(.blockedScheme, detail: "\(address.host ?? "The server") redirected to “\(location)”, which is not an http or https address")
-                }
-                redirects += 1
-                if redirects > limits.maxRedirects {
-                    throw PhotoFailure(.redirects, detail: "More than \(limits.maxRedirects) redirects, the last to \(target.absoluteString)")
-                }
-                address = target
-                continue
-            }
-            guard (200..<300).contains(status) else {
-                g_input_stream_close(owned.pointer, nil, nil)
-                let phrase = soup_message_get_reason_phrase(msg.opaque).map { String(cString: $0) } ?? ""
-                throw PhotoFailure.http(status: Int(status), phrase: phrase)
-            }
-            if let headers, soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH {
-                let length = soup_message_headers_get_content_length(headers)
-                if length > Int64(byteLimit) {
-                    g_input_stream_close(owned.pointer, nil, nil)
-                    throw PhotoFailure(.tooLarge, detail: "The server announced \(PhotoLimits.megabytes(Int(clamping: length))); "
-                                       + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
-                }
-            }
-            return owned
-        }
+    private func getHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> Data {
+        try http.get(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
+                     maxRedirects: limits.maxRedirects)
     }
 
     /// Opens a local file: on this computer, and a regular file (checked on the path and

@@ -1,0 +1,429 @@
+import CGLib
+import CSoup
+import Foundation
+import GLibKit
+import Synchronization
+
+/// All of the app's HTTP, on one thread of its own that owns a `SoupSession` and drives it with
+/// libsoup's asynchronous calls, the way libsoup 3 expects a session to be used.
+///
+/// Why a thread: libsoup 3.2's HTTP disk cache (`SoupCache`) answers only asynchronous
+/// requests made on the session's own main context; a blocking `soup_session_send()` from a
+/// worker always goes to the network. So workers ask here and wait: `get` blocks the calling
+/// thread (a download operation's) until the whole body has arrived, failed or been cancelled.
+///
+/// What it adds to a plain GET:
+/// - **A disk cache** (optional): `SoupCache` in a folder of its own, bounded in size,
+///   honouring the server's caching headers; its index is written every few seconds after a
+///   change and on `close()`, so a later launch finds it.
+/// - **Coalescing**: requests for the same address (and byte limit) made while one is in
+///   flight wait for that one instead of starting another; the transfer is aborted only
+///   when every request waiting for it has been cancelled.
+/// - **Limits**: redirects followed here, each counted and only to `http`/`https`; a
+///   Content-Length over the byte limit refused before reading, and the body counted as it
+///   arrives; the server's answer bounded in time (`connectSeconds`), and the silence
+///   mid-transfer by the session's I/O timeout.
+public final class HTTPClient: Sendable {
+    private let core: Core
+
+    /// - Parameters:
+    ///   - maxConnections: parallel connections per host; twice as many in all.
+    ///   - silenceSeconds: the longest a transfer may go without a byte (libsoup's timeout).
+    ///   - cacheDirectory: where the disk cache lives (nil: no cache).
+    ///   - cacheBytes: the most the disk cache may hold.
+    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, silenceSeconds: Double = 20,
+                cacheDirectory: URL? = nil, cacheBytes: Int = HTTPClient.defaultCacheBytes) {
+        let silence = UInt32(max(1, min(Double(UInt32.max), silenceSeconds.rounded(.up))))
+        core = Core(maxConnections: maxConnections, silence: silence, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
+    }
+
+    deinit { core.stop(wait: false) }
+
+    /// 256 MB: a few hundred camera photos, or thousands of web-sized ones.
+    public static let defaultCacheBytes = 256 << 20
+
+    /// The app's own cache folder for HTTP (`$XDG_CACHE_HOME/classic-photos/http`).
+    public static var standardCacheDirectory: URL {
+        URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent("classic-photos/http")
+    }
+
+    /// Whether this client keeps a disk cache.
+    public var hasCache: Bool { core.cacheDirectory != nil }
+
+    /// Fetches `url` whole. Blocks until the body has arrived; call it from worker threads.
+    ///
+    /// - Parameters:
+    ///   - byteLimit: more bytes than this, announced or received, fail as `too-large`.
+    ///   - connectSeconds: the server must answer (status and headers) within this time.
+    ///   - maxRedirects: redirects followed before failing as `redirects`.
+    public func get(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+                    maxRedirects: Int) throws(PhotoFailure) -> Data {
+        if cancellable.isCancelled { throw PhotoFailure.cancelled }
+        let waiter = Waiter()
+        let key = "\(byteLimit) \(url.absoluteString)"
+        let transfer = core.join(key: key, waiter: waiter) {
+            Transfer(core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
+                     maxRedirects: maxRedirects)
+        }
+        // Cancelling the request lets its waiter go at once (on the cancelling thread).
+        let box = Unmanaged.passRetained(LeaveBox(core: core, transfer: transfer, waiter: waiter))
+        box.takeUnretainedValue().published.store(true, ordering: .releasing)
+        let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, data in
+            let box = Unmanaged<LeaveBox>.fromOpaque(data!).takeUnretainedValue()
+            _ = box.published.load(ordering: .acquiring)
+            box.core.leave(box.transfer, box.waiter)
+        }
+        let handler = g_cancellable_connect(cancellable.pointer, unsafeBitCast(callback, to: GCallback.self),
+                                            box.toOpaque()) { data in Unmanaged<LeaveBox>.fromOpaque(data!).release() }
+        let result = waiter.wait()
+        g_cancellable_disconnect(cancellable.pointer, handler)
+        return try result.get()
+    }
+
+    /// Empties the disk cache (the Clear Cache action). Returns once it is done.
+    public func clearCache() {
+        core.runAndWait { core in
+            guard let cache = core.cache else { return }
+            soup_cache_clear(cache)
+            soup_cache_dump(cache)
+        }
+    }
+
+    /// How many bytes the disk cache holds now, as its folder's files add up.
+    public var cacheSize: Int {
+        guard let directory = core.cacheDirectory,
+              let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey])
+        else { return 0 }
+        return files.reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) }
+    }
+
+    /// Aborts every transfer, writes the cache's index and ends the thread; waits for that.
+    /// Requests made afterwards fail as cancelled.
+    public func close() { core.stop(wait: true) }
+
+    // MARK: - The network thread
+
+    /// One request waiting for a transfer.
+    fileprivate final class Waiter: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = Mutex<Result<Data, PhotoFailure>?>(nil)
+
+        /// The first result wins; later ones are ignored.
+        func resolve(_ result: Result<Data, PhotoFailure>) {
+            let first = outcome.withLock { current in
+                guard current == nil else { return false }
+                current = result
+                return true
+            }
+            if first { done.signal() }
+        }
+
+        func wait() -> Result<Data, PhotoFailure> {
+            done.wait()
+            return outcome.withLock { $0! }
+        }
+    }
+
+    private final class LeaveBox: Sendable {
+        let core: Core
+        let transfer: Transfer
+        let waiter: Waiter
+        let published = Atomic<Bool>(false)
+        init(core: Core, transfer: Transfer, waiter: Waiter) {
+            self.core = core
+            self.transfer = transfer
+            self.waiter = waiter
+        }
+    }
+
+    /// The thread, its main context, the session and the transfers in flight.
+    fileprivate final class Core: @unchecked Sendable {
+        let context: OpaquePointer
+        private let loop: OpaquePointer
+        let cacheDirectory: URL?
+        // Set on the network thread before `ready` is signalled; used only there after.
+        var session: UnsafeMutablePointer<SoupSession>?
+        var cache: UnsafeMutablePointer<SoupCache>?
+        /// Whether the cache changed since its index was last written (network thread only).
+        var cacheChanged = false
+
+        private struct Shared {
+            var inFlight: [String: Transfer] = [:]
+            var isStopped = false
+        }
+        private let shared = Mutex(Shared())
+        private let ended = DispatchSemaphore(value: 0)
+        private let stopping = Atomic<Bool>(false)
+
+        init(maxConnections: Int, silence: UInt32, cacheDirectory: URL?, cacheBytes: Int) {
+            context = g_main_context_new()
+            loop = g_main_loop_new(context, 0)
+            self.cacheDirectory = cacheDirectory
+            let ready = DispatchSemaphore(value: 0)
+            let thread = Thread { [self] in
+                g_main_context_push_thread_default(context)
+                // A session belongs to the thread-default context it was made in.
+                session = cp_soup_session_new(Int32(maxConnections * 2), Int32(maxConnections), silence,
+                                              "ClassicPhotos/\(AppInfo.version)")
+                if let cacheDirectory {
+                    try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true,
+                                                             attributes: [.posixPermissions: 0o700])
+                    let made = soup_cache_new(cacheDirectory.path, SOUP_CACHE_SINGLE_USER)!
+                    soup_cache_set_max_size(made, guint(clamping: cacheBytes))
+                    soup_session_add_feature(session, OpaquePointer(made))
+                    soup_cache_load(made)
+                    cache = made
+                }
+                ready.signal()
+                // The cache's index is written a few seconds after it changed, so that a
+                // process that is killed loses little.
+                let dump = MainLoopSource(.timeout(milliseconds: 5000), on: context) { [self] in
+                    if cacheChanged, let cache {
+                        soup_cache_dump(cache)
+                        cacheChanged = false
+                    }
+                    return .continue
+                }
+                g_main_loop_run(loop)
+                dump.cancel()
+                if let cache {
+                    soup_cache_dump(cache)
+                    g_object_unref(UnsafeMutableRawPointer(cache))
+                }
+                // The session's last callbacks (aborted transfers) run before it goes.
+                soup_session_abort(session)
+                while g_main_context_iteration(context, 0) != 0 {}
+                g_object_unref(session)
+                g_main_context_pop_thread_default(context)
+                ended.signal()
+            }
+            thread.name = "HTTP"
+            thread.start()
+            ready.wait()
+        }
+
+        deinit {
+            g_main_loop_unref(loop)
+            g_main_context_unref(context)
+        }
+
+        /// Adds `waiter` to the transfer in flight for `key`, or to a new one (`make`), which
+        /// is started on the network thread. A stopped client fails the waiter at once.
+        func join(key: String, waiter: Waiter, make: () -> Transfer) -> Transfer {
+            let (transfer, isNew, stopped) = shared.withLock { shared in
+                if let running = shared.inFlight[key] {
+                    running.waiters.append(waiter)
+                    return (running, false, shared.isStopped)
+                }
+                let made = make()
+                made.waiters.append(waiter)
+                if !shared.isStopped { shared.inFlight[key] = made }
+                return (made, true, shared.isStopped)
+            }
+            if stopped {
+                waiter.resolve(.failure(.cancelled))
+            } else if isNew {
+                MainLoopSource.attachDetached(.idle, on: context) {
+                    transfer.start()
+                    return .remove
+                }
+            }
+            return transfer
+        }
+
+        /// A waiter's request was cancelled: it stops waiting now, and a transfer nobody
+        /// waits for any more is aborted.
+        func leave(_ transfer: Transfer, _ waiter: Waiter) {
+            let abandoned = shared.withLock { shared in
+                transfer.waiters.removeAll { $0 === waiter }
+                guard transfer.waiters.isEmpty, shared.inFlight[transfer.key] === transfer else { return false }
+                shared.inFlight[transfer.key] = nil
+                return true
+            }
+            waiter.resolve(.failure(.cancelled))
+            if abandoned { transfer.cancellable.cancel() }
+        }
+
+        /// A transfer ended: every request still waiting for it gets its result.
+        func finish(_ transfer: Transfer, _ result: Result<Data, PhotoFailure>) {
+            let waiters = shared.withLock { shared in
+                if shared.inFlight[transfer.key] === transfer { shared.inFlight[transfer.key] = nil }
+                defer { transfer.waiters = [] }
+                return transfer.waiters
+            }
+            if case .success = result { cacheChanged = true }
+            for waiter in waiters { waiter.resolve(result) }
+        }
+
+        /// Runs `body` on the network thread and waits for it.
+        func runAndWait(_ body: @escaping @Sendable (Core) -> Void) {
+            let done = DispatchSemaphore(value: 0)
+            guard shared.withLock({ !$0.isStopped }) else { return }
+            MainLoopSource.attachDetached(.idle, on: context) { [self] in
+                body(self)
+                done.signal()
+                return .remove
+            }
+            done.wait()
+        }
+
+        func stop(wait: Bool) {
+            let transfers = shared.withLock { shared in
+                shared.isStopped = true
+                defer { shared.inFlight = [:] }
+                return Array(shared.inFlight.values)
+            }
+            for transfer in transfers { transfer.cancellable.cancel() }
+            guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            g_main_loop_quit(loop)
+            if wait { ended.wait() }
+        }
+    }
+
+    /// One GET on the network thread, with its redirects, read to the end into memory.
+    fileprivate final class Transfer: @unchecked Sendable {
+        let key: String
+        let cancellable = Cancellable()
+        /// Requests waiting for this transfer (guarded by the core's lock).
+        var waiters: [Waiter] = []
+        private unowned let core: Core
+        private var address: URL
+        private let byteLimit: Int
+        private let connectSeconds: Double
+        private let maxRedirects: Int
+        // Network thread only:
+        private var redirects = 0
+        private var message: OpaquePointer?
+        private var stream: UnsafeMutablePointer<GInputStream>?
+        private var body = Data()
+        private var answer: Deadline?
+
+        init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int) {
+            self.core = core
+            self.key = key
+            self.address = url
+            self.byteLimit = byteLimit
+            self.connectSeconds = connectSeconds
+            self.maxRedirects = maxRedirects
+        }
+
+        deinit {
+            if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
+            if let stream { g_object_unref(stream) }
+        }
+
+        private static let redirectStatuses: Set<UInt32> = [301, 302, 303, 307, 308]
+        private var host: String { address.host ?? "The server" }
+
+        func start() {
+            guard !cancellable.isCancelled else { return end(.failure(.cancelled)) }
+            guard let made = soup_message_new("GET", address.absoluteString) else {
+                return end(.failure(PhotoFailure(.invalidAddress, detail: "“\(address.absoluteString)” is not a valid address")))
+            }
+            if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
+            message = made
+            soup_message_add_flags(made, SOUP_MESSAGE_NO_REDIRECT)
+            answer = Deadline(seconds: connectSeconds, cancelling: cancellable)
+            let callback: GAsyncReadyCallback = { _, result, data in
+                let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
+                transfer.sent(result)
+            }
+            soup_session_send_async(core.session, made, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
+                                    Unmanaged.passRetained(self).toOpaque())
+        }
+
+        private func sent(_ result: OpaquePointer?) {
+            var error: UnsafeMutablePointer<GError>?
+            let sent = soup_session_send_finish(core.session, result, &error)
+            let timedOut = answer?.stop() ?? false
+            if let error {
+                let failure = PhotoFailure(GLibError(consuming: error), origin: .network)
+                if timedOut, failure.isCancellation {
+                    return end(.failure(PhotoFailure(.timeout, detail: "\(host) did not answer within \(PhotoLimits.seconds(connectSeconds))")))
+                }
+                return end(.failure(failure))
+            }
+            guard let sent, let message else {
+                return end(.failure(PhotoFailure(.transport, detail: "No response from \(host)")))
+            }
+            stream = sent
+            let status = soup_message_get_status(message).rawValue
+            let headers = soup_message_get_response_headers(message)
+            if Self.redirectStatuses.contains(status) {
+                dropStream()
+                let location = headers.flatMap { soup_message_headers_get_one($0, "Location") }.map { String(cString: $0) }
+                guard let location, let target = URL(string: location, relativeTo: address)?.absoluteURL else {
+                    return end(.failure(PhotoFailure.http(status: Int(status), phrase: "without a usable Location")))
+                }
+                guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+                    return end(.failure(PhotoFailure(.blockedScheme, detail: "\(host) redirected to “\(location)”, which is not an http or https address")))
+                }
+                redirects += 1
+                if redirects > maxRedirects {
+                    return end(.failure(PhotoFailure(.redirects, detail: "More than \(maxRedirects) redirects, the last to \(target.absoluteString)")))
+                }
+                address = target
+                return start()
+            }
+            guard (200..<300).contains(status) else {
+                dropStream()
+                let phrase = soup_message_get_reason_phrase(message).map { String(cString: $0) } ?? ""
+                return end(.failure(PhotoFailure.http(status: Int(status), phrase: phrase)))
+            }
+            if let headers, soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CONTENT_LENGTH {
+                let length = soup_message_headers_get_content_length(headers)
+                if length > Int64(byteLimit) {
+                    dropStream()
+                    return end(.failure(PhotoFailure(.tooLarge, detail: "The server announced \(PhotoLimits.megabytes(Int(clamping: length))); "
+                                                     + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")))
+                }
+                body.reserveCapacity(Int(clamping: length))
+            }
+            readMore()
+        }
+
+        private func readMore() {
+            let callback: GAsyncReadyCallback = { _, result, data in
+                let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
+                transfer.read(result)
+            }
+            g_input_stream_read_bytes_async(stream, 64 << 10, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
+                                            Unmanaged.passRetained(self).toOpaque())
+        }
+
+        private func read(_ result: OpaquePointer?) {
+            var error: UnsafeMutablePointer<GError>?
+            let bytes = g_input_stream_read_bytes_finish(stream, result, &error)
+            if let error { return end(.failure(PhotoFailure(GLibError(consuming: error), origin: .stream))) }
+            guard let bytes else { return end(.failure(PhotoFailure(.transport, detail: "The transfer from \(host) broke off"))) }
+            defer { g_bytes_unref(bytes) }
+            var size: gsize = 0
+            let start = g_bytes_get_data(bytes, &size)
+            if size == 0 {
+                // The end: closing lets the disk cache finish its copy of the body.
+                g_input_stream_close(stream, nil, nil)
+                return end(.success(body))
+            }
+            if body.count + Int(size) > byteLimit {
+                return end(.failure(PhotoFailure(.tooLarge, detail: "“\(address.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")))
+            }
+            if let start { body.append(start.assumingMemoryBound(to: UInt8.self), count: Int(size)) }
+            readMore()
+        }
+
+        private func dropStream() {
+            if let stream {
+                g_input_stream_close(stream, nil, nil)
+                g_object_unref(stream)
+            }
+            stream = nil
+        }
+
+        private func end(_ result: Result<Data, PhotoFailure>) {
+            answer?.stop()
+            dropStream()
+            core.finish(self, result)
+            body = Data()
+        }
+    }
+}

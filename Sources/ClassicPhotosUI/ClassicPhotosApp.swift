@@ -15,6 +15,8 @@ public final class ClassicPhotosApp {
     private let watchdog = StallWatchdog()
     private var quitSignals: [MainLoopSource] = []
     private let settings = AppSettings()
+    /// All of the app's HTTP, with the disk cache of downloaded photos, shared by every window.
+    private let http: HTTPClient
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
@@ -47,6 +49,7 @@ public final class ClassicPhotosApp {
         let forwarded = [arguments.first ?? "classic-photos"] + (options.service ? ["--gapplication-service"] : [])
             + (options.sources.isEmpty ? [] : ["--"] + options.sources)
         let status = app.run(forwarded)
+        app.http.close() // aborts what is left and writes the disk cache's index
         Trace.shared.emit(.appQuit)
         Trace.shared.flush()
         return status
@@ -54,6 +57,7 @@ public final class ClassicPhotosApp {
 
     init(separateInstance: Bool) {
         g_set_application_name(AppInfo.displayName)
+        http = HTTPClient(silenceSeconds: settings.limits.silenceSeconds, cacheDirectory: HTTPClient.standardCacheDirectory)
         var flags = GApplicationFlags(G_APPLICATION_HANDLES_COMMAND_LINE.rawValue | G_APPLICATION_HANDLES_OPEN.rawValue)
         if separateInstance { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_NON_UNIQUE.rawValue) }
         app = ObjectRef(taking: gtkCast(adw_application_new(AppInfo.applicationID, flags)!))
@@ -107,7 +111,7 @@ public final class ClassicPhotosApp {
     /// Opens a window on `sources`; with none, on the last sources shown, or the bundled photos.
     @discardableResult
     func newWindow(with sources: [any PhotoSource]) -> PhotoListWindow {
-        let window = PhotoListWindow(application: app.pointer, settings: settings)
+        let window = PhotoListWindow(application: app.pointer, settings: settings, http: http)
         windows.append(window)
         window.onClosed = { [unowned self, unowned window] in windows.removeAll { $0 === window } }
         gtk_window_present(window.window)
@@ -130,6 +134,7 @@ public final class ClassicPhotosApp {
 
     private func startup() {
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
+        addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
         addAction("shortcuts", accelerators: ["<Control>question"]) { [unowned self] in
             ShortcutsWindow.present(over: windows.last?.window)
@@ -151,6 +156,24 @@ public final class ClassicPhotosApp {
         defer { copies.forEach { free($0) } }
         var list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
         gtk_application_set_accels_for_action(app.pointer, action, &list)
+    }
+
+    /// Empties the disk cache of downloaded photos (off the main thread: it deletes a file per
+    /// photo), then says so in the newest window.
+    private func clearCache() {
+        let http = http
+        let freed = http.cacheSize
+        Thread.detachNewThread {
+            http.clearCache()
+            MainLoop.perform { [weak self] in
+                MainActor.assumeIsolated {
+                    Trace.shared.emit(.cacheCleared(bytes: freed))
+                    let megabytes = Double(freed) / 1e6
+                    let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
+                    self?.windows.last?.showToast(freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
+                }
+            }
+        }
     }
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.

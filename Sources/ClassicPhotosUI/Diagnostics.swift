@@ -16,7 +16,7 @@ public final class WindowDiagnostics {
 
     /// Makes the main window for `application` (not yet shown).
     public init(application: UnsafeMutablePointer<GtkApplication>) {
-        let window = PhotoListWindow(application: application, settings: AppSettings())
+        let window = PhotoListWindow(application: application, settings: AppSettings(), http: HTTPClient())
         self.window = window
         watches = [
             "window": FinalizationWatch(window.window),

@@ -12,6 +12,7 @@ enum MainMenu {
         g_menu_append_section(menu, nil, UnsafeMutableRawPointer(open).assumingMemoryBound(to: GMenuModel.self))
         g_object_unref(UnsafeMutableRawPointer(open))
         let app = g_menu_new()!
+        g_menu_append(app, "_Clear Cache", "app.clear-cache")
         g_menu_append(app, "_Keyboard Shortcuts", "app.shortcuts")
         g_menu_append(app, "_About Classic Photos", "app.about")
         g_menu_append_section(menu, nil, UnsafeMutableRawPointer(app).assumingMemoryBound(to: GMenuModel.self))

@@ -64,12 +64,12 @@ final class PhotoListWindow {
     /// A file chooser or location dialog while one is open, and its handlers.
     var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
 
-    init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings) {
+    init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
         // Limits come from the settings; the decoding memory is one budget for the whole app.
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
-        let fetcher = PhotoFetcher(limits: limits)
+        let fetcher = PhotoFetcher(limits: limits, http: http)
         processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 

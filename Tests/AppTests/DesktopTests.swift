@@ -199,6 +199,45 @@ extension GUITests {
             #expect(try thumbnails() == first, "the second launch wrote the thumbnails again")
         }
 
+        @Test("Photos a server lets clients keep come from the disk cache on the next launch, until Clear Cache")
+        func httpDiskCache() throws {
+            let server = try LoopbackServer()
+            let names = ["astronaut", "coffee", "retina", "grass", "gravel", "cameraman"]
+            let entries = names.map { "<key>\($0)</key><string>/cacheable/\($0).jpg</string>" }.joined()
+            server.setList(Data(#"<?xml version="1.0"?><plist version="1.0"><dict>\#(entries)</dict></plist>"#.utf8), for: "cached.plist")
+            let cacheHome = try TestPictures.makeFolder("http-cache-home")
+            defer { try? FileManager.default.removeItem(at: cacheHome) }
+            let photoRequests = { names.reduce(0) { $0 + server.requestCount("/cacheable/\($1).jpg") } }
+            func launch() throws -> AppSession {
+                let app = try AppSession(source: server.url("/lists/cached.plist").absoluteString,
+                                         environment: ["XDG_CACHE_HOME": cacheHome.path])
+                try app.waitFor("every row filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == names.count }
+                return app
+            }
+            var app = try launch()
+            #expect(app.terminate() == 0)
+            #expect(photoRequests() == names.count)
+            let cacheFolder = cacheHome.appendingPathComponent("classic-photos/http")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []).count > names.count)
+
+            // The second launch shows every photo without asking the server for any.
+            app = try launch()
+            #expect(photoRequests() == names.count)
+
+            // Clear Cache, from the main menu with the keyboard (F10, then its mnemonic).
+            try focus(app)
+            try app.xdotool(["key", "Escape"]) // the click may have opened the viewer
+            try app.xdotool(["key", "F10"])
+            usleep(400_000)
+            try app.xdotool(["key", "c"])
+            let cleared = try app.waitFor(event: .cacheCleared)
+            #expect((cleared.event.bytes ?? 0) > 100_000, "\(cleared.event)")
+            #expect(app.terminate() == 0)
+            app = try launch()
+            #expect(photoRequests() == 2 * names.count)
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Ctrl+W closes the window, and with it the app")
         func closeWindow() throws {
             let photos = try folder("close", pictures: 2)

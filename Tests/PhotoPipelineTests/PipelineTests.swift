@@ -231,6 +231,25 @@ import TestSupport
         #expect(processor.records.allSatisfy { $0.image?.width == 80 })
     }
 
+    @Test("Rows naming the same address share one download and one decode, even when one comes later")
+    func duplicatesShareWork() async throws {
+        let server = try LoopbackServer()
+        server.photoLatencyMs.store(100, ordering: .relaxed) // the three transfers overlap
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        let url = server.url("/photos/cameraman.jpg")
+        processor.setEntries((0..<3).map { PhotoEntry(name: "Same \($0)", url: url) })
+        processor.visibleRowsChanged(0..<3)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+        #expect(server.requestCount("/photos/cameraman.jpg") == 1)
+        let pictures = processor.records.compactMap(\.image)
+        #expect(pictures.count == 3 && pictures.allSatisfy { $0 === pictures[0] }, "one picture, decoded once")
+        // A fourth row naming it, shown later, takes the picture at once.
+        processor.append([PhotoEntry(name: "Same again", url: url)])
+        processor.visibleRowsChanged(0..<4)
+        #expect(processor.records[3].state == .filtered && processor.records[3].image === pictures[0])
+        #expect(server.requestCount("/photos/cameraman.jpg") == 1)
+    }
+
     @Test("Pictures beyond the memory cap are let go, least recently shown first, never those on screen")
     func memoryCap() async throws {
         let folder = Products.packageRoot.appendingPathComponent("data/photos")

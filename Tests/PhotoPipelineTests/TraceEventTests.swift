@@ -37,6 +37,7 @@ import Testing
         case .rowStatus: (.rowStatus(row: 9, id: id, text: "Not found (404)"), #","row":9,"id":42,"text":"Not found (404)""#)
         case .mainloopStall: (.mainloopStall(ms: 250), #","ms":250.000"#)
         case .memoryLow: (.memoryLow(level: 255), #","level":255"#)
+        case .cacheCleared: (.cacheCleared(bytes: 1_234_567), #","bytes":1234567"#)
         case .viewerOpen: (.viewerOpen(row: 4, id: id, name: "coffee.jpg"), #","row":4,"id":42,"name":"coffee.jpg""#)
         case .viewerImage: (.viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
                             #","row":4,"id":42,"w":1024,"h":768,"state":"filtered""#)

@@ -10,13 +10,16 @@ public struct RowDecoding: Sendable {
     public var budget: DecodeMemoryBudget
     /// The desktop's thumbnail cache, written for local pictures (nil: not used).
     public var thumbnails: ThumbnailCache?
+    /// Pictures shared by rows showing the same photo (nil: each row decodes its own).
+    public var shared: SharedPictures?
 
     public init(maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
-                thumbnails: ThumbnailCache? = nil) {
+                thumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil) {
         self.maxPixelSize = maxPixelSize
         self.limits = limits
         self.budget = budget
         self.thumbnails = thumbnails
+        self.shared = shared
     }
 }
 
@@ -46,22 +49,31 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     public override func main() {
         if dependencies.contains(where: \.isCancelled) { return }
         guard let downloaded = record.downloaded, beginWork() else { return }
-        let image: PhotoImage
-        switch downloaded {
-        case .image(let decoded):
-            image = decoded
-        case .bytes(let bytes, let key):
-            do throws(PhotoFailure) {
-                image = try decode(bytes, thumbnailKey: key)
-            } catch {
-                if !isCancelled, !error.isCancellation { fail(error) }
-                return
+        let work = { () throws(PhotoFailure) -> PhotoImage in
+            let image: PhotoImage
+            switch downloaded {
+            case .image(let decoded): image = decoded
+            case .bytes(let bytes, let key): image = try self.decode(bytes, thumbnailKey: key)
             }
+            if self.isCancelled { throw PhotoFailure.cancelled }
+            guard let filtered = self.filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }) else {
+                throw PhotoFailure.cancelled
+            }
+            return filtered
+        }
+        let filtered: PhotoImage
+        do throws(PhotoFailure) {
+            // Another row showing the same photo at this size shares its decode and picture.
+            if let shared = decoding.shared, let key = SharedPictures.key(record.entry, side: decoding.maxPixelSize) {
+                filtered = try shared.produce(key, work)
+            } else {
+                filtered = try work()
+            }
+        } catch {
+            if !isCancelled, !error.isCancellation { fail(error) }
+            return
         }
         if isCancelled { return }
-        guard let filtered = filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }),
-              !isCancelled
-        else { return }
         record.markFiltered(filtered)
         traceFinished(state: .filtered)
     }

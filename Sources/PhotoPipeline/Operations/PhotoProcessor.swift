@@ -21,6 +21,8 @@ public final class PhotoProcessor {
     private let filter: SepiaFilter
     /// The desktop's thumbnail cache, for local pictures (nil: not used).
     private let thumbnails: ThumbnailCache?
+    /// Pictures shared by rows that show the same photo (a list naming an address twice).
+    private let pictures = SharedPictures()
     /// Photos with an operation that began during a scroll and did nothing.
     private var deferred: Set<PhotoID> = []
     /// What the photos hold (pictures, bytes still to decode), least recently shown first.
@@ -211,6 +213,15 @@ public final class PhotoProcessor {
         guard !pendingOperations.hasWork(for: id) else { return }
         switch record.state {
         case .new:
+            if let key = SharedPictures.key(record.entry, side: maxPixelSize), let picture = pictures.picture(for: key) {
+                // Another row shows this photo at this size already: no download, no decode.
+                record.markFiltered(picture)
+                Trace.shared.emit(.rowState(row: record.position, id: id, state: .filtered))
+                changed(record)
+                memory.set(id, cost: record.memoryCost)
+                apply(scheduler.workFinished(id))
+                return
+            }
             let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
                                            thumbnails: thumbnails, gate: pendingOperations.gate)
             prepare(download, priority: priority) { $0.downloadFinished($1) }
@@ -236,7 +247,7 @@ public final class PhotoProcessor {
 
     private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration {
         let decoding = RowDecoding(maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
-                                   thumbnails: thumbnails)
+                                   thumbnails: thumbnails, shared: pictures)
         let op = ImageFiltration(record: record, filter: filter, decoding: decoding, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }
         return op

@@ -51,6 +51,8 @@ public enum TraceEvent: Sendable, Equatable {
     case mainloopStall(ms: Double)
     /// `memory.low`: the desktop's low-memory warning, at its level.
     case memoryLow(level: Int)
+    /// `cache.cleared`: the disk cache of downloaded photos was emptied; it held `bytes`.
+    case cacheCleared(bytes: Int)
     /// `viewer.open`: the photo viewer shows a photo (on opening, and on each move).
     case viewerOpen(row: Int, id: PhotoID, name: String)
     /// `viewer.image`: the viewer's picture is ready; `w`×`h` is its decoded size.
@@ -91,6 +93,7 @@ public enum TraceEvent: Sendable, Equatable {
         case rowStatus = "row.status"
         case mainloopStall = "mainloop.stall"
         case memoryLow = "memory.low"
+        case cacheCleared = "cache.cleared"
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
         case viewerStatus = "viewer.status"
@@ -104,7 +107,7 @@ public enum TraceEvent: Sendable, Equatable {
     /// The on-disk field keys, the only place they are spelled out.
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
-        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
+        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h, bytes
     }
 
     /// The event's name; nil for `other`.
@@ -131,6 +134,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: .rowStatus
         case .mainloopStall: .mainloopStall
         case .memoryLow: .memoryLow
+        case .cacheCleared: .cacheCleared
         case .viewerOpen: .viewerOpen
         case .viewerImage: .viewerImage
         case .viewerStatus: .viewerStatus
@@ -247,6 +251,11 @@ public enum TraceEvent: Sendable, Equatable {
         }
     }
 
+    /// The bytes freed, for `cache.cleared`.
+    public var bytes: Int? {
+        if case .cacheCleared(let bytes) = self { bytes } else { nil }
+    }
+
     /// The warning's level, for `memory.low`.
     public var level: Int? {
         if case .memoryLow(let level) = self { level } else { nil }
@@ -339,6 +348,8 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.ms, ms)
         case .memoryLow(let level):
             w.add(.level, level)
+        case .cacheCleared(let bytes):
+            w.add(.bytes, bytes)
         case .viewerOpen(let row, let id, let name):
             w.add(.row, row)
             w.add(.id, id)
@@ -407,6 +418,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
         case .memoryLow: self = try .memoryLow(level: int(.level))
+        case .cacheCleared: self = try .cacheCleared(bytes: int(.bytes))
         case .viewerOpen: self = try .viewerOpen(row: int(.row), id: id(), name: string(.name))
         case .viewerImage:
             self = try .viewerImage(row: int(.row), id: id(), w: int(.w), h: int(.h),

@@ -158,13 +158,16 @@ public final class ClassicPhotosApp {
         gtk_application_set_accels_for_action(app.pointer, action, &list)
     }
 
-    /// Empties the disk cache of downloaded photos (off the main thread: it deletes a file per
-    /// photo), then says so in the newest window.
+    /// Empties the disk cache of downloaded photos and the app's thumbnails of web photos
+    /// (off the main thread: it deletes a file per photo), then says so in the newest window.
+    /// The desktop's shared thumbnails of local pictures stay: they are not the app's alone.
     private func clearCache() {
         let http = http
-        let freed = http.cacheSize
         Thread.detachNewThread {
+            let thumbnails = ThumbnailCache.remote.directory
+            let freed = http.cacheSize + Self.folderSize(thumbnails)
             http.clearCache()
+            try? FileManager.default.removeItem(at: thumbnails)
             MainLoop.perform { [weak self] in
                 MainActor.assumeIsolated {
                     Trace.shared.emit(.cacheCleared(bytes: freed))
@@ -174,6 +177,15 @@ public final class ClassicPhotosApp {
                 }
             }
         }
+    }
+
+    private nonisolated static func folderSize(_ folder: URL) -> Int {
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey])
+        var total = 0
+        while let file = files?.nextObject() as? URL {
+            total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+        }
+        return total
     }
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.

@@ -70,7 +70,7 @@ final class PhotoListWindow {
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits, http: http)
-        processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard)
+        processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
         window = gtkCast(adw_application_window_new(application)!)

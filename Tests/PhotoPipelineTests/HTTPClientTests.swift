@@ -28,6 +28,7 @@ import TestSupport
         let first = HTTPClient(cacheDirectory: folder)
         #expect(try get(first, cacheable) == photo)
         #expect(try get(first, plain) == photo)
+        first.flushCache() // the cache copies a body a moment after its transfer ends
         #expect(try get(first, cacheable) == photo)
         #expect(server.requestCount("/cacheable/coffee.jpg") == 1)
         first.close() // writes the cache's index, as quitting does
@@ -86,5 +87,22 @@ import TestSupport
         // Once it is over, the next request is a transfer of its own.
         #expect(try get(client, url) == photo)
         #expect(server.requestCount("/photos/retina.jpg") == 2)
+    }
+
+    @Test("Freshness comes from max-age less Age, else Expires against Date; no-store and no-cache keep nothing")
+    func freshness() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        func fresh(_ cacheControl: String?, age: String? = nil, expires: String? = nil, date: String? = nil) -> Double? {
+            HTTPClient.freshUntil(cacheControl: cacheControl, age: age, expires: expires, date: date, now: now)
+                .map { $0.timeIntervalSince(now) }
+        }
+        #expect(fresh("public, max-age=3600") == 3600)
+        #expect(fresh("max-age=3600", age: "600") == 3000)
+        #expect(fresh("max-age=60", age: "600") == nil)
+        #expect(fresh("no-store, max-age=3600") == nil)
+        #expect(fresh("No-Cache") == nil)
+        #expect(fresh(nil) == nil)
+        #expect(fresh(nil, expires: "Sun, 06 Nov 1994 09:49:37 GMT", date: "Sun, 06 Nov 1994 08:49:37 GMT") == 3600)
+        #expect(fresh(nil, expires: "0", date: "Sun, 06 Nov 1994 08:49:37 GMT") == nil)
     }
 }

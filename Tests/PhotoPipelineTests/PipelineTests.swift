@@ -250,6 +250,35 @@ import TestSupport
         #expect(server.requestCount("/photos/cameraman.jpg") == 1)
     }
 
+    @Test("Web photos the server lets clients keep are thumbnailed into the app's cache and shown from it next time")
+    func remoteThumbnails() async throws {
+        let server = try LoopbackServer()
+        let folder = try TestPictures.makeFolder("remote-thumbnails")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = ThumbnailCache(directory: folder)
+        let kept = server.url("/cacheable/retina.jpg"), plain = server.url("/photos/coffee.jpg")
+        func load() async -> [PhotoRecord] {
+            // A fetcher of its own each time, without an HTTP cache: only the thumbnails remain.
+            let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80, remoteThumbnails: cache)
+            processor.setEntries([PhotoEntry(name: "kept", url: kept), PhotoEntry(name: "plain", url: plain)])
+            processor.visibleRowsChanged(0..<2)
+            #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
+            return processor.records
+        }
+        let first = await load()
+        #expect(first.allSatisfy { $0.image?.width == 80 })
+        let stored = try #require(cache.thumbnail(ofRemote: kept, atLeast: .normal, shorterSide: 80))
+        #expect(max(stored.width, stored.height) >= 128)
+        #expect(cache.thumbnail(ofRemote: plain, atLeast: .normal, shorterSide: 80) == nil, "no caching headers: not kept")
+        // An hour later (max-age=3600) it has expired.
+        #expect(cache.thumbnail(ofRemote: kept, atLeast: .normal, shorterSide: 80, now: Date().addingTimeInterval(3700)) == nil)
+
+        let second = await load()
+        #expect(second.allSatisfy { $0.state == .filtered })
+        #expect(server.requestCount("/cacheable/retina.jpg") == 1, "shown from the thumbnail, not fetched again")
+        #expect(server.requestCount("/photos/coffee.jpg") == 2)
+    }
+
     @Test("Pictures beyond the memory cap are let go, least recently shown first, never those on screen")
     func memoryCap() async throws {
         let folder = Products.packageRoot.appendingPathComponent("data/photos")

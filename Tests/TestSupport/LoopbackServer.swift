@@ -11,14 +11,16 @@ import Synchronization
 ///
 /// Paths:
 /// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs);
-/// - `/cacheable/NAME` — the same, with `Cache-Control: max-age=3600` (clients may keep it);
+/// - `/cacheable/NAME` — the same (latency and holding too), with `Cache-Control: max-age=3600`
+///   (clients may keep it);
 /// - `/status/CODE` — an empty response with that status;
 /// - `/reset` — the connection is reset (RST) without a response;
 /// - `/text` — a plain-text body (not an image);
 /// - `/empty` — a 200 response with no body;
 /// - `/colour/RRGGBB` — a 64×64 PNG of that one colour (a photo whose pixels say which it is);
 /// - `/trickle` — a JPEG header, then a few bytes every 50 ms, forever (for cancellation);
-/// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos.
+/// - `/list.plist?rows=N` — a photo list of N rows cycling through the bundled photos
+///   (`&cacheable=1`: their `/cacheable/` addresses).
 ///
 /// Hostile paths (see `HostilePictures` for the bombs):
 /// - `/bomb/jpeg`, `/bomb/png`, `/bomb/gif` — a small picture whose header claims a huge size;
@@ -96,7 +98,7 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// Requests received for `path` (without the query).
     public func requestCount(_ path: String) -> Int { stats.withLock { $0.requests[path, default: 0] } }
-    public var totalPhotoRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/photos/") }.values.reduce(0, +) } }
+    public var totalPhotoRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/photos/") || $0.key.hasPrefix("/cacheable/") }.values.reduce(0, +) } }
     /// Monotonic times (seconds) at which `/trickle` responses began and were closed by the client.
     public var trickleTimes: (started: [Double], closed: [Double]) { stats.withLock { ($0.trickleStarted, $0.trickleClosed) } }
 
@@ -150,16 +152,24 @@ public final class LoopbackServer: @unchecked Sendable {
         stats.withLock { $0.requests[path, default: 0] += 1 }
         let message = SendableMessage(msg)
         switch path {
-        case _ where path.hasPrefix("/photos/"):
-            let file = photos.appendingPathComponent(String(path.dropFirst("/photos/".count)))
+        case _ where path.hasPrefix("/photos/") || path.hasPrefix("/cacheable/"):
+            let cacheable = path.hasPrefix("/cacheable/")
+            let name = path.drop { $0 != "/" }.dropFirst().drop { $0 != "/" }.dropFirst()
+            let file = photos.appendingPathComponent(String(name))
             guard let data = try? Data(contentsOf: file) else {
                 respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
                 return
             }
+            let respond = { @Sendable [self] (msg: OpaquePointer, status: UInt32, type: String, body: Data) in
+                self.respond(msg, status: status, type: type, body: body)
+                if cacheable {
+                    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Cache-Control", "max-age=3600")
+                }
+            }
             let held = holding.withLock { state -> Bool in
                 guard state.on else { return false }
-                state.waiting.append { [self] in
-                    respond(message.msg, status: 200, type: "image/jpeg", body: data)
+                state.waiting.append {
+                    respond(message.msg, 200, "image/jpeg", data)
                     soup_server_message_unpause(message.msg)
                 }
                 return true
@@ -174,23 +184,15 @@ public final class LoopbackServer: @unchecked Sendable {
                 soup_server_message_pause(msg)
                 after(latency) { [self] in
                     stats.withLock { $0.photosInFlight -= 1 }
-                    respond(message.msg, status: 200, type: "image/jpeg", body: data)
+                    respond(message.msg, 200, "image/jpeg", data)
                     soup_server_message_unpause(message.msg)
                 }
             } else {
-                respond(msg, status: 200, type: "image/jpeg", body: data)
+                respond(msg, 200, "image/jpeg", data)
             }
         case _ where path.hasPrefix("/status/"):
             let code = UInt32(path.dropFirst("/status/".count)) ?? 500
             respond(msg, status: code, type: "text/plain", body: Data("status \(code)\n".utf8))
-        case _ where path.hasPrefix("/cacheable/"):
-            let file = photos.appendingPathComponent(String(path.dropFirst("/cacheable/".count)))
-            guard let data = try? Data(contentsOf: file) else {
-                respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
-                return
-            }
-            respond(msg, status: 200, type: "image/jpeg", body: data)
-            soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Cache-Control", "max-age=3600")
         case "/text":
             respond(msg, status: 200, type: "text/plain", body: Data("These are words, not pixels.\n".utf8))
         case "/empty":
@@ -241,7 +243,8 @@ public final class LoopbackServer: @unchecked Sendable {
             }
         case "/list.plist":
             let rows = queryValue(msg, "rows").flatMap(Int.init) ?? 100
-            respond(msg, status: 200, type: "application/x-plist", body: Self.photoList(rows: rows, photos: photos))
+            let folder = queryValue(msg, "cacheable") == "1" ? "cacheable" : "photos"
+            respond(msg, status: 200, type: "application/x-plist", body: Self.photoList(rows: rows, photos: photos, under: folder))
         default:
             respond(msg, status: 404, type: "text/plain", body: Data("not found\n".utf8))
         }
@@ -384,12 +387,12 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     /// A plist array of `rows` photos cycling through the bundled JPEGs, with distinct URLs.
-    private static func photoList(rows: Int, photos: URL) -> Data {
+    private static func photoList(rows: Int, photos: URL, under folder: String) -> Data {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: photos.path)) ?? [])
             .filter { $0.hasSuffix(".jpg") }.sorted()
         let items: [[String: String]] = (0..<rows).map { i in
             let file = files.isEmpty ? "missing.jpg" : files[i % files.count]
-            return ["name": String(format: "Photo %04d (%@)", i, file), "url": "/photos/\(file)?n=\(i)"]
+            return ["name": String(format: "Photo %04d (%@)", i, file), "url": "/\(folder)/\(file)?n=\(i)"]
         }
         return (try? PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0)) ?? Data()
     }

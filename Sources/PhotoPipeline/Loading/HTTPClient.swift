@@ -4,6 +4,13 @@ import Foundation
 import GLibKit
 import Synchronization
 
+/// A whole response body, and until when it may be used without asking the server again.
+public struct HTTPResponse: Sendable {
+    public let data: Data
+    /// From the response's caching headers; nil if it may not be kept.
+    public let freshUntil: Date?
+}
+
 /// All of the app's HTTP, on one thread of its own that owns a `SoupSession` and drives it with
 /// libsoup's asynchronous calls, the way libsoup 3 expects a session to be used.
 ///
@@ -58,6 +65,13 @@ public final class HTTPClient: Sendable {
     ///   - maxRedirects: redirects followed before failing as `redirects`.
     public func get(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
                     maxRedirects: Int) throws(PhotoFailure) -> Data {
+        try fetch(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
+                  maxRedirects: maxRedirects).data
+    }
+
+    /// Like `get`, with what the response said about keeping it.
+    public func fetch(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+                      maxRedirects: Int) throws(PhotoFailure) -> HTTPResponse {
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         let waiter = Waiter()
         let key = "\(byteLimit) \(url.absoluteString)"
@@ -89,6 +103,14 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Waits until the disk cache has finished writing the bodies it is copying (it writes
+    /// them a moment after each transfer ends).
+    func flushCache() {
+        core.runAndWait { core in
+            if let cache = core.cache { soup_cache_flush(cache) }
+        }
+    }
+
     /// How many bytes the disk cache holds now, as its folder's files add up.
     public var cacheSize: Int {
         guard let directory = core.cacheDirectory,
@@ -101,15 +123,36 @@ public final class HTTPClient: Sendable {
     /// Requests made afterwards fail as cancelled.
     public func close() { core.stop(wait: true) }
 
+    /// Until when a response may be used without asking the server again, from its
+    /// `Cache-Control: max-age` (less its `Age`) or else its `Expires` (against its `Date`);
+    /// nil when it says nothing, or `no-store` or `no-cache`.
+    static func freshUntil(cacheControl: String?, age: String?, expires: String?, date: String?, now: Date = Date()) -> Date? {
+        let directives = (cacheControl ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if directives.contains(where: { $0 == "no-store" || $0 == "no-cache" }) { return nil }
+        if let maxAge = directives.lazy.compactMap({ $0.hasPrefix("max-age=") ? Double($0.dropFirst(8)) : nil }).first {
+            let lifetime = maxAge - (age.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
+            return lifetime > 0 ? now.addingTimeInterval(lifetime) : nil
+        }
+        guard let expires = expires.flatMap(Self.httpDate) else { return nil }
+        let lifetime = expires.timeIntervalSince(date.flatMap(Self.httpDate) ?? now)
+        return lifetime > 0 ? now.addingTimeInterval(lifetime) : nil
+    }
+
+    private static func httpDate(_ text: String) -> Date? {
+        guard let parsed = soup_date_time_new_from_http_string(text) else { return nil }
+        defer { g_date_time_unref(parsed) }
+        return Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix(parsed)))
+    }
+
     // MARK: - The network thread
 
     /// One request waiting for a transfer.
     fileprivate final class Waiter: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<Result<Data, PhotoFailure>?>(nil)
+        private let outcome = Mutex<Result<HTTPResponse, PhotoFailure>?>(nil)
 
         /// The first result wins; later ones are ignored.
-        func resolve(_ result: Result<Data, PhotoFailure>) {
+        func resolve(_ result: Result<HTTPResponse, PhotoFailure>) {
             let first = outcome.withLock { current in
                 guard current == nil else { return false }
                 current = result
@@ -118,7 +161,7 @@ public final class HTTPClient: Sendable {
             if first { done.signal() }
         }
 
-        func wait() -> Result<Data, PhotoFailure> {
+        func wait() -> Result<HTTPResponse, PhotoFailure> {
             done.wait()
             return outcome.withLock { $0! }
         }
@@ -179,6 +222,7 @@ public final class HTTPClient: Sendable {
                 // process that is killed loses little.
                 let dump = MainLoopSource(.timeout(milliseconds: 5000), on: context) { [self] in
                     if cacheChanged, let cache {
+                        soup_cache_flush(cache)
                         soup_cache_dump(cache)
                         cacheChanged = false
                     }
@@ -187,6 +231,8 @@ public final class HTTPClient: Sendable {
                 g_main_loop_run(loop)
                 dump.cancel()
                 if let cache {
+                    // Bodies still being written to the cache are finished first.
+                    soup_cache_flush(cache)
                     soup_cache_dump(cache)
                     g_object_unref(UnsafeMutableRawPointer(cache))
                 }
@@ -245,7 +291,7 @@ public final class HTTPClient: Sendable {
         }
 
         /// A transfer ended: every request still waiting for it gets its result.
-        func finish(_ transfer: Transfer, _ result: Result<Data, PhotoFailure>) {
+        func finish(_ transfer: Transfer, _ result: Result<HTTPResponse, PhotoFailure>) {
             let waiters = shared.withLock { shared in
                 if shared.inFlight[transfer.key] === transfer { shared.inFlight[transfer.key] = nil }
                 defer { transfer.waiters = [] }
@@ -297,6 +343,7 @@ public final class HTTPClient: Sendable {
         private var stream: UnsafeMutablePointer<GInputStream>?
         private var body = Data()
         private var answer: Deadline?
+        private var freshUntil: Date?
 
         init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int) {
             self.core = core
@@ -379,6 +426,11 @@ public final class HTTPClient: Sendable {
                 }
                 body.reserveCapacity(Int(clamping: length))
             }
+            if let headers {
+                let header = { (name: String) in soup_message_headers_get_list(headers, name).map { String(cString: $0) } }
+                freshUntil = HTTPClient.freshUntil(cacheControl: header("Cache-Control"), age: header("Age"),
+                                                   expires: header("Expires"), date: header("Date"))
+            }
             readMore()
         }
 
@@ -402,7 +454,7 @@ public final class HTTPClient: Sendable {
             if size == 0 {
                 // The end: closing lets the disk cache finish its copy of the body.
                 g_input_stream_close(stream, nil, nil)
-                return end(.success(body))
+                return end(.success(HTTPResponse(data: body, freshUntil: freshUntil)))
             }
             if body.count + Int(size) > byteLimit {
                 return end(.failure(PhotoFailure(.tooLarge, detail: "“\(address.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")))
@@ -419,7 +471,7 @@ public final class HTTPClient: Sendable {
             stream = nil
         }
 
-        private func end(_ result: Result<Data, PhotoFailure>) {
+        private func end(_ result: Result<HTTPResponse, PhotoFailure>) {
             answer?.stop()
             dropStream()
             core.finish(self, result)

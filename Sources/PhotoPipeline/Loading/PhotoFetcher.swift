@@ -45,7 +45,7 @@ public final class PhotoFetcher: @unchecked Sendable {
             let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
             defer { g_bytes_unref(bytes) }
             return ObjectRef(taking: g_memory_input_stream_new_from_bytes(bytes)!)
-        case "file": return try openFile(url, cancellable: cancellable, byteLimit: limit)
+        case "file": return try Self.openFile(url, cancellable: cancellable, byteLimit: limit)
         default:
             throw PhotoFailure(.unsupported, summary: "Unsupported address",
                                detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
@@ -87,6 +87,12 @@ public final class PhotoFetcher: @unchecked Sendable {
         return data
     }
 
+    /// Fetches a photo on the web whole, with what the server said about keeping it.
+    public func fetchHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPResponse {
+        try http.fetch(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
+                       maxRedirects: limits.maxRedirects)
+    }
+
     private func getHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> Data {
         try http.get(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
                      maxRedirects: limits.maxRedirects)
@@ -95,7 +101,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// Opens a local file: on this computer, and a regular file (checked on the path and
     /// again on the open descriptor, so it cannot be swapped in between). The file is opened
     /// without blocking, so a FIFO put in its place cannot hold the thread until a writer comes.
-    private func openFile(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+    public static func openFile(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
         var hostname: UnsafeMutablePointer<CChar>?
         let pathPointer: UnsafeMutablePointer<CChar>?
         do throws(GLibError) {

@@ -22,6 +22,15 @@ public struct ThumbnailCache: Sendable {
         ThumbnailCache(directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent("thumbnails"))
     }
 
+    /// The app's own cache of thumbnails of photos on the web, in the same format
+    /// (`$XDG_CACHE_HOME/classic-photos/thumbnails`). Not the shared one: other programs would
+    /// judge those thumbnails by a modification time that web photos do not have. Each is kept
+    /// for as long as the server allowed the photo to be kept (`remoteKey`).
+    public static var remote: ThumbnailCache {
+        ThumbnailCache(directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir()))
+            .appendingPathComponent("classic-photos/thumbnails"))
+    }
+
     /// The standard's sizes: the box a thumbnail fits, and its folder.
     public enum Size: Int, CaseIterable, Sendable {
         case normal = 128, large = 256, xLarge = 512, xxLarge = 1024
@@ -49,15 +58,36 @@ public struct ThumbnailCache: Sendable {
         }
     }
 
-    /// What identifies a version of a local picture.
+    /// What identifies a version of a local picture, or a photo on the web while the server
+    /// lets it be kept.
     public struct Key: Sendable, Equatable {
         /// The picture's URI, as GIO writes it (the name of the thumbnail is its MD5).
         public let uri: String
-        /// Its modification time, in whole seconds since 1970.
+        /// Its modification time, in whole seconds since 1970 (0 for a photo on the web).
         public let modified: Int64
         /// Its size in bytes.
         public let bytes: Int64
+        /// For a photo on the web: until when, in whole seconds since 1970, its thumbnail may be
+        /// used (the photo's HTTP freshness when it was fetched).
+        public var expires: Int64? = nil
     }
+
+    /// The key of a photo on the web that the server lets clients keep until `expires`.
+    public static func remoteKey(for url: URL, bytes: Int, expires: Date) -> Key {
+        Key(uri: url.absoluteString, modified: 0, bytes: Int64(bytes), expires: Int64(expires.timeIntervalSince1970))
+    }
+
+    /// A thumbnail of the web photo at `url` that has not expired yet (see `thumbnail(of:…)`).
+    public func thumbnail(ofRemote url: URL, atLeast size: Size, shorterSide side: Int, now: Date = Date()) -> PhotoImage? {
+        let uri = url.absoluteString
+        let seconds = Int64(now.timeIntervalSince1970)
+        return thumbnail(named: uri, atLeast: size, shorterSide: side) { image in
+            option(image, "tEXt::Thumb::URI") == uri
+                && option(image, Self.expiresOption).flatMap({ Int64($0) }).map { $0 > seconds } == true
+        }
+    }
+
+    private static let expiresOption = "tEXt::X-ClassicPhotos-Expires"
 
     /// The key of a local picture, or nil when there is none to be had: not a `file:` URL, not
     /// a regular file, or a file inside the thumbnail cache itself (the standard forbids
@@ -76,8 +106,10 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// Where the thumbnail of `key` at `size` lives.
-    public func location(of key: Key, size: Size) -> URL {
-        let digest = g_compute_checksum_for_string(G_CHECKSUM_MD5, key.uri, -1)!
+    public func location(of key: Key, size: Size) -> URL { location(of: key.uri, size: size) }
+
+    private func location(of uri: String, size: Size) -> URL {
+        let digest = g_compute_checksum_for_string(G_CHECKSUM_MD5, uri, -1)!
         defer { g_free(digest) }
         return directory.appendingPathComponent(size.folder).appendingPathComponent(String(cString: digest) + ".png")
     }
@@ -85,13 +117,19 @@ public struct ThumbnailCache: Sendable {
     /// A valid thumbnail of `key` at `size` or larger whose shorter side is at least `side`
     /// pixels (or the whole picture, when the picture itself is smaller), or nil.
     public func thumbnail(of key: Key, atLeast size: Size, shorterSide side: Int) -> PhotoImage? {
+        thumbnail(named: key.uri, atLeast: size, shorterSide: side) { image in
+            option(image, "tEXt::Thumb::URI") == key.uri
+                && option(image, "tEXt::Thumb::MTime").flatMap({ Int64($0) }) == key.modified
+        }
+    }
+
+    private func thumbnail(named uri: String, atLeast size: Size, shorterSide side: Int,
+                           isValid: (PhotoImage) -> Bool) -> PhotoImage? {
         for candidate in Size.allCases where candidate.rawValue >= size.rawValue {
-            let path = location(of: key, size: candidate).path
+            let path = location(of: uri, size: candidate).path
             guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { continue }
             let image = PhotoImage(taking: pixbuf)
-            guard option(image, "tEXt::Thumb::URI") == key.uri,
-                  option(image, "tEXt::Thumb::MTime").flatMap({ Int64($0) }) == key.modified
-            else { continue }
+            guard isValid(image) else { continue }
             // A thumbnail smaller than its box holds a picture smaller than the box: all there is.
             let whole = max(image.width, image.height) < candidate.rawValue
             if min(image.width, image.height) >= side || whole { return image }
@@ -117,6 +155,7 @@ public struct ThumbnailCache: Sendable {
             ("tEXt::Software", AppInfo.displayName),
         ]
         if let mimeType { options.append(("tEXt::Thumb::Mimetype", mimeType)) }
+        if let expires = key.expires { options.append((Self.expiresOption, String(expires))) }
         let saved = withCStrings(options.map(\.0)) { keys in
             withCStrings(options.map(\.1)) { values in
                 gdk_pixbuf_savev(image.pixbuf, temporary, "png", keys, values, nil)

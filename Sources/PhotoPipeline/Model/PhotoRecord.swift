@@ -35,6 +35,8 @@ public final class PhotoRecord: Sendable {
         var image: PhotoImage?
         /// The photo's bytes, from its download until they are decoded (state `downloaded`).
         var bytes: Data?
+        /// A local picture, checked and ready to be read by its decode (state `downloaded`).
+        var file: URL?
         /// Where the desktop's thumbnail cache keeps this picture (local pictures only).
         var thumbnailKey: ThumbnailCache.Key?
         var failure: PhotoFailure?
@@ -74,6 +76,10 @@ public final class PhotoRecord: Sendable {
         case bytes(Data, thumbnailKey: ThumbnailCache.Key?)
         /// A picture decoded already (a thumbnail the desktop's cache had).
         case image(PhotoImage)
+        /// A local picture, found to be a readable regular file within the size limit: its
+        /// decode reads it (a disk is fast enough that holding its bytes meanwhile would only
+        /// cost memory).
+        case file(URL, thumbnailKey: ThumbnailCache.Key?)
     }
 
     /// The bytes or picture of a downloaded photo; nil in any other state.
@@ -81,6 +87,7 @@ public final class PhotoRecord: Sendable {
         progress.withLock { p in
             guard p.state == .downloaded else { return nil }
             if let image = p.image { return .image(image) }
+            if let file = p.file { return .file(file, thumbnailKey: p.thumbnailKey) }
             return p.bytes.map { .bytes($0, thumbnailKey: p.thumbnailKey) }
         }
     }
@@ -95,6 +102,10 @@ public final class PhotoRecord: Sendable {
 
     func markDownloaded(bytes: Data, thumbnailKey: ThumbnailCache.Key?) {
         progress.withLock { $0 = Progress(state: .downloaded, bytes: bytes, thumbnailKey: thumbnailKey) }
+    }
+
+    func markDownloaded(file: URL, thumbnailKey: ThumbnailCache.Key?) {
+        progress.withLock { $0 = Progress(state: .downloaded, file: file, thumbnailKey: thumbnailKey) }
     }
 
     func markDownloaded(_ image: PhotoImage) {
@@ -127,7 +138,7 @@ public final class PhotoRecord: Sendable {
     @discardableResult
     func dropImage() -> Bool {
         progress.withLock { p in
-            guard p.image != nil || p.bytes != nil, p.state != .failed else { return false }
+            guard p.image != nil || p.bytes != nil || p.file != nil, p.state != .failed else { return false }
             p = Progress()
             return true
         }

@@ -1,8 +1,9 @@
+import CGLib
 import Foundation
 import GLibKit
 import Synchronization
 
-/// Fetches one photo's bytes, on a thread of its own (see `ThreadedPhotoOperation`): the
+/// Fetches one photo's bytes (or, for a local picture, checks that it can be read), on a thread of its own (see `ThreadedPhotoOperation`): the
 /// download queue waits on the network or the disk, never on the CPU. Decoding the bytes at
 /// the row's size is the filtration's work, one per core (see `ImageFiltration`).
 ///
@@ -13,14 +14,19 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     private let fetcher: PhotoFetcher
     private let maxPixelSize: Int
     private let thumbnails: ThumbnailCache?
+    private let remoteThumbnails: ThumbnailCache?
     private let fetched = Mutex<Data?>(nil)
 
-    /// - Parameter thumbnails: the desktop's thumbnail cache, read and written for local
-    ///   pictures (nil: neither).
+    /// - Parameters:
+    ///   - thumbnails: the desktop's thumbnail cache, read and written for local pictures
+    ///     (nil: neither).
+    ///   - remoteThumbnails: the app's cache of thumbnails of web photos, read (and, by the
+    ///     filtration, written) for photos the server lets clients keep (nil: neither).
     public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, thumbnails: ThumbnailCache? = nil,
-                gate: SuspensionGate? = nil) {
+                remoteThumbnails: ThumbnailCache? = nil, gate: SuspensionGate? = nil) {
         self.fetcher = fetcher
         self.thumbnails = thumbnails
+        self.remoteThumbnails = remoteThumbnails
         self.maxPixelSize = maxPixelSize
         super.init(record: record, kind: .download, gate: gate)
     }
@@ -48,11 +54,35 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 traceFinished(state: .downloaded)
                 return
             }
-            let data = try fetcher.read(url, cancellable: link.child, limit: limits.maxPhotoBytes)
+            if url.isFileURL {
+                // Checked (this host, a regular file, not too large) but not read: its decode reads it.
+                let stream = try PhotoFetcher.openFile(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                g_input_stream_close(stream.pointer, nil, nil)
+                if isCancelled { return }
+                record.markDownloaded(file: url, thumbnailKey: key)
+                traceFinished(state: .downloaded)
+                return
+            }
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw PhotoFailure(.unsupported, summary: "Unsupported address",
+                                   detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
+            }
+            if let remoteThumbnails,
+               let cached = remoteThumbnails.thumbnail(ofRemote: url, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
+                // Thumbnailed before, and the server's permission to keep the photo still holds.
+                if isCancelled { return }
+                record.markDownloaded(ImageDecoder.centreSquare(of: cached, side: maxPixelSize))
+                traceFinished(state: .downloaded)
+                return
+            }
+            let response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
             if isCancelled { return }
+            let data = response.data
             guard !data.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             fetched.withLock { $0 = data }
-            record.markDownloaded(bytes: data, thumbnailKey: key)
+            let remoteKey = remoteThumbnails == nil ? nil
+                : response.freshUntil.map { ThumbnailCache.remoteKey(for: url, bytes: data.count, expires: $0) }
+            record.markDownloaded(bytes: data, thumbnailKey: remoteKey)
             traceFinished(state: .downloaded)
         } catch {
             if isCancelled { return }

@@ -1,3 +1,4 @@
+import CGLib
 import Foundation
 import GLibKit
 
@@ -10,15 +11,19 @@ public struct RowDecoding: Sendable {
     public var budget: DecodeMemoryBudget
     /// The desktop's thumbnail cache, written for local pictures (nil: not used).
     public var thumbnails: ThumbnailCache?
+    /// The app's cache of thumbnails of web photos, written for photos the server lets
+    /// clients keep (nil: not used).
+    public var remoteThumbnails: ThumbnailCache?
     /// Pictures shared by rows showing the same photo (nil: each row decodes its own).
     public var shared: SharedPictures?
 
     public init(maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
-                thumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil) {
+                thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil) {
         self.maxPixelSize = maxPixelSize
         self.limits = limits
         self.budget = budget
         self.thumbnails = thumbnails
+        self.remoteThumbnails = remoteThumbnails
         self.shared = shared
     }
 }
@@ -53,7 +58,10 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             let image: PhotoImage
             switch downloaded {
             case .image(let decoded): image = decoded
-            case .bytes(let bytes, let key): image = try self.decode(bytes, thumbnailKey: key)
+            case .bytes(let bytes, let key): image = try self.decode(.bytes(bytes), thumbnailKey: key)
+            case .file(let url, let key):
+                let stream = try PhotoFetcher.openFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
+                image = try self.decode(.stream(stream), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
             guard let filtered = self.filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }) else {
@@ -80,15 +88,27 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     /// The row's square. A local picture is decoded whole, as a thumbnail of the desktop
     /// cache's sizes, stored there for next time (and for the file manager), and the square
-    /// is cut from it.
-    private func decode(_ bytes: Data, thumbnailKey key: ThumbnailCache.Key?) throws(PhotoFailure) -> PhotoImage {
-        let side = decoding.maxPixelSize
-        guard let thumbnails = decoding.thumbnails, let key else {
-            return try ImageDecoder.decode(bytes, size: .square(side), limits: decoding.limits, budget: decoding.budget,
-                                           cancellable: cancellable)
+    /// is cut from it; so is a web photo the server lets clients keep, in the app's own cache.
+    private enum Input {
+        case bytes(Data)
+        case stream(ObjectRef<GInputStream>)
+    }
+
+    private func decode(_ input: Input, size: DecodeSize) throws(PhotoFailure) -> PhotoImage {
+        switch input {
+        case .bytes(let bytes):
+            try ImageDecoder.decode(bytes, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
+        case .stream(let stream):
+            try ImageDecoder.decode(stream, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
         }
-        let image = try ImageDecoder.decode(bytes, size: .thumbnail(square: side), limits: decoding.limits,
-                                            budget: decoding.budget, cancellable: cancellable)
+    }
+
+    private func decode(_ input: Input, thumbnailKey key: ThumbnailCache.Key?) throws(PhotoFailure) -> PhotoImage {
+        let side = decoding.maxPixelSize
+        guard let key, let thumbnails = key.expires == nil ? decoding.thumbnails : decoding.remoteThumbnails else {
+            return try decode(input, size: .square(side))
+        }
+        let image = try decode(input, size: .thumbnail(square: side))
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.

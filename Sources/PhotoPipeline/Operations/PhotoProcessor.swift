@@ -21,6 +21,8 @@ public final class PhotoProcessor {
     private let filter: SepiaFilter
     /// The desktop's thumbnail cache, for local pictures (nil: not used).
     private let thumbnails: ThumbnailCache?
+    /// The app's cache of thumbnails of web photos (nil: not used).
+    private let remoteThumbnails: ThumbnailCache?
     /// Pictures shared by rows that show the same photo (a list naming an address twice).
     private let pictures = SharedPictures()
     /// Photos with an operation that began during a scroll and did nothing.
@@ -45,9 +47,10 @@ public final class PhotoProcessor {
 
     public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
                 prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
-                thumbnails: ThumbnailCache? = nil) {
+                thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil) {
         self.fetcher = fetcher
         self.thumbnails = thumbnails
+        self.remoteThumbnails = remoteThumbnails
         self.pendingOperations = pendingOperations
         self.scheduler = ScrollScheduler(prefetchMargin: prefetchMargin)
         self.maxPixelSize = maxPixelSize
@@ -223,7 +226,7 @@ public final class PhotoProcessor {
                 return
             }
             let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
-                                           thumbnails: thumbnails, gate: pendingOperations.gate)
+                                           thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, gate: pendingOperations.gate)
             prepare(download, priority: priority) { $0.downloadFinished($1) }
             let filtration = makeFiltration(for: record, priority: priority)
             filtration.addDependency(download)
@@ -247,7 +250,7 @@ public final class PhotoProcessor {
 
     private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration {
         let decoding = RowDecoding(maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
-                                   thumbnails: thumbnails, shared: pictures)
+                                   thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, shared: pictures)
         let op = ImageFiltration(record: record, filter: filter, decoding: decoding, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }
         return op

@@ -69,8 +69,25 @@ public final class ViewerPipeline {
             if !filtration.isExecuting, !filtration.isFinished { filtration.queuePriority = .veryHigh }
         }
 
+        private var decodedReported = false
+
+        /// Reports `event`, keeping the documented order: the decoded picture, then its sepia.
+        /// The two come from separate tasks that the main actor may run in either order (they
+        /// are made on threads of different priorities), so the sepia brings the picture it was
+        /// made from, reported first if it was not yet; the late one is then dropped.
         fileprivate func report(_ event: Event) {
             guard !isCancelled else { return }
+            switch event {
+            case .decoded:
+                guard !decodedReported else { return }
+                decodedReported = true
+            case .filtered:
+                if !decodedReported, case .success(let picture)? = filtration.decoded {
+                    decodedReported = true
+                    onEvent?(.decoded(picture))
+                }
+            case .failed: break
+            }
             onEvent?(event)
         }
     }

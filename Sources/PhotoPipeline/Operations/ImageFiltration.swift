@@ -1,3 +1,4 @@
+import CGdkPixbuf
 import CGLib
 import Foundation
 import GLibKit
@@ -55,19 +56,21 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         if dependencies.contains(where: \.isCancelled) { return }
         guard let downloaded = record.downloaded, beginWork() else { return }
         let work = { () throws(PhotoFailure) -> PhotoImage in
+            // A picture decoded here is this operation's alone, so the sepia goes into it in
+            // place; one the record holds (a cached thumbnail) is copied first.
             let image: PhotoImage
             switch downloaded {
-            case .image(let decoded): image = decoded
+            case .image(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
             case .bytes(let bytes, let key): image = try self.decode(.bytes(bytes), thumbnailKey: key)
             case .file(let url, let key):
                 let stream = try PhotoFetcher.openFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
                 image = try self.decode(.stream(stream), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
-            guard let filtered = self.filter.apply(to: image, isCancelled: { [unowned self] in isCancelled }) else {
+            guard self.filter.applyInPlace(image, isCancelled: { [unowned self] in isCancelled }) else {
                 throw PhotoFailure.cancelled
             }
-            return filtered
+            return image
         }
         let filtered: PhotoImage
         do throws(PhotoFailure) {

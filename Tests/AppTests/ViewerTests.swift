@@ -158,7 +158,9 @@ extension GUITests {
 
             // S: the original photo (not sepia) is shown.
             try key(app, "s")
-            events = try app.waitFor("the original shown") { !images($0, row: 0, state: .original).isEmpty }
+            // (The first picture of a photo is its original, shown until the sepia one is ready: the
+            // last picture is what counts.)
+            events = try app.waitFor("the original shown") { images($0, row: 0).last?.event.viewerState == .original }
             #expect(images(events, row: 0, state: .original).last?.event.imageSize != nil)
             // The wheel alone never zoomed: still where Ctrl+wheel left it.
             #expect(zoomLevels(events).last == wheeled)

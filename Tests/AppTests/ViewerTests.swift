@@ -346,5 +346,87 @@ extension GUITests {
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)
         }
+
+        // MARK: Save As, the info popover, dragging, low memory
+
+        /// The name of the window with the keyboard focus, or "".
+        private func focusedWindowName(_ app: AppSession) -> String {
+            ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Ctrl+S, then types `path` into the file chooser's name field and presses Enter. With no
+        /// desktop portal, GtkFileChooserNative shows a GtkFileChooserDialog: a window of its
+        /// own, focused, its name field holding the suggested name, selected.
+        private func saveAs(_ app: AppSession, to path: String) throws {
+            try key(app, "ctrl+s")
+            for _ in 0..<100 where focusedWindowName(app) != "Save Photo As" { usleep(100_000) }
+            try #require(focusedWindowName(app) == "Save Photo As", "no focused Save As dialog: \(focusedWindowName(app))")
+            usleep(300_000) // the dialog's first frame, and its name field focused
+            try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", path])
+            try app.xdotool(["key", "Return"])
+        }
+
+        /// ImageMagick's description of a picture file: its format and size ("PNG 1600 1200").
+        private func identify(_ path: String) throws -> String {
+            let result = try run(URL(fileURLWithPath: "/usr/bin/identify"), ["-format", "%m %w %h", path], timeout: 30)
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Waits for the outcome of saving to `path` (saved or failed) and returns it.
+        private func saveOutcome(_ app: AppSession, _ path: String) throws -> TraceRecord {
+            let events = try app.waitFor("\(path) saved") { events in
+                events.contains { ($0.event.name == .viewerSaved || $0.event.name == .viewerSaveFailed) && $0.event.path == path }
+            }
+            return events.last { $0.event.path == path }!
+        }
+
+        @Test("Ctrl+S and the file chooser save the photo shown at full size: PNG, or JPEG for a .jpg name; sepia or original as shown")
+        func saveAsFile() throws {
+            let folder = try bigPictures("save", count: 2, width: 1600, height: 1200)
+            let saved = try TestPictures.makeFolder("saved")
+            defer {
+                try? FileManager.default.removeItem(at: folder)
+                try? FileManager.default.removeItem(at: saved)
+            }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 1 } }
+            try click(app, row: 0)
+            var events = try app.waitFor("row 0 in the viewer, sepia") { !images($0, row: 0, state: .filtered).isEmpty }
+            // The viewer shows a smaller decode: the file must have the photo's own size.
+            let shown = try #require(images(events, row: 0, state: .filtered).last?.event.imageSize)
+            #expect(shown.w < 1600, "the viewer decoded \(shown.w)×\(shown.h)")
+
+            // The sepia photo, as PNG (the name's ending).
+            let png = saved.appendingPathComponent("sepia copy.png").path
+            try saveAs(app, to: png)
+            let pngSaved = try saveOutcome(app, png)
+            #expect(pngSaved.event.name == .viewerSaved, "not saved: \(pngSaved.event.error ?? "")")
+            #expect(pngSaved.event.savedFormat == "png" && pngSaved.event.imageSize?.w == 1600 && pngSaved.event.imageSize?.h == 1200)
+            let pngData = try Data(contentsOf: URL(fileURLWithPath: png))
+            #expect(pngData.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG: \(pngData.prefix(8).map { $0 })")
+            #expect(try identify(png) == "PNG 1600 1200")
+            // Sepia: warm (the photo itself is blue-green, 0x3F6A91 fading to black).
+            let sepia = try ScreenshotStats(path: png).meanColour
+            #expect(sepia.r > sepia.b + 5, "saved colours \(sepia)")
+
+            // S shows the original; saved as JPEG, by its name.
+            try key(app, "s")
+            events = try app.waitFor("the original shown") { images($0, row: 0).last?.event.viewerState == .original }
+            let jpeg = saved.appendingPathComponent("original.jpg").path
+            try saveAs(app, to: jpeg)
+            let jpegSaved = try saveOutcome(app, jpeg)
+            #expect(jpegSaved.event.name == .viewerSaved, "not saved: \(jpegSaved.event.error ?? "")")
+            #expect(jpegSaved.event.savedFormat == "jpeg" && jpegSaved.event.imageSize?.w == 1600 && jpegSaved.event.imageSize?.h == 1200)
+            let jpegData = try Data(contentsOf: URL(fileURLWithPath: jpeg))
+            #expect(jpegData.starts(with: [0xFF, 0xD8, 0xFF]), "not a JPEG: \(jpegData.prefix(4).map { $0 })")
+            #expect(try identify(jpeg) == "JPEG 1600 1200")
+            let original = try ScreenshotStats(path: jpeg).meanColour
+            #expect(original.b > original.r + 20, "saved colours \(original)")
+            // Nothing else was written, and the viewer is still open on the photo.
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: saved.path)) == ["sepia copy.png", "original.jpg"])
+            #expect(!app.events().contains { $0.event.name == .viewerClose })
+            #expect(app.terminate() == 0)
+        }
     }
 }

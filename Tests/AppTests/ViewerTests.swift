@@ -428,5 +428,80 @@ extension GUITests {
             #expect(!app.events().contains { $0.event.name == .viewerClose })
             #expect(app.terminate() == 0)
         }
+
+        /// The info button's centre: the first of the five round buttons at the viewer's top right.
+        private func infoButton(_ window: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int) {
+            (window.x + window.width - 194, window.y + Self.headerHeight + 39)
+        }
+
+        private func infoEvents(_ events: [TraceRecord]) -> [(shown: Bool, info: ViewerInfoText)] {
+            events.compactMap(\.event.viewerInfo)
+        }
+
+        @Test("The info popover (Alt+Return, or its button) shows name, source, size, file size, format, and EXIF camera and date")
+        func infoPopover() throws {
+            let folder = try TestPictures.makeFolder("info")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // A camera JPEG (600×400, turned a quarter by its EXIF orientation) and a PNG with no EXIF.
+            let exif = folder.appendingPathComponent("a-camera.jpg")
+            try TestPictures.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05",
+                                          orientation: 6, little: true).write(to: exif)
+            let png = folder.appendingPathComponent("b-plain.png")
+            try #require(TestPictures.write(png, format: "png", rgb: 0x33AA66, size: 96))
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 1 } }
+            let window = try app.windowGeometry()
+            try click(app, row: 0)
+            try app.waitFor("the camera photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            // The pointer leaves the photo, so no tooltip covers what the screenshots compare.
+            try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
+            usleep(300_000)
+            let area = (x: window.x + window.width / 2 - 60, y: infoButton(window).y + 40, width: 120, height: 100)
+            // Kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1 (the path is printed).
+            let keepScreenshots = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil
+            let screenshots = try TestPictures.makeFolder("info-screens")
+            defer { if !keepScreenshots { try? FileManager.default.removeItem(at: screenshots) } }
+            let before = screenshots.appendingPathComponent("before.png").path
+            try app.screenshot(to: before)
+
+            // Alt+Return opens it.
+            try key(app, "alt+Return")
+            var events = try app.waitFor("info shown") { infoEvents($0).last?.shown == true }
+            let camera = try #require(infoEvents(events).last?.info)
+            #expect(camera.name == "a-camera.jpg" && camera.source == exif.path, "\(camera)")
+            #expect(camera.width == 400 && camera.height == 600, "size \(camera.width)×\(camera.height)")
+            #expect(camera.bytes == (try FileManager.default.attributesOfItem(atPath: exif.path)[.size] as? Int))
+            #expect(camera.format == "JPEG", "format \(camera.format)")
+            #expect(camera.camera == "Canon EOS 5D" && camera.date == "2021-07-04 18:30:05", "\(camera)")
+            // And it is on screen: the light popover over the dark viewer, under the button.
+            usleep(400_000)
+            let open = screenshots.appendingPathComponent("info-open.png").path
+            try app.screenshot(to: open)
+            let dark = try ScreenshotStats(path: before, region: area), light = try ScreenshotStats(path: open, region: area)
+            print("info popover under its button, before: \(dark); open: \(light)" + (keepScreenshots ? "; screenshot \(open)" : ""))
+            #expect(light.meanLuminance > dark.meanLuminance + 80, "before: \(dark); open: \(light)")
+
+            // Escape closes the popover only; the viewer stays.
+            try key(app, "Escape")
+            events = try app.waitFor("info closed") { infoEvents($0).last?.shown == false }
+            #expect(!events.contains { $0.event.name == .viewerClose })
+
+            // The PNG, and the info button clicked: no EXIF rows.
+            try key(app, "Right")
+            try app.waitFor("the PNG in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let button = infoButton(window)
+            try app.xdotool(["mousemove", "\(button.x)", "\(button.y)", "click", "1"])
+            events = try app.waitFor("info shown again") { infoEvents($0).last?.shown == true }
+            let plain = try #require(infoEvents(events).last?.info)
+            #expect(plain.name == "b-plain.png" && plain.source == png.path && plain.width == 96 && plain.height == 96, "\(plain)")
+            #expect(plain.format == "PNG" && plain.camera == nil && plain.date == nil, "\(plain)")
+            #expect(plain.bytes == (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int))
+            try key(app, "Escape")
+            try app.waitFor("info closed again") { infoEvents($0).last?.shown == false }
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
     }
 }

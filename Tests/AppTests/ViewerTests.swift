@@ -503,5 +503,111 @@ extension GUITests {
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)
         }
+
+        /// The middle of the viewer's area (the window below the header bar), on screen.
+        private func viewerCentre(_ window: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int) {
+            (window.x + window.width / 2, window.y + Self.headerHeight + (window.height - Self.headerHeight) / 2)
+        }
+
+        /// A real pointer drag: press at `from`, move by (`dx`, `dy`) in `steps` motion events,
+        /// release. Afterwards the pointer rests where it was let go.
+        private func drag(_ app: AppSession, from: (x: Int, y: Int), by dx: Int, _ dy: Int, steps: Int = 8) throws {
+            var arguments = ["mousemove", "\(from.x)", "\(from.y)", "mousedown", "1"]
+            for step in 1...steps {
+                arguments += ["sleep", "0.02", "mousemove", "\(from.x + dx * step / steps)", "\(from.y + dy * step / steps)"]
+            }
+            arguments += ["sleep", "0.05", "mouseup", "1"]
+            try app.xdotool(arguments)
+        }
+
+        /// GTK counts a press within the double-click time (400 ms) as the next of a series:
+        /// pauses past it before the next press.
+        private func pastDoubleClickTime() { usleep(700_000) }
+
+        private func pans(_ events: [TraceRecord]) -> [(x: Double, y: Double)] { events.compactMap(\.event.panCenter) }
+
+        @Test("At 100 % a pointer drag pans the photo (and stays on it); the same drag at fit pages to the next photo")
+        func dragPansWhenZoomed() throws {
+            let folder = try bigPictures("pan", count: 3)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
+            let window = try app.windowGeometry()
+            let centre = viewerCentre(window)
+            try click(app, row: 0)
+            var events = try app.waitFor("row 0 in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            let fit = try #require(zoomLevels(events).last)
+
+            // 1: 100 % around the centre, so the photo's middle (1200, 800) is at the view's centre.
+            try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)"])
+            try key(app, "1")
+            events = try app.waitFor("100 %") { zoomLevels($0).last == 1.0 }
+            #expect(pans(events).isEmpty)
+            pastDoubleClickTime()
+            // Dragged 240 pixels left and 60 up: the view moves right and down over the photo.
+            try drag(app, from: centre, by: -240, -60)
+            try app.waitFor("panned") { !pans($0).isEmpty }
+            usleep(500_000) // the rest of the drag's motion and its release
+            events = app.events()
+            let panned = try #require(pans(events).last)
+            print("panned by a drag to (\(panned.x), \(panned.y)) in \(pans(events).count) steps")
+            #expect(abs(panned.x - 1440) < 1 && abs(panned.y - 860) < 1, "centre after the drag: \(panned)")
+            #expect(pans(events).count >= 4, "\(pans(events).count) pan events")
+            #expect(events.filter { $0.event.name == .viewerOpen }.count == 1, "the drag paged")
+            #expect(zoomLevels(events).last == 1.0)
+
+            // 0: fit. The same drag is now a swipe to the next photo, and pans nothing.
+            try key(app, "0")
+            events = try app.waitFor("fitted") { zoomLevels($0).last.map { abs($0 - fit) < 0.001 } == true }
+            let pansBefore = pans(events).count
+            pastDoubleClickTime()
+            try drag(app, from: centre, by: -240, -60)
+            events = try app.waitFor("paged to row 1") { $0.contains { $0.event.name == .viewerOpen && $0.event.row == 1 } }
+            #expect(pans(events).count == pansBefore, "a fitted photo panned")
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("At fit a horizontal drag pages: to the left the next photo, to the right the previous; short or vertical drags do not")
+        func swipePaging() throws {
+            let folder = try bigPictures("swipe", count: 4, width: 1200, height: 900)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 3 } }
+            let centre = viewerCentre(try app.windowGeometry())
+            try click(app, row: 1)
+            try app.waitFor("row 1 in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let opens = { (events: [TraceRecord]) in events.filter { $0.event.name == .viewerOpen }.compactMap(\.event.row) }
+            pastDoubleClickTime()
+
+            // To the left: the next photo.
+            try drag(app, from: centre, by: -150, 10)
+            var events = try app.waitFor("swiped to row 2") { opens($0).last == 2 }
+            #expect(opens(events) == [1, 2])
+            try app.waitFor("row 2 shown") { !images($0, row: 2, state: .filtered).isEmpty }
+            pastDoubleClickTime()
+            // To the right: the previous one.
+            try drag(app, from: centre, by: 150, -10)
+            events = try app.waitFor("swiped back to row 1") { opens($0).count == 3 }
+            #expect(opens(events) == [1, 2, 1])
+            pastDoubleClickTime()
+
+            // Too short (under 80 pixels), or more vertical than horizontal: no page.
+            try drag(app, from: centre, by: -50, 0)
+            pastDoubleClickTime()
+            try drag(app, from: centre, by: -100, 150)
+            pastDoubleClickTime()
+            #expect(opens(app.events()) == [1, 2, 1], "a short or vertical drag paged")
+            // The photo still pages from here (the drags above were seen, and refused).
+            try drag(app, from: centre, by: 150, 0)
+            events = try app.waitFor("swiped to row 0") { opens($0).count == 4 }
+            #expect(opens(events) == [1, 2, 1, 0])
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
     }
 }

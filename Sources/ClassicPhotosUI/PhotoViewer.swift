@@ -340,6 +340,18 @@ final class PhotoViewer {
         cp_zoom_picture_set_image_size(zoomPicture, 0, 0)
     }
 
+    /// The desktop is short of memory: lets go of the photos loaded ahead (their bytes and
+    /// pictures; loads still running are cancelled), keeping only the one shown. The next move
+    /// loads its neighbours again.
+    func memoryWarning() {
+        let shownID = current?.id
+        for (id, slot) in slots where id != shownID {
+            slot.request?.cancel()
+            slots.removeValue(forKey: id)
+            Trace.shared.emit(.viewerDropped(row: slot.record.position, id: id))
+        }
+    }
+
     /// Cancels every load and forgets every photo (the list changed or the window closes).
     func cancelAll() {
         redecodeTimer = nil

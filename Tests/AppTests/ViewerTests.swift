@@ -609,5 +609,49 @@ extension GUITests {
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)
         }
+
+        @Test("A low-memory warning drops the photos the viewer loaded ahead, keeping the one shown; the next move reads its photo again")
+        func lowMemoryDropsNeighbours() throws {
+            let monitor = try FakeLowMemoryMonitor()
+            let folder = try bigPictures("viewer-memory", count: 4)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path, environment: ["DBUS_SYSTEM_BUS_ADDRESS": monitor.busAddress])
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 3 } }
+            try click(app, row: 1)
+            // The photo shown, and both neighbours loaded ahead and filtered.
+            try app.waitFor("row 1 shown, rows 0 and 2 loaded ahead") { events in
+                let filtered = Set(events.filter { $0.event.name == .opFinish && $0.event.kind == .viewFilter }.compactMap(\.event.row))
+                return !images(events, row: 1, state: .filtered).isEmpty && filtered.isSuperset(of: [0, 2])
+            }
+
+            try monitor.warn(level: 100)
+            try app.waitFor("neighbours dropped") { events in
+                Set(events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)).isSuperset(of: [0, 2])
+            }
+            usleep(200_000)
+            var events = app.events()
+            let warned = try #require(events.first { $0.event.name == .memoryLow })
+            #expect(warned.event.level == 100)
+            let dropped = events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)
+            #expect(dropped.sorted() == [0, 2], "dropped rows \(dropped)")
+            // The photo shown stays, with its original: S shows it without reading it again.
+            try key(app, "s")
+            try app.waitFor("the original shown") { events in
+                images(events, row: 1, state: .original).contains { $0.t > warned.t }
+            }
+
+            // Right: the photo that was loaded ahead is read and decoded again.
+            try key(app, "Right")
+            events = try app.waitFor("row 2 in the viewer") { !images($0, row: 2).isEmpty }
+            let after = events.filter { $0.t > warned.t }
+            #expect(after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 2 },
+                    "row 2 was shown from the viewer's cache after the warning")
+            #expect(!after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 1 },
+                    "the photo shown was read again")
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -53,6 +53,7 @@ import Testing
                             #","path":"/tmp/coffee (sepia).png","format":"png","w":600,"h":400"#)
         case .viewerSaveFailed: (.viewerSaveFailed(path: "/tmp/x.png", error: "Permission denied"),
                                  #","path":"/tmp/x.png","error":"Permission denied""#)
+        case .viewerDropped: (.viewerDropped(row: 5, id: id), #","row":5,"id":42"#)
         case .framePainted: (.framePainted, "")
         }
         return (event, head + fields + "}")

@@ -71,6 +71,9 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerSaved(path: String, format: String, w: Int, h: Int)
     /// `viewer.save-failed`: Save As could not write `path`; `error` says why.
     case viewerSaveFailed(path: String, error: String)
+    /// `viewer.dropped`: a low-memory warning made the viewer let go of a photo it had loaded
+    /// ahead (its bytes and pictures).
+    case viewerDropped(row: Int, id: PhotoID)
     /// `frame.painted`: the main window's frame clock finished painting a frame (only when
     /// `CLASSIC_PHOTOS_TRACE_FRAMES=1`; the benchmark takes frame intervals from these).
     case framePainted
@@ -110,6 +113,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerInfo = "viewer.info"
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
+        case viewerDropped = "viewer.dropped"
         case framePainted = "frame.painted"
 
         public var description: String { rawValue }
@@ -155,6 +159,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerInfo: .viewerInfo
         case .viewerSaved: .viewerSaved
         case .viewerSaveFailed: .viewerSaveFailed
+        case .viewerDropped: .viewerDropped
         case .framePainted: .framePainted
         case .other: nil
         }
@@ -172,7 +177,8 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
              .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
-             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _):
+             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
+             .viewerDropped(let row, _):
             row
         default: nil
         }
@@ -184,7 +190,8 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
              .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
-             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _):
+             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _),
+             .viewerDropped(_, let id):
             id
         default: nil
         }
@@ -396,7 +403,7 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.state, state.rawValue)
         case .viewerZoom(let level):
             w.add(.level, level)
-        case .viewerClose(let row, let id):
+        case .viewerClose(let row, let id), .viewerDropped(let row, let id):
             w.add(.row, row)
             w.add(.id, id)
         case .viewerPan(let x, let y):
@@ -489,6 +496,7 @@ public enum TraceEvent: Sendable, Equatable {
             self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
+        case .viewerDropped: self = try .viewerDropped(row: int(.row), id: id())
         case .framePainted: self = .framePainted
         }
     }

@@ -21,7 +21,7 @@ struct _CpZoomPicture {
     double last_zoom;
 };
 
-enum { SIGNAL_ZOOM_CHANGED, SIGNAL_SWIPE, N_SIGNALS };
+enum { SIGNAL_ZOOM_CHANGED, SIGNAL_SWIPE, SIGNAL_PANNED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(CpZoomPicture, cp_zoom_picture, GTK_TYPE_WIDGET)
@@ -140,6 +140,25 @@ void cp_zoom_picture_zoom_by(CpZoomPicture *self, double factor) {
     cp_zoom_picture_set_zoom(self, cp_zoom_picture_get_zoom(self) * factor, -1, -1);
 }
 
+void cp_zoom_picture_get_center(CpZoomPicture *self, double *x, double *y) {
+    g_return_if_fail(CP_IS_ZOOM_PICTURE(self));
+    if (x)
+        *x = self->center_x;
+    if (y)
+        *y = self->center_y;
+}
+
+/* Moves the image point at the widget's centre to (x, y), within the image, and says so if it moved. */
+static void pan_to(CpZoomPicture *self, double x, double y) {
+    double old_x = self->center_x, old_y = self->center_y;
+    self->center_x = x;
+    self->center_y = y;
+    clamp_center(self);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    if (fabs(self->center_x - old_x) > 1e-9 || fabs(self->center_y - old_y) > 1e-9)
+        g_signal_emit(self, signals[SIGNAL_PANNED], 0);
+}
+
 gboolean cp_zoom_picture_can_pan(CpZoomPicture *self) {
     g_return_val_if_fail(CP_IS_ZOOM_PICTURE(self), FALSE);
     double k = logical_zoom(self);
@@ -214,10 +233,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
         double k = logical_zoom(self);
         GdkScrollUnit unit = gtk_event_controller_scroll_get_unit(controller);
         double step = unit == GDK_SCROLL_UNIT_WHEEL ? 60.0 : 1.0;
-        self->center_x += dx * step / k;
-        self->center_y += dy * step / k;
-        clamp_center(self);
-        gtk_widget_queue_draw(GTK_WIDGET(self));
+        pan_to(self, self->center_x + dx * step / k, self->center_y + dy * step / k);
         return TRUE;
     }
     return FALSE;
@@ -259,10 +275,7 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, CpZoom
         return;
     gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
     double k = logical_zoom(self);
-    self->center_x = self->drag_center_x - dx / k;
-    self->center_y = self->drag_center_y - dy / k;
-    clamp_center(self);
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    pan_to(self, self->drag_center_x - dx / k, self->drag_center_y - dy / k);
 }
 
 static void on_drag_end(GtkGestureDrag *gesture, double dx, double dy, CpZoomPicture *self) {
@@ -293,6 +306,8 @@ static void cp_zoom_picture_class_init(CpZoomPictureClass *klass) {
                                                 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_SWIPE] = g_signal_new("swipe", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    signals[SIGNAL_PANNED] = g_signal_new("panned", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                          0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void cp_zoom_picture_init(CpZoomPicture *self) {

@@ -1,15 +1,22 @@
 import CGLib
 import CGtk
 import Foundation
+import GLibKit
 import PhotoPipeline
 
 /// The viewer's info popover (the seeds' popover): name, source address, pixel size, file
-/// size, format, and the camera and date taken where the photo's EXIF has them.
+/// size, format, and the camera and date taken where the photo's EXIF has them. Traced as
+/// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
 final class PhotoInfoPopover {
     let popover: UnsafeMutablePointer<GtkWidget>
     private var values: [Row: UnsafeMutablePointer<GtkWidget>] = [:]
     private var captions: [Row: UnsafeMutablePointer<GtkWidget>] = [:]
+    private var connections: [SignalConnection] = []
+    /// What the rows show now.
+    private var shown = ViewerInfoText(name: "", source: "")
+    /// What was last traced while open; nil while closed.
+    private var traced: ViewerInfoText?
 
     enum Row: CaseIterable {
         case name, address, size, fileSize, format, camera, date
@@ -53,6 +60,14 @@ final class PhotoInfoPopover {
             captions[row] = caption
         }
         gtk_popover_set_child(gtkCast(popover), grid)
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(popover), "show") { [unowned self] in
+            traced = shown
+            Trace.shared.emit(.viewerInfo(shown: true, info: shown))
+        })
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(popover), "hide") { [unowned self] in
+            traced = nil
+            Trace.shared.emit(.viewerInfo(shown: false, info: shown))
+        })
     }
 
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.
@@ -74,6 +89,12 @@ final class PhotoInfoPopover {
             gtk_label_set_text(gtkCast(values[row]!), value ?? "")
             gtk_widget_set_visible(values[row]!, value == nil ? 0 : 1)
             gtk_widget_set_visible(captions[row]!, value == nil ? 0 : 1)
+        }
+        shown = ViewerInfoText(name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
+                               bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date])
+        if traced != nil, traced != shown {
+            traced = shown
+            Trace.shared.emit(.viewerInfo(shown: true, info: shown))
         }
     }
 }

@@ -349,6 +349,7 @@ final class PhotoListWindow {
             connections.append(SignalConnection.connect(monitor.pointer, "low-memory-warning", int: { [unowned self] level in
                 Trace.shared.emit(.memoryLow(level: Int(level)))
                 processor.memoryWarning()
+                viewer.memoryWarning()
             }))
         }
     }

@@ -251,6 +251,11 @@ final class PhotoViewer {
         connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "swipe", int: { [unowned self] step in
             self.step(Int(step))
         }))
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "panned") { [unowned self] in
+            var x = 0.0, y = 0.0
+            cp_zoom_picture_get_center(zoomPicture, &x, &y)
+            Trace.shared.emit(.viewerPan(x: x, y: y))
+        })
         // Keys, seen by the window before the list behind: only while the viewer is open.
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
@@ -333,6 +338,18 @@ final class PhotoViewer {
         gtk_widget_set_visible(root, 0)
         setShown(nil, state: nil)
         cp_zoom_picture_set_image_size(zoomPicture, 0, 0)
+    }
+
+    /// The desktop is short of memory: lets go of the photos loaded ahead (their bytes and
+    /// pictures; loads still running are cancelled), keeping only the one shown. The next move
+    /// loads its neighbours again.
+    func memoryWarning() {
+        let shownID = current?.id
+        for (id, slot) in slots where id != shownID {
+            slot.request?.cancel()
+            slots.removeValue(forKey: id)
+            Trace.shared.emit(.viewerDropped(row: slot.record.position, id: id))
+        }
     }
 
     /// Cancels every load and forgets every photo (the list changed or the window closes).
@@ -634,9 +651,16 @@ final class PhotoViewer {
             guard let path else { return }
             let name = (path as NSString).lastPathComponent
             Thread.detachNewThread { [weak self] in
-                let error = PhotoSaving.save(bytes: bytes, sepia: sepia, to: path)
+                let result = PhotoSaving.save(bytes: bytes, sepia: sepia, to: path)
                 Task { @MainActor in
-                    self?.host.showToast(error.map { "Could not save “\(name)”: \($0)" } ?? "Saved “\(name)”", button: nil)
+                    switch result {
+                    case .success(let saved):
+                        Trace.shared.emit(.viewerSaved(path: path, format: saved.format, w: saved.width, h: saved.height))
+                        self?.host.showToast("Saved “\(name)”", button: nil)
+                    case .failure(let failure):
+                        Trace.shared.emit(.viewerSaveFailed(path: path, error: failure.message))
+                        self?.host.showToast("Could not save “\(name)”: \(failure.message)", button: nil)
+                    }
                 }
             }
         })
@@ -656,8 +680,20 @@ final class PhotoViewer {
 
 /// Writes a photo at full size (within the viewer's pixel limit), sepia or not, off the main thread.
 enum PhotoSaving {
-    /// Returns nil when saved, or what went wrong.
-    nonisolated static func save(bytes: Data, sepia: Bool, to path: String) -> String? {
+    /// What was written: the format (`png`, `jpeg`) and the size in pixels.
+    struct Saved: Sendable {
+        let format: String
+        let width: Int
+        let height: Int
+    }
+
+    /// What went wrong.
+    struct Failure: Error {
+        let message: String
+    }
+
+    /// Writes the photo as PNG, or as JPEG when `path` ends in .jpg or .jpeg.
+    nonisolated static func save(bytes: Data, sepia: Bool, to path: String) -> Result<Saved, Failure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
             let info = try ImageInfo.read(bytes)
@@ -683,11 +719,11 @@ enum PhotoSaving {
             }
             if saved == 0 {
                 defer { if let error { g_error_free(error) } }
-                return error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+                return .failure(Failure(message: error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
             }
-            return nil
+            return .success(Saved(format: jpeg ? "jpeg" : "png", width: image.width, height: image.height))
         } catch {
-            return error.detail
+            return .failure(Failure(message: error.detail))
         }
     }
 }

@@ -158,7 +158,9 @@ extension GUITests {
 
             // S: the original photo (not sepia) is shown.
             try key(app, "s")
-            events = try app.waitFor("the original shown") { !images($0, row: 0, state: .original).isEmpty }
+            // (The first picture of a photo is its original, shown until the sepia one is ready: the
+            // last picture is what counts.)
+            events = try app.waitFor("the original shown") { images($0, row: 0).last?.event.viewerState == .original }
             #expect(images(events, row: 0, state: .original).last?.event.imageSize != nil)
             // The wheel alone never zoomed: still where Ctrl+wheel left it.
             #expect(zoomLevels(events).last == wheeled)
@@ -340,6 +342,313 @@ extension GUITests {
             }
             #expect(!state.contains("_NET_WM_STATE_FULLSCREEN"), "still fullscreen: \(state)")
             #expect(!app.events().contains { $0.event.name == .viewerClose }, "the first Escape closed the viewer")
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
+        // MARK: Save As, the info popover, dragging, low memory
+
+        /// The name of the window with the keyboard focus, or "".
+        private func focusedWindowName(_ app: AppSession) -> String {
+            ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Ctrl+S, then types `path` into the file chooser's name field and presses Enter. With no
+        /// desktop portal, GtkFileChooserNative shows a GtkFileChooserDialog: a window of its
+        /// own, focused, its name field holding the suggested name, selected.
+        private func saveAs(_ app: AppSession, to path: String) throws {
+            try key(app, "ctrl+s")
+            for _ in 0..<100 where focusedWindowName(app) != "Save Photo As" { usleep(100_000) }
+            try #require(focusedWindowName(app) == "Save Photo As", "no focused Save As dialog: \(focusedWindowName(app))")
+            usleep(300_000) // the dialog's first frame, and its name field focused
+            try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", path])
+            try app.xdotool(["key", "Return"])
+        }
+
+        /// ImageMagick's description of a picture file: its format and size ("PNG 1600 1200").
+        private func identify(_ path: String) throws -> String {
+            let result = try run(URL(fileURLWithPath: "/usr/bin/identify"), ["-format", "%m %w %h", path], timeout: 30)
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Waits for the outcome of saving to `path` (saved or failed) and returns it.
+        private func saveOutcome(_ app: AppSession, _ path: String) throws -> TraceRecord {
+            let events = try app.waitFor("\(path) saved") { events in
+                events.contains { ($0.event.name == .viewerSaved || $0.event.name == .viewerSaveFailed) && $0.event.path == path }
+            }
+            return events.last { $0.event.path == path }!
+        }
+
+        @Test("Ctrl+S and the file chooser save the photo shown at full size: PNG, or JPEG for a .jpg name; sepia or original as shown")
+        func saveAsFile() throws {
+            let folder = try bigPictures("save", count: 2, width: 1600, height: 1200)
+            let saved = try TestPictures.makeFolder("saved")
+            defer {
+                try? FileManager.default.removeItem(at: folder)
+                try? FileManager.default.removeItem(at: saved)
+            }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 1 } }
+            try click(app, row: 0)
+            var events = try app.waitFor("row 0 in the viewer, sepia") { !images($0, row: 0, state: .filtered).isEmpty }
+            // The viewer shows a smaller decode: the file must have the photo's own size.
+            let shown = try #require(images(events, row: 0, state: .filtered).last?.event.imageSize)
+            #expect(shown.w < 1600, "the viewer decoded \(shown.w)×\(shown.h)")
+
+            // The sepia photo, as PNG (the name's ending).
+            let png = saved.appendingPathComponent("sepia copy.png").path
+            try saveAs(app, to: png)
+            let pngSaved = try saveOutcome(app, png)
+            #expect(pngSaved.event.name == .viewerSaved, "not saved: \(pngSaved.event.error ?? "")")
+            #expect(pngSaved.event.savedFormat == "png" && pngSaved.event.imageSize?.w == 1600 && pngSaved.event.imageSize?.h == 1200)
+            let pngData = try Data(contentsOf: URL(fileURLWithPath: png))
+            #expect(pngData.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG: \(pngData.prefix(8).map { $0 })")
+            #expect(try identify(png) == "PNG 1600 1200")
+            // Sepia: warm (the photo itself is blue-green, 0x3F6A91 fading to black).
+            let sepia = try ScreenshotStats(path: png).meanColour
+            #expect(sepia.r > sepia.b + 5, "saved colours \(sepia)")
+
+            // S shows the original; saved as JPEG, by its name.
+            try key(app, "s")
+            events = try app.waitFor("the original shown") { images($0, row: 0).last?.event.viewerState == .original }
+            let jpeg = saved.appendingPathComponent("original.jpg").path
+            try saveAs(app, to: jpeg)
+            let jpegSaved = try saveOutcome(app, jpeg)
+            #expect(jpegSaved.event.name == .viewerSaved, "not saved: \(jpegSaved.event.error ?? "")")
+            #expect(jpegSaved.event.savedFormat == "jpeg" && jpegSaved.event.imageSize?.w == 1600 && jpegSaved.event.imageSize?.h == 1200)
+            let jpegData = try Data(contentsOf: URL(fileURLWithPath: jpeg))
+            #expect(jpegData.starts(with: [0xFF, 0xD8, 0xFF]), "not a JPEG: \(jpegData.prefix(4).map { $0 })")
+            #expect(try identify(jpeg) == "JPEG 1600 1200")
+            let original = try ScreenshotStats(path: jpeg).meanColour
+            #expect(original.b > original.r + 20, "saved colours \(original)")
+            // Nothing else was written, and the viewer is still open on the photo.
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: saved.path)) == ["sepia copy.png", "original.jpg"])
+            #expect(!app.events().contains { $0.event.name == .viewerClose })
+            #expect(app.terminate() == 0)
+        }
+
+        /// The info button's centre: the first of the five round buttons at the viewer's top right.
+        private func infoButton(_ window: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int) {
+            (window.x + window.width - 194, window.y + Self.headerHeight + 39)
+        }
+
+        private func infoEvents(_ events: [TraceRecord]) -> [(shown: Bool, info: ViewerInfoText)] {
+            events.compactMap(\.event.viewerInfo)
+        }
+
+        @Test("The info popover (Alt+Return, or its button) shows name, source, size, file size, format, and EXIF camera and date")
+        func infoPopover() throws {
+            let folder = try TestPictures.makeFolder("info")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // A camera JPEG (600×400, turned a quarter by its EXIF orientation) and a PNG with no EXIF.
+            let exif = folder.appendingPathComponent("a-camera.jpg")
+            try TestPictures.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05",
+                                          orientation: 6, little: true).write(to: exif)
+            let png = folder.appendingPathComponent("b-plain.png")
+            try #require(TestPictures.write(png, format: "png", rgb: 0x33AA66, size: 96))
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 1 } }
+            let window = try app.windowGeometry()
+            try click(app, row: 0)
+            try app.waitFor("the camera photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            // The pointer leaves the photo, so no tooltip covers what the screenshots compare.
+            try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
+            usleep(300_000)
+            let area = (x: window.x + window.width / 2 - 60, y: infoButton(window).y + 40, width: 120, height: 100)
+            // Kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1 (the path is printed).
+            let keepScreenshots = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil
+            let screenshots = try TestPictures.makeFolder("info-screens")
+            defer { if !keepScreenshots { try? FileManager.default.removeItem(at: screenshots) } }
+            let before = screenshots.appendingPathComponent("before.png").path
+            try app.screenshot(to: before)
+
+            // Alt+Return opens it.
+            try key(app, "alt+Return")
+            var events = try app.waitFor("info shown") { infoEvents($0).last?.shown == true }
+            let camera = try #require(infoEvents(events).last?.info)
+            #expect(camera.name == "a-camera.jpg" && camera.source == exif.path, "\(camera)")
+            #expect(camera.width == 400 && camera.height == 600, "size \(camera.width)×\(camera.height)")
+            #expect(camera.bytes == (try FileManager.default.attributesOfItem(atPath: exif.path)[.size] as? Int))
+            #expect(camera.format == "JPEG", "format \(camera.format)")
+            #expect(camera.camera == "Canon EOS 5D" && camera.date == "2021-07-04 18:30:05", "\(camera)")
+            // And it is on screen: the light popover over the dark viewer, under the button.
+            usleep(400_000)
+            let open = screenshots.appendingPathComponent("info-open.png").path
+            try app.screenshot(to: open)
+            let dark = try ScreenshotStats(path: before, region: area), light = try ScreenshotStats(path: open, region: area)
+            print("info popover under its button, before: \(dark); open: \(light)" + (keepScreenshots ? "; screenshot \(open)" : ""))
+            #expect(light.meanLuminance > dark.meanLuminance + 80, "before: \(dark); open: \(light)")
+
+            // Escape closes the popover only; the viewer stays.
+            try key(app, "Escape")
+            events = try app.waitFor("info closed") { infoEvents($0).last?.shown == false }
+            #expect(!events.contains { $0.event.name == .viewerClose })
+
+            // The PNG, and the info button clicked: no EXIF rows.
+            try key(app, "Right")
+            try app.waitFor("the PNG in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let button = infoButton(window)
+            try app.xdotool(["mousemove", "\(button.x)", "\(button.y)", "click", "1"])
+            events = try app.waitFor("info shown again") { infoEvents($0).last?.shown == true }
+            let plain = try #require(infoEvents(events).last?.info)
+            #expect(plain.name == "b-plain.png" && plain.source == png.path && plain.width == 96 && plain.height == 96, "\(plain)")
+            #expect(plain.format == "PNG" && plain.camera == nil && plain.date == nil, "\(plain)")
+            #expect(plain.bytes == (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int))
+            try key(app, "Escape")
+            try app.waitFor("info closed again") { infoEvents($0).last?.shown == false }
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
+        /// The middle of the viewer's area (the window below the header bar), on screen.
+        private func viewerCentre(_ window: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int) {
+            (window.x + window.width / 2, window.y + Self.headerHeight + (window.height - Self.headerHeight) / 2)
+        }
+
+        /// A real pointer drag: press at `from`, move by (`dx`, `dy`) in `steps` motion events,
+        /// release. Afterwards the pointer rests where it was let go.
+        private func drag(_ app: AppSession, from: (x: Int, y: Int), by dx: Int, _ dy: Int, steps: Int = 8) throws {
+            var arguments = ["mousemove", "\(from.x)", "\(from.y)", "mousedown", "1"]
+            for step in 1...steps {
+                arguments += ["sleep", "0.02", "mousemove", "\(from.x + dx * step / steps)", "\(from.y + dy * step / steps)"]
+            }
+            arguments += ["sleep", "0.05", "mouseup", "1"]
+            try app.xdotool(arguments)
+        }
+
+        /// GTK counts a press within the double-click time (400 ms) as the next of a series:
+        /// pauses past it before the next press.
+        private func pastDoubleClickTime() { usleep(700_000) }
+
+        private func pans(_ events: [TraceRecord]) -> [(x: Double, y: Double)] { events.compactMap(\.event.panCenter) }
+
+        @Test("At 100 % a pointer drag pans the photo (and stays on it); the same drag at fit pages to the next photo")
+        func dragPansWhenZoomed() throws {
+            let folder = try bigPictures("pan", count: 3)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
+            let window = try app.windowGeometry()
+            let centre = viewerCentre(window)
+            try click(app, row: 0)
+            var events = try app.waitFor("row 0 in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
+            let fit = try #require(zoomLevels(events).last)
+
+            // 1: 100 % around the centre, so the photo's middle (1200, 800) is at the view's centre.
+            try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)"])
+            try key(app, "1")
+            events = try app.waitFor("100 %") { zoomLevels($0).last == 1.0 }
+            #expect(pans(events).isEmpty)
+            pastDoubleClickTime()
+            // Dragged 240 pixels left and 60 up: the view moves right and down over the photo.
+            try drag(app, from: centre, by: -240, -60)
+            try app.waitFor("panned") { !pans($0).isEmpty }
+            usleep(500_000) // the rest of the drag's motion and its release
+            events = app.events()
+            let panned = try #require(pans(events).last)
+            print("panned by a drag to (\(panned.x), \(panned.y)) in \(pans(events).count) steps")
+            #expect(abs(panned.x - 1440) < 1 && abs(panned.y - 860) < 1, "centre after the drag: \(panned)")
+            #expect(pans(events).count >= 4, "\(pans(events).count) pan events")
+            #expect(events.filter { $0.event.name == .viewerOpen }.count == 1, "the drag paged")
+            #expect(zoomLevels(events).last == 1.0)
+
+            // 0: fit. The same drag is now a swipe to the next photo, and pans nothing.
+            try key(app, "0")
+            events = try app.waitFor("fitted") { zoomLevels($0).last.map { abs($0 - fit) < 0.001 } == true }
+            let pansBefore = pans(events).count
+            pastDoubleClickTime()
+            try drag(app, from: centre, by: -240, -60)
+            events = try app.waitFor("paged to row 1") { $0.contains { $0.event.name == .viewerOpen && $0.event.row == 1 } }
+            #expect(pans(events).count == pansBefore, "a fitted photo panned")
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("At fit a horizontal drag pages: to the left the next photo, to the right the previous; short or vertical drags do not")
+        func swipePaging() throws {
+            let folder = try bigPictures("swipe", count: 4, width: 1200, height: 900)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 3 } }
+            let centre = viewerCentre(try app.windowGeometry())
+            try click(app, row: 1)
+            try app.waitFor("row 1 in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let opens = { (events: [TraceRecord]) in events.filter { $0.event.name == .viewerOpen }.compactMap(\.event.row) }
+            pastDoubleClickTime()
+
+            // To the left: the next photo.
+            try drag(app, from: centre, by: -150, 10)
+            var events = try app.waitFor("swiped to row 2") { opens($0).last == 2 }
+            #expect(opens(events) == [1, 2])
+            try app.waitFor("row 2 shown") { !images($0, row: 2, state: .filtered).isEmpty }
+            pastDoubleClickTime()
+            // To the right: the previous one.
+            try drag(app, from: centre, by: 150, -10)
+            events = try app.waitFor("swiped back to row 1") { opens($0).count == 3 }
+            #expect(opens(events) == [1, 2, 1])
+            pastDoubleClickTime()
+
+            // Too short (under 80 pixels), or more vertical than horizontal: no page.
+            try drag(app, from: centre, by: -50, 0)
+            pastDoubleClickTime()
+            try drag(app, from: centre, by: -100, 150)
+            pastDoubleClickTime()
+            #expect(opens(app.events()) == [1, 2, 1], "a short or vertical drag paged")
+            // The photo still pages from here (the drags above were seen, and refused).
+            try drag(app, from: centre, by: 150, 0)
+            events = try app.waitFor("swiped to row 0") { opens($0).count == 4 }
+            #expect(opens(events) == [1, 2, 1, 0])
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("A low-memory warning drops the photos the viewer loaded ahead, keeping the one shown; the next move reads its photo again")
+        func lowMemoryDropsNeighbours() throws {
+            let monitor = try FakeLowMemoryMonitor()
+            let folder = try bigPictures("viewer-memory", count: 4)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try AppSession(source: folder.path, environment: ["DBUS_SYSTEM_BUS_ADDRESS": monitor.busAddress])
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 3 } }
+            try click(app, row: 1)
+            // The photo shown, and both neighbours loaded ahead and filtered.
+            try app.waitFor("row 1 shown, rows 0 and 2 loaded ahead") { events in
+                let filtered = Set(events.filter { $0.event.name == .opFinish && $0.event.kind == .viewFilter }.compactMap(\.event.row))
+                return !images(events, row: 1, state: .filtered).isEmpty && filtered.isSuperset(of: [0, 2])
+            }
+
+            try monitor.warn(level: 100)
+            try app.waitFor("neighbours dropped") { events in
+                Set(events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)).isSuperset(of: [0, 2])
+            }
+            usleep(200_000)
+            var events = app.events()
+            let warned = try #require(events.first { $0.event.name == .memoryLow })
+            #expect(warned.event.level == 100)
+            let dropped = events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)
+            #expect(dropped.sorted() == [0, 2], "dropped rows \(dropped)")
+            // The photo shown stays, with its original: S shows it without reading it again.
+            try key(app, "s")
+            try app.waitFor("the original shown") { events in
+                images(events, row: 1, state: .original).contains { $0.t > warned.t }
+            }
+
+            // Right: the photo that was loaded ahead is read and decoded again.
+            try key(app, "Right")
+            events = try app.waitFor("row 2 in the viewer") { !images($0, row: 2).isEmpty }
+            let after = events.filter { $0.t > warned.t }
+            #expect(after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 2 },
+                    "row 2 was shown from the viewer's cache after the warning")
+            #expect(!after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 1 },
+                    "the photo shown was read again")
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)

@@ -44,6 +44,17 @@ import Testing
         case .viewerStatus: (.viewerStatus(row: 4, id: id, text: "Not found (404)"), #","row":4,"id":42,"text":"Not found (404)""#)
         case .viewerZoom: (.viewerZoom(level: 1.25), #","level":1.250"#)
         case .viewerClose: (.viewerClose(row: 4, id: id), #","row":4,"id":42"#)
+        case .viewerPan: (.viewerPan(x: 1400, y: 862.5), #","x":1400.000,"y":862.500"#)
+        case .viewerInfo:
+            (.viewerInfo(shown: true, info: ViewerInfoText(name: "coffee.jpg", source: "/photos/coffee.jpg", width: 400, height: 600,
+                                                           bytes: 56_320, format: "JPEG", camera: "Canon EOS 5D",
+                                                           date: "2021-07-04 18:30:05")),
+             #","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05""#)
+        case .viewerSaved: (.viewerSaved(path: "/tmp/coffee (sepia).png", format: "png", w: 600, h: 400),
+                            #","path":"/tmp/coffee (sepia).png","format":"png","w":600,"h":400"#)
+        case .viewerSaveFailed: (.viewerSaveFailed(path: "/tmp/x.png", error: "Permission denied"),
+                                 #","path":"/tmp/x.png","error":"Permission denied""#)
+        case .viewerDropped: (.viewerDropped(row: 5, id: id), #","row":5,"id":42"#)
         case .framePainted: (.framePainted, "")
         }
         return (event, head + fields + "}")
@@ -57,6 +68,14 @@ import Testing
         #expect(event.jsonLine(t: 1.5) == line)
         let record = try TraceRecord(jsonLine: line)
         #expect(record == TraceRecord(t: 1.5, event: event))
+    }
+
+    @Test("viewer.info leaves out the camera and date a photo has no EXIF for, and reads back without them")
+    func infoWithoutExif() throws {
+        let event = TraceEvent.viewerInfo(shown: false, info: ViewerInfoText(name: "a.png", source: "/a.png"))
+        let line = event.jsonLine(t: 0)
+        #expect(line == #"{"t":0.000000,"ev":"viewer.info","shown":false,"name":"a.png","source":"/a.png","w":0,"h":0,"bytes":0,"format":""}"#)
+        #expect(try TraceRecord(jsonLine: line).event == event)
     }
 
     @Test("Names are the contract's: unique, dotted, lower case")

@@ -7,35 +7,9 @@ import Testing
 import TestSupport
 
 @Suite struct ViewerPipelineTests {
-    /// A JPEG with an EXIF block holding `tags` (tag, ASCII value) in IFD0, an orientation, and
-    /// DateTimeOriginal in the EXIF sub-IFD; little- or big-endian.
-    static func jpegWithExif(make: String, model: String, original: String, orientation: UInt16, little: Bool) throws -> Data {
-        func u16(_ v: UInt16) -> [UInt8] { little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
-        func u32(_ v: UInt32) -> [UInt8] { little ? (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } : (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) } }
-        let makeBytes = Array(make.utf8) + [0], modelBytes = Array(model.utf8) + [0], dateBytes = Array(original.utf8) + [0]
-        // Layout: header (8) | IFD0: 4 entries (2 + 48 + 4) | EXIF IFD: 1 entry (2 + 12 + 4) | strings
-        let ifd0 = 8, exifIFD = ifd0 + 2 + 4 * 12 + 4, strings = exifIFD + 2 + 12 + 4
-        var tiff: [UInt8] = (little ? [0x49, 0x49] : [0x4D, 0x4D]) + u16(42) + u32(UInt32(ifd0))
-        tiff += u16(4)
-        tiff += u16(0x010F) + u16(2) + u32(UInt32(makeBytes.count)) + u32(UInt32(strings))
-        tiff += u16(0x0110) + u16(2) + u32(UInt32(modelBytes.count)) + u32(UInt32(strings + makeBytes.count))
-        tiff += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0]
-        tiff += u16(0x8769) + u16(4) + u32(1) + u32(UInt32(exifIFD))
-        tiff += u32(0)
-        tiff += u16(1)
-        tiff += u16(0x9003) + u16(2) + u32(UInt32(dateBytes.count)) + u32(UInt32(strings + makeBytes.count + modelBytes.count))
-        tiff += u32(0)
-        tiff += makeBytes + modelBytes + dateBytes
-        let app1 = Array("Exif".utf8) + [0, 0] + tiff
-        let length = app1.count + 2
-        let jpeg = try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))
-        // SOI, then our APP1 before the file's own segments.
-        return Data([0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + app1) + jpeg.dropFirst(2)
-    }
-
     @Test("EXIF camera, date and orientation are read, in both byte orders", arguments: [true, false])
     func exif(little: Bool) throws {
-        let data = try Self.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05", orientation: 6, little: little)
+        let data = try TestPictures.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05", orientation: 6, little: little)
         let tags = ExifReader.read(data)
         #expect(tags.camera == "Canon EOS 5D")
         #expect(tags.date == "2021-07-04 18:30:05")

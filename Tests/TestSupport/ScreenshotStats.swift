@@ -8,6 +8,8 @@ public struct ScreenshotStats: CustomStringConvertible, Sendable {
     public let sepiaPixels: Int
     /// Mean luminance, 0 (black) to 255 (white).
     public let meanLuminance: Double
+    /// Mean red, green and blue, 0 to 255 each.
+    public let meanColour: (r: Double, g: Double, b: Double)
 
     /// Reads the PNG at `path`, all of it or the `region` (x, y, width, height) only.
     public init(path: String, region: (x: Int, y: Int, width: Int, height: Int)? = nil) throws {
@@ -26,11 +28,13 @@ public struct ScreenshotStats: CustomStringConvertible, Sendable {
         var colours = Set<UInt32>()
         var sepia = 0
         var luminance = 0.0, samples = 0
+        var sums = (r: 0.0, g: 0.0, b: 0.0)
         for y in Swift.stride(from: top, to: height, by: 2) {
             for x in Swift.stride(from: left, to: width, by: 2) {
                 let p = pixels + y * stride + x * channels
                 let (r, g, b) = (Int(p[0]), Int(p[1]), Int(p[2]))
                 luminance += 0.2126 * Double(r) + 0.7152 * Double(g) + 0.0722 * Double(b)
+                sums = (sums.r + Double(r), sums.g + Double(g), sums.b + Double(b))
                 samples += 1
                 colours.insert(UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b))
                 if r > g, g > b, r - b > 25, r - b < 110 { sepia += 1 }
@@ -39,6 +43,8 @@ public struct ScreenshotStats: CustomStringConvertible, Sendable {
         distinctColours = colours.count
         sepiaPixels = sepia * 4
         meanLuminance = samples > 0 ? luminance / Double(samples) : 0
+        let n = Double(max(1, samples))
+        meanColour = (sums.r / n, sums.g / n, sums.b / n)
     }
 
     public var description: String {

@@ -32,6 +32,33 @@ public enum TestPictures {
         return gdk_pixbuf_savev(pixbuf, url.path, "jpeg", nil, nil, nil) != 0
     }
 
+    /// The bundled 600×400 coffee.jpg with an EXIF block put first: Make, Model and Orientation
+    /// in IFD0, DateTimeOriginal ("YYYY:MM:DD HH:MM:SS") in the EXIF sub-IFD; little- or
+    /// big-endian. Built byte by byte (ImageMagick's `-set exif:…` writes no EXIF).
+    public static func jpegWithExif(make: String, model: String, original: String, orientation: UInt16, little: Bool) throws -> Data {
+        func u16(_ v: UInt16) -> [UInt8] { little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        func u32(_ v: UInt32) -> [UInt8] { little ? (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } : (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        let makeBytes = Array(make.utf8) + [0], modelBytes = Array(model.utf8) + [0], dateBytes = Array(original.utf8) + [0]
+        // Layout: header (8) | IFD0: 4 entries (2 + 48 + 4) | EXIF IFD: 1 entry (2 + 12 + 4) | strings
+        let ifd0 = 8, exifIFD = ifd0 + 2 + 4 * 12 + 4, strings = exifIFD + 2 + 12 + 4
+        var tiff: [UInt8] = (little ? [0x49, 0x49] : [0x4D, 0x4D]) + u16(42) + u32(UInt32(ifd0))
+        tiff += u16(4)
+        tiff += u16(0x010F) + u16(2) + u32(UInt32(makeBytes.count)) + u32(UInt32(strings))
+        tiff += u16(0x0110) + u16(2) + u32(UInt32(modelBytes.count)) + u32(UInt32(strings + makeBytes.count))
+        tiff += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0]
+        tiff += u16(0x8769) + u16(4) + u32(1) + u32(UInt32(exifIFD))
+        tiff += u32(0)
+        tiff += u16(1)
+        tiff += u16(0x9003) + u16(2) + u32(UInt32(dateBytes.count)) + u32(UInt32(strings + makeBytes.count + modelBytes.count))
+        tiff += u32(0)
+        tiff += makeBytes + modelBytes + dateBytes
+        let app1 = Array("Exif".utf8) + [0, 0] + tiff
+        let length = app1.count + 2
+        let jpeg = try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))
+        // SOI, then our APP1 before the file's own segments.
+        return Data([0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + app1) + jpeg.dropFirst(2)
+    }
+
     /// A fresh empty folder under the temporary directory.
     public static func makeFolder(_ name: String) throws -> URL {
         let folder = FileManager.default.temporaryDirectory

@@ -42,6 +42,9 @@ void cp_zoom_picture_set_zoom(CpZoomPicture *self, double zoom, double x, double
 /// Multiplies the zoom by `factor` around the centre (keys, buttons).
 void cp_zoom_picture_zoom_by(CpZoomPicture *self, double factor);
 
+/// The image point at the widget's centre, in image pixels (where a pan has moved the view).
+void cp_zoom_picture_get_center(CpZoomPicture *self, double *x, double *y);
+
 /// Whether the image is larger than the widget at the current zoom (a drag pans it).
 gboolean cp_zoom_picture_can_pan(CpZoomPicture *self);
 
@@ -56,5 +59,6 @@ AdwAnimation *cp_zoom_picture_reveal_animation_new(CpZoomPicture *picture, GtkWi
 //   "zoom-changed" ()           the effective zoom changed (also when a fitted picture resizes)
 //   "swipe" (gint step)         a horizontal drag of a picture that fits: +1 (dragged to the
 //                               left) asks for the next photo, -1 for the previous one
+//   "panned" ()                 a drag or the wheel moved a zoomed picture (the centre changed)
 
 G_END_DECLS

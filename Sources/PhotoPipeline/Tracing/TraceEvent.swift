@@ -63,6 +63,19 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerZoom(level: Double)
     /// `viewer.close`: the viewer closed.
     case viewerClose(row: Int, id: PhotoID)
+    /// `viewer.pan`: a drag or the wheel moved the zoomed photo; (`x`, `y`) is the image point
+    /// now at the view's centre, in image pixels.
+    case viewerPan(x: Double, y: Double)
+    /// `viewer.info`: the info popover opened (`shown` true), closed (false), or changed what it
+    /// shows while open; what it shows.
+    case viewerInfo(shown: Bool, info: ViewerInfoText)
+    /// `viewer.saved`: Save As wrote the photo to `path` as `format` (`png`, `jpeg`), `w`×`h` pixels.
+    case viewerSaved(path: String, format: String, w: Int, h: Int)
+    /// `viewer.save-failed`: Save As could not write `path`; `error` says why.
+    case viewerSaveFailed(path: String, error: String)
+    /// `viewer.dropped`: a low-memory warning made the viewer let go of a photo it had loaded
+    /// ahead (its bytes and pictures).
+    case viewerDropped(row: Int, id: PhotoID)
     /// `frame.painted`: the main window's frame clock finished painting a frame (only when
     /// `CLASSIC_PHOTOS_TRACE_FRAMES=1`; the benchmark takes frame intervals from these).
     case framePainted
@@ -99,6 +112,11 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"
         case viewerClose = "viewer.close"
+        case viewerPan = "viewer.pan"
+        case viewerInfo = "viewer.info"
+        case viewerSaved = "viewer.saved"
+        case viewerSaveFailed = "viewer.save-failed"
+        case viewerDropped = "viewer.dropped"
         case framePainted = "frame.painted"
 
         public var description: String { rawValue }
@@ -107,7 +125,8 @@ public enum TraceEvent: Sendable, Equatable {
     /// The on-disk field keys, the only place they are spelled out.
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
-        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h, bytes
+        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
+        case x, y, shown, source, bytes, format, camera, date, path
     }
 
     /// The event's name; nil for `other`.
@@ -140,6 +159,11 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerStatus: .viewerStatus
         case .viewerZoom: .viewerZoom
         case .viewerClose: .viewerClose
+        case .viewerPan: .viewerPan
+        case .viewerInfo: .viewerInfo
+        case .viewerSaved: .viewerSaved
+        case .viewerSaveFailed: .viewerSaveFailed
+        case .viewerDropped: .viewerDropped
         case .framePainted: .framePainted
         case .other: nil
         }
@@ -157,7 +181,8 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
              .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
-             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _):
+             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
+             .viewerDropped(let row, _):
             row
         default: nil
         }
@@ -169,7 +194,8 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
              .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
-             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _):
+             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _),
+             .viewerDropped(_, let id):
             id
         default: nil
         }
@@ -220,10 +246,10 @@ public enum TraceEvent: Sendable, Equatable {
         }
     }
 
-    /// The error's detail, for `source.failed` and `op.fail`.
+    /// The error's detail, for `source.failed`, `op.fail` and `viewer.save-failed`.
     public var error: String? {
         switch self {
-        case .sourceFailed(_, let error), .opFail(_, _, _, let error, _): error
+        case .sourceFailed(_, let error), .opFail(_, _, _, let error, _), .viewerSaveFailed(_, let error): error
         default: nil
         }
     }
@@ -266,9 +292,35 @@ public enum TraceEvent: Sendable, Equatable {
         if case .viewerZoom(let level) = self { level } else { nil }
     }
 
-    /// The decoded size, for `viewer.image`.
+    /// The size in pixels: decoded, for `viewer.image`; written, for `viewer.saved`.
     public var imageSize: (w: Int, h: Int)? {
-        if case .viewerImage(_, _, let w, let h, _) = self { (w, h) } else { nil }
+        switch self {
+        case .viewerImage(_, _, let w, let h, _), .viewerSaved(_, _, let w, let h): (w, h)
+        default: nil
+        }
+    }
+
+    /// The image point at the view's centre, for `viewer.pan`.
+    public var panCenter: (x: Double, y: Double)? {
+        if case .viewerPan(let x, let y) = self { (x, y) } else { nil }
+    }
+
+    /// Whether the info popover is open, and what it shows, for `viewer.info`.
+    public var viewerInfo: (shown: Bool, info: ViewerInfoText)? {
+        if case .viewerInfo(let shown, let info) = self { (shown, info) } else { nil }
+    }
+
+    /// The file, for `viewer.saved` and `viewer.save-failed`.
+    public var path: String? {
+        switch self {
+        case .viewerSaved(let path, _, _, _), .viewerSaveFailed(let path, _): path
+        default: nil
+        }
+    }
+
+    /// The file format written, for `viewer.saved`.
+    public var savedFormat: String? {
+        if case .viewerSaved(_, let format, _, _) = self { format } else { nil }
     }
 
     /// What the viewer's picture shows, for `viewer.image`.
@@ -362,9 +414,30 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.state, state.rawValue)
         case .viewerZoom(let level):
             w.add(.level, level)
-        case .viewerClose(let row, let id):
+        case .viewerClose(let row, let id), .viewerDropped(let row, let id):
             w.add(.row, row)
             w.add(.id, id)
+        case .viewerPan(let x, let y):
+            w.add(.x, x)
+            w.add(.y, y)
+        case .viewerInfo(let shown, let info):
+            w.add(.shown, shown)
+            w.add(.name, info.name)
+            w.add(.source, info.source)
+            w.add(.w, info.width)
+            w.add(.h, info.height)
+            w.add(.bytes, info.bytes)
+            w.add(.format, info.format)
+            if let camera = info.camera { w.add(.camera, camera) }
+            if let date = info.date { w.add(.date, date) }
+        case .viewerSaved(let path, let format, let width, let height):
+            w.add(.path, path)
+            w.add(.format, format)
+            w.add(.w, width)
+            w.add(.h, height)
+        case .viewerSaveFailed(let path, let error):
+            w.add(.path, path)
+            w.add(.error, error)
         }
     }
 
@@ -426,6 +499,16 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
         case .viewerClose: self = try .viewerClose(row: int(.row), id: id())
+        case .viewerPan: self = try .viewerPan(x: double(.x), y: double(.y))
+        case .viewerInfo:
+            let info = try ViewerInfoText(name: string(.name), source: string(.source), width: int(.w), height: int(.h),
+                                          bytes: int(.bytes), format: string(.format),
+                                          camera: c.decodeIfPresent(String.self, forKey: .camera),
+                                          date: c.decodeIfPresent(String.self, forKey: .date))
+            self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
+        case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
+        case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
+        case .viewerDropped: self = try .viewerDropped(row: int(.row), id: id())
         case .framePainted: self = .framePainted
         }
     }
@@ -439,6 +522,32 @@ public enum ViewerImageState: String, Sendable, CaseIterable {
     case original
     /// The photo could not be loaded; the viewer shows the failed placeholder.
     case failed
+}
+
+/// What the viewer's info popover shows, as `viewer.info` carries it: the photo's name, its
+/// source (a path, or an address), its size in pixels and in bytes and its format (0 and empty
+/// until the photo is loaded), and the EXIF camera and date taken where the photo has them.
+public struct ViewerInfoText: Sendable, Equatable {
+    public var name: String
+    public var source: String
+    public var width: Int
+    public var height: Int
+    public var bytes: Int
+    public var format: String
+    public var camera: String?
+    public var date: String?
+
+    public init(name: String, source: String, width: Int = 0, height: Int = 0, bytes: Int = 0, format: String = "",
+                camera: String? = nil, date: String? = nil) {
+        self.name = name
+        self.source = source
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
+        self.camera = camera
+        self.date = date
+    }
 }
 
 /// One line of the trace, read back: when (`t`, seconds since the process started) and what.

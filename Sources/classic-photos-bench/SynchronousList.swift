@@ -12,16 +12,21 @@ import PhotoPipeline
 
 enum SynchronousList {
     static let flag = "--synchronous-list"
+    /// The same list showing the names alone: what GTK costs without any picture work.
+    static let plainFlag = "--plain-list"
 
     /// `[--trace PATH] [--new-instance] --synchronous-list LIST`
     @MainActor
     static func main(_ arguments: [String]) -> Int32 {
         var rest = arguments[...]
-        var tracePath: String?, listPath: String?
+        var tracePath: String?, listPath: String?, plain = false
         while let argument = rest.popFirst() {
             switch argument {
             case "--trace": tracePath = rest.popFirst()
             case flag: listPath = rest.popFirst()
+            case plainFlag:
+                listPath = rest.popFirst()
+                plain = true
             default: break // --new-instance: this is always a process of its own
             }
         }
@@ -29,7 +34,7 @@ enum SynchronousList {
         if let tracePath, !Trace.shared.open(path: tracePath) { return 1 }
         Trace.shared.emit(.appStart(version: AppInfo.version))
         gtk_init()
-        let list = SynchronousListWindow(list: URL(fileURLWithPath: listPath))
+        let list = SynchronousListWindow(list: URL(fileURLWithPath: listPath), pictures: !plain)
         let loop = g_main_loop_new(nil, 0)
         withExtendedLifetime(list) { g_main_loop_run(loop) }
         return 0
@@ -47,7 +52,10 @@ final class SynchronousListWindow {
     private let watchdog = StallWatchdog()
     private var shown = false
 
-    init(list: URL) {
+    private let pictures: Bool
+
+    init(list: URL, pictures: Bool) {
+        self.pictures = pictures
         // The tutorial reads its list synchronously too.
         var entries: [PhotoEntry] = []
         try? PropertyListSource(location: list).read(using: fetcher, cancellable: Cancellable()) { entries += $0.entries }
@@ -93,7 +101,7 @@ final class SynchronousListWindow {
             let name = gtk_string_object_get_string(OpaquePointer(gtk_list_item_get_item(OpaquePointer(item))))
             gtk_label_set_text(OpaquePointer(row.label), name)
             // Fetch, decode and filter here and now, as the tutorial's first version does.
-            guard position < links.count, let url = URL(string: links[position]),
+            guard pictures, position < links.count, let url = URL(string: links[position]),
                   let image = try? thumbnail(url, fetcher: fetcher, sepia: sepia) else {
                 gtk_picture_set_paintable(OpaquePointer(row.picture), nil)
                 return

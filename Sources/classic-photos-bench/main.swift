@@ -99,8 +99,9 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains(SynchronousList.flag) {
-    // A child run by the "scroll" section: the tutorial's first, synchronous list, under Xvfb.
+if arguments.contains(SynchronousList.flag) || arguments.contains(SynchronousList.plainFlag) {
+    // A child run by the "scroll" section: the tutorial's first, synchronous list (or the plain
+    // list of names), under Xvfb.
     exit(SynchronousList.main(arguments))
 }
 exit(await runBenchmarks(arguments))

@@ -289,7 +289,11 @@ import TestSupport
         processor.setEntries(names.map { PhotoEntry(name: $0, url: folder.appendingPathComponent("\($0).jpg")) })
         for first in stride(from: 0, to: names.count, by: 2) {
             processor.visibleRowsChanged(first..<(first + 2))
-            #expect(await waitUntil { processor.records[first..<(first + 2)].allSatisfy { $0.state == .filtered } })
+            // Records change on the workers; the processor counts them once it hears of it.
+            #expect(await waitUntil {
+                processor.records[first..<(first + 2)].allSatisfy { $0.state == .filtered }
+                    && processor.pendingOperations.photosInProgress.isEmpty
+            })
             #expect(processor.memoryHeld <= 65_000, "\(processor.memoryHeld) bytes held")
         }
         let states = processor.records.map(\.state)
@@ -299,7 +303,9 @@ import TestSupport
         #expect(processor.records.prefix(2).allSatisfy { $0.image == nil })
         // Shown again, they load again.
         processor.visibleRowsChanged(0..<2)
-        #expect(await waitUntil { processor.records[0..<2].allSatisfy { $0.state == .filtered } })
+        #expect(await waitUntil {
+            processor.records[0..<2].allSatisfy { $0.state == .filtered } && processor.pendingOperations.photosInProgress.isEmpty
+        })
         #expect(processor.memoryHeld <= 65_000)
     }
 

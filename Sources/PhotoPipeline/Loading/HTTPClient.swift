@@ -146,25 +146,13 @@ public final class HTTPClient: Sendable {
 
     // MARK: - The network thread
 
-    /// One request waiting for a transfer.
-    fileprivate final class Waiter: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<Result<HTTPResponse, PhotoFailure>?>(nil)
+    /// One request waiting for a transfer: the first result it is given is its answer.
+    fileprivate final class Waiter: Sendable {
+        private let outcome = OneShot<Result<HTTPResponse, PhotoFailure>>()
 
-        /// The first result wins; later ones are ignored.
-        func resolve(_ result: Result<HTTPResponse, PhotoFailure>) {
-            let first = outcome.withLock { current in
-                guard current == nil else { return false }
-                current = result
-                return true
-            }
-            if first { done.signal() }
-        }
+        func resolve(_ result: Result<HTTPResponse, PhotoFailure>) { outcome.set(result) }
 
-        func wait() -> Result<HTTPResponse, PhotoFailure> {
-            done.wait()
-            return outcome.withLock { $0! }
-        }
+        func wait() -> Result<HTTPResponse, PhotoFailure> { outcome.wait() }
     }
 
     private final class LeaveBox: Sendable {
@@ -194,7 +182,7 @@ public final class HTTPClient: Sendable {
             var inFlight: [String: Transfer] = [:]
             var isStopped = false
         }
-        private let shared = Mutex(Shared())
+        private let shared = Locked(Shared())
         private let ended = DispatchSemaphore(value: 0)
         private let stopping = Atomic<Bool>(false)
 

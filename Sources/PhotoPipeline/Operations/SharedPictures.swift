@@ -1,16 +1,11 @@
-import Dispatch
-import Synchronization
+import Foundation
 
 /// Rows that show the same photo at the same size (a list naming one address twice) share
 /// one decode and one picture: a decode of a key that is in progress is waited for rather
 /// than repeated, and a finished picture is found again for as long as any row still holds it
 /// (the table holds it weakly, so it costs no memory of its own).
 public final class SharedPictures: Sendable {
-    private final class Flight: @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
-        // Written before `done` is signalled, read after it.
-        var result: Result<PhotoImage, PhotoFailure>?
-    }
+    private typealias Flight = OneShot<Result<PhotoImage, PhotoFailure>>
 
     private final class WeakImage: @unchecked Sendable {
         weak var image: PhotoImage?
@@ -23,7 +18,7 @@ public final class SharedPictures: Sendable {
         /// Entries added since the last sweep of pictures no longer held.
         var added = 0
     }
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
 
     public init() {}
 
@@ -53,16 +48,13 @@ public final class SharedPictures: Sendable {
         case .found(let image):
             return image
         case .wait(let flight):
-            flight.done.wait()
-            flight.done.signal() // the next one waiting
-            switch flight.result {
-            case .success(let image)?: return image
-            case .failure(let failure)? where !failure.isCancellation: throw failure
-            default: return try work()
+            switch flight.wait() {
+            case .success(let image): return image
+            case .failure(let failure) where !failure.isCancellation: throw failure
+            case .failure: return try work()
             }
         case .run(let flight):
             let result = Result(catching: work)
-            flight.result = result
             table.withLock { table in
                 table.inFlight[key] = nil
                 if case .success(let image) = result {
@@ -74,7 +66,7 @@ public final class SharedPictures: Sendable {
                     }
                 }
             }
-            flight.done.signal()
+            flight.set(result)
             return try result.get()
         }
     }

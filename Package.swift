@@ -106,11 +106,14 @@ let package = Package(
     ]
 )
 
-// The list readers' fuzzer, only when meson-helpers/sanitizers.sh asks for it (it is built with
-// -sanitize=fuzzer, which gives it libFuzzer's main).
+// The fuzzers (the list readers; the decode path), only when meson-helpers/sanitizers.sh asks
+// for them: it builds them with -sanitize=fuzzer, which gives them libFuzzer's main, and with
+// coverage instrumentation for every module.
 if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ"] != nil {
-    package.targets.append(.executableTarget(
-        name: "plist-fuzz", dependencies: ["PhotoPipeline"], path: "meson-helpers/fuzz/plist-fuzz",
-        swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
-    package.products.append(.executable(name: "plist-fuzz", targets: ["plist-fuzz"]))
+    for (name, dependencies) in [("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit"])] {
+        package.targets.append(.executableTarget(
+            name: name, dependencies: dependencies.map { .target(name: $0) }, path: "meson-helpers/fuzz/\(name)",
+            swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+        package.products.append(.executable(name: name, targets: [name]))
+    }
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the suites that need no display (GLibKitTests, PhotoPipelineTests) under ThreadSanitizer
-# and AddressSanitizer, then fuzzes the photo list readers for a while with libFuzzer.
+# and AddressSanitizer, then fuzzes the photo list readers and the decode path for a while with
+# libFuzzer.
 #
 #   meson-helpers/sanitizers.sh [thread] [address] [fuzz]    (all three when none is named)
 #
 # Each build has a folder of its own (.build-tsan, .build-asan, .build-fuzz; the first build
-# of each takes several minutes on two cores). FUZZ_SECONDS (default 120) is how long the
-# fuzzer runs; the corpus it grows is kept in .build-fuzz/corpus, seeded with the bundled list
-# and the lists of the tests. Exits non-zero if any step finds something.
+# of each takes several minutes on two cores). FUZZ_SECONDS (default 120) is how long each
+# fuzzer runs; the corpora they grow are kept in .build-fuzz/corpus (lists, seeded with the
+# bundled list) and .build-fuzz/corpus-decode (pictures, seeded with small ones made here). Exits non-zero if any step finds something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source meson-helpers/setup.sh
@@ -35,20 +36,37 @@ for step in "${steps[@]}"; do
       fi
       ;;
     fuzz)
-      echo "== fuzzing the photo list readers for ${FUZZ_SECONDS:-120} s"
-      CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz --sanitize=fuzzer --sanitize=address --build-path .build-fuzz
-      corpus=.build-fuzz/corpus
-      mkdir -p "$corpus"
-      cp data/ClassicPhotos.plist "$corpus/bundled.plist"
-      # A binary list too, so the fuzzer starts from both readers.
-      plutil_out="$corpus/bundled.bplist"
-      [ -f "$plutil_out" ] || python3 -c 'import plistlib,sys; d=plistlib.load(open("data/ClassicPhotos.plist","rb")); open(sys.argv[1],"wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))' "$plutil_out" 2>/dev/null || true
-      if ! ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}" .build-fuzz/debug/plist-fuzz "$corpus" \
-          -max_total_time="${FUZZ_SECONDS:-120}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-          -artifact_prefix=.build-fuzz/; then
-        echo "== fuzzing: FAILED (the input is in .build-fuzz/crash-* or timeout-*)"
-        status=1
+      # SwiftPM's --sanitize=fuzzer links libFuzzer but compiles the modules without coverage
+      # instrumentation (their objects have no __sancov_cntrs section), which leaves libFuzzer
+      # mutating blindly: no "cov:" in its status lines, and a corpus that shrinks to one input.
+      # The coverage it needs (edges, comparisons, a PC table) is asked for explicitly.
+      coverage=(-Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table)
+      CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz --sanitize=fuzzer --sanitize=address "${coverage[@]}" --build-path .build-fuzz
+      CLASSIC_PHOTOS_FUZZ=1 swift build --product decode-fuzz --sanitize=fuzzer --sanitize=address "${coverage[@]}" --build-path .build-fuzz
+      # Seed corpora: the bundled list (XML and binary) and the tests' lists; small pictures of
+      # every kind the loaders read, one with EXIF, made here.
+      lists=.build-fuzz/corpus
+      pictures=.build-fuzz/corpus-decode
+      mkdir -p "$lists" "$pictures"
+      cp data/ClassicPhotos.plist "$lists/bundled.plist"
+      [ -f "$lists/bundled.bplist" ] || python3 -c 'import plistlib,sys; d=plistlib.load(open("data/ClassicPhotos.plist","rb")); open(sys.argv[1],"wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))' "$lists/bundled.bplist" 2>/dev/null || true
+      if [ ! -f "$pictures/seed.jpg" ]; then
+        convert -size 40x30 gradient:red-blue -quality 80 "$pictures/seed.jpg"
+        convert -size 40x30 gradient:red-blue -interlace Plane -quality 80 "$pictures/progressive.jpg"
+        convert -size 40x30 gradient:red-blue -orient RightTop -quality 80 "$pictures/exif.jpg"
+        for format in png gif bmp tga ppm ico tiff xpm; do convert -size 24x16 gradient:green-yellow "$pictures/seed.$format" 2>/dev/null || true; done
+        convert -size 24x16 gradient:green-yellow -alpha set -channel A -evaluate set 50% "$pictures/alpha.png"
       fi
+      for target in plist-fuzz decode-fuzz; do
+        if [ "$target" = plist-fuzz ]; then corpus=$lists; max_len=65536; else corpus=$pictures; max_len=262144; fi
+        echo "== fuzzing with $target for ${FUZZ_SECONDS:-120} s (corpus $corpus)"
+        if ! ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}" ".build-fuzz/debug/$target" "$corpus" \
+            -max_total_time="${FUZZ_SECONDS:-120}" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+            -print_final_stats=1 -artifact_prefix=".build-fuzz/$target-"; then
+          echo "== fuzzing with $target: FAILED (the input is in .build-fuzz/$target-crash-* or -timeout-*)"
+          status=1
+        fi
+      done
       ;;
     *) echo "unknown step: $step (thread, address or fuzz)" >&2; exit 2 ;;
   esac

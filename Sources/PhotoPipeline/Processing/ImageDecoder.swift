@@ -156,12 +156,9 @@ public enum ImageDecoder {
         /// Refuses the formats that hand their data to an inner loader this one cannot limit,
         /// by the signatures gdk-pixbuf recognises them by (before any byte reaches it).
         private func refuseWrappers(_ first: [UInt8]) throws(PhotoFailure) {
-            let tag = String(decoding: first[4..<8], as: UTF8.self)
-            let isQuickTime = tag == "idsc" || tag == "idat"
-            let isMacIcon = first.starts(with: Array("icns".utf8))
-            if isQuickTime || isMacIcon {
+            if let kind = ImageDecoder.wrapperKind(first) {
                 throw PhotoFailure(.unsupported, summary: "Unsupported picture",
-                                   detail: "\(isQuickTime ? "QuickTime" : "Mac icon") pictures are not opened: their size cannot be checked before they are decoded")
+                                   detail: "\(kind) pictures are not opened: their size cannot be checked before they are decoded")
             }
         }
 
@@ -211,6 +208,17 @@ public enum ImageDecoder {
             // A 0×0 picture: each loader stops with an error before allocating its pixels.
             gdk_pixbuf_loader_set_size(loader, 0, 0)
         }
+    }
+
+    /// "QuickTime" or "Mac icon" if the first 8 bytes are the signature of a format that hands
+    /// its data to an inner loader whose size cannot be limited; nil otherwise.
+    static func wrapperKind<Bytes: Collection<UInt8>>(_ first: Bytes) -> String? {
+        let head = Array(first.prefix(8))
+        guard head.count == 8 else { return nil }
+        let tag = String(decoding: head[4..<8], as: UTF8.self)
+        if tag == "idsc" || tag == "idat" { return "QuickTime" }
+        if head.starts(with: Array("icns".utf8)) { return "Mac icon" }
+        return nil
     }
 
     static func tooManyPixels(width: Int, height: Int, limit: Int) -> PhotoFailure {

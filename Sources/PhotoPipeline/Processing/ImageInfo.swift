@@ -33,7 +33,15 @@ public struct ImageInfo: Sendable, Equatable {
     }
 
     /// Feeds `bytes` to a GdkPixbufLoader in small pieces until it knows the image's size.
+    ///
+    /// Once it does, the loader is asked for a 0×0 picture, which every loader treats as an
+    /// error before allocating its pixels (see `ImageDecoder`): a GIF's loader only parses its
+    /// header when all its bytes are in, and then allocates the whole frame whatever size is
+    /// asked for, so a 310-byte GIF claiming 60000×60000 made this probe allocate 14 GB (found
+    /// by the decode fuzzer). Wrapper formats whose inner loader never sees the size asked
+    /// for are not probed at all.
     private static func probe(_ bytes: Data) -> (width: Int, height: Int, format: String, description: String)? {
+        if ImageDecoder.wrapperKind(bytes.prefix(8)) != nil { return nil }
         let loader = gdk_pixbuf_loader_new()!
         defer {
             gdk_pixbuf_loader_close(loader, nil)
@@ -44,8 +52,8 @@ public struct ImageInfo: Sendable, Equatable {
         let handler: @convention(c) (OpaquePointer?, Int32, Int32, gpointer?) -> Void = { loader, width, height, data in
             let box = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue()
             box.size = (Int(width), Int(height))
-            // Nothing beyond the header is wanted: decode at one pixel if it goes on.
-            gdk_pixbuf_loader_set_size(UnsafeMutablePointer(loader), 1, 1)
+            // Nothing beyond the header is wanted: stop the loader before it allocates.
+            gdk_pixbuf_loader_set_size(UnsafeMutablePointer(loader), 0, 0)
         }
         let id = withExtendedLifetime(box) {
             g_signal_connect_data(loader, "size-prepared", unsafeBitCast(handler, to: GCallback.self),

@@ -1,36 +1,43 @@
 #!/usr/bin/env bash
-# Runs the suites that need no display (GLibKitTests, PhotoPipelineTests) under ThreadSanitizer
-# and AddressSanitizer, then fuzzes the photo list readers and the decode path for a while with
-# libFuzzer.
+# Runs every suite under ThreadSanitizer and AddressSanitizer: those that need no display
+# (GLibKitTests, PhotoPipelineTests: steps thread, address) and the app's GUI suites under Xvfb
+# (AppTests, against the app built with the same sanitizer: thread-gui, address-gui); then
+# fuzzes the photo list readers and the decode path for a while with libFuzzer (fuzz).
 #
-#   meson-helpers/sanitizers.sh [thread] [address] [fuzz]    (all three when none is named)
+#   meson-helpers/sanitizers.sh [thread] [address] [thread-gui] [address-gui] [fuzz]
+#                                                              (all of them when none is named)
 #
 # Each build has a folder of its own (.build-tsan, .build-asan, .build-fuzz; the first build
 # of each takes several minutes on two cores). FUZZ_SECONDS (default 120) is how long each
 # fuzzer runs; the corpora they grow are kept in .build-fuzz/corpus (lists, seeded with the
-# bundled list) and .build-fuzz/corpus-decode (pictures, seeded with small ones made here). Exits non-zero if any step finds something.
+# bundled list) and .build-fuzz/corpus-decode (pictures, seeded with small ones made here).
+# Exits non-zero if any step finds something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source meson-helpers/setup.sh
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(thread address fuzz)
-filter='GLibKitTests|PhotoPipelineTests'
+[ ${#steps[@]} -eq 0 ] && steps=(thread address thread-gui address-gui fuzz)
 run=()
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then run=(dbus-run-session --); fi
 status=0
 
 for step in "${steps[@]}"; do
   case "$step" in
-    thread|address)
-      if [ "$step" = thread ]; then path=.build-tsan; else path=.build-asan; fi
-      echo "== $step sanitizer: $filter"
-      swift build --build-tests --sanitize="$step" --build-path "$path"
+    thread|address|thread-gui|address-gui)
+      sanitizer=${step%-gui}
+      if [ "$sanitizer" = thread ]; then path=.build-tsan; else path=.build-asan; fi
+      # The display-free suites, or (-gui) the app's own under Xvfb, which start the app built
+      # with the same sanitizer: a report in the app makes it exit with status 66, and the
+      # test that quits it fails.
+      if [ "$step" = "$sanitizer" ]; then filter='GLibKitTests|PhotoPipelineTests'; else filter='AppTests'; fi
+      echo "== $sanitizer sanitizer: $filter"
+      swift build --build-tests --sanitize="$sanitizer" --build-path "$path"
       # TSan: report every race, not only the first of each kind, and fail the run on one.
       # Tests that measure resident memory skip that check: the sanitizers' allocators keep
       # freed memory in quarantine and add shadow memory.
-      if ! CLASSIC_PHOTOS_SANITIZER="$step" TSAN_OPTIONS="halt_on_error=0 ${TSAN_OPTIONS:-}" ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}" \
-          "${run[@]}" swift test --skip-build --sanitize="$step" --build-path "$path" --filter "$filter"; then
+      if ! CLASSIC_PHOTOS_SANITIZER="$sanitizer" TSAN_OPTIONS="halt_on_error=0 ${TSAN_OPTIONS:-}" ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}" \
+          "${run[@]}" swift test --skip-build --sanitize="$sanitizer" --build-path "$path" --filter "$filter"; then
         echo "== $step sanitizer: FAILED"
         status=1
       fi
@@ -68,7 +75,7 @@ for step in "${steps[@]}"; do
         fi
       done
       ;;
-    *) echo "unknown step: $step (thread, address or fuzz)" >&2; exit 2 ;;
+    *) echo "unknown step: $step (thread, address, thread-gui, address-gui or fuzz)" >&2; exit 2 ;;
   esac
 done
 exit $status

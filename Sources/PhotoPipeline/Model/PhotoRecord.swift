@@ -41,7 +41,7 @@ public final class PhotoRecord: Sendable {
         var thumbnailKey: ThumbnailCache.Key?
         var failure: PhotoFailure?
     }
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     public init(id: PhotoID, entry: PhotoEntry, position: Int) {
         self.id = id

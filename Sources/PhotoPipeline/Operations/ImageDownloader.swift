@@ -1,7 +1,6 @@
 import CGLib
 import Foundation
 import GLibKit
-import Synchronization
 
 /// Fetches one photo's bytes (or, for a local picture, checks that it can be read), on a thread of its own (see `ThreadedPhotoOperation`): the
 /// download queue waits on the network or the disk, never on the CPU. Decoding the bytes at
@@ -15,7 +14,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     private let maxPixelSize: Int
     private let thumbnails: ThumbnailCache?
     private let remoteThumbnails: ThumbnailCache?
-    private let fetched = Mutex<Data?>(nil)
+    private let fetched = Locked<Data?>(nil)
 
     /// - Parameters:
     ///   - thumbnails: the desktop's thumbnail cache, read and written for local pictures

@@ -1,8 +1,9 @@
 import Foundation
 
-/// A value guarded by a lock, for state that threads share. It uses Foundation's `NSLock`
-/// (a pthread mutex) rather than the standard library's `Mutex`, whose futex-based lock
-/// ThreadSanitizer cannot see on Linux: code guarded by it is reported as racing with itself.
+/// A value guarded by a lock, for state that threads share (every such value in the pipeline
+/// uses it). It uses Foundation's `NSLock` (a pthread mutex) rather than the standard library's
+/// `Mutex`, whose futex-based lock ThreadSanitizer cannot see on Linux: code guarded by it was
+/// reported as racing with itself, which kept the app from running under it.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

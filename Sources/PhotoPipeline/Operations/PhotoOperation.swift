@@ -18,9 +18,9 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     public let kind: OperationKind
     private let gate: SuspensionGate?
     private let deferredFlag = Atomic<Bool>(false)
-    private let startedAt = Mutex<Double>(0)
+    private let startedAt = Locked<Double>(0)
     /// Operations that depend on this one, kept alive until it has finished (see `addDependency`).
-    private let dependents = Mutex<[Operation]>([])
+    private let dependents = Locked<[Operation]>([])
 
     public init(record: PhotoRecord, kind: OperationKind, gate: SuspensionGate?) {
         self.record = record

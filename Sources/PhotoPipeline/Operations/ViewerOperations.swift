@@ -1,7 +1,6 @@
 import CGLib
 import Foundation
 import GLibKit
-import Synchronization
 
 /// A photo as the viewer has it: the file's bytes (kept so that zooming in can decode again
 /// without reading the photo again), what its header and EXIF say, and the decoded picture.
@@ -29,7 +28,7 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     private let fetcher: PhotoFetcher
     private let knownBytes: Data?
     private let sharing: ImageDownloader?
-    private let outcome = Mutex<Result<ViewerBytes, PhotoFailure>?>(nil)
+    private let outcome = Locked<Result<ViewerBytes, PhotoFailure>?>(nil)
 
     /// - Parameters:
     ///   - bytes: the photo's bytes, if the viewer has them already (decoding again when zoomed).
@@ -82,7 +81,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The longest side wanted, in pixels (0: the whole image).
     public let wantedSide: Int
     private let cancellable = Cancellable()
-    private let outcome = Mutex<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: PhotoImage?)>((nil, nil))
+    private let outcome = Locked<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: PhotoImage?)>((nil, nil))
     /// Called on the operation's thread with the decoded picture (or the failure), before the
     /// sepia is applied.
     var onDecoded: (@Sendable (Result<ViewerPicture, PhotoFailure>) -> Void)?

@@ -1,7 +1,6 @@
 import CGLib
 import Foundation
 import GLibKit
-import Synchronization
 
 /// Reports when the GLib main loop stops answering for more than a frame (16 ms).
 ///
@@ -11,7 +10,7 @@ public final class StallWatchdog: Sendable {
     private let thresholdMs: Double
     /// Whether the watchdog runs; stalls are only traced while holding it, so after `stop()`
     /// returns nothing more is traced (the trace ends with the app's own last event).
-    private let running = Mutex<Bool>(false)
+    private let running = Locked<Bool>(false)
 
     public init(thresholdMs: Double = 16) { self.thresholdMs = thresholdMs }
 

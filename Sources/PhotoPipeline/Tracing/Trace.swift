@@ -19,7 +19,7 @@ public final class Trace: Sendable {
     }
 
     private let origin = g_get_monotonic_time()
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let enabledFlag = Atomic<Bool>(false)
 
     private init() {}

@@ -139,6 +139,101 @@ import TestSupport
         processor.shutDown()
     }
 
+    @Test("10,000 random binds, unbinds, scrolls, visibility changes, cancellations and memory warnings against real operations: no completion lost or doubled, no row showing another photo")
+    func stress() async throws {
+        var rng = SplitMix64(state: 0x5EED_CAFE)
+        let server = try LoopbackServer()
+        server.photoLatencyMs.store(3, ordering: .relaxed)
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 1, maxPixelSize: 16)
+        processor.memoryCap = 64 * 16 * 16 * 3 // room for 64 thumbnails: evictions happen too
+        let entries = (0..<300).map { n -> PhotoEntry in
+            let rgb = String(format: "%06X", UInt32.random(in: 0...0xFF_FFFF, using: &rng))
+            return PhotoEntry(name: "c-\(rgb)-\(n)", url: server.url("/colour/\(rgb)?n=\(n)"))
+        }
+        processor.setEntries(entries)
+        let list = FakeList(processor)
+        // Doubled completions: a photo must not be reported finished (filtered) twice unless it
+        // was made new again (memory warning, eviction) in between.
+        var lastFiltered: [PhotoID: ObjectIdentifier] = [:]
+        var doubled: [String] = []
+        processor.onPhotoChanged = { [unowned list] snapshot in
+            list.deliveries += 1
+            list.bound[snapshot.id]?.snapshot = snapshot
+            switch snapshot.state {
+            case .filtered:
+                // The same result pushed again (a rebind, a cancel of nothing) is not a second
+                // completion; another picture without a reset in between would be.
+                guard let image = snapshot.image else { break }
+                let picture = ObjectIdentifier(image)
+                if let earlier = lastFiltered[snapshot.id], earlier != picture { doubled.append("\(snapshot.id)") }
+                lastFiltered[snapshot.id] = picture
+            case .new: lastFiltered[snapshot.id] = nil
+            default: break
+            }
+        }
+        func randomRange() -> Range<Int> {
+            let first = Int.random(in: 0..<processor.photos.count, using: &rng)
+            return first..<min(processor.photos.count, first + Int.random(in: 1...8, using: &rng))
+        }
+        var visible = randomRange()
+        var scrolling = false
+        processor.visibleRowsChanged(visible)
+        list.bind(visible)
+        var counts: [String: Int] = [:]
+        for step in 0..<10_000 {
+            let event: String
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<25:
+                event = "bind"
+                if let position = visible.randomElement(using: &rng) { processor.rowBound(position) }
+            case 25..<40:
+                event = "unbind" // GTK rebinds the rows for another range
+                visible = randomRange()
+                list.bind(visible)
+            case 40..<55:
+                event = scrolling ? "scroll end" : "scroll begin"
+                if scrolling { processor.scrollEnded(visible: visible) } else { processor.scrollBegan() }
+                scrolling.toggle()
+            case 55..<80:
+                event = "visibility" // what scrolled away is cancelled, what came into view starts
+                visible = randomRange()
+                processor.visibleRowsChanged(visible)
+                list.bind(visible)
+            case 80..<83:
+                event = "memory warning"
+                processor.memoryWarning()
+            default:
+                event = "completions" // let the workers' results in
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...3, using: &rng)))
+            }
+            counts[event, default: 0] += 1
+            if step % 10 == 0 { await Task.yield() }
+            if step % 50 == 0 {
+                let problems = Self.violations(list)
+                #expect(problems.isEmpty, "step \(step): \(problems)")
+                if !problems.isEmpty { break }
+            }
+        }
+        if scrolling { processor.scrollEnded(visible: visible) }
+        list.bind(visible)
+        // At rest nothing is lost: every visible photo ends filtered in its own row, and no work
+        // or bookkeeping is left behind.
+        let settled = Date().addingTimeInterval(20)
+        while Date() < settled, list.rows.values.contains(where: { $0.snapshot?.state != .filtered })
+                || !processor.pendingOperations.photosInProgress.isEmpty {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        print("stress: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
+              + "\(list.deliveries) snapshots delivered, \(server.totalColourRequests) photos fetched")
+        #expect(Self.violations(list).isEmpty)
+        #expect(list.rows.values.allSatisfy { $0.snapshot?.state == .filtered }, "not all visible rows filtered")
+        #expect(processor.pendingOperations.photosInProgress.isEmpty)
+        #expect(processor.scheduler.pending.isEmpty, "\(processor.scheduler.pending.count) photos still pending")
+        #expect(!processor.pendingOperations.isSuspended)
+        #expect(doubled.isEmpty, "completed twice: \(doubled)")
+        processor.shutDown()
+    }
+
     @Test("Identities are unique across lists, and a photo's record follows it to its new position")
     func identities() {
         let processor = PhotoProcessor(fetcher: PhotoFetcher())

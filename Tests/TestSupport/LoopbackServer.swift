@@ -98,6 +98,7 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// Requests received for `path` (without the query).
     public func requestCount(_ path: String) -> Int { stats.withLock { $0.requests[path, default: 0] } }
+    public var totalColourRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/colour/") }.values.reduce(0, +) } }
     public var totalPhotoRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/photos/") || $0.key.hasPrefix("/cacheable/") }.values.reduce(0, +) } }
     /// Monotonic times (seconds) at which `/trickle` responses began and were closed by the client.
     public var trickleTimes: (started: [Double], closed: [Double]) { stats.withLock { ($0.trickleStarted, $0.trickleClosed) } }

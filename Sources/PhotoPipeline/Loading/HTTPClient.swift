@@ -275,7 +275,7 @@ public final class HTTPClient: Sendable {
                 return true
             }
             waiter.resolve(.failure(.cancelled))
-            if abandoned { transfer.cancellable.cancel() }
+            if abandoned { transfer.abort() }
         }
 
         /// A transfer ended: every request still waiting for it gets its result.
@@ -307,7 +307,7 @@ public final class HTTPClient: Sendable {
                 defer { shared.inFlight = [:] }
                 return Array(shared.inFlight.values)
             }
-            for transfer in transfers { transfer.cancellable.cancel() }
+            for transfer in transfers { transfer.abort() }
             guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
             g_main_loop_quit(loop)
             if wait { ended.wait() }
@@ -330,7 +330,9 @@ public final class HTTPClient: Sendable {
         private var message: OpaquePointer?
         private var stream: UnsafeMutablePointer<GInputStream>?
         private var body = Data()
-        private var answer: Deadline?
+        /// The timer that gives up when the server has not answered in time, and whether it did.
+        private var answerTimer: MainLoopSource?
+        private var answerTimedOut = false
         private var freshUntil: Date?
 
         init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int) {
@@ -358,7 +360,16 @@ public final class HTTPClient: Sendable {
             if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
             message = made
             soup_message_add_flags(made, SOUP_MESSAGE_NO_REDIRECT)
-            answer = Deadline(seconds: connectSeconds, cancelling: cancellable)
+            answerTimer?.cancel()
+            answerTimedOut = false
+            if connectSeconds > 0, connectSeconds.isFinite {
+                let ms = UInt32(min(connectSeconds * 1000, Double(UInt32.max)).rounded(.up))
+                answerTimer = MainLoopSource(.timeout(milliseconds: ms), on: core.context) { [weak self] in
+                    self?.answerTimedOut = true
+                    self?.cancellable.cancel()
+                    return .remove
+                }
+            }
             let callback: GAsyncReadyCallback = { _, result, data in
                 let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
                 transfer.sent(result)
@@ -370,7 +381,9 @@ public final class HTTPClient: Sendable {
         private func sent(_ result: OpaquePointer?) {
             var error: UnsafeMutablePointer<GError>?
             let sent = soup_session_send_finish(core.session, result, &error)
-            let timedOut = answer?.stop() ?? false
+            answerTimer?.cancel()
+            answerTimer = nil
+            let timedOut = answerTimedOut
             if let error {
                 let failure = PhotoFailure(GLibError(consuming: error), origin: .network)
                 if timedOut, failure.isCancellation {
@@ -459,8 +472,19 @@ public final class HTTPClient: Sendable {
             stream = nil
         }
 
+        /// Cancels the transfer. On the network thread: libsoup 3.2 handles the cancellation of
+        /// an asynchronous request in the thread that cancels, and did so while the network thread
+        /// was working on the same request (a crash under a stress of cancellations).
+        func abort() {
+            MainLoopSource.attachDetached(.idle, on: core.context) { [self] in
+                cancellable.cancel()
+                return .remove
+            }
+        }
+
         private func end(_ result: Result<HTTPResponse, PhotoFailure>) {
-            answer?.stop()
+            answerTimer?.cancel()
+            answerTimer = nil
             dropStream()
             core.finish(self, result)
             body = Data()

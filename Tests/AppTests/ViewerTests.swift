@@ -44,6 +44,34 @@ extension GUITests {
 
         private func zoomLevels(_ events: [TraceRecord]) -> [Double] { events.compactMap(\.event.zoomLevel) }
 
+        @Test("On a HiDPI display (scale 2) the photo is decoded for the viewer's size in device pixels, not its logical size")
+        func hiDPI() throws {
+            let folder = try bigPictures("viewer-hidpi", count: 3)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // A screen large enough for the default window at twice the size.
+            let display = try XvfbDisplay(width: 2048, height: 1800)
+            let app = try AppSession(arguments: [folder.path], environment: ["GDK_SCALE": "2"], display: display)
+            try app.waitFor(event: .sourceLoaded)
+            try app.waitFor("first rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
+            let window = try app.windowGeometry() // in device pixels
+            let header = 2 * Self.headerHeight
+            // Row 1, in device pixels: rows are 80 logical pixels high.
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + header + 2 * (80 + 40))", "click", "1"])
+            let events = try app.waitFor("row 1 shown filtered in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            let size = try #require(images(events, row: 1, state: .filtered).last?.event.imageSize)
+            let area = (width: Double(window.width), height: Double(window.height - header))
+            let fit = min(area.width / 2400, area.height / 1600, 1)
+            print("HiDPI viewer area \(Int(area.width))×\(Int(area.height)) device pixels, decoded \(size.w)×\(size.h), "
+                  + "fitted \(Int(2400 * fit))×\(Int(1600 * fit))")
+            // Sharp: at least the fitted size in device pixels (twice the logical size), not whole.
+            #expect(Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 2)
+            #expect(size.w < 2400)
+            let level = try #require(zoomLevels(events).last)
+            #expect(abs(level - fit) < 0.01, "fit zoom \(level), expected \(fit) (image pixels per device pixel)")
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-viewer-hidpi.png")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and 0, 1 and Escape")
         func openPageZoomClose() throws {
             let folder = try bigPictures("viewer", count: 12)

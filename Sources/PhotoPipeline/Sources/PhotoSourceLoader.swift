@@ -41,7 +41,7 @@ public final class PhotoSourceLoader: Sendable {
                 MainActor.assumeIsolated { events(event) }
             }
         }
-        let read = { @Sendable [fetcher] in
+        queue.addOperation { [fetcher] in
             for (index, source) in sources.enumerated() {
                 guard !cancellable.isCancelled else { return }
                 post(.started(index: index, location: source.location))
@@ -57,22 +57,6 @@ public final class PhotoSourceLoader: Sendable {
                     post(.failed(index: index, location: source.location, error))
                 }
             }
-        }
-        queue.addOperation {
-            // On a thread of its own, at a lower priority (nice 10): parsing a long list takes a
-            // core for a second or more, and on a two-core machine the main loop, competing with
-            // it, the window server and the photo work, was kept waiting for tens of milliseconds.
-            // The thread ends with the load, so no shared thread keeps the lower priority.
-            let finished = DispatchSemaphore(value: 0)
-            let reader = Thread {
-                // On Linux the nice value belongs to the thread: 0 names the calling one.
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-                read()
-                finished.signal()
-            }
-            reader.name = "Photo Source Reader"
-            reader.start()
-            finished.wait()
         }
         return cancellable
     }

@@ -43,13 +43,15 @@ for step in "${steps[@]}"; do
       fi
       ;;
     fuzz)
-      # SwiftPM's --sanitize=fuzzer links libFuzzer but compiles the modules without coverage
-      # instrumentation (their objects have no __sancov_cntrs section), which leaves libFuzzer
-      # mutating blindly: no "cov:" in its status lines, and a corpus that shrinks to one input.
-      # The coverage it needs (edges, comparisons, a PC table) is asked for explicitly.
-      coverage=(-Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table)
-      CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz --sanitize=fuzzer --sanitize=address "${coverage[@]}" --build-path .build-fuzz
-      CLASSIC_PHOTOS_FUZZ=1 swift build --product decode-fuzz --sanitize=fuzzer --sanitize=address "${coverage[@]}" --build-path .build-fuzz
+      # SwiftPM hands swiftc one -sanitize= flag per sanitizer, and swiftc compiles with only
+      # the last of them (it links with all): with fuzzer then address, the Swift modules got
+      # AddressSanitizer but none of the coverage instrumentation that -sanitize=fuzzer brings
+      # (no __sancov_cntrs in their objects), and libFuzzer mutated blindly (no "cov:" in its
+      # status lines, a corpus that shrank to one input). A last flag naming both fixes that.
+      # The toolchain's own lld links them: gold warns about every local symbol of ASan's.
+      both=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
+      CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz "${both[@]}" --build-path .build-fuzz
+      CLASSIC_PHOTOS_FUZZ=1 swift build --product decode-fuzz "${both[@]}" --build-path .build-fuzz
       # Seed corpora: the bundled list (XML and binary) and the tests' lists; small pictures of
       # every kind the loaders read, one with EXIF, made here.
       lists=.build-fuzz/corpus

@@ -110,7 +110,7 @@ let package = Package(
 // for them: it builds them with -sanitize=fuzzer, which gives them libFuzzer's main, and with
 // coverage instrumentation for every module.
 if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ"] != nil {
-    for (name, dependencies) in [("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit"])] {
+    for (name, dependencies) in [("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit", "CGLib"])] {
         package.targets.append(.executableTarget(
             name: name, dependencies: dependencies.map { .target(name: $0) }, path: "meson-helpers/fuzz/\(name)",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))

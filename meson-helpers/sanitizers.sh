@@ -52,17 +52,37 @@ for step in "${steps[@]}"; do
       both=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
       CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz "${both[@]}" --build-path .build-fuzz
       CLASSIC_PHOTOS_FUZZ=1 swift build --product decode-fuzz "${both[@]}" --build-path .build-fuzz
-      # Seed corpora: the bundled list (XML and binary) and the tests' lists; small pictures of
-      # every kind the loaders read, one with EXIF, made here.
+      # Seed corpora: the bundled list (XML and binary); small pictures of every kind the
+      # loaders read, one with EXIF, made here.
       lists=.build-fuzz/corpus
       pictures=.build-fuzz/corpus-decode
       mkdir -p "$lists" "$pictures"
       cp data/ClassicPhotos.plist "$lists/bundled.plist"
       [ -f "$lists/bundled.bplist" ] || python3 -c 'import plistlib,sys; d=plistlib.load(open("data/ClassicPhotos.plist","rb")); open(sys.argv[1],"wb").write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY))' "$lists/bundled.bplist" 2>/dev/null || true
-      if [ ! -f "$pictures/seed.jpg" ]; then
+      # (Made again where the EXIF one is missing: an older script wrote it without EXIF.)
+      if ! grep -q Exif "$pictures/exif.jpg" 2>/dev/null; then
         convert -size 40x30 gradient:red-blue -quality 80 "$pictures/seed.jpg"
         convert -size 40x30 gradient:red-blue -interlace Plane -quality 80 "$pictures/progressive.jpg"
-        convert -size 40x30 gradient:red-blue -orient RightTop -quality 80 "$pictures/exif.jpg"
+        # ImageMagick writes no EXIF block for a picture it made: one is put in (camera, dates,
+        # orientation 6, an EXIF sub-directory), as the viewer's EXIF reader reads them.
+        python3 - "$pictures/seed.jpg" "$pictures/exif.jpg" <<'PYTHON'
+import struct, sys
+jpeg = open(sys.argv[1], "rb").read()
+date = b"2021:07:04 18:30:05\0"
+blob, start = b"", 8 + 2 + 5 * 12 + 4
+def ascii(tag, value):
+    global blob
+    entry = struct.pack(">HHII", tag, 2, len(value), start + len(blob))
+    blob += value
+    return entry
+entries = [ascii(0x10F, b"Fuzz\0"), ascii(0x110, b"Fuzz Camera 1\0"), struct.pack(">HHIHH", 0x112, 3, 1, 6, 0), ascii(0x132, date)]
+sub = start + len(blob)
+entries.append(struct.pack(">HHII", 0x8769, 4, 1, sub))
+tiff = (b"MM\0*" + struct.pack(">IH", 8, 5) + b"".join(entries) + struct.pack(">I", 0) + blob
+        + struct.pack(">HHHIII", 1, 0x9003, 2, len(date), sub + 18, 0) + date)
+app1 = b"Exif\0\0" + tiff
+open(sys.argv[2], "wb").write(jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:])
+PYTHON
         for format in png gif bmp tga ppm ico tiff xpm; do convert -size 24x16 gradient:green-yellow "$pictures/seed.$format" 2>/dev/null || true; done
         convert -size 24x16 gradient:green-yellow -alpha set -channel A -evaluate set 50% "$pictures/alpha.png"
       fi

@@ -165,7 +165,7 @@ public final class ClassicPhotosApp {
         let http = http
         Thread.detachNewThread {
             let thumbnails = ThumbnailCache.remote.directory
-            let freed = http.cacheSize + Self.folderSize(thumbnails)
+            let freed = http.cacheSize + DiskUsage.bytes(under: thumbnails)
             http.clearCache()
             try? FileManager.default.removeItem(at: thumbnails)
             MainLoop.perform { [weak self] in
@@ -177,15 +177,6 @@ public final class ClassicPhotosApp {
                 }
             }
         }
-    }
-
-    private nonisolated static func folderSize(_ folder: URL) -> Int {
-        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey])
-        var total = 0
-        while let file = files?.nextObject() as? URL {
-            total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-        }
-        return total
     }
 
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.

@@ -1,4 +1,3 @@
-import CGLib
 import Dispatch
 import GLibKit
 import Synchronization
@@ -45,36 +44,12 @@ final class Deadline: Sendable {
 /// deadline must not stop the sources after it). `disconnect()` when the work ends.
 final class LinkedCancellable: Sendable {
     let child = Cancellable()
-    private let parent: Cancellable
-    private let handler: gulong
+    private let handler: CancelHandler
 
     init(parent: Cancellable) {
-        self.parent = parent
-        let box = Handoff(child)
-        // GLib orders the callback after the connection with a lock of its own, which thread
-        // checkers do not see; the release here and the acquire in the callback say so to them.
-        box.published.store(true, ordering: .releasing)
-        let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, data in
-            let box = Unmanaged<Handoff>.fromOpaque(data!).takeUnretainedValue()
-            _ = box.published.load(ordering: .acquiring)
-            box.child.cancel()
-        }
-        // Called at once if the parent is already cancelled.
-        handler = g_cancellable_connect(parent.pointer, unsafeBitCast(callback, to: GCallback.self),
-                                        Unmanaged.passRetained(box).toOpaque()) { data in
-            Unmanaged<Handoff>.fromOpaque(data!).release()
-        }
-    }
-
-    /// The child, handed to the callback on another thread.
-    private final class Handoff: Sendable {
-        let child: Cancellable
-        let published = Atomic<Bool>(false)
-        init(_ child: Cancellable) { self.child = child }
+        handler = parent.onCancel { [child] in child.cancel() }
     }
 
     /// Stops following the parent (waits for a callback running on another thread).
-    func disconnect() {
-        g_cancellable_disconnect(parent.pointer, handler)
-    }
+    func disconnect() { handler.disconnect() }
 }

@@ -80,17 +80,9 @@ public final class HTTPClient: Sendable {
                      maxRedirects: maxRedirects)
         }
         // Cancelling the request lets its waiter go at once (on the cancelling thread).
-        let box = Unmanaged.passRetained(LeaveBox(core: core, transfer: transfer, waiter: waiter))
-        box.takeUnretainedValue().published.store(true, ordering: .releasing)
-        let callback: @convention(c) (UnsafeMutablePointer<GCancellable>?, gpointer?) -> Void = { _, data in
-            let box = Unmanaged<LeaveBox>.fromOpaque(data!).takeUnretainedValue()
-            _ = box.published.load(ordering: .acquiring)
-            box.core.leave(box.transfer, box.waiter)
-        }
-        let handler = g_cancellable_connect(cancellable.pointer, unsafeBitCast(callback, to: GCallback.self),
-                                            box.toOpaque()) { data in Unmanaged<LeaveBox>.fromOpaque(data!).release() }
+        let handler = cancellable.onCancel { [core] in core.leave(transfer, waiter) }
         let result = waiter.wait()
-        g_cancellable_disconnect(cancellable.pointer, handler)
+        handler.disconnect()
         return try result.get()
     }
 
@@ -112,12 +104,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// How many bytes the disk cache holds now, as its folder's files add up.
-    public var cacheSize: Int {
-        guard let directory = core.cacheDirectory,
-              let files = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey])
-        else { return 0 }
-        return files.reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) }
-    }
+    public var cacheSize: Int { core.cacheDirectory.map(DiskUsage.bytes(under:)) ?? 0 }
 
     /// Aborts every transfer, writes the cache's index and ends the thread; waits for that.
     /// Requests made afterwards fail as cancelled.
@@ -155,24 +142,13 @@ public final class HTTPClient: Sendable {
         func wait() -> Result<HTTPResponse, PhotoFailure> { outcome.wait() }
     }
 
-    private final class LeaveBox: Sendable {
-        let core: Core
-        let transfer: Transfer
-        let waiter: Waiter
-        let published = Atomic<Bool>(false)
-        init(core: Core, transfer: Transfer, waiter: Waiter) {
-            self.core = core
-            self.transfer = transfer
-            self.waiter = waiter
-        }
-    }
-
     /// The thread, its main context, the session and the transfers in flight.
     fileprivate final class Core: @unchecked Sendable {
         let context: OpaquePointer
         private let loop: OpaquePointer
         let cacheDirectory: URL?
-        // Set on the network thread before `ready` is signalled; used only there after.
+        // Set on the network thread before its loop runs (which is when requests, posted to the
+        // context, start); used only there.
         var session: UnsafeMutablePointer<SoupSession>?
         var cache: UnsafeMutablePointer<SoupCache>?
         /// Whether the cache changed since its index was last written (network thread only).
@@ -190,7 +166,9 @@ public final class HTTPClient: Sendable {
             context = g_main_context_new()
             loop = g_main_loop_new(context, 0)
             self.cacheDirectory = cacheDirectory
-            let ready = DispatchSemaphore(value: 0)
+            // Nothing waits for the thread to be set up (reading the cache's index can take a
+            // moment at start-up): requests are posted to its context, whose loop runs only once
+            // the session and the cache are ready.
             let thread = Thread { [self] in
                 g_main_context_push_thread_default(context)
                 // A session belongs to the thread-default context it was made in.
@@ -205,7 +183,6 @@ public final class HTTPClient: Sendable {
                     soup_cache_load(made)
                     cache = made
                 }
-                ready.signal()
                 // The cache's index is written a few seconds after it changed, so that a
                 // process that is killed loses little.
                 let dump = MainLoopSource(.timeout(milliseconds: 5000), on: context) { [self] in
@@ -233,7 +210,6 @@ public final class HTTPClient: Sendable {
             }
             thread.name = "HTTP"
             thread.start()
-            ready.wait()
         }
 
         deinit {
@@ -309,7 +285,11 @@ public final class HTTPClient: Sendable {
             }
             for transfer in transfers { transfer.abort() }
             guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            g_main_loop_quit(loop)
+            // Through the context, so that a stop before the loop has started is not lost.
+            MainLoopSource.attachDetached(.idle, on: context) { [self] in
+                g_main_loop_quit(loop)
+                return .remove
+            }
             if wait { ended.wait() }
         }
     }

@@ -41,14 +41,12 @@ public final class PhotoFetcher: @unchecked Sendable {
         let limit = byteLimit ?? limits.maxPhotoBytes
         switch url.scheme?.lowercased() {
         case "http", "https":
-            let data = try getHTTP(url, cancellable: cancellable, byteLimit: limit)
+            let data = try fetchHTTP(url, cancellable: cancellable, byteLimit: limit).data
             let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
             defer { g_bytes_unref(bytes) }
             return ObjectRef(taking: g_memory_input_stream_new_from_bytes(bytes)!)
         case "file": return try Self.openFile(url, cancellable: cancellable, byteLimit: limit)
-        default:
-            throw PhotoFailure(.unsupported, summary: "Unsupported address",
-                               detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
+        default: throw Self.unsupported(url)
         }
     }
 
@@ -72,7 +70,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// announced or have arrived. No deadline of its own: the caller's `cancellable` has it.
     public func read(_ url: URL, cancellable: Cancellable, limit: Int) throws(PhotoFailure) -> Data {
         if ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-            return try getHTTP(url, cancellable: cancellable, byteLimit: limit)
+            return try fetchHTTP(url, cancellable: cancellable, byteLimit: limit).data
         }
         let stream = try open(url, cancellable: cancellable, byteLimit: limit)
         var data = Data()
@@ -87,15 +85,16 @@ public final class PhotoFetcher: @unchecked Sendable {
         return data
     }
 
+    /// The failure of an address whose scheme is none of http, https and file.
+    static func unsupported(_ url: URL) -> PhotoFailure {
+        PhotoFailure(.unsupported, summary: "Unsupported address",
+                     detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
+    }
+
     /// Fetches a photo on the web whole, with what the server said about keeping it.
     public func fetchHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPResponse {
         try http.fetch(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
                        maxRedirects: limits.maxRedirects)
-    }
-
-    private func getHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> Data {
-        try http.get(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
-                     maxRedirects: limits.maxRedirects)
     }
 
     /// Opens a local file: on this computer, and a regular file (checked on the path and

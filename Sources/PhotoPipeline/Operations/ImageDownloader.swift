@@ -48,10 +48,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             let key = thumbnails?.key(for: url)
             if let thumbnails, let key,
                let cached = thumbnails.thumbnail(of: key, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
-                if isCancelled { return }
-                record.markDownloaded(ImageDecoder.centreSquare(of: cached, side: maxPixelSize))
-                traceFinished(state: .downloaded)
-                return
+                return downloaded(thumbnail: cached)
             }
             if url.isFileURL {
                 // Checked (this host, a regular file, not too large) but not read: its decode reads it.
@@ -62,17 +59,11 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 traceFinished(state: .downloaded)
                 return
             }
-            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                throw PhotoFailure(.unsupported, summary: "Unsupported address",
-                                   detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
-            }
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw PhotoFetcher.unsupported(url) }
             if let remoteThumbnails,
                let cached = remoteThumbnails.thumbnail(ofRemote: url, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
                 // Thumbnailed before, and the server's permission to keep the photo still holds.
-                if isCancelled { return }
-                record.markDownloaded(ImageDecoder.centreSquare(of: cached, side: maxPixelSize))
-                traceFinished(state: .downloaded)
-                return
+                return downloaded(thumbnail: cached)
             }
             let response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
             if isCancelled { return }
@@ -92,5 +83,13 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             }
             fail(error)
         }
+    }
+
+    /// A cached thumbnail is the download: the row's square is cut from it, and the filtration
+    /// only applies the sepia.
+    private func downloaded(thumbnail: PhotoImage) {
+        if isCancelled { return }
+        record.markDownloaded(ImageDecoder.centreSquare(of: thumbnail, side: maxPixelSize))
+        traceFinished(state: .downloaded)
     }
 }

@@ -3,6 +3,7 @@
 // decoding and filtering the same files with the same decoder and filter.
 import Dispatch
 import Foundation
+import GLibKit
 import PhotoPipeline
 import Synchronization
 import TestSupport
@@ -18,7 +19,7 @@ struct BatchTimes {
 func plainPool(_ urls: [URL], threads: Int) throws -> BatchTimes {
     let fetcher = PhotoFetcher()
     let sepia = SepiaFilter()
-    let done = Mutex<[Double]>([])
+    let done = Locked<[Double]>([])
     let failures = Atomic<Int>(0)
     let next = Atomic<Int>(0)
     let start = LoopbackServer.now()

@@ -123,7 +123,7 @@ struct Probe {
     /// is far below a frame.
     static func wakeup(pings: Int) -> [String: Any] {
         let loop = g_main_loop_new(nil, 0)!
-        let latencies = Mutex<[Double]>([])
+        let latencies = Locked<[Double]>([])
         let loopBox = UnsafeSendable(loop)
         Thread.detachNewThread {
             for _ in 0..<pings {
@@ -145,7 +145,7 @@ struct Probe {
     /// `waitUntilDone: true` from a worker returns only after the closure ran on the main
     /// thread; from the main thread it runs inline.
     static func waitUntilDone() -> [String: Any] {
-        let state = Mutex<(ranOnMain: Bool, sawEffect: Bool, waitedMs: Double, workerDone: Bool)>((false, false, 0, false))
+        let state = Locked<(ranOnMain: Bool, sawEffect: Bool, waitedMs: Double, workerDone: Bool)>((false, false, 0, false))
         let effect = Atomic<Int>(0)
         Thread.detachNewThread {
             let start = Date()

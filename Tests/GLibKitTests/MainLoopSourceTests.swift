@@ -41,7 +41,7 @@ import Testing
     func timeoutFiresOnce() {
         let context = Context()
         let fired = Counter()
-        let firedAt = Mutex<Date?>(nil)
+        let firedAt = Locked<Date?>(nil)
         weak var weakSentinel: Sentinel?
         let start = Date()
         let source: MainLoopSource
@@ -148,9 +148,9 @@ import Testing
     @Test("Callbacks run on the thread that iterates the context, not the one that attached them")
     func runsOnTheContextsThread() {
         let context = Context()
-        let ranOn = Mutex<Thread?>(nil)
+        let ranOn = Locked<Thread?>(nil)
         let attached = DispatchSemaphore(value: 0)
-        let holder = Mutex<MainLoopSource?>(nil)
+        let holder = Locked<MainLoopSource?>(nil)
         let contextPointer = UnsafeSendable(context.pointer)
         Thread.detachNewThread {
             let source = MainLoopSource(.idle, on: contextPointer.value) {
@@ -173,7 +173,7 @@ import Testing
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
         let reader = fds[0]
-        let received = Mutex<[UInt8]>([])
+        let received = Locked<[UInt8]>([])
         let watch = MainLoopSource(.fileDescriptor(reader, condition: G_IO_IN), on: context.pointer) {
             var byte: UInt8 = 0
             if read(reader, &byte, 1) == 1 { received.withLock { $0.append(byte) } }

@@ -1,6 +1,5 @@
 import Foundation
 import GLibKit
-import Synchronization
 @testable import PhotoPipeline
 import Testing
 import TestSupport
@@ -60,7 +59,7 @@ import TestSupport
         let url = server.url("/photos/retina.jpg")
         server.holdPhotos()
         let leaving = Cancellable()
-        let results = Mutex<[Result<Data, PhotoFailure>]>([])
+        let results = Locked<[Result<Data, PhotoFailure>]>([])
         let threads = (0..<3).map { n in
             Thread { [client] in
                 let result = Result { () throws(PhotoFailure) in

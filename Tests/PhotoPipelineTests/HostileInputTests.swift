@@ -1,6 +1,5 @@
 import CGLib
 import Foundation
-import Synchronization
 import GLibKit
 @testable import PhotoPipeline
 import Testing
@@ -208,7 +207,7 @@ import TestSupport
         #expect(error?.reason == .tooManyPixels)
         let first = try budget.reserve(60, cancellable: cancellable)
         // 80 more must wait until the first is returned.
-        let waited = Mutex<Double?>(nil)
+        let waited = Locked<Double?>(nil)
         let started = Date()
         let thread = Thread {
             let c = Cancellable()
@@ -221,7 +220,7 @@ import TestSupport
         Thread.sleep(forTimeInterval: 0.5)
         // Past its patience, the waiting 80 goes first: a small one that would fit beside the
         // first 60 now waits, and cannot fit beside the 80 either, so it comes after it.
-        let small = Mutex<Double?>(nil)
+        let small = Locked<Double?>(nil)
         let smallThread = Thread {
             if let r = try? budget.reserve(30, cancellable: Cancellable()) {
                 small.withLock { $0 = Date().timeIntervalSince(started) }
@@ -330,7 +329,7 @@ import TestSupport
         #expect(error?.reason == .timeout, "\(String(describing: error))")
         #expect(seconds >= 1.4 && seconds < 4 * slowdown, "\(seconds) s")
         // The source says so; a source after it still loads (its deadline cancelled only itself).
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let done = DispatchSemaphore(value: 0)
         let list = try TestPictures.makeFolder("after-timeout")
         defer { try? FileManager.default.removeItem(at: list) }

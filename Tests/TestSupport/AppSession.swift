@@ -1,6 +1,6 @@
 import Foundation
+import GLibKit
 import PhotoPipeline
-import Synchronization
 
 /// A private Xvfb server; stopped on deinit.
 public final class XvfbDisplay: @unchecked Sendable {
@@ -8,7 +8,7 @@ public final class XvfbDisplay: @unchecked Sendable {
     private let process: Process
 
     /// Display numbers handed out in this process; parallel tests must never share one.
-    private static let allocated = Mutex<Set<Int>>([])
+    private static let allocated = Locked<Set<Int>>([])
 
     public init(width: Int = 1024, height: Int = 900) throws {
         var started: (Int, Process)?

@@ -37,7 +37,7 @@ public final class LoopbackServer: @unchecked Sendable {
     public let photoLatencyMs = Atomic<Int>(0)
     /// While true, `/photos/` responses wait until `releasePhotos()` (a transfer held open for
     /// as long as a test needs it running, however slow the machine).
-    private let holding = Mutex<(on: Bool, waiting: [@Sendable () -> Void])>((false, []))
+    private let holding = Locked<(on: Bool, waiting: [@Sendable () -> Void])>((false, []))
 
     /// Holds every `/photos/` response from now until `releasePhotos()`.
     public func holdPhotos() { holding.withLock { $0.on = true } }
@@ -51,7 +51,7 @@ public final class LoopbackServer: @unchecked Sendable {
         for respond in waiting { invoke(respond) }
     }
     /// Bodies served at `/lists/NAME`.
-    private let lists = Mutex<[String: Data]>([:])
+    private let lists = Locked<[String: Data]>([:])
 
     /// Serves `body` at `/lists/NAME`.
     public func setList(_ body: Data, for name: String) { lists.withLock { $0[name] = body } }
@@ -62,7 +62,7 @@ public final class LoopbackServer: @unchecked Sendable {
     private let context: OpaquePointer
     private var loop: OpaquePointer?
     private var server: UnsafeMutablePointer<SoupServer>?
-    private let stats = Mutex(Stats())
+    private let stats = Locked(Stats())
     private let photos: URL
     private let ready = DispatchSemaphore(value: 0)
 
@@ -345,7 +345,7 @@ public final class LoopbackServer: @unchecked Sendable {
     /// A JPEG's first bytes, then one byte every `ms` milliseconds.
     private func drip(_ msg: OpaquePointer, every ms: Int) {
         let photo = (try? Data(contentsOf: photos.appendingPathComponent("coffee.jpg"))) ?? Data(count: 4096)
-        let position = Mutex(2)
+        let position = Locked(2)
         stream(msg, first: photo.prefix(2), every: ms) {
             position.withLock { p in
                 defer { p += 1 }

@@ -1,5 +1,6 @@
 import CGdkPixbuf
 import Foundation
+import GLibKit
 import Synchronization
 
 /// Where a photo is in its life: new → downloaded → filtered, or failed.

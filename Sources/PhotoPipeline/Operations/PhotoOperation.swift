@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 import Synchronization
 
 /// The kinds of photo work, as the trace's `op.*` events name them: a row's download and

@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 
 /// Rows that show the same photo at the same size (a list naming one address twice) share
 /// one decode and one picture: a decode of a key that is in progress is waited for rather

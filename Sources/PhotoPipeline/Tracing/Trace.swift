@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import GLibKit
 import Synchronization
 
 /// The JSON Lines trace through which tests and tools observe the running app.

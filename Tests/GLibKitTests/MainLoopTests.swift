@@ -5,16 +5,16 @@ import TestSupport
 /// Main-loop marshalling and main-actor hops, measured in a process whose real main thread
 /// runs the GLib loop (the probe), exactly as the app's does.
 @Suite struct MainLoopTests {
-    private func probe(_ scenario: String, environment: [String: String] = [:]) throws -> [String: Any] {
-        let result = try run(Products.executable("glibkit-probe"), [scenario], environment: environment, timeout: 60)
+    private func probe(_ scenario: String, environment: [String: String] = [:]) async throws -> [String: Any] {
+        let result = try await run(Products.executable("glibkit-probe"), [scenario], environment: environment, timeout: 60)
         #expect(result.status == 0, "probe failed: \(result.stderr)")
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
     @Test("10,000 calls from 8 threads all arrive on the main thread in per-thread order")
-    func marshalledCallsArriveInOrder() throws {
-        let r = try probe("marshal")
+    func marshalledCallsArriveInOrder() async throws {
+        let r = try await probe("marshal")
         #expect(r["finished"] as? Bool == true)
         #expect(r["arrived"] as? Int == 10_000)
         #expect(r["offMain"] as? Int == 0)
@@ -22,8 +22,8 @@ import TestSupport
     }
 
     @Test("waitUntilDone blocks the caller until the closure has run on the main thread")
-    func waitUntilDoneWaits() throws {
-        let r = try probe("wait")
+    func waitUntilDoneWaits() async throws {
+        let r = try await probe("wait")
         #expect(r["finished"] as? Bool == true)
         #expect(r["ranOnMain"] as? Bool == true)
         #expect(r["workerSawEffect"] as? Bool == true)
@@ -32,8 +32,8 @@ import TestSupport
     }
 
     @Test("Main-actor hops from workers run on the main thread while g_application_run loops")
-    func mainActorRunsInsideGLibLoop() throws {
-        let r = try probe("mainactor")
+    func mainActorRunsInsideGLibLoop() async throws {
+        let r = try await probe("mainactor")
         #expect(r["status"] as? Int == 0)
         #expect(r["ran"] as? Int == 1000)
         #expect(r["offMain"] as? Int == 0)
@@ -43,17 +43,17 @@ import TestSupport
     }
 
     @Test("Calls queued from a worker wake a main loop asleep in poll")
-    func wakesTheLoop() throws {
-        let r = try probe("wakeup")
+    func wakesTheLoop() async throws {
+        let r = try await probe("wakeup")
         #expect(r["count"] as? Int == 40)
         // A correctness bound: without a wake-up the call would wait for the next unrelated event.
         #expect((r["maxMs"] as? Double ?? .infinity) < 100)
     }
 
     @Test("The main window, filled and destroyed, leaves no GObject and no signal closure behind")
-    func windowLeavesNothingBehind() throws {
+    func windowLeavesNothingBehind() async throws {
         let display = try XvfbDisplay()
-        let r = try probe("window", environment: display.gtkEnvironment)
+        let r = try await probe("window", environment: display.gtkEnvironment)
         #expect((r["rowsBound"] as? Int ?? 0) > 3)
         #expect(r["finalized"] as? [String] == r["watched"] as? [String])
         #expect(r["closuresLeft"] as? Int == 0)

@@ -23,6 +23,11 @@ public enum Products {
     }
 }
 
+/// How many times longer than usual work may take in this run: sanitizers (named by
+/// `CLASSIC_PHOTOS_SANITIZER`, which meson-helpers/sanitizers.sh sets) slow every step several
+/// times, so upper time bounds that tell "refused at once" from "worked through it" stretch.
+public var sanitizerSlowdown: Double { ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] == nil ? 1 : 6 }
+
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {
     public let status: Int32
@@ -60,6 +65,24 @@ public func run(_ executable: URL, _ arguments: [String] = [], environment: [Str
     // for ever; what arrived within a few seconds of the exit is what there is.
     let (o, e) = collector.finish(waitingAtMost: 5)
     return ProcessResult(status: process.terminationStatus, stdout: o, stderr: e, timedOut: timedOut)
+}
+
+/// `run`, waited for from a task without holding one of the threads tasks run on: there are
+/// as many as cores, and tests that sat in `run` on both of a two-core machine's (probes taking
+/// 20 s under a sanitizer) kept every other test's task from resuming until they ended, so
+/// those tests' own deadlines passed with nothing done.
+public func run(_ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
+                timeout: TimeInterval = 60) async throws -> ProcessResult {
+    try await onOwnThread { try run(executable, arguments, environment: environment, timeout: timeout) }
+}
+
+/// Runs `body` on a thread of its own and waits for it from a task: for work that keeps a
+/// thread busy for seconds (a camera-size picture checked pixel by pixel takes 20 s under
+/// ThreadSanitizer), which on the threads tasks run on would hold back every other test.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }
 
 /// Drains both pipes on background threads so a chatty child never blocks on a full pipe.

@@ -6,13 +6,17 @@ import Synchronization
 /// which aborts whatever GIO or libsoup call is waiting, and the deadline remembers that it
 /// was the one that cancelled, so the failure is reported as `timeout`, not as a cancellation.
 ///
-/// The timer runs on libdispatch's queues, not on the thread doing the work (which is
-/// blocked in a read). `stop()` when the work ends; a timer that fires after that does
-/// nothing.
+/// The timer runs on a serial queue of its own, not on the thread doing the work (which is
+/// blocked in a read), nor on libdispatch's shared pool, which has a thread per core that
+/// long work may hold: a serial queue of its own gets a thread even when those are all busy,
+/// so a deadline fires on time under load.
+/// `stop()` when the work ends; a timer that fires after that does nothing.
 final class Deadline: Sendable {
     private let cancellable: Cancellable
     /// 0 running, 1 stopped, 2 expired.
     private let state = Atomic<Int>(0)
+    /// Where every deadline's timer fires (firing only cancels: it takes microseconds).
+    private static let timers = DispatchQueue(label: "Photo deadlines")
 
     /// Starts a deadline `seconds` from now that cancels `cancellable`. A limit that is not
     /// positive and finite never expires.
@@ -20,7 +24,7 @@ final class Deadline: Sendable {
         self.cancellable = cancellable
         guard seconds > 0, seconds.isFinite else { return }
         let when = DispatchTime.now() + .nanoseconds(Int(min(seconds, 1e9) * 1e9))
-        DispatchQueue.global().asyncAfter(deadline: when) { [weak self] in self?.fire() }
+        Self.timers.asyncAfter(deadline: when) { [weak self] in self?.fire() }
     }
 
     private func fire() {

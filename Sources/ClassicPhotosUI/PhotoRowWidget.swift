@@ -176,15 +176,13 @@ final class PhotoRowWidget {
         }
     }
 
-    /// Forgets the photo (the widget is about to be reused or destroyed).
+    /// Forgets the photo (the widget is about to be reused or destroyed) and lets go of its
+    /// texture. The labels, icon and spinner stay as they are: an unbound row is not shown, and
+    /// the next `show` sets only what differs. Emptying them here had every rebind change them
+    /// twice, and GTK measures a changed label again: wheel-scrolling 10,000 rows took the main
+    /// thread 4.4 s of CPU with it, 2.7–2.9 s without.
     func clear() {
         photo = nil
         setPicture(nil, of: nil)
-        gtk_label_set_text(gtkCast(title), nil)
-        gtk_label_set_text(gtkCast(status), nil)
-        setTooltip(nil)
-        setRetryVisible(false)
-        gtk_widget_set_visible(spinner, 0)
-        gtk_spinner_set_spinning(gtkCast(spinner), 0)
     }
 }

@@ -179,8 +179,8 @@ final class PhotoRowWidget {
     /// Forgets the photo (the widget is about to be reused or destroyed) and lets go of its
     /// texture. The labels, icon and spinner stay as they are: an unbound row is not shown, and
     /// the next `show` sets only what differs. Emptying them here had every rebind change them
-    /// twice, and GTK measures a changed label again: wheel-scrolling 10,000 rows took the main
-    /// thread 4.4 s of CPU with it, 2.7–2.9 s without.
+    /// twice, and GTK measures a changed label again: wheel-scrolling a 10,000-row list, the
+    /// main thread spent about 0.35 ms of CPU per row bound with it, 0.31 ms without.
     func clear() {
         photo = nil
         setPicture(nil, of: nil)

@@ -5,18 +5,12 @@ import GLibKit
 /// The memory all decodes in flight may use together: a semaphore counting bytes.
 ///
 /// A decode reserves what its picture will need as soon as the header says how large it is
-/// (`DecodeCost`), before the loader allocates anything, and gives it back when it ends. Two
-/// limits apply. `capacity` is the most one decode may need: a picture that needs more fails at
-/// once (`too-many-pixels`). `sharedCapacity` (a quarter of it unless told otherwise) is the
-/// most decodes running side by side may need together: a decode that needs more than is left
-/// of it waits until it fits, or until it is the only one, and then runs alone, up to
-/// `capacity`. So camera photos (a 24-megapixel progressive JPEG in 4:2:0 holds 72 MB of coefficients)
-/// decode two at a time only when together they stay small, and the process does not carry
-/// two large decodes at once for the sake of a few milliseconds.
-///
+/// (`DecodeCost`), before the loader allocates anything, and gives it back when it ends. A
+/// picture that needs more than there is room for now waits (bounded by its own deadline and
+/// cancellation); one that needs more than the whole budget fails at once (`too-many-pixels`).
 /// Small pictures go ahead of a large one that is waiting, but once the large one has waited
-/// `patience`, nothing new starts until it has started: a large photo is delayed by the others
-/// at most that long plus their decoding, and they are never delayed by it beyond its own
+/// `patience`, nothing new starts until it fits: a large photo is delayed by the others at
+/// most that long plus their decoding, and they are never delayed by it beyond its own
 /// decoding.
 public final class DecodeMemoryBudget: @unchecked Sendable {
     /// The budget every decode of the app shares unless told otherwise.
@@ -25,7 +19,6 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
     // Every field is guarded by `condition`.
     private let condition = NSCondition()
     private var capacityValue: Int
-    private var sharedValue: Int?
     private var used = 0
     private var peak = 0
     private var nextTicket = 0
@@ -33,15 +26,12 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
     private var waiting: [Int: (bytes: Int, since: Double)] = [:]
     private let patience: Double
 
-    /// `sharedCapacity` nil: a quarter of `capacity`, whatever `capacity` is set to later.
-    public init(capacity: Int, sharedCapacity: Int? = nil, patience: Double = 1.0) {
+    public init(capacity: Int, patience: Double = 1.0) {
         capacityValue = capacity
-        sharedValue = sharedCapacity
         self.patience = patience
     }
 
-    /// The most one decode may need, in bytes; a smaller value takes effect as reservations
-    /// are returned.
+    /// The budget in bytes; a smaller one takes effect as reservations are returned.
     public var capacity: Int {
         get { condition.withLock { capacityValue } }
         set {
@@ -49,12 +39,6 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
             condition.broadcast()
         }
     }
-
-    /// The most decodes running side by side may need together, in bytes.
-    public var sharedCapacity: Int { condition.withLock { sharedLimit } }
-
-    /// (The lock is held.)
-    private var sharedLimit: Int { min(capacityValue, sharedValue ?? capacityValue / 4) }
 
     /// Bytes reserved now, and the most reserved at once since the budget was made.
     public var usage: (now: Int, peak: Int) { condition.withLock { (used, peak) } }
@@ -97,19 +81,12 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
 
     /// Whether `ticket` may take `bytes` now (the lock is held).
     private func mayStart(_ ticket: Int, _ bytes: Int) -> Bool {
-        guard fits(bytes, besides: used) else { return false }
-        // The longest-waiting reservation that has run out of patience goes first: another
-        // starts before it only if it could still start beside that one.
+        guard used + bytes <= capacityValue else { return false }
+        // The longest-waiting reservation that has run out of patience goes first.
         let now = Self.now()
         let overdue = waiting.filter { $0.key != ticket && now - $0.value.since >= patience }
         guard let oldest = overdue.min(by: { $0.key < $1.key }), oldest.key < ticket else { return true }
-        return fits(oldest.value.bytes, besides: used + bytes)
-    }
-
-    /// Whether a decode needing `bytes` may run beside decodes holding `inUse` (the lock is
-    /// held): alone, up to the capacity; beside others, within the shared capacity.
-    private func fits(_ bytes: Int, besides inUse: Int) -> Bool {
-        inUse == 0 ? bytes <= capacityValue : inUse + bytes <= sharedLimit
+        return used + bytes + oldest.value.bytes <= capacityValue
     }
 
     private func give(_ bytes: Int) {

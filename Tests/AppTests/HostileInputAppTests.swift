@@ -117,7 +117,7 @@ extension GUITests {
             let peak = app.peakResidentBytes ?? 0
             print("hostile list: peak resident memory \(peak >> 20) MB")
             // Not under a sanitizer, whose allocator keeps freed memory in quarantine and adds shadow memory.
-            if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] == nil {
+            if !runsUnderSanitizer {
                 #expect(peak > 0 && peak < 300 << 20, "peak resident memory \(peak >> 20) MB")
             }
             #expect(app.terminate() == 0)

@@ -23,10 +23,15 @@ public enum Products {
     }
 }
 
-/// How many times longer than usual work may take in this run: sanitizers (named by
-/// `CLASSIC_PHOTOS_SANITIZER`, which meson-helpers/sanitizers.sh sets) slow every step several
-/// times, so upper time bounds that tell "refused at once" from "worked through it" stretch.
-public var sanitizerSlowdown: Double { ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] == nil ? 1 : 6 }
+/// Whether this run is under a sanitizer: meson-helpers/sanitizers.sh names it in
+/// `CLASSIC_PHOTOS_SANITIZER`. Its allocator keeps freed memory in quarantine and adds shadow
+/// memory, so resident memory means nothing then.
+public var runsUnderSanitizer: Bool { ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SANITIZER"] != nil }
+
+/// How many times longer than usual work may take in this run: sanitizers slow every step
+/// several times, so upper time bounds that tell "refused at once" from "worked through it"
+/// stretch.
+public var sanitizerSlowdown: Double { runsUnderSanitizer ? 6 : 1 }
 
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {

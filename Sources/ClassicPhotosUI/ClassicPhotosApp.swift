@@ -20,6 +20,7 @@ public final class ClassicPhotosApp {
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
+        leaveGLAloneUnderCairo()
         // A launcher may hand these down blocked (a libdispatch thread's mask, say); the app
         // quits cleanly on them, so make sure they arrive. Threads started later inherit this.
         var quitSignals = sigset_t()
@@ -53,6 +54,19 @@ public final class ClassicPhotosApp {
         Trace.shared.emit(.appQuit)
         Trace.shared.flush()
         return status
+    }
+
+    /// GDK 4.8 on X11 loads the system's OpenGL driver as it opens the display, to choose a
+    /// visual that GL can draw to, even when the cairo renderer has been chosen
+    /// (`GSK_RENDERER=cairo`) and nothing will ever draw with GL. With Mesa's software driver
+    /// that is 59 MB of resident memory held for nothing (its LLVM alone is 43 MB), so when
+    /// cairo is the renderer GDK is told to leave GL alone. Any other choice, and the default
+    /// (GL where it works), is left as it is. Runs before anything reads the environment.
+    private static func leaveGLAloneUnderCairo() {
+        guard let renderer = getenv("GSK_RENDERER").map({ String(cString: $0) }), renderer == "cairo" else { return }
+        let flags = getenv("GDK_DEBUG").map { String(cString: $0) } ?? ""
+        guard !flags.split(separator: ",").contains("gl-disable") else { return }
+        setenv("GDK_DEBUG", flags.isEmpty ? "gl-disable" : flags + ",gl-disable", 1)
     }
 
     init(separateInstance: Bool) {

@@ -285,8 +285,12 @@ final class PhotoListWindow {
         }))
         connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
             guard let item, let widget = rowWidgets[item] else { return }
+            // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
+            // between the old and the new selected one when the selection moves (End from the
+            // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
+            // photos), and a row bound again to its photo then changes nothing. Bound to
+            // another photo, it changes what differs; torn down, it lets go of its texture.
             if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
-            widget.clear()
         }))
         connections.append(SignalConnection.connect(factory, "teardown", pointer: { [unowned self] item in
             guard let item else { return }

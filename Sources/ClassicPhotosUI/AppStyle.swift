@@ -12,6 +12,17 @@ enum AppStyle {
           outline: 3px solid alpha(@accent_bg_color, 0.8);
           outline-offset: -3px;
         }
+
+        /* A row's thumbnail with no photo to show: a symbolic icon in the text colour, dimmed,
+           drawn as the picture's background (see PhotoRowWidget). */
+        .photo-thumbnail.placeholder, .photo-thumbnail.missing {
+          background-size: 32px 32px;
+          background-position: center;
+          background-repeat: no-repeat;
+          opacity: 0.55;
+        }
+        .photo-thumbnail.placeholder { background-image: -gtk-icontheme("image-x-generic-symbolic"); }
+        .photo-thumbnail.missing { background-image: -gtk-icontheme("image-missing-symbolic"); }
         """
 
     static func install() {

@@ -6,19 +6,25 @@ import PhotoPipeline
 /// One row of the photo list: thumbnail (or a symbolic placeholder that follows the style),
 /// name, status line (the short reason when the photo failed, with Retry), and a spinner while
 /// work is pending. Screen readers hear the name and the state.
+///
+/// GTK 4.8's list view keeps about 200 rows bound and binds them again on every jump, so the
+/// row is kept small: the placeholder is the picture's own CSS background (no stack of two
+/// widgets), the texts are `GtkInscription`s (their size comes from the font, not the text, so
+/// a new name needs no new measuring of the row), and the spinner and the Retry button are
+/// only made for rows that need them.
 @MainActor
 final class PhotoRowWidget {
     /// Row height in logical pixels, as in the tutorial.
     static let height: Int32 = 80
 
     let root: UnsafeMutablePointer<GtkWidget>
-    /// The thumbnail, or the placeholder icon in its place.
-    private let thumbnail: OpaquePointer
+    /// The thumbnail; with no photo to show, its CSS background is the placeholder icon.
     private let picture: UnsafeMutablePointer<GtkWidget>
-    private let placeholderIcon: UnsafeMutablePointer<GtkWidget>
+    private let labels: UnsafeMutablePointer<GtkWidget>
     private let title: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
-    private let spinner: UnsafeMutablePointer<GtkWidget>
+    /// Made the first time the row has work pending.
+    private var spinner: UnsafeMutablePointer<GtkWidget>?
     /// Made the first time the row shows a failed photo (most rows never do, and a button
     /// is among the costlier widgets to make: GTK makes up to 200 rows at once).
     private var retryButton: UnsafeMutablePointer<GtkWidget>?
@@ -31,7 +37,9 @@ final class PhotoRowWidget {
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
     private var shownTooltip: String?
-    private var shownIcon: String?
+    /// The placeholder's style class ("placeholder" or "missing"), nil while a photo shows.
+    private var shownPlaceholder: String?
+    private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
 
     init() {
@@ -42,40 +50,32 @@ final class PhotoRowWidget {
         picture = gtk_picture_new()
         gtk_picture_set_can_shrink(gtkCast(picture), 1)
         gtk_picture_set_content_fit(gtkCast(picture), GTK_CONTENT_FIT_COVER)
+        gtk_widget_set_size_request(picture, Self.height, Self.height)
+        gtk_widget_set_valign(picture, GTK_ALIGN_CENTER)
         gtk_widget_add_css_class(picture, "photo-thumbnail")
-        placeholderIcon = gtk_image_new()
-        gtk_image_set_pixel_size(gtkCast(placeholderIcon), 32)
-        gtk_widget_add_css_class(placeholderIcon, "dim-label")
-        thumbnail = OpaquePointer(gtk_stack_new()!)
-        gtk_widget_set_size_request(widget(thumbnail), Self.height, Self.height)
-        gtk_widget_set_valign(widget(thumbnail), GTK_ALIGN_CENTER)
-        gtk_stack_add_named(thumbnail, placeholderIcon, "icon")
-        gtk_stack_add_named(thumbnail, picture, "picture")
-        gtk_box_append(gtkCast(root), widget(thumbnail))
+        gtk_box_append(gtkCast(root), picture)
 
-        let labels = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
+        labels = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
         gtk_widget_set_valign(labels, GTK_ALIGN_CENTER)
         gtk_widget_set_hexpand(labels, 1)
-        title = gtk_label_new(nil)
-        gtk_label_set_xalign(gtkCast(title), 0)
-        gtk_label_set_ellipsize(gtkCast(title), PANGO_ELLIPSIZE_END)
-        // One line whatever the text (names are made one line too: see `DisplayText`).
-        gtk_label_set_single_line_mode(gtkCast(title), 1)
+        // One line each whatever the text (names are made one line too: see `DisplayText`).
+        title = Self.inscription()
         gtk_widget_add_css_class(title, "heading")
-        status = gtk_label_new(nil)
-        gtk_label_set_xalign(gtkCast(status), 0)
-        gtk_label_set_ellipsize(gtkCast(status), PANGO_ELLIPSIZE_END)
-        gtk_label_set_single_line_mode(gtkCast(status), 1)
+        status = Self.inscription()
         gtk_widget_add_css_class(status, "dim-label")
         gtk_widget_add_css_class(status, "caption")
         gtk_box_append(gtkCast(labels), title)
         gtk_box_append(gtkCast(labels), status)
         gtk_box_append(gtkCast(root), labels)
+    }
 
-        spinner = gtk_spinner_new()
-        gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER)
-        gtk_widget_set_margin_end(spinner, 12)
-        gtk_box_append(gtkCast(root), spinner)
+    /// One line of text, ellipsized at the end, as tall as the font makes a line.
+    private static func inscription() -> UnsafeMutablePointer<GtkWidget> {
+        let text = gtk_inscription_new(nil)!
+        gtk_inscription_set_text_overflow(gtkCast(text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END)
+        gtk_inscription_set_xalign(gtkCast(text), 0)
+        gtk_inscription_set_nat_lines(gtkCast(text), 1)
+        return text
     }
 
     /// Shows or hides the Retry button, making it when first needed.
@@ -86,13 +86,27 @@ final class PhotoRowWidget {
             gtk_widget_add_css_class(button, "flat")
             gtk_widget_add_css_class(button, "circular")
             gtk_widget_set_tooltip_text(button, "Retry")
-            gtk_box_insert_child_after(gtkCast(root), button, gtk_widget_get_prev_sibling(spinner))
+            gtk_box_insert_child_after(gtkCast(root), button, labels)
             retryClicked = SignalConnection.connect(UnsafeMutableRawPointer(button), "clicked") { [unowned self] in
                 if let photo { onRetry?(photo) }
             }
             retryButton = button
         }
         if let retryButton { gtk_widget_set_visible(retryButton, visible ? 1 : 0) }
+    }
+
+    /// Shows or hides the spinner, making it (last in the row) when first needed.
+    private func setWorking(_ working: Bool) {
+        if working, spinner == nil {
+            let made = gtk_spinner_new()!
+            gtk_widget_set_valign(made, GTK_ALIGN_CENTER)
+            gtk_widget_set_margin_end(made, 12)
+            gtk_box_append(gtkCast(root), made)
+            spinner = made
+        }
+        guard let spinner else { return }
+        gtk_widget_set_visible(spinner, working ? 1 : 0)
+        gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
     }
 
     /// Shows the photo as `snapshot` has it; returns the status line shown.
@@ -103,23 +117,25 @@ final class PhotoRowWidget {
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
         // Names are shown through `DisplayText`: one line, no control or bidi characters.
         let name = snapshot.displayName
-        gtk_label_set_text(gtkCast(title), name)
-        gtk_label_set_text(gtkCast(status), statusLine)
+        setText(title, name)
+        setText(status, statusLine)
         setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
-        if state == .failed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
-        setRetryVisible(state == .failed)
+        if (state == .failed) != shownFailed {
+            shownFailed = state == .failed
+            if shownFailed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
+            setRetryVisible(shownFailed)
+        }
         if state == .failed {
-            setPlaceholder("image-missing-symbolic")
+            setPlaceholder("missing")
         } else if let image {
             // A texture is made once per image: rows are re-shown far more often than their
             // image changes, and each new texture would be uploaded again.
             setPicture(image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
                        of: image)
         } else {
-            setPlaceholder("image-x-generic-symbolic")
+            setPlaceholder("placeholder")
         }
-        gtk_widget_set_visible(spinner, working ? 1 : 0)
-        gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
+        setWorking(working)
         let accessible = (name, Self.accessibleState(state, failure: snapshot.failure))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
@@ -137,10 +153,16 @@ final class PhotoRowWidget {
         gtk_widget_set_tooltip_text(root, text)
     }
 
+    /// Sets an inscription's text only when it changes (each set lays the text out again).
+    private func setText(_ inscription: UnsafeMutablePointer<GtkWidget>, _ text: String) {
+        guard gtk_inscription_get_text(gtkCast(inscription)).map({ String(cString: $0) != text }) ?? true else { return }
+        gtk_inscription_set_text(gtkCast(inscription), text)
+    }
+
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {
-        if shownIcon != nil {
-            shownIcon = nil
-            gtk_stack_set_visible_child_name(thumbnail, "picture")
+        if let shownPlaceholder {
+            self.shownPlaceholder = nil
+            gtk_widget_remove_css_class(picture, shownPlaceholder)
         }
         guard texture !== shownTexture else { return }
         shownTexture = texture
@@ -148,13 +170,14 @@ final class PhotoRowWidget {
         gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
     }
 
-    /// Shows a symbolic icon where the thumbnail goes; it takes the style's colours.
-    private func setPlaceholder(_ icon: String) {
+    /// Shows a symbolic icon where the thumbnail goes, drawn as the picture's CSS background
+    /// (see `AppStyle`): "placeholder" (a picture to come) or "missing" (it failed). It takes
+    /// the style's colours.
+    private func setPlaceholder(_ style: String) {
+        guard style != shownPlaceholder else { return } // and so no texture either
         setPicture(nil, of: nil)
-        guard icon != shownIcon else { return }
-        shownIcon = icon
-        gtk_image_set_from_icon_name(gtkCast(placeholderIcon), icon)
-        gtk_stack_set_visible_child_name(thumbnail, "icon")
+        shownPlaceholder = style
+        gtk_widget_add_css_class(picture, style)
     }
 
     private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {

@@ -7,20 +7,24 @@ import Synchronization
 ///
 /// One event per line: `{"t": seconds since process start (monotonic), "ev": name, …fields}`;
 /// the events and their fields are defined by `TraceEvent`.
-/// Any thread may emit; lines are buffered and written by a flusher every 50 ms,
-/// and on `flush()` (called at exit and from the SIGTERM / SIGINT handlers).
+/// Any thread may emit. An event is only stamped and queued where it happens; the flusher
+/// thread turns the queue into lines and writes them every 50 ms, as does `flush()` (called at
+/// exit and from the SIGTERM / SIGINT handlers). Formatting the JSON where events happen cost
+/// the main thread about 7% of its time on a jump through a 10,000-row list (a `row.shown`
+/// for each of 400 rows bound).
 public final class Trace: Sendable {
     /// The process-wide trace; disabled (every call a cheap no-op) until `open(path:)`.
     public static let shared = Trace()
 
     private struct State {
         var fd: Int32 = -1
-        var buffer = ""
+        var queued: [(event: TraceEvent, t: Double)] = []
         var flusherStarted = false
     }
 
     private let origin = g_get_monotonic_time()
     private let state = Locked(State())
+    private let writing = Locked(())
     private let enabledFlag = Atomic<Bool>(false)
 
     private init() {}
@@ -32,11 +36,14 @@ public final class Trace: Sendable {
     public func open(path: String) -> Bool {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
-        let startFlusher = state.withLock { s -> Bool in
-            if s.fd >= 0 { Glibc.close(s.fd) }
-            s.fd = fd
-            defer { s.flusherStarted = true }
-            return !s.flusherStarted
+        // Not while a flush writes to the descriptor it replaces.
+        let startFlusher = writing.withLock { _ in
+            state.withLock { s -> Bool in
+                if s.fd >= 0 { Glibc.close(s.fd) }
+                s.fd = fd
+                defer { s.flusherStarted = true }
+                return !s.flusherStarted
+            }
         }
         enabledFlag.store(true, ordering: .releasing)
         if startFlusher {
@@ -58,20 +65,26 @@ public final class Trace: Sendable {
     /// Records one event, stamped with `now`. The event is only built when the trace is open.
     public func emit(_ event: @autoclosure () -> TraceEvent) {
         guard isEnabled else { return }
-        var line = ""
-        event().append(to: &line, t: now)
-        state.withLock { $0.buffer += line }
+        let record = (event: event(), t: now)
+        state.withLock { $0.queued.append(record) }
     }
 
-    /// Writes everything buffered so far. Safe from any thread.
+    /// Writes everything queued so far. Safe from any thread.
     public func flush() {
-        state.withLock { s in
-            guard s.fd >= 0, !s.buffer.isEmpty else { return }
-            let bytes = Array(s.buffer.utf8)
-            s.buffer = ""
+        // One flush at a time, so batches are written in the order they were taken; emitters
+        // wait for nothing but the swap of the queue.
+        writing.withLock { _ in
+            let (fd, batch) = state.withLock { s in
+                defer { s.queued.removeAll() }
+                return (s.fd, s.queued)
+            }
+            guard fd >= 0, !batch.isEmpty else { return }
+            var text = ""
+            for record in batch { record.event.append(to: &text, t: record.t) }
+            let bytes = Array(text.utf8)
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(s.fd, $0.baseAddress! + offset, $0.count - offset) }
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                 if n <= 0 { break }
                 offset += n
             }

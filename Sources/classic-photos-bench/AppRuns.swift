@@ -31,10 +31,23 @@ func memory(of pid: Int32) -> (peak: Double, resident: Double) {
 
 func megabytes(_ bytes: Double) -> String { format(bytes / 1_048_576, 0) + " MB" }
 
-/// A list of `count` rows cycling through the generated camera photos by file address.
+/// A list of `count` rows of the generated camera photos in turn, by file address. Each row
+/// names a file of its own (a symbolic link in `folder` to one of the photos), as in a real
+/// folder: rows naming the same address would share one photo, and a list of 8 addresses
+/// repeated would have every row past the first screen shown at once from memory, with
+/// nothing to load where a scroll stops.
 func cameraList(_ camera: CameraPhotos, count: Int, in folder: URL) throws -> URL {
+    let photos = folder.appendingPathComponent("photos", isDirectory: true)
+    try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+    let addresses = try (0..<count).map { n -> String in
+        let link = photos.appendingPathComponent(String(format: "photo-%05d.jpg", n))
+        guard symlink(camera.photos[n % camera.photos.count].url.path, link.path) == 0 else {
+            throw BenchError("could not make \(link.path): \(String(cString: strerror(errno)))")
+        }
+        return link.absoluteString
+    }
     let list = folder.appendingPathComponent("camera-\(count).plist")
-    try writePhotoList((0..<count).map { camera.photos[$0 % camera.photos.count].url.absoluteString }, to: list)
+    try writePhotoList(addresses, to: list)
     return list
 }
 
@@ -291,7 +304,8 @@ func benchmarkScrolling(camera: CameraPhotos, rounds: Int, report: Report) throw
 
     report.heading("Wheel-scrolling 10,000 rows")
     report.add("""
-        The app on a list of 10,000 camera photos (by file address), default window size, under \
+        The app on a list of 10,000 camera photos (by file address, each row a file of its own), \
+        default window size, under \
         Xvfb with GTK's cairo renderer. Once the first screen is shown, xdotool turns the wheel \
         over the list for \(format(m { $0.wheelSeconds })) s: \(wheelLegClicks) clicks down, one every \
         \(wheelDelayMs) ms, then \(wheelLegClicks) up, and so on (GTK 4.8 speeds a fast wheel up, \

@@ -71,6 +71,29 @@ extension GUITests {
             #expect(after.first?.event.name == .appStart)
         }
 
+        /// OpenGL drivers mapped into the app's process (Mesa's DRI drivers and their LLVM).
+        private func glDrivers(of app: AppSession) throws -> [String] {
+            let maps = try String(contentsOfFile: "/proc/\(app.processIdentifier)/maps", encoding: .utf8)
+            let paths = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+            return paths.filter { $0.hasSuffix("_dri.so") || $0.contains("libLLVM") || $0.contains("libEGL_mesa") || $0.contains("libGLX_mesa") }
+                .sorted()
+        }
+
+        @Test("Under GTK's cairo renderer no OpenGL driver is loaded; with the GL renderer it is")
+        func noGLDriverUnderCairo() throws {
+            let cairo = try AppSession(environment: ["GSK_RENDERER": "cairo"])
+            try cairo.waitFor(event: .sourceLoaded)
+            #expect(try glDrivers(of: cairo) == [], "the cairo renderer draws without GL")
+            #expect(cairo.terminate() == 0)
+            // The check sees a driver where there is one: with GL rendering, Mesa's (where installed).
+            let mesa = ["/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so"]
+            guard mesa.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { return }
+            let gl = try AppSession(environment: ["GSK_RENDERER": "gl"])
+            try gl.waitFor(event: .sourceLoaded)
+            #expect(try glDrivers(of: gl) != [], "GL rendering loads the driver")
+            #expect(gl.terminate() == 0)
+        }
+
         @Test("No download or filter runs on the main loop: 400 ms responses cause no stall of 200 ms")
         func noStallsUnderLatency() throws {
             let server = try LoopbackServer()

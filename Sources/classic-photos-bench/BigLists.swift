@@ -19,7 +19,8 @@ func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
     var table: [[String]] = []
     var resident: [Int: Double] = [:]
     var textPerRow: [Int: Double] = [:]
-    for count in [10_000, 1_000_000] {
+    var worstStall: [Int: Double] = [:]
+    for count in [10_000, 100_000, 1_000_000] {
         var body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<array>\n"
         var text = 0
         for n in 0..<count {
@@ -48,11 +49,16 @@ func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
             _ = app.terminate()
         }
         resident[count] = median(memory)
+        worstStall[count] = stalls.max() ?? 0
         let stall = (stalls.max() ?? 0) == 0 ? "none over 16 ms"
             : "\(format(median(stalls), 0)) ms (worst round \(format(stalls.max() ?? 0, 0)) ms)"
         table.append(["\(count)", ms(median(shown)), stall, format(median(memory) / 1_048_576, 0) + " MB"])
     }
     report.table(["rows", "`source.start` to `source.loaded`", "longest main-loop stall while loading", "resident memory"], table)
+    if let stall = worstStall[100_000] {
+        report.target("main-loop stall showing a 100,000-row list (worst round)", target: "< 50 ms",
+                      measured: stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms", met: stall < 50)
+    }
     if let small = resident[10_000], let big = resident[1_000_000], let text = textPerRow[1_000_000] {
         let perRow = (big - small) / Double(1_000_000 - 10_000)
         report.add("Memory per row: \(format(perRow, 0)) bytes, of which the list's own text (names and addresses) "

@@ -179,14 +179,16 @@ struct ScrollRun {
     var rowsDecoded = 0
 }
 
-/// Frame intervals from `frames` (trace seconds) starting at the first one, over `seconds`,
-/// including the interval that spans its end.
+/// Frame intervals from `frames` (trace seconds) starting at the first one, over `seconds`.
+/// The interval that spans the end is left out: once the wheel stops the list is at rest and
+/// GTK paints nothing until something changes (for the app, the spinners of the rows the
+/// scroll stopped on, about 150 ms later), so that gap is idle time, not a slow frame.
 func frameIntervals(_ frames: [Double], seconds: Double) -> [Double] {
     guard let start = frames.first else { return [] }
     var kept: [Double] = []
     for t in frames {
-        kept.append(t)
         if t > start + seconds { break }
+        kept.append(t)
     }
     return zip(kept.dropFirst(), kept).map { $0 - $1 }
 }

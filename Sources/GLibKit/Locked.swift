@@ -4,7 +4,8 @@ import Foundation
 /// tests and its benchmark uses it). It uses Foundation's `NSLock` (a pthread mutex) rather
 /// than the standard library's `Mutex`, whose futex-based lock ThreadSanitizer cannot see on
 /// Linux: code guarded by it was reported as racing with itself, which kept the app from
-/// running under it, and made test runs under it fail now and then.
+/// running under it, and made test runs under it fail now and then. Give it a value to guard:
+/// a `Locked(())` made ThreadSanitizer report its empty value as racing with itself.
 public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -73,7 +73,11 @@ extension GUITests {
 
         /// OpenGL drivers mapped into the app's process (Mesa's DRI drivers and their LLVM).
         private func glDrivers(of app: AppSession) throws -> [String] {
-            let maps = try String(contentsOfFile: "/proc/\(app.processIdentifier)/maps", encoding: .utf8)
+            // Read to the end: /proc files have no size, and String(contentsOfFile:) stops after
+            // its first read (4 KB, about 80 of the thousands of lines a sanitizer's build maps).
+            guard let file = FileHandle(forReadingAtPath: "/proc/\(app.processIdentifier)/maps") else { return [] }
+            defer { try? file.close() }
+            let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
             let paths = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
             return paths.filter { $0.hasSuffix("_dri.so") || $0.contains("libLLVM") || $0.contains("libEGL_mesa") || $0.contains("libGLX_mesa") }
                 .sorted()
@@ -81,17 +85,23 @@ extension GUITests {
 
         @Test("Under GTK's cairo renderer no OpenGL driver is loaded; with the GL renderer it is")
         func noGLDriverUnderCairo() throws {
-            let cairo = try AppSession(environment: ["GSK_RENDERER": "cairo"])
-            try cairo.waitFor(event: .sourceLoaded)
-            #expect(try glDrivers(of: cairo) == [], "the cairo renderer draws without GL")
-            #expect(cairo.terminate() == 0)
+            // Waits until the window has painted photos (a row in sepia), so GTK has set up
+            // its renderer, and returns the drivers mapped then.
+            func driversOnceDrawn(_ renderer: String) throws -> [String] {
+                let app = try AppSession(environment: ["GSK_RENDERER": renderer])
+                try app.waitFor("a row in sepia", timeout: 60) { events in
+                    events.contains { $0.event.name == .rowState && $0.event.state == .filtered }
+                }
+                usleep(300_000)
+                let drivers = try glDrivers(of: app)
+                #expect(app.terminate() == 0)
+                return drivers
+            }
+            #expect(try driversOnceDrawn("cairo") == [], "the cairo renderer draws without GL")
             // The check sees a driver where there is one: with GL rendering, Mesa's (where installed).
             let mesa = ["/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so"]
             guard mesa.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { return }
-            let gl = try AppSession(environment: ["GSK_RENDERER": "gl"])
-            try gl.waitFor(event: .sourceLoaded)
-            #expect(try glDrivers(of: gl) != [], "GL rendering loads the driver")
-            #expect(gl.terminate() == 0)
+            #expect(try driversOnceDrawn("gl") != [], "GL rendering loads the driver")
         }
 
         @Test("No download or filter runs on the main loop: 400 ms responses cause no stall of 200 ms")

@@ -17,14 +17,15 @@ public final class Trace: Sendable {
     public static let shared = Trace()
 
     private struct State {
-        var fd: Int32 = -1
         var queued: [(event: TraceEvent, t: Double)] = []
         var flusherStarted = false
     }
 
     private let origin = g_get_monotonic_time()
     private let state = Locked(State())
-    private let writing = Locked(())
+    /// The file's descriptor (-1 while closed). Held for a whole flush, so one flush writes at
+    /// a time and batches reach the file in the order they were taken.
+    private let output = Locked<Int32>(-1)
     private let enabledFlag = Atomic<Bool>(false)
 
     private init() {}
@@ -37,13 +38,13 @@ public final class Trace: Sendable {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
         // Not while a flush writes to the descriptor it replaces.
-        let startFlusher = writing.withLock { _ in
-            state.withLock { s -> Bool in
-                if s.fd >= 0 { Glibc.close(s.fd) }
-                s.fd = fd
-                defer { s.flusherStarted = true }
-                return !s.flusherStarted
-            }
+        output.withLock { current in
+            if current >= 0 { Glibc.close(current) }
+            current = fd
+        }
+        let startFlusher = state.withLock { s -> Bool in
+            defer { s.flusherStarted = true }
+            return !s.flusherStarted
         }
         enabledFlag.store(true, ordering: .releasing)
         if startFlusher {
@@ -71,14 +72,14 @@ public final class Trace: Sendable {
 
     /// Writes everything queued so far. Safe from any thread.
     public func flush() {
-        // One flush at a time, so batches are written in the order they were taken; emitters
-        // wait for nothing but the swap of the queue.
-        writing.withLock { _ in
-            let (fd, batch) = state.withLock { s in
+        // Emitters wait for nothing but the swap of the queue.
+        output.withLock { fd in
+            guard fd >= 0 else { return }
+            let batch = state.withLock { s in
                 defer { s.queued.removeAll() }
-                return (s.fd, s.queued)
+                return s.queued
             }
-            guard fd >= 0, !batch.isEmpty else { return }
+            guard !batch.isEmpty else { return }
             var text = ""
             for record in batch { record.event.append(to: &text, t: record.t) }
             let bytes = Array(text.utf8)

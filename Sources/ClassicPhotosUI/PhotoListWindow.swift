@@ -253,6 +253,11 @@ final class PhotoListWindow {
 
     private func scrollToPendingSelection() {
         guard let position = pendingSelection, position < processor.photos.count else { return }
+        // GTK 4.8 forgets a scroll asked for before the list's first layout (the list then
+        // showed its top, now and then, when the idle came first); the adjustment's "changed",
+        // at that layout, calls this again.
+        guard let adjustment = gtk_scrolled_window_get_vadjustment(scrolled),
+              gtk_adjustment_get_page_size(adjustment) > 0, gtk_adjustment_get_upper(adjustment) > 0 else { return }
         pendingSelection = nil
         gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
         // The picture opened shows in the viewer, its folder in the list behind.
@@ -340,7 +345,10 @@ final class PhotoListWindow {
     private func connectWindow() {
         if let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) {
             // Upper or page size changed: first layout, a resize, a new list.
-            connections.append(SignalConnection.connect(adjustment, "changed") { [unowned self] in updateVisibleRows() })
+            connections.append(SignalConnection.connect(adjustment, "changed") { [unowned self] in
+                updateVisibleRows()
+                if pendingSelection != nil { scrollToPendingSelection() }
+            })
         }
         connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
         connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })

@@ -117,8 +117,9 @@ final class PhotoRowWidget {
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
         // Names are shown through `DisplayText`: one line, no control or bidi characters.
         let name = snapshot.displayName
-        setText(title, name)
-        setText(status, statusLine)
+        // (GtkInscription does nothing when the text is the one it shows.)
+        gtk_inscription_set_text(gtkCast(title), name)
+        gtk_inscription_set_text(gtkCast(status), statusLine)
         setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
         if (state == .failed) != shownFailed {
             shownFailed = state == .failed
@@ -151,12 +152,6 @@ final class PhotoRowWidget {
         guard text != shownTooltip else { return }
         shownTooltip = text
         gtk_widget_set_tooltip_text(root, text)
-    }
-
-    /// Sets an inscription's text only when it changes (each set lays the text out again).
-    private func setText(_ inscription: UnsafeMutablePointer<GtkWidget>, _ text: String) {
-        guard gtk_inscription_get_text(gtkCast(inscription)).map({ String(cString: $0) != text }) ?? true else { return }
-        gtk_inscription_set_text(gtkCast(inscription), text)
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {

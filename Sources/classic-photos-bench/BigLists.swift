@@ -49,9 +49,9 @@ func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
             _ = app.terminate()
         }
         resident[count] = median(memory)
-        worstStall[count] = stalls.max() ?? 0
-        let stall = (stalls.max() ?? 0) == 0 ? "none over 16 ms"
-            : "\(format(median(stalls), 0)) ms (worst round \(format(stalls.max() ?? 0, 0)) ms)"
+        let worst = stalls.max() ?? 0
+        worstStall[count] = worst
+        let stall = worst == 0 ? "none over 16 ms" : "\(format(median(stalls), 0)) ms (worst round \(format(worst, 0)) ms)"
         table.append(["\(count)", ms(median(shown)), stall, format(median(memory) / 1_048_576, 0) + " MB"])
     }
     report.table(["rows", "`source.start` to `source.loaded`", "longest main-loop stall while loading", "resident memory"], table)

@@ -196,7 +196,7 @@ public final class AppSession: @unchecked Sendable {
                 if running { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
                 let err = collector.finish(waitingAtMost: 5).1.suffix(2000)
                 let status = running ? "killed" : "exited with \(process.terminationStatus)"
-                throw AppSessionError.timeout("\(what) (app \(status)); stderr: \(err)")
+                throw AppSessionError.timeout("\(what) (app \(status)); \(Self.summary(of: events())); stderr: \(err)")
             }
             usleep(50_000)
         }
@@ -207,6 +207,19 @@ public final class AppSession: @unchecked Sendable {
     public func waitFor(event name: TraceEvent.Name, timeout: Double = 30) throws -> TraceRecord {
         let all = try waitFor("event \(name)", timeout: timeout) { $0.contains { $0.event.name == name } }
         return all.first { $0.event.name == name }!
+    }
+
+    /// What a test that timed out needs to know of the trace: how many events, each row's
+    /// latest state, every failure and the last few events' names.
+    public static func summary(of events: [TraceRecord]) -> String {
+        let states = rowStates(events).sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.rawValue)" }
+        let failures = events.compactMap { record -> String? in
+            guard case .opFail(let kind, let row, _, let error, _) = record.event else { return nil }
+            return "\(kind.rawValue) row \(row) at \(record.t): \(error)"
+        }
+        let last = events.suffix(12).map { "\($0.event.name?.rawValue ?? "?")@\($0.t)" }
+        return "trace: \(events.count) events; rows {\(states.joined(separator: ", "))}; "
+            + "failures [\(failures.joined(separator: "; "))]; last [\(last.joined(separator: " "))]"
     }
 
     /// The visible row ranges traced so far (`view.visible` and `scroll.end`), oldest first.

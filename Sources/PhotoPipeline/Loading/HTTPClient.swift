@@ -167,13 +167,14 @@ public final class HTTPClient: Sendable {
             loop = g_main_loop_new(context, 0)
             self.cacheDirectory = cacheDirectory
             // The caller waits while the thread sets up. GLib 2.74 can deadlock when two threads
-            // register or initialise GObject types for the first time at once: the app hung at
-            // start-up about 1 launch in 20 under load, this thread in the session's class
-            // initialisation (holding GLib's class lock) waiting for the socket address type,
-            // which the main thread, connecting to D-Bus, was registering and which needed
-            // that lock. So the session, the cache and the types their work uses are made here
-            // while the main thread waits; the cache's index is read after (it makes no new
-            // types, and a full cache of 4,500 web photos took 320 ms to read).
+            // initialise GObject types for the first time at once, and the app hung at start-up
+            // now and then (once in 16 launches under load, none in 200 the next time): this
+            // thread was in the session's class initialisation, holding GLib's class lock, and
+            // waited for the socket address type, which the main thread, connecting to D-Bus,
+            // was registering and which needed that lock. So the session, the cache and the
+            // types their work uses are made here while the main thread waits (1-3 ms); the
+            // cache's index is read after (it makes no new types, and a full cache of 4,500
+            // web photos took 320 ms to read).
             let ready = DispatchSemaphore(value: 0)
             let thread = Thread { [self] in
                 g_main_context_push_thread_default(context)

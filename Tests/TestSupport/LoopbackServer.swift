@@ -3,6 +3,7 @@ import CGdkPixbuf
 import CSoup
 import Foundation
 import GLibKit
+import PhotoPipeline
 import Synchronization
 
 /// A real HTTP server on 127.0.0.1 (libsoup's SoupServer on a thread of its own) for tests
@@ -113,6 +114,8 @@ public final class LoopbackServer: @unchecked Sendable {
     private func serve() {
         g_main_context_push_thread_default(context)
         loop = g_main_loop_new(context, 0)
+        // Not while an HTTPClient's thread makes the same socket types (GLib can deadlock).
+        HTTPClient.prepareTypes()
         server = cp_soup_server_new()
         let me = Unmanaged.passRetained(Box(self)).toOpaque()
         soup_server_add_handler(server, nil, { _, msg, path, _, data in

@@ -54,6 +54,13 @@ public final class HTTPClient: Sendable {
         URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent("classic-photos/http")
     }
 
+    /// Initialises the GObject types of libsoup's sessions and of GIO's sockets, addresses and
+    /// files, once per process; a thread that calls this while another is doing it waits. Call
+    /// it before making anything of libsoup's on a thread of its own (see `Core.init` for the
+    /// deadlock it avoids); the tests' loopback server does.
+    public static func prepareTypes() { _ = typesPrepared }
+    private static let typesPrepared: Void = cp_soup_prepare_types()
+
     /// Whether this client keeps a disk cache.
     public var hasCache: Bool { core.cacheDirectory != nil }
 
@@ -179,9 +186,9 @@ public final class HTTPClient: Sendable {
             let thread = Thread { [self] in
                 g_main_context_push_thread_default(context)
                 // A session belongs to the thread-default context it was made in.
+                HTTPClient.prepareTypes()
                 session = cp_soup_session_new(Int32(maxConnections * 2), Int32(maxConnections), silence,
                                               "ClassicPhotos/\(AppInfo.version)")
-                cp_soup_prepare_types()
                 if let cacheDirectory {
                     try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true,
                                                              attributes: [.posixPermissions: 0o700])

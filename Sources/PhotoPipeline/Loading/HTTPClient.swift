@@ -179,14 +179,14 @@ public final class HTTPClient: Sendable {
             // thread was in the session's class initialisation, holding GLib's class lock, and
             // waited for the socket address type, which the main thread, connecting to D-Bus,
             // was registering and which needed that lock. So the session, the cache and the
-            // types their work uses are made here while the main thread waits (1-3 ms); the
+            // types their work uses are made here while the main thread waits (1–3 ms); the
             // cache's index is read after (it makes no new types, and a full cache of 4,500
             // web photos took 320 ms to read).
             let ready = DispatchSemaphore(value: 0)
             let thread = Thread { [self] in
-                g_main_context_push_thread_default(context)
-                // A session belongs to the thread-default context it was made in.
                 HTTPClient.prepareTypes()
+                // A session belongs to the thread-default context it was made in.
+                g_main_context_push_thread_default(context)
                 session = cp_soup_session_new(Int32(maxConnections * 2), Int32(maxConnections), silence,
                                               "ClassicPhotos/\(AppInfo.version)")
                 if let cacheDirectory {

@@ -54,6 +54,13 @@ let package = Package(
             name: "CPhotoListModel", dependencies: ["CGLib"],
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
+        // What a photo holds besides its main image: RAW files' camera previews (LibRaw) and
+        // HEIF / AVIF thumbnail items and sizes (libheif).
+        .target(
+            name: "CEmbeddedPictures",
+            cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])],
+            linkerSettings: [.linkedLibrary("raw_r"), .linkedLibrary("heif")]),
+
         // The viewer's zoomable picture widget (C, as GtkWidget subclasses are declared in C).
         .target(
             name: "CPhotoViewer", dependencies: ["CGtk"],
@@ -65,7 +72,7 @@ let package = Package(
         // MARK: The photo pipeline (no GTK): data source, records, operations, filter, scheduling
         .target(
             name: "PhotoPipeline",
-            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf"],
+            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures"],
             swiftSettings: strict),
 
         // MARK: The GTK application

@@ -6,12 +6,15 @@ set -euo pipefail
 # Build and run-time libraries, the tools the tests drive a real X display with (and read its
 # clipboard with; xcompmgr is for the screenshot script), and what
 # `meson install` and its checks use (meson, ninja, the desktop-file, AppStream and
-# GSettings schema validators).
+# GSettings schema validators); gdk-pixbuf's loaders for HEIF / HEIC, AVIF and WebP, LibRaw and
+# libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with.
 PACKAGES=(
   pkg-config libglib2.0-dev libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
   glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager xclip xcompmgr
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
+  heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
+  libheif-examples libavif-bin libimage-exiftool-perl
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

@@ -136,6 +136,21 @@ public final class PhotoFetcher: @unchecked Sendable {
         return ObjectRef(taking: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self))
     }
 
+    /// Reads a local file whole (see `openFile` for what is checked).
+    public static func readFile(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> Data {
+        let stream = try openFile(url, cancellable: cancellable, byteLimit: byteLimit)
+        defer { g_input_stream_close(stream.pointer, nil, nil) }
+        var data = Data()
+        let buffer = ChunkBuffer(size: 1 << 20)
+        while let chunk = try buffer.read(stream, cancellable: cancellable) {
+            data.append(contentsOf: chunk)
+            if data.count > byteLimit {
+                throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")
+            }
+        }
+        return data
+    }
+
     private static func requireRegular(_ info: stat, path: String, byteLimit: Int) throws(PhotoFailure) {
         switch info.st_mode & S_IFMT {
         case S_IFREG:

@@ -87,9 +87,11 @@ public final class PhotoRecord: Sendable {
     public var downloaded: Downloaded? {
         progress.withLock { p in
             guard p.state == .downloaded else { return nil }
-            if let image = p.image { return .image(image) }
+            // A file or bytes still to decode come first: an image beside them is only a
+            // preview shown meanwhile.
             if let file = p.file { return .file(file, thumbnailKey: p.thumbnailKey) }
-            return p.bytes.map { .bytes($0, thumbnailKey: p.thumbnailKey) }
+            if let bytes = p.bytes { return .bytes(bytes, thumbnailKey: p.thumbnailKey) }
+            return p.image.map { .image($0) }
         }
     }
 
@@ -105,8 +107,10 @@ public final class PhotoRecord: Sendable {
         progress.withLock { $0 = Progress(state: .downloaded, bytes: bytes, thumbnailKey: thumbnailKey) }
     }
 
-    func markDownloaded(file: URL, thumbnailKey: ThumbnailCache.Key?) {
-        progress.withLock { $0 = Progress(state: .downloaded, file: file, thumbnailKey: thumbnailKey) }
+    /// - Parameter preview: a smaller picture shown until the file is decoded (the thumbnail
+    ///   the photo holds, when it is too small to serve the row).
+    func markDownloaded(file: URL, thumbnailKey: ThumbnailCache.Key?, preview: PhotoImage? = nil) {
+        progress.withLock { $0 = Progress(state: .downloaded, image: preview, file: file, thumbnailKey: thumbnailKey) }
     }
 
     func markDownloaded(_ image: PhotoImage) {

@@ -51,11 +51,16 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 return downloaded(thumbnail: cached)
             }
             if url.isFileURL {
-                // Checked (this host, a regular file, not too large) but not read: its decode reads it.
+                // Checked (this host, a regular file, not too large); only the thumbnail the
+                // photo holds is read here, the rest by its decode if still needed.
                 let stream = try PhotoFetcher.openFile(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                let preview = RawPhoto.isRaw(url) ? nil : try embeddedPreview(stream, byteLimit: limits.maxPhotoBytes,
+                                                                             cancellable: link.child)
                 g_input_stream_close(stream.pointer, nil, nil)
                 if isCancelled { return }
-                record.markDownloaded(file: url, thumbnailKey: key)
+                if let preview, preview.covers(squareSide: maxPixelSize) { return downloaded(thumbnail: preview.image) }
+                let shown = preview.map { ImageDecoder.centreSquare(of: $0.image, side: maxPixelSize) }
+                record.markDownloaded(file: url, thumbnailKey: key, preview: shown)
                 traceFinished(state: .downloaded)
                 return
             }
@@ -83,6 +88,27 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             }
             fail(error)
         }
+    }
+
+    /// The thumbnail the photo at the start of `stream` holds, if any can be trusted (traced as
+    /// `row.preview`): a JPEG's EXIF thumbnail lies in its first segments, so 128 KB are read;
+    /// a HEIF file is read whole (its thumbnail item may lie anywhere).
+    private func embeddedPreview(_ stream: ObjectRef<GInputStream>, byteLimit: Int,
+                                 cancellable: Cancellable) throws(PhotoFailure) -> EmbeddedPreview? {
+        let buffer = ChunkBuffer()
+        guard let first = try buffer.read(stream, cancellable: cancellable) else { return nil }
+        var head = Data(first)
+        let isHEIF = PictureSignature.isHEIF(head.prefix(12))
+        guard isHEIF || head.starts(with: [0xFF, 0xD8]) else { return nil }
+        let wanted = isHEIF ? byteLimit : 128 << 10
+        while head.count < wanted, !isCancelled, let chunk = try buffer.read(stream, cancellable: cancellable) {
+            head.append(contentsOf: chunk)
+        }
+        guard !isCancelled, let preview = EmbeddedPreview.read(head, squareSide: maxPixelSize) else { return nil }
+        Trace.shared.emit(.rowPreview(row: record.position, id: record.id, source: preview.origin.rawValue,
+                                      w: preview.image.width, h: preview.image.height,
+                                      covers: preview.covers(squareSide: maxPixelSize)))
+        return preview
     }
 
     /// A cached thumbnail is the download: the row's square is cut from it, and the filtration

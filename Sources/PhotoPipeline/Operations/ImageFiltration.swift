@@ -61,7 +61,13 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             let image: PhotoImage
             switch downloaded {
             case .image(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
-            case .bytes(let bytes, let key): image = try self.decode(.bytes(bytes), thumbnailKey: key)
+            case .bytes(let bytes, let key):
+                let raw = (try? self.record.entry.resolvedURL()).map(RawPhoto.isRaw) ?? false
+                image = try self.decode(.bytes(raw ? RawPhoto.preview(of: bytes) : bytes), thumbnailKey: key)
+            case .file(let url, let key) where RawPhoto.isRaw(url):
+                // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
+                let bytes = try PhotoFetcher.readFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
+                image = try self.decode(.bytes(RawPhoto.preview(of: bytes)), thumbnailKey: key)
             case .file(let url, let key):
                 let stream = try PhotoFetcher.openFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
                 image = try self.decode(.stream(stream), thumbnailKey: key)

@@ -48,12 +48,15 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     public override func main() {
         guard beginWork() else { return }
         do throws(PhotoFailure) {
-            let bytes: Data
+            var bytes: Data
+            let url = try record.entry.resolvedURL()
             if let known = knownBytes ?? sharing?.bytes {
                 bytes = known
             } else {
-                bytes = try fetcher.readAll(record.entry.resolvedURL(), cancellable: cancellable, limit: ViewerLimits.maxFileBytes)
+                bytes = try fetcher.readAll(url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes)
             }
+            // A RAW photo is shown through its camera's preview (already, if the bytes were known).
+            if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) { bytes = try RawPhoto.preview(of: bytes) }
             if isCancelled { return }
             guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             let info = try ImageInfo.read(bytes)

@@ -54,9 +54,10 @@ enum DecodeCost {
 
     private static func rowstride(_ width: Int, _ channels: Int) -> Int { (width * channels + 3) & ~3 }
 
-    /// What a JPEG's frame header (SOFn) says: progressive or not, and each component's
-    /// sampling factors; nil if no frame header is in `bytes`.
-    static func jpegInfo(_ bytes: UnsafeRawBufferPointer) -> (progressive: Bool, components: Int, sampling: [(Int, Int)])? {
+    /// What a JPEG's frame header (SOFn) says: its size, progressive or not, and each
+    /// component's sampling factors; nil if no frame header is in `bytes`.
+    static func jpegInfo(_ bytes: UnsafeRawBufferPointer)
+        -> (width: Int, height: Int, progressive: Bool, components: Int, sampling: [(Int, Int)])? {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var i = 2
         while i + 4 <= bytes.count {
@@ -76,7 +77,9 @@ enum DecodeCost {
                     let factors = bytes[start + 6 + 3 * c + 1]
                     return (max(1, Int(factors >> 4)), max(1, Int(factors & 0x0F)))
                 }
-                return ([0xC2, 0xC6, 0xCA, 0xCE].contains(marker), count, sampling)
+                let height = Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
+                let width = Int(bytes[start + 3]) << 8 | Int(bytes[start + 4])
+                return (width, height, [0xC2, 0xC6, 0xCA, 0xCE].contains(marker), count, sampling)
             }
             if marker == 0xDA { return nil } // scan data before any frame header
             i += 2 + length

@@ -1,3 +1,4 @@
+import CEmbeddedPictures
 import CGdkPixbuf
 import CGLib
 import Foundation
@@ -69,17 +70,19 @@ public enum ImageDecoder {
                 try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
                                                          gsize(chunk.count), $0) }
             } catch {
-                throw check.refusal ?? error
+                throw check.refusal ?? check.unsupportedFormat(error) ?? error
             }
             if let refusal = check.refusal { throw refusal }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
+        // HEIF and AVIF are decoded whole when the loader is closed: their size is checked first.
+        try check.checkWholeFile()
         do throws(PhotoFailure) {
             try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
         } catch {
-            throw check.refusal ?? error
+            throw check.refusal ?? check.unsupportedFormat(error) ?? error
         }
         if let refusal = check.refusal { throw refusal }
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
@@ -141,16 +144,78 @@ public enum ImageDecoder {
         }
 
         private var kindChecked = false
+        private var signatureRead = false
+        /// A HEIF or AVIF file: kept whole, as its size is read (with libheif) from boxes that
+        /// may lie anywhere in it, before the loader decodes it when closed.
+        private var isHEIF = false
+        /// The size was read and checked, and the memory reserved, before the loader saw the
+        /// bytes (WebP and HEIF loaders allocate the whole picture whatever size is asked for).
+        private var checkedAhead = false
 
-        /// Keeps the first bytes (up to 1 MB) until the size is known, and checks the kind of
-        /// picture as soon as there are enough of them.
+        /// Keeps the first bytes (up to 1 MB; a HEIF file whole) until the size is known, and
+        /// checks the kind of picture as soon as there are enough of them.
         func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
-            guard !sizeKnown, header.count < 1 << 20 else { return }
-            header.append(contentsOf: chunk.prefix((1 << 20) - header.count))
+            guard !sizeKnown, isHEIF || header.count < 1 << 20 else { return }
+            header.append(contentsOf: isHEIF ? chunk[...] : chunk.prefix((1 << 20) - header.count))
             if !kindChecked, header.count >= 8 {
                 kindChecked = true
                 try refuseWrappers(header)
             }
+            if !signatureRead, header.count >= 30 {
+                signatureRead = true
+                if PictureSignature.isHEIF(header) {
+                    isHEIF = true
+                } else if let webP = PictureSignature.webPSize(header) {
+                    // gdk-pixbuf's WebP loader allocates the canvas when it reads the header,
+                    // and an animation's composited frame beside it.
+                    try checkAhead(width: webP.width, height: webP.height, bytesPerPixel: webP.animated ? 8 : 4, format: "webp")
+                }
+            }
+        }
+
+        /// Checks a HEIF or AVIF file's size before its loader decodes it (at full size: it
+        /// scales only afterwards), once all its bytes are in.
+        func checkWholeFile() throws(PhotoFailure) {
+            guard isHEIF, !sizeKnown else { return }
+            var width: Int32 = 0, height: Int32 = 0, thumbnails: Int32 = 0
+            var message: UnsafeMutablePointer<CChar>?
+            let status = header.withUnsafeBytes { cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message) }
+            defer { free(message) }
+            guard status == 0 else {
+                throw PhotoFailure(.notImage, summary: "Damaged picture",
+                                   detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")")
+            }
+            // libheif decodes to planes of up to 16 bits a sample, then to 8-bit RGBA.
+            try checkAhead(width: Int(width), height: Int(height), bytesPerPixel: 10, format: "heif")
+        }
+
+        /// Checks a size read from the file's header by the decoder itself (not the loader),
+        /// and reserves the memory its decode will take.
+        private func checkAhead(width: Int, height: Int, bytesPerPixel: Int, format: String) throws(PhotoFailure) {
+            sizeKnown = true
+            header = []
+            let pixels = width.multipliedReportingOverflow(by: height)
+            guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
+                throw ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
+            }
+            let (w, h) = scaledSize(width: width, height: height, for: size)
+            reservation = try budget.reserve(pixels.partialValue * bytesPerPixel + 3 * 4 * w * h, cancellable: cancellable)
+            checkedAhead = true
+        }
+
+        /// "Format not supported (…)" when the loaders failed on bytes that are a picture of a
+        /// kind none of them reads (a Photoshop file, JPEG XL), by their content; nil otherwise.
+        func unsupportedFormat(_ failure: PhotoFailure) -> PhotoFailure? {
+            guard failure.reason == .notImage, !sizeKnown, !header.isEmpty else { return nil }
+            let guessed = header.withUnsafeBytes {
+                g_content_type_guess(nil, $0.baseAddress?.assumingMemoryBound(to: guchar.self), gsize($0.count), nil)
+            }
+            guard let guessed else { return nil }
+            defer { g_free(guessed) }
+            let type = String(cString: guessed)
+            guard let description = PictureTypes.unreadablePictureDescription(type) else { return nil }
+            return PhotoFailure(.unsupported, summary: "Format not supported (\(description))",
+                                detail: "\(description) files (\(type)) cannot be opened: no decoder for them is installed")
         }
 
         /// Refuses the formats that hand their data to an inner loader this one cannot limit,
@@ -163,6 +228,11 @@ public enum ImageDecoder {
         }
 
         func sizePrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) {
+            if checkedAhead {
+                let (w, h) = scaledSize(width: width, height: height, for: size)
+                if w != width || h != height { gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h)) }
+                return
+            }
             sizeKnown = true
             defer { header = [] }
             let format = gdk_pixbuf_loader_get_format(loader).flatMap { gdk_pixbuf_format_get_name($0) }

@@ -88,13 +88,19 @@ public enum ExifReader {
         public var camera: String?
         public var date: String?
         public var orientation = 1
+        /// Where, in the bytes read, the JPEG thumbnail of EXIF's second image (IFD1) lies,
+        /// if it has one that lies wholly within them.
+        public var thumbnail: Range<Int>?
     }
 
     public static func read(_ bytes: Data) -> Tags {
         bytes.withUnsafeBytes { raw -> Tags in
             let b = raw.bindMemory(to: UInt8.self)
             guard let tiff = exifRange(b) else { return Tags() }
-            return parseTIFF(UnsafeBufferPointer(rebasing: b[tiff]))
+            var tags = parseTIFF(UnsafeBufferPointer(rebasing: b[tiff]))
+            // From the TIFF block's offsets to the file's.
+            tags.thumbnail = tags.thumbnail.map { ($0.lowerBound + tiff.lowerBound)..<($0.upperBound + tiff.lowerBound) }
+            return tags
         }
     }
 
@@ -163,6 +169,17 @@ public enum ExifReader {
             case 0x0112: if u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) { tags.orientation = value }
             case 0x8769: exifIFD = u32(entry + 8)
             default: break
+            }
+        }
+        // IFD1, the thumbnail's: its JPEG's offset and length.
+        if let entries = u16(first), let second = u32(first + 2 + entries * 12), second != 0, second != first {
+            var offset: Int?, length: Int?
+            walk(second) { tag, entry in
+                if tag == 0x0201 { offset = u32(entry + 8) }
+                if tag == 0x0202 { length = u32(entry + 8) }
+            }
+            if let offset, let length, offset > 0, length > 2, offset + length <= t.count {
+                tags.thumbnail = offset..<(offset + length)
             }
         }
         if let exifIFD, exifIFD != first {

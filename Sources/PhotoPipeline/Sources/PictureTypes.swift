@@ -2,7 +2,9 @@ import CGdkPixbuf
 import CGLib
 import Foundation
 
-/// Recognises pictures by their content, the way gdk-pixbuf will see them when they load.
+/// Recognises pictures by their content, the way gdk-pixbuf will see them when they load;
+/// camera RAW files by their names; and pictures of kinds nothing here decodes, which are
+/// listed to say so.
 ///
 /// GIO names a file's type from its extension alone when the extension is known, so a text
 /// file called `fake.jpg` would pass for a JPEG. Here the first bytes of the file decide
@@ -30,6 +32,15 @@ final class PictureTypes {
         }
         return types
     }()
+
+    /// What a picture of content type `type` is called ("Photoshop image") if it is a kind
+    /// of picture that no loader here reads; nil if it is not a picture, or one that loads.
+    static func unreadablePictureDescription(_ type: String) -> String? {
+        guard type.hasPrefix("image/"), !loadable.contains(where: { g_content_type_is_a(type, $0) != 0 }) else { return nil }
+        guard let text = g_content_type_get_description(type) else { return type }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
 
     /// How many bytes of a file are read to recognise it (shared-mime-info's magic fits).
     static let sniffLength = 4096
@@ -70,6 +81,12 @@ final class PictureTypes {
         let sniffed = String(cString: guessed)
         g_free(guessed)
         if isLoadable(sniffed) { return true }
+        // A camera's RAW file reads as TIFF or plain bytes inside: its name says what it is,
+        // and LibRaw reads its preview.
+        if let nameType, g_content_type_is_a(nameType, "image/x-dcraw") != 0 { return true }
+        // A picture no loader here reads (Photoshop, JPEG XL) is listed all the same, and
+        // says so on its row rather than vanishing.
+        if Self.unreadablePictureDescription(sniffed) != nil { return true }
         // The content names only a generic parent of what the name says (XML for SVG, plain
         // bytes for a format without magic): believe the name. Text called `.jpg` stays text,
         // as image/jpeg is no kind of text/plain.

@@ -47,6 +47,9 @@ public enum TraceEvent: Sendable, Equatable {
     case rowState(row: Int, id: PhotoID, state: PhotoState)
     /// `row.status`: a failed photo's row shows its short reason.
     case rowStatus(row: Int, id: PhotoID, text: String)
+    /// `row.preview`: a row's download found a thumbnail the photo holds (`source`: `exif`,
+    /// `heif`), `w`×`h` upright; `covers`: large enough for the row, so the photo is not decoded.
+    case rowPreview(row: Int, id: PhotoID, source: String, w: Int, h: Int, covers: Bool)
     /// `mainloop.stall`: the main loop did not answer for `ms` milliseconds (more than a frame).
     case mainloopStall(ms: Double)
     /// `memory.low`: the desktop's low-memory warning, at its level.
@@ -104,6 +107,7 @@ public enum TraceEvent: Sendable, Equatable {
         case opCancel = "op.cancel"
         case rowState = "row.state"
         case rowStatus = "row.status"
+        case rowPreview = "row.preview"
         case mainloopStall = "mainloop.stall"
         case memoryLow = "memory.low"
         case cacheCleared = "cache.cleared"
@@ -126,7 +130,7 @@ public enum TraceEvent: Sendable, Equatable {
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
         case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
-        case x, y, shown, source, bytes, format, camera, date, path
+        case x, y, shown, source, bytes, format, camera, date, path, covers
     }
 
     /// The event's name; nil for `other`.
@@ -151,6 +155,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .opCancel: .opCancel
         case .rowState: .rowState
         case .rowStatus: .rowStatus
+        case .rowPreview: .rowPreview
         case .mainloopStall: .mainloopStall
         case .memoryLow: .memoryLow
         case .cacheCleared: .cacheCleared
@@ -181,6 +186,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
              .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
+             .rowPreview(let row, _, _, _, _, _),
              .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
              .viewerDropped(let row, _):
             row
@@ -194,6 +200,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .listSelect(_, let id, _), .rowShown(_, let id, _), .opStart(_, _, let id),
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
              .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
+             .rowPreview(_, let id, _, _, _, _),
              .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _),
              .viewerDropped(_, let id):
             id
@@ -396,6 +403,13 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.row, row)
             w.add(.id, id)
             w.add(.text, text)
+        case .rowPreview(let row, let id, let source, let width, let height, let covers):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.source, source)
+            w.add(.w, width)
+            w.add(.h, height)
+            w.add(.covers, covers)
         case .mainloopStall(let ms):
             w.add(.ms, ms)
         case .memoryLow(let level):
@@ -489,6 +503,9 @@ public enum TraceEvent: Sendable, Equatable {
             self = try .opCancel(kind: kind(), row: int(.row), id: id(), running: c.decode(Bool.self, forKey: .running))
         case .rowState: self = try .rowState(row: int(.row), id: id(), state: code(.state, as: PhotoState.self))
         case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
+        case .rowPreview:
+            self = try .rowPreview(row: int(.row), id: id(), source: string(.source), w: int(.w), h: int(.h),
+                                   covers: c.decode(Bool.self, forKey: .covers))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
         case .memoryLow: self = try .memoryLow(level: int(.level))
         case .cacheCleared: self = try .cacheCleared(bytes: int(.bytes))

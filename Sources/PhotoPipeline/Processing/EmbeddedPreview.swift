@@ -1,0 +1,131 @@
+import CEmbeddedPictures
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+
+/// A smaller picture that a photo carries of itself: the JPEG thumbnail a camera writes into
+/// the EXIF block of its JPEGs (IFD1, usually 160×120), or a HEIF / AVIF file's thumbnail
+/// item. Reading one costs about a millisecond, where decoding the photo costs 75–350 ms for
+/// a 12-megapixel JPEG, so a row shows it first (see `ImageDownloader`).
+///
+/// One is trusted only when its shape is the photo's: an edited photo can keep the thumbnail
+/// of what it was before cropping, and cameras pad a 16:9 photo's 4:3 thumbnail with black
+/// bars. It is turned the way the photo is (EXIF orientation; HEIF's own rotation).
+public struct EmbeddedPreview: Sendable {
+    public enum Origin: String, Sendable {
+        case exif, heif
+    }
+
+    public let origin: Origin
+    /// The preview at its own size, upright.
+    public let image: PhotoImage
+    /// The photo's size, upright.
+    public let photoWidth: Int
+    public let photoHeight: Int
+
+    /// Whether a square of `side` pixels cut from its middle needs no enlarging.
+    public func covers(squareSide side: Int) -> Bool { min(image.width, image.height) >= side }
+
+    /// The preview a photo's bytes hold, read from as much of the file as `bytes` has (the
+    /// first 64 KB of a JPEG hold its EXIF block; a HEIF file is read whole). Nil when it
+    /// has none, or none that can be trusted.
+    public static func read(_ bytes: Data, squareSide: Int) -> EmbeddedPreview? {
+        if bytes.starts(with: [0xFF, 0xD8]) { return exif(in: bytes) }
+        if PictureSignature.isHEIF(bytes.prefix(12)) { return heif(in: bytes, squareSide: squareSide) }
+        return nil
+    }
+
+    /// The EXIF thumbnail of a JPEG whose first bytes are `head`.
+    static func exif(in head: Data) -> EmbeddedPreview? {
+        let tags = ExifReader.read(head)
+        guard let range = tags.thumbnail else { return nil }
+        let frame = head.withUnsafeBytes { DecodeCost.jpegInfo($0) }
+        guard let frame, frame.width > 0, frame.height > 0 else { return nil }
+        // Small by construction (it lies inside the EXIF segment, at most 64 KB), but decoded
+        // within tight limits all the same: its header could claim anything.
+        let limits = DecodeLimits(maxBytes: 1 << 16, maxPixels: 1 << 20)
+        guard let thumbnail = try? ImageDecoder.decode(head.subdata(in: range), size: .fit(1 << 12), limits: limits,
+                                                       cancellable: Cancellable()),
+              shapesMatch(thumbnail.width, thumbnail.height, frame.width, frame.height)
+        else { return nil }
+        let turned = (5...8).contains(tags.orientation)
+        return EmbeddedPreview(origin: .exif, image: thumbnail.oriented(tags.orientation),
+                               photoWidth: turned ? frame.height : frame.width, photoHeight: turned ? frame.width : frame.height)
+    }
+
+    /// The thumbnail item of a HEIF or AVIF file (the whole file in `bytes`) best suited to a
+    /// square of `squareSide` pixels.
+    static func heif(in bytes: Data, squareSide: Int) -> EmbeddedPreview? {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0, photoWidth: Int32 = 0, photoHeight: Int32 = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = bytes.withUnsafeBytes { raw in
+            cp_heif_thumbnail(raw.baseAddress, raw.count, Int32(squareSide), &pixels, &width, &height, &stride,
+                              &photoWidth, &photoHeight, &message)
+        }
+        free(message)
+        guard status == 0, let pixels else { return nil }
+        let destroy: GdkPixbufDestroyNotify = { pixels, _ in free(pixels) }
+        let image = PhotoImage(taking: gdk_pixbuf_new_from_data(pixels, GDK_COLORSPACE_RGB, 1, 8, width, height, stride, destroy, nil)!)
+        guard shapesMatch(image.width, image.height, Int(photoWidth), Int(photoHeight)) else { return nil }
+        return EmbeddedPreview(origin: .heif, image: image, photoWidth: Int(photoWidth), photoHeight: Int(photoHeight))
+    }
+
+    /// Whether a `width`×`height` preview has the shape of a `photoWidth`×`photoHeight` photo:
+    /// its sides are the photo's scaled by one factor, give or take the pixel lost to rounding.
+    static func shapesMatch(_ width: Int, _ height: Int, _ photoWidth: Int, _ photoHeight: Int) -> Bool {
+        guard width > 0, height > 0, photoWidth > 0, photoHeight > 0 else { return false }
+        // The height the preview would have at its width, had it the photo's shape.
+        let expected = Double(width) * Double(photoHeight) / Double(photoWidth)
+        return abs(expected - Double(height)) <= max(1.5, Double(height) * 0.01)
+    }
+}
+
+/// What a file's first bytes say it is, for the kinds the decoder treats apart.
+enum PictureSignature {
+    /// HEIF and AVIF: an ISO media file whose `ftyp` box names an image brand.
+    static func isHEIF<Bytes: Collection<UInt8>>(_ first: Bytes) -> Bool {
+        let head = Array(first.prefix(12))
+        guard head.count == 12, head[4..<8].elementsEqual("ftyp".utf8) else { return false }
+        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        return ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"].contains(brand)
+    }
+
+    /// A WebP file's canvas size, from its first 30 bytes: the lossy (VP8), lossless (VP8L)
+    /// or extended (VP8X) header; and whether it is animated.
+    static func webPSize<Bytes: Collection<UInt8>>(_ first: Bytes) -> (width: Int, height: Int, animated: Bool)? {
+        let b = Array(first.prefix(30))
+        guard b.count == 30, b[0..<4].elementsEqual("RIFF".utf8), b[8..<12].elementsEqual("WEBP".utf8) else { return nil }
+        func u16(_ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
+        func u24(_ at: Int) -> Int { u16(at) | Int(b[at + 2]) << 16 }
+        switch String(decoding: b[12..<16], as: UTF8.self) {
+        case "VP8 ":
+            guard b[23] == 0x9D, b[24] == 0x01, b[25] == 0x2A else { return nil }
+            return (u16(26) & 0x3FFF, u16(28) & 0x3FFF, false)
+        case "VP8L":
+            guard b[20] == 0x2F else { return nil }
+            let bits = u24(21) | Int(b[24]) << 24
+            return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, false)
+        case "VP8X":
+            return (u24(24) + 1, u24(27) + 1, b[20] & 0x02 != 0)
+        default:
+            return nil
+        }
+    }
+}
+
+extension PhotoImage {
+    /// The image turned the way EXIF orientation `orientation` (1–8) says a photo's pixels
+    /// are to be shown; itself when upright.
+    public func oriented(_ orientation: Int) -> PhotoImage {
+        guard (2...8).contains(orientation) else { return self }
+        // gdk-pixbuf turns a pixbuf by its "orientation" option; a copy carries the option
+        // without touching this shared image.
+        let copy = gdk_pixbuf_copy(pixbuf)!
+        defer { g_object_unref(UnsafeMutableRawPointer(copy)) }
+        gdk_pixbuf_remove_option(copy, "orientation")
+        gdk_pixbuf_set_option(copy, "orientation", "\(orientation)")
+        return PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(copy)!)
+    }
+}

@@ -1,0 +1,56 @@
+import CEmbeddedPictures
+import Foundation
+
+/// Camera RAW files (CR2, CR3, NEF, ARW, DNG, ORF, RAF, RW2, …), shown through the preview the
+/// camera embeds in them, read with LibRaw. The sensor data itself is not developed: the
+/// preview is what the camera made of it, usually at full size, and it is what other viewers
+/// show first too. The preview becomes an ordinary picture file (a JPEG carrying the camera's
+/// orientation), so everything after this step treats it as one.
+public enum RawPhoto {
+    /// The file name endings of RAW formats LibRaw reads (lower case).
+    static let endings: Set<String> = [
+        "3fr", "arw", "cr2", "cr3", "crw", "dcr", "dng", "erf", "iiq", "k25", "kdc", "mef", "mos", "mrw", "nef", "nrw",
+        "orf", "pef", "raf", "raw", "rw2", "rwl", "sr2", "srf", "srw", "x3f",
+    ]
+
+    /// Whether the photo at `url` is a RAW file, by its name (RAW formats are TIFF or ISO media
+    /// inside, so their content alone reads as those).
+    public static func isRaw(_ url: URL) -> Bool { endings.contains(url.pathExtension.lowercased()) }
+
+    /// The camera's preview in `bytes` (the whole RAW file) as a picture file: a JPEG (the
+    /// camera's own, with its orientation written into an EXIF block where it has none), or
+    /// a PPM for the few cameras that store plain pixels.
+    public static func preview(of bytes: Data) throws(PhotoFailure) -> Data {
+        var preview = cp_raw_preview()
+        var message: UnsafePointer<CChar>?
+        let status = bytes.withUnsafeBytes { cp_raw_preview_read($0.baseAddress, $0.count, &preview, &message) }
+        guard status == 0, let data = preview.data else {
+            let reason = message.map { String(cString: $0) } ?? "LibRaw could not read it"
+            throw PhotoFailure(.notImage, summary: "No RAW preview", detail: "The camera's preview could not be read: \(reason)")
+        }
+        defer { cp_raw_preview_free(&preview) }
+        let picture = Data(bytes: data, count: preview.length)
+        guard preview.kind == 1 else { return picture }
+        return tagged(picture, orientation: Int(preview.orientation))
+    }
+
+    /// `jpeg` with an EXIF block saying `orientation` put first, unless it is upright or
+    /// the JPEG has an EXIF orientation of its own.
+    static func tagged(_ jpeg: Data, orientation: Int) -> Data {
+        guard (2...8).contains(orientation), jpeg.starts(with: [0xFF, 0xD8]), ExifReader.read(jpeg).orientation == 1 else {
+            return jpeg
+        }
+        // APP1 "Exif": a little-endian TIFF header and one IFD with the Orientation tag.
+        var segment: [UInt8] = [0xFF, 0xE1, 0x00, 0x22]
+        segment += Array("Exif".utf8) + [0, 0]
+        segment += [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // "II", 42, first IFD at 8
+        segment += [0x01, 0x00] // one entry
+        segment += [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, UInt8(orientation), 0x00, 0x00, 0x00]
+        segment += [0x00, 0x00, 0x00, 0x00] // no next IFD
+        var result = Data(capacity: jpeg.count + segment.count)
+        result.append(contentsOf: [0xFF, 0xD8])
+        result.append(contentsOf: segment)
+        result.append(jpeg.dropFirst(2))
+        return result
+    }
+}

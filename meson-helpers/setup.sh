@@ -14,7 +14,7 @@ PACKAGES=(
   glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager xclip xcompmgr
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
-  libheif-examples libavif-bin libimage-exiftool-perl
+  libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

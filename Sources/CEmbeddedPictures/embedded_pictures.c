@@ -2,6 +2,7 @@
 
 #include <libraw/libraw.h>
 #include <libheif/heif.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,13 @@ void cp_raw_preview_free(cp_raw_preview *preview) {
     preview->length = 0;
 }
 
+static void heif_start(void) { heif_init(NULL); }
+
+void cp_heif_prepare(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, heif_start);
+}
+
 static int heif_failure(struct heif_error error, char **message) {
     if (message) *message = strdup(error.message ? error.message : "libheif failed");
     return -1;
@@ -88,6 +96,7 @@ static int heif_failure(struct heif_error error, char **message) {
 /* Opens the file and its primary image; returns 0 or a negative value with `message`. */
 static int heif_open(const void *bytes, size_t length, struct heif_context **context,
                      struct heif_image_handle **primary, char **message) {
+    cp_heif_prepare();
     *context = heif_context_alloc();
     if (!*context) {
         if (message) *message = strdup("libheif could not start");

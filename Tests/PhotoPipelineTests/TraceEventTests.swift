@@ -35,6 +35,8 @@ import Testing
                          #","kind":"filter","row":9,"id":42,"running":true"#)
         case .rowState: (.rowState(row: 9, id: id, state: .downloaded), #","row":9,"id":42,"state":"downloaded""#)
         case .rowStatus: (.rowStatus(row: 9, id: id, text: "Not found (404)"), #","row":9,"id":42,"text":"Not found (404)""#)
+        case .rowPreview: (.rowPreview(row: 2, id: id, source: "exif", w: 160, h: 120, covers: true),
+                           #","row":2,"id":42,"source":"exif","w":160,"h":120,"covers":true"#)
         case .mainloopStall: (.mainloopStall(ms: 250), #","ms":250.000"#)
         case .memoryLow: (.memoryLow(level: 255), #","level":255"#)
         case .cacheCleared: (.cacheCleared(bytes: 1_234_567), #","bytes":1234567"#)

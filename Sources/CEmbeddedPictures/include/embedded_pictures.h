@@ -30,6 +30,12 @@ typedef struct {
 int cp_raw_preview_read(const void *bytes, size_t length, cp_raw_preview *out, const char **message);
 void cp_raw_preview_free(cp_raw_preview *preview);
 
+/* Initialises libheif (its decoder plugins) once for the process. Without it, libheif
+ * registers its plugins on first use, and two threads using it for the first time at once
+ * (a row's thumbnail here, another row's decode in gdk-pixbuf's loader) raced: one of them
+ * found no decoder. Call before anything uses libheif; later calls do nothing. */
+void cp_heif_prepare(void);
+
 /* A HEIF / AVIF file's primary image size (transformations applied, as shown) and the
  * number of its thumbnail items. Returns 0 on success, or a negative value with libheif's
  * message (owned by the caller: free() it). */

@@ -39,6 +39,8 @@ public enum ImageDecoder {
                               budget: DecodeMemoryBudget = .shared,
                               cancellable: Cancellable,
                               onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(PhotoFailure) -> PhotoImage {
+        // gdk-pixbuf's HEIF loader uses libheif, which must be set up before two threads use it.
+        cp_heif_prepare()
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let check = HeaderCheck(limits: limits, size: size, budget: budget, cancellable: cancellable)
         let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in

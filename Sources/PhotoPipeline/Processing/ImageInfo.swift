@@ -1,3 +1,4 @@
+import CEmbeddedPictures
 import CGdkPixbuf
 import CGLib
 import Foundation
@@ -42,6 +43,21 @@ public struct ImageInfo: Sendable, Equatable {
     /// for are not probed at all.
     private static func probe(_ bytes: Data) -> (width: Int, height: Int, format: String, description: String)? {
         if ImageDecoder.wrapperKind(bytes.prefix(8)) != nil { return nil }
+        // HEIF's loader reads the size only once it has decoded the whole picture, and WebP's
+        // allocates the whole canvas as it reads it, whatever size is asked for: their sizes
+        // are read here instead.
+        if PictureSignature.isHEIF(bytes.prefix(12)) {
+            var width: Int32 = 0, height: Int32 = 0, thumbnails: Int32 = 0
+            var message: UnsafeMutablePointer<CChar>?
+            let status = bytes.withUnsafeBytes { cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message) }
+            free(message)
+            let avif = bytes.count >= 12 && bytes[bytes.startIndex + 8..<bytes.startIndex + 12].elementsEqual("avif".utf8)
+            return status == 0 && width > 0 && height > 0
+                ? (Int(width), Int(height), avif ? "avif" : "heif", avif ? "AVIF image" : "HEIF image") : nil
+        }
+        if let webP = PictureSignature.webPSize(bytes.prefix(30)) {
+            return webP.width > 0 && webP.height > 0 ? (webP.width, webP.height, "webp", "WebP image") : nil
+        }
         let loader = gdk_pixbuf_loader_new()!
         defer {
             gdk_pixbuf_loader_close(loader, nil)

@@ -1,0 +1,149 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// The formats beyond gdk-pixbuf's own (HEIF, AVIF, WebP, camera RAW), the thumbnails photos
+/// carry, and pictures of kinds nothing here decodes, on real files made by Debian's encoders
+/// or written byte by byte as cameras write them.
+@Suite struct FormatTests {
+    private static let red: UInt32 = 0xD02010, blue: UInt32 = 0x1030E0
+
+    private func isBlue(_ image: PhotoImage) -> Bool {
+        let (r, _, b, _) = image.pixel(x: image.width / 2, y: image.height / 2)
+        return b > 150 && r < 80
+    }
+
+    private func isRed(_ image: PhotoImage) -> Bool {
+        let (r, _, b, _) = image.pixel(x: image.width / 2, y: image.height / 2)
+        return r > 150 && b < 80
+    }
+
+    @Test("A camera JPEG's EXIF thumbnail is found, decoded and turned with the photo")
+    func exifThumbnail() throws {
+        let upright = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red,
+                                                                 thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
+        let preview = try #require(EmbeddedPreview.read(upright, squareSide: 80))
+        #expect(preview.origin == .exif)
+        #expect((preview.image.width, preview.image.height) == (160, 120))
+        #expect((preview.photoWidth, preview.photoHeight) == (1600, 1200))
+        #expect(isBlue(preview.image), "the thumbnail, not the photo, is what was read")
+        #expect(preview.covers(squareSide: 80))
+        #expect(!preview.covers(squareSide: 160), "at scale 2 the row needs more than 120 pixels")
+
+        let turned = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160,
+                                                                thumbHeight: 120, thumbRGB: Self.blue, orientation: 6))
+        let upright6 = try #require(EmbeddedPreview.read(turned, squareSide: 80))
+        #expect((upright6.image.width, upright6.image.height) == (120, 160))
+        #expect((upright6.photoWidth, upright6.photoHeight) == (1200, 1600))
+        // Only the first 128 KB are needed: what a row's download reads.
+        #expect(EmbeddedPreview.read(turned.prefix(128 << 10), squareSide: 80) != nil)
+    }
+
+    @Test("A thumbnail whose shape is not the photo's (an edited photo's stale one) is not trusted")
+    func staleThumbnail() throws {
+        let cropped = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 900, rgb: Self.red,
+                                                                 thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
+        #expect(EmbeddedPreview.read(cropped, squareSide: 80) == nil)
+        // One pixel of rounding is not a different shape.
+        let rounded = try #require(CameraFiles.jpegWithThumbnail(width: 4000, height: 2667, rgb: Self.red,
+                                                                 thumbWidth: 160, thumbHeight: 107, thumbRGB: Self.blue))
+        #expect(EmbeddedPreview.read(rounded, squareSide: 80) != nil)
+        // A plain JPEG has none.
+        let plain = try #require(CameraFiles.jpeg(width: 320, height: 240, rgb: Self.red))
+        #expect(EmbeddedPreview.read(plain, squareSide: 80) == nil)
+    }
+
+    @Test("HEIC, AVIF and WebP decode through their loaders, at the row's size")
+    func loaderFormats() throws {
+        let folder = try TestPictures.makeFolder("formats")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("source.jpg")
+        try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
+        for kind in ["heic", "avif", "webp"] {
+            let file = folder.appendingPathComponent("photo.\(kind)")
+            try FormatFiles.convert(source, to: kind, at: file)
+            let image = try ImageDecoder.decode(Data(contentsOf: file), size: .square(80), cancellable: Cancellable())
+            #expect((image.width, image.height) == (80, 80), "\(kind)")
+            #expect(isRed(image), "\(kind)")
+        }
+    }
+
+    @Test("A HEIC file's thumbnail item is read without decoding the photo")
+    func heifThumbnail() throws {
+        let folder = try TestPictures.makeFolder("heif-thumbnail")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("source.jpg")
+        try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
+        let file = folder.appendingPathComponent("phone.heic")
+        try FormatFiles.convert(source, to: "heic", at: file, thumbnail: 240)
+        let preview = try #require(EmbeddedPreview.read(Data(contentsOf: file), squareSide: 80))
+        #expect(preview.origin == .heif)
+        #expect((preview.image.width, preview.image.height) == (240, 180))
+        #expect((preview.photoWidth, preview.photoHeight) == (1200, 900))
+        #expect(isRed(preview.image))
+
+        let plain = folder.appendingPathComponent("plain.heic")
+        try FormatFiles.convert(source, to: "heic", at: plain)
+        #expect(EmbeddedPreview.read(try Data(contentsOf: plain), squareSide: 80) == nil)
+    }
+
+    @Test("A DNG shows through the camera's preview, turned as the camera recorded")
+    func rawPreview() throws {
+        let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.blue))
+        let dng = CameraFiles.dng(preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
+        #expect(RawPhoto.isRaw(URL(fileURLWithPath: "/photos/IMG_0001.DNG")))
+        let picture = try RawPhoto.preview(of: dng)
+        #expect(ExifReader.read(picture).orientation == 6)
+        let image = try ImageDecoder.decode(picture, size: .fit(300), cancellable: Cancellable())
+        #expect((image.width, image.height) == (200, 300), "upright: the camera was held on its side")
+        #expect(isBlue(image))
+
+        // Not a RAW file at all: a clear failure, not a crash.
+        #expect(throws: PhotoFailure.self) { try RawPhoto.preview(of: Data("not a raw file".utf8)) }
+    }
+
+    @Test("Pictures nothing here decodes fail as “Format not supported”, naming the kind")
+    func unsupportedKinds() throws {
+        let folder = try TestPictures.makeFolder("unsupported")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("source.jpg")
+        try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: Self.red)).write(to: source)
+        for (kind, words) in [("psd", "Photoshop"), ("jxl", "JPEG XL")] {
+            let file = folder.appendingPathComponent("picture.\(kind)")
+            try FormatFiles.convert(source, to: kind, at: file)
+            let bytes = try Data(contentsOf: file)
+            do throws(PhotoFailure) {
+                _ = try ImageDecoder.decode(bytes, size: .square(80), cancellable: Cancellable())
+                Issue.record("\(kind) decoded")
+            } catch {
+                #expect(error.reason == .unsupported, "\(kind): \(error)")
+                #expect(error.summary.hasPrefix("Format not supported (") && error.summary.contains(words), "\(error.summary)")
+            }
+        }
+        // Text stays "not a picture".
+        do throws(PhotoFailure) {
+            _ = try ImageDecoder.decode(Data("hello, world\n".utf8), size: .square(80), cancellable: Cancellable())
+        } catch {
+            #expect(error.reason == .notImage)
+        }
+    }
+
+    @Test("A WebP claiming a huge canvas is refused from its header, before its loader allocates it")
+    func webPBomb() throws {
+        // RIFF / WEBP / VP8X with a 16384×16384 canvas, and nothing after.
+        var bytes = Array("RIFF".utf8) + [0x30, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0]
+        bytes += [0, 0, 0, 0] + [0xFF, 0x3F, 0x00] + [0xFF, 0x3F, 0x00]
+        bytes += [UInt8](repeating: 0, count: 32)
+        let limits = DecodeLimits(maxBytes: 1 << 20, maxPixels: 4_000_000)
+        do throws(PhotoFailure) {
+            _ = try ImageDecoder.decode(Data(bytes), size: .square(80), limits: limits, cancellable: Cancellable())
+            Issue.record("decoded")
+        } catch {
+            #expect(error.reason == .tooManyPixels, "\(error)")
+        }
+    }
+}

@@ -12,6 +12,7 @@ PACKAGES=(
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
   glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager xclip xcompmgr
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
+  webp-pixbuf-loader
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

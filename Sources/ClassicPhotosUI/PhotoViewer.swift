@@ -65,6 +65,8 @@ final class PhotoViewer {
         /// The sepia version of `picture` (or of an earlier, smaller decode while a larger one
         /// is being filtered).
         var sepia: PhotoImage?
+        /// The sepia frames of an animated `picture`.
+        var sepiaAnimation: ViewerAnimation?
         var failure: PhotoFailure?
         /// Zooming in asked for a larger decode while one was still running.
         var wantsLargerDecode = false
@@ -85,6 +87,24 @@ final class PhotoViewer {
     private var shownTexture: ObjectRef<GObject>?
     private var shownState: ViewerImageState?
     private var redecodeTimer: MainLoopSource?
+    /// The animation shown and where it is, while the photo shown is animated.
+    private var playback: Playback?
+    /// Wakes the viewer when the frame shown has had its time; nil while nothing plays (a
+    /// still photo, the last play ended, or the viewer is not on screen).
+    private var frameTimer: MainLoopSource?
+
+    /// Where an animation is: its frame shown, the plays finished, and the frame changes traced.
+    private struct Playback {
+        var animation: ViewerAnimation
+        var frame = 0
+        var playsDone = 0
+        var tracedFrames = 0
+        var finished: Bool { animation.plays != 0 && playsDone >= animation.plays }
+    }
+
+    /// `viewer.frame` is traced for at most this many frame changes per photo shown (and only
+    /// during the first two plays), so an animation left playing does not fill the trace.
+    static let maxTracedFrames = 100
     private var saveChooser: (object: ObjectRef<GObject>, connection: SignalConnection)?
 
     /// The entrance animation's length; the exit takes the same.
@@ -248,6 +268,14 @@ final class PhotoViewer {
         connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "zoom-changed") { [unowned self] in
             zoomChanged()
         })
+        // An animation plays only while the picture is on screen: hiding the window (or the
+        // viewer) pauses it on its frame, showing it again goes on from there.
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "unmap") { [unowned self] in
+            frameTimer = nil
+        })
+        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "map") { [unowned self] in
+            scheduleNextFrame()
+        })
         connections.append(SignalConnection.connect(UnsafeMutableRawPointer(picture), "swipe", int: { [unowned self] step in
             self.step(Int(step))
         }))
@@ -321,6 +349,7 @@ final class PhotoViewer {
             Trace.shared.emit(.viewerClose(row: position, id: id))
         }
         cancelAll()
+        stopPlayback()
         gtk_popover_popdown(gtkCast(info.popover))
         isClosing = true
         if animated {
@@ -445,8 +474,9 @@ final class PhotoViewer {
             case .decoded(let picture):
                 slot.picture = picture
                 slot.failure = nil
-            case .filtered(let image):
-                slot.sepia = image
+            case .filtered(let sepia):
+                slot.sepia = sepia.image
+                slot.sepiaAnimation = sepia.animation
                 if slot.wantsLargerDecode { MainLoop.perform { [weak self] in MainActor.assumeIsolated { self?.considerRedecode() } } }
             case .failed(let failure):
                 if slot.picture == nil { slot.failure = failure }
@@ -486,26 +516,94 @@ final class PhotoViewer {
         guard let picture = slot.picture else { return }
         cp_zoom_picture_set_image_size(zoomPicture, Int32(picture.info.width), Int32(picture.info.height))
         if showsSepia, let sepia = slot.sepia {
-            setShown(sepia, state: .filtered)
+            setShown(sepia, state: .filtered, animation: slot.sepiaAnimation)
         } else if showsSepia, shownImage != nil, shownState == .filtered {
             // A larger decode is being filtered: the smaller sepia picture stays until then.
         } else {
-            setShown(picture.original, state: .original)
+            setShown(picture.original, state: .original, animation: picture.animation)
         }
     }
 
-    /// Puts `image` in the picture, tracing `viewer.image` when what is shown changed.
-    private func setShown(_ image: PhotoImage?, state: ViewerImageState?) {
+    /// Puts `image` in the picture (an animation's first frame, with the animation), tracing
+    /// `viewer.image` when what is shown changed.
+    private func setShown(_ image: PhotoImage?, state: ViewerImageState?, animation: ViewerAnimation? = nil) {
         guard image !== shownImage || state != shownState else { return }
         if image !== shownImage {
             shownImage = image
-            shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
-            cp_zoom_picture_set_paintable(zoomPicture, shownTexture?.opaque)
+            if let animation {
+                play(animation)
+            } else {
+                stopPlayback()
+                showTexture(of: image)
+            }
         }
         shownState = state
         if let state, let position, let id = current?.id {
-            Trace.shared.emit(.viewerImage(row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state))
+            Trace.shared.emit(.viewerImage(row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
+                                           frames: playback?.animation.frames.count ?? 0))
         }
+    }
+
+    private func showTexture(of image: PhotoImage?) {
+        shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
+        cp_zoom_picture_set_paintable(zoomPicture, shownTexture?.opaque)
+    }
+
+    // MARK: Animation
+
+    /// Plays `animation` from its first frame; or, when it is the other version (sepia or
+    /// original) of the one playing, goes on with it from the same frame and timing.
+    private func play(_ animation: ViewerAnimation) {
+        if var playback, playback.animation.frames.count == animation.frames.count {
+            playback.animation = animation
+            self.playback = playback
+            showTexture(of: animation.frames[playback.frame])
+            return
+        }
+        playback = Playback(animation: animation)
+        showTexture(of: animation.frames[0])
+        frameTimer = nil
+        scheduleNextFrame()
+    }
+
+    private func stopPlayback() {
+        playback = nil
+        frameTimer = nil
+    }
+
+    /// Waits out the frame shown, if something plays, the viewer is on screen and no wait is
+    /// already under way. A GLib timeout on the main loop: nothing runs between frames.
+    private func scheduleNextFrame() {
+        guard frameTimer == nil, let playback, !playback.finished, gtk_widget_get_mapped(picture) != 0 else { return }
+        let delay = UInt32(clamping: playback.animation.delays[playback.frame])
+        frameTimer = MainLoopSource(.timeout(milliseconds: delay)) { [weak self] in
+            MainActor.assumeIsolated { self?.nextFrame() }
+            return .remove
+        }
+    }
+
+    /// Shows the next frame; after the last, the first again, or the last stays when the
+    /// animation has played as many times as it says.
+    private func nextFrame() {
+        frameTimer = nil
+        guard var playback else { return }
+        var next = playback.frame + 1
+        if next == playback.animation.frames.count {
+            playback.playsDone += 1
+            next = 0
+            if playback.finished {
+                self.playback = playback
+                return
+            }
+        }
+        playback.frame = next
+        showTexture(of: playback.animation.frames[next])
+        if playback.playsDone < 2, playback.tracedFrames < Self.maxTracedFrames, let position, let id = current?.id {
+            playback.tracedFrames += 1
+            Trace.shared.emit(.viewerFrame(row: position, id: id, frame: next))
+        }
+        self.playback = playback
+        scheduleNextFrame()
     }
 
     private func setSepia(_ sepia: Bool) {
@@ -519,6 +617,7 @@ final class PhotoViewer {
         slot.failure = nil
         slot.picture = nil
         slot.sepia = nil
+        slot.sepiaAnimation = nil
         start(slot, wantedSide: viewerSide(), bytes: nil, urgent: true)
         refresh(slot)
     }
@@ -541,7 +640,8 @@ final class PhotoViewer {
     /// up to the whole image and the pixel limit), from the bytes the viewer already has.
     private func considerRedecode() {
         redecodeTimer = nil
-        guard let slot = current, let picture = slot.picture else { return }
+        // An animation is decoded once, at the size shown; zooming in enlarges its frames.
+        guard let slot = current, let picture = slot.picture, picture.animation == nil else { return }
         let natural = max(picture.info.width, picture.info.height)
         let decoded = max(picture.original.width, picture.original.height)
         let zoom = cp_zoom_picture_get_zoom(zoomPicture)
@@ -616,7 +716,7 @@ final class PhotoViewer {
         return (image, state == .filtered)
     }
 
-    /// Puts the photo shown on the clipboard as a texture.
+    /// Puts the photo shown on the clipboard as a texture (an animation's frame shown).
     func copy() {
         guard let texture = shownTexture else { return }
         let clipboard = gtk_widget_get_clipboard(root)
@@ -671,6 +771,7 @@ final class PhotoViewer {
     /// Lets go of everything (the window is closing).
     func shutDown() {
         cancelAll()
+        stopPlayback()
         saveChooser = nil
         animationDone = nil
         animation = nil

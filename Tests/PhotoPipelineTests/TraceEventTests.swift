@@ -43,6 +43,7 @@ import Testing
         case .viewerOpen: (.viewerOpen(row: 4, id: id, name: "coffee.jpg"), #","row":4,"id":42,"name":"coffee.jpg""#)
         case .viewerImage: (.viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
                             #","row":4,"id":42,"w":1024,"h":768,"state":"filtered""#)
+        case .viewerFrame: (.viewerFrame(row: 4, id: id, frame: 2), #","row":4,"id":42,"frame":2"#)
         case .viewerStatus: (.viewerStatus(row: 4, id: id, text: "Not found (404)"), #","row":4,"id":42,"text":"Not found (404)""#)
         case .viewerZoom: (.viewerZoom(level: 1.25), #","level":1.250"#)
         case .viewerClose: (.viewerClose(row: 4, id: id), #","row":4,"id":42"#)
@@ -78,6 +79,18 @@ import Testing
         let line = event.jsonLine(t: 0)
         #expect(line == #"{"t":0.000000,"ev":"viewer.info","shown":false,"name":"a.png","source":"/a.png","w":0,"h":0,"bytes":0,"format":""}"#)
         #expect(try TraceRecord(jsonLine: line).event == event)
+    }
+
+    @Test("viewer.image writes frames only for an animation, and reads back 0 without it")
+    func imageFrames() throws {
+        let animated = TraceEvent.viewerImage(row: 1, id: Self.id, w: 64, h: 48, state: .original, frames: 3)
+        let line = animated.jsonLine(t: 0)
+        #expect(line == #"{"t":0.000000,"ev":"viewer.image","row":1,"id":42,"w":64,"h":48,"state":"original","frames":3}"#)
+        #expect(try TraceRecord(jsonLine: line).event == animated)
+        #expect(try TraceRecord(jsonLine: line).event.frames == 3)
+        let still = TraceEvent.viewerImage(row: 1, id: Self.id, w: 64, h: 48, state: .original)
+        #expect(!still.jsonLine(t: 0).contains("frames"))
+        #expect(try TraceRecord(jsonLine: still.jsonLine(t: 0)).event.frames == 0)
     }
 
     @Test("Names are the contract's: unique, dotted, lower case")

@@ -66,7 +66,7 @@ import TestSupport
         let request = pipeline.load(record, wantedSide: 400, bytes: nil, urgent: true) { event in
             switch event {
             case .decoded(let picture): decoded = picture
-            case .filtered(let image): sepia = image
+            case .filtered(let filtered): sepia = filtered.image
             case .failed(let failure): Issue.record("failed: \(failure)")
             }
         }

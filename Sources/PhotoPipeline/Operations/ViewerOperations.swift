@@ -7,8 +7,24 @@ import GLibKit
 public struct ViewerPicture: Sendable {
     public let bytes: Data
     public let info: ImageInfo
-    /// Decoded at the size asked for (at most the whole image), EXIF rotation applied.
+    /// Decoded at the size asked for (at most the whole image), EXIF rotation applied; for an
+    /// animation, its first frame.
     public let original: PhotoImage
+    /// An animated GIF's or WebP's frames (the first is `original`); nil for a still photo.
+    public let animation: ViewerAnimation?
+
+    public init(bytes: Data, info: ImageInfo, original: PhotoImage, animation: ViewerAnimation? = nil) {
+        self.bytes = bytes
+        self.info = info
+        self.original = original
+        self.animation = animation
+    }
+}
+
+/// The sepia version of a `ViewerPicture`: the picture, and every frame of an animation.
+public struct ViewerSepia: Sendable {
+    public let image: PhotoImage
+    public let animation: ViewerAnimation?
 }
 
 /// A photo's bytes and what its header and EXIF say, as the viewer's loader gets them.
@@ -76,7 +92,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
 }
 
 /// Decodes the viewer's photo at the size it is shown, hands the picture over at once, then
-/// applies the sepia filter to it.
+/// applies the sepia filter to it. An animated GIF or WebP is decoded frame by frame here,
+/// each frame at that size and then sepia (see `AnimationDecoder` for its bounds), so the
+/// main thread only has frames to show.
 public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     private let filter: SepiaFilter
     private let loader: ViewerImageLoader
@@ -84,7 +102,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The longest side wanted, in pixels (0: the whole image).
     public let wantedSide: Int
     private let cancellable = Cancellable()
-    private let outcome = Locked<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: PhotoImage?)>((nil, nil))
+    private let outcome = Locked<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: ViewerSepia?)>((nil, nil))
     /// Called on the operation's thread with the decoded picture (or the failure), before the
     /// sepia is applied.
     var onDecoded: (@Sendable (Result<ViewerPicture, PhotoFailure>) -> Void)?
@@ -107,16 +125,20 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The decoded picture or the failure (nil if cancelled, or the loader failed).
     public var decoded: Result<ViewerPicture, PhotoFailure>? { outcome.withLock { $0.decoded } }
     /// The sepia picture, once finished (nil if cancelled or there was nothing to filter).
-    public var result: PhotoImage? { outcome.withLock { $0.filtered } }
+    public var result: ViewerSepia? { outcome.withLock { $0.filtered } }
 
     public override func main() {
         guard !loader.isCancelled, case .success(let loaded)? = loader.result, beginWork() else { return }
         let picture: ViewerPicture
         do throws(PhotoFailure) {
             let side = ViewerLimits.decodeSide(width: loaded.info.width, height: loaded.info.height, wanted: wantedSide)
-            let image = try ImageDecoder.decode(loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
-                                                budget: fetcher.budget, cancellable: cancellable)
-            picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: image)
+            if let animation = try decodeAnimation(loaded, side: side) {
+                picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: animation.frames[0], animation: animation)
+            } else {
+                let image = try ImageDecoder.decode(loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
+                                                    budget: fetcher.budget, cancellable: cancellable)
+                picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: image)
+            }
         } catch {
             if isCancelled || error.isCancellation { return }
             outcome.withLock { $0.decoded = .failure(error) }
@@ -127,10 +149,31 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
         if isCancelled { return }
         outcome.withLock { $0.decoded = .success(picture) }
         onDecoded?(.success(picture))
-        guard let image = filter.apply(to: picture.original, isCancelled: { [unowned self] in isCancelled }),
-              !isCancelled
-        else { return }
-        outcome.withLock { $0.filtered = image }
+        let cancelled: @Sendable () -> Bool = { [unowned self] in isCancelled }
+        let sepia: ViewerSepia
+        if let animation = picture.animation {
+            guard let frames = animation.filtered(by: filter, isCancelled: cancelled), !isCancelled else { return }
+            sepia = ViewerSepia(image: frames.frames[0], animation: frames)
+        } else {
+            guard let image = filter.apply(to: picture.original, isCancelled: cancelled), !isCancelled else { return }
+            sepia = ViewerSepia(image: image, animation: nil)
+        }
+        outcome.withLock { $0.filtered = sepia }
         traceWorkFinished()
+    }
+
+    /// The frames of an animated GIF or WebP at `side`; nil for a still photo, or an
+    /// animation that plays as one (beyond `AnimationDecoder`'s bounds), which is then decoded
+    /// as any photo. Only GIF and WebP are looked at: no other format gdk-pixbuf reads here
+    /// animates.
+    private func decodeAnimation(_ loaded: ViewerBytes, side: Int) throws(PhotoFailure) -> ViewerAnimation? {
+        guard loaded.info.format == "gif" || loaded.info.format == "webp",
+              let header = AnimationHeader.read(loaded.bytes, maxFrames: AnimationDecoder.maxFrames),
+              header.isAnimated || header.truncated
+        else { return nil }
+        let outcome = try AnimationDecoder.decode(loaded.bytes, header: header, side: side, limits: fetcher.limits.decode,
+                                                  budget: fetcher.budget, cancellable: cancellable)
+        guard case .animation(let animation) = outcome else { return nil }
+        return animation
     }
 }

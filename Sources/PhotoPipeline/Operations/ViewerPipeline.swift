@@ -17,10 +17,11 @@ public final class ViewerPipeline {
         self.filter = filter
     }
 
-    /// What a request reports, in order: the decoded picture (or the failure), then its sepia version.
+    /// What a request reports, in order: the decoded picture (or the failure), then its sepia
+    /// version (with the sepia frames of an animation).
     public enum Event {
         case decoded(ViewerPicture)
-        case filtered(PhotoImage)
+        case filtered(ViewerSepia)
         case failed(PhotoFailure)
     }
 
@@ -132,8 +133,8 @@ public final class ViewerPipeline {
             }
         }
         filtration.completionBlock = { [weak filtration, weak request] in
-            guard let filtration, !filtration.isCancelled, let image = filtration.result else { return }
-            Task { @MainActor in request?.report(.filtered(image)) }
+            guard let filtration, !filtration.isCancelled, let sepia = filtration.result else { return }
+            Task { @MainActor in request?.report(.filtered(sepia)) }
         }
         // The filtration first, as PhotoProcessor does (see there).
         pendingOperations.filtrationQueue.addOperation(filtration)

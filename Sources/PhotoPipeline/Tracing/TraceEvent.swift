@@ -58,8 +58,12 @@ public enum TraceEvent: Sendable, Equatable {
     case cacheCleared(bytes: Int)
     /// `viewer.open`: the photo viewer shows a photo (on opening, and on each move).
     case viewerOpen(row: Int, id: PhotoID, name: String)
-    /// `viewer.image`: the viewer's picture is ready; `w`×`h` is its decoded size.
-    case viewerImage(row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState)
+    /// `viewer.image`: the viewer's picture is ready; `w`×`h` is its decoded size. `frames` is
+    /// the number of frames of an animation it plays (written only then; 0 for a still photo).
+    case viewerImage(row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState, frames: Int = 0)
+    /// `viewer.frame`: the viewer's animation moved to frame `frame` (0-based). Only the frame
+    /// changes of an animation's first two plays are traced, to keep traces small.
+    case viewerFrame(row: Int, id: PhotoID, frame: Int)
     /// `viewer.status`: the viewer shows that its photo failed, with this reason.
     case viewerStatus(row: Int, id: PhotoID, text: String)
     /// `viewer.zoom`: the viewer's zoom changed (`level` 1.0 is 100 %).
@@ -113,6 +117,7 @@ public enum TraceEvent: Sendable, Equatable {
         case cacheCleared = "cache.cleared"
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
+        case viewerFrame = "viewer.frame"
         case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"
         case viewerClose = "viewer.close"
@@ -130,7 +135,7 @@ public enum TraceEvent: Sendable, Equatable {
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
         case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
-        case x, y, shown, source, bytes, format, camera, date, path, covers
+        case x, y, shown, source, bytes, format, camera, date, path, covers, frames, frame
     }
 
     /// The event's name; nil for `other`.
@@ -161,6 +166,7 @@ public enum TraceEvent: Sendable, Equatable {
         case .cacheCleared: .cacheCleared
         case .viewerOpen: .viewerOpen
         case .viewerImage: .viewerImage
+        case .viewerFrame: .viewerFrame
         case .viewerStatus: .viewerStatus
         case .viewerZoom: .viewerZoom
         case .viewerClose: .viewerClose
@@ -187,8 +193,8 @@ public enum TraceEvent: Sendable, Equatable {
              .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
              .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
              .rowPreview(let row, _, _, _, _, _),
-             .viewerImage(let row, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
-             .viewerDropped(let row, _):
+             .viewerImage(let row, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
+             .viewerDropped(let row, _), .viewerFrame(let row, _, _):
             row
         default: nil
         }
@@ -201,8 +207,8 @@ public enum TraceEvent: Sendable, Equatable {
              .opFinish(_, _, let id, _), .opFail(_, _, let id, _, _), .opCancel(_, _, let id, _),
              .rowState(_, let id, _), .rowStatus(_, let id, _), .viewerOpen(_, let id, _),
              .rowPreview(_, let id, _, _, _, _),
-             .viewerImage(_, let id, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _),
-             .viewerDropped(_, let id):
+             .viewerImage(_, let id, _, _, _, _), .viewerClose(_, let id), .viewerStatus(_, let id, _),
+             .viewerDropped(_, let id), .viewerFrame(_, let id, _):
             id
         default: nil
         }
@@ -302,7 +308,7 @@ public enum TraceEvent: Sendable, Equatable {
     /// The size in pixels: decoded, for `viewer.image`; written, for `viewer.saved`.
     public var imageSize: (w: Int, h: Int)? {
         switch self {
-        case .viewerImage(_, _, let w, let h, _), .viewerSaved(_, _, let w, let h): (w, h)
+        case .viewerImage(_, _, let w, let h, _, _), .viewerSaved(_, _, let w, let h): (w, h)
         default: nil
         }
     }
@@ -332,7 +338,17 @@ public enum TraceEvent: Sendable, Equatable {
 
     /// What the viewer's picture shows, for `viewer.image`.
     public var viewerState: ViewerImageState? {
-        if case .viewerImage(_, _, _, _, let state) = self { state } else { nil }
+        if case .viewerImage(_, _, _, _, let state, _) = self { state } else { nil }
+    }
+
+    /// The frames of the animation the viewer plays, for `viewer.image` (0: a still photo).
+    public var frames: Int? {
+        if case .viewerImage(_, _, _, _, _, let frames) = self { frames } else { nil }
+    }
+
+    /// The frame shown, for `viewer.frame`.
+    public var frame: Int? {
+        if case .viewerFrame(_, _, let frame) = self { frame } else { nil }
     }
 
     // MARK: Writing
@@ -420,12 +436,17 @@ public enum TraceEvent: Sendable, Equatable {
             w.add(.row, row)
             w.add(.id, id)
             w.add(.name, name)
-        case .viewerImage(let row, let id, let width, let height, let state):
+        case .viewerImage(let row, let id, let width, let height, let state, let frames):
             w.add(.row, row)
             w.add(.id, id)
             w.add(.w, width)
             w.add(.h, height)
             w.add(.state, state.rawValue)
+            if frames > 0 { w.add(.frames, frames) }
+        case .viewerFrame(let row, let id, let frame):
+            w.add(.row, row)
+            w.add(.id, id)
+            w.add(.frame, frame)
         case .viewerZoom(let level):
             w.add(.level, level)
         case .viewerClose(let row, let id), .viewerDropped(let row, let id):
@@ -512,7 +533,9 @@ public enum TraceEvent: Sendable, Equatable {
         case .viewerOpen: self = try .viewerOpen(row: int(.row), id: id(), name: string(.name))
         case .viewerImage:
             self = try .viewerImage(row: int(.row), id: id(), w: int(.w), h: int(.h),
-                                    state: code(.state, as: ViewerImageState.self))
+                                    state: code(.state, as: ViewerImageState.self),
+                                    frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0)
+        case .viewerFrame: self = try .viewerFrame(row: int(.row), id: id(), frame: int(.frame))
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
         case .viewerClose: self = try .viewerClose(row: int(.row), id: id())

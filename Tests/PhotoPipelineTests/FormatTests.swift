@@ -146,4 +146,32 @@ import TestSupport
             #expect(error.reason == .tooManyPixels, "\(error)")
         }
     }
+
+    @Test("A row decodes an animated WebP's first frame; one whose frames together exceed the pixel limit is refused before its loader decodes them")
+    func animatedWebPInRow() throws {
+        let folder = try TestPictures.makeFolder("animated-webp")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let small = folder.appendingPathComponent("small.webp")
+        try #require(AnimatedPictures.write(small, colours: ["red", "lime", "blue"], width: 200, height: 150))
+        try #require(AnimatedPictures.isAnimatedWebP(small), "ImageMagick here writes no animated WebP")
+        let image = try ImageDecoder.decode(Data(contentsOf: small), size: .square(80), cancellable: Cancellable())
+        #expect((image.width, image.height) == (80, 80))
+        #expect(isRed(image), "the first frame")
+
+        // 12 frames of 1000×1000: 13 megapixels composited, over a 10-megapixel limit.
+        let many = folder.appendingPathComponent("many.webp")
+        try #require(AnimatedPictures.write(many, colours: Array(repeating: ["red", "blue"], count: 6).flatMap { $0 },
+                                            width: 1000, height: 1000))
+        let limits = DecodeLimits(maxBytes: 20 << 20, maxPixels: 10_000_000)
+        let bytes = try Data(contentsOf: many)
+        do throws(PhotoFailure) {
+            _ = try ImageDecoder.decode(bytes, size: .square(80), limits: limits, cancellable: Cancellable())
+            Issue.record("decoded")
+        } catch {
+            #expect(error.reason == .tooManyPixels, "\(error)")
+        }
+        // Within the limit, the same file decodes.
+        let roomy = DecodeLimits(maxBytes: 20 << 20, maxPixels: 20_000_000)
+        #expect((try? ImageDecoder.decode(bytes, size: .square(80), limits: roomy, cancellable: Cancellable())) != nil)
+    }
 }

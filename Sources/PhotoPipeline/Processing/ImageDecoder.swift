@@ -57,6 +57,15 @@ public enum ImageDecoder {
         }
 
         let buffer = ChunkBuffer()
+        func feed(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
+            do throws(PhotoFailure) {
+                try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                         gsize(chunk.count), $0) }
+            } catch {
+                throw check.refusal ?? check.unsupportedFormat(error) ?? error
+            }
+            if let refusal = check.refusal { throw refusal }
+        }
         var total = 0
         while true {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
@@ -68,19 +77,15 @@ public enum ImageDecoder {
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
             try check.keepHeader(chunk)
-            do throws(PhotoFailure) {
-                try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                                         gsize(chunk.count), $0) }
-            } catch {
-                throw check.refusal ?? check.unsupportedFormat(error) ?? error
-            }
-            if let refusal = check.refusal { throw refusal }
+            if !check.holdsBack { try feed(chunk) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-        // HEIF and AVIF are decoded whole when the loader is closed: their size is checked first.
+        // HEIF and AVIF are decoded whole when the loader is closed, and an animated WebP is
+        // held back from its loader until here: their sizes are checked first.
         try check.checkWholeFile()
+        if check.holdsBack { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
         do throws(PhotoFailure) {
             try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
         } catch {
@@ -150,6 +155,9 @@ public enum ImageDecoder {
         /// A HEIF or AVIF file: kept whole, as its size is read (with libheif) from boxes that
         /// may lie anywhere in it, before the loader decodes it when closed.
         private var isHEIF = false
+        /// An animated WebP: kept whole and held back from the loader, which decodes every
+        /// frame at full size, until its frames are counted.
+        private(set) var holdsBack = false
         /// The size was read and checked, and the memory reserved, before the loader saw the
         /// bytes (WebP and HEIF loaders allocate the whole picture whatever size is asked for).
         private var checkedAhead = false
@@ -157,8 +165,9 @@ public enum ImageDecoder {
         /// Keeps the first bytes (up to 1 MB; a HEIF file whole) until the size is known, and
         /// checks the kind of picture as soon as there are enough of them.
         func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
-            guard !sizeKnown, isHEIF || header.count < 1 << 20 else { return }
-            header.append(contentsOf: isHEIF ? chunk[...] : chunk.prefix((1 << 20) - header.count))
+            let whole = isHEIF || holdsBack
+            guard !sizeKnown, whole || header.count < 1 << 20 else { return }
+            header.append(contentsOf: whole ? chunk[...] : chunk.prefix((1 << 20) - header.count))
             if !kindChecked, header.count >= 8 {
                 kindChecked = true
                 try refuseWrappers(header)
@@ -167,6 +176,8 @@ public enum ImageDecoder {
                 signatureRead = true
                 if PictureSignature.isHEIF(header) {
                     isHEIF = true
+                } else if let webP = PictureSignature.webPSize(header), webP.animated {
+                    holdsBack = true
                 } else if let webP = PictureSignature.webPSize(header) {
                     // gdk-pixbuf's WebP loader allocates the canvas when it reads the header,
                     // and an animation's composited frame beside it.
@@ -178,6 +189,7 @@ public enum ImageDecoder {
         /// Checks a HEIF or AVIF file's size before its loader decodes it (at full size: it
         /// scales only afterwards), once all its bytes are in.
         func checkWholeFile() throws(PhotoFailure) {
+            if holdsBack, !sizeKnown { return try checkAnimatedWebP() }
             guard isHEIF, !sizeKnown else { return }
             var width: Int32 = 0, height: Int32 = 0, thumbnails: Int32 = 0
             var message: UnsafeMutablePointer<CChar>?
@@ -189,6 +201,37 @@ public enum ImageDecoder {
             }
             // libheif decodes to planes of up to 16 bits a sample, then to 8-bit RGBA.
             try checkAhead(width: Int(width), height: Int(height), bytesPerPixel: 10, format: "heif")
+        }
+
+        /// An animated WebP's canvas and frames: gdk-pixbuf's loader composites every frame at
+        /// the canvas's size, so all of them are reserved, and together they may hold at most
+        /// the pixel limit (a million tiny frames on a big canvas would otherwise be cheap to
+        /// send and ruinous to decode).
+        private func checkAnimatedWebP() throws(PhotoFailure) {
+            held = header
+            guard let animation = AnimationHeader.read(Data(header), maxFrames: 10_000),
+                  let canvas = PictureSignature.webPSize(header) else {
+                throw PhotoFailure(.notImage, summary: "Damaged picture", detail: "The animated WebP's frames could not be read")
+            }
+            let frames = max(1, animation.frames.count) + 1
+            let pixels = canvas.width.multipliedReportingOverflow(by: canvas.height)
+            let all = pixels.partialValue.multipliedReportingOverflow(by: frames)
+            guard !pixels.overflow, !all.overflow, all.partialValue <= limits.maxPixels, !animation.truncated else {
+                throw PhotoFailure(.tooManyPixels, detail: "\(animation.frames.count) frames of \(canvas.width)×\(canvas.height) "
+                                   + "are more pixels than a photo may have")
+            }
+            try checkAhead(width: canvas.width, height: canvas.height, bytesPerPixel: 4 * frames, format: "webp")
+        }
+
+        private var held: [UInt8] = []
+
+        /// Hands the bytes held back to `feed`, and lets go of them.
+        func releaseHeld(_ feed: (UnsafeRawBufferPointer) throws(PhotoFailure) -> Void) throws(PhotoFailure) {
+            let bytes = held
+            held = []
+            holdsBack = false
+            let result = bytes.withUnsafeBytes { raw in Result { () throws(PhotoFailure) in try feed(raw) } }
+            try result.get()
         }
 
         /// Checks a size read from the file's header by the decoder itself (not the loader),

@@ -11,7 +11,7 @@ extension GUITests {
         private static let red: UInt32 = 0xD02010, blue: UInt32 = 0x1030E0
 
         /// The folder, and its files in the list's order.
-        private func formatsFolder() throws -> (folder: URL, names: [String]) {
+        private func formatsFolder() async throws -> (folder: URL, names: [String]) {
             let folder = try TestPictures.makeFolder("every-format")
             let source = folder.appendingPathComponent(".source.jpg") // hidden: not listed
             try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
@@ -20,22 +20,22 @@ extension GUITests {
             // Cropped to 16:9 after the camera wrote its 4:3 thumbnail.
             try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 900, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
                                                        thumbRGB: Self.blue)).write(to: folder.appendingPathComponent("b-cropped.jpg"))
-            try FormatFiles.convert(source, to: "heic", at: folder.appendingPathComponent("c-phone.heic"), thumbnail: 240)
-            try FormatFiles.convert(source, to: "avif", at: folder.appendingPathComponent("d-picture.avif"))
-            try FormatFiles.convert(source, to: "webp", at: folder.appendingPathComponent("e-picture.webp"))
+            try await FormatFiles.convert(source, to: "heic", at: folder.appendingPathComponent("c-phone.heic"), thumbnail: 240)
+            try await FormatFiles.convert(source, to: "avif", at: folder.appendingPathComponent("d-picture.avif"))
+            try await FormatFiles.convert(source, to: "webp", at: folder.appendingPathComponent("e-picture.webp"))
             let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.red))
             try CameraFiles.dng(preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
                 .write(to: folder.appendingPathComponent("f-raw.dng"))
-            try FormatFiles.convert(source, to: "psd", at: folder.appendingPathComponent("g-layers.psd"))
-            try FormatFiles.convert(source, to: "jxl", at: folder.appendingPathComponent("h-picture.jxl"))
+            try await FormatFiles.convert(source, to: "psd", at: folder.appendingPathComponent("g-layers.psd"))
+            try await FormatFiles.convert(source, to: "jxl", at: folder.appendingPathComponent("h-picture.jxl"))
             try Data("not a picture\n".utf8).write(to: folder.appendingPathComponent("i-notes.txt"))
             return (folder, ["a-camera.jpg", "b-cropped.jpg", "c-phone.heic", "d-picture.avif", "e-picture.webp", "f-raw.dng",
                              "g-layers.psd", "h-picture.jxl"])
         }
 
         @Test("HEIC, AVIF, WebP and RAW show sepia; embedded thumbnails serve rows; Photoshop and JPEG XL say they are not supported")
-        func everyFormat() throws {
-            let (folder, names) = try formatsFolder()
+        func everyFormat() async throws {
+            let (folder, names) = try await formatsFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let app = try AppSession(source: folder.path)
             let loaded = try app.waitFor(event: .sourceLoaded)

@@ -23,7 +23,7 @@ import TestSupport
     }
 
     @Test("A camera JPEG's EXIF thumbnail is found, decoded and turned with the photo")
-    func exifThumbnail() throws {
+    func exifThumbnail() async throws {
         let upright = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red,
                                                                  thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
         let preview = try #require(EmbeddedPreview.read(upright, squareSide: 80))
@@ -44,7 +44,7 @@ import TestSupport
     }
 
     @Test("A thumbnail whose shape is not the photo's (an edited photo's stale one) is not trusted")
-    func staleThumbnail() throws {
+    func staleThumbnail() async throws {
         let cropped = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 900, rgb: Self.red,
                                                                  thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
         #expect(EmbeddedPreview.read(cropped, squareSide: 80) == nil)
@@ -58,14 +58,14 @@ import TestSupport
     }
 
     @Test("HEIC, AVIF and WebP decode through their loaders, at the row's size")
-    func loaderFormats() throws {
+    func loaderFormats() async throws {
         let folder = try TestPictures.makeFolder("formats")
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("source.jpg")
         try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
         for kind in ["heic", "avif", "webp"] {
             let file = folder.appendingPathComponent("photo.\(kind)")
-            try FormatFiles.convert(source, to: kind, at: file)
+            try await FormatFiles.convert(source, to: kind, at: file)
             let image = try ImageDecoder.decode(Data(contentsOf: file), size: .square(80), cancellable: Cancellable())
             #expect((image.width, image.height) == (80, 80), "\(kind)")
             #expect(isRed(image), "\(kind)")
@@ -73,13 +73,13 @@ import TestSupport
     }
 
     @Test("A HEIC file's thumbnail item is read without decoding the photo")
-    func heifThumbnail() throws {
+    func heifThumbnail() async throws {
         let folder = try TestPictures.makeFolder("heif-thumbnail")
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("source.jpg")
         try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
         let file = folder.appendingPathComponent("phone.heic")
-        try FormatFiles.convert(source, to: "heic", at: file, thumbnail: 240)
+        try await FormatFiles.convert(source, to: "heic", at: file, thumbnail: 240)
         let preview = try #require(EmbeddedPreview.read(Data(contentsOf: file), squareSide: 80))
         #expect(preview.origin == .heif)
         #expect((preview.image.width, preview.image.height) == (240, 180))
@@ -87,12 +87,12 @@ import TestSupport
         #expect(isRed(preview.image))
 
         let plain = folder.appendingPathComponent("plain.heic")
-        try FormatFiles.convert(source, to: "heic", at: plain)
+        try await FormatFiles.convert(source, to: "heic", at: plain)
         #expect(EmbeddedPreview.read(try Data(contentsOf: plain), squareSide: 80) == nil)
     }
 
     @Test("A DNG shows through the camera's preview, turned as the camera recorded")
-    func rawPreview() throws {
+    func rawPreview() async throws {
         let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.blue))
         let dng = CameraFiles.dng(preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
         #expect(RawPhoto.isRaw(URL(fileURLWithPath: "/photos/IMG_0001.DNG")))
@@ -107,14 +107,14 @@ import TestSupport
     }
 
     @Test("Pictures nothing here decodes fail as “Format not supported”, naming the kind")
-    func unsupportedKinds() throws {
+    func unsupportedKinds() async throws {
         let folder = try TestPictures.makeFolder("unsupported")
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("source.jpg")
         try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: Self.red)).write(to: source)
         for (kind, words) in [("psd", "Photoshop"), ("jxl", "JPEG XL")] {
             let file = folder.appendingPathComponent("picture.\(kind)")
-            try FormatFiles.convert(source, to: kind, at: file)
+            try await FormatFiles.convert(source, to: kind, at: file)
             let bytes = try Data(contentsOf: file)
             do throws(PhotoFailure) {
                 _ = try ImageDecoder.decode(bytes, size: .square(80), cancellable: Cancellable())
@@ -133,7 +133,7 @@ import TestSupport
     }
 
     @Test("A WebP claiming a huge canvas is refused from its header, before its loader allocates it")
-    func webPBomb() throws {
+    func webPBomb() async throws {
         // RIFF / WEBP / VP8X with a 16384×16384 canvas, and nothing after.
         var bytes = Array("RIFF".utf8) + [0x30, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0]
         bytes += [0, 0, 0, 0] + [0xFF, 0x3F, 0x00] + [0xFF, 0x3F, 0x00]
@@ -148,11 +148,11 @@ import TestSupport
     }
 
     @Test("A row decodes an animated WebP's first frame; one whose frames together exceed the pixel limit is refused before its loader decodes them")
-    func animatedWebPInRow() throws {
+    func animatedWebPInRow() async throws {
         let folder = try TestPictures.makeFolder("animated-webp")
         defer { try? FileManager.default.removeItem(at: folder) }
         let small = folder.appendingPathComponent("small.webp")
-        try #require(AnimatedPictures.write(small, colours: ["red", "lime", "blue"], width: 200, height: 150))
+        try #require(await AnimatedPictures.write(small, colours: ["red", "lime", "blue"], width: 200, height: 150))
         try #require(AnimatedPictures.isAnimatedWebP(small), "ImageMagick here writes no animated WebP")
         let image = try ImageDecoder.decode(Data(contentsOf: small), size: .square(80), cancellable: Cancellable())
         #expect((image.width, image.height) == (80, 80))
@@ -160,7 +160,7 @@ import TestSupport
 
         // 12 frames of 1000×1000: 13 megapixels composited, over a 10-megapixel limit.
         let many = folder.appendingPathComponent("many.webp")
-        try #require(AnimatedPictures.write(many, colours: Array(repeating: ["red", "blue"], count: 6).flatMap { $0 },
+        try #require(await AnimatedPictures.write(many, colours: Array(repeating: ["red", "blue"], count: 6).flatMap { $0 },
                                             width: 1000, height: 1000))
         let limits = DecodeLimits(maxBytes: 20 << 20, maxPixels: 10_000_000)
         let bytes = try Data(contentsOf: many)

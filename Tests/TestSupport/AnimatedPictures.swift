@@ -16,6 +16,18 @@ public enum AnimatedPictures {
         return process.terminationStatus == 0
     }
 
+    /// `convert`, waited for from a task on a thread of its own (see `onOwnThread`): tests that
+    /// run side by side must not hold the threads tasks run on while ImageMagick works.
+    public static func convert(_ arguments: [String]) async -> Bool {
+        (try? await onOwnThread { convert(arguments) }) ?? false
+    }
+
+    /// `write`, waited for from a task on a thread of its own (see `convert`).
+    public static func write(_ url: URL, colours: [String] = ["red", "lime", "blue"], width: Int = 64, height: Int = 48,
+                             delay: Int = 20) async -> Bool {
+        (try? await onOwnThread { write(url, colours: colours, width: width, height: height, delay: delay) }) ?? false
+    }
+
     /// A `width`×`height` animation of one frame per colour (ImageMagick names: "red", "#00ff00"),
     /// `delay` hundredths of a second each, looping for ever, at `url` (GIF or WebP by its ending).
     @discardableResult

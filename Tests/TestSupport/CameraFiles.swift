@@ -155,8 +155,9 @@ struct TIFFWriter {
 public enum FormatFiles {
     /// Writes `jpeg` (a file) as `kind` ("heic", "avif", "webp", "psd", "jxl") at `output`,
     /// HEIC with a thumbnail item of `thumbnail` pixels (0: none). Throws with the tool's words
-    /// if it is missing or fails.
-    public static func convert(_ jpeg: URL, to kind: String, at output: URL, thumbnail: Int = 0) throws {
+    /// if it is missing or fails. The tool is waited for on a thread of its own, not one of the
+    /// threads the tests' tasks share.
+    public static func convert(_ jpeg: URL, to kind: String, at output: URL, thumbnail: Int = 0) async throws {
         let (tool, arguments): (String, [String])
         switch kind {
         case "heic": (tool, arguments) = ("heif-enc", ["-q", "70"] + (thumbnail > 0 ? ["-t", "\(thumbnail)"] : []) + ["-o", output.path, jpeg.path])
@@ -164,7 +165,7 @@ public enum FormatFiles {
         case "jxl": (tool, arguments) = ("cjxl", [jpeg.path, output.path])
         default: (tool, arguments) = ("convert", [jpeg.path, output.path])
         }
-        let result = try run(URL(fileURLWithPath: "/usr/bin/\(tool)"), arguments, timeout: 60)
+        let result = try await run(URL(fileURLWithPath: "/usr/bin/\(tool)"), arguments, timeout: 60)
         guard result.status == 0, FileManager.default.fileExists(atPath: output.path) else {
             throw FormatFileError(message: "\(tool) failed (\(result.status)): \(result.stderr)")
         }

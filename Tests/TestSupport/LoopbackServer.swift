@@ -11,9 +11,13 @@ import Synchronization
 /// misbehaves on request.
 ///
 /// Paths:
-/// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs);
+/// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs); a
+///   `Range: bytes=A-B` request gets 206 with that slice and its `Content-Range`;
 /// - `/cacheable/NAME` — the same (latency and holding too), with `Cache-Control: max-age=3600`
 ///   (clients may keep it);
+/// - `/norange/NAME` — the same photo from a server that ignores `Range` (200, whole);
+/// - `/badrange/NAME` — answers a `Range` request with 206 and a `Content-Range` that does not
+///   match what was asked (the slice from byte 5);
 /// - `/status/CODE` — an empty response with that status;
 /// - `/reset` — the connection is reset (RST) without a response;
 /// - `/text` — a plain-text body (not an image);
@@ -60,6 +64,27 @@ public final class LoopbackServer: @unchecked Sendable {
     /// Bytes written by `/drip` and `/endless` responses so far.
     public var streamedBytes: Int { stats.withLock { $0.streamedBytes } }
 
+    /// Body bytes of photo responses (`/photos/`, `/cacheable/`, `/norange/`, `/badrange/`)
+    /// sent so far: whole bodies as they are handed to the server, paced ones chunk by chunk.
+    public var photoBytesSent: Int { stats.withLock { $0.photoBytesSent } }
+
+    /// Requests for `path` that carried a `Range` header.
+    public func rangeRequestCount(_ path: String) -> Int { stats.withLock { $0.rangeRequests[path, default: 0] } }
+
+    /// Makes photo responses go over a simulated link: each waits `latencyMs` before its first
+    /// byte, and their bodies share `bitsPerSecond` (0: as fast as loopback goes, the default).
+    public func setLink(bitsPerSecond: Int, latencyMs: Int) {
+        link.withLock { $0 = Link(bitsPerSecond: bitsPerSecond, latencyMs: latencyMs, freeAt: 0) }
+    }
+
+    private struct Link {
+        var bitsPerSecond = 0
+        var latencyMs = 0
+        /// When the link has sent what was given to it so far (monotonic seconds).
+        var freeAt: Double = 0
+    }
+    private let link = Locked(Link())
+
     private let context: OpaquePointer
     private var loop: OpaquePointer?
     private var server: UnsafeMutablePointer<SoupServer>?
@@ -74,6 +99,8 @@ public final class LoopbackServer: @unchecked Sendable {
         var photosInFlight = 0
         var peakPhotosInFlight = 0
         var streamedBytes = 0
+        var photoBytesSent = 0
+        var rangeRequests: [String: Int] = [:]
     }
 
     public init(photos: URL = Products.packageRoot.appendingPathComponent("data/photos")) throws {
@@ -92,6 +119,9 @@ public final class LoopbackServer: @unchecked Sendable {
         invoke { g_main_loop_quit(loop.msg); done.signal() }
         done.wait()
     }
+
+    /// The folder photo paths are served from.
+    public var photosFolder: String { photos.path }
 
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
@@ -156,24 +186,29 @@ public final class LoopbackServer: @unchecked Sendable {
         stats.withLock { $0.requests[path, default: 0] += 1 }
         let message = SendableMessage(msg)
         switch path {
-        case _ where path.hasPrefix("/photos/") || path.hasPrefix("/cacheable/"):
-            let cacheable = path.hasPrefix("/cacheable/")
+        case _ where ["/photos/", "/cacheable/", "/norange/", "/badrange/"].contains(where: { path.hasPrefix($0) }):
+            let folder = path.dropFirst().prefix { $0 != "/" }
             let name = path.drop { $0 != "/" }.dropFirst().drop { $0 != "/" }.dropFirst()
             let file = photos.appendingPathComponent(String(name))
             guard let data = try? Data(contentsOf: file) else {
                 respond(msg, status: 404, type: "text/plain", body: Data("no such photo\n".utf8))
                 return
             }
-            let respond = { @Sendable [self] (msg: OpaquePointer, status: UInt32, type: String, body: Data) in
-                self.respond(msg, status: status, type: type, body: body)
-                if cacheable {
-                    soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Cache-Control", "max-age=3600")
+            var answer = PhotoAnswer(status: 200, body: data, contentRange: nil, cacheable: folder == "cacheable")
+            if let range = Self.requestedRange(msg) {
+                stats.withLock { $0.rangeRequests[path, default: 0] += 1 }
+                if folder == "norange" {
+                    // SoupServer would answer the range itself from a whole 200 body.
+                    soup_message_headers_remove(soup_server_message_get_request_headers(msg), "Range")
+                } else {
+                    answer = Self.slice(data, range, wrong: folder == "badrange", cacheable: answer.cacheable)
                 }
             }
+            let respond = { @Sendable [self, answer] (msg: OpaquePointer) in self.send(msg, answer) }
             let held = holding.withLock { state -> Bool in
                 guard state.on else { return false }
                 state.waiting.append {
-                    respond(message.msg, 200, "image/jpeg", data)
+                    respond(message.msg)
                     soup_server_message_unpause(message.msg)
                 }
                 return true
@@ -182,17 +217,17 @@ public final class LoopbackServer: @unchecked Sendable {
                 soup_server_message_pause(msg)
                 return
             }
-            let latency = photoLatencyMs.load(ordering: .relaxed)
+            let latency = photoLatencyMs.load(ordering: .relaxed) + link.withLock { $0.latencyMs }
             if latency > 0 {
                 stats.withLock { $0.photosInFlight += 1; $0.peakPhotosInFlight = max($0.peakPhotosInFlight, $0.photosInFlight) }
                 soup_server_message_pause(msg)
                 after(latency) { [self] in
                     stats.withLock { $0.photosInFlight -= 1 }
-                    respond(message.msg, 200, "image/jpeg", data)
+                    respond(message.msg)
                     soup_server_message_unpause(message.msg)
                 }
             } else {
-                respond(msg, 200, "image/jpeg", data)
+                respond(msg)
             }
         case _ where path.hasPrefix("/status/"):
             let code = UInt32(path.dropFirst("/status/".count)) ?? 500
@@ -252,6 +287,82 @@ public final class LoopbackServer: @unchecked Sendable {
         default:
             respond(msg, status: 404, type: "text/plain", body: Data("not found\n".utf8))
         }
+    }
+
+    /// What a photo request is answered with.
+    private struct PhotoAnswer: Sendable {
+        var status: UInt32
+        var body: Data
+        var contentRange: String?
+        var cacheable: Bool
+    }
+
+    /// The first and last byte a `Range: bytes=A-B` (or `A-`) header asks for; nil without one.
+    private static func requestedRange(_ msg: OpaquePointer) -> (Int, Int?)? {
+        guard let headers = soup_server_message_get_request_headers(msg),
+              let value = soup_message_headers_get_one(headers, "Range").map({ String(cString: $0) }),
+              value.hasPrefix("bytes=") else { return nil }
+        let parts = value.dropFirst("bytes=".count).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Int(parts[0]) else { return nil }
+        return (first, Int(parts[1]))
+    }
+
+    /// A 206 answer with the slice of `data` asked for (or 416 past its end); `wrong` shifts the
+    /// slice and its Content-Range by 5 bytes, as a broken server or proxy might.
+    private static func slice(_ data: Data, _ range: (Int, Int?), wrong: Bool, cacheable: Bool) -> PhotoAnswer {
+        let first = range.0 + (wrong ? 5 : 0)
+        let last = min(data.count - 1, (range.1 ?? data.count - 1) + (wrong ? 5 : 0))
+        guard first <= last else {
+            return PhotoAnswer(status: 416, body: Data(), contentRange: "bytes */\(data.count)", cacheable: false)
+        }
+        return PhotoAnswer(status: 206, body: data.subdata(in: first..<(last + 1)),
+                           contentRange: "bytes \(first)-\(last)/\(data.count)", cacheable: cacheable)
+    }
+
+    /// Sends a photo answer: at once, or over the simulated link in chunks.
+    private func send(_ msg: OpaquePointer, _ answer: PhotoAnswer) {
+        let headers = soup_server_message_get_response_headers(msg)
+        let rate = link.withLock { $0.bitsPerSecond }
+        if rate <= 0 || answer.body.isEmpty {
+            respond(msg, status: answer.status, type: "image/jpeg", body: answer.body)
+            stats.withLock { $0.photoBytesSent += answer.body.count }
+        } else {
+            soup_server_message_set_status(msg, answer.status, nil)
+            soup_message_headers_set_content_length(headers, goffset(answer.body.count))
+            soup_message_headers_replace(headers, "Content-Type", "image/jpeg")
+            pace(msg, answer.body, bitsPerSecond: rate)
+        }
+        if let range = answer.contentRange { soup_message_headers_replace(headers, "Content-Range", range) }
+        if answer.cacheable { soup_message_headers_replace(headers, "Cache-Control", "max-age=3600") }
+    }
+
+    /// Sends `body` in 16 KB chunks, each when the shared link would have carried it.
+    private func pace(_ msg: OpaquePointer, _ body: Data, bitsPerSecond: Int) {
+        let state = TrickleState(msg)
+        state.connection = SignalConnection.connect(UnsafeMutableRawPointer(msg), "finished") { state.done = true }
+        let offset = Locked(0)
+        @Sendable func next() {
+            let start = offset.withLock { $0 }
+            guard !state.done, start < body.count else { return }
+            let count = min(16 << 10, body.count - start)
+            let now = Self.now()
+            let due = link.withLock { link -> Double in
+                link.freeAt = max(now, link.freeAt) + Double(count * 8) / Double(bitsPerSecond)
+                return link.freeAt
+            }
+            after(max(0, Int(((due - now) * 1000).rounded()))) { [self] in
+                guard !state.done else { return }
+                body[(body.startIndex + start)..<(body.startIndex + start + count)].withUnsafeBytes {
+                    soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress,
+                                             gsize($0.count))
+                }
+                stats.withLock { $0.photoBytesSent += count }
+                offset.withLock { $0 = start + count }
+                soup_server_message_unpause(state.msg)
+                next()
+            }
+        }
+        next()
     }
 
     private func queryValue(_ msg: OpaquePointer, _ key: String) -> String? {

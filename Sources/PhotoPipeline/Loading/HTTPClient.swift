@@ -9,6 +9,25 @@ public struct HTTPResponse: Sendable {
     public let data: Data
     /// From the response's caching headers; nil if it may not be kept.
     public let freshUntil: Date?
+    /// For the first bytes of a photo (`HTTPClient.fetchHead`) that the server sent alone: the
+    /// whole photo's size (0 when the server did not say). Nil for a whole body.
+    public var partialOf: Int? = nil
+
+    public init(data: Data, freshUntil: Date?, partialOf: Int? = nil) {
+        self.data = data
+        self.freshUntil = freshUntil
+        self.partialOf = partialOf
+    }
+}
+
+/// What a request for the first bytes of a photo got.
+public enum HTTPHead: Sendable {
+    /// The bytes asked for alone (a 206 whose `Content-Range` starts at 0 and matches the
+    /// body), with the caching headers and the photo's whole size (nil if not given).
+    case partial(Data, totalBytes: Int?, freshUntil: Date?)
+    /// The whole photo: the server ignored `Range` (200), or the photo is no longer than what
+    /// was asked for.
+    case whole(HTTPResponse)
 }
 
 /// All of the app's HTTP, on one thread of its own that owns a `SoupSession` and drives it with
@@ -79,12 +98,39 @@ public final class HTTPClient: Sendable {
     /// Like `get`, with what the response said about keeping it.
     public func fetch(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
                       maxRedirects: Int) throws(PhotoFailure) -> HTTPResponse {
+        try transfer(url, head: nil, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
+                     maxRedirects: maxRedirects)
+    }
+
+    /// Asks for the first `bytes` bytes of `url` only (`Range: bytes=0-…`), for what a photo's
+    /// head holds (the thumbnail in a camera JPEG's EXIF block). A server that ignores the range
+    /// answers with the whole body, which is read as `fetch` reads it, with no second request;
+    /// a 206 whose `Content-Range` is not the start of the photo, or disagrees with its body,
+    /// fails as `transport`. Limits, redirects and deadlines are `fetch`'s.
+    ///
+    /// The disk cache cannot mistake a head for the photo: `SoupCache` keeps no 206 response
+    /// (libsoup 3.2 judges partial content uncacheable), and a request carrying `Range` is
+    /// not answered from a cached entry, so `fetch` after a head gets the whole photo, from
+    /// the network or from an earlier whole response (both tested).
+    public func fetchHead(_ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+                          maxRedirects: Int) throws(PhotoFailure) -> HTTPHead {
+        let response = try transfer(url, head: max(1, bytes), cancellable: cancellable, byteLimit: byteLimit,
+                                    connectSeconds: connectSeconds, maxRedirects: maxRedirects)
+        guard let total = response.partialOf else { return .whole(response) }
+        // All of it came: it is the whole photo after all.
+        if total > 0, response.data.count == total { return .whole(HTTPResponse(data: response.data, freshUntil: response.freshUntil)) }
+        return .partial(response.data, totalBytes: total > 0 ? total : nil, freshUntil: response.freshUntil)
+    }
+
+    private func transfer(_ url: URL, head: Int?, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+                          maxRedirects: Int) throws(PhotoFailure) -> HTTPResponse {
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         let waiter = Waiter()
-        let key = "\(byteLimit) \(url.absoluteString)"
+        // A head and a whole body are different results: never one transfer for both.
+        let key = "\(byteLimit) \(head.map { "head \($0) " } ?? "")\(url.absoluteString)"
         let transfer = core.join(key: key, waiter: waiter) {
             Transfer(core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
-                     maxRedirects: maxRedirects)
+                     maxRedirects: maxRedirects, head: head)
         }
         // Cancelling the request lets its waiter go at once (on the cancelling thread).
         let handler = cancellable.onCancel { [core] in core.leave(transfer, waiter) }
@@ -323,7 +369,11 @@ public final class HTTPClient: Sendable {
         private let byteLimit: Int
         private let connectSeconds: Double
         private let maxRedirects: Int
+        /// How many bytes from the start are asked for (nil: the whole body).
+        private let head: Int?
         // Network thread only:
+        /// For a 206: the whole photo's size (0 if unknown) and the last byte the body ends at.
+        private var partial: (total: Int, last: Int)?
         private var redirects = 0
         private var message: OpaquePointer?
         private var stream: UnsafeMutablePointer<GInputStream>?
@@ -333,7 +383,8 @@ public final class HTTPClient: Sendable {
         private var answerTimedOut = false
         private var freshUntil: Date?
 
-        init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int) {
+        init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int, head: Int?) {
+            self.head = head
             self.core = core
             self.key = key
             self.address = url
@@ -358,6 +409,7 @@ public final class HTTPClient: Sendable {
             if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
             message = made
             soup_message_add_flags(made, SOUP_MESSAGE_NO_REDIRECT)
+            if let head { soup_message_headers_set_range(soup_message_get_request_headers(made), 0, goffset(head - 1)) }
             answerTimer?.cancel()
             answerTimedOut = false
             if connectSeconds > 0, connectSeconds.isFinite {
@@ -411,6 +463,21 @@ public final class HTTPClient: Sendable {
                 address = target
                 return start()
             }
+            if head != nil, status == 416 {
+                // Nothing at byte 0: an empty photo.
+                dropStream()
+                return end(.failure(PhotoFailure(.empty, detail: "The file or response holds no data")))
+            }
+            if status == 206 {
+                guard let head, let headers, let range = Self.contentRange(headers), range.first == 0, range.last < head else {
+                    dropStream()
+                    let given = headers.flatMap { soup_message_headers_get_one($0, "Content-Range") }.map { String(cString: $0) }
+                    return end(.failure(PhotoFailure(.transport, summary: "Wrong part sent",
+                                                     detail: "\(host) sent part of the photo (“\(given ?? "no Content-Range")”) "
+                                                     + "that is not the first \(self.head ?? 0) bytes asked for")))
+                }
+                partial = (range.total, range.last)
+            }
             guard (200..<300).contains(status) else {
                 dropStream()
                 let phrase = soup_message_get_reason_phrase(message).map { String(cString: $0) } ?? ""
@@ -453,6 +520,13 @@ public final class HTTPClient: Sendable {
             if size == 0 {
                 // The end: closing lets the disk cache finish its copy of the body.
                 g_input_stream_close(stream, nil, nil)
+                if let partial {
+                    guard body.count == partial.last + 1 else {
+                        return end(.failure(PhotoFailure(.transport, summary: "Wrong part sent",
+                                                         detail: "\(host) sent \(body.count) bytes for a range of \(partial.last + 1)")))
+                    }
+                    return end(.success(HTTPResponse(data: body, freshUntil: freshUntil, partialOf: partial.total)))
+                }
                 return end(.success(HTTPResponse(data: body, freshUntil: freshUntil)))
             }
             if body.count + Int(size) > byteLimit {
@@ -460,6 +534,15 @@ public final class HTTPClient: Sendable {
             }
             if let start { body.append(start.assumingMemoryBound(to: UInt8.self), count: Int(size)) }
             readMore()
+        }
+
+        /// A 206's `Content-Range`: its first and last byte, and the whole size (0 for `*`).
+        private static func contentRange(_ headers: OpaquePointer) -> (first: Int, last: Int, total: Int)? {
+            var first: goffset = 0, last: goffset = 0, total: goffset = 0
+            guard soup_message_headers_get_content_range(headers, &first, &last, &total) != 0, first >= 0, last >= first else {
+                return nil
+            }
+            return (Int(first), Int(last), total < 0 ? 0 : Int(total))
         }
 
         private func dropStream() {

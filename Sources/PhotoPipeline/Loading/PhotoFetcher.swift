@@ -97,6 +97,13 @@ public final class PhotoFetcher: @unchecked Sendable {
                        maxRedirects: limits.maxRedirects)
     }
 
+    /// The first `bytes` bytes of a photo on the web, or the whole photo where the server
+    /// sends it whole (see `HTTPClient.fetchHead`).
+    public func fetchHead(_ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPHead {
+        try http.fetchHead(url, bytes: bytes, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
+                           maxRedirects: limits.maxRedirects)
+    }
+
     /// Opens a local file: on this computer, and a regular file (checked on the path and
     /// again on the open descriptor, so it cannot be swapped in between). The file is opened
     /// without blocking, so a FIFO put in its place cannot hold the thread until a writer comes.

@@ -90,5 +90,68 @@ extension GUITests {
             #expect(states.suffix(2) == [.downloaded, .filtered], "\(states)")
             #expect(app.terminate() == 0)
         }
+
+        @Test("Web photos head first: rows from the EXIF thumbnail in a 64 KB head; a server ignoring Range read once; the viewer and the next launch get the whole photo")
+        func webHeadFirst() throws {
+            let folder = try TestPictures.makeFolder("web-head")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var sizes: [String: Int] = [:]
+            for name in ["one", "two", "three"] {
+                let photo = try #require(CameraFiles.jpegWithThumbnail(width: 3000, height: 2250, rgb: Self.red, thumbWidth: 160,
+                                                                       thumbHeight: 120, thumbRGB: Self.blue, progressive: true))
+                try photo.write(to: folder.appendingPathComponent("\(name).jpg"))
+                sizes[name] = photo.count
+            }
+            // Without a thumbnail, and larger than the head (grainy, as photos are).
+            let plain = try run(URL(fileURLWithPath: "/usr/bin/convert"),
+                                ["-size", "1200x900", "plasma:", "-quality", "90", folder.appendingPathComponent("plain.jpg").path])
+            try #require(plain.status == 0, "convert failed: \(plain.stderr)")
+            let server = try LoopbackServer(photos: folder)
+            let items = [("Kept", "/cacheable/one.jpg"), ("Camera", "/photos/two.jpg"), ("Plain", "/photos/plain.jpg"),
+                         ("Whole", "/norange/three.jpg")].map { ["name": $0.0, "url": server.url($0.1).absoluteString] }
+            let list = folder.appendingPathComponent("list.plist")
+            try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
+            let cache = folder.appendingPathComponent("cache")
+
+            let app = try AppSession(source: list.path, environment: ["XDG_CACHE_HOME": cache.path])
+            var events = try app.waitFor("every row filtered") { events in
+                let states = AppSession.rowStates(events)
+                return (0..<4).allSatisfy { states[$0] == .filtered }
+            }
+            var covering = Set<Int>()
+            for case .rowPreview(let row, _, "exif", _, _, true) in events.map(\.event) { covering.insert(row) }
+            #expect(covering == [0, 1, 3], "rows served by the photos' thumbnails")
+            // The heads alone for the camera photos; the plain photo needed its whole body too.
+            #expect(server.requestCount("/cacheable/one.jpg") == 1 && server.rangeRequestCount("/cacheable/one.jpg") == 1)
+            #expect(server.requestCount("/photos/two.jpg") == 1)
+            #expect(server.requestCount("/photos/plain.jpg") == 2)
+            #expect(server.requestCount("/norange/three.jpg") == 1, "read whole once, with no second request")
+            let camera = sizes["one"]! + sizes["two"]!
+            print("web head first: \(server.photoBytesSent) bytes sent for photos of \(camera + sizes["three"]!) bytes (+ the plain one)")
+
+            // The viewer gets the whole photo, not the head.
+            try app.clickRow(0)
+            events = try app.waitFor("the kept photo in the viewer", timeout: 60) { events in
+                events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            let shown = try #require(events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
+            #expect(shown.0 > 160 && shown.1 > 120, "\(shown)")
+            let requests = server.requestCount("/cacheable/one.jpg")
+            #expect(requests == 2, "the whole photo was fetched for the viewer")
+            #expect(app.terminate() == 0)
+
+            // The next launch: the row from the app's thumbnail cache, the viewer's photo from the
+            // disk cache, whole.
+            let again = try AppSession(source: list.path, environment: ["XDG_CACHE_HOME": cache.path])
+            try again.waitFor("row 0 filtered") { AppSession.rowStates($0)[0] == .filtered }
+            try again.clickRow(0)
+            events = try again.waitFor("the kept photo in the viewer again", timeout: 60) { events in
+                events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            let shownAgain = try #require(events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
+            #expect(shownAgain == shown)
+            #expect(server.requestCount("/cacheable/one.jpg") == requests, "neither the row nor the viewer asked the server")
+            #expect(again.terminate() == 0)
+        }
     }
 }

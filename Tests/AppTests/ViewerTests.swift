@@ -7,19 +7,11 @@ extension GUITests {
     /// The photo viewer, driven as a person would: real clicks and key presses (xdotool) on the
     /// real app, photos from real files and a real loopback HTTP server, checked in the trace.
     @Suite(.serialized) struct ViewerTests {
-        /// Where row `row` of the list is on screen (rows are 80 pixels high under the header bar).
-        private func rowPoint(_ app: AppSession, _ row: Int) throws -> (x: Int, y: Int) {
-            let window = try app.windowGeometry()
-            return (window.x + window.width / 2, window.y + Self.headerHeight + 80 * row + 40)
-        }
+        private func rowPoint(_ app: AppSession, _ row: Int) throws -> (x: Int, y: Int) { try app.rowPoint(row) }
 
-        /// The header bar's height: the list starts below it.
-        static let headerHeight = 47
+        static let headerHeight = AppSession.headerHeight
 
-        private func click(_ app: AppSession, row: Int) throws {
-            let point = try rowPoint(app, row)
-            try app.xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "1"])
-        }
+        private func click(_ app: AppSession, row: Int) throws { try app.clickRow(row) }
 
         private func key(_ app: AppSession, _ keys: String...) throws {
             try app.xdotool(["key", "--delay", "80"] + keys)

@@ -243,6 +243,21 @@ public final class AppSession: @unchecked Sendable {
     }
 
     /// The app window's geometry on screen (x, y, width, height).
+    /// The list's header bar height, in pixels: rows start below it.
+    public static let headerHeight = 47
+
+    /// Where row `row` of the list is on screen (rows are 80 pixels high under the header bar).
+    public func rowPoint(_ row: Int) throws -> (x: Int, y: Int) {
+        let window = try windowGeometry()
+        return (window.x + window.width / 2, window.y + Self.headerHeight + 80 * row + 40)
+    }
+
+    /// Clicks row `row` of the list (which opens its photo in the viewer).
+    public func clickRow(_ row: Int) throws {
+        let point = try rowPoint(row)
+        _ = try xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "1"])
+    }
+
     public func windowGeometry() throws -> (x: Int, y: Int, width: Int, height: Int) {
         let ids = try xdotool(["search", "--sync", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n")
         guard let id = ids.first.map(String.init) else { throw AppSessionError.timeout("no window") }

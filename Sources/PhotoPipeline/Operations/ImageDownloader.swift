@@ -1,3 +1,4 @@
+import CGdkPixbuf
 import CGLib
 import Foundation
 import GLibKit
@@ -70,11 +71,36 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 // Thumbnailed before, and the server's permission to keep the photo still holds.
                 return downloaded(thumbnail: cached)
             }
-            let response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+            let response: HTTPResponse
+            if Self.readsHeadFirst(url) {
+                switch try fetcher.fetchHead(url, bytes: Self.headBytes, cancellable: link.child, byteLimit: limits.maxPhotoBytes) {
+                case .whole(let whole):
+                    response = whole
+                case .partial(let head, let total, let freshUntil):
+                    if isCancelled { return }
+                    if let preview = traced(EmbeddedPreview.read(head, squareSide: maxPixelSize)),
+                       preview.covers(squareSide: maxPixelSize) {
+                        keep(preview, of: url, totalBytes: total, freshUntil: freshUntil)
+                        return downloaded(thumbnail: preview.image)
+                    }
+                    // The head cannot serve the row: the whole photo, in a request of its own
+                    // (one the disk cache may keep, which a part never is).
+                    response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                }
+            } else {
+                response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+            }
             if isCancelled { return }
             let data = response.data
             guard !data.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             fetched.withLock { $0 = data }
+            // A whole JPEG (a server that ignored the range, or a head that could not serve):
+            // its thumbnail still spares the decode, if large enough.
+            if data.starts(with: [0xFF, 0xD8]), let preview = traced(EmbeddedPreview.read(data.prefix(128 << 10), squareSide: maxPixelSize)),
+               preview.covers(squareSide: maxPixelSize) {
+                keep(preview, of: url, totalBytes: data.count, freshUntil: response.freshUntil)
+                return downloaded(thumbnail: preview.image)
+            }
             let remoteKey = remoteThumbnails == nil ? nil
                 : response.freshUntil.map { ThumbnailCache.remoteKey(for: url, bytes: data.count, expires: $0) }
             record.markDownloaded(bytes: data, thumbnailKey: remoteKey)
@@ -104,11 +130,42 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
         while head.count < wanted, !isCancelled, let chunk = try buffer.read(stream, cancellable: cancellable) {
             head.append(contentsOf: chunk)
         }
-        guard !isCancelled, let preview = EmbeddedPreview.read(head, squareSide: maxPixelSize) else { return nil }
+        guard !isCancelled else { return nil }
+        return traced(EmbeddedPreview.read(head, squareSide: maxPixelSize))
+    }
+
+    /// `preview`, traced as `row.preview` if there is one.
+    private func traced(_ preview: EmbeddedPreview?) -> EmbeddedPreview? {
+        guard let preview else { return nil }
         Trace.shared.emit(.rowPreview(row: record.position, id: record.id, source: preview.origin.rawValue,
                                       w: preview.image.width, h: preview.image.height,
                                       covers: preview.covers(squareSide: maxPixelSize)))
         return preview
+    }
+
+    /// How much of a web photo is asked for first: a camera JPEG's EXIF block, thumbnail and
+    /// all, lies within its first 64 KB (a JPEG segment holds at most that much).
+    static let headBytes = 64 << 10
+
+    /// Whether a web photo's head is asked for first: JPEGs by their address (and addresses
+    /// that do not say), whose EXIF block may hold a thumbnail. Other formats carry none
+    /// that the head would hold, and a second request would only cost them a round trip.
+    static func readsHeadFirst(_ url: URL) -> Bool {
+        ["", "jpg", "jpeg", "jpe", "jfif"].contains(url.pathExtension.lowercased())
+    }
+
+    /// Keeps a web photo's EXIF thumbnail in the app's cache of web thumbnails, for as long as
+    /// the server lets the photo be kept, as the `normal` size (128 pixels), scaled down to
+    /// it: never enlarged to pose as a larger size.
+    private func keep(_ preview: EmbeddedPreview, of url: URL, totalBytes: Int?, freshUntil: Date?) {
+        guard let remoteThumbnails, let freshUntil, let totalBytes else { return }
+        let box = ThumbnailCache.Size.normal
+        let (width, height) = ImageDecoder.scaledSize(width: preview.image.width, height: preview.image.height, for: .fit(box.rawValue))
+        guard max(preview.image.width, preview.image.height) >= box.rawValue,
+              let scaled = gdk_pixbuf_scale_simple(preview.image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
+        else { return }
+        remoteThumbnails.store(PhotoImage(taking: scaled), of: ThumbnailCache.remoteKey(for: url, bytes: totalBytes, expires: freshUntil),
+                               size: box)
     }
 
     /// A cached thumbnail is the download: the row's square is cut from it, and the filtration

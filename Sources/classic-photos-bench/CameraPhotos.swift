@@ -85,7 +85,8 @@ final class CameraPhotos {
             return "\(kind) \(format(mb.first ?? 0)) MB"
         }
         return "\(photos.count) generated JPEG photos (made in \(format(seconds)) s): " + sizes.joined(separator: ", ")
-            + "; each kind once upright and once with an EXIF Orientation tag of 6 (shown turned 90°, portrait)."
+            + "; each kind once upright and once with an EXIF Orientation tag of 6 (shown turned 90°, portrait). "
+            + "None carries an EXIF thumbnail: every thumbnail here is made from the whole photo."
     }
 
     /// `jpeg` with an EXIF APP1 segment holding only an Orientation tag, placed after the

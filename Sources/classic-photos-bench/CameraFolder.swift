@@ -73,6 +73,11 @@ final class CameraFolder {
         self.folder = folder
         self.photos = try photos.map { photo in
             let size = try FileManager.default.attributesOfItem(atPath: photo.url.path)[.size] as? Int ?? 0
+            let handle = try FileHandle(forReadingFrom: photo.url)
+            defer { try? handle.close() }
+            guard Self.hasEXIFThumbnail(try handle.read(upToCount: 64 * 1024) ?? Data()) else {
+                throw BenchError("exiftool left \(photo.url.lastPathComponent) without an EXIF thumbnail")
+            }
             return CameraPhoto(url: photo.url, megapixels: photo.megapixels, progressive: photo.progressive,
                                rotated: photo.rotated, bytes: size)
         }
@@ -92,6 +97,22 @@ final class CameraFolder {
             + "\(photos.filter(\.progressive).count) progressive, \(photos.filter(\.rotated).count) "
             + "with an EXIF Orientation tag of 6, and every one carrying a 160×120 EXIF thumbnail made from its own pixels, "
             + "as cameras write them."
+    }
+
+    /// Whether `head`, a JPEG file's start, has an EXIF segment (APP1) holding a JPEG of its own.
+    static func hasEXIFThumbnail(_ head: Data) -> Bool {
+        let bytes = [UInt8](head)
+        var at = 2
+        while at + 4 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+            let end = at + 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+            if bytes[at + 1] == 0xE1, end <= bytes.count, bytes[(at + 4)..<min(end, at + 10)].elementsEqual(Array("Exif".utf8) + [0, 0]) {
+                // A start-of-image marker inside it: IFD1's thumbnail.
+                guard end - 2 > at + 10 else { return false }
+                return ((at + 10)..<(end - 2)).contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD8 && bytes[$0 + 2] == 0xFF }
+            }
+            at = end
+        }
+        return false
     }
 
     /// Runs ImageMagick once for each argument list, all at once, each on one thread.

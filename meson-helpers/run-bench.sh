@@ -4,7 +4,7 @@
 # on camera photos it generates, sepia against a plain copy, the first and last visible
 # thumbnail against a plain per-core pool, the pipeline against curl, list reading, and the
 # real app under Xvfb (launch, cold and warm launch, wheel scrolling 10,000 rows against the
-# tutorial's synchronous list, big lists).
+# tutorial's synchronous list, big lists, a folder of camera photos against eog and gThumb).
 #
 #   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
 #   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3
@@ -13,7 +13,7 @@
 # --only SECTION[,SECTION…]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRA_PACKAGES=(libvips-tools libgdk-pixbuf2.0-bin curl)
+EXTRA_PACKAGES=(libvips-tools libgdk-pixbuf2.0-bin curl eog gthumb libimage-exiftool-perl)
 source meson-helpers/setup.sh
 # The benchmark runs the app itself too, so both are built optimised.
 swift build -c release --product classic-photos

@@ -29,7 +29,7 @@ func memory(of pid: Int32) -> (peak: Double, resident: Double) {
     return (value("VmHWM:"), value("VmRSS:"))
 }
 
-func megabytes(_ bytes: Double) -> String { format(bytes / 1_048_576, 0) + " MB" }
+func megabytes(_ bytes: Double, _ digits: Int = 0) -> String { format(bytes / 1_048_576, digits) + " MB" }
 
 /// A list of `count` rows of the generated camera photos in turn, by file address. Each row
 /// names a file of its own (a symbolic link in `folder` to one of the photos), as in a real
@@ -51,11 +51,12 @@ func cameraList(_ camera: CameraPhotos, count: Int, in folder: URL) throws -> UR
     return list
 }
 
-/// Starts the app on `list` and waits for its first screen of rows; returns the session and it.
-func launchToFirstScreen(_ list: String, environment: [String: String] = [:]) throws
+/// Starts the app on `list` (on `display`, or a display of its own) and waits for its first
+/// screen of rows; returns the session and it.
+func launchToFirstScreen(_ list: String, environment: [String: String] = [:], display: XvfbDisplay? = nil) throws
     -> (app: AppSession, screen: (t: Double, rows: ClosedRange<Int>))
 {
-    let app = try AppSession(source: list, environment: environment)
+    let app = try AppSession(arguments: [list], environment: environment, display: display)
     var screen: (t: Double, rows: ClosedRange<Int>)?
     try app.waitFor("the first screen of thumbnails", timeout: 120) { events in
         screen = firstScreen(events)

@@ -36,12 +36,7 @@ final class CameraPhotos {
         var photos: [CameraPhoto] = []
         for (megapixels, width, height, seed) in [(12, 4000, 3000, 12), (24, 6000, 4000, 24)] {
             let base = folder.appendingPathComponent("camera-\(megapixels)mp").path
-            let arguments = [
-                "-seed", "\(seed)", "-size", "\(width / 4)x\(height / 4)", "plasma:fractal", "-blur", "0x1",
-                "-resize", "\(width)x\(height)!",
-                "(", "-size", "\(width)x\(height)", "xc:gray50", "-seed", "\(seed + 1)", "-attenuate", "0.6",
-                "+noise", "Gaussian", "-colorspace", "gray", ")",
-                "-compose", "overlay", "-composite", "-quality", "92", "-sampling-factor", "2x2",
+            let arguments = Self.picture(width: width, height: height, seed: seed) + Self.cameraJPEG + [
                 "(", "+clone", "-interlace", "none", "-write", base + "-baseline.jpg", "+delete", ")",
                 "-interlace", "JPEG", base + "-progressive.jpg",
             ]
@@ -66,6 +61,21 @@ final class CameraPhotos {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
+    /// ImageMagick arguments that make one picture of `width` × `height`: fractal plasma
+    /// drawn at a quarter of the size and scaled up, softened, overlaid with grey grain.
+    static func picture(width: Int, height: Int, seed: Int) -> [String] {
+        [
+            "-seed", "\(seed)", "-size", "\(width / 4)x\(height / 4)", "plasma:fractal", "-blur", "0x1",
+            "-resize", "\(width)x\(height)!",
+            "(", "-size", "\(width)x\(height)", "xc:gray50", "-seed", "\(seed + 1)", "-attenuate", "0.6",
+            "+noise", "Gaussian", "-colorspace", "gray", ")",
+            "-compose", "overlay", "-composite",
+        ]
+    }
+
+    /// ImageMagick settings for writing JPEG as a camera does: quality 92, 4:2:0 chroma.
+    static let cameraJPEG = ["-quality", "92", "-sampling-factor", "2x2"]
+
     func of(kind: String) -> [CameraPhoto] { photos.filter { $0.kind == kind } }
 
     /// A line describing the set, for the report.
@@ -75,7 +85,8 @@ final class CameraPhotos {
             return "\(kind) \(format(mb.first ?? 0)) MB"
         }
         return "\(photos.count) generated JPEG photos (made in \(format(seconds)) s): " + sizes.joined(separator: ", ")
-            + "; each kind once upright and once with an EXIF Orientation tag of 6 (shown turned 90°, portrait)."
+            + "; each kind once upright and once with an EXIF Orientation tag of 6 (shown turned 90°, portrait). "
+            + "None carries an EXIF thumbnail: every thumbnail here is made from the whole photo."
     }
 
     /// `jpeg` with an EXIF APP1 segment holding only an Orientation tag, placed after the

@@ -162,6 +162,9 @@ struct Machine {
             ("curl", firstLine("/usr/bin/curl", ["--version"]).components(separatedBy: " (").first ?? "?"),
             ("Xvfb", package("xvfb")),
             ("xdotool", package("xdotool")),
+            ("eog", package("eog")),
+            ("gThumb", package("gthumb")),
+            ("exiftool", package("libimage-exiftool-perl")),
         ]
     }
 }

@@ -12,6 +12,7 @@
 //   scroll      the app while wheel-scrolling 10,000 rows (frame intervals, operations,
 //               End / Home stalls, peak memory) vs the tutorial's synchronous list
 //   cache       cold vs warm launch against a loopback server with a delay
+//   folder      a folder of 120 camera photos opened cold and warm, vs eog and gThumb
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
@@ -20,7 +21,7 @@ import PhotoPipeline
 import TestSupport
 
 struct Options {
-    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "app"]
+    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "app"]
     var rounds = 5
     var rows = 64
     var latencies = [0, 30, 100]
@@ -80,6 +81,10 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("launch"), let camera { try benchmarkLaunch(camera: camera, rounds: options.appRounds, report: report) }
         if wants("scroll"), let camera { try benchmarkScrolling(camera: camera, rounds: options.appRounds, report: report) }
         if wants("cache"), let camera { try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report) }
+        if wants("folder") || wants("web") {
+            let folder = try CameraFolder()
+            if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
+        }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 
         let seconds = LoopbackServer.now() - started

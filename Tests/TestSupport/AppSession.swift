@@ -308,7 +308,7 @@ public final class AppSession: @unchecked Sendable {
     }
 
     /// Process ids whose parent is `parent`, read from /proc.
-    static func children(of parent: Int32) -> [Int32] {
+    public static func children(of parent: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

@@ -13,6 +13,7 @@
 //               End / Home stalls, peak memory) vs the tutorial's synchronous list
 //   cache       cold vs warm launch against a loopback server with a delay
 //   folder      a folder of 120 camera photos opened cold and warm, vs eog and gThumb
+//   web         the same photos as a web list over a paced link: first screen and bytes sent
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
@@ -21,7 +22,7 @@ import PhotoPipeline
 import TestSupport
 
 struct Options {
-    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "app"]
+    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "web", "app"]
     var rounds = 5
     var rows = 64
     var latencies = [0, 30, 100]
@@ -84,6 +85,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("folder") || wants("web") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
+            if wants("web") { try benchmarkWebList(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 

@@ -47,11 +47,13 @@ extension PhotoListWindow {
             let all = gtk_file_filter_new()!
             gtk_file_filter_set_name(all, "Pictures and photo lists")
             gtk_file_filter_add_pixbuf_formats(all)
+            gtk_file_filter_add_mime_type(all, "image/x-dcraw") // camera RAW files, shown through their previews
             gtk_file_filter_add_pattern(all, "*.plist")
             gtk_file_chooser_add_filter(fileChooser, all)
             let pictures = gtk_file_filter_new()!
             gtk_file_filter_set_name(pictures, "Pictures")
             gtk_file_filter_add_pixbuf_formats(pictures)
+            gtk_file_filter_add_mime_type(pictures, "image/x-dcraw")
             gtk_file_chooser_add_filter(fileChooser, pictures)
             let lists = gtk_file_filter_new()!
             gtk_file_filter_set_name(lists, "Photo lists")

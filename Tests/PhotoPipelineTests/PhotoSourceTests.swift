@@ -269,22 +269,29 @@ func plist(_ body: String) -> String {
         // GIF has no saver: a 1×1 one, as bytes.
         try folder.write("anim.gif", Data(base64Encoded: "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")!)
         pictures.append("anim.gif")
-        // A JPEG without an extension counts; text called .jpg does not.
+        // A JPEG without an extension counts, read by its content; text called .jpg is
+        // listed by its name (it fails when loaded); text called .txt is not.
         let jpeg = Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg")
         try folder.write("no-extension", Data(contentsOf: jpeg))
         pictures.append("no-extension")
         try folder.write("fake.jpg", "This is text, whatever its name says.\n")
+        pictures.append("fake.jpg")
+        try folder.write("backup.png~", Data(contentsOf: jpeg))
+        try folder.write("listed-hidden.png", Data(contentsOf: jpeg))
+        try folder.write(".hidden", "listed-hidden.png\n")
+        try folder.write("clip.mp4", Data(contentsOf: jpeg))
         try folder.write("notes.txt", "Notes\n")
         try folder.write("empty.png", Data())
+        pictures.append("empty.png")
         #expect(try folder.savePicture(".hidden.png", format: "png"))
         #expect(try folder.savePicture("sub/inner.png", format: "png"))
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("folder.jpg"),
                                                 withIntermediateDirectories: true)
-        let order = ["anim.gif", "img1.bmp", "img2.png", "img10.jpeg", "no-extension", "photo.tiff"]
+        let order = ["anim.gif", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "no-extension", "photo.tiff"]
         return (folder, order.filter(pictures.contains))
     }
 
-    @Test("A folder lists exactly its pictures, recognised by content, in natural order")
+    @Test("A folder lists its pictures by name (content only where the name says nothing), hidden and backup files left out, in natural order")
     func folder() throws {
         let (folder, expected) = try mixedFolder()
         let batches = try readBatches(FolderSource(location: folder.url))

@@ -62,6 +62,42 @@ final class PictureTypes {
         return answer
     }
 
+    /// What a file's name alone says about it, for listing a folder without opening its files.
+    enum NameVerdict: Equatable {
+        /// A kind of picture this app lists: believed until the file is loaded.
+        case picture
+        /// Nothing useful (no extension, or one nobody registered): the content must say.
+        case unknown
+        /// Some other kind of file (text, video, a document).
+        case other
+    }
+
+    /// Verdicts by extension, and by whole name for names without one.
+    private var verdicts: [String: NameVerdict] = [:]
+
+    /// What the file name `name` (bytes as on disk, NUL-terminated) says, asking
+    /// shared-mime-info's globs once per extension.
+    func verdict(forName name: UnsafePointer<CChar>) -> NameVerdict {
+        let dot = strrchr(name, 0x2E) // "."
+        let key = String(cString: dot.map { UnsafePointer($0 + 1) } ?? name)
+        if dot != nil, let known = verdicts[key] { return known }
+        var uncertain: gboolean = 0
+        let guessed = g_content_type_guess(name, nil, 0, &uncertain)
+        defer { g_free(guessed) }
+        let type = guessed.map { String(cString: $0) } ?? "application/octet-stream"
+        let verdict: NameVerdict
+        if uncertain != 0 || g_content_type_is_unknown(type) != 0 {
+            verdict = .unknown
+        } else if isLoadable(type) || g_content_type_is_a(type, "image/x-dcraw") != 0
+                    || Self.unreadablePictureDescription(type) != nil {
+            verdict = .picture
+        } else {
+            verdict = .other
+        }
+        if dot != nil { verdicts[key] = verdict }
+        return verdict
+    }
+
     /// Whether the regular file at `path` holds a picture gdk-pixbuf can load. `nameType` is
     /// the type its name suggests (GIO's `standard::fast-content-type`), if known.
     func isPicture(path: UnsafePointer<CChar>, nameType: String?) -> Bool {

@@ -62,6 +62,24 @@ final class AppSettings {
         }
     }
 
+    /// How folders are sorted: `sort-by` and `sort-descending`; by name where nothing is kept.
+    var photoOrder: PhotoOrder {
+        get {
+            guard let settings else { return .byName }
+            let key = g_settings_get_string(settings.pointer, "sort-by").map { text in
+                defer { g_free(text) }
+                return String(cString: text)
+            }
+            return PhotoOrder(key: key.flatMap(PhotoOrder.Key.init(rawValue:)) ?? .name,
+                              descending: g_settings_get_boolean(settings.pointer, "sort-descending") != 0)
+        }
+        set {
+            guard let settings else { return }
+            g_settings_set_string(settings.pointer, "sort-by", newValue.key.rawValue)
+            g_settings_set_boolean(settings.pointer, "sort-descending", newValue.descending ? 1 : 0)
+        }
+    }
+
     /// What photos and lists may cost (bytes, pixels, memory, time, redirects); the standard
     /// limits where nothing is remembered. Read when a window opens.
     var limits: PhotoLimits {

@@ -25,6 +25,27 @@ extension PhotoListWindow {
         }
         addAction("close") { [unowned self] in gtk_window_close(window) }
         addAction("retry-failed") { [unowned self] in processor.retryFailed() }
+        addChoice("sort-by", photoOrder.key.rawValue) { [unowned self] value in
+            guard let key = PhotoOrder.Key(rawValue: value) else { return false }
+            sortChosen(PhotoOrder(key: key, descending: photoOrder.descending))
+            return true
+        }
+        addChoice("sort-direction", photoOrder.descending ? "descending" : "ascending") { [unowned self] value in
+            guard value == "ascending" || value == "descending" else { return false }
+            sortChosen(PhotoOrder(key: photoOrder.key, descending: value == "descending"))
+            return true
+        }
+    }
+
+    /// A stateful action with a string state, shown as radio items; `body` applies a new value
+    /// and says whether it was taken.
+    private func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
+        let action = ObjectRef(takingOpaque: g_simple_action_new_stateful(name, g_variant_type_checked_("s"), g_variant_new_string(initial))!)
+        connections.append(SignalConnection.connect(action.pointer, "change-state", pointer: { [action] value in
+            guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
+            if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
+        }))
+        g_action_map_add_action(OpaquePointer(window), action.opaque)
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {

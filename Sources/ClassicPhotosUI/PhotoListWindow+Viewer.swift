@@ -24,6 +24,8 @@ extension PhotoListWindow: PhotoViewerHost {
         return processor.photos.record(for: processor.photos.id(at: position))
     }
 
+    func viewerPosition(of id: PhotoID) -> Int? { processor.photos.position(of: id) }
+
     func viewerMoved(to position: Int) {
         gtk_single_selection_set_selected(selection, guint(position))
         gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))

@@ -19,7 +19,7 @@ final class PhotoListWindow {
     let store: ObjectRef<GObject>
     let selection: OpaquePointer
     let listView: OpaquePointer
-    private let scrolled: OpaquePointer
+    let scrolled: OpaquePointer
     private let spinner: UnsafeMutablePointer<GtkWidget>
     let headerBar: UnsafeMutablePointer<GtkWidget>
     /// The photo viewer, over the list (see PhotoListWindow+Viewer).
@@ -61,11 +61,20 @@ final class PhotoListWindow {
     private var failedInSubtitle = 0
     private var subtitleRefresh: MainLoopSource?
     let settings: AppSettings
+    /// The folder shown, when the list is one folder: watched, and sorted (see +Folder).
+    var shownFolder: ShownFolder?
+    /// The order folders are shown in (the main menu's choice).
+    var photoOrder: PhotoOrder
+    /// Counts the lists shown, so that work for an earlier one is recognised.
+    private(set) var listGeneration = 0
+    /// Whether every source of the list has been read.
+    var loadingFinished: Bool { loading == nil }
     /// A file chooser or location dialog while one is open, and its handlers.
     var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
 
     init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
+        photoOrder = settings.photoOrder
         // Limits come from the settings; the decoding memory is one budget for the whole app.
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
@@ -180,6 +189,10 @@ final class PhotoListWindow {
     /// one list, in the order given.
     func open(_ sources: [any PhotoSource]) {
         self.sources = sources
+        listGeneration += 1
+        forgetFolder()
+        let order = photoOrder
+        let sources = sources.map { $0.ordered(by: order) }
         settings.lastSources = sources.map(\.location.absoluteString)
         loading?.cancel()
         viewer.close(animated: false)
@@ -197,7 +210,8 @@ final class PhotoListWindow {
             case .started(_, let location):
                 Trace.shared.emit(.sourceStart(url: location.absoluteString))
             case .batch(_, let batch):
-                append(batch)
+                folderBatchArrived(batch)
+                if !batch.entries.isEmpty { append(batch) }
             case .finished(_, let location, let rows):
                 Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
             case .failed(_, let location, let error):
@@ -211,6 +225,7 @@ final class PhotoListWindow {
 
     private func finishedLoading(failures: [String]) {
         loading = nil
+        folderLoaded()
         let count = processor.photos.count
         if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures.joined(separator: "\n"))) }
         refreshSubtitle()
@@ -329,7 +344,7 @@ final class PhotoListWindow {
         return first..<max(first, last)
     }
 
-    private func updateVisibleRows() {
+    func updateVisibleRows() {
         guard !scrollMonitor.isScrolling else { return }
         let visible = visibleRows()
         if visible != lastVisible {
@@ -419,7 +434,7 @@ final class PhotoListWindow {
 
     /// The subtitle once the list is in (the title names the source): how many photos, and how
     /// many of those shown so far could not be loaded ("16 photos, 3 failed").
-    private func refreshSubtitle() {
+    func refreshSubtitle() {
         subtitleRefresh = nil
         guard loading == nil else { return }
         let count = processor.photos.count
@@ -444,7 +459,7 @@ final class PhotoListWindow {
     }
 
     /// Shows the status page for `status`, or the list (nil).
-    private func showStatus(_ status: Status?) {
+    func showStatus(_ status: Status?) {
         guard let status else {
             gtk_stack_set_visible_child_name(stack, "list")
             return
@@ -526,6 +541,7 @@ final class PhotoListWindow {
         rememberWindowState()
         loading?.cancel()
         loading = nil
+        forgetFolder()
         // Empty the list first, so tearing the window down binds no rows on the way out.
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         viewer.shutDown()

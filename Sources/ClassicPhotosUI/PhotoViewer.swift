@@ -13,6 +13,8 @@ protocol PhotoViewerHost: AnyObject {
     /// The photos of the list, and the record of the photo at a position.
     var photoCount: Int { get }
     func viewerRecord(at position: Int) -> PhotoRecord?
+    /// Where the photo `id` is in the list now, if it still is.
+    func viewerPosition(of id: PhotoID) -> Int?
     /// Selects the row at `position` and scrolls it into view, behind the viewer.
     func viewerMoved(to position: Int)
     /// Hides or shows the window's header bar (fullscreen).
@@ -76,8 +78,9 @@ final class PhotoViewer {
         }
     }
     private var slots: [PhotoID: Slot] = [:]
-    /// The position of the photo shown, while open.
+    /// The position of the photo shown, while open, and the photo.
     private(set) var position: Int?
+    private var shownID: PhotoID?
     private(set) var isOpen = false
     private var isClosing = false
     private var showsSepia = true
@@ -364,6 +367,7 @@ final class PhotoViewer {
         isClosing = false
         isOpen = false
         position = nil
+        shownID = nil
         gtk_widget_set_visible(root, 0)
         setShown(nil, state: nil)
         cp_zoom_picture_set_image_size(zoomPicture, 0, 0)
@@ -425,8 +429,9 @@ final class PhotoViewer {
 
     private func show(_ position: Int) {
         guard let record = host.viewerRecord(at: position) else { return }
-        let moved = self.position != position
+        let moved = self.position != position || shownID != record.id
         self.position = position
+        shownID = record.id
         if moved {
             Trace.shared.emit(.viewerOpen(row: position, id: record.id, name: record.name))
             // New photo: fit, and whatever was drawn goes.
@@ -452,6 +457,28 @@ final class PhotoViewer {
         gtk_widget_set_sensitive(nextButton, position < host.photoCount - 1 ? 1 : 0)
         refresh(slot)
         if moved { host.viewerMoved(to: position) }
+    }
+
+    /// Rows came, went or moved (the folder changed, or was sorted): the photo shown stays,
+    /// wherever it is now; if it went, the one that took its place is shown.
+    func listChanged() {
+        guard isOpen, !isClosing, let position else { return }
+        if let id = shownID, let now = host.viewerPosition(of: id) {
+            self.position = now
+            show(now)
+        } else if host.photoCount > 0 {
+            show(min(position, host.photoCount - 1))
+        } else {
+            close(animated: false)
+        }
+    }
+
+    /// The photo `id`'s file was rewritten: what was decoded from it goes, and if it is shown,
+    /// it is loaded again (the old picture stays until the new one is ready).
+    func photoChanged(_ id: PhotoID) {
+        guard let slot = slots.removeValue(forKey: id) else { return }
+        slot.request?.cancel()
+        if id == shownID, let position { show(position) }
     }
 
     /// The slot for `record`, loading it if it has nothing and is not loading.

@@ -60,12 +60,17 @@ final class SourceFeed {
 
     /// `batch` cut into pieces of at most `pieceRows` rows (the first one `firstPieceRows`).
     static func pieces(of batch: PhotoSourceBatch, firstPieceRows: Int) -> [PhotoSourceBatch] {
+        // An empty folder still says which folder it is.
+        if batch.entries.isEmpty { return [batch] }
         var pieces: [PhotoSourceBatch] = []
         var start = 0
         while start < batch.entries.count {
             let end = min(batch.entries.count, start + (pieces.isEmpty ? firstPieceRows : pieceRows))
             let selected = batch.selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
-            pieces.append(PhotoSourceBatch(entries: Array(batch.entries[start..<end]), selected: selected))
+            var piece = batch
+            piece.entries = Array(batch.entries[start..<end])
+            piece.selected = selected
+            pieces.append(piece)
             start = end
         }
         return pieces

@@ -203,3 +203,18 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 }
+
+extension SignalConnection {
+    /// A signal with two pointers and an integer, e.g. `GFileMonitor::changed` (the file, the
+    /// other file of a move, the kind of event).
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               pointerPointerInt handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Void)
+        -> SignalConnection
+    {
+        typealias F = (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Void
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?, gint, gpointer?) -> Void = { _, a, b, n, data in
+            unbox(data, as: F.self)(a, b, n)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

@@ -20,6 +20,10 @@ import Testing
                              #","url":"http://127.0.0.1:8080/list.plist","rows":2000"#)
         case .sourceFailed: (.sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
                              #","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\"""#)
+        case .sourceChanged: (.sourceChanged(url: "file:///tmp/f/", added: 2, removed: 1, changed: 3, rows: 17),
+                              #","url":"file:///tmp/f/","added":2,"removed":1,"changed":3,"rows":17"#)
+        case .listSorted: (.listSorted(key: "date-taken", descending: true, rows: 17),
+                           #","key":"date-taken","descending":true,"rows":17"#)
         case .listSelect: (.listSelect(row: 46, id: id, name: "photo47.png"), #","row":46,"id":42,"name":"photo47.png""#)
         case .viewVisible: (.viewVisible(first: 0, last: -1), #","first":0,"last":-1"#)
         case .scrollBegin: (.scrollBegin(via: .scrollbar), #","via":"scrollbar""#)

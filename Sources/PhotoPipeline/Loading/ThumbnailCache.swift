@@ -105,6 +105,17 @@ public struct ThumbnailCache: Sendable {
         return Key(uri: String(cString: uri), modified: Int64(info.st_mtim.tv_sec), bytes: Int64(info.st_size))
     }
 
+    /// Deletes every thumbnail of the local picture at `url` (it was rewritten: a thumbnail
+    /// made in the same second would still pass the modification-time check).
+    public func forget(_ url: URL) {
+        guard url.isFileURL else { return }
+        let file = g_file_new_for_path(url.standardizedFileURL.path)!
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        let uri = g_file_get_uri(file)!
+        defer { g_free(uri) }
+        for size in Size.allCases { unlink(location(of: String(cString: uri), size: size).path) }
+    }
+
     /// Where the thumbnail of `key` at `size` lives.
     public func location(of key: Key, size: Size) -> URL { location(of: key.uri, size: size) }
 

@@ -6,19 +6,25 @@
 /// than stored (a list reserves a block of them; a photo's identity is the block's start plus
 /// the order in which it arrived), and a `PhotoRecord` exists only for photos that have been
 /// shown. Rows are added in batches at the end; `reorder` moves photos without changing who
-/// they are.
+/// they are; `remove`, `insert` and `rename` follow a folder as it changes.
 @MainActor
 public final class PhotoCollection {
     /// Identities reserved per list; no list comes near it.
     private static let idBlock = 1 << 40
 
     public private(set) var count = 0
+    /// Entries ever added (the arrival indexes in use); more than `count` once rows were removed.
+    private var arrived = 0
     private let firstID: UInt64
     /// The names and links of each batch, in arrival order.
     private var chunks: [Chunk] = []
-    /// Position → arrival index, and its inverse; nil while the two are the same.
+    /// Position → arrival index, and its inverse (-1: removed); nil while the two are the same.
     private var order: [Int32]?
     private var positionOfIndex: [Int32]?
+    /// Entries that changed name since they arrived (renamed files), by arrival index.
+    private var renamed: [Int: PhotoEntry] = [:]
+    /// Arrival index by link, made when a change first needs it.
+    private var indexOfLink: [String: Int]?
     private var records: [PhotoID: PhotoRecord] = [:]
 
     public init() {
@@ -31,19 +37,26 @@ public final class PhotoCollection {
     @discardableResult
     public func append(_ entries: [PhotoEntry]) -> Range<Int> {
         let start = count
-        precondition(start + entries.count < Self.idBlock)
+        precondition(arrived + entries.count < Self.idBlock)
         guard !entries.isEmpty else { return start..<start }
+        let firstIndex = arrived
         // Entries of one batch share a base (one source); a batch that mixes them is split.
         var runStart = 0
         for end in 1...entries.count where end == entries.count || entries[end].base !== entries[runStart].base {
-            chunks.append(Chunk(entries[runStart..<end], firstIndex: start + runStart))
+            chunks.append(Chunk(entries[runStart..<end], firstIndex: firstIndex + runStart))
             runStart = end
         }
+        arrived += entries.count
         count += entries.count
         if order != nil {
             // New rows go last, in arrival order; appended in place (no copy of the whole order).
-            order!.append(contentsOf: (start..<count).lazy.map(Int32.init))
+            order!.append(contentsOf: (firstIndex..<arrived).lazy.map(Int32.init))
             positionOfIndex!.append(contentsOf: (start..<count).lazy.map(Int32.init))
+        }
+        if indexOfLink != nil {
+            for (offset, entry) in entries.enumerated() where indexOfLink![entry.link] == nil {
+                indexOfLink![entry.link] = firstIndex + offset
+            }
         }
         return start..<count
     }
@@ -53,12 +66,90 @@ public final class PhotoCollection {
     public func reorder(_ positions: [Int]) {
         precondition(positions.count == count && Set(positions).count == count
                      && positions.allSatisfy { (0..<count).contains($0) }, "not a permutation of the positions")
-        let old = order ?? (0..<count).map(Int32.init)
-        let new = positions.map { old[$0] }
-        var inverse = [Int32](repeating: 0, count: count)
+        let old = materializedOrder()
+        setOrder(positions.map { old[$0] })
+    }
+
+    // MARK: Changing
+
+    /// Takes the photos `ids` out of the list. Returns the positions they had, in ascending
+    /// order; their records are retired (position -1).
+    @discardableResult
+    public func remove(_ ids: some Sequence<PhotoID>) -> [Int] {
+        let ids = Array(ids)
+        let positions = ids.compactMap { position(of: $0) }.sorted()
+        guard !positions.isEmpty else { return [] }
+        var old = materializedOrder()
+        for position in positions.reversed() { old.remove(at: position) }
+        for id in ids {
+            records.removeValue(forKey: id)?.position = -1
+        }
+        setOrder(old)
+        return positions
+    }
+
+    /// Adds `entry` as a new photo shown at `position` (0...count). Returns its identity.
+    @discardableResult
+    public func insert(_ entry: PhotoEntry, at position: Int) -> PhotoID {
+        precondition((0...count).contains(position))
+        let index = arrived
+        append([entry])
+        if position != count - 1 {
+            var new = materializedOrder()
+            new.removeLast()
+            new.insert(Int32(index), at: position)
+            setOrder(new)
+        }
+        return PhotoID(rawValue: firstID + UInt64(index))
+    }
+
+    /// Shows the photo `id` at `position` instead (positions of the others close up).
+    public func move(_ id: PhotoID, to position: Int) {
+        guard let from = self.position(of: id), from != position else { return }
+        var new = materializedOrder()
+        let index = new.remove(at: from)
+        new.insert(index, at: min(position, new.count))
+        setOrder(new)
+    }
+
+    /// Gives the photo `id` a new name and address (its file was renamed); it stays who it is.
+    public func rename(_ id: PhotoID, to entry: PhotoEntry) {
+        guard contains(id) else { return }
+        let index = Int(id.rawValue - firstID)
+        let old = self.entry(index: index)
+        renamed[index] = entry
+        if indexOfLink != nil {
+            if indexOfLink![old.link] == index { indexOfLink!.removeValue(forKey: old.link) }
+            indexOfLink![entry.link] = index
+        }
+        records[id]?.rename(to: entry)
+    }
+
+    /// The photo whose address is `link`, exactly as its entry has it, if one is shown.
+    public func id(forLink link: String) -> PhotoID? {
+        if indexOfLink == nil {
+            var map: [String: Int] = [:]
+            map.reserveCapacity(arrived)
+            for index in 0..<arrived where map[entry(index: index).link] == nil { map[entry(index: index).link] = index }
+            indexOfLink = map
+        }
+        guard let index = indexOfLink![link] else { return nil }
+        let id = PhotoID(rawValue: firstID + UInt64(index))
+        return contains(id) ? id : nil
+    }
+
+    /// The arrival index of every position.
+    private func materializedOrder() -> [Int32] {
+        order ?? (0..<arrived).map(Int32.init)
+    }
+
+    /// Shows the arrival indexes `new` in this order (a subset of those that arrived).
+    private func setOrder(_ new: [Int32]) {
+        var inverse = [Int32](repeating: -1, count: arrived)
         for (position, index) in new.enumerated() { inverse[Int(index)] = Int32(position) }
         order = new
         positionOfIndex = inverse
+        count = new.count
         for record in records.values { record.position = self.position(of: record.id) ?? -1 }
     }
 
@@ -71,9 +162,11 @@ public final class PhotoCollection {
 
     /// Where `id` is shown, or nil if it is not in this list.
     public func position(of id: PhotoID) -> Int? {
-        guard id.rawValue >= firstID, id.rawValue - firstID < UInt64(count) else { return nil }
+        guard id.rawValue >= firstID, id.rawValue - firstID < UInt64(arrived) else { return nil }
         let index = Int(id.rawValue - firstID)
-        return positionOfIndex.map { Int($0[index]) } ?? index
+        guard let positionOfIndex else { return index }
+        let position = Int(positionOfIndex[index])
+        return position >= 0 ? position : nil
     }
 
     public func contains(_ id: PhotoID) -> Bool { position(of: id) != nil }
@@ -84,6 +177,7 @@ public final class PhotoCollection {
     /// The name shown at `position` (cheaper than the whole entry).
     public func name(at position: Int) -> String {
         let index = index(at: position)
+        if let entry = renamed[index] { return entry.name }
         return chunk(ofIndex: index).name(index)
     }
 
@@ -115,6 +209,7 @@ public final class PhotoCollection {
     }
 
     private func entry(index: Int) -> PhotoEntry {
+        if let entry = renamed[index] { return entry }
         let chunk = chunk(ofIndex: index)
         return PhotoEntry(name: chunk.name(index), link: chunk.link(index), base: chunk.base)
     }

@@ -25,8 +25,10 @@ public struct PhotoSnapshot: Sendable {
 /// the main actor reads it through snapshots.
 public final class PhotoRecord: Sendable {
     public let id: PhotoID
-    public let entry: PhotoEntry
+    /// What the source names the photo and where it is; changes only when its file is renamed.
+    public var entry: PhotoEntry { entryValue.withLock { $0 } }
     public var name: String { entry.name }
+    private let entryValue: Locked<PhotoEntry>
 
     /// The photo's position in the list shown, for the trace; kept up to date by the list.
     private let positionValue: Atomic<Int>
@@ -46,8 +48,13 @@ public final class PhotoRecord: Sendable {
 
     public init(id: PhotoID, entry: PhotoEntry, position: Int) {
         self.id = id
-        self.entry = entry
+        entryValue = Locked(entry)
         positionValue = Atomic(position)
+    }
+
+    /// The photo's file was renamed: the same picture, under a new name and address.
+    func rename(to entry: PhotoEntry) {
+        entryValue.withLock { $0 = entry }
     }
 
     /// Where the photo is shown now (the trace's `row`), or -1 once its list is gone.
@@ -65,7 +72,7 @@ public final class PhotoRecord: Sendable {
     /// State, image and failure taken together.
     public func snapshot(isBusy: Bool) -> PhotoSnapshot {
         progress.withLock { p in
-            PhotoSnapshot(id: id, name: entry.name, state: p.state, image: p.image, failure: p.failure,
+            PhotoSnapshot(id: id, name: name, state: p.state, image: p.image, failure: p.failure,
                           isBusy: isBusy && (p.state == .new || p.state == .downloaded))
         }
     }

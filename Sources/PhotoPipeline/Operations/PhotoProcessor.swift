@@ -90,6 +90,67 @@ public final class PhotoProcessor {
         apply(scheduler.orderChanged(layout: photos))
     }
 
+    // MARK: A folder that changes
+
+    /// Takes photos out of the list (their files went away); their work is cancelled.
+    /// Returns the positions they had, ascending.
+    @discardableResult
+    public func remove(_ ids: [PhotoID]) -> [Int] {
+        for id in ids {
+            cancelOperations(for: id)
+            apply(scheduler.workFinished(id))
+            memory.remove(id)
+        }
+        let positions = photos.remove(ids)
+        scheduler.rowCountChanged(photos.count)
+        apply(scheduler.orderChanged(layout: photos))
+        activityChanged()
+        return positions
+    }
+
+    /// Adds a photo at `position` (a new file); loaded when it is wanted on screen.
+    @discardableResult
+    public func insert(_ entry: PhotoEntry, at position: Int) -> PhotoID {
+        let id = photos.insert(entry, at: position)
+        scheduler.rowCountChanged(photos.count)
+        apply(scheduler.orderChanged(layout: photos))
+        return id
+    }
+
+    /// The photo's file was renamed: it keeps its picture, under its new name, at `position`.
+    public func rename(_ id: PhotoID, to entry: PhotoEntry, at position: Int) {
+        guard photos.contains(id) else { return }
+        photos.rename(id, to: entry)
+        photos.move(id, to: position)
+        // Work in flight reads the old path: started again from the new one.
+        if pendingOperations.hasWork(for: id), let record = photos.existingRecord(for: id) {
+            cancelOperations(for: id)
+            apply(scheduler.workFinished(id))
+            record.reset()
+        }
+        apply(scheduler.orderChanged(layout: photos))
+        if let record = photos.existingRecord(for: id) { changed(record) }
+    }
+
+    /// The photo's file was rewritten: whatever was made from it (its picture, the thumbnails
+    /// cached for it) is dropped and it is loaded again, at once if it is on screen.
+    public func reload(_ id: PhotoID) {
+        guard let record = photos.existingRecord(for: id) else { return }
+        if let url = try? record.entry.resolvedURL() {
+            thumbnails?.forget(url)
+            pictures.forget(url)
+        }
+        cancelOperations(for: id)
+        apply(scheduler.workFinished(id))
+        memory.remove(id)
+        if record.reset() {
+            Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
+            changed(record)
+        }
+        apply(scheduler.orderChanged(layout: photos))
+        activityChanged()
+    }
+
     /// A snapshot of the photo at `position`, for a widget being bound to it.
     public func snapshot(at position: Int) -> PhotoSnapshot {
         let id = photos.id(at: position)

@@ -28,6 +28,12 @@ public final class SharedPictures: Sendable {
         (try? entry.resolvedURL()).map { "\(side) \($0.absoluteString)" }
     }
 
+    /// Forgets the finished pictures of the photo at `url`, at every size (its file changed).
+    public func forget(_ url: URL) {
+        let suffix = " " + url.absoluteString
+        table.withLock { table in table.finished = table.finished.filter { !$0.key.hasSuffix(suffix) } }
+    }
+
     /// A finished picture for `key` that some row still holds.
     public func picture(for key: String) -> PhotoImage? {
         table.withLock { $0.finished[key]?.image }

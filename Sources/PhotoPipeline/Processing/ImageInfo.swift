@@ -128,8 +128,11 @@ public enum ExifReader {
             let marker = b[i + 1]
             if marker == 0xDA || marker == 0xD9 { return nil } // image data: no EXIF before it
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length >= 2, i + 2 + length <= b.count else { return nil }
-            let body = (i + 4)..<(i + 2 + length)
+            guard length >= 2 else { return nil }
+            // Only the EXIF segment may be cut short by the end of what was read: a date near
+            // its start is found in the first few kilobytes of a photo.
+            guard i + 2 + length <= b.count || marker == 0xE1 else { return nil }
+            let body = (i + 4)..<min(b.count, i + 2 + length)
             if marker == 0xE1, body.count > 6,
                b[body.lowerBound] == 0x45, b[body.lowerBound + 1] == 0x78, b[body.lowerBound + 2] == 0x69,
                b[body.lowerBound + 3] == 0x66, b[body.lowerBound + 4] == 0, b[body.lowerBound + 5] == 0 {
@@ -139,6 +142,10 @@ public enum ExifReader {
         }
         return nil
     }
+
+    /// When the photo in `bytes` (its start at least) was taken, as EXIF's
+    /// `DateTimeOriginal` (or `DateTime`) says, in the sortable form "2021-07-04 18:30:05".
+    public static func dateTaken(_ bytes: Data) -> String? { read(bytes).date }
 
     private static func parseTIFF(_ t: UnsafeBufferPointer<UInt8>) -> Tags {
         var tags = Tags()

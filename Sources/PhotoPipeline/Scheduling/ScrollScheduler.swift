@@ -71,6 +71,13 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         self.rowCount = rowCount
     }
 
+    /// Rows were taken out or put in (a folder changed); `orderChanged` follows.
+    public mutating func rowCountChanged(_ rowCount: Int) {
+        precondition(rowCount >= 0)
+        self.rowCount = rowCount
+        visible = clamp(visible)
+    }
+
     /// The same photos now sit at other positions (sorting, say). Work follows its photo:
     /// photos that left the wanted rows are cancelled, those that came into them start.
     public mutating func orderChanged(layout: some ScrollLayout<ID>) -> [Action] {

@@ -12,11 +12,16 @@ import GLibKit
 struct FolderListing {
     var names: [String] = []
     var links: [String] = []
+    /// Each picture's sort facts, when asked for.
+    var facts: [SortFacts?] = []
     /// The index of the picture asked for by name, if it was found.
     var selected: Int?
 
     /// Reads `folder`; `selecting` is a file name (as on disk) to find and list even if hidden.
-    static func read(_ folder: URL, selecting: String?, cancellable: Cancellable) throws(PhotoSourceError) -> FolderListing {
+    /// With `facts`, each picture's modification time and size are read too, and with `taken`
+    /// its date taken.
+    static func read(_ folder: URL, selecting: String?, facts: Bool = false, taken: Bool = false,
+                     cancellable: Cancellable) throws(PhotoSourceError) -> FolderListing {
         // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
         var path = folder.withUnsafeFileSystemRepresentation { Array(UnsafeBufferPointer(start: $0!, count: strlen($0!))) }
         if path.last != 0x2F { path.append(0x2F) } // "/"
@@ -62,6 +67,7 @@ struct FolderListing {
                     if isSelected { listing.selected = listing.names.count }
                     listing.names.append(displayName(name))
                     listing.links.append(String(cString: uri))
+                    if facts { listing.facts.append(path.withUnsafeBufferPointer { SortFacts.read(path: $0.baseAddress!, taken: taken) }) }
                     return true
                 }
             }
@@ -70,14 +76,45 @@ struct FolderListing {
         return listing
     }
 
+    /// The entry for the file at `path` (one that appeared in a folder being watched), if it
+    /// is a picture the folder would list: not hidden, a regular file, a picture by its name
+    /// (or, where the name says nothing, by its content).
+    static func entry(forFile path: String, hiddenNames: Set<String>) -> PhotoEntry? {
+        let url = URL(fileURLWithPath: path)
+        let name = url.lastPathComponent
+        return name.withCString { name -> PhotoEntry? in
+            guard !isHidden(name, hiddenNames), isRegularFile(name, type: UInt8(DT_UNKNOWN), in: AT_FDCWD, path: path)
+            else { return nil }
+            let pictures = PictureTypes()
+            let isPicture = switch pictures.verdict(forName: name) {
+            case .picture: true
+            case .other: false
+            case .unknown: pictures.isPicture(path: path, nameType: nil)
+            }
+            guard isPicture, let uri = g_filename_to_uri(path, nil, nil) else { return nil }
+            defer { g_free(uri) }
+            return PhotoEntry(name: displayName(name), link: String(cString: uri), base: nil)
+        }
+    }
+
+    /// The names a folder's `.hidden` file lists.
+    static func hiddenNames(inFolder path: String) -> Set<String> {
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return [] }
+        defer { close(directory) }
+        return hiddenNames(in: directory)
+    }
+
     /// Whether `name` is a regular file (or a symbolic link to one), from the directory
     /// entry's type where it gives one.
-    private static func isRegularFile(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32) -> Bool {
+    private static func isRegularFile(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32,
+                                      path: String? = nil) -> Bool {
         switch Int32(type) {
         case Int32(DT_REG): return true
         case Int32(DT_LNK), Int32(DT_UNKNOWN):
             var status = stat()
-            return fstatat(directory, name, &status, 0) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+            let found = path.map { stat($0, &status) } ?? fstatat(directory, name, &status, 0)
+            return found == 0 && (status.st_mode & S_IFMT) == S_IFREG
         default: return false
         }
     }

@@ -13,22 +13,46 @@ import GLibKit
 /// out. Each entry is named after the file's display name and points at the file's URI.
 public struct FolderSource: PhotoSource {
     public let location: URL
+    public var order: PhotoOrder
 
-    public init(location: URL) {
+    public init(location: URL, order: PhotoOrder = .byName) {
         self.location = location
+        self.order = order
     }
 
     public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
                      deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
-        try Self.readPictures(in: location, selecting: nil, cancellable: cancellable, deliver)
+        try Self.readPictures(in: location, selecting: nil, order: order, cancellable: cancellable, deliver)
     }
+
+    public func ordered(by order: PhotoOrder) -> any PhotoSource { FolderSource(location: location, order: order) }
+
+    /// Up to this many pictures, dates taken are read before the folder is shown (about 50 µs
+    /// each); a bigger folder shows in modification order at once, and settles into the order
+    /// taken once the dates are read in the background.
+    static let inlineDatesLimit = 3_000
 
     /// Lists the pictures in `folder` and delivers them in batches. `selecting` is the file
     /// name (as on disk) of a picture to mark as selected; it is listed even when hidden.
-    static func readPictures(in folder: URL, selecting: String?, cancellable: Cancellable,
+    static func readPictures(in folder: URL, selecting: String?, order wanted: PhotoOrder, cancellable: Cancellable,
                              _ deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
-        let listing = try FolderListing.read(folder, selecting: selecting, cancellable: cancellable)
-        let order = NaturalOrder.order(names: listing.names, links: listing.links)
+        var listing = try FolderListing.read(folder, selecting: selecting, facts: wanted.needsFacts,
+                                             cancellable: cancellable)
+        var used = wanted
+        if wanted.key == .dateTaken {
+            if listing.names.count <= inlineDatesLimit {
+                listing.facts = listing.links.map { SortFacts.read(link: $0, taken: true) }
+            } else {
+                used = PhotoOrder(key: .dateModified, descending: wanted.descending)
+            }
+        }
+        if cancellable.isCancelled { throw .cancelled }
+        let order = used.order(names: listing.names, links: listing.links, facts: listing.facts)
+        let folderURL = folder.standardizedFileURL
+        if order.isEmpty {
+            deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: wanted))
+            return
+        }
         let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }
         var start = 0
         while start < order.count {
@@ -36,9 +60,16 @@ public struct FolderSource: PhotoSource {
             let end = min(start + PhotoSources.batchSize, order.count)
             let entries = order[start..<end].map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
             let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
-            deliver(PhotoSourceBatch(entries: entries, selected: selectedHere))
+            deliver(PhotoSourceBatch(entries: entries, selected: selectedHere, folder: folderURL, order: used,
+                                     wantedOrder: wanted))
             start = end
         }
+    }
+
+    /// The entry a new file at `path` in a shown folder gets, if the folder lists it.
+    public static func entry(forNewFile path: String) -> PhotoEntry? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return FolderListing.entry(forFile: path, hiddenNames: FolderListing.hiddenNames(inFolder: folder))
     }
 
     /// The words for a folder GIO could not read.

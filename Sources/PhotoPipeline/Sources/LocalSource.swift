@@ -7,10 +7,15 @@ import GLibKit
 /// and any other file is read as a property list.
 public struct LocalSource: PhotoSource {
     public let location: URL
+    /// The order of a folder's pictures.
+    public var order: PhotoOrder
 
-    public init(location: URL) {
+    public init(location: URL, order: PhotoOrder = .byName) {
         self.location = location
+        self.order = order
     }
+
+    public func ordered(by order: PhotoOrder) -> any PhotoSource { LocalSource(location: location, order: order) }
 
     public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
                      deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
@@ -29,7 +34,7 @@ public struct LocalSource: PhotoSource {
         }
         switch g_file_info_get_file_type(info.opaque) {
         case G_FILE_TYPE_DIRECTORY:
-            try FolderSource.readPictures(in: location, selecting: nil, cancellable: cancellable, deliver)
+            try FolderSource.readPictures(in: location, selecting: nil, order: order, cancellable: cancellable, deliver)
         case G_FILE_TYPE_REGULAR:
             let nameType = g_file_info_get_attribute_string(info.opaque, G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE)
                 .map { String(cString: $0) }
@@ -38,7 +43,7 @@ public struct LocalSource: PhotoSource {
             }
             if isPicture, let name = g_file_info_get_name(info.opaque) {
                 try FolderSource.readPictures(in: location.deletingLastPathComponent(), selecting: String(cString: name),
-                                              cancellable: cancellable, deliver)
+                                              order: order, cancellable: cancellable, deliver)
             } else {
                 try PropertyListSource(location: location).read(using: fetcher, cancellable: cancellable, deliver: deliver)
             }

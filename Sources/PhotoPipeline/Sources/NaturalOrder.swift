@@ -10,6 +10,27 @@ enum NaturalOrder {
     /// Below this many names, keys are made on the calling thread alone.
     static let parallelThreshold = 4096
 
+    /// How `a` compares with `b` in display order: negative, zero or positive.
+    static func compare(_ a: String, _ b: String) -> Int32 {
+        let (keyA, keyB) = (key(a), key(b))
+        defer { g_free(keyA); g_free(keyB) }
+        return strcmp(keyA!, keyB!)
+    }
+
+    /// The sort key of one name (to be freed with `g_free`).
+    private static func key(_ name: String) -> UnsafeMutablePointer<CChar>? {
+        var name = name
+        return name.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { utf8 in
+                // Case aside, as file managers sort: "IMG3" between "img2" and "img4" even
+                // where the locale's collation (C, say) puts capitals first.
+                let folded = g_utf8_casefold(utf8.baseAddress, utf8.count)
+                defer { g_free(folded) }
+                return g_utf8_collate_key_for_filename(folded, -1)
+            }
+        }
+    }
+
     /// The positions of `names` in display order. Equal keys fall back to the links, then to
     /// the position itself, so the order never depends on the sort algorithm.
     static func order(names: [String], links: [String]) -> [Int] {
@@ -27,16 +48,7 @@ enum NaturalOrder {
         let chunks = count < parallelThreshold ? 1 : 8 * ProcessInfo.processInfo.activeProcessorCount
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             for i in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
-                var name = names[i]
-                slots[i] = name.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { utf8 in
-                        // Case aside, as file managers sort: "IMG3" between "img2" and "img4" even
-                        // where the locale's collation (C, say) puts capitals first.
-                        let folded = g_utf8_casefold(utf8.baseAddress, utf8.count)
-                        defer { g_free(folded) }
-                        return g_utf8_collate_key_for_filename(folded, -1)
-                    }
-                }
+                slots[i] = key(names[i])
             }
         }
         var order = (0..<Int32(count)).map { $0 }

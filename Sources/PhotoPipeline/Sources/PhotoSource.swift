@@ -13,6 +13,13 @@ public protocol PhotoSource: Sendable {
     /// batches of entries in display order. Blocking; honours `cancellable`.
     func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
               deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError)
+
+    /// The same source, showing a folder's pictures in `order` (lists keep their own order).
+    func ordered(by order: PhotoOrder) -> any PhotoSource
+}
+
+extension PhotoSource {
+    public func ordered(by order: PhotoOrder) -> any PhotoSource { self }
 }
 
 /// Consecutive entries of one source, in display order.
@@ -21,10 +28,20 @@ public struct PhotoSourceBatch: Sendable {
     /// The index, within `entries`, of the photo the user asked to open (a single picture
     /// named on the command line), if it is in this batch.
     public var selected: Int?
+    /// The folder these pictures are in, when the source is a folder (or a picture in one).
+    public var folder: URL?
+    /// The order the entries are in (a folder's), and the one asked for: they differ while a
+    /// big folder's dates taken are still to be read.
+    public var order: PhotoOrder?
+    public var wantedOrder: PhotoOrder?
 
-    public init(entries: [PhotoEntry], selected: Int? = nil) {
+    public init(entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
+                wantedOrder: PhotoOrder? = nil) {
         self.entries = entries
         self.selected = selected
+        self.folder = folder
+        self.order = order
+        self.wantedOrder = wantedOrder
     }
 }
 

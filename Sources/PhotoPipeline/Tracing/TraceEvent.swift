@@ -20,6 +20,12 @@ public enum TraceEvent: Sendable, Equatable {
     case sourceLoaded(url: String, rows: Int)
     /// `source.failed`: a source could not be read.
     case sourceFailed(url: String, error: String)
+    /// `source.changed`: the folder at `url` changed while shown: pictures `added`, `removed`
+    /// and `changed` (rewritten; renamed ones count as changed), `rows` in the list after.
+    case sourceChanged(url: String, added: Int, removed: Int, changed: Int, rows: Int)
+    /// `list.sorted`: the list is now shown in this order (`key` is `name`, `date-taken`,
+    /// `date-modified` or `size`), all `rows` of it.
+    case listSorted(key: String, descending: Bool, rows: Int)
     /// `list.select`: the picture named on the command line was selected.
     case listSelect(row: Int, id: PhotoID, name: String)
     /// `view.visible`: the rows on screen changed without scrolling (`last` is `first - 1`
@@ -98,6 +104,8 @@ public enum TraceEvent: Sendable, Equatable {
         case sourceStart = "source.start"
         case sourceLoaded = "source.loaded"
         case sourceFailed = "source.failed"
+        case sourceChanged = "source.changed"
+        case listSorted = "list.sorted"
         case listSelect = "list.select"
         case viewVisible = "view.visible"
         case scrollBegin = "scroll.begin"
@@ -134,7 +142,7 @@ public enum TraceEvent: Sendable, Equatable {
     /// The on-disk field keys, the only place they are spelled out.
     public enum Field: String, CodingKey, Sendable, CaseIterable {
         case t, ev
-        case version, url, rows, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
+        case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via, kind, ms, reason, running, state, text, level, w, h
         case x, y, shown, source, bytes, format, camera, date, path, covers, frames, frame
     }
 
@@ -147,6 +155,8 @@ public enum TraceEvent: Sendable, Equatable {
         case .sourceStart: .sourceStart
         case .sourceLoaded: .sourceLoaded
         case .sourceFailed: .sourceFailed
+        case .sourceChanged: .sourceChanged
+        case .listSorted: .listSorted
         case .listSelect: .listSelect
         case .viewVisible: .viewVisible
         case .scrollBegin: .scrollBegin
@@ -235,7 +245,15 @@ public enum TraceEvent: Sendable, Equatable {
 
     /// The rows a source added, for `source.loaded`.
     public var rows: Int? {
-        if case .sourceLoaded(_, let rows) = self { rows } else { nil }
+        switch self {
+        case .sourceLoaded(_, let rows), .sourceChanged(_, _, _, _, let rows), .listSorted(_, _, let rows): rows
+        default: nil
+        }
+    }
+
+    /// What a folder's change did, for `source.changed`.
+    public var folderChange: (added: Int, removed: Int, changed: Int)? {
+        if case .sourceChanged(_, let added, let removed, let changed, _) = self { (added, removed, changed) } else { nil }
     }
 
     /// The photo's name, for `list.select`, `row.shown` and `viewer.open`.
@@ -382,6 +400,16 @@ public enum TraceEvent: Sendable, Equatable {
         case .sourceFailed(let url, let error):
             w.add(.url, url)
             w.add(.error, error)
+        case .listSorted(let key, let descending, let rows):
+            w.add(.key, key)
+            w.add(.descending, descending)
+            w.add(.rows, rows)
+        case .sourceChanged(let url, let added, let removed, let changed, let rows):
+            w.add(.url, url)
+            w.add(.added, added)
+            w.add(.removed, removed)
+            w.add(.changed, changed)
+            w.add(.rows, rows)
         case .listSelect(let row, let id, let name), .rowShown(let row, let id, let name):
             w.add(.row, row)
             w.add(.id, id)
@@ -508,6 +536,11 @@ public enum TraceEvent: Sendable, Equatable {
         case .sourceStart: self = try .sourceStart(url: string(.url))
         case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
+        case .listSorted:
+            self = try .listSorted(key: string(.key), descending: c.decode(Bool.self, forKey: .descending), rows: int(.rows))
+        case .sourceChanged:
+            self = try .sourceChanged(url: string(.url), added: int(.added), removed: int(.removed), changed: int(.changed),
+                                      rows: int(.rows))
         case .listSelect: self = try .listSelect(row: int(.row), id: id(), name: string(.name))
         case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))

@@ -1,0 +1,125 @@
+import CGLib
+import Foundation
+
+/// How the photos of a folder are ordered: by name (the file manager's natural order), date
+/// taken, date modified or size, ascending or descending. Photos that tie stay in name order.
+public struct PhotoOrder: Sendable, Equatable {
+    public enum Key: String, Sendable, CaseIterable {
+        case name
+        case dateTaken = "date-taken"
+        case dateModified = "date-modified"
+        case size
+    }
+
+    public var key: Key
+    public var descending: Bool
+
+    public init(key: Key, descending: Bool = false) {
+        self.key = key
+        self.descending = descending
+    }
+
+    public static let byName = PhotoOrder(key: .name)
+
+    /// Whether ordering needs more than the names (something read from each file).
+    public var needsFacts: Bool { key != .name }
+}
+
+/// What a photo is sorted by besides its name, read from its file.
+public struct SortFacts: Sendable, Equatable {
+    /// Modification time, in nanoseconds since 1970.
+    public var modified: Int64
+    public var size: Int64
+    /// When it was taken ("2021-07-04 18:30:05", local time as cameras write it); nil until
+    /// read, and where the file says nothing, its modification time in the same form.
+    public var taken: String?
+
+    /// Reads the modification time and size of the file at `path` (following links), and with
+    /// `taken` the date the photo was taken; nil if it cannot be read.
+    public static func read(path: UnsafePointer<CChar>, taken: Bool) -> SortFacts? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        var facts = SortFacts(modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+                              size: Int64(status.st_size))
+        if taken { facts.taken = Self.dateTaken(path: path) ?? Self.localTime(seconds: Int64(status.st_mtim.tv_sec)) }
+        return facts
+    }
+
+    /// The same for a `file:` address.
+    public static func read(link: String, taken: Bool) -> SortFacts? {
+        guard let path = g_filename_from_uri(link, nil, nil) else { return nil }
+        defer { g_free(path) }
+        return read(path: path, taken: taken)
+    }
+
+    /// The date in the photo's EXIF, from its first 16 KB (64 KB when its EXIF block is long
+    /// and the date was not in the first part).
+    private static func dateTaken(path: UnsafePointer<CChar>) -> String? {
+        let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        for length in [16 << 10, 64 << 10] {
+            var bytes = Data(count: length)
+            let count = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, 0) }
+            guard count > 4 else { return nil }
+            if let date = ExifReader.dateTaken(bytes.prefix(count)) { return date }
+            if count < length { return nil }
+        }
+        return nil
+    }
+
+    private static func localTime(seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}
+
+extension PhotoOrder {
+    /// Whether, in this order, a photo with `a`'s facts comes before one with `b`'s, or nil
+    /// when they tie (the name decides).
+    func precedes(_ a: SortFacts, _ b: SortFacts) -> Bool? {
+        let ascending: Bool? = switch key {
+        case .name: nil
+        case .dateModified: a.modified == b.modified ? nil : a.modified < b.modified
+        case .size: a.size == b.size ? nil : a.size < b.size
+        case .dateTaken: a.taken == b.taken ? nil : (a.taken ?? "") < (b.taken ?? "")
+        }
+        return ascending.map { $0 != descending }
+    }
+
+    /// The indexes of photos named `names` with `facts` in this order. Names order ties,
+    /// ascending whichever way the rest goes.
+    public func order(names: [String], links: [String], facts: [SortFacts?]) -> [Int] {
+        let byName = NaturalOrder.order(names: names, links: links)
+        guard key != .name || descending else { return byName }
+        if key == .name { return byName.reversed() }
+        var rank = [Int](repeating: 0, count: byName.count)
+        for (position, index) in byName.enumerated() { rank[index] = position }
+        return byName.sorted { a, b in
+            switch (facts[a], facts[b]) {
+            case let (x?, y?): if let first = precedes(x, y) { return first }
+            case (nil, _?): return false // unreadable files last
+            case (_?, nil): return true
+            case (nil, nil): break
+            }
+            return rank[a] < rank[b]
+        }
+    }
+
+    /// Whether `a` (named `nameA`) comes before `b` (named `nameB`) in this order.
+    public func precedes(_ a: SortFacts?, named nameA: String, _ b: SortFacts?, named nameB: String) -> Bool {
+        if key != .name {
+            switch (a, b) {
+            case let (x?, y?): if let first = precedes(x, y) { return first }
+            case (nil, _?): return false
+            case (_?, nil): return true
+            case (nil, nil): break
+            }
+        }
+        let byName = NaturalOrder.compare(nameA, nameB)
+        return key == .name && descending ? byName > 0 : byName < 0
+    }
+}

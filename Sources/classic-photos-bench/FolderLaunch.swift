@@ -122,6 +122,12 @@ func killTree(_ process: Process) {
 /// settings in `config`, and watches its thumbnails: with an empty cache, those it writes;
 /// with thumbnails already there, those of them it opens.
 func runPeer(_ peer: Peer, on folder: CameraFolder, cache: URL, config: URL) throws -> PeerRun {
+    try runPeer(peer, folder: folder.folder, firstPhoto: folder.photos[0].url, cache: cache, config: config)
+}
+
+/// The same for any folder: eog is given `firstPhoto` (the folder's first picture in its
+/// order), gThumb `folder`.
+func runPeer(_ peer: Peer, folder: URL, firstPhoto: URL, cache: URL, config: URL) throws -> PeerRun {
     let display = try XvfbDisplay()
     let thumbnails = cache.appendingPathComponent("thumbnails", isDirectory: true)
     let before = thumbnailFiles(in: thumbnails)
@@ -132,7 +138,7 @@ func runPeer(_ peer: Peer, on folder: CameraFolder, cache: URL, config: URL) thr
 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: peer.executable)
-    process.arguments = [peer.opensFirstPhoto ? folder.photos[0].url.path : folder.folder.path]
+    process.arguments = [peer.opensFirstPhoto ? firstPhoto.path : folder.path]
     var environment = ProcessInfo.processInfo.environment.merging(display.gtkEnvironment) { $1 }
     environment["GSETTINGS_BACKEND"] = "keyfile"
     environment["XDG_CONFIG_HOME"] = config.path

@@ -13,6 +13,8 @@
 //               End / Home stalls, peak memory) vs the tutorial's synchronous list
 //   cache       cold vs warm launch against a loopback server with a delay
 //   folder      a folder of 120 camera photos opened cold and warm, vs eog and gThumb
+//   bigfolder   folders of 20,000 and 100,000 pictures (hard links to those photos), cold and
+//               warm: first row, first screen, whole list, main-loop stalls; vs eog and gThumb
 //   web         the same photos as a web list over a paced link: first screen and bytes sent
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
@@ -22,7 +24,7 @@ import PhotoPipeline
 import TestSupport
 
 struct Options {
-    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "web", "app"]
+    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder", "web", "app"]
     var rounds = 5
     var rows = 64
     var latencies = [0, 30, 100]
@@ -82,9 +84,10 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("launch"), let camera { try benchmarkLaunch(camera: camera, rounds: options.appRounds, report: report) }
         if wants("scroll"), let camera { try benchmarkScrolling(camera: camera, rounds: options.appRounds, report: report) }
         if wants("cache"), let camera { try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report) }
-        if wants("folder") || wants("web") {
+        if wants("folder") || wants("bigfolder") || wants("web") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
+            if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
             if wants("web") { try benchmarkWebList(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }

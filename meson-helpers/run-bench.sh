@@ -5,7 +5,8 @@
 # thumbnail against a plain per-core pool, the pipeline against curl, list reading, and the
 # real app under Xvfb (launch, cold and warm launch, wheel scrolling 10,000 rows against the
 # tutorial's synchronous list, big lists, a folder of camera photos against eog and gThumb,
-# the same photos as a web list over a paced link).
+# folders of 20,000 and 100,000 pictures against the same two, the same photos as a web list
+# over a paced link).
 #
 #   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
 #   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3

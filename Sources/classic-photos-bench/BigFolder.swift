@@ -208,7 +208,6 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         ])
         for peer in peers {
             let runs = theirs[folder.count]?[peer.name] ?? []
-            let made = middle(runs.map(\.cold.times.count))
             let shown = peerScreen[peer.name] ?? screenRows
             let watched = median(runs.map(\.cold.watchedFor))
             // Nothing within the limit reads "> limit"; a peer that quit sooner says so.
@@ -218,9 +217,11 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
                 return stopped >= peerLimit - 0.1 ? "> \(format(peerLimit, 0)) s" : "none (exited after \(format(stopped)) s)"
             }
             let warmRuns = runs.map(\.warm)
-            // With nothing cached by the cold launch, the warm one has nothing to read: it is
+            // Where the cold launch cached nothing, the warm one has nothing to read: it is
             // timed by what it writes, as a cold one is.
-            let warmNote = made == 0 ? " (nothing cached)" : ""
+            let uncached = runs.filter { $0.cold.written == 0 }.count
+            let warmNote = uncached == 0 ? "" : uncached == runs.count ? " (nothing cached)"
+                : " (nothing cached in \(uncached) of \(runs.count) rounds)"
             peerTable.append([
                 "\(peer.title), \(grouped(folder.count)) pictures",
                 when(runs.map(\.cold), 1), when(runs.map(\.cold), shown) + " (\(shown))",

@@ -149,7 +149,7 @@ extension PhotoListWindow {
 
     @discardableResult
     private func insertPhoto(_ entry: PhotoEntry, in folder: ShownFolder) -> PhotoID {
-        let position = insertionPoint(for: entry, facts: facts(of: entry, in: folder), in: folder, excluding: nil)
+        let position = insertionPoint(for: entry, facts: facts(of: entry, in: folder), in: folder)
         let id = processor.insert(entry, at: position)
         var raw = guint64(id.rawValue)
         cp_photo_list_model_splice(store.opaque, guint(position), 0, &raw, 1)
@@ -160,7 +160,7 @@ extension PhotoListWindow {
         guard let from = processor.photos.position(of: id) else { return }
         let newFacts = facts(of: entry, in: folder)
         folder.facts[id] = newFacts
-        var to = insertionPoint(for: entry, facts: newFacts, in: folder, excluding: id)
+        var to = insertionPoint(for: entry, facts: newFacts, in: folder, moving: from)
         processor.rename(id, to: entry, at: to)
         to = processor.photos.position(of: id) ?? to
         var raw = guint64(id.rawValue)
@@ -180,33 +180,28 @@ extension PhotoListWindow {
     }
 
     /// Where a photo named `entry` with `facts` goes in the folder's order (a binary search;
-    /// the facts of the photos it is compared with are read as needed).
-    private func insertionPoint(for entry: PhotoEntry, facts: SortFacts?, in folder: ShownFolder, excluding: PhotoID?) -> Int {
+    /// the facts of the photos it is compared with are read as needed). `moving` is the photo
+    /// itself when it is already in the list (renamed): the search runs as if it were not.
+    private func insertionPoint(for entry: PhotoEntry, facts: SortFacts?, in folder: ShownFolder, moving: Int? = nil) -> Int {
         let photos = processor.photos
-        var low = 0, high = photos.count
+        var low = 0, high = photos.count - (moving == nil ? 0 : 1)
         while low < high {
             let middle = (low + high) / 2
-            let id = photos.id(at: middle)
-            if id == excluding {
-                // The photo itself (being renamed) is not compared with: the next one is.
-                if middle + 1 < high, precedes(entry, facts, photos.id(at: middle + 1), in: folder) {
-                    high = middle
-                } else if middle + 1 >= high {
-                    high = middle
-                } else {
-                    low = middle + 1
-                }
-                continue
-            }
-            if precedes(entry, facts, id, in: folder) { high = middle } else { low = middle + 1 }
+            let position = moving.map { middle < $0 ? middle : middle + 1 } ?? middle
+            if precedes(entry, facts, at: position, in: folder) { high = middle } else { low = middle + 1 }
         }
         return low
     }
 
-    private func precedes(_ entry: PhotoEntry, _ facts: SortFacts?, _ other: PhotoID, in folder: ShownFolder) -> Bool {
-        let otherEntry = processor.photos.entry(at: processor.photos.position(of: other)!)
-        let otherFacts = folder.order.needsFacts ? (folder.facts[other] ?? self.facts(of: otherEntry, in: folder)) : nil
-        if folder.order.needsFacts, let otherFacts { folder.facts[other] = otherFacts }
+    /// Whether `entry` with `facts` comes before the photo at `position`.
+    private func precedes(_ entry: PhotoEntry, _ facts: SortFacts?, at position: Int, in folder: ShownFolder) -> Bool {
+        let other = processor.photos.id(at: position)
+        let otherEntry = processor.photos.entry(at: position)
+        var otherFacts: SortFacts?
+        if folder.order.needsFacts {
+            otherFacts = folder.facts[other] ?? self.facts(of: otherEntry, in: folder)
+            folder.facts[other] = otherFacts
+        }
         return folder.order.precedes(facts, named: entry.name, otherFacts, named: otherEntry.name)
     }
 

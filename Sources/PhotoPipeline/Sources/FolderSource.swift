@@ -41,7 +41,7 @@ public struct FolderSource: PhotoSource {
         var used = wanted
         if wanted.key == .dateTaken {
             if listing.names.count <= inlineDatesLimit {
-                listing.facts = listing.links.map { SortFacts.read(link: $0, taken: true) }
+                listing.facts = zip(listing.facts, listing.links).map { facts, link in facts?.addingDateTaken(link: link) }
             } else {
                 used = PhotoOrder(key: .dateModified, descending: wanted.descending)
             }
@@ -70,13 +70,5 @@ public struct FolderSource: PhotoSource {
     public static func entry(forNewFile path: String) -> PhotoEntry? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         return FolderListing.entry(forFile: path, hiddenNames: FolderListing.hiddenNames(inFolder: folder))
-    }
-
-    /// The words for a folder GIO could not read.
-    static func sourceError(_ error: GLibError, folder: URL, cancellable: Cancellable) -> PhotoSourceError {
-        if cancellable.isCancelled || error.isCancellation { return .cancelled }
-        if error.isIOError(G_IO_ERROR_NOT_FOUND) { return PhotoSources.doesNotExist(folder) }
-        if error.isIOError(G_IO_ERROR_NOT_DIRECTORY) { return PhotoSourceError("“\(folder.path)” is not a folder") }
-        return PhotoSourceError("Could not read the folder “\(folder.path)”: \(error.message)")
     }
 }

@@ -52,6 +52,18 @@ public struct SortFacts: Sendable, Equatable {
         return read(path: path, taken: taken)
     }
 
+    /// These facts with the date taken of the photo at the `file:` address `link` filled in
+    /// (its modification time where it has none).
+    func addingDateTaken(link: String) -> SortFacts {
+        var facts = self
+        if let path = g_filename_from_uri(link, nil, nil) {
+            defer { g_free(path) }
+            facts.taken = Self.dateTaken(path: path)
+        }
+        facts.taken = facts.taken ?? Self.localTime(seconds: modified / 1_000_000_000)
+        return facts
+    }
+
     /// The date in the photo's EXIF, from its first 16 KB (64 KB when its EXIF block is long
     /// and the date was not in the first part).
     private static func dateTaken(path: UnsafePointer<CChar>) -> String? {

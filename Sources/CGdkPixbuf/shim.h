@@ -21,3 +21,9 @@ static inline gboolean cp_pixbuf_animation_iter_advance_to(GdkPixbufAnimationIte
     return gdk_pixbuf_animation_iter_advance(iter, &t);
 }
 G_GNUC_END_IGNORE_DEPRECATIONS
+
+/// gdk_pixbuf_save is variadic, which Swift cannot call: saves `pixbuf` (without alpha) as a
+/// JPEG of quality 92 at `path`.
+static inline gboolean cp_pixbuf_save_jpeg(GdkPixbuf *pixbuf, const char *path, GError **error) {
+    return gdk_pixbuf_save(pixbuf, path, "jpeg", error, "quality", "92", NULL);
+}

@@ -7,9 +7,8 @@ import PhotoPipeline
 /// The window's side of the photo viewer: a row activated (a click, or Enter on the focused
 /// row) opens it; the list behind follows the photo shown.
 extension PhotoListWindow: PhotoViewerHost {
-    func installViewer(in area: UnsafeMutablePointer<GtkWidget>, fetcher: PhotoFetcher) {
-        let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: processor.pendingOperations)
-        viewer = PhotoViewer(host: self, pipeline: pipeline)
+    func installViewer(in area: UnsafeMutablePointer<GtkWidget>) {
+        viewer = PhotoViewer(host: self, pipeline: processor.makeViewerPipeline())
         gtk_overlay_add_overlay(gtkCast(area), viewer.root)
         gtk_list_view_set_single_click_activate(gtkCast(listView), 1)
         connections.append(SignalConnection.connect(UnsafeMutableRawPointer(listView), "activate", int: { [unowned self] position in
@@ -17,14 +16,9 @@ extension PhotoListWindow: PhotoViewerHost {
         }))
     }
 
-    var photoCount: Int { processor.photos.count }
+    var viewerList: PhotoCollection { processor.photos }
 
-    func viewerRecord(at position: Int) -> PhotoRecord? {
-        guard position >= 0, position < processor.photos.count else { return nil }
-        return processor.photos.record(for: processor.photos.id(at: position))
-    }
-
-    func viewerPosition(of id: PhotoID) -> Int? { processor.photos.position(of: id) }
+    func viewerSnapshot(of id: PhotoID) -> PhotoSnapshot? { processor.snapshot(of: id) }
 
     func viewerMoved(to position: Int) {
         gtk_single_selection_set_selected(selection, guint(position))
@@ -35,7 +29,7 @@ extension PhotoListWindow: PhotoViewerHost {
         gtk_widget_set_visible(headerBar, visible ? 1 : 0)
     }
 
-    func viewerClosed(at position: Int) {
+    func viewerClosed() {
         gtk_widget_grab_focus(widget(listView))
     }
 }

@@ -154,12 +154,13 @@ final class PhotoListWindow {
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
         connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
-        installViewer(in: viewerArea, fetcher: fetcher)
+        installViewer(in: viewerArea)
         connectWindow()
         addActions()
         acceptDrops(on: widget(toasts))
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
+            viewer.photoUpdated(snapshot)
             // A photo failed, or one may have stopped failing (Retry): the count in the title.
             if snapshot.state == .failed || failedInSubtitle > 0 { scheduleSubtitle() }
             if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }

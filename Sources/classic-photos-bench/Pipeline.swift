@@ -31,13 +31,15 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
                 processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
                 let start = LoopbackServer.now()
                 processor.visibleRowsChanged(0..<rows)
-                let records = (0..<rows).compactMap { processor.photos.record(for: processor.photos.id(at: $0)) }
-                while records.contains(where: \.needsWork) || !processor.pendingOperations.photosInProgress.isEmpty {
+                let ids = (0..<rows).map { processor.photos.id(at: $0) }
+                var photos = ids.compactMap { processor.snapshot(of: $0) }
+                while photos.contains(where: { $0.state == .new || $0.state == .downloaded }) || processor.hasWorkInFlight {
                     try await Task.sleep(for: .milliseconds(2))
+                    photos = ids.compactMap { processor.snapshot(of: $0) }
                 }
                 times.append(LoopbackServer.now() - start)
-                if let failed = records.first(where: { $0.state == .failed }) {
-                    throw BenchError("row \(failed.position) failed: \(failed.failure?.detail ?? "?")")
+                if let failed = photos.firstIndex(where: { $0.state == .failed }) {
+                    throw BenchError("row \(failed) failed: \(photos[failed].failure?.detail ?? "?")")
                 }
             }
             let seconds = median(times)

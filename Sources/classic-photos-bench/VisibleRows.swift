@@ -63,7 +63,7 @@ func processorRun(_ urls: [URL]) async throws -> BatchTimes {
         try await Task.sleep(for: .milliseconds(1))
     }
     // Let the prefetched rows finish too, so the next round starts on idle cores.
-    while !processor.pendingOperations.photosInProgress.isEmpty, LoopbackServer.now() < deadline {
+    while processor.hasWorkInFlight, LoopbackServer.now() < deadline {
         try await Task.sleep(for: .milliseconds(5))
     }
     processor.shutDown()

@@ -15,7 +15,7 @@ import Testing
         let photos = PhotoCollection()
         photos.append(entries(["a", "b", "c", "d"]))
         let (a, b, c, d) = (photos.id(at: 0), photos.id(at: 1), photos.id(at: 2), photos.id(at: 3))
-        let recordC = photos.record(for: c)!
+        let recordC = photos.makeRecord(for: c)!
         #expect(photos.remove([b]) == [1])
         #expect(names(photos) == ["a", "c", "d"] && photos.count == 3)
         #expect(photos.position(of: b) == nil && photos.position(of: c) == 1 && recordC.position == 1)

@@ -241,7 +241,7 @@ import TestSupport
         processor.setEntries((0..<5).map { PhotoEntry(name: "p\($0)", url: base.appendingPathComponent("\($0).jpg")) })
         let first = (0..<5).map { processor.photos.id(at: $0) }
         #expect(Set(first).count == 5)
-        let record = try! #require(processor.photos.record(for: first[1]))
+        let record = try! #require(processor.photos.makeRecord(for: first[1]))
         processor.reorder([4, 3, 2, 1, 0])
         #expect(processor.photos.id(at: 3) == first[1])
         #expect(record.position == 3)

@@ -361,7 +361,7 @@ import TestSupport
 extension PhotoProcessor {
     /// Every photo's record, in list order.
     var records: [PhotoRecord] {
-        (0..<photos.count).compactMap { photos.record(for: photos.id(at: $0)) }
+        (0..<photos.count).compactMap { photos.makeRecord(for: photos.id(at: $0)) }
     }
 }
 

@@ -42,6 +42,23 @@ import TestSupport
         #expect(side * side <= ViewerLimits.maxDecodedPixels && side > 7990)
     }
 
+    @Test("Zooming in decodes again only past the decoded sharpness, at least twice as large, up to the image")
+    func largerDecodes() {
+        // 4000 × 3000 decoded at 1000: fit zoom 0.25 is sharp; 0.26 is within 5 %.
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 1000, zoom: 0.25) == nil)
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 1000, zoom: 0.26) == nil)
+        // A little more: twice as large at once; far more: what is needed.
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 1000, zoom: 0.3) == 2000)
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 1000, zoom: 0.8) == 3200)
+        // Past 100 % the whole image is enough; once it is decoded whole, nothing more.
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 3200, zoom: 4) == 4000)
+        #expect(ViewerLimits.largerDecodeSide(width: 4000, height: 3000, decoded: 4000, zoom: 8) == nil)
+        // A huge image stops at the pixel limit.
+        let side = ViewerLimits.largerDecodeSide(width: 20000, height: 20000, decoded: 2000, zoom: 1)
+        #expect(side.map { $0 * $0 <= ViewerLimits.maxDecodedPixels } == true)
+        #expect(ViewerLimits.largerDecodeSide(width: 20000, height: 20000, decoded: side ?? 0, zoom: 1) == nil)
+    }
+
     @Test("The viewer's load decodes at the size asked, filters, and shares a running row download's bytes")
     @MainActor func loadAndShare() async throws {
         let server = try LoopbackServer()
@@ -50,8 +67,8 @@ import TestSupport
         defer { server.releasePhotos() }
         let fetcher = PhotoFetcher()
         let pending = PendingOperations()
-        let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending)
         let record = PhotoRecord(id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "hubble", url: server.url("/photos/hubble-deep-field.jpg")), position: 0)
+        let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending) { $0 == record.id ? record : nil }
         // The row's download, running (the server holds its response).
         let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: 80)
         pending.downloadsInProgress[record.id] = download
@@ -63,13 +80,14 @@ import TestSupport
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?
-        let request = pipeline.load(record, wantedSide: 400, bytes: nil, urgent: true) { event in
+        #expect(pipeline.load(PhotoID(rawValue: 2), wantedSide: 400, bytes: nil, urgent: true) { _ in } == nil)
+        let request = try #require(pipeline.load(record.id, wantedSide: 400, bytes: nil, urgent: true) { event in
             switch event {
             case .decoded(let picture): decoded = picture
             case .filtered(let filtered): sepia = filtered.image
             case .failed(let failure): Issue.record("failed: \(failure)")
             }
-        }
+        })
         #expect(request.sharesRowDownload)
         server.releasePhotos()
         let deadline = Date().addingTimeInterval(20)

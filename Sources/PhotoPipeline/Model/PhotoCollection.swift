@@ -181,8 +181,10 @@ public final class PhotoCollection {
         return chunk(ofIndex: index).name(index)
     }
 
-    /// The record of `id`, made when first asked for; nil if `id` is not in this list.
-    public func record(for id: PhotoID) -> PhotoRecord? {
+    /// The record of `id`, made if there is none yet (the photo is being shown or worked
+    /// on); nil if `id` is not in this list. Records stay inside the pipeline: what leaves it
+    /// is snapshots (`PhotoProcessor.snapshot(of:)`).
+    func makeRecord(for id: PhotoID) -> PhotoRecord? {
         if let record = records[id] { return record }
         guard let position = position(of: id) else { return nil }
         let record = PhotoRecord(id: id, entry: entry(at: position), position: position)
@@ -191,10 +193,10 @@ public final class PhotoCollection {
     }
 
     /// The record of `id` if one has been made (the photo was shown or worked on).
-    public func existingRecord(for id: PhotoID) -> PhotoRecord? { records[id] }
+    func existingRecord(for id: PhotoID) -> PhotoRecord? { records[id] }
 
     /// Every record made so far.
-    public var existingRecords: Dictionary<PhotoID, PhotoRecord>.Values { records.values }
+    var existingRecords: Dictionary<PhotoID, PhotoRecord>.Values { records.values }
 
     /// Marks every record as no longer shown (the list is being replaced).
     public func retire() {
@@ -264,6 +266,8 @@ public final class PhotoCollection {
         }
     }
 }
+
+extension PhotoCollection: @MainActor ViewerList {}
 
 extension PhotoCollection: @MainActor ScrollLayout {
     public func needsWork(_ id: PhotoID) -> Bool {

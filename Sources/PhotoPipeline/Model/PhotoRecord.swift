@@ -12,7 +12,9 @@ public enum PhotoState: String, Sendable {
 /// from the pipeline to whatever shows that photo (a row, a viewer) without reaching back.
 public struct PhotoSnapshot: Sendable {
     public let id: PhotoID
-    public let name: String
+    /// What the source names the photo and where it is (as of the snapshot).
+    public let entry: PhotoEntry
+    public var name: String { entry.name }
     public let state: PhotoState
     /// The latest image: downloaded, then replaced by the filtered one.
     public let image: PhotoImage?
@@ -70,9 +72,9 @@ public final class PhotoRecord: Sendable {
     public var needsWork: Bool { progress.withLock { $0.state == .new || $0.state == .downloaded } }
 
     /// State, image and failure taken together.
-    public func snapshot(isBusy: Bool) -> PhotoSnapshot {
+    func snapshot(isBusy: Bool) -> PhotoSnapshot {
         progress.withLock { p in
-            PhotoSnapshot(id: id, name: name, state: p.state, image: p.image, failure: p.failure,
+            PhotoSnapshot(id: id, entry: entry, state: p.state, image: p.image, failure: p.failure,
                           isBusy: isBusy && (p.state == .new || p.state == .downloaded))
         }
     }

@@ -3,12 +3,12 @@ import Foundation
 /// The two operation queues and the work in flight, keyed by photo for fast lookups.
 @MainActor
 public final class PendingOperations {
-    public let downloadQueue: OperationQueue
-    public let filtrationQueue: OperationQueue
-    public var downloadsInProgress: [PhotoID: ImageDownloader] = [:]
-    public var filtrationsInProgress: [PhotoID: ImageFiltration] = [:]
+    let downloadQueue: OperationQueue
+    let filtrationQueue: OperationQueue
+    var downloadsInProgress: [PhotoID: ImageDownloader] = [:]
+    var filtrationsInProgress: [PhotoID: ImageFiltration] = [:]
     /// Closed while the queues are suspended; operations that begin then do no work.
-    public nonisolated let gate = SuspensionGate()
+    nonisolated let gate = SuspensionGate()
 
     /// - Parameters:
     ///   - downloads: concurrent downloads; network-bound, so more than the cores.
@@ -33,14 +33,14 @@ public final class PendingOperations {
     public nonisolated static var defaultFiltrationConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Photos that have a download or a filtration queued or running.
-    public var photosInProgress: Set<PhotoID> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }
+    var photosInProgress: Set<PhotoID> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }
 
     /// Whether any download or filtration is queued or running for `id`.
-    public func hasWork(for id: PhotoID) -> Bool {
+    func hasWork(for id: PhotoID) -> Bool {
         downloadsInProgress[id] != nil || filtrationsInProgress[id] != nil
     }
 
-    public var isSuspended: Bool {
+    var isSuspended: Bool {
         get { downloadQueue.isSuspended }
         set {
             // Closed before the queues are suspended and opened before they resume: an operation

@@ -8,8 +8,8 @@ import Foundation
 public final class PhotoProcessor {
     /// The list shown.
     public private(set) var photos = PhotoCollection()
-    public let pendingOperations: PendingOperations
-    public private(set) var scheduler: ScrollScheduler<PhotoID>
+    let pendingOperations: PendingOperations
+    private(set) var scheduler: ScrollScheduler<PhotoID>
     /// Receives a fresh snapshot, on the main actor, whenever a photo's state, image or
     /// busy-ness changed: the `performSelectorOnMainThread` step of the tutorial.
     public var onPhotoChanged: ((PhotoSnapshot) -> Void)?
@@ -154,7 +154,25 @@ public final class PhotoProcessor {
     /// A snapshot of the photo at `position`, for a widget being bound to it.
     public func snapshot(at position: Int) -> PhotoSnapshot {
         let id = photos.id(at: position)
-        return snapshot(of: photos.record(for: id)!)
+        return snapshot(of: photos.makeRecord(for: id)!)
+    }
+
+    /// A snapshot of the photo `id` as it is now (a new photo if nothing was done for it yet);
+    /// nil once it has left the list.
+    public func snapshot(of id: PhotoID) -> PhotoSnapshot? {
+        if let record = photos.existingRecord(for: id) { return snapshot(of: record) }
+        guard let position = photos.position(of: id) else { return nil }
+        return PhotoSnapshot(id: id, entry: photos.entry(at: position), state: .new, image: nil, failure: nil, isBusy: false)
+    }
+
+    /// Whether any download or filtration is queued or running.
+    public var hasWorkInFlight: Bool { !pendingOperations.photosInProgress.isEmpty }
+
+    /// The viewer's loads of this processor's photos, on its operation queues.
+    public func makeViewerPipeline() -> ViewerPipeline {
+        ViewerPipeline(fetcher: fetcher, pendingOperations: pendingOperations, filter: filter) { [weak self] id in
+            self?.photos.makeRecord(for: id)
+        }
     }
 
     // MARK: Events from the UI
@@ -242,7 +260,7 @@ public final class PhotoProcessor {
                 pendingOperations.isSuspended = false
                 Trace.shared.emit(.queuesResumed)
             case .start(let id, let priority):
-                if let record = photos.record(for: id) { startOperations(for: record, priority: priority) }
+                if let record = photos.makeRecord(for: id) { startOperations(for: record, priority: priority) }
             case .cancel(let id):
                 cancelOperations(for: id)
             case .setPriority(let id, let priority):

@@ -5,16 +5,23 @@ import Foundation
 /// queue, like a row's download and filtration. The photo shown goes before every row's work
 /// (very high priority); its neighbours, loaded ahead of paging, after it (very low).
 /// Results arrive on the main actor; a cancelled request reports nothing.
+///
+/// Photos are named by identity; the record a load works on stays inside the pipeline (made by
+/// `PhotoProcessor.makeViewerPipeline()`, which owns the list and the queues).
 @MainActor
 public final class ViewerPipeline {
     private let fetcher: PhotoFetcher
     private let pendingOperations: PendingOperations
     private let filter: SepiaFilter
+    /// The record of a photo of the list shown (made if need be), nil if it left the list.
+    private let record: @MainActor (PhotoID) -> PhotoRecord?
 
-    public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations, filter: SepiaFilter = SepiaFilter()) {
+    init(fetcher: PhotoFetcher, pendingOperations: PendingOperations, filter: SepiaFilter = SepiaFilter(),
+         record: @escaping @MainActor (PhotoID) -> PhotoRecord?) {
         self.fetcher = fetcher
         self.pendingOperations = pendingOperations
         self.filter = filter
+        self.record = record
     }
 
     /// What a request reports, in order: the decoded picture (or the failure), then its sepia
@@ -93,15 +100,17 @@ public final class ViewerPipeline {
         }
     }
 
-    /// Loads `record` decoded with its longest side at most `wantedSide` pixels (0: whole).
+    /// Loads the photo `id` decoded with its longest side at most `wantedSide` pixels (0:
+    /// whole); nil if it is no longer in the list.
     ///
     /// - Parameters:
     ///   - bytes: the photo's bytes if the viewer has them (decoding again at another size).
     ///   - urgent: the photo shown (very high priority), or a neighbour (very low).
     ///   - onEvent: called on the main actor with the decoded picture or failure, then the
     ///     sepia version; never after `cancel()`.
-    public func load(_ record: PhotoRecord, wantedSide: Int, bytes: Data?, urgent: Bool,
-                     onEvent: @escaping (Event) -> Void) -> Request {
+    public func load(_ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool,
+                     onEvent: @escaping (Event) -> Void) -> Request? {
+        guard let record = record(id) else { return nil }
         // A download of this photo for its row that is already running is shared: the viewer
         // waits for its bytes rather than downloading them a second time. One still waiting in
         // its queue is not waited for (it may wait for a long time, or be cancelled).

@@ -24,4 +24,16 @@ public enum ViewerLimits {
         }
         return max(1, side)
     }
+
+    /// The side to decode again at when a photo of `width`×`height`, decoded with its longest
+    /// side `decoded`, is shown at `zoom` (device pixels per image pixel): nil while the decode
+    /// is sharp enough (within 5 %). Otherwise at least twice as large as before, up to the
+    /// whole image and the pixel limit, so that zooming in step by step decodes a few times,
+    /// not at every step.
+    public static func largerDecodeSide(width: Int, height: Int, decoded: Int, zoom: Double) -> Int? {
+        let natural = max(width, height)
+        let needed = decodeSide(width: width, height: height, wanted: Int((Double(natural) * min(zoom, 1)).rounded(.up)))
+        guard needed > decoded + decoded / 20 else { return nil }
+        return decodeSide(width: width, height: height, wanted: min(natural, max(needed, decoded * 2)))
+    }
 }

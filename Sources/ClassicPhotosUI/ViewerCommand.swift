@@ -1,0 +1,51 @@
+import CGtk
+
+/// What a person can ask of the photo viewer, by a button or a key.
+enum ViewerCommand: Equatable {
+    /// Escape: leaves fullscreen first, then closes.
+    case escape
+    case close
+    /// Moves by this many photos (clamped to the list).
+    case step(Int)
+    /// The first (`toEnd` false) or last photo.
+    case jump(toEnd: Bool)
+    case zoomIn, zoomOut
+    /// Fits the photo to the window, or shows it at 100 %.
+    case fit, actualSize
+    /// The zoom button: 100 % when fitted (and fit is not 100 %), fit otherwise.
+    case toggleFit
+    case fullscreen
+    case copy, saveAs
+    case retry
+    /// Shows the sepia photo or the original.
+    case sepia(Bool)
+    case toggleSepia
+    case properties
+    /// A key that would move or activate the list behind: taken, and nothing happens.
+    case ignore
+
+    /// The command of a key pressed while the viewer is open; nil for keys it leaves to the window.
+    static func forKey(_ keyval: UInt32, state: GdkModifierType) -> ViewerCommand? {
+        let control = state.rawValue & GDK_CONTROL_MASK.rawValue != 0
+        let alt = state.rawValue & GDK_ALT_MASK.rawValue != 0
+        switch Int32(bitPattern: keyval) {
+        case GDK_KEY_Escape: return .escape
+        case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up: return .step(-1)
+        case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down: return .step(1)
+        case GDK_KEY_Home, GDK_KEY_KP_Home: return .jump(toEnd: false)
+        case GDK_KEY_End, GDK_KEY_KP_End: return .jump(toEnd: true)
+        case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add: return .zoomIn
+        case GDK_KEY_minus, GDK_KEY_underscore, GDK_KEY_KP_Subtract: return .zoomOut
+        case GDK_KEY_0, GDK_KEY_KP_0: return .fit
+        case GDK_KEY_1, GDK_KEY_KP_1: return .actualSize
+        case GDK_KEY_F11: return .fullscreen
+        case GDK_KEY_c where control: return .copy
+        case GDK_KEY_s where control, GDK_KEY_S where control: return .saveAs
+        case GDK_KEY_s, GDK_KEY_S: return .toggleSepia
+        case GDK_KEY_Return where alt, GDK_KEY_KP_Enter where alt: return .properties
+        case GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Up, GDK_KEY_KP_Down, GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_space:
+            return .ignore
+        default: return nil
+        }
+    }
+}

@@ -182,13 +182,11 @@ public final class ClassicPhotosApp {
             let freed = http.cacheSize + DiskUsage.bytes(under: thumbnails)
             http.clearCache()
             try? FileManager.default.removeItem(at: thumbnails)
-            MainLoop.perform { [weak self] in
-                MainActor.assumeIsolated {
-                    Trace.shared.emit(.cacheCleared(bytes: freed))
-                    let megabytes = Double(freed) / 1e6
-                    let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
-                    self?.windows.last?.showToast(freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
-                }
+            MainLoop.onMainActor { [weak self] in
+                Trace.shared.emit(.cacheCleared(bytes: freed))
+                let megabytes = Double(freed) / 1e6
+                let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
+                self?.windows.last?.showToast(freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
             }
         }
     }

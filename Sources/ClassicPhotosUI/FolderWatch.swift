@@ -56,8 +56,8 @@ final class FolderWatch {
             pending.append(.renamed(from: path, to: to))
         default: return
         }
-        flush = MainLoopSource(.timeout(milliseconds: Self.quietMilliseconds)) { [weak self] in
-            MainActor.assumeIsolated { self?.report() }
+        flush = MainLoopSource.onMainActor(.timeout(milliseconds: Self.quietMilliseconds)) { [weak self] in
+            self?.report()
             return .remove
         }
     }

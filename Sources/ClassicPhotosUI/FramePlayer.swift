@@ -70,8 +70,8 @@ final class FramePlayer {
     private func scheduleNextFrame() {
         guard frameTimer == nil, let playback, !playback.finished, isOnScreen() else { return }
         let delay = UInt32(clamping: playback.animation.delays[playback.frame])
-        frameTimer = MainLoopSource(.timeout(milliseconds: delay)) { [weak self] in
-            MainActor.assumeIsolated { self?.nextFrame() }
+        frameTimer = MainLoopSource.onMainActor(.timeout(milliseconds: delay)) { [weak self] in
+            self?.nextFrame()
             return .remove
         }
     }

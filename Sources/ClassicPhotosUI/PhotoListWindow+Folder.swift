@@ -254,15 +254,13 @@ extension PhotoListWindow {
             let sorted = order.order(names: entries.map(\.name), links: entries.map(\.link), facts: facts)
             let newIDs = sorted.map { ids[$0] }
             let found = Dictionary(uniqueKeysWithValues: zip(ids, facts).compactMap { id, facts in facts.map { (id, $0) } })
-            MainLoop.perform {
-                MainActor.assumeIsolated { [weak self] in
-                    guard let self, !cancellable.isCancelled, generation == listGeneration,
-                          let folder = shownFolder, folder.sorting === cancellable else { return }
-                    folder.sorting = nil
-                    folder.facts.merge(found) { $1 }
-                    folder.order = order
-                    showInOrder(newIDs, order: order)
-                }
+            MainLoop.onMainActor { [weak self] in
+                guard let self, !cancellable.isCancelled, generation == listGeneration,
+                      let folder = shownFolder, folder.sorting === cancellable else { return }
+                folder.sorting = nil
+                folder.facts.merge(found) { $1 }
+                folder.order = order
+                showInOrder(newIDs, order: order)
             }
         }
     }

@@ -316,7 +316,7 @@ final class PhotoViewer {
                 slot.sepia = sepia.image
                 slot.sepiaAnimation = sepia.animation
                 paging.loadEnded(id)
-                if slot.wantsLargerDecode { MainLoop.perform { [weak self] in MainActor.assumeIsolated { self?.considerRedecode() } } }
+                if slot.wantsLargerDecode { MainLoop.onMainActor { [weak self] in self?.considerRedecode() } }
             case .failed(let failure):
                 if slot.picture == nil { slot.failure = failure }
                 paging.loadEnded(id)
@@ -413,8 +413,8 @@ final class PhotoViewer {
         Trace.shared.emit(.viewerZoom(level: zoom))
         chrome.showZoom(zoom)
         // Decoding again waits until zooming pauses (a pinch changes the zoom every frame).
-        redecodeTimer = MainLoopSource(.timeout(milliseconds: 150)) { [weak self] in
-            MainActor.assumeIsolated { self?.considerRedecode() }
+        redecodeTimer = MainLoopSource.onMainActor(.timeout(milliseconds: 150)) { [weak self] in
+            self?.considerRedecode()
             return .remove
         }
     }

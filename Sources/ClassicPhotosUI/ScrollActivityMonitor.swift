@@ -128,9 +128,9 @@ final class ScrollActivityMonitor {
 
     private func restartQuietTimer() {
         quietTimer?.cancel()
-        quietTimer = MainLoopSource(.timeout(milliseconds: quietPeriodMs)) { [weak self] in
+        quietTimer = MainLoopSource.onMainActor(.timeout(milliseconds: quietPeriodMs)) { [weak self] in
             // The default context runs on the main thread, which owns the main actor.
-            MainActor.assumeIsolated { self?.quietPeriodElapsed() }
+            self?.quietPeriodElapsed()
             return .remove
         }
     }

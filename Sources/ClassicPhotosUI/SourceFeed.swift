@@ -53,8 +53,8 @@ final class SourceFeed {
             queue.append(event)
         }
         guard drain == nil else { return }
-        drain = MainLoopSource(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            MainActor.assumeIsolated { self?.handOver() ?? .remove }
+        drain = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
+            self?.handOver() ?? .remove
         }
     }
 

@@ -52,7 +52,7 @@ final class ViewerExport {
         let name = (path as NSString).lastPathComponent
         Thread.detachNewThread { [weak self] in
             let result = PhotoSaving.save(bytes: bytes, sepia: sepia, to: path)
-            Task { @MainActor in
+            MainLoop.onMainActor {
                 switch result {
                 case .success(let saved):
                     Trace.shared.emit(.viewerSaved(path: path, format: saved.format, w: saved.width, h: saved.height))

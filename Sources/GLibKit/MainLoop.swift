@@ -39,6 +39,29 @@ public enum MainLoop {
         MainLoopSource.attachDetached(trigger, on: context) { body(); return .remove }
     }
 
+    /// The app's one way back to the main thread: runs `body` on the main actor at a turn of
+    /// the GLib main loop, never before the caller returns, from any thread (the main thread
+    /// included).
+    ///
+    /// Ordered: calls run in the order they were made, across all threads. Each is an idle
+    /// source of one priority on the default context; GLib keeps the sources of a priority in
+    /// the order they were attached (under the context's lock) and dispatches them in that
+    /// order. `Task { @MainActor in }` gives no such promise: tasks made on threads of
+    /// different priorities may run in either order.
+    public static func onMainActor(priority: Int32 = G_PRIORITY_DEFAULT, _ body: @escaping @MainActor @Sendable () -> Void) {
+        enqueue(priority: priority) { MainActor.assumeIsolated { body() } }
+    }
+
+    /// For code that waits on the main actor where no GLib loop runs (tests, tools): dispatches
+    /// what the default context has ready (`onMainActor` calls among it), then sleeps
+    /// `milliseconds` on the main actor without blocking it.
+    @MainActor
+    public static func turn(milliseconds: Int) async {
+        var dispatched = 0
+        while dispatched < 1_000, g_main_context_iteration(nil, 0) != 0 { dispatched += 1 }
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+    }
+
     private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
         // An idle source rather than g_main_context_invoke: invoke runs inline on the owner
         // thread, and a queued call must never run before its caller returns.

@@ -59,6 +59,14 @@ public final class MainLoopSource: @unchecked Sendable {
         g_source_unref(attach(trigger, priority: priority, on: context, callback))
     }
 
+    /// A timeout (or idle call, watch) of the default context whose callback runs on the main
+    /// actor: that context is run by the main thread.
+    @MainActor
+    public static func onMainActor(_ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT,
+                                   _ callback: @escaping @MainActor @Sendable () -> Action) -> MainLoopSource {
+        MainLoopSource(trigger, priority: priority) { MainActor.assumeIsolated { callback() } }
+    }
+
     /// False once the source is gone: cancelled, or removed by its callback.
     public var isActive: Bool { g_source_is_destroyed(source) == 0 }
 

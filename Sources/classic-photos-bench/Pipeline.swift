@@ -2,6 +2,7 @@
 // through `PhotoProcessor` and its two operation queues at several download widths, against
 // curl fetching the same addresses in parallel.
 import Foundation
+import GLibKit
 import PhotoPipeline
 import TestSupport
 
@@ -34,7 +35,7 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
                 let ids = (0..<rows).map { processor.photos.id(at: $0) }
                 var photos = ids.compactMap { processor.snapshot(of: $0) }
                 while photos.contains(where: { $0.state == .new || $0.state == .downloaded }) || processor.hasWorkInFlight {
-                    try await Task.sleep(for: .milliseconds(2))
+                    await MainLoop.turn(milliseconds: 2)
                     photos = ids.compactMap { processor.snapshot(of: $0) }
                 }
                 times.append(LoopbackServer.now() - start)

@@ -60,11 +60,11 @@ func processorRun(_ urls: [URL]) async throws -> BatchTimes {
     processor.visibleRowsChanged(visible)
     let deadline = start + 120
     while filteredAt.count < urls.count, !failed, LoopbackServer.now() < deadline {
-        try await Task.sleep(for: .milliseconds(1))
+        await MainLoop.turn(milliseconds: 1)
     }
     // Let the prefetched rows finish too, so the next round starts on idle cores.
     while processor.hasWorkInFlight, LoopbackServer.now() < deadline {
-        try await Task.sleep(for: .milliseconds(5))
+        await MainLoop.turn(milliseconds: 5)
     }
     processor.shutDown()
     guard !failed, filteredAt.count == urls.count else { throw BenchError("a visible row did not reach its sepia thumbnail") }

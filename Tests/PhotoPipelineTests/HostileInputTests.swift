@@ -14,7 +14,7 @@ import TestSupport
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+            await MainLoop.turn(milliseconds: 10)
         }
         return true
     }

@@ -122,7 +122,7 @@ import TestSupport
             let pause = Int.random(in: 0...30, using: &rng)
             let deadline = Date().addingTimeInterval(Double(pause) / 1000)
             while Date() < deadline {
-                try await Task.sleep(for: .milliseconds(2))
+                await MainLoop.turn(milliseconds: 2)
                 let problems = Self.violations(list)
                 #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
                 if !problems.isEmpty { return }
@@ -131,7 +131,7 @@ import TestSupport
         // At rest every visible photo ends filtered in its own row.
         let settled = Date().addingTimeInterval(15)
         while Date() < settled, list.rows.values.contains(where: { $0.snapshot?.state != .filtered }) {
-            try await Task.sleep(for: .milliseconds(5))
+            await MainLoop.turn(milliseconds: 5)
         }
         #expect(Self.violations(list).isEmpty)
         #expect(list.rows.values.allSatisfy { $0.snapshot?.state == .filtered }, "seed \(seed): not all visible rows filtered")
@@ -204,7 +204,7 @@ import TestSupport
                 processor.memoryWarning()
             default:
                 event = "completions" // let the workers' results in
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...3, using: &rng)))
+                await MainLoop.turn(milliseconds: Int.random(in: 0...3, using: &rng))
             }
             counts[event, default: 0] += 1
             if step % 10 == 0 { await Task.yield() }
@@ -221,7 +221,7 @@ import TestSupport
         let settled = Date().addingTimeInterval(20)
         while Date() < settled, list.rows.values.contains(where: { $0.snapshot?.state != .filtered })
                 || !processor.pendingOperations.photosInProgress.isEmpty {
-            try await Task.sleep(for: .milliseconds(5))
+            await MainLoop.turn(milliseconds: 5)
         }
         print("stress: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
               + "\(list.deliveries) snapshots delivered, \(server.totalColourRequests) photos fetched")

@@ -13,7 +13,7 @@ import TestSupport
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+            await MainLoop.turn(milliseconds: 10)
         }
         return true
     }
@@ -97,7 +97,8 @@ import TestSupport
         let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
         processor.setEntries([PhotoEntry(name: "late", url: late), PhotoEntry(name: "coffee", url: coffee)])
         processor.visibleRowsChanged(0..<2)
-        #expect(await waitUntil { processor.records.map(\.state) == [.failed, .filtered] })
+        // Settled: the failure's report has reached the main actor too (a row shows Retry then).
+        #expect(await waitUntil { processor.records.map(\.state) == [.failed, .filtered] && !processor.hasWorkInFlight })
         #expect(processor.failedCount == 1)
 
         // The file turns up; Retry on its row loads it.

@@ -91,7 +91,7 @@ import TestSupport
         #expect(request.sharesRowDownload)
         server.releasePhotos()
         let deadline = Date().addingTimeInterval(20)
-        while sepia == nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        while sepia == nil, Date() < deadline { await MainLoop.turn(milliseconds: 10) }
         let picture = try #require(decoded)
         #expect(picture.info.width == 800 && picture.info.height == 698)
         #expect(picture.original.width == 400 && picture.original.height == 349)

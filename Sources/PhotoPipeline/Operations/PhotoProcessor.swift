@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 
 /// Runs the photo work the scheduler asks for: creates downloads and filtrations, cancels them,
 /// suspends and resumes the queues, and pushes a snapshot of each photo that changed to the
@@ -341,7 +342,7 @@ public final class PhotoProcessor {
         op.queuePriority = priority == .visible ? .high : .low
         op.completionBlock = { [weak op, weak self] in
             guard let op, !op.isCancelled else { return }
-            Task { @MainActor in
+            MainLoop.onMainActor {
                 if let self { finished(self, op) }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 
 /// The photo viewer's work on the app's operation queues: a load (read or share the bytes) in
 /// the download queue, and a decode at the viewer's size and its sepia in the filtration
@@ -77,25 +78,11 @@ public final class ViewerPipeline {
             if !filtration.isExecuting, !filtration.isFinished { filtration.queuePriority = .veryHigh }
         }
 
-        private var decodedReported = false
-
-        /// Reports `event`, keeping the documented order: the decoded picture, then its sepia.
-        /// The two come from separate tasks that the main actor may run in either order (they
-        /// are made on threads of different priorities), so the sepia brings the picture it was
-        /// made from, reported first if it was not yet; the late one is then dropped.
+        /// Reports `event` unless cancelled. The decoded picture is handed over (on the
+        /// filtration's thread) before its sepia is made, and `MainLoop.onMainActor` keeps that
+        /// order on the main actor.
         fileprivate func report(_ event: Event) {
             guard !isCancelled else { return }
-            switch event {
-            case .decoded:
-                guard !decodedReported else { return }
-                decodedReported = true
-            case .filtered:
-                if !decodedReported, case .success(let picture)? = filtration.decoded {
-                    decodedReported = true
-                    onEvent?(.decoded(picture))
-                }
-            case .failed: break
-            }
             onEvent?(event)
         }
     }
@@ -131,10 +118,10 @@ public final class ViewerPipeline {
         // decode it, from the filtration, before its sepia.
         loader.completionBlock = { [weak loader, weak request] in
             guard let loader, !loader.isCancelled, case .failure(let failure)? = loader.result else { return }
-            Task { @MainActor in request?.report(.failed(failure)) }
+            MainLoop.onMainActor { request?.report(.failed(failure)) }
         }
         filtration.onDecoded = { [weak request] decoded in
-            Task { @MainActor in
+            MainLoop.onMainActor {
                 switch decoded {
                 case .success(let picture): request?.report(.decoded(picture))
                 case .failure(let failure): request?.report(.failed(failure))
@@ -143,7 +130,7 @@ public final class ViewerPipeline {
         }
         filtration.completionBlock = { [weak filtration, weak request] in
             guard let filtration, !filtration.isCancelled, let sepia = filtration.result else { return }
-            Task { @MainActor in request?.report(.filtered(sepia)) }
+            MainLoop.onMainActor { request?.report(.filtered(sepia)) }
         }
         // The filtration first, as PhotoProcessor does (see there).
         pendingOperations.filtrationQueue.addOperation(filtration)

@@ -36,9 +36,9 @@ public final class PhotoSourceLoader: Sendable {
                      events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void) -> Cancellable {
         let cancellable = Cancellable()
         let post = { @Sendable (event: PhotoSourceEvent) in
-            MainLoop.perform {
+            MainLoop.onMainActor {
                 guard !cancellable.isCancelled else { return }
-                MainActor.assumeIsolated { events(event) }
+                events(event)
             }
         }
         queue.addOperation { [fetcher] in

@@ -16,6 +16,7 @@ struct Probe {
         let result: [String: Any]
         switch scenario {
         case "marshal": result = marshal(threads: 8, callsPerThread: 1250)
+        case "ordered": result = orderedHops(threads: 8, callsPerThread: 1250)
         case "wait": result = waitUntilDone()
         case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
         case "wakeup": result = wakeup(pings: 40)
@@ -62,6 +63,35 @@ struct Probe {
         let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
         return ["finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
                 "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+    }
+
+    /// `MainLoop.onMainActor` from many threads at once: each call takes a ticket and is
+    /// queued under one lock, so the tickets give the order the calls were made across all
+    /// threads; they must run on the main actor in exactly that order.
+    static func orderedHops(threads: Int, callsPerThread: Int) -> [String: Any] {
+        final class Tally: @unchecked Sendable {
+            var expected = 0, arrived = 0, offMain = 0, outOfOrder = 0
+        }
+        let tally = Tally() // touched only on the main thread
+        let ticket = Locked(0)
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                for _ in 0..<callsPerThread {
+                    ticket.withLock { next in
+                        let mine = next
+                        next += 1
+                        MainLoop.onMainActor {
+                            if !MainLoop.isMainThread { tally.offMain += 1 }
+                            if tally.expected != mine { tally.outOfOrder += 1 }
+                            tally.expected = mine + 1
+                            tally.arrived += 1
+                        }
+                    }
+                }
+            }
+        }
+        let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
+        return ["finished": finished, "arrived": tally.arrived, "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
     }
 
     /// The real main window, filled with the bundled list and then destroyed: every GObject

@@ -21,6 +21,15 @@ import TestSupport
         #expect(r["outOfOrder"] as? Int == 0)
     }
 
+    @Test("10,000 main-actor hops from 8 threads run in the order they were made, across the threads")
+    func mainActorHopsKeepOneOrder() async throws {
+        let r = try await probe("ordered")
+        #expect(r["finished"] as? Bool == true)
+        #expect(r["arrived"] as? Int == 10_000)
+        #expect(r["offMain"] as? Int == 0)
+        #expect(r["outOfOrder"] as? Int == 0)
+    }
+
     @Test("waitUntilDone blocks the caller until the closure has run on the main thread")
     func waitUntilDoneWaits() async throws {
         let r = try await probe("wait")

@@ -26,6 +26,10 @@ public final class ObjectRef<T>: @unchecked Sendable {
         g_object_unref(UnsafeMutableRawPointer(pointer))
     }
 
+    /// The instance as the opaque pointer that functions of final and interface types take
+    /// (Swift imports a C type whose struct is private as `OpaquePointer`).
+    public var opaque: OpaquePointer { OpaquePointer(pointer) }
+
     /// The instance as a plain `GObject`.
     public var object: UnsafeMutablePointer<GObject> {
         UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self)
@@ -73,7 +77,4 @@ extension ObjectRef where T == GObject {
     public convenience init(takingOpaque pointer: OpaquePointer) {
         self.init(taking: UnsafeMutablePointer(pointer))
     }
-
-    /// The instance as the opaque pointer interface functions take.
-    public var opaque: OpaquePointer { OpaquePointer(pointer) }
 }

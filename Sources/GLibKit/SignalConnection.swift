@@ -218,3 +218,37 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 }
+
+extension SignalConnection {
+    /// A signal with one double, e.g. `GtkGestureZoom::scale-changed`.
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               double handler: @escaping (Double) -> Void) -> SignalConnection {
+        typealias F = (Double) -> Void
+        let thunk: @convention(c) (gpointer?, Double, gpointer?) -> Void = { _, value, data in
+            unbox(data, as: F.self)(value)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with two doubles and no return value, e.g. `GtkEventControllerMotion::motion`
+    /// or `GtkGestureDrag::drag-update` (a point, or how far from one).
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               point handler: @escaping (Double, Double) -> Void) -> SignalConnection {
+        typealias F = (Double, Double) -> Void
+        let thunk: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, x, y, data in
+            unbox(data, as: F.self)(x, y)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
+    /// A signal with an integer and two doubles, e.g. `GtkGestureClick::pressed` (the number of
+    /// presses in a row, and where).
+    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+                               intPoint handler: @escaping (Int32, Double, Double) -> Void) -> SignalConnection {
+        typealias F = (Int32, Double, Double) -> Void
+        let thunk: @convention(c) (gpointer?, gint, Double, Double, gpointer?) -> Void = { _, n, x, y, data in
+            unbox(data, as: F.self)(n, x, y)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}

@@ -13,6 +13,10 @@ struct _CpZoomPicture {
     double zoom;              /* device pixels per image pixel, when not fitted */
     double center_x, center_y; /* the image point at the widget's centre, in image pixels */
     double reveal;
+    /* where the image is drawn, once told (cp_zoom_picture_set_view) */
+    graphene_rect_t view;
+    gboolean has_view;
+    int allocated_width, allocated_height;
     /* gestures */
     double pointer_x, pointer_y;
     double drag_center_x, drag_center_y;
@@ -21,8 +25,11 @@ struct _CpZoomPicture {
     double last_zoom;
 };
 
-enum { SIGNAL_ZOOM_CHANGED, SIGNAL_SWIPE, SIGNAL_PANNED, N_SIGNALS };
+enum { SIGNAL_ZOOM_CHANGED, SIGNAL_SWIPE, SIGNAL_PANNED, SIGNAL_RESIZED, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+enum { PROP_0, PROP_REVEAL, N_PROPS };
+static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(CpZoomPicture, cp_zoom_picture, GTK_TYPE_WIDGET)
 
@@ -168,17 +175,34 @@ gboolean cp_zoom_picture_can_pan(CpZoomPicture *self) {
 
 void cp_zoom_picture_set_reveal(CpZoomPicture *self, double progress) {
     g_return_if_fail(CP_IS_ZOOM_PICTURE(self));
-    self->reveal = CLAMP(progress, 0.0, 1.0);
+    progress = CLAMP(progress, 0.0, 1.0);
+    if (progress == self->reveal)
+        return;
+    self->reveal = progress;
     gtk_widget_queue_draw(GTK_WIDGET(self));
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_REVEAL]);
+}
+
+void cp_zoom_picture_set_view(GtkWidget *picture, double x, double y, double width, double height) {
+    g_return_if_fail(CP_IS_ZOOM_PICTURE(picture));
+    CpZoomPicture *self = CP_ZOOM_PICTURE(picture);
+    graphene_rect_init(&self->view, x, y, width, height);
+    self->has_view = TRUE;
+    gtk_widget_queue_draw(picture);
 }
 
 /* MARK: GtkWidget */
 
 static void cp_zoom_picture_size_allocate(GtkWidget *widget, int width, int height, int baseline) {
-    (void)width; (void)height; (void)baseline;
+    (void)baseline;
     CpZoomPicture *self = CP_ZOOM_PICTURE(widget);
     clamp_center(self);
     zoom_maybe_changed(self);
+    if (width != self->allocated_width || height != self->allocated_height) {
+        self->allocated_width = width;
+        self->allocated_height = height;
+        g_signal_emit(self, signals[SIGNAL_RESIZED], 0);
+    }
 }
 
 static void cp_zoom_picture_measure(GtkWidget *widget, GtkOrientation orientation, int for_size,
@@ -190,6 +214,22 @@ static void cp_zoom_picture_measure(GtkWidget *widget, GtkOrientation orientatio
 
 static void cp_zoom_picture_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
     CpZoomPicture *self = CP_ZOOM_PICTURE(widget);
+    if (self->has_view) {
+        if (self->paintable == NULL || self->view.size.width <= 0 || self->view.size.height <= 0)
+            return;
+        double width = gtk_widget_get_width(widget), height = gtk_widget_get_height(widget);
+        gtk_snapshot_push_clip(snapshot, &GRAPHENE_RECT_INIT(0, 0, width, height));
+        if (self->reveal < 1.0) {
+            float s = 0.92f + 0.08f * (float)self->reveal;
+            gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(width / 2.0, height / 2.0));
+            gtk_snapshot_scale(snapshot, s, s);
+            gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(-width / 2.0, -height / 2.0));
+        }
+        gtk_snapshot_translate(snapshot, &self->view.origin);
+        gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), self->view.size.width, self->view.size.height);
+        gtk_snapshot_pop(snapshot);
+        return;
+    }
     if (self->paintable == NULL || self->image_width <= 0 || self->image_height <= 0)
         return;
     double width = gtk_widget_get_width(widget), height = gtk_widget_get_height(widget);
@@ -293,10 +333,35 @@ static void cp_zoom_picture_dispose(GObject *object) {
     G_OBJECT_CLASS(cp_zoom_picture_parent_class)->dispose(object);
 }
 
+static void cp_zoom_picture_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
+    switch (id) {
+    case PROP_REVEAL:
+        g_value_set_double(value, CP_ZOOM_PICTURE(object)->reveal);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
+static void cp_zoom_picture_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
+    switch (id) {
+    case PROP_REVEAL:
+        cp_zoom_picture_set_reveal(CP_ZOOM_PICTURE(object), g_value_get_double(value));
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    }
+}
+
 static void cp_zoom_picture_class_init(CpZoomPictureClass *klass) {
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     object_class->dispose = cp_zoom_picture_dispose;
+    object_class->get_property = cp_zoom_picture_get_property;
+    object_class->set_property = cp_zoom_picture_set_property;
+    properties[PROP_REVEAL] = g_param_spec_double("reveal", NULL, NULL, 0.0, 1.0, 1.0,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_properties(object_class, N_PROPS, properties);
     widget_class->size_allocate = cp_zoom_picture_size_allocate;
     widget_class->measure = cp_zoom_picture_measure;
     widget_class->snapshot = cp_zoom_picture_snapshot;
@@ -308,6 +373,8 @@ static void cp_zoom_picture_class_init(CpZoomPictureClass *klass) {
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
     signals[SIGNAL_PANNED] = g_signal_new("panned", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_RESIZED] = g_signal_new("resized", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void cp_zoom_picture_init(CpZoomPicture *self) {
@@ -316,6 +383,8 @@ static void cp_zoom_picture_init(CpZoomPicture *self) {
     self->zoom = 1.0;
     self->reveal = 1.0;
     self->last_zoom = -1.0;
+    self->allocated_width = -1;
+    self->allocated_height = -1;
     gtk_widget_set_focusable(widget, TRUE);
     gtk_widget_set_overflow(widget, GTK_OVERFLOW_HIDDEN);
     gtk_widget_set_hexpand(widget, TRUE);

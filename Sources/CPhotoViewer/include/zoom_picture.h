@@ -48,8 +48,13 @@ void cp_zoom_picture_get_center(CpZoomPicture *self, double *x, double *y);
 /// Whether the image is larger than the widget at the current zoom (a drag pans it).
 gboolean cp_zoom_picture_can_pan(CpZoomPicture *self);
 
-/// The entrance animation's progress, 0 (just appearing, slightly smaller) to 1 (in place).
+/// The entrance animation's progress, 0 (just appearing, slightly smaller) to 1 (in place);
+/// also the "reveal" property, which an animation can drive.
 void cp_zoom_picture_set_reveal(CpZoomPicture *self, double progress);
+
+/// Where the whole image is drawn, in the widget's coordinates (it may reach past the widget,
+/// which clips it). Once set, the widget draws there rather than where its own zoom says.
+void cp_zoom_picture_set_view(GtkWidget *picture, double x, double y, double width, double height);
 
 /// A timed animation (`ms` long) that fades `fade` in and scales `picture` in, from 0 to 1.
 /// libadwaita skips it (jumps to the end) when animations are off.
@@ -60,5 +65,6 @@ AdwAnimation *cp_zoom_picture_reveal_animation_new(CpZoomPicture *picture, GtkWi
 //   "swipe" (gint step)         a horizontal drag of a picture that fits: +1 (dragged to the
 //                               left) asks for the next photo, -1 for the previous one
 //   "panned" ()                 a drag or the wheel moved a zoomed picture (the centre changed)
+//   "resized" ()                the widget was given another size
 
 G_END_DECLS

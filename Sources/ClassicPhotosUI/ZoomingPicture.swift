@@ -1,0 +1,272 @@
+import CGLib
+import CGtk
+import CPhotoViewer
+import GLibKit
+import PhotoPipeline
+
+/// The viewer's picture: a photo that zooms and pans.
+///
+/// `ZoomGeometry` holds the rules; this class feeds it the widget's size and scale and the
+/// user's gestures, and tells the widget (`CpZoomPicture`, a small drawing widget in C) where
+/// to draw the picture. Ctrl+wheel and a pinch zoom around the pointer, the wheel alone pans a
+/// zoomed picture, a double-click switches between fit and 100 %, a drag pans a zoomed picture,
+/// and a sideways drag of a picture that cannot pan turns the page. It also plays the viewer's
+/// entrance and exit: the picture grows into place as `fading` fades in.
+@MainActor
+final class ZoomingPicture {
+    typealias Point = ZoomGeometry.Point
+
+    /// The zoom changed: a gesture, a key, a new picture, or a fitted picture given more or
+    /// less room.
+    var onZoomChanged: (() -> Void)?
+    /// A drag or the wheel moved a zoomed picture (`center` says where to).
+    var onPanned: (() -> Void)?
+    /// A sideways drag of a picture that does not pan: +1 asks for the next photo, −1 for the
+    /// previous one.
+    var onSwipe: ((Int) -> Void)?
+
+    private let picture: ObjectRef<GtkWidget>
+    private let fading: UnsafeMutablePointer<GtkWidget>
+    private let revealMilliseconds: UInt32
+    private(set) var geometry = ZoomGeometry()
+    /// Where the widget was last told to draw the image.
+    private var drawn = ZoomGeometry.Rect.zero
+    /// The zoom last reported through `onZoomChanged`; nil while there is no picture, so the
+    /// next picture's zoom is news.
+    private var reportedZoom: Double?
+    /// The pointer over the picture, which Ctrl+wheel zooms around.
+    private var pointer: Point?
+    private var pinchStartZoom = 1.0
+    /// The drag under way: the centre it began at, and whether it pans (or may be a swipe).
+    private var drag: (start: Point, pans: Bool)?
+    private var connections: [SignalConnection] = []
+    private var reveal: (animation: ObjectRef<AdwAnimation>, done: SignalConnection)?
+    private var revealFinished: (() -> Void)?
+
+    /// A picture whose entrance fades `fading` (the viewer as a whole) in, taking
+    /// `revealMilliseconds`.
+    init(fading: UnsafeMutablePointer<GtkWidget>, revealMilliseconds: UInt32) {
+        picture = ObjectRef(sinking: cp_zoom_picture_new()!)
+        self.fading = fading
+        self.revealMilliseconds = revealMilliseconds
+        let widget = picture.pointer
+        keep(.connect(UnsafeMutableRawPointer(widget), "resized") { [unowned self] in
+            sizeChanged()
+        })
+        keep(.connect(UnsafeMutableRawPointer(widget), "notify::scale-factor", pointer: { [unowned self] _ in
+            sizeChanged()
+        }))
+        addPointerTracking()
+        addScrolling()
+        addPinch()
+        addDoubleClick()
+        addDrag()
+    }
+
+    /// The widget, to put in the viewer.
+    var widget: UnsafeMutablePointer<GtkWidget> { picture.pointer }
+
+    // MARK: What the viewer asks
+
+    /// The picture drawn over the whole image's area (nil: nothing). Zoom and pan stay.
+    func setPaintable(_ paintable: ObjectRef<GObject>?) {
+        cp_zoom_picture_set_paintable(gtkCast(widget), paintable?.opaque)
+    }
+
+    /// The image's own size in pixels (what 100 % means); a new size goes back to fit.
+    func setImageSize(width: Int, height: Int) {
+        change { $0.setImageSize(ZoomGeometry.Size(width: Double(width), height: Double(height))) }
+    }
+
+    /// Fits the whole photo in the view, and follows the view's size from now on.
+    func fit() { change { $0.fit() } }
+
+    var isFit: Bool { geometry.isFit }
+    /// The zoom now (screen pixels per image pixel: 1 is 100 %), and the zoom that fits.
+    var zoom: Double { geometry.zoom }
+    var fitZoom: Double { geometry.fitZoom }
+    /// The image point at the view's centre, in image pixels.
+    var center: Point { geometry.center }
+    /// Whether the picture is larger than the view, so a drag pans it.
+    var canPan: Bool { geometry.canPan }
+
+    /// Sets the zoom, keeping the image point under `point` (widget coordinates) where it is;
+    /// nil zooms around the centre.
+    func setZoom(_ zoom: Double, around point: Point? = nil) {
+        change { $0.setZoom(zoom, around: point) }
+    }
+
+    /// Multiplies the zoom by `factor`, around the centre (keys, buttons).
+    func zoom(by factor: Double) {
+        change { $0.zoom(by: factor) }
+    }
+
+    /// Fit, or 100 % if fitting shrinks the photo (the zoom label's button).
+    func toggleFitAndActualSize() {
+        change { $0.toggleFitAndActualSize() }
+    }
+
+    // MARK: Geometry to the widget
+
+    private func sizeChanged() {
+        let widget = picture.pointer
+        change {
+            $0.setViewSize(ZoomGeometry.Size(width: Double(gtk_widget_get_width(widget)),
+                                             height: Double(gtk_widget_get_height(widget))))
+            $0.setDeviceScale(Double(gtk_widget_get_scale_factor(widget)))
+        }
+    }
+
+    /// Changes the geometry, then tells the widget where to draw and the viewer whether the
+    /// zoom changed.
+    private func change(_ body: (inout ZoomGeometry) -> Void) {
+        body(&geometry)
+        geometryChanged()
+    }
+
+    /// Moves the picture; tells the viewer if it moved.
+    private func pan(_ body: (inout ZoomGeometry) -> Bool) {
+        let moved = body(&geometry)
+        geometryChanged()
+        if moved { onPanned?() }
+    }
+
+    private func geometryChanged() {
+        let rect = geometry.imageRect
+        if rect != drawn {
+            drawn = rect
+            cp_zoom_picture_set_view(picture.pointer, rect.x, rect.y, rect.width, rect.height)
+        }
+        guard geometry.hasImage else {
+            reportedZoom = nil
+            return
+        }
+        let zoom = geometry.zoom
+        if let reportedZoom, abs(zoom - reportedZoom) <= 1e-9 { return }
+        reportedZoom = zoom
+        onZoomChanged?()
+    }
+
+    // MARK: Gestures
+
+    /// Keeps a signal connection for as long as the picture lives.
+    private func keep(_ connection: SignalConnection) {
+        connections.append(connection)
+    }
+
+    private func addPointerTracking() {
+        let motion = gtk_event_controller_motion_new()!
+        for signal in ["enter", "motion"] {
+            keep(.connect(UnsafeMutableRawPointer(motion), signal, point: { [unowned self] x, y in
+                pointer = Point(x: x, y: y)
+            }))
+        }
+        gtk_widget_add_controller(picture.pointer, motion)
+    }
+
+    /// Ctrl+wheel zooms around the pointer (a notch by a quarter, smooth scrolling in
+    /// proportion); the wheel alone pans a picture larger than the view, and otherwise goes on
+    /// to the widgets behind.
+    private func addScrolling() {
+        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
+        keep(.connect(UnsafeMutableRawPointer(scroll), "scroll", doubles: { [unowned self] dx, dy in
+            let state = gtk_event_controller_get_current_event_state(scroll)
+            if state.rawValue & GDK_CONTROL_MASK.rawValue != 0 {
+                change { $0.zoom(by: ZoomGeometry.wheelZoomFactor(dy: dy), around: pointer) }
+                return true
+            }
+            guard geometry.canPan else { return false }
+            let wheel = gtk_event_controller_scroll_get_unit(scroll) == GDK_SCROLL_UNIT_WHEEL
+            let step = wheel ? ZoomGeometry.wheelPanDistance : 1
+            pan { $0.pan(dx: dx * step, dy: dy * step) }
+            return true
+        }))
+        gtk_widget_add_controller(picture.pointer, scroll)
+    }
+
+    /// A pinch zooms from the zoom it began at, around the fingers' centre.
+    private func addPinch() {
+        let pinch = gtk_gesture_zoom_new()!
+        keep(.connect(UnsafeMutableRawPointer(pinch), "begin", pointer: { [unowned self] _ in
+            pinchStartZoom = geometry.zoom
+        }))
+        keep(.connect(UnsafeMutableRawPointer(pinch), "scale-changed", double: { [unowned self] scale in
+            var x = 0.0, y = 0.0
+            let centre = gtk_gesture_get_bounding_box_center(pinch, &x, &y) != 0 ? Point(x: x, y: y) : nil
+            change { $0.setZoom(pinchStartZoom * scale, around: centre) }
+        }))
+        gtk_widget_add_controller(picture.pointer, pinch)
+    }
+
+    private func addDoubleClick() {
+        let click = gtk_gesture_click_new()!
+        keep(.connect(UnsafeMutableRawPointer(click), "pressed", intPoint: { [unowned self] presses, x, y in
+            guard presses == 2 else { return }
+            change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
+        }))
+        gtk_widget_add_controller(picture.pointer, click)
+    }
+
+    /// A drag of a picture larger than the view pans it (and claims the drag); any other drag
+    /// is judged when it ends, and may be a swipe.
+    private func addDrag() {
+        let gesture = gtk_gesture_drag_new()!
+        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-begin", point: { [unowned self] _, _ in
+            drag = (geometry.center, geometry.canPan)
+        }))
+        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-update", point: { [unowned self] dx, dy in
+            guard let drag, drag.pans else { return }
+            gtk_gesture_set_state(gesture, GTK_EVENT_SEQUENCE_CLAIMED)
+            pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
+        }))
+        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-end", point: { [unowned self] dx, dy in
+            guard let drag else { return }
+            self.drag = nil
+            if let swipe = ZoomGeometry.swipe(dx: dx, dy: dy, pans: drag.pans) { onSwipe?(swipe.step) }
+        }))
+        gtk_widget_add_controller(picture.pointer, gesture)
+    }
+
+    // MARK: Entrance and exit
+
+    /// Grows the picture into place as the viewer fades in (`entering`), or the reverse, from
+    /// wherever the last one got to, so a close during the entrance does not jump; then calls
+    /// `done`. libadwaita skips to the end, calling `done` at once, when the desktop turned
+    /// animations off.
+    func playReveal(entering: Bool, then done: @escaping () -> Void) {
+        let animation = revealAnimation()
+        let value = adw_animation_get_value(animation.pointer)
+        adw_animation_reset(animation.pointer)
+        adw_timed_animation_set_value_from(animation.opaque, entering ? (value < 1 ? value : 0) : value)
+        adw_timed_animation_set_value_to(animation.opaque, entering ? 1 : 0)
+        revealFinished = done
+        adw_animation_play(animation.pointer)
+    }
+
+    /// The reveal animation, made the first time: it drives the widget's "reveal" property,
+    /// and the faded widget's opacity follows that property.
+    private func revealAnimation() -> ObjectRef<AdwAnimation> {
+        if let reveal { return reveal.animation }
+        g_object_bind_property(picture.pointer, "reveal", fading, "opacity", G_BINDING_DEFAULT)
+        let target = adw_property_animation_target_new(picture.object, "reveal")
+        let animation = ObjectRef(taking: adw_timed_animation_new(fading, 0, 1, revealMilliseconds, target)!)
+        adw_timed_animation_set_easing(animation.opaque, ADW_EASE_OUT_CUBIC)
+        let done = SignalConnection.connect(UnsafeMutableRawPointer(animation.pointer), "done") { [unowned self] in
+            let finished = revealFinished
+            revealFinished = nil
+            finished?()
+        }
+        reveal = (animation, done)
+        return animation
+    }
+
+    /// Lets go of the gestures and the animation (the window is closing).
+    func shutDown() {
+        reveal = nil
+        revealFinished = nil
+        connections.removeAll()
+        onZoomChanged = nil
+        onPanned = nil
+        onSwipe = nil
+    }
+}

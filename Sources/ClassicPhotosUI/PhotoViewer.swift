@@ -1,6 +1,5 @@
 import CGLib
 import CGtk
-import CPhotoViewer
 import Foundation
 import GLibKit
 import PhotoPipeline
@@ -27,7 +26,7 @@ protocol PhotoViewerHost: AnyObject {
 /// dismiss it).
 ///
 /// It pages through the list (buttons, Left / Right, Home / End, a horizontal swipe), zooms
-/// and pans (`CpZoomPicture`), goes fullscreen (F11), shows an info popover, switches between
+/// and pans (`ZoomingPicture`), goes fullscreen (F11), shows an info popover, switches between
 /// the sepia and the original photo, copies and saves the photo shown (`ViewerExport`).
 /// Which photos it shows and holds is decided by `ViewerPaging`, by identity; photos are
 /// loaded through `ViewerPipeline` at the size shown (decoded again, larger, when zooming in
@@ -41,8 +40,6 @@ final class PhotoViewer {
     private var player: FramePlayer!
     private var paging = ViewerPaging()
     private var connections: [SignalConnection] = []
-    private var animation: ObjectRef<GObject>?
-    private var animationDone: SignalConnection?
 
     /// One photo the viewer holds: the photo shown or a neighbour.
     private final class Slot {
@@ -73,14 +70,10 @@ final class PhotoViewer {
     private var shownState: ViewerImageState?
     private var redecodeTimer: MainLoopSource?
 
-    /// The entrance animation's length; the exit takes the same.
-    static let animationMs: UInt32 = 200
-    static let zoomStep = 1.25
-
     /// The viewer's widget, an overlay child of the list's area.
     var root: UnsafeMutablePointer<GtkWidget> { chrome.root }
     private var picture: UnsafeMutablePointer<GtkWidget> { chrome.picture }
-    private var zoomPicture: OpaquePointer { OpaquePointer(chrome.picture) }
+    private var zooming: ZoomingPicture { chrome.zooming }
 
     init(host: any PhotoViewerHost, pipeline: ViewerPipeline) {
         self.host = host
@@ -96,19 +89,15 @@ final class PhotoViewer {
             isOnScreen: { [unowned self] in gtk_widget_get_mapped(picture) != 0 })
         chrome.onCommand = { [unowned self] command in perform(command) }
         let object = UnsafeMutableRawPointer(picture)
-        connections.append(SignalConnection.connect(object, "zoom-changed") { [unowned self] in zoomChanged() })
+        zooming.onZoomChanged = { [unowned self] in zoomChanged() }
         // An animation plays only while the picture is on screen: hiding the window (or the
         // viewer) pauses it on its frame, showing it again goes on from there.
         connections.append(SignalConnection.connect(object, "unmap") { [unowned self] in player.pause() })
         connections.append(SignalConnection.connect(object, "map") { [unowned self] in player.resume() })
-        connections.append(SignalConnection.connect(object, "swipe", int: { [unowned self] step in
-            perform(.step(Int(step)))
-        }))
-        connections.append(SignalConnection.connect(object, "panned") { [unowned self] in
-            var x = 0.0, y = 0.0
-            cp_zoom_picture_get_center(zoomPicture, &x, &y)
-            Trace.shared.emit(.viewerPan(x: x, y: y))
-        })
+        zooming.onSwipe = { [unowned self] step in perform(.step(step)) }
+        zooming.onPanned = { [unowned self] in
+            Trace.shared.emit(.viewerPan(x: zooming.center.x, y: zooming.center.y))
+        }
         // Keys, seen by the window before the list behind: only while the viewer is open.
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
@@ -128,16 +117,11 @@ final class PhotoViewer {
         case .close: close()
         case .step(let delta): apply(paging.step(delta, in: host.viewerList))
         case .jump(let toEnd): apply(paging.jump(toEnd: toEnd, in: host.viewerList))
-        case .zoomIn: cp_zoom_picture_zoom_by(zoomPicture, Self.zoomStep)
-        case .zoomOut: cp_zoom_picture_zoom_by(zoomPicture, 1 / Self.zoomStep)
-        case .fit: cp_zoom_picture_fit(zoomPicture)
-        case .actualSize: cp_zoom_picture_set_zoom(zoomPicture, 1, -1, -1)
-        case .toggleFit:
-            if cp_zoom_picture_is_fit(zoomPicture) != 0, abs(cp_zoom_picture_get_fit_zoom(zoomPicture) - 1) > 1e-6 {
-                cp_zoom_picture_set_zoom(zoomPicture, 1, -1, -1)
-            } else {
-                cp_zoom_picture_fit(zoomPicture)
-            }
+        case .zoomIn: zooming.zoom(by: ZoomGeometry.zoomStep)
+        case .zoomOut: zooming.zoom(by: 1 / ZoomGeometry.zoomStep)
+        case .fit: zooming.fit()
+        case .actualSize: zooming.setZoom(1)
+        case .toggleFit: zooming.toggleFitAndActualSize()
         case .fullscreen: toggleFullscreen()
         case .copy: copy()
         case .saveAs: saveAs()
@@ -188,7 +172,7 @@ final class PhotoViewer {
         isOpen = false
         gtk_widget_set_visible(root, 0)
         setShown(nil, state: nil)
-        cp_zoom_picture_set_image_size(zoomPicture, 0, 0)
+        zooming.setImageSize(width: 0, height: 0)
     }
 
     /// The desktop is short of memory: lets go of the photos loaded ahead (their bytes and
@@ -211,22 +195,9 @@ final class PhotoViewer {
     /// Fades and scales in (or out, then hides). libadwaita skips the animation, jumping to its
     /// end, when the desktop turned animations off.
     private func animate(in entering: Bool) {
-        if animation == nil {
-            let made = cp_zoom_picture_reveal_animation_new(zoomPicture, root, Self.animationMs)!
-            let object = ObjectRef<GObject>(taking: UnsafeMutableRawPointer(made).assumingMemoryBound(to: GObject.self))
-            animation = object
-            animationDone = SignalConnection.connect(UnsafeMutableRawPointer(made), "done") { [unowned self] in
-                if isClosing { finishClosing() }
-            }
+        zooming.playReveal(entering: entering) { [unowned self] in
+            if isClosing { finishClosing() }
         }
-        guard let animation else { return }
-        let timed = animation.opaque
-        let current = adw_animation_get_value(animation.cast())
-        adw_animation_reset(animation.cast())
-        // Reversing from where it is, so a close during the entrance does not jump.
-        adw_timed_animation_set_value_from(timed, entering ? (current < 1 ? current : 0) : current)
-        adw_timed_animation_set_value_to(timed, entering ? 1 : 0)
-        adw_animation_play(animation.cast())
     }
 
     // MARK: The list and its photos
@@ -274,8 +245,8 @@ final class PhotoViewer {
                 Trace.shared.emit(.viewerOpen(row: position, id: id, name: host.viewerSnapshot(of: id)?.name ?? ""))
                 // Another photo: fit, and whatever was drawn goes.
                 setShown(nil, state: nil)
-                cp_zoom_picture_set_image_size(zoomPicture, 0, 0)
-                cp_zoom_picture_fit(zoomPicture)
+                zooming.setImageSize(width: 0, height: 0)
+                zooming.fit()
                 redecodeTimer = nil
             case .start(let id, let urgent):
                 guard let photo = slots[id]?.photo ?? host.viewerSnapshot(of: id) else { continue }
@@ -364,7 +335,7 @@ final class PhotoViewer {
             return
         }
         guard let picture = slot.picture else { return }
-        cp_zoom_picture_set_image_size(zoomPicture, Int32(picture.info.width), Int32(picture.info.height))
+        zooming.setImageSize(width: picture.info.width, height: picture.info.height)
         if showsSepia, let sepia = slot.sepia {
             setShown(sepia, state: .filtered, animation: slot.sepiaAnimation)
         } else if showsSepia, shownImage != nil, shownState == .filtered {
@@ -396,7 +367,7 @@ final class PhotoViewer {
 
     private func showTexture(of image: PhotoImage?) {
         shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
-        cp_zoom_picture_set_paintable(zoomPicture, shownTexture?.opaque)
+        zooming.setPaintable(shownTexture)
     }
 
     private func setSepia(_ sepia: Bool) {
@@ -409,7 +380,7 @@ final class PhotoViewer {
 
     private func zoomChanged() {
         guard isOpen, current?.picture != nil else { return }
-        let zoom = cp_zoom_picture_get_zoom(zoomPicture)
+        let zoom = zooming.zoom
         Trace.shared.emit(.viewerZoom(level: zoom))
         chrome.showZoom(zoom)
         // Decoding again waits until zooming pauses (a pinch changes the zoom every frame).
@@ -427,7 +398,7 @@ final class PhotoViewer {
         guard let slot = current, let picture = slot.picture, picture.animation == nil,
               let side = ViewerLimits.largerDecodeSide(width: picture.info.width, height: picture.info.height,
                                                        decoded: max(picture.original.width, picture.original.height),
-                                                       zoom: cp_zoom_picture_get_zoom(zoomPicture))
+                                                       zoom: zooming.zoom)
         else { return }
         if let request = slot.request, request.isBusy {
             slot.wantsLargerDecode = true
@@ -466,8 +437,7 @@ final class PhotoViewer {
         cancelAll()
         player.stop()
         export.shutDown()
-        animationDone = nil
-        animation = nil
+        zooming.shutDown()
         connections.removeAll()
     }
 }

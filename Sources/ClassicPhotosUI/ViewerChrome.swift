@@ -1,6 +1,5 @@
 import CGLib
 import CGtk
-import CPhotoViewer
 import GLibKit
 
 /// The photo viewer's widgets: the dimmed backdrop, the zoomable picture, the spinner and the
@@ -12,6 +11,8 @@ import GLibKit
 final class ViewerChrome {
     /// An overlay child of the list's area, hidden until the viewer opens.
     let root: UnsafeMutablePointer<GtkWidget>
+    /// The photo, zoomed and panned; its entrance fades `root` in.
+    let zooming: ZoomingPicture
     let picture: UnsafeMutablePointer<GtkWidget>
     let info = PhotoInfoPopover()
     /// Receives what the buttons ask for.
@@ -40,7 +41,8 @@ final class ViewerChrome {
         gtk_widget_add_css_class(dim, "viewer-dim")
         gtk_overlay_set_child(gtkCast(overlay), dim)
 
-        picture = cp_zoom_picture_new()
+        zooming = ZoomingPicture(fading: overlay)
+        picture = zooming.widget
         cp_accessible_set_label(OpaquePointer(picture), "Photo", "The photo shown")
         gtk_overlay_add_overlay(gtkCast(overlay), picture)
 

@@ -27,7 +27,6 @@ final class ZoomingPicture {
 
     private let picture: ObjectRef<GtkWidget>
     private let fading: UnsafeMutablePointer<GtkWidget>
-    private let revealMilliseconds: UInt32
     private(set) var geometry = ZoomGeometry()
     /// Where the widget was last told to draw the image.
     private var drawn = ZoomGeometry.Rect.zero
@@ -43,12 +42,13 @@ final class ZoomingPicture {
     private var reveal: (animation: ObjectRef<AdwAnimation>, done: SignalConnection)?
     private var revealFinished: (() -> Void)?
 
-    /// A picture whose entrance fades `fading` (the viewer as a whole) in, taking
-    /// `revealMilliseconds`.
-    init(fading: UnsafeMutablePointer<GtkWidget>, revealMilliseconds: UInt32) {
+    /// The entrance's length; the exit takes the same.
+    static let revealMilliseconds: UInt32 = 200
+
+    /// A picture whose entrance fades `fading` (the viewer as a whole) in.
+    init(fading: UnsafeMutablePointer<GtkWidget>) {
         picture = ObjectRef(sinking: cp_zoom_picture_new()!)
         self.fading = fading
-        self.revealMilliseconds = revealMilliseconds
         let widget = picture.pointer
         keep(.connect(UnsafeMutableRawPointer(widget), "resized") { [unowned self] in
             sizeChanged()
@@ -70,7 +70,7 @@ final class ZoomingPicture {
 
     /// The picture drawn over the whole image's area (nil: nothing). Zoom and pan stay.
     func setPaintable(_ paintable: ObjectRef<GObject>?) {
-        cp_zoom_picture_set_paintable(gtkCast(widget), paintable?.opaque)
+        cp_zoom_picture_set_paintable(widget, paintable?.opaque)
     }
 
     /// The image's own size in pixels (what 100 % means); a new size goes back to fit.
@@ -249,7 +249,7 @@ final class ZoomingPicture {
         if let reveal { return reveal.animation }
         g_object_bind_property(picture.pointer, "reveal", fading, "opacity", G_BINDING_DEFAULT)
         let target = adw_property_animation_target_new(picture.object, "reveal")
-        let animation = ObjectRef(taking: adw_timed_animation_new(fading, 0, 1, revealMilliseconds, target)!)
+        let animation = ObjectRef(taking: adw_timed_animation_new(fading, 0, 1, Self.revealMilliseconds, target)!)
         adw_timed_animation_set_easing(animation.opaque, ADW_EASE_OUT_CUBIC)
         let done = SignalConnection.connect(UnsafeMutableRawPointer(animation.pointer), "done") { [unowned self] in
             let finished = revealFinished

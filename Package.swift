@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // Classic Photos: a GTK 4 photo list that downloads and sepia-filters photos in
 // Foundation operation queues, driven by the list's scrolling.
 import Foundation
@@ -79,7 +79,10 @@ let package = Package(
         .target(
             name: "ClassicPhotosUI",
             dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer"],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            plugins: ["EmbedResources"]),
+        // Builds data/resources into a GResource embedded in ClassicPhotosUI.
+        .plugin(name: "EmbedResources", capability: .buildTool()),
 
         // MARK: Executables
         .executableTarget(

@@ -74,6 +74,8 @@ public final class ClassicPhotosApp {
         http = HTTPClient(silenceSeconds: settings.limits.silenceSeconds, cacheDirectory: HTTPClient.standardCacheDirectory)
         var flags = GApplicationFlags(G_APPLICATION_HANDLES_COMMAND_LINE.rawValue | G_APPLICATION_HANDLES_OPEN.rawValue)
         if separateInstance { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_NON_UNIQUE.rawValue) }
+        // Before the application starts: it looks for its style sheet and help overlay there.
+        AppResourceBundle.register()
         app = ObjectRef(taking: gtkCast(adw_application_new(AppInfo.applicationID, flags)!))
         let object = UnsafeMutableRawPointer(app.pointer)
         connections.append(SignalConnection.connect(object, "startup") { [unowned self] in startup() })
@@ -150,9 +152,6 @@ public final class ClassicPhotosApp {
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
-        addAction("shortcuts", accelerators: ["<Control>question"]) { [unowned self] in
-            ShortcutsWindow.present(over: windows.last?.window)
-        }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction {
             setAccelerators(accelerators, for: action)
         }

@@ -10,7 +10,6 @@ extension PhotoListWindow {
     /// Makes `target` (the window's content) accept drops. GTK marks it `:drop(active)` while
     /// something droppable hovers, which the app's style draws as an accent-coloured frame.
     func acceptDrops(on target: UnsafeMutablePointer<GtkWidget>) {
-        AppStyle.install()
         gtk_widget_add_css_class(target, "drop-target")
         let drop = cp_drop_target_new_for_locations()!
         connections.append(SignalConnection.connect(UnsafeMutableRawPointer(drop), "drop",

@@ -166,7 +166,7 @@ final class PhotoRowWidget {
     }
 
     /// Shows a symbolic icon where the thumbnail goes, drawn as the picture's CSS background
-    /// (see `AppStyle`): "placeholder" (a picture to come) or "missing" (it failed). It takes
+    /// (see `data/resources/style.css`): "placeholder" (a picture to come) or "missing" (it failed). It takes
     /// the style's colours.
     private func setPlaceholder(_ style: String) {
         guard style != shownPlaceholder else { return } // and so no texture either

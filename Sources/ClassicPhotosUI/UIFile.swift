@@ -1,0 +1,63 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+
+/// The app's GResource (`data/resources`, embedded at build time) and the GtkBuilder files in it.
+@MainActor
+enum AppResourceBundle {
+    /// The resource base path: the application ID as a path.
+    static let basePath = "/io/github/classicphotos/ClassicPhotos"
+    private static var registered = false
+
+    /// Makes the resources visible to GTK (`resource://` paths, builders, the style sheet and
+    /// help overlay the application looks for). Call before the application starts; later
+    /// calls do nothing.
+    static func register() {
+        guard !registered else { return }
+        registered = true
+        guard let data = Data(base64Encoded: EmbeddedResources.base64) else {
+            preconditionFailure("the embedded GResource is not Base64")
+        }
+        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
+        defer { g_bytes_unref(bytes) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let resource = g_resource_new_from_data(bytes, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "?"
+            preconditionFailure("the embedded GResource does not load: \(message)")
+        }
+        g_resources_register(resource)
+        g_resource_unref(resource)
+    }
+}
+
+/// A widget tree described by one of the app's GtkBuilder files, with its objects reached by
+/// ID as typed handles. A missing ID or an object of another class than asked is a mistake in
+/// the app, not in anything a person does, and stops it at once.
+@MainActor
+final class UIFile {
+    private let builder: ObjectRef<GObject>
+    let name: String
+
+    /// Builds `ui/<name>.ui` from the app's resources.
+    init(_ name: String) {
+        AppResourceBundle.register()
+        self.name = name
+        builder = ObjectRef(takingOpaque: gtk_builder_new_from_resource("\(AppResourceBundle.basePath)/ui/\(name).ui"))
+    }
+
+    /// The object `id`, which must be a `Kind`.
+    func object<Kind: GObjectKind>(_ id: String, as kind: Kind.Type = Kind.self) -> Handle<Kind> {
+        guard let object = gtk_builder_get_object(builder.opaque, id) else {
+            preconditionFailure("\(name).ui has no object “\(id)”")
+        }
+        let handle = Handle<Kind>(UnsafeMutableRawPointer(object))
+        precondition(handle.isA(Kind.type), "“\(id)” in \(name).ui is not a \(Kind.self)")
+        return handle
+    }
+
+    /// The widget `id`, which must be a `Kind`.
+    func widget<Kind: WidgetKind>(_ id: String, as kind: Kind.Type = Kind.self) -> Widget<Kind> {
+        Widget(object(id, as: kind).raw)
+    }
+}

@@ -204,7 +204,7 @@ final class PhotoListWindow {
         showStatus(.loading)
         adw_window_title_set_title(windowTitle, Self.title(of: sources))
         setSubtitle("Loading…")
-        var failures: [String] = []
+        var failures: [PhotoSourceError] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(_, let location):
@@ -215,24 +215,26 @@ final class PhotoListWindow {
             case .finished(_, let location, let rows):
                 Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
             case .failed(_, let location, let error):
-                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: error.description))
-                failures.append(error.description)
+                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: StatusText.sentence(error)))
+                failures.append(error)
             }
             if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
         }
         refreshSpinner()
     }
 
-    private func finishedLoading(failures: [String]) {
+    private func finishedLoading(failures: [PhotoSourceError]) {
         loading = nil
         folderLoaded()
         let count = processor.photos.count
-        if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures.joined(separator: "\n"))) }
+        if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         refreshSubtitle()
         refreshSpinner()
         if !failures.isEmpty {
             let sources = self.sources
-            showError(title: "Oops!", message: failures.joined(separator: "\n\n")) { [weak self] in self?.open(sources) }
+            showError(title: StatusText.alertTitle, message: StatusText.alertMessage(failures)) { [weak self] in
+                self?.open(sources)
+            }
         }
     }
 
@@ -452,10 +454,14 @@ final class PhotoListWindow {
         }
     }
 
-    /// What the window shows instead of the list.
+    /// What the window shows instead of the list (its words are `StatusText`'s).
     enum Status: Equatable {
-        case loading, empty
-        case failed(String)
+        /// The sources are being read, and no photo has arrived yet.
+        case loading
+        /// Every source was read, and none holds a picture.
+        case empty
+        /// No photo could be shown: why each source that failed did.
+        case failed([PhotoSourceError])
     }
 
     /// Shows the status page for `status`, or the list (nil).
@@ -464,11 +470,7 @@ final class PhotoListWindow {
             gtk_stack_set_visible_child_name(stack, "list")
             return
         }
-        let (icon, title, description): (String, String, String?) = switch status {
-        case .loading: ("folder-pictures-symbolic", "Loading Photos…", nil)
-        case .empty: ("folder-pictures-symbolic", "No Photos", "There are no pictures here. Open a folder, a picture or a photo list.")
-        case .failed(let reason): ("dialog-error-symbolic", "Could Not Load Photos", reason)
-        }
+        let (icon, title, description) = StatusText.page(status)
         adw_status_page_set_icon_name(statusPage, icon)
         adw_status_page_set_title(statusPage, title)
         adw_status_page_set_description(statusPage, description.map(Self.markupEscaped))

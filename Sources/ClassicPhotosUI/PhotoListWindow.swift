@@ -48,6 +48,9 @@ final class PhotoListWindow {
     private var busyPhotos = 0
     /// A photo to select once the list has been laid out (a single picture was opened).
     private var pendingSelection: Int?
+    /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
+    /// list opened).
+    private var focusWhenFilled = false
     private var alert: Alert?
     private var shownTraced = false
     private var lastVisible: Range<Int> = 0..<0
@@ -200,6 +203,7 @@ final class PhotoListWindow {
         processor.replaceList()
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         pendingSelection = nil
+        focusWhenFilled = true
         failedInSubtitle = 0
         showStatus(.loading)
         adw_window_title_set_title(windowTitle, Self.title(of: sources))
@@ -251,6 +255,13 @@ final class PhotoListWindow {
             cp_photo_list_model_splice(store.opaque, guint(added.lowerBound), 0, $0.baseAddress, guint($0.count))
         }
         showStatus(nil)
+        if focusWhenFilled {
+            // As in any file list, the keys (arrows, Page Down, End) move through the rows from
+            // the start, not only once a click has put the focus there: without this the focus
+            // stays on the header bar's first button.
+            focusWhenFilled = false
+            gtk_widget_grab_focus(widget(listView))
+        }
         if let selected = batch.selected { select(added.lowerBound + selected) }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
         updateVisibleRows()

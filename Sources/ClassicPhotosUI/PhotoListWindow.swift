@@ -515,7 +515,8 @@ final class PhotoListWindow {
                   button: ("_Retry", "win.retry-failed"))
     }
 
-    /// A notice that hides by itself (the seeds' auto-hiding popup), with an optional button.
+    /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an
+    /// optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
         let toast = adw_toast_new(Self.markupEscaped(title))!
         if let button {

@@ -76,7 +76,7 @@ extension GUITests {
             let app = try AppSession()
             let last = bundledNames.count - 1
             try app.waitFor("first screen") { events in
-                events.contains { $0.event.name == .windowShown } && visibleRange(events).map { $0.lowerBound == 0 } == true
+                events.contains { $0.event.name == .windowShown } && visibleRange(events)?.lowerBound == 0
             }
             // No click (a click would put the focus on a row itself). Without a window manager X
             // gives the keyboard to the window under the pointer, so the pointer only rests on it.
@@ -84,7 +84,9 @@ extension GUITests {
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
             usleep(200_000)
             try app.xdotool(["key", "End"])
-            let atEnd = try app.waitFor("End showed the last rows", timeout: 15) { visibleRange($0)?.upperBound == last }
+            let atEnd = try app.waitFor("End showed the last rows", timeout: 15) {
+                visibleRange($0)?.upperBound == last
+            }
             #expect(atEnd.contains { $0.event.name == .scrollBegin && $0.event.via == .keyboard })
 
             #expect(app.terminate() == 0)
@@ -111,8 +113,12 @@ extension GUITests {
             try app.xdotool(["type", "--delay", "10", list])
             try app.xdotool(["key", "Return"])
             try app.waitFor("the new list on screen") { events in
-                guard let start = events.firstIndex(where: { $0.event == .sourceStart(url: list) }) else { return false }
-                return events[start...].contains { $0.event.name == .sourceLoaded } && events[start...].contains { $0.event.visibleRows != nil }
+                guard let start = events.firstIndex(where: { $0.event == .sourceStart(url: list) }) else {
+                    return false
+                }
+                let since = events[start...]
+                return since.contains { $0.event.name == .sourceLoaded }
+                    && since.contains { $0.event.visibleRows != nil }
             }
             usleep(300_000)
             try app.xdotool(["key", "End"])

@@ -31,7 +31,8 @@ import Testing
             if let names { #expect(sentence.contains(names), "\(error): \(sentence)") }
         }
         // What the server or the parser said is kept.
-        #expect(StatusText.sentence(.listNotFetched(list: "l", .http(status: 404, phrase: "Not Found"))).contains("404"))
+        let notFound = PhotoSourceError.listNotFetched(list: "l", .http(status: 404, phrase: "Not Found"))
+        #expect(StatusText.sentence(notFound).contains("404"))
         #expect(StatusText.sentence(.notAPropertyList(list: "l", flaw: .markup("Error on line 3"))).contains("line 3"))
     }
 

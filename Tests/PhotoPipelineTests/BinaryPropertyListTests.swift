@@ -179,7 +179,9 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
         #expect(throws: PhotoSourceError.itemWithoutName(item: 1)) {
             try parseList(binary([["name": "A"], ["url": "b.jpg"]]))
         }
-        #expect(throws: PhotoSourceError.itemWithoutName(item: 0)) { try parseList(binary([["name": 3, "url": "b.jpg"]])) }
+        #expect(throws: PhotoSourceError.itemWithoutName(item: 0)) {
+            try parseList(binary([["name": 3, "url": "b.jpg"]]))
+        }
         #expect(try parseList(binary([String: String]())).count == 0)
         #expect(try parseList(binary([Any]())).form == .array)
     }

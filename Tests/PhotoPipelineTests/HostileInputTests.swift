@@ -351,7 +351,10 @@ import TestSupport
         let seen = events.withLock { $0 }
         #expect(seen == ["failed", "loaded 1"], "\(seen)")
         let failure = errors.withLock { $0.first }
-        guard case .listNotFetched(_, let listFailure) = failure else { Issue.record("\(String(describing: failure))"); return }
+        guard case .listNotFetched(_, let listFailure) = failure else {
+            Issue.record("\(String(describing: failure))")
+            return
+        }
         #expect(listFailure.reason == .timeout, "\(listFailure)")
     }
 

@@ -360,10 +360,13 @@ func plist(_ body: String) -> String {
         }
         guard case .notAPropertyList("fake.jpg", _) = fake else { Issue.record("\(String(describing: fake))"); return }
         let missing = folder.url.appendingPathComponent("nowhere")
-        #expect(throws: PhotoSourceError.notFound(path: missing.path)) { try readEntries(PhotoSources.source(for: missing.path)) }
-        #expect(throws: PhotoSourceError.notFound(path: missing.path)) { try readEntries(FolderSource(location: missing)) }
+        let gone = PhotoSourceError.notFound(path: missing.path)
+        #expect(throws: gone) { try readEntries(PhotoSources.source(for: missing.path)) }
+        #expect(throws: gone) { try readEntries(FolderSource(location: missing)) }
         let notes = folder.url.appendingPathComponent("notes.txt")
-        #expect(throws: PhotoSourceError.notAFolder(path: notes.path)) { try readEntries(FolderSource(location: notes)) }
+        #expect(throws: PhotoSourceError.notAFolder(path: notes.path)) {
+            try readEntries(FolderSource(location: notes))
+        }
     }
 
     @Test("A folder that may not be read, and a path that is neither a folder nor a file, say so")
@@ -387,21 +390,26 @@ func plist(_ body: String) -> String {
         }
         let fifo = folder.url.appendingPathComponent("pipe")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        #expect(throws: PhotoSourceError.notPhotos(path: fifo.path)) { try readEntries(PhotoSources.source(for: fifo.path)) }
+        #expect(throws: PhotoSourceError.notPhotos(path: fifo.path)) {
+            try readEntries(PhotoSources.source(for: fifo.path))
+        }
     }
 
     @Test("What the system says about a path becomes what went wrong with it")
     func systemErrors() {
-        let place = URL(fileURLWithPath: "/photos/2024")
-        #expect(FolderListing.error(ENOENT, folder: place) == .notFound(path: "/photos/2024"))
-        #expect(FolderListing.error(ENOTDIR, folder: place) == .notAFolder(path: "/photos/2024"))
-        #expect(FolderListing.error(EACCES, folder: place) == .permissionDenied(path: "/photos/2024"))
-        #expect(FolderListing.error(EIO, folder: place) == .unreadable(path: "/photos/2024", detail: String(cString: strerror(EIO))))
+        let path = "/photos/2024", place = URL(fileURLWithPath: "/photos/2024")
+        #expect(FolderListing.error(ENOENT, folder: place) == .notFound(path: path))
+        #expect(FolderListing.error(ENOTDIR, folder: place) == .notAFolder(path: path))
+        #expect(FolderListing.error(EACCES, folder: place) == .permissionDenied(path: path))
+        let ioError = String(cString: strerror(EIO))
+        #expect(FolderListing.error(EIO, folder: place) == .unreadable(path: path, detail: ioError))
         let io = String(cString: g_quark_to_string(g_io_error_quark()))
-        func gio(_ code: GIOErrorEnum) -> GLibError { GLibError(domain: io, code: Int32(code.rawValue), message: "GIO says no") }
-        #expect(LocalSource.error(gio(G_IO_ERROR_NOT_FOUND), at: place) == .notFound(path: "/photos/2024"))
-        #expect(LocalSource.error(gio(G_IO_ERROR_PERMISSION_DENIED), at: place) == .permissionDenied(path: "/photos/2024"))
-        #expect(LocalSource.error(gio(G_IO_ERROR_FAILED), at: place) == .unreadable(path: "/photos/2024", detail: "GIO says no"))
+        func gio(_ code: GIOErrorEnum) -> GLibError {
+            GLibError(domain: io, code: Int32(code.rawValue), message: "GIO says no")
+        }
+        #expect(LocalSource.error(gio(G_IO_ERROR_NOT_FOUND), at: place) == .notFound(path: path))
+        #expect(LocalSource.error(gio(G_IO_ERROR_PERMISSION_DENIED), at: place) == .permissionDenied(path: path))
+        #expect(LocalSource.error(gio(G_IO_ERROR_FAILED), at: place) == .unreadable(path: path, detail: "GIO says no"))
     }
 }
 

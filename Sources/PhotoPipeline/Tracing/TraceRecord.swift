@@ -73,10 +73,11 @@ extension TraceEvent {
         case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
         case .listSorted:
-            self = try .listSorted(key: string(.key), descending: c.decode(Bool.self, forKey: .descending), rows: int(.rows))
+            self = try .listSorted(key: string(.key), descending: c.decode(Bool.self, forKey: .descending),
+                                   rows: int(.rows))
         case .sourceChanged:
-            self = try .sourceChanged(url: string(.url), added: int(.added), removed: int(.removed), changed: int(.changed),
-                                      rows: int(.rows))
+            self = try .sourceChanged(url: string(.url), added: int(.added), removed: int(.removed),
+                                      changed: int(.changed), rows: int(.rows))
         case .listSelect: self = try .listSelect(row: int(.row), id: id(), name: string(.name))
         case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))
@@ -168,7 +169,11 @@ extension TraceEvent {
 
     /// What a folder's change did, for `sourceChanged`.
     public var folderChange: (added: Int, removed: Int, changed: Int)? {
-        if case .sourceChanged(_, let added, let removed, let changed, _) = self { (added, removed, changed) } else { nil }
+        if case .sourceChanged(_, let added, let removed, let changed, _) = self {
+            (added, removed, changed)
+        } else {
+            nil
+        }
     }
 
     /// The photo's name, for `listSelect`, `rowShown` and `viewerOpen`.

@@ -111,7 +111,7 @@ let package = Package(
             name: "PhotoPipelineTests", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "AppTests", dependencies: ["classic-photos", "PhotoPipeline", "TestSupport"],
+            name: "AppTests", dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport"],
             swiftSettings: strict),
     ]
 )

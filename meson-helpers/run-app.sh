@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source meson-helpers/setup.sh
-swift build --product classic-photos
-exec "$(swift build --show-bin-path)/classic-photos" "$@"
+# Optimised, as the app is installed (the debug build is the tests').
+swift build -c release --product classic-photos
+exec "$(swift build -c release --show-bin-path)/classic-photos" "$@"

@@ -58,7 +58,7 @@ for step in "${steps[@]}"; do
       both=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
       CLASSIC_PHOTOS_FUZZ=1 swift build --product plist-fuzz "${both[@]}" --build-path .build-fuzz
       CLASSIC_PHOTOS_FUZZ=1 swift build --product decode-fuzz "${both[@]}" --build-path .build-fuzz
-      # Seed corpora: the bundled list (XML and binary); small pictures of every kind the
+      # Initial corpora: the bundled list (XML and binary); small pictures of every kind the
       # loaders read, one with EXIF, made here.
       lists=.build-fuzz/corpus
       pictures=.build-fuzz/corpus-decode

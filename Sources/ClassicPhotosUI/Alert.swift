@@ -1,8 +1,8 @@
 import CGtk
 import GLibKit
 
-/// The seeds' error alert ("Oops!"): a modal libadwaita message dialog with the reason, Close
-/// and, when it can help, Retry.
+/// The error alert ("Oops!", as in the tutorial when its list fails to load): a modal
+/// libadwaita message dialog with the reason, Close and, when it can help, Retry.
 @MainActor
 final class Alert {
     private var response: SignalConnection?

@@ -139,7 +139,7 @@ public final class ClassicPhotosApp {
         if sources.isEmpty { sources = settings.lastSources.map { PhotoSources.source(for: $0) } }
         if sources.isEmpty, let bundled = AppResources.bundledList { sources = [PhotoSources.source(for: bundled)] }
         if sources.isEmpty {
-            window.showError(title: "Oops!", message: "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or open photos.", retry: nil)
+            window.showError(title: StatusText.alertTitle, message: StatusText.noBundledList, retry: nil)
         } else {
             window.open(sources)
         }

@@ -4,8 +4,8 @@ import Foundation
 import GLibKit
 import PhotoPipeline
 
-/// The viewer's info popover (the seeds' popover): name, source address, pixel size, file
-/// size, format, and the camera and date taken where the photo's EXIF has them. Traced as
+/// The viewer's info popover: name, source address, pixel size, file size, format, and the
+/// camera and date taken where the photo's EXIF has them. Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
 final class PhotoInfoPopover {

@@ -48,6 +48,9 @@ final class PhotoListWindow {
     private var busyPhotos = 0
     /// A photo to select once the list has been laid out (a single picture was opened).
     private var pendingSelection: Int?
+    /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
+    /// list opened).
+    private var focusWhenFilled = false
     private var alert: Alert?
     private var shownTraced = false
     private var lastVisible: Range<Int> = 0..<0
@@ -201,11 +204,12 @@ final class PhotoListWindow {
         processor.replaceList()
         cp_photo_list_model_splice(store.opaque, 0, g_list_model_get_n_items(store.opaque), nil, 0)
         pendingSelection = nil
+        focusWhenFilled = true
         failedInSubtitle = 0
         showStatus(.loading)
         adw_window_title_set_title(windowTitle, Self.title(of: sources))
         setSubtitle("Loading…")
-        var failures: [String] = []
+        var failures: [PhotoSourceError] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(_, let location):
@@ -216,24 +220,26 @@ final class PhotoListWindow {
             case .finished(_, let location, let rows):
                 Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
             case .failed(_, let location, let error):
-                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: error.description))
-                failures.append(error.description)
+                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: StatusText.sentence(error)))
+                failures.append(error)
             }
             if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
         }
         refreshSpinner()
     }
 
-    private func finishedLoading(failures: [String]) {
+    private func finishedLoading(failures: [PhotoSourceError]) {
         loading = nil
         folderLoaded()
         let count = processor.photos.count
-        if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures.joined(separator: "\n"))) }
+        if count == 0 { showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         refreshSubtitle()
         refreshSpinner()
         if !failures.isEmpty {
             let sources = self.sources
-            showError(title: "Oops!", message: failures.joined(separator: "\n\n")) { [weak self] in self?.open(sources) }
+            showError(title: StatusText.alertTitle, message: StatusText.alertMessage(failures)) { [weak self] in
+                self?.open(sources)
+            }
         }
     }
 
@@ -250,6 +256,13 @@ final class PhotoListWindow {
             cp_photo_list_model_splice(store.opaque, guint(added.lowerBound), 0, $0.baseAddress, guint($0.count))
         }
         showStatus(nil)
+        if focusWhenFilled {
+            // As in any file list, the keys (arrows, Page Down, End) move through the rows from
+            // the start, not only once a click has put the focus there: without this the focus
+            // stays on the header bar's first button.
+            focusWhenFilled = false
+            gtk_widget_grab_focus(widget(listView))
+        }
         if let selected = batch.selected { select(added.lowerBound + selected) }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
         updateVisibleRows()
@@ -453,10 +466,14 @@ final class PhotoListWindow {
         }
     }
 
-    /// What the window shows instead of the list.
+    /// What the window shows instead of the list (its words are `StatusText`'s).
     enum Status: Equatable {
-        case loading, empty
-        case failed(String)
+        /// The sources are being read, and no photo has arrived yet.
+        case loading
+        /// Every source was read, and none holds a picture.
+        case empty
+        /// No photo could be shown: why each source that failed did.
+        case failed([PhotoSourceError])
     }
 
     /// Shows the status page for `status`, or the list (nil).
@@ -465,11 +482,7 @@ final class PhotoListWindow {
             gtk_stack_set_visible_child_name(stack, "list")
             return
         }
-        let (icon, title, description): (String, String, String?) = switch status {
-        case .loading: ("folder-pictures-symbolic", "Loading Photos…", nil)
-        case .empty: ("folder-pictures-symbolic", "No Photos", "There are no pictures here. Open a folder, a picture or a photo list.")
-        case .failed(let reason): ("dialog-error-symbolic", "Could Not Load Photos", reason)
-        }
+        let (icon, title, description) = StatusText.page(status)
         adw_status_page_set_icon_name(statusPage, icon)
         adw_status_page_set_title(statusPage, title)
         adw_status_page_set_description(statusPage, description.map(Self.markupEscaped))
@@ -503,7 +516,8 @@ final class PhotoListWindow {
                   button: ("_Retry", "win.retry-failed"))
     }
 
-    /// A notice that hides by itself (the seeds' auto-hiding popup), with an optional button.
+    /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an
+    /// optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
         let toast = adw_toast_new(Self.markupEscaped(title))!
         if let button {

@@ -3,7 +3,7 @@
 import Foundation
 import TestSupport
 
-/// One of the targets, with the figure measured for it.
+/// One of the figures the app aims for (a target), with the figure measured for it.
 struct TargetResult {
     let name: String
     let target: String
@@ -77,7 +77,7 @@ final class Report {
             \(machine.markdown)
             ## Targets
 
-            The issue's targets, each judged from the figure measured in this run.
+            The figures the app aims for, each judged from the figure measured in this run.
 
             \(targetTable)
 

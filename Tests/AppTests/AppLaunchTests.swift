@@ -71,6 +71,61 @@ extension GUITests {
             #expect(after.first?.event.name == .appStart)
         }
 
+        @Test("The list has the keyboard from the start: End right after the first screen shows the last rows")
+        func keyboardAtLaunch() throws {
+            let app = try AppSession()
+            let last = bundledNames.count - 1
+            try app.waitFor("first screen") { events in
+                events.contains { $0.event.name == .windowShown } && visibleRange(events)?.lowerBound == 0
+            }
+            // No click (a click would put the focus on a row itself). Without a window manager X
+            // gives the keyboard to the window under the pointer, so the pointer only rests on it.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
+            usleep(200_000)
+            try app.xdotool(["key", "End"])
+            let atEnd = try app.waitFor("End showed the last rows", timeout: 15) {
+                visibleRange($0)?.upperBound == last
+            }
+            #expect(atEnd.contains { $0.event.name == .scrollBegin && $0.event.via == .keyboard })
+
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("A list opened after a failure takes the keyboard: End then shows its last rows")
+        func keyboardAfterNewList() throws {
+            let server = try LoopbackServer()
+            let app = try AppSession(source: "/nonexistent/list.plist")
+            try app.waitFor("the failure shown") { events in
+                events.contains { $0.event.name == .windowShown } && events.contains { $0.event.name == .sourceFailed }
+            }
+            // The pointer rests on the list's place (the dialogs open at the screen's corner, over
+            // the header bar): with no window manager, the keyboard goes to a dialog while it is
+            // shown, and to the window under the pointer once it has gone.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height * 2 / 3)"])
+            usleep(300_000)
+            try app.xdotool(["key", "Escape"]) // the alert
+            usleep(300_000)
+            try app.xdotool(["key", "ctrl+l"])
+            usleep(500_000)
+            let list = server.url("/list.plist?rows=30").absoluteString
+            try app.xdotool(["type", "--delay", "10", list])
+            try app.xdotool(["key", "Return"])
+            try app.waitFor("the new list on screen") { events in
+                guard let start = events.firstIndex(where: { $0.event == .sourceStart(url: list) }) else {
+                    return false
+                }
+                let since = events[start...]
+                return since.contains { $0.event.name == .sourceLoaded }
+                    && since.contains { $0.event.visibleRows != nil }
+            }
+            usleep(300_000)
+            try app.xdotool(["key", "End"])
+            try app.waitFor("End showed the new list's last rows", timeout: 15) { visibleRange($0)?.upperBound == 29 }
+            #expect(app.terminate() == 0)
+        }
+
         /// OpenGL drivers mapped into the app's process (Mesa's DRI drivers and their LLVM).
         private func glDrivers(of app: AppSession) throws -> [String] {
             // Read to the end: /proc files have no size, and String(contentsOfFile:) stops after

@@ -80,7 +80,7 @@ func rows(_ list: ParsedPhotoList) -> [String] {
     return list.form == .dictionary ? rows.sorted() : rows
 }
 
-let notAPropertyList = PhotoSourceError("“list.plist” is not a property list")
+let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
 
 @Suite struct BinaryPropertyListTests {
     func escaped(_ text: String) -> String {
@@ -170,16 +170,18 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         func binary(_ list: Any) throws -> [UInt8] {
             try [UInt8](PropertyListSerialization.data(fromPropertyList: list, format: .binary, options: 0))
         }
-        let shapeError = PhotoSourceError(PropertyListParser.notAList)
+        let shapeError = PhotoSourceError.notAPhotoList
         #expect(throws: shapeError) { try parseList(binary("just a string")) }
         #expect(throws: shapeError) { try parseList(binary(12)) }
-        #expect(throws: PropertyListParser.itemIsNotDictionary(1)) {
+        #expect(throws: PhotoSourceError.itemNotADictionary(item: 1)) {
             try parseList(binary([["name": "A", "url": "a.jpg"], "b.jpg"]))
         }
-        #expect(throws: PropertyListParser.itemHasNoName(1)) {
+        #expect(throws: PhotoSourceError.itemWithoutName(item: 1)) {
             try parseList(binary([["name": "A"], ["url": "b.jpg"]]))
         }
-        #expect(throws: PropertyListParser.itemHasNoName(0)) { try parseList(binary([["name": 3, "url": "b.jpg"]])) }
+        #expect(throws: PhotoSourceError.itemWithoutName(item: 0)) {
+            try parseList(binary([["name": 3, "url": "b.jpg"]]))
+        }
         #expect(try parseList(binary([String: String]())).count == 0)
         #expect(try parseList(binary([Any]())).form == .array)
     }
@@ -193,7 +195,7 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         var builder = BinaryListBuilder()
         builder.add(.set([1]))
         builder.add(.ascii("a"))
-        #expect(throws: PhotoSourceError(PropertyListParser.notAList)) { try parseList(builder.build()) }
+        #expect(throws: PhotoSourceError.notAPhotoList) { try parseList(builder.build()) }
     }
 
     @Test("References that loop back are not followed")
@@ -211,13 +213,13 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         array.add(.ascii("name"))
         array.add(.ascii("url"))
         array.add(.ascii("u.jpg"))
-        #expect(throws: PropertyListParser.itemIsNotDictionary(1)) { try parseList(array.build()) }
+        #expect(throws: PhotoSourceError.itemNotADictionary(item: 1)) { try parseList(array.build()) }
         array.objects[0] = .array([1, 1])
         #expect(rows(try parseList(array.build())) == ["u.jpg → u.jpg", "u.jpg → u.jpg"])
         // An item whose name, and whose address, is the item.
         array.add(.dictionary([(2, 5), (3, 5)]))
         array.objects[0] = .array([5])
-        #expect(throws: PropertyListParser.itemHasNoName(0)) { try parseList(array.build()) }
+        #expect(throws: PhotoSourceError.itemWithoutName(item: 0)) { try parseList(array.build()) }
     }
 
     @Test("Strings in UTF-16 and ASCII; invalid text is replaced, never trapped on; keys must be strings")
@@ -355,7 +357,7 @@ let notAPropertyList = PhotoSourceError("“list.plist” is not a property list
         hostile.append(withTrailerField(list, 0, UInt64(list.count)))
         for bytes in hostile {
             let error = #expect(throws: PhotoSourceError.self) { try parseList(bytes) }
-            #expect(error == notAPropertyList || error == PhotoSourceError(PropertyListParser.notAList))
+            #expect(error == notAPropertyList || error == .notAPhotoList)
         }
         #expect(Date().timeIntervalSince(start) < 1 * sanitizerSlowdown)
     }

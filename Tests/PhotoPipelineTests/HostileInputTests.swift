@@ -328,6 +328,7 @@ import TestSupport
         #expect(seconds >= 1.4 && seconds < 4 * sanitizerSlowdown, "\(seconds) s")
         // The source says so; a source after it still loads (its deadline cancelled only itself).
         let events = Locked<[String]>([])
+        let errors = Locked<[PhotoSourceError]>([])
         let done = DispatchSemaphore(value: 0)
         let list = try TestPictures.makeFolder("after-timeout")
         defer { try? FileManager.default.removeItem(at: list) }
@@ -340,14 +341,21 @@ import TestSupport
                     try source.read(using: fetcher, cancellable: safety) { rows += $0.entries.count }
                     events.withLock { $0.append("loaded \(rows)") }
                 } catch {
-                    events.withLock { $0.append("failed: \(error.description)") }
+                    events.withLock { $0.append("failed") }
+                    errors.withLock { $0.append(error) }
                 }
             }
             done.signal()
         }.start()
         #expect(done.wait(timeout: .now() + 15) == .success)
         let seen = events.withLock { $0 }
-        #expect(seen.count == 2 && seen[0].contains("longer than") && seen[1] == "loaded 1", "\(seen)")
+        #expect(seen == ["failed", "loaded 1"], "\(seen)")
+        let failure = errors.withLock { $0.first }
+        guard case .listNotFetched(_, let listFailure) = failure else {
+            Issue.record("\(String(describing: failure))")
+            return
+        }
+        #expect(listFailure.reason == .timeout, "\(listFailure)")
     }
 
     // MARK: Redirects

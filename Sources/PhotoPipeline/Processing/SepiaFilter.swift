@@ -3,17 +3,20 @@ import CGLib
 import Foundation
 import Synchronization
 
-/// A sepia tone equal in effect to Core Image's CISepiaTone.
+/// A sepia tone, in place of the Core Image filter the tutorial uses (CISepiaTone at
+/// intensity 0.8).
 ///
-/// For each pixel (r, g, b) in 0…255, the full sepia colour is the classic sepia matrix,
-/// each channel clamped to 255:
+/// Apple does not publish CISepiaTone's kernel, so this is not a copy of it and is not claimed
+/// to give the same pixels: it is the common sepia approximation, the matrix widely used for
+/// sepia effects, mixed with the original. For each pixel (r, g, b) in 0…255, the full sepia
+/// colour is that matrix applied, each channel clamped to 255:
 ///
 ///     sr = min(255, 0.393 r + 0.769 g + 0.189 b)
 ///     sg = min(255, 0.349 r + 0.686 g + 0.168 b)
 ///     sb = min(255, 0.272 r + 0.534 g + 0.131 b)
 ///
-/// and the output mixes it with the original by the intensity k (CISepiaTone's inputIntensity,
-/// 0.8 in the tutorial), rounded to the nearest integer:
+/// and the output mixes it with the original by the intensity k (0.8 by default, the value
+/// the tutorial gives CISepiaTone's intensity), rounded to the nearest integer:
 ///
 ///     out = round((1 − k) · in + k · sepia)
 ///

@@ -105,14 +105,13 @@ struct BinaryPropertyListReader {
     /// Parses `bytes`, which start with `header`, as the list called `name` (for messages).
     static func parse(_ bytes: UnsafeRawBufferPointer, name: String,
                       cancellable: Cancellable?) throws(PhotoSourceError) -> ParsedPhotoList {
-        let malformed = PhotoSourceError("“\(name)” is not a property list")
         do {
             var reader = try BinaryPropertyListReader(bytes)
             return try reader.list(cancellable: cancellable)
         } catch let error as PhotoSourceError {
             throw error
         } catch {
-            throw malformed
+            throw .notAPropertyList(list: name)
         }
     }
 
@@ -140,7 +139,7 @@ struct BinaryPropertyListReader {
             for index in 0..<count {
                 if index & 0x3FFF == 0x3FFF, cancellable?.isCancelled == true { throw PhotoSourceError.cancelled }
                 guard case .dictionary(let itemStart, let itemCount) = try object(reference(start, index)) else {
-                    throw PropertyListParser.itemIsNotDictionary(index)
+                    throw PhotoSourceError.itemNotADictionary(item: index)
                 }
                 guard itemCount <= entriesLeft else { throw Malformed() }
                 entriesLeft -= itemCount
@@ -154,14 +153,14 @@ struct BinaryPropertyListReader {
                         link = try object(reference(itemStart, itemCount + entry))
                     }
                 }
-                guard let name, case .string = name else { throw PropertyListParser.itemHasNoName(index) }
+                guard let name, case .string = name else { throw PhotoSourceError.itemWithoutName(item: index) }
                 let nameText = try text(name)
                 let linkText = if let link { try text(link) } else { "" }
                 list.append(name: nameText, link: linkText)
             }
             return list
         case .string, .other:
-            throw PhotoSourceError(PropertyListParser.notAList)
+            throw PhotoSourceError.notAPhotoList
         }
     }
 

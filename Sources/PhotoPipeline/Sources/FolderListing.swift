@@ -147,12 +147,13 @@ struct FolderListing {
         return String(cString: shown)
     }
 
-    /// The words for a folder that could not be read.
-    private static func error(_ code: Int32, folder: URL) -> PhotoSourceError {
+    /// Why a folder could not be read, from `errno`.
+    static func error(_ code: Int32, folder: URL) -> PhotoSourceError {
         switch code {
-        case ENOENT: PhotoSources.doesNotExist(folder)
-        case ENOTDIR: PhotoSourceError("“\(folder.path)” is not a folder")
-        default: PhotoSourceError("Could not read the folder “\(folder.path)”: \(String(cString: strerror(code)))")
+        case ENOENT: .notFound(path: folder.path)
+        case ENOTDIR: .notAFolder(path: folder.path)
+        case EACCES, EPERM: .permissionDenied(path: folder.path)
+        default: .unreadable(path: folder.path, detail: String(cString: strerror(code)))
         }
     }
 }

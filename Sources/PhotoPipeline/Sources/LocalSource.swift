@@ -29,8 +29,7 @@ public struct LocalSource: PhotoSource {
             }!)
         } catch {
             if cancellable.isCancelled || error.isCancellation { throw .cancelled }
-            if error.isIOError(G_IO_ERROR_NOT_FOUND) { throw PhotoSources.doesNotExist(location) }
-            throw PhotoSourceError("Could not open “\(location.path)”: \(error.message)")
+            throw Self.error(error, at: location)
         }
         switch g_file_info_get_file_type(info.opaque) {
         case G_FILE_TYPE_DIRECTORY:
@@ -48,7 +47,14 @@ public struct LocalSource: PhotoSource {
                 try PropertyListSource(location: location).read(using: fetcher, cancellable: cancellable, deliver: deliver)
             }
         default:
-            throw PhotoSourceError("“\(location.path)” is neither a folder, a picture nor a photo list")
+            throw .notPhotos(path: location.path)
         }
+    }
+
+    /// What went wrong, from GIO's error about `location`.
+    static func error(_ error: GLibError, at location: URL) -> PhotoSourceError {
+        if error.isIOError(G_IO_ERROR_NOT_FOUND) { return .notFound(path: location.path) }
+        if error.isIOError(G_IO_ERROR_PERMISSION_DENIED) { return .permissionDenied(path: location.path) }
+        return .unreadable(path: location.path, detail: error.message)
     }
 }

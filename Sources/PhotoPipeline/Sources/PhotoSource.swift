@@ -45,11 +45,40 @@ public struct PhotoSourceBatch: Sendable {
     }
 }
 
-/// Why a whole source could not be read, in words for the “Oops!” alert.
-public struct PhotoSourceError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-
+/// Why a whole source could not be read: what went wrong, with what it concerns. The words a
+/// person reads for each are the app's, not the pipeline's.
+public enum PhotoSourceError: Error, Sendable, Equatable {
     /// The read was cancelled (nobody is told: a cancelled load reports nothing).
-    public static let cancelled = PhotoSourceError("Cancelled")
+    case cancelled
+    /// Nothing is at `path`.
+    case notFound(path: String)
+    /// `path`, or a folder on the way to it, may not be read.
+    case permissionDenied(path: String)
+    /// `path` could not be read for another reason; `detail` is the system's own account.
+    case unreadable(path: String, detail: String)
+    /// A folder was to be read at `path`, and something else is there.
+    case notAFolder(path: String)
+    /// `path` is neither a folder nor a regular file (a device, a socket, …).
+    case notPhotos(path: String)
+    /// The list called `list` could not be fetched, for the reasons a photo cannot: the server's
+    /// HTTP status, the network, a deadline, the size limit, no bytes at all, …
+    case listNotFetched(list: String, PhotoFailure)
+    /// The bytes of the list called `list` are not a property list; `flaw` says what the XML
+    /// reader found, when it knows.
+    case notAPropertyList(list: String, flaw: PropertyListFlaw? = nil)
+    /// A property list that is neither a dictionary of names to addresses nor an array of
+    /// `{name, url}` dictionaries.
+    case notAPhotoList
+    /// Item `item` (0-based) of an array list is not a dictionary.
+    case itemNotADictionary(item: Int)
+    /// Item `item` (0-based) of an array list has no `name` string.
+    case itemWithoutName(item: Int)
+
+    /// What made an XML file unreadable as a property list, when there is more to say.
+    public enum PropertyListFlaw: Sendable, Equatable {
+        /// A dictionary holds a value with no key before it.
+        case valueWithoutKey
+        /// GLib's markup reader stopped; its own message (with the line and character).
+        case markup(String)
+    }
 }

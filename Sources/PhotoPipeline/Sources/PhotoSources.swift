@@ -33,9 +33,4 @@ public enum PhotoSources {
         let path = argument.hasPrefix("/") ? argument : directory.appendingPathComponent(argument).path
         return URL(fileURLWithPath: path).standardizedFileURL
     }
-
-    /// The error for a path that is not there.
-    static func doesNotExist(_ location: URL) -> PhotoSourceError {
-        PhotoSourceError("“\(location.path)” does not exist")
-    }
 }

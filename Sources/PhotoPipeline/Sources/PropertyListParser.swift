@@ -34,8 +34,6 @@ struct ParsedPhotoList {
 /// missing or not a string stays in the list with an empty address (it fails alone when it is
 /// loaded); only a list whose shape is wrong is rejected as a whole.
 enum PropertyListParser {
-    static let notAList = "The list must be a dictionary of names to addresses, or an array of {name, url}"
-
     /// Parses `data`, the list called `name` (for messages). Checks `cancellable` now and then.
     static func parse(_ data: Data, name: String, cancellable: Cancellable? = nil) throws(PhotoSourceError) -> ParsedPhotoList {
         let result: Result<ParsedPhotoList, PhotoSourceError> = data.withUnsafeBytes { raw in
@@ -48,21 +46,13 @@ enum PropertyListParser {
             // A UTF-8 byte order mark is allowed before the XML declaration.
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
             let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-            guard first == UInt8(ascii: "<") else { return .failure(PhotoSourceError("“\(name)” is not a property list")) }
+            guard first == UInt8(ascii: "<") else { return .failure(.notAPropertyList(list: name)) }
             return Result { () throws(PhotoSourceError) in
                 try XMLListReader.parse(UnsafeRawBufferPointer(rebasing: raw[bytes.startIndex...]),
                                         name: name, cancellable: cancellable)
             }
         }
         return try result.get()
-    }
-
-    static func itemIsNotDictionary(_ index: Int) -> PhotoSourceError {
-        PhotoSourceError("Item \(index + 1) of the list is not a {name, url} dictionary")
-    }
-
-    static func itemHasNoName(_ index: Int) -> PhotoSourceError {
-        PhotoSourceError("Item \(index + 1) of the list needs a “name” string")
     }
 }
 
@@ -159,18 +149,19 @@ private struct XMLListReader {
             }
         } catch {
             if let failure = reader.pointee.failure { throw failure }
-            throw PhotoSourceError("“\(name)” is not a property list (\(error.message))")
+            throw .notAPropertyList(list: name, flaw: .markup(error.message))
         }
         if !parsed { throw PhotoSourceError.cancelled }
-        guard reader.pointee.rootDepth != nil else { throw PhotoSourceError(PropertyListParser.notAList) }
+        guard reader.pointee.rootDepth != nil else { throw .notAPhotoList }
         return reader.pointee.list
     }
 
     /// Stops the parse with `failure`, which `parse` then throws.
     private mutating func fail(_ failure: PhotoSourceError, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
         self.failure = failure
+        // The message is never shown: `parse` throws `failure` itself.
         g_set_error_literal(error, g_markup_error_quark(), Int32(G_MARKUP_ERROR_INVALID_CONTENT.rawValue),
-                            failure.description)
+                            "not a photo list")
     }
 
     private mutating func start(_ tag: Tag, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
@@ -182,8 +173,8 @@ private struct XMLListReader {
             case .plist where depth == 1: break
             case .dict: list.form = .dictionary; self.rootDepth = depth
             case .array: list.form = .array; self.rootDepth = depth
-            case _ where depth == 1: fail(PhotoSourceError("“\(listName)” is not a property list"), error)
-            default: fail(PhotoSourceError(PropertyListParser.notAList), error)
+            case _ where depth == 1: fail(.notAPropertyList(list: listName), error)
+            default: fail(.notAPhotoList, error)
             }
             return
         }
@@ -203,11 +194,11 @@ private struct XMLListReader {
                     skipFrom = depth
                 }
             } else {
-                fail(notAPropertyList("a value without a key"), error)
+                fail(.notAPropertyList(list: listName, flaw: .valueWithoutKey), error)
             }
         case (.array, 1):
             itemIndex += 1
-            guard tag == .dict else { return fail(PropertyListParser.itemIsNotDictionary(itemIndex), error) }
+            guard tag == .dict else { return fail(.itemNotADictionary(item: itemIndex), error) }
             (itemName, itemNameInvalid, itemLink, key) = (nil, false, nil, nil)
         case (.array, 2):
             if tag == .key {
@@ -222,7 +213,7 @@ private struct XMLListReader {
                     skipFrom = depth
                 }
             } else {
-                fail(notAPropertyList("a value without a key"), error)
+                fail(.notAPropertyList(list: listName, flaw: .valueWithoutKey), error)
             }
         default:
             // Inside a key or string: not part of any row.
@@ -265,7 +256,7 @@ private struct XMLListReader {
         case (.array, 0):
             finished = true
         case (.array, 1):
-            guard let itemName, !itemNameInvalid else { return fail(PropertyListParser.itemHasNoName(itemIndex), error) }
+            guard let itemName, !itemNameInvalid else { return fail(.itemWithoutName(item: itemIndex), error) }
             list.append(name: itemName, link: itemLink ?? "")
         default:
             break
@@ -282,9 +273,5 @@ private struct XMLListReader {
     private mutating func takeText() -> String {
         defer { text.removeAll(keepingCapacity: true) }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    private func notAPropertyList(_ detail: String) -> PhotoSourceError {
-        PhotoSourceError("“\(listName)” is not a property list (\(detail))")
     }
 }

@@ -23,13 +23,13 @@ public struct PropertyListSource: PhotoSource {
             data = try fetcher.readAll(location, cancellable: cancellable)
         } catch {
             if cancellable.isCancelled { throw .cancelled }
-            throw PhotoSourceError("Could not load “\(displayName)”: \(String(describing: error))")
+            throw .listNotFetched(list: displayName, error)
         }
         let list = try PropertyListParser.parse(data, name: displayName, cancellable: cancellable)
         try Self.deliver(list, base: PhotoEntryBase(location), cancellable: cancellable, deliver)
     }
 
-    /// The list's file name, as messages show it.
+    /// The list's file name (its address when it has none), as errors name it.
     var displayName: String {
         let name = location.lastPathComponent
         return name.isEmpty || name == "/" ? location.absoluteString : name

@@ -5,7 +5,7 @@ import GLibKit
 /// Reports when the GLib main loop stops answering for more than a frame (16 ms).
 ///
 /// A watchdog thread posts a high-priority ping to the main loop and waits for the answer;
-/// an answer later than the threshold is traced as `mainloop.stall` with how long it took.
+/// an answer later than the threshold is traced as `mainloopStall` with how long it took.
 public final class StallWatchdog: Sendable {
     private let thresholdMs: Double
     /// Whether the watchdog runs; stalls are only traced while holding it, so after `stop()`

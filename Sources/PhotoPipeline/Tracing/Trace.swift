@@ -10,7 +10,7 @@ import Synchronization
 /// Any thread may emit. An event is only stamped and queued where it happens; the flusher
 /// thread turns the queue into lines and writes them every 50 ms, as does `flush()` (called at
 /// exit and from the SIGTERM / SIGINT handlers). Formatting the JSON where events happen cost
-/// the main thread about 7% of its time on a jump through a 10,000-row list (a `row.shown`
+/// the main thread about 7% of its time on a jump through a 10,000-row list (a `rowShown`
 /// for each of 400 rows bound).
 public final class Trace: Sendable {
     /// The process-wide trace; disabled (every call a cheap no-op) until `open(path:)`.

@@ -1,0 +1,293 @@
+import Foundation
+
+/// Takes an event apart as its line holds it: the name first, then each field in order.
+///
+/// `TraceEvent.layOut(into:)` is the one place that says what each event is written as; it
+/// feeds the JSON line and, with the fields ignored, `TraceEvent.name`.
+protocol TraceEventParts {
+    /// The event's name (nil for an event this definition does not know) and `ev` as written.
+    mutating func name(_ name: TraceEvent.Name?, ev: String)
+    mutating func field(_ key: TraceEvent.Field, _ value: String)
+    mutating func field(_ key: TraceEvent.Field, _ value: Int)
+    mutating func field(_ key: TraceEvent.Field, _ value: Double)
+    mutating func field(_ key: TraceEvent.Field, _ value: Bool)
+}
+
+extension TraceEventParts {
+    mutating func name(_ name: TraceEvent.Name) { self.name(name, ev: name.rawValue) }
+
+    mutating func field(_ key: TraceEvent.Field, _ id: PhotoID) { field(key, Int(truncatingIfNeeded: id.rawValue)) }
+
+    /// A code (kind, reason, state, …) as its raw value.
+    mutating func field<Code: RawRepresentable>(_ key: TraceEvent.Field, _ code: Code) where Code.RawValue == String {
+        field(key, code.rawValue)
+    }
+}
+
+extension TraceEvent {
+    /// The event's name; nil for `other`.
+    public var name: Name? {
+        var parts = NameOnly()
+        layOut(into: &parts)
+        return parts.name
+    }
+
+    /// The event as one trace line at time `t` (seconds), without the line break.
+    public func jsonLine(t: Double) -> String {
+        var line = LineWriter(t: t)
+        layOut(into: &line)
+        return line.text + "}"
+    }
+
+    /// Appends the event's line, break included, to `buffer`.
+    func append(to buffer: inout String, t: Double) {
+        var line = LineWriter(t: t)
+        layOut(into: &line)
+        buffer += line.text
+        buffer += "}\n"
+    }
+
+    /// Each event's name and its fields, in the order the line holds them.
+    func layOut(into p: inout some TraceEventParts) {
+        switch self {
+        case .appStart(let version):
+            p.name(.appStart)
+            p.field(.version, version)
+        case .appQuit:
+            p.name(.appQuit)
+        case .windowShown:
+            p.name(.windowShown)
+        case .sourceStart(let url):
+            p.name(.sourceStart)
+            p.field(.url, url)
+        case .sourceLoaded(let url, let rows):
+            p.name(.sourceLoaded)
+            p.field(.url, url)
+            p.field(.rows, rows)
+        case .sourceFailed(let url, let error):
+            p.name(.sourceFailed)
+            p.field(.url, url)
+            p.field(.error, error)
+        case .sourceChanged(let url, let added, let removed, let changed, let rows):
+            p.name(.sourceChanged)
+            p.field(.url, url)
+            p.field(.added, added)
+            p.field(.removed, removed)
+            p.field(.changed, changed)
+            p.field(.rows, rows)
+        case .listSorted(let key, let descending, let rows):
+            p.name(.listSorted)
+            p.field(.key, key)
+            p.field(.descending, descending)
+            p.field(.rows, rows)
+        case .listSelect(let row, let id, let name):
+            p.name(.listSelect)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .viewVisible(let first, let last):
+            p.name(.viewVisible)
+            p.field(.first, first)
+            p.field(.last, last)
+        case .scrollBegin(let via):
+            p.name(.scrollBegin)
+            p.field(.via, via)
+        case .scrollEnd(let first, let last):
+            p.name(.scrollEnd)
+            p.field(.first, first)
+            p.field(.last, last)
+        case .queuesSuspended:
+            p.name(.queuesSuspended)
+        case .queuesResumed:
+            p.name(.queuesResumed)
+        case .rowShown(let row, let id, let name):
+            p.name(.rowShown)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .opStart(let kind, let row, let id):
+            p.name(.opStart)
+            p.field(.kind, kind)
+            p.field(.row, row)
+            p.field(.id, id)
+        case .opFinish(let kind, let row, let id, let ms):
+            p.name(.opFinish)
+            p.field(.kind, kind)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.ms, ms)
+        case .opFail(let kind, let row, let id, let error, let reason):
+            p.name(.opFail)
+            p.field(.kind, kind)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.error, error)
+            p.field(.reason, reason)
+        case .opCancel(let kind, let row, let id, let running):
+            p.name(.opCancel)
+            p.field(.kind, kind)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.running, running)
+        case .rowState(let row, let id, let state):
+            p.name(.rowState)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.state, state)
+        case .rowStatus(let row, let id, let text):
+            p.name(.rowStatus)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.text, text)
+        case .rowPreview(let row, let id, let source, let width, let height, let covers):
+            p.name(.rowPreview)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.source, source)
+            p.field(.w, width)
+            p.field(.h, height)
+            p.field(.covers, covers)
+        case .mainloopStall(let ms):
+            p.name(.mainloopStall)
+            p.field(.ms, ms)
+        case .memoryLow(let level):
+            p.name(.memoryLow)
+            p.field(.level, level)
+        case .cacheCleared(let bytes):
+            p.name(.cacheCleared)
+            p.field(.bytes, bytes)
+        case .viewerOpen(let row, let id, let name):
+            p.name(.viewerOpen)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .viewerImage(let row, let id, let width, let height, let state, let frames):
+            p.name(.viewerImage)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.w, width)
+            p.field(.h, height)
+            p.field(.state, state)
+            if frames > 0 { p.field(.frames, frames) }
+        case .viewerFrame(let row, let id, let frame):
+            p.name(.viewerFrame)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.frame, frame)
+        case .viewerStatus(let row, let id, let text):
+            p.name(.viewerStatus)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.text, text)
+        case .viewerZoom(let level):
+            p.name(.viewerZoom)
+            p.field(.level, level)
+        case .viewerClose(let row, let id):
+            p.name(.viewerClose)
+            p.field(.row, row)
+            p.field(.id, id)
+        case .viewerPan(let x, let y):
+            p.name(.viewerPan)
+            p.field(.x, x)
+            p.field(.y, y)
+        case .viewerInfo(let shown, let info):
+            p.name(.viewerInfo)
+            p.field(.shown, shown)
+            p.field(.name, info.name)
+            p.field(.source, info.source)
+            p.field(.w, info.width)
+            p.field(.h, info.height)
+            p.field(.bytes, info.bytes)
+            p.field(.format, info.format)
+            if let camera = info.camera { p.field(.camera, camera) }
+            if let date = info.date { p.field(.date, date) }
+        case .viewerSaved(let path, let format, let width, let height):
+            p.name(.viewerSaved)
+            p.field(.path, path)
+            p.field(.format, format)
+            p.field(.w, width)
+            p.field(.h, height)
+        case .viewerSaveFailed(let path, let error):
+            p.name(.viewerSaveFailed)
+            p.field(.path, path)
+            p.field(.error, error)
+        case .viewerDropped(let row, let id):
+            p.name(.viewerDropped)
+            p.field(.row, row)
+            p.field(.id, id)
+        case .framePainted:
+            p.name(.framePainted)
+        case .other(let name):
+            p.name(nil, ev: name)
+        }
+    }
+}
+
+/// Keeps the name and ignores the fields.
+private struct NameOnly: TraceEventParts {
+    var name: TraceEvent.Name?
+
+    mutating func name(_ name: TraceEvent.Name?, ev: String) { self.name = name }
+    func field(_ key: TraceEvent.Field, _ value: String) {}
+    func field(_ key: TraceEvent.Field, _ value: Int) {}
+    func field(_ key: TraceEvent.Field, _ value: Double) {}
+    func field(_ key: TraceEvent.Field, _ value: Bool) {}
+}
+
+/// Builds one trace line: `{"t":…,"ev":"…"` then `,"key":value` per field (the closing brace
+/// is the caller's). Hand-written, as it runs for every event: `t` with six decimals, other
+/// numbers with three (`null` when not finite), integers and booleans as they are.
+private struct LineWriter: TraceEventParts {
+    private(set) var text: String
+
+    init(t: Double) {
+        text = "{\"t\":" + String(format: "%.6f", t)
+    }
+
+    mutating func name(_ name: TraceEvent.Name?, ev: String) {
+        text += ",\"ev\":"
+        text += Self.quote(ev)
+    }
+
+    private mutating func key(_ key: TraceEvent.Field) {
+        text += ",\""
+        text += key.rawValue // plain ASCII identifiers: nothing to escape
+        text += "\":"
+    }
+
+    mutating func field(_ key: TraceEvent.Field, _ value: String) {
+        self.key(key)
+        text += Self.quote(value)
+    }
+
+    mutating func field(_ key: TraceEvent.Field, _ value: Int) {
+        self.key(key)
+        text += String(value)
+    }
+
+    mutating func field(_ key: TraceEvent.Field, _ value: Double) {
+        self.key(key)
+        text += value.isFinite ? String(format: "%.3f", value) : "null"
+    }
+
+    mutating func field(_ key: TraceEvent.Field, _ value: Bool) {
+        self.key(key)
+        text += value ? "true" : "false"
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

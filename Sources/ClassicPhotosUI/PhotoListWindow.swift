@@ -92,67 +92,34 @@ final class PhotoListWindow {
         if remembered.maximized { gtk_window_maximize(window) }
         gtk_window_set_icon_name(window, AppInfo.applicationID)
 
-        // Header bar: Open…, the title with the source and photo count, activity, the main menu.
-        let header = adw_header_bar_new()!
-        headerBar = header
-        windowTitle = OpaquePointer(adw_window_title_new(AppInfo.displayName, "")!)
-        adw_header_bar_set_title_widget(OpaquePointer(header), widget(windowTitle))
-        let openButton = gtk_button_new_from_icon_name("document-open-symbolic")!
-        gtk_actionable_set_action_name(OpaquePointer(openButton), "win.open")
-        gtk_widget_set_tooltip_text(openButton, "Open…")
-        adw_header_bar_pack_start(OpaquePointer(header), openButton)
-        let menuButton = gtk_menu_button_new()!
-        gtk_menu_button_set_icon_name(OpaquePointer(menuButton), "open-menu-symbolic")
-        let menu = MainMenu.model()
-        withExtendedLifetime(menu) { gtk_menu_button_set_menu_model(OpaquePointer(menuButton), menu.cast(GMenuModel.self)) }
-        gtk_menu_button_set_primary(OpaquePointer(menuButton), 1)
-        gtk_widget_set_tooltip_text(menuButton, "Main Menu")
-        adw_header_bar_pack_end(OpaquePointer(header), menuButton)
-        spinner = gtk_spinner_new()
-        adw_header_bar_pack_end(OpaquePointer(header), spinner)
-
-        // The list: a model of photo identities (items are made only for the rows bound), one
-        // photo selectable, shown through a factory.
+        // The content, from ui/window.ui; the list's model and factory are set here.
+        let ui = UIFile("window")
+        headerBar = ui.widget("header-bar", as: HeaderBar.self).widget
+        windowTitle = ui.widget("title", as: WindowTitle.self).handle.opaque
+        adw_window_title_set_title(windowTitle, AppInfo.displayName)
+        spinner = ui.widget("spinner", as: Spinner.self).widget
+        // A model of photo identities (items are made only for the rows bound), one photo
+        // selectable, shown through a factory.
         store = ObjectRef(takingOpaque: cp_photo_list_model_new())
         let factory = gtk_signal_list_item_factory_new()!
         selection = gtk_single_selection_new(OpaquePointer(g_object_ref(store.pointer)))
         gtk_single_selection_set_autoselect(selection, 0)
         gtk_single_selection_set_can_unselect(selection, 1)
         gtk_single_selection_set_selected(selection, GTK_INVALID_LIST_POSITION)
-        listView = gtkCast(gtk_list_view_new(gtkCast(selection), gtkCast(factory))!)
-        gtk_widget_add_css_class(widget(listView), "photo-list")
-        let scrolledWidget = gtk_scrolled_window_new()!
+        let list = ui.widget("list", as: ListView.self)
+        listView = list.handle.opaque
+        list.setModel(selection, factory: factory)
+        let scrolledWidget = ui.widget("scrolled", as: ScrolledWindow.self).widget
         scrolled = OpaquePointer(scrolledWidget)
-        gtk_scrolled_window_set_policy(scrolled, GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
-        gtk_scrolled_window_set_child(scrolled, widget(listView))
-        gtk_widget_set_vexpand(scrolledWidget, 1)
-
         // Instead of the list while there is none: loading, empty or failed, with what to do.
-        statusPage = OpaquePointer(adw_status_page_new()!)
-        statusButtons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
-        gtk_widget_set_halign(statusButtons, GTK_ALIGN_CENTER)
-        for (label, action, suggested) in [("_Retry", "win.reload", false), ("_Open…", "win.open", true)] {
-            let button = gtk_button_new_with_mnemonic(label)!
-            gtk_actionable_set_action_name(OpaquePointer(button), action)
-            gtk_widget_add_css_class(button, "pill")
-            if suggested { gtk_widget_add_css_class(button, "suggested-action") }
-            gtk_box_append(gtkCast(statusButtons), button)
-        }
-        adw_status_page_set_child(statusPage, statusButtons)
-        stack = OpaquePointer(gtk_stack_new()!)
-        gtk_stack_add_named(stack, scrolledWidget, "list")
-        gtk_stack_add_named(stack, widget(statusPage), "status")
-        gtk_widget_set_vexpand(widget(stack), 1)
-
-        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        gtk_box_append(gtkCast(content), header)
+        statusPage = ui.widget("status", as: StatusPage.self).handle.opaque
+        statusButtons = ui.widget("status-buttons", as: Box.self).widget
+        stack = ui.widget("stack", as: Stack.self).handle.opaque
         // The photo viewer opens over the list, in an overlay of its own.
-        let viewerArea = gtk_overlay_new()!
-        gtk_overlay_set_child(gtkCast(viewerArea), widget(stack))
-        gtk_box_append(gtkCast(content), viewerArea)
-        toasts = OpaquePointer(adw_toast_overlay_new()!)
-        adw_toast_overlay_set_child(toasts, content)
-        adw_application_window_set_content(gtkCast(window), widget(toasts))
+        let viewerArea = ui.widget("viewer-area", as: Overlay.self).widget
+        let toastOverlay = ui.widget("toasts", as: ToastOverlay.self)
+        toasts = toastOverlay.handle.opaque
+        adw_application_window_set_content(gtkCast(window), toastOverlay.widget)
 
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 

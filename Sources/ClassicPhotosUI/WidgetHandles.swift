@@ -25,6 +25,13 @@ enum Button: WidgetKind { static var type: GType { gtk_button_get_type() } }
 enum ToggleButton: WidgetKind { static var type: GType { gtk_toggle_button_get_type() } }
 enum MenuButton: WidgetKind { static var type: GType { gtk_menu_button_get_type() } }
 enum Spinner: WidgetKind { static var type: GType { gtk_spinner_get_type() } }
+enum ToastOverlay: WidgetKind { static var type: GType { adw_toast_overlay_get_type() } }
+enum HeaderBar: WidgetKind { static var type: GType { adw_header_bar_get_type() } }
+enum WindowTitle: WidgetKind { static var type: GType { adw_window_title_get_type() } }
+enum Stack: WidgetKind { static var type: GType { gtk_stack_get_type() } }
+enum StatusPage: WidgetKind { static var type: GType { adw_status_page_get_type() } }
+enum ScrolledWindow: WidgetKind { static var type: GType { gtk_scrolled_window_get_type() } }
+enum ListView: WidgetKind { static var type: GType { gtk_list_view_get_type() } }
 enum AnyWidget: WidgetKind { static var type: GType { gtk_widget_get_type() } }
 
 /// Any GObject of class `Kind`, unowned: its owner is the tree (or builder) it came from.
@@ -106,4 +113,14 @@ extension Widget where Kind == Spinner {
 
 extension Widget where Kind == Bin {
     func setChild(_ child: UnsafeMutablePointer<GtkWidget>?) { adw_bin_set_child(gtkCast(widget), child) }
+}
+
+extension Widget where Kind == ListView {
+    /// Shows `model` through `factory`; the list view takes both references.
+    func setModel(_ model: OpaquePointer, factory: OpaquePointer) {
+        gtk_list_view_set_model(gtkCast(widget), model)
+        gtk_list_view_set_factory(gtkCast(widget), factory)
+        g_object_unref(UnsafeMutableRawPointer(model))
+        g_object_unref(UnsafeMutableRawPointer(factory))
+    }
 }

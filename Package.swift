@@ -10,7 +10,9 @@ import PackageDescription
 let cIncludeFlags: [String] = {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pkg-config", "--cflags-only-I", "gtk4", "libadwaita-1", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0"]
+    process.arguments = [
+        "pkg-config", "--cflags-only-I", "gtk4", "libadwaita-1", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     guard (try? process.run()) != nil else { return [] }
@@ -31,7 +33,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "ClassicPhotos",
     products: [
-        .executable(name: "classic-photos", targets: ["classic-photos"]),
+        .executable(name: "classic-photos", targets: ["classic-photos"])
     ],
     targets: [
         // MARK: C libraries, found through pkg-config
@@ -47,7 +49,6 @@ let package = Package(
         .systemLibrary(
             name: "CGtk",
             providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
-
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -78,7 +79,9 @@ let package = Package(
         // MARK: The GTK application
         .target(
             name: "ClassicPhotosUI",
-            dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer"],
+            dependencies: [
+                "GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer",
+            ],
             swiftSettings: strict,
             plugins: ["EmbedResources"]),
         // Builds data/resources into a GResource embedded in ClassicPhotosUI.
@@ -96,7 +99,8 @@ let package = Package(
         // gdk-pixbuf-thumbnailer, curl) and writes BENCHMARKS.md; GTK for the tutorial's
         // synchronous list it compares the app with.
         .executableTarget(
-            name: "classic-photos-bench", dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk"],
+            name: "classic-photos-bench",
+            dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk"],
             swiftSettings: strict),
 
         // MARK: Tests
@@ -120,10 +124,13 @@ let package = Package(
 // for them: it builds them with -sanitize=fuzzer, which gives them libFuzzer's main, and with
 // coverage instrumentation for every module.
 if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ"] != nil {
-    for (name, dependencies) in [("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit", "CGLib"])] {
-        package.targets.append(.executableTarget(
-            name: name, dependencies: dependencies.map { .target(name: $0) }, path: "meson-helpers/fuzz/\(name)",
-            swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+    for (name, dependencies) in [
+        ("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit", "CGLib"]),
+    ] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: dependencies.map { .target(name: $0) }, path: "meson-helpers/fuzz/\(name)",
+                swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
         package.products.append(.executable(name: name, targets: [name]))
     }
 }

@@ -14,7 +14,8 @@ struct EmbedResources: BuildToolPlugin {
         let bundle = context.pluginWorkDirectoryURL.appending(path: "classic-photos.gresource")
         let source = context.pluginWorkDirectoryURL.appending(path: "EmbeddedResources.swift")
         // Every file in the folder is an input, so editing one rebuilds the bundle.
-        let inputs = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+        let inputs =
+            FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath } ?? [manifest]
         let script = """
             set -e
@@ -26,11 +27,15 @@ struct EmbedResources: BuildToolPlugin {
               printf '"\\n}\\n'
             } > "$4"
             """
-        return [.buildCommand(
-            displayName: "Embedding the GResource of data/resources",
-            executable: URL(filePath: "/bin/sh"),
-            arguments: ["-c", script, "embed-resources", folder.path(), manifest.path(), bundle.path(), source.path()],
-            inputFiles: inputs,
-            outputFiles: [source])]
+        return [
+            .buildCommand(
+                displayName: "Embedding the GResource of data/resources",
+                executable: URL(filePath: "/bin/sh"),
+                arguments: [
+                    "-c", script, "embed-resources", folder.path(), manifest.path(), bundle.path(), source.path(),
+                ],
+                inputFiles: inputs,
+                outputFiles: [source])
+        ]
     }
 }

@@ -11,7 +11,9 @@ enum AboutWindow {
         adw_about_window_set_application_icon(window, AppInfo.applicationID)
         adw_about_window_set_version(window, AppInfo.version)
         adw_about_window_set_developer_name(window, "The Classic Photos authors")
-        adw_about_window_set_comments(window, """
+        adw_about_window_set_comments(
+            window,
+            """
             A photo list that loads and turns sepia only the photos you look at, in background \
             operation queues, and stays smooth however slow the network is. The ClassicPhotos app \
             of the NSOperation tutorials, rebuilt for the GNOME desktop.

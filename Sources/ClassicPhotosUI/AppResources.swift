@@ -8,8 +8,11 @@ enum AppResources {
     /// installed share folder beside the binary, or the source tree's `data/` above it.
     static let dataDirectory: URL? = {
         let fm = FileManager.default
-        func holdsData(_ url: URL) -> Bool { fm.fileExists(atPath: url.appendingPathComponent("ClassicPhotos.plist").path) }
-        if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DATADIR"], holdsData(URL(fileURLWithPath: env)) {
+        func holdsData(_ url: URL) -> Bool {
+            fm.fileExists(atPath: url.appendingPathComponent("ClassicPhotos.plist").path)
+        }
+        if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DATADIR"], holdsData(URL(fileURLWithPath: env))
+        {
             return URL(fileURLWithPath: env)
         }
         var folder = executable.deletingLastPathComponent()

@@ -29,8 +29,11 @@ final class AppSettings {
     var window: (width: Int32, height: Int32, maximized: Bool) {
         get {
             guard let settings else { return (480, 720, false) }
-            return (g_settings_get_int(settings.pointer, "window-width"), g_settings_get_int(settings.pointer, "window-height"),
-                    g_settings_get_boolean(settings.pointer, "window-maximized") != 0)
+            return (
+                g_settings_get_int(settings.pointer, "window-width"),
+                g_settings_get_int(settings.pointer, "window-height"),
+                g_settings_get_boolean(settings.pointer, "window-maximized") != 0
+            )
         }
         set {
             guard let settings else { return }
@@ -70,8 +73,9 @@ final class AppSettings {
                 defer { g_free(text) }
                 return String(cString: text)
             }
-            return PhotoOrder(key: key.flatMap(PhotoOrder.Key.init(rawValue:)) ?? .name,
-                              descending: g_settings_get_boolean(settings.pointer, "sort-descending") != 0)
+            return PhotoOrder(
+                key: key.flatMap(PhotoOrder.Key.init(rawValue:)) ?? .name,
+                descending: g_settings_get_boolean(settings.pointer, "sort-descending") != 0)
         }
         set {
             guard let settings else { return }

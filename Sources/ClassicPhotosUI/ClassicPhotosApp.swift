@@ -47,7 +47,8 @@ public final class ClassicPhotosApp {
         let app = ClassicPhotosApp(separateInstance: options.separateInstance)
         // GApplication sees only what it handles itself: the sources (handed to the running
         // instance, if there is one) and --gapplication-service (D-Bus activation).
-        let forwarded = [arguments.first ?? "classic-photos"] + (options.service ? ["--gapplication-service"] : [])
+        let forwarded =
+            [arguments.first ?? "classic-photos"] + (options.service ? ["--gapplication-service"] : [])
             + (options.sources.isEmpty ? [] : ["--"] + options.sources)
         let status = app.run(forwarded)
         app.http.close() // aborts what is left and writes the disk cache's index
@@ -71,7 +72,8 @@ public final class ClassicPhotosApp {
 
     init(separateInstance: Bool) {
         g_set_application_name(AppInfo.displayName)
-        http = HTTPClient(silenceSeconds: settings.limits.silenceSeconds, cacheDirectory: HTTPClient.standardCacheDirectory)
+        http = HTTPClient(
+            silenceSeconds: settings.limits.silenceSeconds, cacheDirectory: HTTPClient.standardCacheDirectory)
         var flags = GApplicationFlags(G_APPLICATION_HANDLES_COMMAND_LINE.rawValue | G_APPLICATION_HANDLES_OPEN.rawValue)
         if separateInstance { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_NON_UNIQUE.rawValue) }
         // Before the application starts: it looks for its style sheet and help overlay there.
@@ -79,21 +81,28 @@ public final class ClassicPhotosApp {
         app = ObjectRef(taking: gtkCast(adw_application_new(AppInfo.applicationID, flags)!))
         let object = UnsafeMutableRawPointer(app.pointer)
         connections.append(SignalConnection.connect(object, "startup") { [unowned self] in startup() })
-        connections.append(SignalConnection.connect(object, "activate") { [unowned self] in
-            _ = newWindow(with: [])
-        })
-        connections.append(SignalConnection.connect(object, "command-line", pointerReturningInt: { [unowned self] line in
-            commandLine(line!.assumingMemoryBound(to: GApplicationCommandLine.self))
-        }))
-        connections.append(SignalConnection.connect(object, "open", pointerIntPointer: { [unowned self] files, count, _ in
-            let files = files!.assumingMemoryBound(to: OpaquePointer?.self)
-            let uris = (0..<Int(count)).compactMap { index -> String? in
-                guard let file = files[index], let uri = g_file_get_uri(file) else { return nil }
-                defer { g_free(uri) }
-                return String(cString: uri)
-            }
-            _ = newWindow(with: uris.map { PhotoSources.source(for: $0) })
-        }))
+        connections.append(
+            SignalConnection.connect(object, "activate") { [unowned self] in
+                _ = newWindow(with: [])
+            })
+        connections.append(
+            SignalConnection.connect(
+                object, "command-line",
+                pointerReturningInt: { [unowned self] line in
+                    commandLine(line!.assumingMemoryBound(to: GApplicationCommandLine.self))
+                }))
+        connections.append(
+            SignalConnection.connect(
+                object, "open",
+                pointerIntPointer: { [unowned self] files, count, _ in
+                    let files = files!.assumingMemoryBound(to: OpaquePointer?.self)
+                    let uris = (0..<Int(count)).compactMap { index -> String? in
+                        guard let file = files[index], let uri = g_file_get_uri(file) else { return nil }
+                        defer { g_free(uri) }
+                        return String(cString: uri)
+                    }
+                    _ = newWindow(with: uris.map { PhotoSources.source(for: $0) })
+                }))
         installQuitSignals()
     }
 
@@ -117,7 +126,8 @@ public final class ClassicPhotosApp {
         let argv = g_application_command_line_get_arguments(line, &count)
         defer { g_strfreev(argv) }
         let arguments = (0..<Int(count)).dropFirst().compactMap { argv?[$0].map { String(cString: $0) } }
-        let cwd = g_application_command_line_get_cwd(line).map { URL(fileURLWithPath: String(cString: $0)) }
+        let cwd =
+            g_application_command_line_get_cwd(line).map { URL(fileURLWithPath: String(cString: $0)) }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         guard case .run(let options) = CommandLineOptions.parse(arguments) else { return 2 }
         _ = newWindow(with: options.sources.map { PhotoSources.source(for: $0, relativeTo: cwd) })
@@ -185,7 +195,8 @@ public final class ClassicPhotosApp {
                 Trace.shared.emit(.cacheCleared(bytes: freed))
                 let megabytes = Double(freed) / 1e6
                 let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
-                self?.windows.last?.showToast(freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
+                self?.windows.last?.showToast(
+                    freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
             }
         }
     }
@@ -250,7 +261,9 @@ struct CommandLineOptions {
             case "-h", "--help": return .exit(0, usage)
             case "--version": return .exit(0, "classic-photos \(AppInfo.version)")
             case "--trace":
-                guard let path = rest.popFirst() else { return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)") }
+                guard let path = rest.popFirst() else {
+                    return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)")
+                }
                 options.tracePath = path
             case "--new-instance": options.separateInstance = true
             case "--gapplication-service": options.service = true

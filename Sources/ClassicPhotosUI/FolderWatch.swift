@@ -32,9 +32,11 @@ final class FolderWatch {
         let file = folder.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
         guard let made = g_file_monitor_directory(file.opaque, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else { return nil }
         monitor = ObjectRef(takingOpaque: OpaquePointer(made))
-        connection = SignalConnection.connect(monitor.pointer, "changed", pointerPointerInt: { [unowned self] file, other, kind in
-            record(file: file, other: other, kind: GFileMonitorEvent(rawValue: UInt32(bitPattern: kind)))
-        })
+        connection = SignalConnection.connect(
+            monitor.pointer, "changed",
+            pointerPointerInt: { [unowned self] file, other, kind in
+                record(file: file, other: other, kind: GFileMonitorEvent(rawValue: UInt32(bitPattern: kind)))
+            })
     }
 
     /// Stops watching; nothing more is reported.

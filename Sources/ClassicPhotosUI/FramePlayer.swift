@@ -29,7 +29,8 @@ final class FramePlayer {
     /// Frame changes reported per animation, so one left playing does not fill the trace.
     static let maxReported = 100
 
-    init(show: @escaping (PhotoImage) -> Void, frameChanged: @escaping (Int) -> Void, isOnScreen: @escaping () -> Bool) {
+    init(show: @escaping (PhotoImage) -> Void, frameChanged: @escaping (Int) -> Void, isOnScreen: @escaping () -> Bool)
+    {
         self.show = show
         self.frameChanged = frameChanged
         self.isOnScreen = isOnScreen

@@ -11,7 +11,9 @@ import CGtk
 }
 
 @inline(__always) func widget(_ pointer: OpaquePointer) -> UnsafeMutablePointer<GtkWidget> { gtkCast(pointer) }
-@inline(__always) func widget<U>(_ pointer: UnsafeMutablePointer<U>) -> UnsafeMutablePointer<GtkWidget> { gtkCast(pointer) }
+@inline(__always) func widget<U>(_ pointer: UnsafeMutablePointer<U>) -> UnsafeMutablePointer<GtkWidget> {
+    gtkCast(pointer)
+}
 
 @inline(__always) func gtkCast<U>(_ pointer: UnsafeMutablePointer<U>) -> OpaquePointer { OpaquePointer(pointer) }
 @inline(__always) func gtkCast(_ pointer: OpaquePointer) -> OpaquePointer { pointer }

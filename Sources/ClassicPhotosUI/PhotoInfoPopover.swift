@@ -39,7 +39,10 @@ final class PhotoInfoPopover {
         let grid = gtk_grid_new()!
         gtk_grid_set_row_spacing(gtkCast(grid), 8)
         gtk_grid_set_column_spacing(gtkCast(grid), 18)
-        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+        for margin in [
+            gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start,
+            gtk_widget_set_margin_end,
+        ] {
             margin(grid, 12)
         }
         for (index, row) in Row.allCases.enumerated() {
@@ -60,14 +63,16 @@ final class PhotoInfoPopover {
             captions[row] = caption
         }
         gtk_popover_set_child(gtkCast(popover), grid)
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(popover), "show") { [unowned self] in
-            traced = shown
-            Trace.shared.emit(.viewerInfo(shown: true, info: shown))
-        })
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(popover), "hide") { [unowned self] in
-            traced = nil
-            Trace.shared.emit(.viewerInfo(shown: false, info: shown))
-        })
+        connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(popover), "show") { [unowned self] in
+                traced = shown
+                Trace.shared.emit(.viewerInfo(shown: true, info: shown))
+            })
+        connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(popover), "hide") { [unowned self] in
+                traced = nil
+                Trace.shared.emit(.viewerInfo(shown: false, info: shown))
+            })
     }
 
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.
@@ -76,7 +81,9 @@ final class PhotoInfoPopover {
         text[.address] = url.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? address
         if let info {
             let megapixels = Double(info.width * info.height) / 1_000_000
-            text[.size] = "\(info.width) × \(info.height) pixels" + (megapixels >= 0.1 ? String(format: " (%.1f MP)", megapixels) : "")
+            text[.size] =
+                "\(info.width) × \(info.height) pixels"
+                + (megapixels >= 0.1 ? String(format: " (%.1f MP)", megapixels) : "")
             let size = g_format_size(guint64(info.fileSize))!
             text[.fileSize] = String(cString: size)
             g_free(size)
@@ -90,8 +97,9 @@ final class PhotoInfoPopover {
             gtk_widget_set_visible(values[row]!, value == nil ? 0 : 1)
             gtk_widget_set_visible(captions[row]!, value == nil ? 0 : 1)
         }
-        shown = ViewerInfoText(name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
-                               bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date])
+        shown = ViewerInfoText(
+            name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
+            bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date])
         if traced != nil, traced != shown {
             traced = shown
             Trace.shared.emit(.viewerInfo(shown: true, info: shown))

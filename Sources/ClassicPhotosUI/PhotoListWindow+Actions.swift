@@ -40,11 +40,16 @@ extension PhotoListWindow {
     /// A stateful action with a string state, shown as radio items; `body` applies a new value
     /// and says whether it was taken.
     private func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
-        let action = ObjectRef(takingOpaque: g_simple_action_new_stateful(name, g_variant_type_checked_("s"), g_variant_new_string(initial))!)
-        connections.append(SignalConnection.connect(action.pointer, "change-state", pointer: { [action] value in
-            guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
-            if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
-        }))
+        let action = ObjectRef(
+            takingOpaque: g_simple_action_new_stateful(
+                name, g_variant_type_checked_("s"), g_variant_new_string(initial))!)
+        connections.append(
+            SignalConnection.connect(
+                action.pointer, "change-state",
+                pointer: { [action] value in
+                    guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
+                    if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
+                }))
         g_action_map_add_action(OpaquePointer(window), action.opaque)
     }
 
@@ -59,9 +64,10 @@ extension PhotoListWindow {
     /// The desktop's file chooser (a portal where there is one): pictures and photo lists, or
     /// folders. Several may be chosen; they open as one list.
     private func chooseFiles(folders: Bool) {
-        let chooser = gtk_file_chooser_native_new(folders ? "Open Folder" : "Open Pictures or a Photo List", window,
-                                                  folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                                  "_Open", "_Cancel")!
+        let chooser = gtk_file_chooser_native_new(
+            folders ? "Open Folder" : "Open Pictures or a Photo List", window,
+            folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
+            "_Open", "_Cancel")!
         let fileChooser = chooser
         gtk_file_chooser_set_select_multiple(fileChooser, 1)
         if !folders {
@@ -83,22 +89,24 @@ extension PhotoListWindow {
             [all, pictures, lists].forEach { g_object_unref(UnsafeMutableRawPointer($0)) }
         }
         let object = ObjectRef(takingOpaque: chooser)
-        let response = SignalConnection.connect(object.pointer, "response", int: { [unowned self] response in
-            var uris: [String] = []
-            if response == GTK_RESPONSE_ACCEPT.rawValue, let files = gtk_file_chooser_get_files(fileChooser) {
-                for index in 0..<g_list_model_get_n_items(files) {
-                    guard let file = g_list_model_get_item(files, index) else { continue }
-                    if let uri = g_file_get_uri(OpaquePointer(file)) {
-                        uris.append(String(cString: uri))
-                        g_free(uri)
+        let response = SignalConnection.connect(
+            object.pointer, "response",
+            int: { [unowned self] response in
+                var uris: [String] = []
+                if response == GTK_RESPONSE_ACCEPT.rawValue, let files = gtk_file_chooser_get_files(fileChooser) {
+                    for index in 0..<g_list_model_get_n_items(files) {
+                        guard let file = g_list_model_get_item(files, index) else { continue }
+                        if let uri = g_file_get_uri(OpaquePointer(file)) {
+                            uris.append(String(cString: uri))
+                            g_free(uri)
+                        }
+                        g_object_unref(file)
                     }
-                    g_object_unref(file)
+                    g_object_unref(UnsafeMutableRawPointer(files))
                 }
-                g_object_unref(UnsafeMutableRawPointer(files))
-            }
-            dialog = nil
-            if !uris.isEmpty { open(uris.map { PhotoSources.source(for: $0) }) }
-        })
+                dialog = nil
+                if !uris.isEmpty { open(uris.map { PhotoSources.source(for: $0) }) }
+            })
         dialog = (object, [response])
         gtk_native_dialog_show(gtkCast(chooser))
     }
@@ -120,17 +128,22 @@ extension PhotoListWindow {
         adw_message_dialog_set_default_response(alert, "open")
         adw_message_dialog_set_close_response(alert, "cancel")
         let object = ObjectRef(retaining: UnsafeMutableRawPointer(message).assumingMemoryBound(to: GObject.self))
-        let response = SignalConnection.connect(object.pointer, "response", pointer: { [unowned self] id in
-            let chosen = id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-            let text = String(cString: gtk_editable_get_text(OpaquePointer(entry))).trimmingCharacters(in: .whitespaces)
-            dialog = nil
-            guard chosen == "open", !text.isEmpty else { return }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
-                showToast("“\(text)” is not a web address")
-                return
-            }
-            open([PhotoSources.source(for: url)])
-        })
+        let response = SignalConnection.connect(
+            object.pointer, "response",
+            pointer: { [unowned self] id in
+                let chosen = id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+                let text = String(cString: gtk_editable_get_text(OpaquePointer(entry))).trimmingCharacters(
+                    in: .whitespaces)
+                dialog = nil
+                guard chosen == "open", !text.isEmpty else { return }
+                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                    ["http", "https"].contains(scheme)
+                else {
+                    showToast("“\(text)” is not a web address")
+                    return
+                }
+                open([PhotoSources.source(for: url)])
+            })
         dialog = (object, [response])
         gtk_window_present(gtkCast(message))
     }

@@ -12,18 +12,21 @@ extension PhotoListWindow {
     func acceptDrops(on target: UnsafeMutablePointer<GtkWidget>) {
         gtk_widget_add_css_class(target, "drop-target")
         let drop = cp_drop_target_new_for_locations()!
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(drop), "drop",
-                                                    pointerDoubles: { [unowned self] value, _, _ in
-            guard let value, let strings = cp_drop_value_strings(value.assumingMemoryBound(to: GValue.self)) else { return false }
-            defer { g_strfreev(strings) }
-            var dropped: [String] = []
-            var index = 0
-            while let string = strings[index] {
-                dropped.append(String(cString: string))
-                index += 1
-            }
-            return openDropped(dropped)
-        }))
+        connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(drop), "drop",
+                pointerDoubles: { [unowned self] value, _, _ in
+                    guard let value, let strings = cp_drop_value_strings(value.assumingMemoryBound(to: GValue.self))
+                    else { return false }
+                    defer { g_strfreev(strings) }
+                    var dropped: [String] = []
+                    var index = 0
+                    while let string = strings[index] {
+                        dropped.append(String(cString: string))
+                        index += 1
+                    }
+                    return openDropped(dropped)
+                }))
         gtk_widget_add_controller(target, drop) // the widget owns the controller
     }
 
@@ -46,7 +49,8 @@ extension PhotoListWindow {
             guard !item.isEmpty, !item.hasPrefix("#") else { return nil }
             if item.hasPrefix("/") { return URL(fileURLWithPath: item).standardizedFileURL }
             guard let url = URL(string: item), let scheme = url.scheme?.lowercased(),
-                  ["http", "https", "file"].contains(scheme) else { return nil }
+                ["http", "https", "file"].contains(scheme)
+            else { return nil }
             return url
         }
     }

@@ -95,13 +95,13 @@ extension PhotoListWindow {
                     continue
                 }
                 switch (old, entry) {
-                case let (id?, entry?):
+                case (let id?, let entry?):
                     movePhoto(id, renamedTo: entry, in: folder)
                     changed += 1
-                case let (id?, nil):
+                case (let id?, nil):
                     removePhotos([id]) // no longer a picture by its name, or hidden now
                     removed += 1
-                case let (nil, entry?):
+                case (nil, let entry?):
                     new.insert(insertPhoto(entry, in: folder))
                     added += 1
                 case (nil, nil):
@@ -123,8 +123,10 @@ extension PhotoListWindow {
             }
         }
         guard added + removed + changed > 0 else { return }
-        Trace.shared.emit(.sourceChanged(url: folder.url.absoluteString, added: added, removed: removed, changed: changed,
-                                         rows: processor.photos.count))
+        Trace.shared.emit(
+            .sourceChanged(
+                url: folder.url.absoluteString, added: added, removed: removed, changed: changed,
+                rows: processor.photos.count))
         listChanged()
     }
 
@@ -182,7 +184,9 @@ extension PhotoListWindow {
     /// Where a photo named `entry` with `facts` goes in the folder's order (a binary search;
     /// the facts of the photos it is compared with are read as needed). `moving` is the photo
     /// itself when it is already in the list (renamed): the search runs as if it were not.
-    private func insertionPoint(for entry: PhotoEntry, facts: SortFacts?, in folder: ShownFolder, moving: Int? = nil) -> Int {
+    private func insertionPoint(
+        for entry: PhotoEntry, facts: SortFacts?, in folder: ShownFolder, moving: Int? = nil
+    ) -> Int {
         let photos = processor.photos
         var low = 0, high = photos.count - (moving == nil ? 0 : 1)
         while low < high {
@@ -246,17 +250,20 @@ extension PhotoListWindow {
                 for (index, entry) in entries.enumerated() {
                     if index % 1024 == 0, cancellable.isCancelled { return }
                     let had = known[ids[index]]
-                    facts.append(had.flatMap { order.key != .dateTaken || $0.taken != nil ? $0 : nil }
-                        ?? SortFacts.read(link: entry.link, taken: order.key == .dateTaken))
+                    facts.append(
+                        had.flatMap { order.key != .dateTaken || $0.taken != nil ? $0 : nil }
+                            ?? SortFacts.read(link: entry.link, taken: order.key == .dateTaken))
                 }
             }
             if cancellable.isCancelled { return }
             let sorted = order.order(names: entries.map(\.name), links: entries.map(\.link), facts: facts)
             let newIDs = sorted.map { ids[$0] }
-            let found = Dictionary(uniqueKeysWithValues: zip(ids, facts).compactMap { id, facts in facts.map { (id, $0) } })
+            let found = Dictionary(
+                uniqueKeysWithValues: zip(ids, facts).compactMap { id, facts in facts.map { (id, $0) } })
             MainLoop.onMainActor { [weak self] in
                 guard let self, !cancellable.isCancelled, generation == listGeneration,
-                      let folder = shownFolder, folder.sorting === cancellable else { return }
+                    let folder = shownFolder, folder.sorting === cancellable
+                else { return }
                 folder.sorting = nil
                 folder.facts.merge(found) { $1 }
                 folder.order = order
@@ -280,8 +287,13 @@ extension PhotoListWindow {
         let anchorPosition = visible.contains(selected) ? selected : visible.lowerBound
         let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)
         let rowHeight = adjustment.map { gtk_adjustment_get_upper($0) / Double(max(1, photos.count)) } ?? 0
-        let anchor: (id: PhotoID, offset: Double)? = visible.isEmpty || adjustment == nil ? nil
-            : (photos.id(at: anchorPosition), Double(anchorPosition) * rowHeight - gtk_adjustment_get_value(adjustment!))
+        let anchor: (id: PhotoID, offset: Double)? =
+            visible.isEmpty || adjustment == nil
+            ? nil
+            : (
+                photos.id(at: anchorPosition),
+                Double(anchorPosition) * rowHeight - gtk_adjustment_get_value(adjustment!)
+            )
         let selectedID = selected >= 0 && selected < photos.count ? photos.id(at: selected) : nil
 
         processor.reorder(ids.map { photos.position(of: $0)! })

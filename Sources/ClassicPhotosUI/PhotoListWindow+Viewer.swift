@@ -11,9 +11,12 @@ extension PhotoListWindow: PhotoViewerHost {
         viewer = PhotoViewer(host: self, pipeline: processor.makeViewerPipeline())
         gtk_overlay_add_overlay(gtkCast(area), viewer.root)
         gtk_list_view_set_single_click_activate(gtkCast(listView), 1)
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(listView), "activate", int: { [unowned self] position in
-            viewer.open(at: Int(UInt32(bitPattern: position)))
-        }))
+        connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(listView), "activate",
+                int: { [unowned self] position in
+                    viewer.open(at: Int(UInt32(bitPattern: position)))
+                }))
     }
 
     var viewerList: PhotoCollection { processor.photos }
@@ -22,7 +25,8 @@ extension PhotoListWindow: PhotoViewerHost {
 
     func viewerMoved(to position: Int) {
         gtk_single_selection_set_selected(selection, guint(position))
-        gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        gtk_widget_activate_action_variant(
+            widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
     }
 
     func setHeaderBarVisible(_ visible: Bool) {

@@ -239,8 +239,10 @@ final class PhotoListWindow {
     private func select(_ position: Int) {
         gtk_single_selection_set_selected(selection, guint(position))
         pendingSelection = position
-        Trace.shared.emit(.listSelect(row: position, id: processor.photos.id(at: position),
-                                      name: processor.photos.name(at: position)))
+        Trace.shared.emit(
+            .listSelect(
+                row: position, id: processor.photos.id(at: position),
+                name: processor.photos.name(at: position)))
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
         MainLoop.perform(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             MainActor.assumeIsolated { self?.scrollToPendingSelection() }
@@ -253,9 +255,11 @@ final class PhotoListWindow {
         // showed its top, now and then, when the idle came first); the adjustment's "changed",
         // at that layout, calls this again.
         guard let adjustment = gtk_scrolled_window_get_vadjustment(scrolled),
-              gtk_adjustment_get_page_size(adjustment) > 0, gtk_adjustment_get_upper(adjustment) > 0 else { return }
+            gtk_adjustment_get_page_size(adjustment) > 0, gtk_adjustment_get_upper(adjustment) > 0
+        else { return }
         pendingSelection = nil
-        gtk_widget_activate_action_variant(widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        gtk_widget_activate_action_variant(
+            widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
         // The picture opened shows in the viewer, its folder in the list behind.
         viewer.open(at: position)
     }
@@ -266,37 +270,50 @@ final class PhotoListWindow {
     var rowWidgetCount: Int { rowWidgets.count }
 
     private func connectFactory(_ factory: UnsafeMutableRawPointer) {
-        connections.append(SignalConnection.connect(factory, "setup", pointer: { [unowned self] item in
-            let row = PhotoRowWidget()
-            row.onRetry = { [unowned self] id in processor.retry(id) }
-            rowWidgets[item!] = row
-            gtk_list_item_set_child(OpaquePointer(item), row.root)
-        }))
-        connections.append(SignalConnection.connect(factory, "bind", pointer: { [unowned self] item in
-            guard let item, let row = rowWidgets[item],
-                  let photo = gtk_list_item_get_item(OpaquePointer(item)) else { return }
-            let id = PhotoID(rawValue: UInt64(cp_photo_item_get_id(OpaquePointer(photo))))
-            let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            guard processor.photos.position(of: id) == position else { return }
-            boundWidgets[id] = row
-            processor.rowBound(position)
-            let snapshot = processor.snapshot(at: position)
-            Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
-            show(snapshot, in: row)
-        }))
-        connections.append(SignalConnection.connect(factory, "unbind", pointer: { [unowned self] item in
-            guard let item, let widget = rowWidgets[item] else { return }
-            // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
-            // between the old and the new selected one when the selection moves (End from the
-            // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
-            // photos), and a row bound again to its photo then changes nothing. Bound to
-            // another photo, it changes what differs; torn down, it lets go of its texture.
-            if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
-        }))
-        connections.append(SignalConnection.connect(factory, "teardown", pointer: { [unowned self] item in
-            guard let item else { return }
-            rowWidgets.removeValue(forKey: item)
-        }))
+        connections.append(
+            SignalConnection.connect(
+                factory, "setup",
+                pointer: { [unowned self] item in
+                    let row = PhotoRowWidget()
+                    row.onRetry = { [unowned self] id in processor.retry(id) }
+                    rowWidgets[item!] = row
+                    gtk_list_item_set_child(OpaquePointer(item), row.root)
+                }))
+        connections.append(
+            SignalConnection.connect(
+                factory, "bind",
+                pointer: { [unowned self] item in
+                    guard let item, let row = rowWidgets[item],
+                        let photo = gtk_list_item_get_item(OpaquePointer(item))
+                    else { return }
+                    let id = PhotoID(rawValue: UInt64(cp_photo_item_get_id(OpaquePointer(photo))))
+                    let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
+                    guard processor.photos.position(of: id) == position else { return }
+                    boundWidgets[id] = row
+                    processor.rowBound(position)
+                    let snapshot = processor.snapshot(at: position)
+                    Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
+                    show(snapshot, in: row)
+                }))
+        connections.append(
+            SignalConnection.connect(
+                factory, "unbind",
+                pointer: { [unowned self] item in
+                    guard let item, let widget = rowWidgets[item] else { return }
+                    // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
+                    // between the old and the new selected one when the selection moves (End from the
+                    // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
+                    // photos), and a row bound again to its photo then changes nothing. Bound to
+                    // another photo, it changes what differs; torn down, it lets go of its texture.
+                    if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
+                }))
+        connections.append(
+            SignalConnection.connect(
+                factory, "teardown",
+                pointer: { [unowned self] item in
+                    guard let item else { return }
+                    rowWidgets.removeValue(forKey: item)
+                }))
     }
 
     /// Puts `snapshot` in `row`; a failed photo's status line (its short reason) is traced.
@@ -341,24 +358,31 @@ final class PhotoListWindow {
     private func connectWindow() {
         if let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) {
             // Upper or page size changed: first layout, a resize, a new list.
-            connections.append(SignalConnection.connect(adjustment, "changed") { [unowned self] in
-                updateVisibleRows()
-                if pendingSelection != nil { scrollToPendingSelection() }
-            })
+            connections.append(
+                SignalConnection.connect(adjustment, "changed") { [unowned self] in
+                    updateVisibleRows()
+                    if pendingSelection != nil { scrollToPendingSelection() }
+                })
         }
         connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
         connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })
-        connections.append(SignalConnection.connectReturning(window, "close-request", { [unowned self] in
-            close()
-            onClosed?()
-            return false
-        }))
+        connections.append(
+            SignalConnection.connectReturning(
+                window, "close-request",
+                { [unowned self] in
+                    close()
+                    onClosed?()
+                    return false
+                }))
         if let monitor = memoryMonitor {
-            connections.append(SignalConnection.connect(monitor.pointer, "low-memory-warning", int: { [unowned self] level in
-                Trace.shared.emit(.memoryLow(level: Int(level)))
-                processor.memoryWarning()
-                viewer.memoryWarning()
-            }))
+            connections.append(
+                SignalConnection.connect(
+                    monitor.pointer, "low-memory-warning",
+                    int: { [unowned self] level in
+                        Trace.shared.emit(.memoryLow(level: Int(level)))
+                        processor.memoryWarning()
+                        viewer.memoryWarning()
+                    }))
         }
     }
 
@@ -369,21 +393,30 @@ final class PhotoListWindow {
         guard let surface = gtk_native_get_surface(OpaquePointer(window)) else { return }
         surfaceConnections = [
             // Minimised windows keep their queues suspended until shown again.
-            SignalConnection.connect(UnsafeMutableRawPointer(surface), "notify::state", pointer: { [unowned self] _ in
-                let minimized = (gdk_toplevel_get_state(surface).rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue) != 0
-                processor.windowHidden(minimized)
-            }),
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(surface), "notify::state",
+                pointer: { [unowned self] _ in
+                    let minimized =
+                        (gdk_toplevel_get_state(surface).rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue) != 0
+                    processor.windowHidden(minimized)
+                })
         ]
         // Moved to a display with another scale factor: thumbnails are decoded again for it.
-        surfaceConnections.append(SignalConnection.connect(UnsafeMutableRawPointer(window), "notify::scale-factor", pointer: { [unowned self] _ in
-            processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window)))))
-        }))
+        surfaceConnections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(window), "notify::scale-factor",
+                pointer: { [unowned self] _ in
+                    processor.setThumbnailSize(
+                        Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window)))))
+                }))
         // Every painted frame, for the benchmark's frame intervals; off unless asked for.
         if Trace.shared.isEnabled, ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE_FRAMES"] == "1",
-           let clock = gtk_widget_get_frame_clock(widget(window)) {
-            surfaceConnections.append(SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                Trace.shared.emit(.framePainted)
-            })
+            let clock = gtk_widget_get_frame_clock(widget(window))
+        {
+            surfaceConnections.append(
+                SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") {
+                    Trace.shared.emit(.framePainted)
+                })
         }
         if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
             firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
@@ -479,8 +512,9 @@ final class PhotoListWindow {
         let count = newFailures.count
         newFailures = []
         failureToast = nil
-        showToast(count == 1 ? "1 photo could not be loaded" : "\(count) photos could not be loaded",
-                  button: ("_Retry", "win.retry-failed"))
+        showToast(
+            count == 1 ? "1 photo could not be loaded" : "\(count) photos could not be loaded",
+            button: ("_Retry", "win.retry-failed"))
     }
 
     /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an

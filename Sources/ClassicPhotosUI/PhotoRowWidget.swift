@@ -123,7 +123,11 @@ final class PhotoRowWidget {
         setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
         if (state == .failed) != shownFailed {
             shownFailed = state == .failed
-            if shownFailed { gtk_widget_add_css_class(status, "error") } else { gtk_widget_remove_css_class(status, "error") }
+            if shownFailed {
+                gtk_widget_add_css_class(status, "error")
+            } else {
+                gtk_widget_remove_css_class(status, "error")
+            }
             setRetryVisible(shownFailed)
         }
         if state == .failed {
@@ -131,8 +135,9 @@ final class PhotoRowWidget {
         } else if let image {
             // A texture is made once per image: rows are re-shown far more often than their
             // image changes, and each new texture would be uploaded again.
-            setPicture(image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
-                       of: image)
+            setPicture(
+                image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
+                of: image)
         } else {
             setPlaceholder("placeholder")
         }

@@ -101,11 +101,15 @@ final class PhotoViewer {
         // Keys, seen by the window before the list behind: only while the viewer is open.
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(keys), "key-pressed", keys: { [unowned self] keyval, _, state in
-            guard isOpen, !isClosing, let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }
-            perform(command)
-            return true
-        }))
+        connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(keys), "key-pressed",
+                keys: { [unowned self] keyval, _, state in
+                    guard isOpen, !isClosing, let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state))
+                    else { return false }
+                    perform(command)
+                    return true
+                }))
         gtk_widget_add_controller(widget(host.window), keys)
     }
 
@@ -277,7 +281,8 @@ final class PhotoViewer {
         let next = slot.nextLoad
         slot.nextLoad = nil
         let id = slot.photo.id
-        slot.request = pipeline.load(id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent) { [weak self, weak slot] event in
+        slot.request = pipeline.load(id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent) {
+            [weak self, weak slot] event in
             guard let self, let slot else { return }
             switch event {
             case .decoded(let picture):
@@ -314,7 +319,9 @@ final class PhotoViewer {
     private func viewerSide() -> Int {
         let area = gtk_widget_get_parent(root) ?? widget(host.window)
         var side = Int(max(gtk_widget_get_width(area), gtk_widget_get_height(area)))
-        if side <= 0 { side = Int(max(gtk_widget_get_width(widget(host.window)), gtk_widget_get_height(widget(host.window)))) }
+        if side <= 0 {
+            side = Int(max(gtk_widget_get_width(widget(host.window)), gtk_widget_get_height(widget(host.window))))
+        }
         return max(1, side) * Int(max(1, gtk_widget_get_scale_factor(root)))
     }
 
@@ -325,8 +332,9 @@ final class PhotoViewer {
         let failed = slot.picture == nil && slot.failure != nil
         let reason = slot.failure.map { $0.summary == $0.detail ? $0.summary : $0.summary + "\n" + $0.detail }
         chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
-        chrome.info.show(name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
-                         info: slot.picture?.info)
+        chrome.info.show(
+            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
+            info: slot.picture?.info)
         if failed, let reason {
             if shownState != .failed, let position = paging.position {
                 Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
@@ -360,8 +368,10 @@ final class PhotoViewer {
         }
         shownState = state
         if let state, let position = paging.position, let id = paging.shown {
-            Trace.shared.emit(.viewerImage(row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
-                                           frames: player.frameCount))
+            Trace.shared.emit(
+                .viewerImage(
+                    row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
+                    frames: player.frameCount))
         }
     }
 
@@ -396,9 +406,10 @@ final class PhotoViewer {
         redecodeTimer = nil
         // An animation is decoded once, at the size shown; zooming in enlarges its frames.
         guard let slot = current, let picture = slot.picture, picture.animation == nil,
-              let side = ViewerLimits.largerDecodeSide(width: picture.info.width, height: picture.info.height,
-                                                       decoded: max(picture.original.width, picture.original.height),
-                                                       zoom: zooming.zoom)
+            let side = ViewerLimits.largerDecodeSide(
+                width: picture.info.width, height: picture.info.height,
+                decoded: max(picture.original.width, picture.original.height),
+                zoom: zooming.zoom)
         else { return }
         if let request = slot.request, request.isBusy {
             slot.wantsLargerDecode = true
@@ -428,7 +439,9 @@ final class PhotoViewer {
 
     /// Asks where to save the photo shown, then saves it at full size in the version shown.
     func saveAs() {
-        guard let slot = current, let picture = slot.picture, shownImage != nil, let state = shownState, state != .failed else { return }
+        guard let slot = current, let picture = slot.picture, shownImage != nil, let state = shownState,
+            state != .failed
+        else { return }
         export.saveAs(name: slot.photo.name, bytes: picture.bytes, sepia: state == .filtered)
     }
 

@@ -38,61 +38,73 @@ final class ScrollActivityMonitor {
         let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
         let controller = UnsafeMutableRawPointer(scroll)
         gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
-        connections.append(SignalConnection.connect(controller, "scroll-begin") { [unowned self] in
-            fingerOnTouchpad = true
-            begin(.touchpad)
-        })
-        connections.append(SignalConnection.connect(controller, "scroll-end") { [unowned self] in
-            fingerOnTouchpad = false
-            touchpadLiftedAt = g_get_monotonic_time()
-            restartQuietTimer()
-        })
-        connections.append(SignalConnection.connect(controller, "scroll", doubles: { [unowned self] _, _ in
-            let unit = gtk_event_controller_scroll_get_unit(scroll)
-            if unit == GDK_SCROLL_UNIT_WHEEL {
-                lastWheelAt = g_get_monotonic_time()
-                begin(.wheel)
-            } else {
+        connections.append(
+            SignalConnection.connect(controller, "scroll-begin") { [unowned self] in
+                fingerOnTouchpad = true
                 begin(.touchpad)
-            }
-            return false // let the scrolled window scroll
-        }))
+            })
+        connections.append(
+            SignalConnection.connect(controller, "scroll-end") { [unowned self] in
+                fingerOnTouchpad = false
+                touchpadLiftedAt = g_get_monotonic_time()
+                restartQuietTimer()
+            })
+        connections.append(
+            SignalConnection.connect(
+                controller, "scroll",
+                doubles: { [unowned self] _, _ in
+                    let unit = gtk_event_controller_scroll_get_unit(scroll)
+                    if unit == GDK_SCROLL_UNIT_WHEEL {
+                        lastWheelAt = g_get_monotonic_time()
+                        begin(.wheel)
+                    } else {
+                        begin(.touchpad)
+                    }
+                    return false // let the scrolled window scroll
+                }))
         gtk_widget_add_controller(scrolledWindow, scroll)
 
         // A button held on the scrollbar is a drag in progress, moving or not.
         if let scrollbar = gtk_scrolled_window_get_vscrollbar(scrolled) {
             let legacy = gtk_event_controller_legacy_new()!
             gtk_event_controller_set_propagation_phase(legacy, GTK_PHASE_CAPTURE)
-            connections.append(SignalConnection.connect(UnsafeMutableRawPointer(legacy), "event", pointerReturning: { [unowned self] event in
-                guard let event else { return false }
-                switch gdk_event_get_event_type(OpaquePointer(event)) {
-                case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
-                    scrollbarHeld = true
-                    begin(.scrollbar)
-                case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
-                    scrollbarHeld = false
-                    restartQuietTimer()
-                default: break
-                }
-                return false
-            }))
+            connections.append(
+                SignalConnection.connect(
+                    UnsafeMutableRawPointer(legacy), "event",
+                    pointerReturning: { [unowned self] event in
+                        guard let event else { return false }
+                        switch gdk_event_get_event_type(OpaquePointer(event)) {
+                        case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
+                            scrollbarHeld = true
+                            begin(.scrollbar)
+                        case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
+                            scrollbarHeld = false
+                            restartQuietTimer()
+                        default: break
+                        }
+                        return false
+                    }))
             gtk_widget_add_controller(scrollbar, legacy)
         }
 
         // Keys that scroll the list; the list view itself handles them.
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(keys), "key-pressed", keys: { [unowned self] keyval, _, _ in
-            if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
-            return false
-        }))
+        connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(keys), "key-pressed",
+                keys: { [unowned self] keyval, _, _ in
+                    if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
+                    return false
+                }))
         gtk_widget_add_controller(keyTarget, keys)
 
         // Every movement, whatever caused it.
         let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)!
-        connections.append(SignalConnection.connect(adjustment, "value-changed") { [unowned self] in
-            if isScrolling { restartQuietTimer() } else { begin(inferSource()) }
-        })
+        connections.append(
+            SignalConnection.connect(adjustment, "value-changed") { [unowned self] in
+                if isScrolling { restartQuietTimer() } else { begin(inferSource()) }
+            })
     }
 
     /// The quiet period, overridable with CLASSIC_PHOTOS_SCROLL_QUIET_MS (tests, slow machines).

@@ -10,8 +10,10 @@ enum StatusText {
         case .loading:
             ("folder-pictures-symbolic", "Loading Photos…", nil)
         case .empty:
-            ("folder-pictures-symbolic", "No Photos",
-             "There are no pictures here. Open a folder, a picture or a photo list.")
+            (
+                "folder-pictures-symbolic", "No Photos",
+                "There are no pictures here. Open a folder, a picture or a photo list."
+            )
         case .failed(let errors):
             ("dialog-error-symbolic", "Could Not Load Photos", errors.map(sentence).joined(separator: "\n"))
         }
@@ -26,7 +28,8 @@ enum StatusText {
     }
 
     /// The alert's message when there was nothing to open at all.
-    static let noBundledList = "The bundled photo list could not be found. "
+    static let noBundledList =
+        "The bundled photo list could not be found. "
         + "Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or open photos."
 
     /// One sentence for why a source could not be read; the trace's `error` for it too.

@@ -63,9 +63,11 @@ final class ViewerChrome {
             ("zoom-fit", .toggleFit), ("retry", .retry),
         ]
         for (id, command) in commands {
-            connections.append(ui.widget(id, as: Button.self).connect("clicked") { [unowned self] in onCommand?(command) })
+            connections.append(
+                ui.widget(id, as: Button.self).connect("clicked") { [unowned self] in onCommand?(command) })
         }
-        connections.append(sepiaButton.connect("toggled") { [unowned self] in onCommand?(.sepia(sepiaButton.isActive)) })
+        connections.append(
+            sepiaButton.connect("toggled") { [unowned self] in onCommand?(.sepia(sepiaButton.isActive)) })
     }
 
     // MARK: What is shown

@@ -24,7 +24,8 @@ final class ViewerExport {
 
     /// Asks where to save the photo named `name`, decoded from `bytes`, then saves it.
     func saveAs(name: String, bytes: Data, sepia: Bool) {
-        let dialog = gtk_file_chooser_native_new("Save Photo As", host.window, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel")!
+        let dialog = gtk_file_chooser_native_new(
+            "Save Photo As", host.window, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel")!
         let base = (name as NSString).deletingPathExtension
         gtk_file_chooser_set_current_name(dialog, base + (sepia ? " (sepia)" : "") + ".png")
         for (title, patterns) in [("PNG image", ["*.png"]), ("JPEG image", ["*.jpg", "*.jpeg"])] {
@@ -35,15 +36,17 @@ final class ViewerExport {
             g_object_unref(UnsafeMutableRawPointer(filter))
         }
         let object = ObjectRef(takingOpaque: dialog)
-        let response = SignalConnection.connect(object.pointer, "response", int: { [unowned self] response in
-            var path: String?
-            if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(dialog) {
-                if let p = g_file_get_path(file) { path = String(cString: p); g_free(p) }
-                g_object_unref(UnsafeMutableRawPointer(file))
-            }
-            chooser = nil
-            if let path { save(bytes: bytes, sepia: sepia, to: path) }
-        })
+        let response = SignalConnection.connect(
+            object.pointer, "response",
+            int: { [unowned self] response in
+                var path: String?
+                if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(dialog) {
+                    if let p = g_file_get_path(file) { path = String(cString: p); g_free(p) }
+                    g_object_unref(UnsafeMutableRawPointer(file))
+                }
+                chooser = nil
+                if let path { save(bytes: bytes, sepia: sepia, to: path) }
+            })
         chooser = (object, response)
         gtk_native_dialog_show(gtkCast(dialog))
     }

@@ -98,7 +98,9 @@ extension Widget where Kind == ToggleButton {
 }
 
 extension Widget where Kind == MenuButton {
-    func setPopover(_ popover: UnsafeMutablePointer<GtkWidget>) { gtk_menu_button_set_popover(gtkCast(widget), popover) }
+    func setPopover(_ popover: UnsafeMutablePointer<GtkWidget>) {
+        gtk_menu_button_set_popover(gtkCast(widget), popover)
+    }
     func popUp() { gtk_menu_button_popup(gtkCast(widget)) }
     /// The button inside, which draws it.
     var innerButton: UnsafeMutablePointer<GtkWidget>? { gtk_widget_get_first_child(widget) }

@@ -50,12 +50,16 @@ final class ZoomingPicture {
         picture = ObjectRef(sinking: cp_zoom_picture_new()!)
         self.fading = fading
         let widget = picture.pointer
-        keep(.connect(UnsafeMutableRawPointer(widget), "resized") { [unowned self] in
-            sizeChanged()
-        })
-        keep(.connect(UnsafeMutableRawPointer(widget), "notify::scale-factor", pointer: { [unowned self] _ in
-            sizeChanged()
-        }))
+        keep(
+            .connect(UnsafeMutableRawPointer(widget), "resized") { [unowned self] in
+                sizeChanged()
+            })
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(widget), "notify::scale-factor",
+                pointer: { [unowned self] _ in
+                    sizeChanged()
+                }))
         addPointerTracking()
         addScrolling()
         addPinch()
@@ -111,8 +115,10 @@ final class ZoomingPicture {
     private func sizeChanged() {
         let widget = picture.pointer
         change {
-            $0.setViewSize(ZoomGeometry.Size(width: Double(gtk_widget_get_width(widget)),
-                                             height: Double(gtk_widget_get_height(widget))))
+            $0.setViewSize(
+                ZoomGeometry.Size(
+                    width: Double(gtk_widget_get_width(widget)),
+                    height: Double(gtk_widget_get_height(widget))))
             $0.setDeviceScale(Double(gtk_widget_get_scale_factor(widget)))
         }
     }
@@ -157,9 +163,12 @@ final class ZoomingPicture {
     private func addPointerTracking() {
         let motion = gtk_event_controller_motion_new()!
         for signal in ["enter", "motion"] {
-            keep(.connect(UnsafeMutableRawPointer(motion), signal, point: { [unowned self] x, y in
-                pointer = Point(x: x, y: y)
-            }))
+            keep(
+                .connect(
+                    UnsafeMutableRawPointer(motion), signal,
+                    point: { [unowned self] x, y in
+                        pointer = Point(x: x, y: y)
+                    }))
         }
         gtk_widget_add_controller(picture.pointer, motion)
     }
@@ -169,41 +178,53 @@ final class ZoomingPicture {
     /// to the widgets behind.
     private func addScrolling() {
         let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
-        keep(.connect(UnsafeMutableRawPointer(scroll), "scroll", doubles: { [unowned self] dx, dy in
-            let state = gtk_event_controller_get_current_event_state(scroll)
-            if state.rawValue & GDK_CONTROL_MASK.rawValue != 0 {
-                change { $0.zoom(by: ZoomGeometry.wheelZoomFactor(dy: dy), around: pointer) }
-                return true
-            }
-            guard geometry.canPan else { return false }
-            let wheel = gtk_event_controller_scroll_get_unit(scroll) == GDK_SCROLL_UNIT_WHEEL
-            let step = wheel ? ZoomGeometry.wheelPanDistance : 1
-            pan { $0.pan(dx: dx * step, dy: dy * step) }
-            return true
-        }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(scroll), "scroll",
+                doubles: { [unowned self] dx, dy in
+                    let state = gtk_event_controller_get_current_event_state(scroll)
+                    if state.rawValue & GDK_CONTROL_MASK.rawValue != 0 {
+                        change { $0.zoom(by: ZoomGeometry.wheelZoomFactor(dy: dy), around: pointer) }
+                        return true
+                    }
+                    guard geometry.canPan else { return false }
+                    let wheel = gtk_event_controller_scroll_get_unit(scroll) == GDK_SCROLL_UNIT_WHEEL
+                    let step = wheel ? ZoomGeometry.wheelPanDistance : 1
+                    pan { $0.pan(dx: dx * step, dy: dy * step) }
+                    return true
+                }))
         gtk_widget_add_controller(picture.pointer, scroll)
     }
 
     /// A pinch zooms from the zoom it began at, around the fingers' centre.
     private func addPinch() {
         let pinch = gtk_gesture_zoom_new()!
-        keep(.connect(UnsafeMutableRawPointer(pinch), "begin", pointer: { [unowned self] _ in
-            pinchStartZoom = geometry.zoom
-        }))
-        keep(.connect(UnsafeMutableRawPointer(pinch), "scale-changed", double: { [unowned self] scale in
-            var x = 0.0, y = 0.0
-            let centre = gtk_gesture_get_bounding_box_center(pinch, &x, &y) != 0 ? Point(x: x, y: y) : nil
-            change { $0.setZoom(pinchStartZoom * scale, around: centre) }
-        }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(pinch), "begin",
+                pointer: { [unowned self] _ in
+                    pinchStartZoom = geometry.zoom
+                }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(pinch), "scale-changed",
+                double: { [unowned self] scale in
+                    var x = 0.0, y = 0.0
+                    let centre = gtk_gesture_get_bounding_box_center(pinch, &x, &y) != 0 ? Point(x: x, y: y) : nil
+                    change { $0.setZoom(pinchStartZoom * scale, around: centre) }
+                }))
         gtk_widget_add_controller(picture.pointer, pinch)
     }
 
     private func addDoubleClick() {
         let click = gtk_gesture_click_new()!
-        keep(.connect(UnsafeMutableRawPointer(click), "pressed", intPoint: { [unowned self] presses, x, y in
-            guard presses == 2 else { return }
-            change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
-        }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(click), "pressed",
+                intPoint: { [unowned self] presses, x, y in
+                    guard presses == 2 else { return }
+                    change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
+                }))
         gtk_widget_add_controller(picture.pointer, click)
     }
 
@@ -211,19 +232,28 @@ final class ZoomingPicture {
     /// is judged when it ends, and may be a swipe.
     private func addDrag() {
         let gesture = gtk_gesture_drag_new()!
-        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-begin", point: { [unowned self] _, _ in
-            drag = (geometry.center, geometry.canPan)
-        }))
-        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-update", point: { [unowned self] dx, dy in
-            guard let drag, drag.pans else { return }
-            gtk_gesture_set_state(gesture, GTK_EVENT_SEQUENCE_CLAIMED)
-            pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
-        }))
-        keep(.connect(UnsafeMutableRawPointer(gesture), "drag-end", point: { [unowned self] dx, dy in
-            guard let drag else { return }
-            self.drag = nil
-            if let swipe = ZoomGeometry.swipe(dx: dx, dy: dy, pans: drag.pans) { onSwipe?(swipe.step) }
-        }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(gesture), "drag-begin",
+                point: { [unowned self] _, _ in
+                    drag = (geometry.center, geometry.canPan)
+                }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(gesture), "drag-update",
+                point: { [unowned self] dx, dy in
+                    guard let drag, drag.pans else { return }
+                    gtk_gesture_set_state(gesture, GTK_EVENT_SEQUENCE_CLAIMED)
+                    pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
+                }))
+        keep(
+            .connect(
+                UnsafeMutableRawPointer(gesture), "drag-end",
+                point: { [unowned self] dx, dy in
+                    guard let drag else { return }
+                    self.drag = nil
+                    if let swipe = ZoomGeometry.swipe(dx: dx, dy: dy, pans: drag.pans) { onSwipe?(swipe.step) }
+                }))
         gtk_widget_add_controller(picture.pointer, gesture)
     }
 

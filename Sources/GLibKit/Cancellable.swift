@@ -58,8 +58,10 @@ public final class CancelHandler: Sendable {
             _ = box.published.load(ordering: .acquiring)
             box.action()
         }
-        handler = g_cancellable_connect(cancellable.pointer, unsafeBitCast(callback, to: GCallback.self),
-                                        Unmanaged.passRetained(box).toOpaque()) { data in
+        handler = g_cancellable_connect(
+            cancellable.pointer, unsafeBitCast(callback, to: GCallback.self),
+            Unmanaged.passRetained(box).toOpaque()
+        ) { data in
             Unmanaged<Box>.fromOpaque(data!).release()
         }
     }

@@ -7,8 +7,9 @@ public enum MainLoop {
     /// Makes the calling thread the permanent owner of the default main context, so
     /// `isMainThread` holds on it even between loop iterations. Call once, on the GTK thread.
     public static func claimCurrentThread() {
-        precondition(g_main_context_acquire(g_main_context_default()) != 0,
-                     "another thread owns the default GLib main context")
+        precondition(
+            g_main_context_acquire(g_main_context_default()) != 0,
+            "another thread owns the default GLib main context")
     }
 
     /// True on the thread that owns (runs) the default GLib main context.
@@ -19,12 +20,16 @@ public enum MainLoop {
     /// Queues `body` on the main loop. With `waitUntilDone`, blocks until it has run (and runs
     /// it inline when already on the main thread, as Cocoa does). Closures queued from one
     /// thread run in the order they were queued.
-    public static func perform(waitUntilDone: Bool = false, priority: Int32 = G_PRIORITY_DEFAULT,
-                               _ body: @escaping @Sendable () -> Void) {
+    public static func perform(
+        waitUntilDone: Bool = false, priority: Int32 = G_PRIORITY_DEFAULT,
+        _ body: @escaping @Sendable () -> Void
+    ) {
         if waitUntilDone {
             if isMainThread { body(); return }
             let done = DispatchSemaphore(value: 0)
-            enqueue(priority: priority) { body(); done.signal() }
+            enqueue(priority: priority) {
+                body(); done.signal()
+            }
             done.wait()
         } else {
             enqueue(priority: priority, body)
@@ -33,10 +38,14 @@ public enum MainLoop {
 
     /// Runs `body` once on the thread that runs `context` (any GLib main context, e.g. a
     /// worker's own), at its next iteration or after `milliseconds`.
-    public static func perform(on context: OpaquePointer, afterMilliseconds milliseconds: UInt32? = nil,
-                               _ body: @escaping @Sendable () -> Void) {
+    public static func perform(
+        on context: OpaquePointer, afterMilliseconds milliseconds: UInt32? = nil,
+        _ body: @escaping @Sendable () -> Void
+    ) {
         let trigger = milliseconds.map { MainLoopSource.Trigger.timeout(milliseconds: $0) } ?? .idle
-        MainLoopSource.attachDetached(trigger, on: context) { body(); return .remove }
+        MainLoopSource.attachDetached(trigger, on: context) {
+            body(); return .remove
+        }
     }
 
     /// The app's one way back to the main thread: runs `body` on the main actor at a turn of
@@ -48,7 +57,9 @@ public enum MainLoop {
     /// the order they were attached (under the context's lock) and dispatches them in that
     /// order. `Task { @MainActor in }` gives no such promise: tasks made on threads of
     /// different priorities may run in either order.
-    public static func onMainActor(priority: Int32 = G_PRIORITY_DEFAULT, _ body: @escaping @MainActor @Sendable () -> Void) {
+    public static func onMainActor(
+        priority: Int32 = G_PRIORITY_DEFAULT, _ body: @escaping @MainActor @Sendable () -> Void
+    ) {
         enqueue(priority: priority) { MainActor.assumeIsolated { body() } }
     }
 
@@ -65,6 +76,8 @@ public enum MainLoop {
     private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {
         // An idle source rather than g_main_context_invoke: invoke runs inline on the owner
         // thread, and a queued call must never run before its caller returns.
-        MainLoopSource.attachDetached(.idle, priority: priority) { body(); return .remove }
+        MainLoopSource.attachDetached(.idle, priority: priority) {
+            body(); return .remove
+        }
     }
 }

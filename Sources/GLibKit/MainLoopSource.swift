@@ -46,24 +46,30 @@ public final class MainLoopSource: @unchecked Sendable {
 
     /// Attaches `callback` to `context` (the default main context when nil). The source stays
     /// attached until the callback returns `.remove`, `cancel()` is called or the handle is dropped.
-    public init(_ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT, on context: OpaquePointer? = nil,
-                _ callback: @escaping @Sendable () -> Action) {
+    public init(
+        _ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT, on context: OpaquePointer? = nil,
+        _ callback: @escaping @Sendable () -> Action
+    ) {
         source = Self.attach(trigger, priority: priority, on: context, callback)
     }
 
     /// Attaches `callback` with no handle: it runs until it returns `.remove` (or its context is
     /// destroyed), whoever created it. For one-shot work such as `MainLoop.perform`.
-    public static func attachDetached(_ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT,
-                                      on context: OpaquePointer? = nil,
-                                      _ callback: @escaping @Sendable () -> Action) {
+    public static func attachDetached(
+        _ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT,
+        on context: OpaquePointer? = nil,
+        _ callback: @escaping @Sendable () -> Action
+    ) {
         g_source_unref(attach(trigger, priority: priority, on: context, callback))
     }
 
     /// A timeout (or idle call, watch) of the default context whose callback runs on the main
     /// actor: that context is run by the main thread.
     @MainActor
-    public static func onMainActor(_ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT,
-                                   _ callback: @escaping @MainActor @Sendable () -> Action) -> MainLoopSource {
+    public static func onMainActor(
+        _ trigger: Trigger, priority: Int32 = G_PRIORITY_DEFAULT,
+        _ callback: @escaping @MainActor @Sendable () -> Action
+    ) -> MainLoopSource {
         MainLoopSource(trigger, priority: priority) { MainActor.assumeIsolated { callback() } }
     }
 
@@ -107,8 +113,10 @@ public final class MainLoopSource: @unchecked Sendable {
     }
 
     /// Creates, configures and attaches the source; returns it with the caller's reference.
-    private static func attach(_ trigger: Trigger, priority: Int32, on context: OpaquePointer?,
-                               _ callback: @escaping @Sendable () -> Action) -> UnsafeMutablePointer<GSource> {
+    private static func attach(
+        _ trigger: Trigger, priority: Int32, on context: OpaquePointer?,
+        _ callback: @escaping @Sendable () -> Action
+    ) -> UnsafeMutablePointer<GSource> {
         let source: UnsafeMutablePointer<GSource>
         let function: GSourceFunc
         switch trigger {

@@ -75,37 +75,48 @@ public final class SignalConnection {
 // MARK: - Typed connections (one C thunk per callback shape)
 
 extension SignalConnection {
-    private static func make<F>(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool, _ closure: F, thunk: GCallback) -> SignalConnection {
+    private static func make<F>(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool, _ closure: F, thunk: GCallback
+    ) -> SignalConnection {
         SignalConnection(instance: object, signal: signal, callback: thunk, box: ClosureBox(closure), after: after)
     }
 
     /// A signal with no arguments and no return value, e.g. `clicked`, `value-changed`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               _ handler: @escaping () -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        _ handler: @escaping () -> Void
+    ) -> SignalConnection {
         typealias F = () -> Void
         let thunk: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in unbox(data, as: F.self)() }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
     /// A signal with one pointer argument, e.g. a list item factory's `bind`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointer handler: @escaping (UnsafeMutableRawPointer?) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointer handler: @escaping (UnsafeMutableRawPointer?) -> Void
+    ) -> SignalConnection {
         typealias F = (UnsafeMutableRawPointer?) -> Void
-        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, a, data in unbox(data, as: F.self)(a) }
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, a, data in unbox(data, as: F.self)(a)
+        }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
     /// A signal with no arguments returning a gboolean, e.g. `close-request`.
-    public static func connectReturning(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                                        _ handler: @escaping () -> Bool) -> SignalConnection {
+    public static func connectReturning(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        _ handler: @escaping () -> Bool
+    ) -> SignalConnection {
         typealias F = () -> Bool
         let thunk: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in unbox(data, as: F.self)() ? 1 : 0 }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
     /// A signal with two doubles returning a gboolean, e.g. `GtkEventControllerScroll::scroll`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               doubles handler: @escaping (Double, Double) -> Bool) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        doubles handler: @escaping (Double, Double) -> Bool
+    ) -> SignalConnection {
         typealias F = (Double, Double) -> Bool
         let thunk: @convention(c) (gpointer?, Double, Double, gpointer?) -> gboolean = { _, x, y, data in
             unbox(data, as: F.self)(x, y) ? 1 : 0
@@ -114,8 +125,10 @@ extension SignalConnection {
     }
 
     /// A signal with three unsigned integers, e.g. `GListModel::items-changed`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               uints handler: @escaping (UInt32, UInt32, UInt32) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        uints handler: @escaping (UInt32, UInt32, UInt32) -> Void
+    ) -> SignalConnection {
         typealias F = (UInt32, UInt32, UInt32) -> Void
         let thunk: @convention(c) (gpointer?, guint, guint, guint, gpointer?) -> Void = { _, a, b, c, data in
             unbox(data, as: F.self)(a, b, c)
@@ -124,8 +137,10 @@ extension SignalConnection {
     }
 
     /// A signal with three unsigned integers returning a gboolean, e.g. `GtkEventControllerKey::key-pressed`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               keys handler: @escaping (UInt32, UInt32, UInt32) -> Bool) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        keys handler: @escaping (UInt32, UInt32, UInt32) -> Bool
+    ) -> SignalConnection {
         typealias F = (UInt32, UInt32, UInt32) -> Bool
         let thunk: @convention(c) (gpointer?, guint, guint, guint, gpointer?) -> gboolean = { _, a, b, c, data in
             unbox(data, as: F.self)(a, b, c) ? 1 : 0
@@ -134,8 +149,10 @@ extension SignalConnection {
     }
 
     /// A signal with one integer argument, e.g. `GtkDialog::response`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               int handler: @escaping (Int32) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        int handler: @escaping (Int32) -> Void
+    ) -> SignalConnection {
         typealias F = (Int32) -> Void
         let thunk: @convention(c) (gpointer?, gint, gpointer?) -> Void = { _, a, data in unbox(data, as: F.self)(a) }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
@@ -144,8 +161,10 @@ extension SignalConnection {
 
 extension SignalConnection {
     /// A signal with two integer arguments, e.g. `GdkPixbufLoader::size-prepared`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               ints handler: @escaping (Int32, Int32) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        ints handler: @escaping (Int32, Int32) -> Void
+    ) -> SignalConnection {
         typealias F = (Int32, Int32) -> Void
         let thunk: @convention(c) (gpointer?, gint, gint, gpointer?) -> Void = { _, a, b, data in
             unbox(data, as: F.self)(a, b)
@@ -156,8 +175,10 @@ extension SignalConnection {
 
 extension SignalConnection {
     /// A signal with one pointer argument returning a gboolean, e.g. `GtkEventControllerLegacy::event`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointerReturning handler: @escaping (UnsafeMutableRawPointer?) -> Bool) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerReturning handler: @escaping (UnsafeMutableRawPointer?) -> Bool
+    ) -> SignalConnection {
         typealias F = (UnsafeMutableRawPointer?) -> Bool
         let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> gboolean = { _, a, data in
             unbox(data, as: F.self)(a) ? 1 : 0
@@ -168,17 +189,22 @@ extension SignalConnection {
 
 extension SignalConnection {
     /// A signal with one pointer argument returning an int, e.g. `GApplication::command-line`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointerReturningInt handler: @escaping (UnsafeMutableRawPointer?) -> Int32) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerReturningInt handler: @escaping (UnsafeMutableRawPointer?) -> Int32
+    ) -> SignalConnection {
         typealias F = (UnsafeMutableRawPointer?) -> Int32
-        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> gint = { _, a, data in unbox(data, as: F.self)(a) }
+        let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> gint = { _, a, data in unbox(data, as: F.self)(a)
+        }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
     /// A signal with a pointer, an integer and a second pointer, e.g. `GApplication::open`
     /// (files, number of files, hint).
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointerIntPointer handler: @escaping (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void)
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerIntPointer handler: @escaping (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void
+    )
         -> SignalConnection
     {
         typealias F = (UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?) -> Void
@@ -192,8 +218,10 @@ extension SignalConnection {
 extension SignalConnection {
     /// A signal with a pointer and two doubles returning a gboolean, e.g. `GtkDropTarget::drop`
     /// (the dropped value, and where it was dropped).
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointerDoubles handler: @escaping (UnsafeMutableRawPointer?, Double, Double) -> Bool)
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerDoubles handler: @escaping (UnsafeMutableRawPointer?, Double, Double) -> Bool
+    )
         -> SignalConnection
     {
         typealias F = (UnsafeMutableRawPointer?, Double, Double) -> Bool
@@ -207,8 +235,10 @@ extension SignalConnection {
 extension SignalConnection {
     /// A signal with two pointers and an integer, e.g. `GFileMonitor::changed` (the file, the
     /// other file of a move, the kind of event).
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               pointerPointerInt handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Void)
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerPointerInt handler: @escaping (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Void
+    )
         -> SignalConnection
     {
         typealias F = (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32) -> Void
@@ -221,8 +251,10 @@ extension SignalConnection {
 
 extension SignalConnection {
     /// A signal with one double, e.g. `GtkGestureZoom::scale-changed`.
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               double handler: @escaping (Double) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        double handler: @escaping (Double) -> Void
+    ) -> SignalConnection {
         typealias F = (Double) -> Void
         let thunk: @convention(c) (gpointer?, Double, gpointer?) -> Void = { _, value, data in
             unbox(data, as: F.self)(value)
@@ -232,8 +264,10 @@ extension SignalConnection {
 
     /// A signal with two doubles and no return value, e.g. `GtkEventControllerMotion::motion`
     /// or `GtkGestureDrag::drag-update` (a point, or how far from one).
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               point handler: @escaping (Double, Double) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        point handler: @escaping (Double, Double) -> Void
+    ) -> SignalConnection {
         typealias F = (Double, Double) -> Void
         let thunk: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, x, y, data in
             unbox(data, as: F.self)(x, y)
@@ -243,8 +277,10 @@ extension SignalConnection {
 
     /// A signal with an integer and two doubles, e.g. `GtkGestureClick::pressed` (the number of
     /// presses in a row, and where).
-    public static func connect(_ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
-                               intPoint handler: @escaping (Int32, Double, Double) -> Void) -> SignalConnection {
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        intPoint handler: @escaping (Int32, Double, Double) -> Void
+    ) -> SignalConnection {
         typealias F = (Int32, Double, Double) -> Void
         let thunk: @convention(c) (gpointer?, gint, Double, Double, gpointer?) -> Void = { _, n, x, y, data in
             unbox(data, as: F.self)(n, x, y)

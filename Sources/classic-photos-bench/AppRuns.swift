@@ -53,7 +53,9 @@ func cameraList(_ camera: CameraPhotos, count: Int, in folder: URL) throws -> UR
 
 /// Starts the app on `list` (on `display`, or a display of its own) and waits for its first
 /// screen of rows; returns the session and it.
-func launchToFirstScreen(_ list: String, environment: [String: String] = [:], display: XvfbDisplay? = nil) throws
+func launchToFirstScreen(
+    _ list: String, environment: [String: String] = [:], display: XvfbDisplay? = nil
+) throws
     -> (app: AppSession, screen: (t: Double, rows: ClosedRange<Int>))
 {
     let app = try AppSession(arguments: [list], environment: environment, display: display)
@@ -95,7 +97,8 @@ func benchmarkLaunch(camera: CameraPhotos, rounds: Int, report: Report) throws {
     let bound = frame + pool
     let visible = visibleCounts.sorted()[visibleCounts.count / 2]
     report.heading("Launch to the first screen of rows")
-    report.add("""
+    report.add(
+        """
         The app started on a list of 10,000 camera photos (the generated ones in turn, by file \
         address), default window size (\(visible) rows visible), until every visible row shows \
         its sepia thumbnail. Times are on the trace's clock, which starts as the app's `main` \
@@ -108,13 +111,15 @@ func benchmarkLaunch(camera: CameraPhotos, rounds: Int, report: Report) throws {
         running (the plain pool of the section above, on those same files). Median of \
         \(rounds) rounds.
         """)
-    report.table(["", "time"], [
-        ["classic-photos: launch to the first screen of \(visible) sepia thumbnails", ms(ours)],
-        ["lower bound: first frame of the empty window", ms(frame)],
-        ["lower bound: + the \(visible) visible photos on a plain pool of \(cores) threads", ms(pool)],
-        ["lower bound", ms(bound)],
-        ["classic-photos / lower bound", format(ours / bound, 2) + "×"],
-    ])
+    report.table(
+        ["", "time"],
+        [
+            ["classic-photos: launch to the first screen of \(visible) sepia thumbnails", ms(ours)],
+            ["lower bound: first frame of the empty window", ms(frame)],
+            ["lower bound: + the \(visible) visible photos on a plain pool of \(cores) threads", ms(pool)],
+            ["lower bound", ms(bound)],
+            ["classic-photos / lower bound", format(ours / bound, 2) + "×"],
+        ])
 }
 
 // MARK: Cold and warm launch
@@ -137,12 +142,17 @@ func benchmarkColdWarm(camera: CameraPhotos, rounds: Int, report: Report) throws
             let (app, screen) = try launchToFirstScreen(list, environment: environment)
             _ = app.terminate()
             let requests = server.totalPhotoRequests - before
-            if launch == 0 { cold.append(screen.t); coldRequests.append(requests) } else { warm.append(screen.t); warmRequests.append(requests) }
+            if launch == 0 {
+                cold.append(screen.t); coldRequests.append(requests)
+            } else {
+                warm.append(screen.t); warmRequests.append(requests)
+            }
         }
     }
     let ratio = median(warm) / median(cold)
     report.heading("Cold and warm launch")
-    report.add("""
+    report.add(
+        """
         The app started twice in a row on a list of 10,000 camera photos served by a loopback \
         HTTP server that answers each photo after \(latency) ms and lets clients keep it \
         (`Cache-Control: max-age=3600`), each time until every visible row shows its sepia \
@@ -150,16 +160,22 @@ func benchmarkColdWarm(camera: CameraPhotos, rounds: Int, report: Report) throws
         empty cache folder (`XDG_CACHE_HOME`); warm: the second, with whatever the first left \
         there. Median of \(rounds) pairs.
         """)
-    report.table(["", "to the first screen", "photo requests the server answered"], [
-        ["cold launch", ms(median(cold)), "\(coldRequests.sorted()[coldRequests.count / 2])"],
-        ["warm launch", ms(median(warm)), "\(warmRequests.sorted()[warmRequests.count / 2])"],
-    ])
-    let coldMedian = coldRequests.sorted()[coldRequests.count / 2], warmMedian = warmRequests.sorted()[warmRequests.count / 2]
+    report.table(
+        ["", "to the first screen", "photo requests the server answered"],
+        [
+            ["cold launch", ms(median(cold)), "\(coldRequests.sorted()[coldRequests.count / 2])"],
+            ["warm launch", ms(median(warm)), "\(warmRequests.sorted()[warmRequests.count / 2])"],
+        ])
+    let coldMedian = coldRequests.sorted()[coldRequests.count / 2],
+        warmMedian = warmRequests.sorted()[warmRequests.count / 2]
     if warmMedian >= coldMedian {
-        report.add("The disk cache did not answer: the warm launch asked the server for \(warmMedian) photos again, "
-                   + "as many as the cold one.")
+        report.add(
+            "The disk cache did not answer: the warm launch asked the server for \(warmMedian) photos again, "
+                + "as many as the cold one.")
     }
-    report.target("warm launch to first screen", target: "≤ 0.5 × cold", measured: format(ratio, 2) + " × cold", met: ratio <= 0.5)
+    report.target(
+        "warm launch to first screen", target: "≤ 0.5 × cold", measured: format(ratio, 2) + " × cold", met: ratio <= 0.5
+    )
 }
 
 // MARK: Wheel scrolling over 10,000 rows
@@ -232,7 +248,8 @@ func scrollApp(list: URL) throws -> ScrollRun {
     var events = Array(app.events().dropFirst(mark))
     // From the scroll's start (the header's spinner may still have been turning before it).
     let began = events.first { $0.event.name == .scrollBegin }?.t ?? 0
-    run.intervals = frameIntervals(events.filter { $0.event.name == .framePainted && $0.t >= began }.map(\.t), seconds: seconds)
+    run.intervals = frameIntervals(
+        events.filter { $0.event.name == .framePainted && $0.t >= began }.map(\.t), seconds: seconds)
     let bound = Set(events.filter { $0.event.name == .rowShown }.compactMap(\.event.row))
     run.rowsEverVisible = bound.count
     run.furthestRow = bound.max() ?? 0
@@ -256,15 +273,17 @@ func scrollApp(list: URL) throws -> ScrollRun {
     usleep(2_500_000)
     (run.peakAfterHome, run.residentAfterHome) = memory(of: app.processIdentifier)
     events = app.events()
-    run.endHomeStall = events.dropFirst(keysMark).filter { $0.event.name == .mainloopStall }.compactMap(\.event.ms).max() ?? 0
+    run.endHomeStall =
+        events.dropFirst(keysMark).filter { $0.event.name == .mainloopStall }.compactMap(\.event.ms).max() ?? 0
     run.rowsDecoded = Set(events.filter { $0.event.state == .filtered }.compactMap(\.event.row)).count
     return run
 }
 
 func scrollSynchronous(list: URL, plain: Bool = false) throws -> ScrollRun {
     var run = ScrollRun()
-    let app = try AppSession(executable: Products.executable("classic-photos-bench"),
-                             arguments: [plain ? SynchronousList.plainFlag : SynchronousList.flag, list.path])
+    let app = try AppSession(
+        executable: Products.executable("classic-photos-bench"),
+        arguments: [plain ? SynchronousList.plainFlag : SynchronousList.flag, list.path])
     defer { _ = app.terminate() }
     try app.waitFor(event: .windowShown, timeout: 300)
     // The first rows are bound (and their photos decoded) before the first frame; wait until
@@ -303,18 +322,19 @@ func benchmarkScrolling(camera: CameraPhotos, rounds: Int, report: Report) throw
         return [format(frames, 0), ms(p50, 1), ms(p99, 1), ms(worst, 1)]
     }
     func m(_ value: (ScrollRun) -> Double) -> Double { median(ours.map(value)) }
-    func m(_ value: (ScrollRun) -> Int) -> Int { ours.map(value).sorted()[ours.count / 2] }
+    func whole(_ value: (ScrollRun) -> Int) -> Int { ours.map(value).sorted()[ours.count / 2] }
 
     report.heading("Wheel-scrolling 10,000 rows")
-    report.add("""
+    report.add(
+        """
         The app on a list of 10,000 camera photos (by file address, each row a file of its own), \
         default window size, under \
         Xvfb with GTK's cairo renderer. Once the first screen is shown, xdotool turns the wheel \
         over the list for \(format(m { $0.wheelSeconds })) s: \(wheelLegClicks) clicks down, one every \
         \(wheelDelayMs) ms, then \(wheelLegClicks) up, and so on (GTK 4.8 speeds a fast wheel up, \
         so one long turn would carry the list to its end in about a second and leave it resting \
-        there). In the app's trace the list went as far as row \(m { $0.furthestRow }) and bound \
-        \(m { $0.rowsEverVisible }) different rows on the way. Frame intervals are the times between the window's frame clock \
+        there). In the app's trace the list went as far as row \(whole { $0.furthestRow }) and bound \
+        \(whole { $0.rowsEverVisible }) different rows on the way. Frame intervals are the times between the window's frame clock \
         `after-paint` signals (the app traces them as `frame.painted` when \
         `CLASSIC_PHOTOS_TRACE_FRAMES=1`), from the first frame of the scroll for as long as the \
         wheel turned. The tutorial's first version is a plain GTK list of the same rows in the \
@@ -327,43 +347,67 @@ func benchmarkScrolling(camera: CameraPhotos, rounds: Int, report: Report) throw
         their 80-pixel height): what GTK 4.8's list view and the cairo renderer cost by \
         themselves on this machine, a floor for any list; \(plain.count) rounds.
         """)
-    report.table(["while the wheel turns", "frames", "p50 interval", "p99 interval", "longest"], [
-        ["classic-photos"] + stats(ours),
-        ["the tutorial's synchronous list"] + stats(sync),
-        ["a plain GTK list of the names, no pictures (GTK's own cost)"] + stats(plain),
-    ])
+    report.table(
+        ["while the wheel turns", "frames", "p50 interval", "p99 interval", "longest"],
+        [
+            ["classic-photos"] + stats(ours),
+            ["the tutorial's synchronous list"] + stats(sync),
+            ["a plain GTK list of the names, no pictures (GTK's own cost)"] + stats(plain),
+        ])
     let p99 = median(ours.map { percentile($0.intervals, 0.99) })
-    report.target("p99 frame interval while wheel-scrolling 10,000 rows", target: "≤ 17 ms", measured: ms(p99, 1), met: p99 <= 0.017)
+    report.target(
+        "p99 frame interval while wheel-scrolling 10,000 rows", target: "≤ 17 ms", measured: ms(p99, 1),
+        met: p99 <= 0.017)
 
-    report.add("""
+    report.add(
+        """
         Work started during that scroll and the 2 s after it (the rows it stopped on loading), \
         against the rows that went past: those the list bound to a row widget on the way \
         (`row.shown`; GTK binds a row just before it comes into view):
         """)
-    report.table(["", "count"], [
-        ["rows bound on the way (distinct)", "\(m { $0.rowsEverVisible })"],
-        ["downloads started (`op.start`, kind download)", "\(m { $0.downloadsStarted })"],
-        ["rows they were for", "\(m { $0.rowsWithDownloads })"],
-        ["operations cancelled (`op.cancel`)", "\(m { $0.cancelled })"],
-    ])
+    report.table(
+        ["", "count"],
+        [
+            ["rows bound on the way (distinct)", "\(whole { $0.rowsEverVisible })"],
+            ["downloads started (`op.start`, kind download)", "\(whole { $0.downloadsStarted })"],
+            ["rows they were for", "\(whole { $0.rowsWithDownloads })"],
+            ["operations cancelled (`op.cancel`)", "\(whole { $0.cancelled })"],
+        ])
 
     let stall = m { $0.endHomeStall }
-    report.add("""
+    report.add(
+        """
         Then the list is clicked and End pressed (the last rows load), and 2.5 s later Home \
         (the first rows, loaded before, show again). The longest main-loop stall between the \
         two keys and 2.5 s after Home, from the app's watchdog (it traces stalls over 16 ms): \
         \(stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms") (rounds: \(ours.map { $0.endHomeStall == 0 ? "none" : format($0.endHomeStall, 0) + " ms" }.joined(separator: ", "))).
         """)
-    report.target("main-loop stall on End / Home, 10,000 rows", target: "< 32 ms",
-                  measured: stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms", met: stall < 32)
+    report.target(
+        "main-loop stall on End / Home, 10,000 rows", target: "< 32 ms",
+        measured: stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms", met: stall < 32)
 
-    report.add("Memory of the app's process (`/proc/PID/status`) after the first screen, after the wheel "
-               + "scroll and End (\(m { $0.rowsDecoded }) rows given sepia thumbnails in all by then), and after Home:")
-    report.table(["", "peak resident (VmHWM)", "resident now (VmRSS)"], [
-        ["after the first screen (before the scroll)", megabytes(m { $0.peakAfterLaunch }), megabytes(m { $0.residentAfterLaunch })],
-        ["after scrolling the 10,000 rows down to the end", megabytes(m { $0.peakAfterEnd }), megabytes(m { $0.residentAfterEnd })],
-        ["after scrolling back to the top", megabytes(m { $0.peakAfterHome }), megabytes(m { $0.residentAfterHome })],
-    ])
+    report.add(
+        "Memory of the app's process (`/proc/PID/status`) after the first screen, after the wheel "
+            + "scroll and End (\(whole { $0.rowsDecoded }) rows given sepia thumbnails in all by then), and after Home:"
+    )
+    report.table(
+        ["", "peak resident (VmHWM)", "resident now (VmRSS)"],
+        [
+            [
+                "after the first screen (before the scroll)", megabytes(m { $0.peakAfterLaunch }),
+                megabytes(m { $0.residentAfterLaunch }),
+            ],
+            [
+                "after scrolling the 10,000 rows down to the end", megabytes(m { $0.peakAfterEnd }),
+                megabytes(m { $0.residentAfterEnd }),
+            ],
+            [
+                "after scrolling back to the top", megabytes(m { $0.peakAfterHome }),
+                megabytes(m { $0.residentAfterHome }),
+            ],
+        ])
     let peak = m { $0.peakAfterHome }
-    report.target("peak RSS, 10,000 camera-photo rows scrolled", target: "< 250 MB", measured: megabytes(peak), met: peak < 250 * 1_048_576)
+    report.target(
+        "peak RSS, 10,000 camera-photo rows scrolled", target: "< 250 MB", measured: megabytes(peak),
+        met: peak < 250 * 1_048_576)
 }

@@ -27,7 +27,8 @@ struct BigFolder {
     init(count: Int, linking photos: [CameraPhoto], in parent: URL) throws {
         // Other folders may link to the same photos; past the limit, link() says so (EMLINK).
         guard !photos.isEmpty, (count + photos.count - 1) / photos.count < Self.linksPerFile else {
-            throw BenchError("\(count) links over \(photos.count) photos would pass ext4's \(Self.linksPerFile) links a file")
+            throw BenchError(
+                "\(count) links over \(photos.count) photos would pass ext4's \(Self.linksPerFile) links a file")
         }
         let start = LoopbackServer.now()
         folder = parent.appendingPathComponent("pictures-\(count)", isDirectory: true)
@@ -83,7 +84,9 @@ func runAppOnBigFolder(_ folder: BigFolder, cache: URL) throws -> BigFolderAppRu
     _ = app.terminate()
     let end = listed.t + bigFolderStallWindow
     let stalls = events.compactMap { record -> Double? in
-        guard record.event.name == .mainloopStall, let ms = record.event.ms, record.t - ms / 1000 <= end else { return nil }
+        guard record.event.name == .mainloopStall, let ms = record.event.ms, record.t - ms / 1000 <= end else {
+            return nil
+        }
         return ms
     }
     let covered = events.filter { record in
@@ -148,8 +151,10 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
                 let cache = try temporaryFolder("bigfolder-\(peer.name)-cache")
                 let config = try temporaryFolder("bigfolder-\(peer.name)-config")
                 defer { for made in [cache, config] { try? FileManager.default.removeItem(at: made) } }
-                let cold = try runPeer(peer, folder: folder.folder, firstPhoto: folder.firstPicture, cache: cache, config: config)
-                let warm = try runPeer(peer, folder: folder.folder, firstPhoto: folder.firstPicture, cache: cache, config: config)
+                let cold = try runPeer(
+                    peer, folder: folder.folder, firstPhoto: folder.firstPicture, cache: cache, config: config)
+                let warm = try runPeer(
+                    peer, folder: folder.folder, firstPhoto: folder.firstPicture, cache: cache, config: config)
                 theirs[folder.count, default: [:]][peer.name, default: []].append((cold, warm))
             }
         }
@@ -202,7 +207,8 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         func shifted(_ value: Double?) -> String { value.map { ms(exec + $0) } ?? "–" }
         peerTable.append([
             "classic-photos, \(grouped(folder.count)) pictures",
-            shifted(middle(runs.map(\.cold.firstThumbnail))), shifted(median(runs.map(\.cold.firstScreen))) + " (\(middle(runs.map(\.cold.screenRows))))",
+            shifted(middle(runs.map(\.cold.firstThumbnail))),
+            shifted(median(runs.map(\.cold.firstScreen))) + " (\(middle(runs.map(\.cold.screenRows))))",
             shifted(middle(runs.map(\.warm.firstThumbnail))), shifted(median(runs.map(\.warm.firstScreen))),
             "\(middle(runs.map(\.cold.thumbnails))) (stopped \(format(bigFolderStallWindow + 1, 0)) s after the list was complete)",
         ])
@@ -214,14 +220,19 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
             func when(_ runs: [PeerRun], _ count: Int) -> String {
                 if let t = middle(runs.map { $0.time(of: count) }) { return ms(t) }
                 let stopped = median(runs.map(\.watchedFor))
-                return stopped >= peerLimit - 0.1 ? "> \(format(peerLimit, 0)) s" : "none (exited after \(format(stopped)) s)"
+                return stopped >= peerLimit - 0.1
+                    ? "> \(format(peerLimit, 0)) s" : "none (exited after \(format(stopped)) s)"
             }
             let warmRuns = runs.map(\.warm)
             // Where the cold launch cached nothing, the warm one has nothing to read: it is
             // timed by what it writes, as a cold one is.
             let uncached = runs.filter { $0.cold.written == 0 }.count
-            let warmNote = uncached == 0 ? "" : uncached == runs.count ? " (nothing cached)"
-                : " (nothing cached in \(uncached) of \(runs.count) rounds)"
+            let warmNote =
+                uncached == 0
+                ? ""
+                : uncached == runs.count
+                    ? " (nothing cached)"
+                    : " (nothing cached in \(uncached) of \(runs.count) rounds)"
             peerTable.append([
                 "\(peer.title), \(grouped(folder.count)) pictures",
                 when(runs.map(\.cold), 1), when(runs.map(\.cold), shown) + " (\(shown))",
@@ -231,12 +242,15 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         }
     }
     for missing in [Peer.eog, Peer.gthumb] where !missing.isInstalled {
-        peerTable.append(["\(missing.name) (not installed: Debian package `\(missing.package)`)", "–", "–", "–", "–", "–"])
+        peerTable.append([
+            "\(missing.name) (not installed: Debian package `\(missing.package)`)", "–", "–", "–", "–", "–",
+        ])
     }
 
     let linking = folders.reduce(0) { $0 + $1.seconds }
     report.heading("Folders of 20,000 and 100,000 pictures")
-    report.add("""
+    report.add(
+        """
         Two folders, of \(folders.map { grouped($0.count) }.joined(separator: " and ")) pictures, made of hard links \
         to the \(camera.photos.count) camera photos of the section above (picture `n` links to photo `n` modulo \
         \(camera.photos.count), so no file passes ext4's limit of \(grouped(BigFolder.linksPerFile)) links), \
@@ -247,7 +261,8 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         a cold disk: the folder's entries and the photos' bytes are in the kernel's page cache, as they are for \
         a folder just copied or browsed before.
         """)
-    report.add("""
+    report.add(
+        """
         classic-photos (`classic-photos FOLDER`), read from its trace, on the trace's clock (from the start of \
         the app's `main`; loading the executable before that takes \(ms(exec)), a whole \
         `classic-photos --version` run): the first row bound to a picture (`row.shown`, the first name on \
@@ -256,9 +271,13 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         16 ms) that began between the start and \(format(bigFolderStallWindow, 0)) s after the list was \
         complete. Median of \(rounds) round\(rounds == 1 ? "" : "s").
         """)
-    report.table(["classic-photos on a folder of", "first row shown", "first screen done", "whole folder listed",
-                  "longest main-loop stall"], appTable)
-    report.add("""
+    report.table(
+        [
+            "classic-photos on a folder of", "first row shown", "first screen done", "whole folder listed",
+            "longest main-loop stall",
+        ], appTable)
+    report.add(
+        """
         Beside eog (started on the first picture, gallery shown) and gThumb (started on the folder), timed as \
         in the section above from each process's start, by the thumbnails they write to the cache when cold \
         and open from it when warm: the first one, and the first screen, as many as the app's first screen \
@@ -268,33 +287,40 @@ func benchmarkBigFolders(_ camera: CameraFolder, rounds: Int, report: Report) th
         reads "> \(format(peerLimit, 0)) s". The app's figures here are its trace's plus the \(ms(exec)) of \
         loading it, and its first thumbnail is its first row done. Median of \(rounds) round\(rounds == 1 ? "" : "s").
         """)
-    report.table(["from the process start", "cold: first thumbnail", "cold: first screen", "warm: first thumbnail",
-                  "warm: first screen", "thumbnails written (cold)"], peerTable)
+    report.table(
+        [
+            "from the process start", "cold: first thumbnail", "cold: first screen", "warm: first thumbnail",
+            "warm: first screen", "thumbnails written (cold)",
+        ], peerTable)
     let appRuns = ours.values.flatMap { $0.flatMap { [$0.cold, $0.warm] } }
     if !appRuns.isEmpty, appRuns.allSatisfy({ $0.thumbnails == 0 && $0.coveredByPreview >= $0.screenRows }) {
-        report.add("""
+        report.add(
+            """
             The app wrote no thumbnail to the cache: every row it showed took its picture from the EXIF \
             thumbnail its photo carries, large enough for a row (`row.preview` with `covers`), so no photo was \
             decoded, and a warm launch has nothing more to find than a cold one.
             """)
     }
-    report.add("This section took \(format(LoopbackServer.now() - started, 0)) s, of which \(format(linking)) s "
-               + "making the links (the camera photos are made once, for the sections that share them).")
+    report.add(
+        "This section took \(format(LoopbackServer.now() - started, 0)) s, of which \(format(linking)) s "
+            + "making the links (the camera photos are made once, for the sections that share them).")
 
     for folder in folders {
         let runs = ours[folder.count] ?? []
         let limit = folder.count <= 20_000 ? 0.5 : 1.0
         let cold = median(runs.map(\.cold.firstScreen)), warm = median(runs.map(\.warm.firstScreen))
-        report.target("\(grouped(folder.count))-picture folder, start → first screen done",
-                      target: "≤ \(format(limit)) s",
-                      measured: "cold \(ms(cold)), warm \(ms(warm)) (trace clock; + \(ms(exec)) loading the executable)",
-                      met: runs.isEmpty ? nil : max(cold, warm) <= limit)
+        report.target(
+            "\(grouped(folder.count))-picture folder, start → first screen done",
+            target: "≤ \(format(limit)) s",
+            measured: "cold \(ms(cold)), warm \(ms(warm)) (trace clock; + \(ms(exec)) loading the executable)",
+            met: runs.isEmpty ? nil : max(cold, warm) <= limit)
     }
     for folder in folders {
         let runs = ours[folder.count] ?? []
         let worst = runs.flatMap { [$0.cold.stall, $0.warm.stall] }.max() ?? 0
-        report.target("main-loop stall while a \(grouped(folder.count))-picture folder fills (worst launch)",
-                      target: "≤ 50 ms", measured: stallText(worst) + " (of \(runs.count * 2) launches, cold and warm)",
-                      met: runs.isEmpty ? nil : worst <= 50)
+        report.target(
+            "main-loop stall while a \(grouped(folder.count))-picture folder fills (worst launch)",
+            target: "≤ 50 ms", measured: stallText(worst) + " (of \(runs.count * 2) launches, cold and warm)",
+            met: runs.isEmpty ? nil : worst <= 50)
     }
 }

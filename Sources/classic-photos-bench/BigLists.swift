@@ -8,14 +8,16 @@ import TestSupport
 @MainActor
 func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
     let photos = Products.packageRoot.appendingPathComponent("data/photos")
-    let files = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.hasSuffix(".jpg") }.sorted()
+    let files = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.hasSuffix(".jpg") }
+        .sorted()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-app-lists-\(getpid())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     report.heading("Big lists in the app")
-    report.add("The real app (release build) under Xvfb with GTK's cairo renderer opens an array list of the "
-               + "bundled photos by absolute address; median of \(rounds) rounds. Resident memory is read "
-               + "2.5 s after the list was shown.")
+    report.add(
+        "The real app (release build) under Xvfb with GTK's cairo renderer opens an array list of the "
+            + "bundled photos by absolute address; median of \(rounds) rounds. Resident memory is read "
+            + "2.5 s after the list was shown.")
     var table: [[String]] = []
     var resident: [Int: Double] = [:]
     var textPerRow: [Int: Double] = [:]
@@ -38,7 +40,9 @@ func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
         for _ in 0..<rounds {
             let app = try AppSession(source: list.path)
             let loaded = try app.waitFor(event: .sourceLoaded, timeout: 120)
-            guard loaded.event.rows == count else { throw BenchError("the app showed \(loaded.event.rows.map(String.init) ?? "?") rows") }
+            guard loaded.event.rows == count else {
+                throw BenchError("the app showed \(loaded.event.rows.map(String.init) ?? "?") rows")
+            }
             // Settle: visible photos decoded, freed parse memory handed back.
             usleep(2_500_000)
             memory.append(Double(app.residentBytes ?? 0))
@@ -51,18 +55,22 @@ func benchmarkBigListsInApp(rounds: Int, report: Report) throws {
         resident[count] = median(memory)
         let worst = stalls.max() ?? 0
         worstStall[count] = worst
-        let stall = worst == 0 ? "none over 16 ms" : "\(format(median(stalls), 0)) ms (worst round \(format(worst, 0)) ms)"
+        let stall =
+            worst == 0 ? "none over 16 ms" : "\(format(median(stalls), 0)) ms (worst round \(format(worst, 0)) ms)"
         table.append(["\(count)", ms(median(shown)), stall, format(median(memory) / 1_048_576, 0) + " MB"])
     }
-    report.table(["rows", "`source.start` to `source.loaded`", "longest main-loop stall while loading", "resident memory"], table)
+    report.table(
+        ["rows", "`source.start` to `source.loaded`", "longest main-loop stall while loading", "resident memory"], table
+    )
     if let stall = worstStall[100_000] {
-        report.target("main-loop stall showing a 100,000-row list (worst round)", target: "< 50 ms",
-                      measured: stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms", met: stall < 50)
+        report.target(
+            "main-loop stall showing a 100,000-row list (worst round)", target: "< 50 ms",
+            measured: stall == 0 ? "none over 16 ms" : format(stall, 1) + " ms", met: stall < 50)
     }
     if let small = resident[10_000], let big = resident[1_000_000], let text = textPerRow[1_000_000] {
         let perRow = (big - small) / Double(1_000_000 - 10_000)
-        report.add("Memory per row: \(format(perRow, 0)) bytes, of which the list's own text (names and addresses) "
-                   + "\(format(text, 0)) bytes: \(format(perRow - text, 0)) bytes a row beyond the text.")
+        report.add(
+            "Memory per row: \(format(perRow, 0)) bytes, of which the list's own text (names and addresses) "
+                + "\(format(text, 0)) bytes: \(format(perRow - text, 0)) bytes a row beyond the text.")
     }
 }
-

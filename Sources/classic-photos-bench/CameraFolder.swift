@@ -35,13 +35,16 @@ final class CameraFolder {
         defer { if !made { try? FileManager.default.removeItem(at: root) } }
         let making = root.appendingPathComponent("making", isDirectory: true)
         let thumbnails = making.appendingPathComponent("thumbnails", isDirectory: true)
-        for made in [folder, thumbnails] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+        for made in [folder, thumbnails] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
 
         let (width, height) = (4000, 3000)
         let pictures = (0..<2).map { making.appendingPathComponent("picture-\($0).mpc").path }
-        try Self.inParallel(pictures.enumerated().map { n, picture in
-            CameraPhotos.picture(width: width, height: height, seed: 101 + 100 * n) + [picture]
-        })
+        try Self.inParallel(
+            pictures.enumerated().map { n, picture in
+                CameraPhotos.picture(width: width, height: height, seed: 101 + 100 * n) + [picture]
+            })
 
         let photos = (0..<count).map { (n: Int) -> CameraPhoto in
             let url = folder.appendingPathComponent(String(format: "photo-%03d.jpg", n + 1))
@@ -50,21 +53,23 @@ final class CameraFolder {
         // Cantarell is installed with the app's own dependencies; without it the photos are
         // told apart by their offsets alone.
         let font = "/usr/share/fonts/opentype/cantarell/Cantarell-Bold.otf"
-        let stamp = FileManager.default.fileExists(atPath: font)
+        let stamp =
+            FileManager.default.fileExists(atPath: font)
             ? ["-font", font, "-pointsize", "240", "-fill", "white", "-gravity", "southeast"] : []
-        try Self.inParallel(pictures.indices.map { half in
-            var arguments = [pictures[half]] + CameraPhotos.cameraJPEG + stamp
-            for (n, photo) in photos.enumerated() where n % pictures.count == half {
-                arguments += ["(", "+clone", "-roll", "+\(n * 1237 % width)+\(n * 743 % height)"]
-                if !stamp.isEmpty { arguments += ["-annotate", "+120+90", "No. \(n + 1)"] }
-                arguments += [
-                    "-interlace", photo.progressive ? "JPEG" : "none", "-write", photo.url.path,
-                    "-interlace", "none", "-thumbnail", "\(width / 25)x\(height / 25)", "-strip",
-                    "-write", thumbnails.appendingPathComponent(photo.url.lastPathComponent).path, "+delete", ")",
-                ]
-            }
-            return arguments + ["null:"]
-        })
+        try Self.inParallel(
+            pictures.indices.map { half in
+                var arguments = [pictures[half]] + CameraPhotos.cameraJPEG + stamp
+                for (n, photo) in photos.enumerated() where n % pictures.count == half {
+                    arguments += ["(", "+clone", "-roll", "+\(n * 1237 % width)+\(n * 743 % height)"]
+                    if !stamp.isEmpty { arguments += ["-annotate", "+120+90", "No. \(n + 1)"] }
+                    arguments += [
+                        "-interlace", photo.progressive ? "JPEG" : "none", "-write", photo.url.path,
+                        "-interlace", "none", "-thumbnail", "\(width / 25)x\(height / 25)", "-strip",
+                        "-write", thumbnails.appendingPathComponent(photo.url.lastPathComponent).path, "+delete", ")",
+                    ]
+                }
+                return arguments + ["null:"]
+            })
 
         try Self.exiftool(["-ThumbnailImage<=" + thumbnails.path + "/%f.jpg", folder.path])
         try Self.exiftool(["-Orientation#=6"] + photos.filter { $0.rotated }.map { $0.url.path })
@@ -78,8 +83,9 @@ final class CameraFolder {
             guard Self.hasEXIFThumbnail(try handle.read(upToCount: 64 * 1024) ?? Data()) else {
                 throw BenchError("exiftool left \(photo.url.lastPathComponent) without an EXIF thumbnail")
             }
-            return CameraPhoto(url: photo.url, megapixels: photo.megapixels, progressive: photo.progressive,
-                               rotated: photo.rotated, bytes: size)
+            return CameraPhoto(
+                url: photo.url, megapixels: photo.megapixels, progressive: photo.progressive,
+                rotated: photo.rotated, bytes: size)
         }
         seconds = LoopbackServer.now() - start
         made = true
@@ -92,7 +98,8 @@ final class CameraFolder {
     /// A line describing the folder, for the report.
     var summary: String {
         let mb = Double(totalBytes) / 1_048_576
-        return "\(photos.count) generated 12-megapixel JPEG photos, all different (\(format(mb / Double(photos.count))) MB "
+        return
+            "\(photos.count) generated 12-megapixel JPEG photos, all different (\(format(mb / Double(photos.count))) MB "
             + "each on average, \(format(mb, 0)) MB in all; made in \(format(seconds)) s), named in order: "
             + "\(photos.filter(\.progressive).count) progressive, \(photos.filter(\.rotated).count) "
             + "with an EXIF Orientation tag of 6, and every one carrying a 160×120 EXIF thumbnail made from its own pixels, "
@@ -105,10 +112,14 @@ final class CameraFolder {
         var at = 2
         while at + 4 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
             let end = at + 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
-            if bytes[at + 1] == 0xE1, end <= bytes.count, bytes[(at + 4)..<min(end, at + 10)].elementsEqual(Array("Exif".utf8) + [0, 0]) {
+            if bytes[at + 1] == 0xE1, end <= bytes.count,
+                bytes[(at + 4)..<min(end, at + 10)].elementsEqual(Array("Exif".utf8) + [0, 0])
+            {
                 // A start-of-image marker inside it: IFD1's thumbnail.
                 guard end - 2 > at + 10 else { return false }
-                return ((at + 10)..<(end - 2)).contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD8 && bytes[$0 + 2] == 0xFF }
+                return ((at + 10)..<(end - 2)).contains {
+                    bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD8 && bytes[$0 + 2] == 0xFF
+                }
             }
             at = end
         }
@@ -119,8 +130,9 @@ final class CameraFolder {
     private static func inParallel(_ runs: [[String]]) throws {
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: runs.count) { n in
-            let result = try? run(URL(fileURLWithPath: "/usr/bin/convert"), runs[n],
-                                  environment: ["MAGICK_THREAD_LIMIT": "1", "OMP_NUM_THREADS": "1"], timeout: 600)
+            let result = try? run(
+                URL(fileURLWithPath: "/usr/bin/convert"), runs[n],
+                environment: ["MAGICK_THREAD_LIMIT": "1", "OMP_NUM_THREADS": "1"], timeout: 600)
             if result?.status != 0 {
                 failures.withLock { $0.append(String(result?.stderr.prefix(300) ?? "did not run")) }
             }

@@ -31,15 +31,17 @@ final class CameraPhotos {
     /// sizes (flat colours would compress to almost nothing and decode unrealistically fast).
     init() throws {
         let start = LoopbackServer.now()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-bench-photos-\(getpid())")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "classic-photos-bench-photos-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var photos: [CameraPhoto] = []
         for (megapixels, width, height, seed) in [(12, 4000, 3000, 12), (24, 6000, 4000, 24)] {
             let base = folder.appendingPathComponent("camera-\(megapixels)mp").path
-            let arguments = Self.picture(width: width, height: height, seed: seed) + Self.cameraJPEG + [
-                "(", "+clone", "-interlace", "none", "-write", base + "-baseline.jpg", "+delete", ")",
-                "-interlace", "JPEG", base + "-progressive.jpg",
-            ]
+            let arguments =
+                Self.picture(width: width, height: height, seed: seed) + Self.cameraJPEG + [
+                    "(", "+clone", "-interlace", "none", "-write", base + "-baseline.jpg", "+delete", ")",
+                    "-interlace", "JPEG", base + "-progressive.jpg",
+                ]
             let result = try run(URL(fileURLWithPath: "/usr/bin/convert"), arguments, timeout: 300)
             guard result.status == 0 else {
                 throw BenchError("ImageMagick could not make the test photos: \(result.stderr.prefix(300))")
@@ -47,12 +49,17 @@ final class CameraPhotos {
             for progressive in [false, true] {
                 let upright = URL(fileURLWithPath: base + (progressive ? "-progressive.jpg" : "-baseline.jpg"))
                 let data = try Data(contentsOf: upright)
-                let rotated = URL(fileURLWithPath: base + (progressive ? "-progressive" : "-baseline") + "-exif-rotated.jpg")
+                let rotated = URL(
+                    fileURLWithPath: base + (progressive ? "-progressive" : "-baseline") + "-exif-rotated.jpg")
                 try Self.withOrientation(data, 6).write(to: rotated)
-                photos.append(CameraPhoto(url: upright, megapixels: megapixels, progressive: progressive, rotated: false,
-                                          bytes: data.count))
-                photos.append(CameraPhoto(url: rotated, megapixels: megapixels, progressive: progressive, rotated: true,
-                                          bytes: data.count + 34))
+                photos.append(
+                    CameraPhoto(
+                        url: upright, megapixels: megapixels, progressive: progressive, rotated: false,
+                        bytes: data.count))
+                photos.append(
+                    CameraPhoto(
+                        url: rotated, megapixels: megapixels, progressive: progressive, rotated: true,
+                        bytes: data.count + 34))
             }
         }
         self.photos = photos

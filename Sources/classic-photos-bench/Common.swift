@@ -43,7 +43,7 @@ func timed(rounds: Int, _ body: () throws -> Void) rethrows -> Double {
 func tool(_ path: String, _ arguments: [String]) -> Bool {
     let oneThread = ["MAGICK_THREAD_LIMIT": "1", "OMP_NUM_THREADS": "1", "VIPS_CONCURRENCY": "1"]
     guard FileManager.default.isExecutableFile(atPath: path),
-          let result = try? run(URL(fileURLWithPath: path), arguments, environment: oneThread, timeout: 300)
+        let result = try? run(URL(fileURLWithPath: path), arguments, environment: oneThread, timeout: 300)
     else { return false }
     if result.status != 0 { say("(\(path) failed: \(result.stderr.prefix(200)))") }
     return result.status == 0
@@ -53,8 +53,9 @@ func tool(_ path: String, _ arguments: [String]) -> Bool {
 /// optionally with sepia.
 func thumbnail(_ url: URL, fetcher: PhotoFetcher, sepia: SepiaFilter?, side: Int = 160) throws -> PhotoImage {
     let cancellable = Cancellable()
-    let image = try ImageDecoder.decode(fetcher.open(url, cancellable: cancellable), size: .square(side),
-                                        cancellable: cancellable)
+    let image = try ImageDecoder.decode(
+        fetcher.open(url, cancellable: cancellable), size: .square(side),
+        cancellable: cancellable)
     guard let sepia else { return image }
     guard let filtered = sepia.apply(to: image) else { throw BenchError("sepia was cancelled") }
     return filtered
@@ -70,7 +71,8 @@ func bundledPhotos() throws -> [URL] {
 
 /// A fresh temporary folder.
 func temporaryFolder(_ name: String) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-bench-\(name)-\(getpid())")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "classic-photos-bench-\(name)-\(getpid())")
     try? FileManager.default.removeItem(at: folder)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
@@ -80,7 +82,8 @@ func temporaryFolder(_ name: String) throws -> URL {
 func writePhotoList(_ links: [String], to url: URL) throws {
     var body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<array>\n"
     for (n, link) in links.enumerated() {
-        body += "<dict><key>name</key><string>\(String(format: "Photo %05d", n))</string>"
+        body +=
+            "<dict><key>name</key><string>\(String(format: "Photo %05d", n))</string>"
             + "<key>url</key><string>\(link.replacingOccurrences(of: "&", with: "&amp;"))</string></dict>\n"
     }
     body += "</array>\n</plist>\n"

@@ -18,17 +18,22 @@ struct Peer {
     /// What it is started with, as a GSettings keyfile (its settings live in a folder of their own).
     let settings: String
 
-    static let eog = Peer(name: "eog", executable: "/usr/bin/eog", package: "eog", opensFirstPhoto: true,
-                          settings: "[org/gnome/eog/ui]\nimage-gallery=true\n")
-    static let gthumb = Peer(name: "gThumb", executable: "/usr/bin/gthumb", package: "gthumb", opensFirstPhoto: false,
-                             settings: "")
+    static let eog = Peer(
+        name: "eog", executable: "/usr/bin/eog", package: "eog", opensFirstPhoto: true,
+        settings: "[org/gnome/eog/ui]\nimage-gallery=true\n")
+    static let gthumb = Peer(
+        name: "gThumb", executable: "/usr/bin/gthumb", package: "gthumb", opensFirstPhoto: false,
+        settings: "")
 
     var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
     /// "eog 43.2", "gThumb 3.12.2": the name and the upstream part of the package's version.
     var title: String {
-        let version = (try? run(URL(fileURLWithPath: "/usr/bin/dpkg-query"), ["-W", "-f", "${Version}", package], timeout: 10))?.stdout ?? ""
-        let upstream = version.split(separator: ":").last.map { $0.split(separator: "-").first.map(String.init) ?? "" } ?? ""
+        let version =
+            (try? run(URL(fileURLWithPath: "/usr/bin/dpkg-query"), ["-W", "-f", "${Version}", package], timeout: 10))?
+            .stdout ?? ""
+        let upstream =
+            version.split(separator: ":").last.map { $0.split(separator: "-").first.map(String.init) ?? "" } ?? ""
         return upstream.isEmpty ? name : "\(name) \(upstream)"
     }
 }
@@ -91,8 +96,10 @@ final class OpenedFiles {
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
             while offset + 16 <= count {
                 let (watch, length) = buffer.withUnsafeBytes {
-                    ($0.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                    (
+                        $0.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                        Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    )
                 }
                 let name = buffer[(offset + 16)..<min(count, offset + 16 + length)].prefix { $0 != 0 }
                 if let folder = watches[watch], !name.isEmpty {
@@ -170,7 +177,9 @@ func runPeer(_ peer: Peer, folder: URL, firstPhoto: URL, cache: URL, config: URL
             result.times.append(now - start)
             last = now
         }
-        if now - start >= peerLimit || (!result.times.isEmpty && now - last >= peerQuiet) || !process.isRunning { break }
+        if now - start >= peerLimit || (!result.times.isEmpty && now - last >= peerQuiet) || !process.isRunning {
+            break
+        }
     }
     result.watchedFor = LoopbackServer.now() - start
     killTree(process)
@@ -218,10 +227,12 @@ func benchmarkCameraFolder(_ folder: CameraFolder, rounds: Int, report: Report) 
     func middle(_ values: [Int]) -> Int { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
     let rows = middle(ours.map(\.rows))
     let coldOurs = median(ours.map(\.cold)), warmOurs = median(ours.map(\.warm))
-    var table = [[
-        "classic-photos (\(rows) rows with sepia thumbnails)", ms(coldOurs), ms(warmOurs),
-        "\(middle(ours.map(\.written))) (1 s after the first screen)",
-    ]]
+    var table = [
+        [
+            "classic-photos (\(rows) rows with sepia thumbnails)", ms(coldOurs), ms(warmOurs),
+            "\(middle(ours.map(\.written))) (1 s after the first screen)",
+        ]
+    ]
     var bestPeer: (name: String, cold: Double)?
     for peer in peers {
         let runs = theirs[peer.name] ?? []
@@ -242,7 +253,8 @@ func benchmarkCameraFolder(_ folder: CameraFolder, rounds: Int, report: Report) 
     }
 
     report.heading("A folder of camera photos: the app, eog and gThumb")
-    report.add("""
+    report.add(
+        """
         \(folder.summary) Each program is started on the folder on a private Xvfb display of \
         its own (GTK's cairo renderer, no window manager, no D-Bus session) with an empty cache \
         folder (`XDG_CACHE_HOME`), cold, and then again with what that left there, warm. \
@@ -257,18 +269,24 @@ func benchmarkCameraFolder(_ folder: CameraFolder, rounds: Int, report: Report) 
         \(format(peerLimit, 0)) s at most, stopped sooner \(format(peerQuiet, 0)) s after its last \
         thumbnail, and then killed with whatever it started. Median of \(rounds) rounds.
         """)
-    report.table(["launched on the folder", "cold: to the first screen", "warm: to the first screen",
-                  "thumbnails written (cold)"], table)
+    report.table(
+        [
+            "launched on the folder", "cold: to the first screen", "warm: to the first screen",
+            "thumbnails written (cold)",
+        ], table)
 
     if let bestPeer {
         let ratio = coldOurs / bestPeer.cold
-        report.target("camera folder, cold, launch → \(rows) rows done", target: "≤ 0.2 × the best of eog and gThumb",
-                      measured: format(ratio, 2) + " × \(bestPeer.name) (\(ms(coldOurs)) against \(ms(bestPeer.cold)))",
-                      met: ratio <= 0.2)
+        report.target(
+            "camera folder, cold, launch → \(rows) rows done", target: "≤ 0.2 × the best of eog and gThumb",
+            measured: format(ratio, 2) + " × \(bestPeer.name) (\(ms(coldOurs)) against \(ms(bestPeer.cold)))",
+            met: ratio <= 0.2)
     } else {
-        report.target("camera folder, cold, launch → \(rows) rows done", target: "≤ 0.2 × the best of eog and gThumb",
-                      measured: "no peer ran", met: nil)
+        report.target(
+            "camera folder, cold, launch → \(rows) rows done", target: "≤ 0.2 × the best of eog and gThumb",
+            measured: "no peer ran", met: nil)
     }
-    report.target("camera folder, warm, launch → \(rows) rows done", target: "≤ 0.3 s", measured: ms(warmOurs),
-                  met: warmOurs <= 0.3)
+    report.target(
+        "camera folder, warm, launch → \(rows) rows done", target: "≤ 0.3 s", measured: ms(warmOurs),
+        met: warmOurs <= 0.3)
 }

@@ -24,7 +24,8 @@ func writeLists(count: Int, binary: Bool, to folder: URL) throws -> [(label: Str
     var dictionary = header + "<dict>\n", array = header + "<array>\n"
     for n in order {
         dictionary += "\t<key>\(escaped(name(n)))</key>\n\t<string>\(escaped(link(n)))</string>\n"
-        array += "\t<dict>\n\t\t<key>name</key>\n\t\t<string>\(escaped(name(n)))</string>\n"
+        array +=
+            "\t<dict>\n\t\t<key>name</key>\n\t\t<string>\(escaped(name(n)))</string>\n"
             + "\t\t<key>url</key>\n\t\t<string>\(escaped(link(n)))</string>\n\t</dict>\n"
     }
     dictionary += "</dict>\n</plist>\n"
@@ -58,9 +59,10 @@ func benchmarkListParsing(rounds: Int, report: Report) throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     report.heading("Reading photo lists")
-    report.add("`PropertyListSource.read` on a worker: read the file, parse, put names in natural order, hand "
-               + "the rows over in batches of \(PhotoSources.batchSize); collation locale \(locale). Median of "
-               + "\(max(rounds, 9)) rounds for 10,000 entries, \(min(rounds, 3)) for 1,000,000.")
+    report.add(
+        "`PropertyListSource.read` on a worker: read the file, parse, put names in natural order, hand "
+            + "the rows over in batches of \(PhotoSources.batchSize); collation locale \(locale). Median of "
+            + "\(max(rounds, 9)) rounds for 10,000 entries, \(min(rounds, 3)) for 1,000,000.")
     var table: [[String]] = []
     let fetcher = PhotoFetcher()
     for (count, listRounds) in [(10_000, max(rounds, 9)), (1_000_000, min(rounds, 3))] {
@@ -74,8 +76,10 @@ func benchmarkListParsing(rounds: Int, report: Report) throws {
                 }
             }
             guard rows == count else { throw BenchError("\(url.lastPathComponent): \(rows) rows, not \(count)") }
-            table.append(["classic-photos, \(label)", "\(count)", format(Double(size) / 1_048_576) + " MB",
-                          ms(seconds, 1), format(seconds * 1e9 / Double(count), 0)])
+            table.append([
+                "classic-photos, \(label)", "\(count)", format(Double(size) / 1_048_576) + " MB",
+                ms(seconds, 1), format(seconds * 1e9 / Double(count), 0),
+            ])
         }
         if count == 10_000 {
             // The way lists were read before: Foundation's parser, then a locale-aware sort.
@@ -90,11 +94,12 @@ func benchmarkListParsing(rounds: Int, report: Report) throws {
                 guard sorted.count == count else { throw BenchError("\(sorted.count) rows") }
             }
             let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-            table.append(["Foundation `PropertyListSerialization` + `localizedStandardCompare` sort, XML dictionary "
-                          + "(the parse alone \(ms(median(parseSeconds), 1)))", "\(count)",
-                          format(Double(size) / 1_048_576) + " MB", ms(seconds, 1), format(seconds * 1e9 / Double(count), 0)])
+            table.append([
+                "Foundation `PropertyListSerialization` + `localizedStandardCompare` sort, XML dictionary "
+                    + "(the parse alone \(ms(median(parseSeconds), 1)))", "\(count)",
+                format(Double(size) / 1_048_576) + " MB", ms(seconds, 1), format(seconds * 1e9 / Double(count), 0),
+            ])
         }
     }
     report.table(["reader", "entries", "file", "time", "ns per entry"], table)
 }
-

@@ -9,8 +9,11 @@ import TestSupport
 @MainActor
 func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report) async throws {
     report.heading("The pipeline against curl, over loopback HTTP")
-    let names = ["astronaut.jpg", "coffee.jpg", "chelsea-the-cat.jpg", "rocket-launch.jpg", "retina.jpg", "cameraman.jpg"]
-    report.add("""
+    let names = [
+        "astronaut.jpg", "coffee.jpg", "chelsea-the-cat.jpg", "rocket-launch.jpg", "retina.jpg", "cameraman.jpg",
+    ]
+    report.add(
+        """
         \(rows) of the bundled photos (\(names.joined(separator: ", ")), one address per row) served \
         by a real HTTP server on 127.0.0.1 that answers each photo after a set delay. \
         classic-photos fetches, decodes to the row's size and turns sepia every row through \
@@ -34,7 +37,9 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
                 processor.visibleRowsChanged(0..<rows)
                 let ids = (0..<rows).map { processor.photos.id(at: $0) }
                 var photos = ids.compactMap { processor.snapshot(of: $0) }
-                while photos.contains(where: { $0.state == .new || $0.state == .downloaded }) || processor.hasWorkInFlight {
+                while photos.contains(where: { $0.state == .new || $0.state == .downloaded })
+                    || processor.hasWorkInFlight
+                {
                     await MainLoop.turn(milliseconds: 2)
                     photos = ids.compactMap { processor.snapshot(of: $0) }
                 }
@@ -45,15 +50,21 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
             }
             let seconds = median(times)
             let label = width == PendingOperations.defaultDownloadConcurrency ? " (the app's default)" : ""
-            table.append(["\(latencyMs) ms", "classic-photos, \(width) download\(width == 1 ? "" : "s") at once\(label): fetch, decode, sepia",
-                          ms(seconds), format(Double(rows) / seconds)])
+            table.append([
+                "\(latencyMs) ms",
+                "classic-photos, \(width) download\(width == 1 ? "" : "s") at once\(label): fetch, decode, sepia",
+                ms(seconds), format(Double(rows) / seconds),
+            ])
         }
-        let curl = ["--silent", "--fail", "--parallel", "--parallel-max", "\(PendingOperations.defaultDownloadConcurrency)"]
+        let curl =
+            ["--silent", "--fail", "--parallel", "--parallel-max", "\(PendingOperations.defaultDownloadConcurrency)"]
             + urls.flatMap { ["--output", "/dev/null", $0.absoluteString] }
         if tool("/usr/bin/curl", curl) {
             let seconds = timed(rounds: rounds) { tool("/usr/bin/curl", curl) }
-            table.append(["\(latencyMs) ms", "curl `--parallel-max \(PendingOperations.defaultDownloadConcurrency)`: fetch only",
-                          ms(seconds), format(Double(rows) / seconds)])
+            table.append([
+                "\(latencyMs) ms", "curl `--parallel-max \(PendingOperations.defaultDownloadConcurrency)`: fetch only",
+                ms(seconds), format(Double(rows) / seconds),
+            ])
         } else {
             table.append(["\(latencyMs) ms", "curl: not installed", "", ""])
         }

@@ -99,14 +99,19 @@ struct Machine {
 
     static func describe() -> Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let cpu = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        let cpu =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+            ?? "unknown"
         let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
-        let kB = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+        let kB =
+            meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
             .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
         let osRelease = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
-        let pretty = osRelease.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
-            .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "unknown"
+        let pretty =
+            osRelease.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
+            .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            ?? "unknown"
         let debian = ((try? String(contentsOfFile: "/etc/debian_version", encoding: .utf8)) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         var name = utsname()
@@ -139,13 +144,17 @@ struct Machine {
     /// Versions of the libraries and peer tools, from the package database and the tools.
     private static func toolVersions() -> [(String, String)] {
         func package(_ name: String) -> String {
-            guard let result = try? run(URL(fileURLWithPath: "/usr/bin/dpkg-query"), ["-W", "-f", "${Version}", name], timeout: 10),
-                  result.status == 0, !result.stdout.isEmpty else { return "not installed" }
+            guard
+                let result = try? run(
+                    URL(fileURLWithPath: "/usr/bin/dpkg-query"), ["-W", "-f", "${Version}", name], timeout: 10),
+                result.status == 0, !result.stdout.isEmpty
+            else { return "not installed" }
             return result.stdout
         }
         func firstLine(_ path: String, _ arguments: [String]) -> String {
             guard FileManager.default.isExecutableFile(atPath: path),
-                  let result = try? run(URL(fileURLWithPath: path), arguments, timeout: 30) else { return "not installed" }
+                let result = try? run(URL(fileURLWithPath: path), arguments, timeout: 30)
+            else { return "not installed" }
             let text = result.stdout.isEmpty ? result.stderr : result.stdout
             return text.split(separator: "\n").first.map(String.init) ?? "?"
         }
@@ -156,8 +165,11 @@ struct Machine {
             ("GdkPixbuf (and gdk-pixbuf-thumbnailer)", package("libgdk-pixbuf-2.0-0")),
             ("libjpeg-turbo", package("libjpeg62-turbo")),
             ("libsoup 3", package("libsoup-3.0-0")),
-            ("ImageMagick", firstLine("/usr/bin/convert", ["-version"])
-                .replacingOccurrences(of: "Version: ", with: "").components(separatedBy: " http").first ?? "?"),
+            (
+                "ImageMagick",
+                firstLine("/usr/bin/convert", ["-version"])
+                    .replacingOccurrences(of: "Version: ", with: "").components(separatedBy: " http").first ?? "?"
+            ),
             ("vipsthumbnail (libvips)", firstLine("/usr/bin/vips", ["--version"])),
             ("curl", firstLine("/usr/bin/curl", ["--version"]).components(separatedBy: " (").first ?? "?"),
             ("Xvfb", package("xvfb")),

@@ -18,8 +18,9 @@ func benchmarkSepia(rounds: Int, report: Report) throws {
     let filter = SepiaFilter()
     let cores = ProcessInfo.processInfo.activeProcessorCount
     report.heading("Sepia at full size")
-    report.add("One \(width)×\(height) RGB image (12 megapixels, \(bytes.count >> 20) MB); median of \(rounds) rounds. "
-               + "The filter's arithmetic does not depend on the pixels' values, so they are pseudo-random.")
+    report.add(
+        "One \(width)×\(height) RGB image (12 megapixels, \(bytes.count >> 20) MB); median of \(rounds) rounds. "
+            + "The filter's arithmetic does not depend on the pixels' values, so they are pseudo-random.")
     let copy = timed(rounds: rounds) { _ = PhotoImage(taking: gdk_pixbuf_copy(image.pixbuf)!) }
     let scratch = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 64)
     defer { scratch.deallocate() }
@@ -48,30 +49,40 @@ func benchmarkSepia(rounds: Int, report: Report) throws {
     defer { try? FileManager.default.removeItem(at: ppm) }
     var ok = true
     let readOnly = timed(rounds: rounds) { ok = ok && tool("/usr/bin/convert", [ppm.path, "null:"]) }
-    let withSepia = timed(rounds: rounds) { ok = ok && tool("/usr/bin/convert", [ppm.path, "-sepia-tone", "80%", "null:"]) }
+    let withSepia = timed(rounds: rounds) {
+        ok = ok && tool("/usr/bin/convert", [ppm.path, "-sepia-tone", "80%", "null:"])
+    }
 
     let magick = withSepia - readOnly
     func row(_ label: String, _ time: Double) -> [String] {
         [label, ms(time, 1), format(time / freshCopy, 1) + "×", format(time / memcpyTime, 1) + "×"]
     }
-    report.table(["4000×3000 RGB", "time", "× memcpy to a new buffer", "× memcpy to a warm buffer"], [
-        row("memcpy to a new buffer (`g_malloc`, memcpy, `g_free`)", freshCopy),
-        row("memcpy to a buffer already touched", memcpyTime),
-        row("`gdk_pixbuf_copy`", copy),
-        row("classic-photos: sepia in place, \(cores) threads (what a row's filtration does to the picture it decoded)", ours),
-        row("classic-photos: copy + sepia, \(cores) threads (the viewer, which keeps the original)", withCopy),
-        row("classic-photos: copy + sepia, 1 thread", oneThread),
-        ok ? row("ImageMagick `-sepia-tone 80%`, one thread (its run with sepia minus its run without)", magick)
-            : ["ImageMagick `-sepia-tone 80%`", "not measured", "", ""],
-    ])
+    report.table(
+        ["4000×3000 RGB", "time", "× memcpy to a new buffer", "× memcpy to a warm buffer"],
+        [
+            row("memcpy to a new buffer (`g_malloc`, memcpy, `g_free`)", freshCopy),
+            row("memcpy to a buffer already touched", memcpyTime),
+            row("`gdk_pixbuf_copy`", copy),
+            row(
+                "classic-photos: sepia in place, \(cores) threads (what a row's filtration does to the picture it decoded)",
+                ours),
+            row("classic-photos: copy + sepia, \(cores) threads (the viewer, which keeps the original)", withCopy),
+            row("classic-photos: copy + sepia, 1 thread", oneThread),
+            ok
+                ? row("ImageMagick `-sepia-tone 80%`, one thread (its run with sepia minus its run without)", magick)
+                : ["ImageMagick `-sepia-tone 80%`", "not measured", "", ""],
+        ])
     let ratio = ours / freshCopy
-    report.add("""
+    report.add(
+        """
         A row's filtration applies the sepia in place to the picture it has just decoded; the \
         viewer keeps the original beside the sepia (its Original switch), so it filters a copy. \
         The target is judged against a plain copy to a new buffer: a fresh 34 MB allocation \
         costs its first-touch page faults, which a copy into a buffer already touched does not \
         pay (that column shows how far the filter is from the memory's own speed).
         """)
-    report.target("full-size sepia vs memcpy", target: "≤ 3×", measured: format(ratio) + "× memcpy to a new buffer ("
-                  + format(ours / memcpyTime) + "× to a warm one)", met: ratio <= 3)
+    report.target(
+        "full-size sepia vs memcpy", target: "≤ 3×",
+        measured: format(ratio) + "× memcpy to a new buffer ("
+            + format(ours / memcpyTime) + "× to a warm one)", met: ratio <= 3)
 }

@@ -46,7 +46,9 @@ final class SynchronousListWindow {
     private let window: UnsafeMutablePointer<GtkWidget>
     private var links: [String] = []
     private var connections: [SignalConnection] = []
-    private var rows: [UnsafeMutableRawPointer: (picture: UnsafeMutablePointer<GtkWidget>, label: UnsafeMutablePointer<GtkWidget>)] = [:]
+    private var rows:
+        [UnsafeMutableRawPointer: (picture: UnsafeMutablePointer<GtkWidget>, label: UnsafeMutablePointer<GtkWidget>)] =
+            [:]
     private let fetcher = PhotoFetcher()
     private let sepia = SepiaFilter()
     private let watchdog = StallWatchdog()
@@ -58,7 +60,9 @@ final class SynchronousListWindow {
         self.pictures = pictures
         // The tutorial reads its list synchronously too.
         var entries: [PhotoEntry] = []
-        try? PropertyListSource(location: list).read(using: fetcher, cancellable: Cancellable()) { entries += $0.entries }
+        try? PropertyListSource(location: list).read(using: fetcher, cancellable: Cancellable()) {
+            entries += $0.entries
+        }
         links = entries.map { (try? $0.resolvedURL().absoluteString) ?? $0.link }
 
         window = gtk_window_new()
@@ -83,51 +87,61 @@ final class SynchronousListWindow {
         gtk_window_set_child(cast(window), scrolled)
 
         let object = UnsafeMutableRawPointer(factory)
-        connections.append(SignalConnection.connect(object, "setup", pointer: { [unowned self] item in
-            let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
-            gtk_widget_set_size_request(box, -1, 80)
-            let picture = gtk_picture_new()!
-            gtk_widget_set_size_request(picture, 80, 80)
-            gtk_picture_set_can_shrink(OpaquePointer(picture), 1)
-            let label = gtk_label_new(nil)!
-            gtk_box_append(cast(box), picture)
-            gtk_box_append(cast(box), label)
-            gtk_list_item_set_child(OpaquePointer(item), box)
-            rows[item!] = (picture, label)
-        }))
-        connections.append(SignalConnection.connect(object, "bind", pointer: { [unowned self] item in
-            guard let item, let row = rows[item] else { return }
-            let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-            let name = gtk_string_object_get_string(OpaquePointer(gtk_list_item_get_item(OpaquePointer(item))))
-            gtk_label_set_text(OpaquePointer(row.label), name)
-            // Fetch, decode and filter here and now, as the tutorial's first version does.
-            guard pictures, position < links.count, let url = URL(string: links[position]),
-                  let image = try? thumbnail(url, fetcher: fetcher, sepia: sepia) else {
-                gtk_picture_set_paintable(OpaquePointer(row.picture), nil)
-                return
-            }
-            let texture = gdk_texture_new_for_pixbuf(image.pixbuf)
-            gtk_picture_set_paintable(OpaquePointer(row.picture), texture)
-            g_object_unref(UnsafeMutableRawPointer(texture))
-        }))
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(window), "map") { [unowned self] in mapped() })
-        connections.append(SignalConnection.connectReturning(UnsafeMutableRawPointer(window), "close-request") {
-            exit(0)
-        })
+        connections.append(
+            SignalConnection.connect(
+                object, "setup",
+                pointer: { [unowned self] item in
+                    let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+                    gtk_widget_set_size_request(box, -1, 80)
+                    let picture = gtk_picture_new()!
+                    gtk_widget_set_size_request(picture, 80, 80)
+                    gtk_picture_set_can_shrink(OpaquePointer(picture), 1)
+                    let label = gtk_label_new(nil)!
+                    gtk_box_append(cast(box), picture)
+                    gtk_box_append(cast(box), label)
+                    gtk_list_item_set_child(OpaquePointer(item), box)
+                    rows[item!] = (picture, label)
+                }))
+        connections.append(
+            SignalConnection.connect(
+                object, "bind",
+                pointer: { [unowned self] item in
+                    guard let item, let row = rows[item] else { return }
+                    let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
+                    let name = gtk_string_object_get_string(OpaquePointer(gtk_list_item_get_item(OpaquePointer(item))))
+                    gtk_label_set_text(OpaquePointer(row.label), name)
+                    // Fetch, decode and filter here and now, as the tutorial's first version does.
+                    guard pictures, position < links.count, let url = URL(string: links[position]),
+                        let image = try? thumbnail(url, fetcher: fetcher, sepia: sepia)
+                    else {
+                        gtk_picture_set_paintable(OpaquePointer(row.picture), nil)
+                        return
+                    }
+                    let texture = gdk_texture_new_for_pixbuf(image.pixbuf)
+                    gtk_picture_set_paintable(OpaquePointer(row.picture), texture)
+                    g_object_unref(UnsafeMutableRawPointer(texture))
+                }))
+        connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(window), "map") { [unowned self] in mapped() })
+        connections.append(
+            SignalConnection.connectReturning(UnsafeMutableRawPointer(window), "close-request") {
+                exit(0)
+            })
         gtk_window_present(cast(window))
         Trace.shared.emit(.sourceLoaded(url: list.absoluteString, rows: entries.count))
     }
 
     private func mapped() {
         guard let clock = gtk_widget_get_frame_clock(window) else { return }
-        connections.append(SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
-            if !shown {
-                shown = true
-                Trace.shared.emit(.windowShown)
-                watchdog.start()
-            }
-            Trace.shared.emit(.framePainted)
-        })
+        connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
+                if !shown {
+                    shown = true
+                    Trace.shared.emit(.windowShown)
+                    watchdog.start()
+                }
+                Trace.shared.emit(.framePainted)
+            })
     }
 }
 

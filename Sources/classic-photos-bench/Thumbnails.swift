@@ -10,7 +10,8 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
     let side = 160
     let rounds = min(requested, 3) // a round is about 15 s on two cores
     report.heading("Thumbnails")
-    report.add("""
+    report.add(
+        """
         Each photo turned into the row's \(side)×\(side) square (the size rows are decoded at on a \
         HiDPI screen), per photo, median of \(rounds) rounds. Everything runs on one thread \
         (`MAGICK_THREAD_LIMIT=1`, `VIPS_CONCURRENCY=1`); the app decodes a row on one thread too. \
@@ -33,8 +34,10 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
     let sepia = SepiaFilter()
     func perPhoto(_ seconds: Double, _ set: [URL]) -> Double { seconds / Double(set.count) }
 
-    let magick = ["-path", output.path, "-format", "ppm", "-define", "jpeg:size=\(2 * side)x\(2 * side)", "-auto-orient",
-                  "-thumbnail", "\(side)x\(side)^", "-gravity", "center", "-extent", "\(side)x\(side)"]
+    let magick = [
+        "-path", output.path, "-format", "ppm", "-define", "jpeg:size=\(2 * side)x\(2 * side)", "-auto-orient",
+        "-thumbnail", "\(side)x\(side)^", "-gravity", "center", "-extent", "\(side)x\(side)",
+    ]
     let vips = ["--size", "\(side)x\(side)", "--smartcrop", "centre", "-o", output.path + "/%s.v"]
     let haveMagick = FileManager.default.isExecutableFile(atPath: "/usr/bin/mogrify")
     let haveVips = FileManager.default.isExecutableFile(atPath: "/usr/bin/vipsthumbnail")
@@ -46,7 +49,9 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
     for (index, (_, urls)) in sets.enumerated() {
         // Ours: decode (with the EXIF turn and the square crop), then sepia.
         var images: [PhotoImage] = []
-        let decode = try timed(rounds: rounds) { images = try urls.map { try thumbnail($0, fetcher: fetcher, sepia: nil) } }
+        let decode = try timed(rounds: rounds) {
+            images = try urls.map { try thumbnail($0, fetcher: fetcher, sepia: nil) }
+        }
         let filter = timed(rounds: rounds) { for image in images { _ = sepia.apply(to: image) } }
         // (Some bundled photos are smaller than the square, and are never enlarged.)
         if index < CameraPhotos.kinds.count, let odd = images.first(where: { $0.width != side || $0.height != side }) {
@@ -61,9 +66,13 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
         }
         add("vipsthumbnail `--smartcrop centre` (no sepia)", vipsTime)
         if haveMagick, tool("/usr/bin/mogrify", magick + paths) {
-            add("ImageMagick `mogrify -thumbnail … -extent`", perPhoto(timed(rounds: rounds) { tool("/usr/bin/mogrify", magick + paths) }, urls))
-            add("ImageMagick, + `-sepia-tone 80%`",
-                perPhoto(timed(rounds: rounds) { tool("/usr/bin/mogrify", magick + ["-sepia-tone", "80%"] + paths) }, urls))
+            add(
+                "ImageMagick `mogrify -thumbnail … -extent`",
+                perPhoto(timed(rounds: rounds) { tool("/usr/bin/mogrify", magick + paths) }, urls))
+            add(
+                "ImageMagick, + `-sepia-tone 80%`",
+                perPhoto(
+                    timed(rounds: rounds) { tool("/usr/bin/mogrify", magick + ["-sepia-tone", "80%"] + paths) }, urls))
         } else {
             add("ImageMagick `mogrify -thumbnail … -extent`", nil)
             add("ImageMagick, + `-sepia-tone 80%`", nil)
@@ -82,19 +91,27 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
             cameraVips += vipsTime ?? .nan
         }
     }
-    let order = ["classic-photos: decode + crop", "classic-photos: decode + crop + sepia",
-                 "vipsthumbnail `--smartcrop centre` (no sepia)", "ImageMagick `mogrify -thumbnail … -extent`",
-                 "ImageMagick, + `-sepia-tone 80%`", "`gdk-pixbuf-thumbnailer -s \(side)` (fits, no crop; no sepia)"]
-    report.table(["ms per photo"] + sets.map(\.label), order.map { label in
-        [label] + (rows[label] ?? []).map { $0.map { format($0 * 1000, 1) } ?? "not installed" }
-    })
+    let order = [
+        "classic-photos: decode + crop", "classic-photos: decode + crop + sepia",
+        "vipsthumbnail `--smartcrop centre` (no sepia)", "ImageMagick `mogrify -thumbnail … -extent`",
+        "ImageMagick, + `-sepia-tone 80%`", "`gdk-pixbuf-thumbnailer -s \(side)` (fits, no crop; no sepia)",
+    ]
+    report.table(
+        ["ms per photo"] + sets.map(\.label),
+        order.map { label in
+            [label] + (rows[label] ?? []).map { $0.map { format($0 * 1000, 1) } ?? "not installed" }
+        })
     if cameraVips.isFinite, cameraVips > 0 {
         let ratio = cameraOurs / cameraVips
-        report.add("Over the four kinds of camera photo, one of each: classic-photos (decode, crop and sepia) "
-                   + "\(ms(cameraOurs, 1)), vipsthumbnail (decode and crop) \(ms(cameraVips, 1)).")
-        report.target("camera-photo thumbnails, photos without an embedded thumbnail, vs vipsthumbnail", target: "≤ 1.0× time",
-                       measured: format(ratio, 2) + "×", met: ratio <= 1.0)
+        report.add(
+            "Over the four kinds of camera photo, one of each: classic-photos (decode, crop and sepia) "
+                + "\(ms(cameraOurs, 1)), vipsthumbnail (decode and crop) \(ms(cameraVips, 1)).")
+        report.target(
+            "camera-photo thumbnails, photos without an embedded thumbnail, vs vipsthumbnail", target: "≤ 1.0× time",
+            measured: format(ratio, 2) + "×", met: ratio <= 1.0)
     } else {
-        report.target("camera-photo thumbnails, photos without an embedded thumbnail, vs vipsthumbnail", target: "≤ 1.0× time", measured: "vipsthumbnail missing", met: nil)
+        report.target(
+            "camera-photo thumbnails, photos without an embedded thumbnail, vs vipsthumbnail", target: "≤ 1.0× time",
+            measured: "vipsthumbnail missing", met: nil)
     }
 }

@@ -67,7 +67,9 @@ func processorRun(_ urls: [URL]) async throws -> BatchTimes {
         await MainLoop.turn(milliseconds: 5)
     }
     processor.shutDown()
-    guard !failed, filteredAt.count == urls.count else { throw BenchError("a visible row did not reach its sepia thumbnail") }
+    guard !failed, filteredAt.count == urls.count else {
+        throw BenchError("a visible row did not reach its sepia thumbnail")
+    }
     return BatchTimes(first: filteredAt.values.min() ?? 0, last: filteredAt.values.max() ?? 0)
 }
 
@@ -76,7 +78,8 @@ func benchmarkVisibleRows(camera: CameraPhotos, rounds: Int, report: Report) asy
     let cores = ProcessInfo.processInfo.activeProcessorCount
     let urls = camera.photos.map(\.url)
     report.heading("First and last visible thumbnail")
-    report.add("""
+    report.add(
+        """
         \(urls.count) visible rows, one of each generated camera photo (12 and 24 MP, baseline and \
         progressive, upright and EXIF-turned), in a list of \(2 * urls.count) rows. classic-photos: \
         `PhotoProcessor` as the app configures it (its download queue of \
@@ -98,13 +101,17 @@ func benchmarkVisibleRows(camera: CameraPhotos, rounds: Int, report: Report) asy
     }
     let oursFirst = median(ours.map(\.first)), oursLast = median(ours.map(\.last))
     let poolFirst = median(pool.map(\.first)), poolLast = median(pool.map(\.last))
-    report.table(["\(urls.count) visible camera photos", "first visible thumbnail", "last visible thumbnail"], [
-        ["classic-photos (sepia thumbnail)", ms(oursFirst), ms(oursLast)],
-        ["plain pool of \(cores) threads (decode + sepia)", ms(poolFirst), ms(poolLast)],
-        ["ratio", format(oursFirst / poolFirst, 2) + "×", format(oursLast / poolLast, 2) + "×"],
-    ])
-    report.target("first visible thumbnail vs a plain per-core pool", target: "≤ 1.5×",
-                  measured: format(oursFirst / poolFirst, 2) + "×", met: oursFirst / poolFirst <= 1.5)
-    report.target("last visible thumbnail vs the same pool", target: "≤ 1.1×",
-                  measured: format(oursLast / poolLast, 2) + "×", met: oursLast / poolLast <= 1.1)
+    report.table(
+        ["\(urls.count) visible camera photos", "first visible thumbnail", "last visible thumbnail"],
+        [
+            ["classic-photos (sepia thumbnail)", ms(oursFirst), ms(oursLast)],
+            ["plain pool of \(cores) threads (decode + sepia)", ms(poolFirst), ms(poolLast)],
+            ["ratio", format(oursFirst / poolFirst, 2) + "×", format(oursLast / poolLast, 2) + "×"],
+        ])
+    report.target(
+        "first visible thumbnail vs a plain per-core pool", target: "≤ 1.5×",
+        measured: format(oursFirst / poolFirst, 2) + "×", met: oursFirst / poolFirst <= 1.5)
+    report.target(
+        "last visible thumbnail vs the same pool", target: "≤ 1.1×",
+        measured: format(oursLast / poolLast, 2) + "×", met: oursLast / poolLast <= 1.1)
 }

@@ -68,17 +68,25 @@ func benchmarkWebList(_ folder: CameraFolder, rounds: Int, report: Report) throw
     if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
         let before = server.photoBytesSent
         var arguments = ["-s", "--parallel", "--parallel-max", "10"]
-        for row in visible { arguments += ["-o", "/dev/null", server.url("/photos/\(folder.photos[row].url.lastPathComponent)?n=\(row)").absoluteString] }
+        for row in visible {
+            arguments += [
+                "-o", "/dev/null",
+                server.url("/photos/\(folder.photos[row].url.lastPathComponent)?n=\(row)").absoluteString,
+            ]
+        }
         let seconds = timed(rounds: 1) { _ = try? run(URL(fileURLWithPath: "/usr/bin/curl"), arguments, timeout: 300) }
         let sent = Double(server.photoBytesSent - before)
         let whole = Double(visible.reduce(0) { $0 + folder.photos[$1].bytes })
-        curlLine = ["curl `--parallel-max 10`: the \(visible.count) visible photos, whole", ms(seconds),
-                    megabytes(sent, 2), format(100 * sent / whole, 1) + " %", "–"]
+        curlLine = [
+            "curl `--parallel-max 10`: the \(visible.count) visible photos, whole", ms(seconds),
+            megabytes(sent, 2), format(100 * sent / whole, 1) + " %", "–",
+        ]
     }
 
     let time = median(times), sent = median(byFirstScreen), after = median(bySecondAfter), size = median(visibleSizes)
     report.heading("A web list of camera photos over a paced link")
-    report.add("""
+    report.add(
+        """
         The app started on an `http://` list of the \(folder.photos.count) photos of the folder \
         section (the same files, each with its EXIF thumbnail) served by the loopback HTTP server through one shared link of \
         \(bitsPerSecond / 1_000_000) Mbit/s with \(latency) ms latency, with an empty cache folder, \
@@ -88,14 +96,19 @@ func benchmarkWebList(_ folder: CameraFolder, rounds: Int, report: Report) throw
         after it (the rows prefetched beyond the screen); the visible photos are \
         \(visible.count), \(megabytes(size, 1)) in all. Median of \(rounds) rounds.
         """)
-    var table = [[
-        "classic-photos: launch to the first screen of \(visible.count) sepia thumbnails", ms(time), megabytes(sent, 2),
-        format(100 * sent / size, 1) + " %", megabytes(after, 2),
-    ]]
+    var table = [
+        [
+            "classic-photos: launch to the first screen of \(visible.count) sepia thumbnails", ms(time),
+            megabytes(sent, 2),
+            format(100 * sent / size, 1) + " %", megabytes(after, 2),
+        ]
+    ]
     if let curlLine { table.append(curlLine) }
     report.table(["", "time", "photo bytes sent by then", "of the visible photos' size", "a second later"], table)
-    report.target("web list of camera photos, \(bitsPerSecond / 1_000_000) Mbit/s and \(latency) ms: launch → first screen",
-                  target: "≤ 1 s", measured: ms(time), met: time <= 1)
-    report.target("web list of camera photos: bytes by the first screen", target: "≤ 5 % of the visible photos' size",
-                  measured: format(100 * sent / size, 1) + " %", met: sent <= 0.05 * size)
+    report.target(
+        "web list of camera photos, \(bitsPerSecond / 1_000_000) Mbit/s and \(latency) ms: launch → first screen",
+        target: "≤ 1 s", measured: ms(time), met: time <= 1)
+    report.target(
+        "web list of camera photos: bytes by the first screen", target: "≤ 5 % of the visible photos' size",
+        measured: format(100 * sent / size, 1) + " %", met: sent <= 0.05 * size)
 }

@@ -24,7 +24,10 @@ import PhotoPipeline
 import TestSupport
 
 struct Options {
-    static let allSections = ["thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder", "web", "app"]
+    static let allSections = [
+        "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
+        "web", "app",
+    ]
     var rounds = 5
     var rows = 64
     var latencies = [0, 30, 100]
@@ -72,18 +75,30 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         let report = Report()
         say("classic-photos-bench \(AppInfo.version): \(machine.cpu), \(machine.cores) cores, \(machine.memory)\n")
         let wants = { (name: String) in options.sections.contains(name) }
-        let camera = ["thumbnails", "visible", "launch", "scroll", "cache"].contains(where: wants) ? try CameraPhotos() : nil
+        let camera =
+            ["thumbnails", "visible", "launch", "scroll", "cache"].contains(where: wants) ? try CameraPhotos() : nil
 
-        if wants("thumbnails"), let camera { try benchmarkThumbnails(camera: camera, rounds: options.rounds, report: report) }
+        if wants("thumbnails"), let camera {
+            try benchmarkThumbnails(camera: camera, rounds: options.rounds, report: report)
+        }
         if wants("sepia") { try benchmarkSepia(rounds: options.rounds, report: report) }
-        if wants("visible"), let camera { try await benchmarkVisibleRows(camera: camera, rounds: options.rounds, report: report) }
+        if wants("visible"), let camera {
+            try await benchmarkVisibleRows(camera: camera, rounds: options.rounds, report: report)
+        }
         if wants("pipeline") {
-            try await benchmarkPipeline(rows: options.rows, latencies: options.latencies, rounds: options.rounds, report: report)
+            try await benchmarkPipeline(
+                rows: options.rows, latencies: options.latencies, rounds: options.rounds, report: report)
         }
         if wants("lists") { try benchmarkListParsing(rounds: options.rounds, report: report) }
-        if wants("launch"), let camera { try benchmarkLaunch(camera: camera, rounds: options.appRounds, report: report) }
-        if wants("scroll"), let camera { try benchmarkScrolling(camera: camera, rounds: options.appRounds, report: report) }
-        if wants("cache"), let camera { try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report) }
+        if wants("launch"), let camera {
+            try benchmarkLaunch(camera: camera, rounds: options.appRounds, report: report)
+        }
+        if wants("scroll"), let camera {
+            try benchmarkScrolling(camera: camera, rounds: options.appRounds, report: report)
+        }
+        if wants("cache"), let camera {
+            try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
+        }
         if wants("folder") || wants("bigfolder") || wants("web") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
@@ -96,8 +111,9 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         say("## Targets\n\n" + report.targetTable)
         if let path = options.write {
             let command = "meson-helpers/run-bench.sh " + arguments.joined(separator: " ")
-            let document = report.document(command: command, machine: machine, startLoad: startLoad,
-                                           endLoad: loadAverage(), seconds: seconds)
+            let document = report.document(
+                command: command, machine: machine, startLoad: startLoad,
+                endLoad: loadAverage(), seconds: seconds)
             try Data(document.utf8).write(to: URL(fileURLWithPath: path))
             say("Wrote \(path) (\(Int(seconds.rounded())) s).")
         }

@@ -23,10 +23,14 @@ struct Probe {
         case "window": result = windowLifecycle()
         case "drag-source": dragSource(uris: Array(CommandLine.arguments.dropFirst(2)))
         default:
-            FileHandle.standardError.write(Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source URI…\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source URI…\n".utf8))
             exit(2)
         }
-        let json = try! JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+        guard let json = try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]) else {
+            FileHandle.standardError.write(Data("the result is not JSON: \(result)\n".utf8))
+            exit(1)
+        }
         print(String(decoding: json, as: UTF8.self))
     }
 
@@ -61,8 +65,10 @@ struct Probe {
             }
         }
         let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
-        return ["finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
-                "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+        return [
+            "finished": finished, "expected": threads * callsPerThread, "arrived": tally.arrived,
+            "offMain": tally.offMain, "outOfOrder": tally.outOfOrder,
+        ]
     }
 
     /// `MainLoop.onMainActor` from many threads at once: each call takes a ticket and is
@@ -91,7 +97,9 @@ struct Probe {
             }
         }
         let finished = loop(seconds: 30) { tally.arrived == threads * callsPerThread }
-        return ["finished": finished, "arrived": tally.arrived, "offMain": tally.offMain, "outOfOrder": tally.outOfOrder]
+        return [
+            "finished": finished, "arrived": tally.arrived, "offMain": tally.offMain, "outOfOrder": tally.outOfOrder,
+        ]
     }
 
     /// The real main window, filled with the bundled list and then destroyed: every GObject
@@ -175,7 +183,8 @@ struct Probe {
     /// `waitUntilDone: true` from a worker returns only after the closure ran on the main
     /// thread; from the main thread it runs inline.
     static func waitUntilDone() -> [String: Any] {
-        let state = Locked<(ranOnMain: Bool, sawEffect: Bool, waitedMs: Double, workerDone: Bool)>((false, false, 0, false))
+        let state = Locked<(ranOnMain: Bool, sawEffect: Bool, waitedMs: Double, workerDone: Bool)>(
+            (false, false, 0, false))
         let effect = Atomic<Int>(0)
         Thread.detachNewThread {
             let start = Date()
@@ -186,14 +195,18 @@ struct Probe {
             }
             let waited = Date().timeIntervalSince(start) * 1000
             let seen = effect.load(ordering: .sequentiallyConsistent) == 1
-            state.withLock { $0.sawEffect = seen; $0.waitedMs = waited; $0.workerDone = true }
+            state.withLock {
+                $0.sawEffect = seen; $0.waitedMs = waited; $0.workerDone = true
+            }
         }
         let finished = loop(seconds: 10) { state.withLock { $0.workerDone } }
         let inline = Atomic<Bool>(false)
         MainLoop.perform(waitUntilDone: true) { inline.store(Thread.isMainThread, ordering: .relaxed) }
         let s = state.withLock { $0 }
-        return ["finished": finished, "ranOnMain": s.ranOnMain, "workerSawEffect": s.sawEffect,
-                "workerWaitedMs": s.waitedMs, "inlineOnMain": inline.load(ordering: .relaxed)]
+        return [
+            "finished": finished, "ranOnMain": s.ranOnMain, "workerSawEffect": s.sawEffect,
+            "workerWaitedMs": s.waitedMs, "inlineOnMain": inline.load(ordering: .relaxed),
+        ]
     }
 
     /// `Task { @MainActor in }` from worker threads and `await MainActor.run {}` from a detached
@@ -242,8 +255,10 @@ struct Probe {
         let status = g_application_run(app, 0, nil)
         timeout.cancel()
         g_object_unref(app)
-        return ["status": Int(status), "expected": expected, "ran": tally.ran, "offMain": tally.offMain,
-                "mainActorRunOnMain": tally.runAwaited, "cpuWhileIdleMs": tally.cpuWhileIdleMs]
+        return [
+            "status": Int(status), "expected": expected, "ran": tally.ran, "offMain": tally.offMain,
+            "mainActorRunOnMain": tally.runAwaited, "cpuWhileIdleMs": tally.cpuWhileIdleMs,
+        ]
     }
 
     static func cpuMilliseconds() -> Double {

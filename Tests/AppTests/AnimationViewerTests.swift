@@ -10,8 +10,10 @@ extension GUITests {
     @Suite(.serialized) struct AnimationViewerTests {
         private func click(_ app: AppSession, row: Int) throws {
             let window = try app.windowGeometry()
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + ViewerTests.headerHeight + 80 * row + 40)",
-                             "click", "1"])
+            try app.xdotool([
+                "mousemove", "\(window.x + window.width / 2)", "\(window.y + ViewerTests.headerHeight + 80 * row + 40)",
+                "click", "1",
+            ])
         }
 
         private func key(_ app: AppSession, _ keys: String...) throws {
@@ -23,28 +25,41 @@ extension GUITests {
         }
 
         private func images(_ events: [TraceRecord], row: Int, state: ViewerImageState? = nil) -> [TraceRecord] {
-            events.filter { $0.event.name == .viewerImage && $0.event.row == row && (state == nil || $0.event.viewerState == state) }
+            events.filter {
+                $0.event.name == .viewerImage && $0.event.row == row && (state == nil || $0.event.viewerState == state)
+            }
         }
 
-        @Test("An animated GIF plays in sepia and original, a still GIF does not, an animated WebP plays; moving on and closing stop it")
+        @Test(
+            "An animated GIF plays in sepia and original, a still GIF does not, an animated WebP plays; moving on and closing stop it"
+        )
         func playsAndStops() throws {
             let folder = try TestPictures.makeFolder("viewer-animation")
             defer { try? FileManager.default.removeItem(at: folder) }
-            try #require(AnimatedPictures.write(folder.appendingPathComponent("a-anim.gif")), "ImageMagick could not write a GIF")
-            try #require(AnimatedPictures.convert(["-size", "64x48", "xc:orange", folder.appendingPathComponent("b-still.gif").path]))
+            try #require(
+                AnimatedPictures.write(folder.appendingPathComponent("a-anim.gif")), "ImageMagick could not write a GIF"
+            )
+            try #require(
+                AnimatedPictures.convert([
+                    "-size", "64x48", "xc:orange", folder.appendingPathComponent("b-still.gif").path,
+                ]))
             let webp = folder.appendingPathComponent("c-anim.webp")
-            let withWebP = AnimatedPictures.hasWebPLoader && AnimatedPictures.write(webp) && AnimatedPictures.isAnimatedWebP(webp)
+            let withWebP =
+                AnimatedPictures.hasWebPLoader && AnimatedPictures.write(webp) && AnimatedPictures.isAnimatedWebP(webp)
             if !withWebP { try? FileManager.default.removeItem(at: webp) }
             print("animated WebP: \(withWebP ? "tested" : "skipped (no loader or no animated WebP writer)")")
 
             let app = try AppSession(source: folder.path)
             try app.waitFor(event: .sourceLoaded)
             // The row shows the first frame, sepia, as for any photo.
-            try app.waitFor("rows filtered") { AppSession.rowStates($0)[0] == .filtered && AppSession.rowStates($0)[1] == .filtered }
+            try app.waitFor("rows filtered") {
+                AppSession.rowStates($0)[0] == .filtered && AppSession.rowStates($0)[1] == .filtered
+            }
 
             try click(app, row: 0)
             var events = try app.waitFor("the GIF animated in sepia, two frames on") { events in
-                images(events, row: 0, state: .filtered).contains { $0.event.frames == 3 } && Set(frames(events, row: 0)).count >= 2
+                images(events, row: 0, state: .filtered).contains { $0.event.frames == 3 }
+                    && Set(frames(events, row: 0)).count >= 2
             }
             let size = try #require(images(events, row: 0, state: .filtered).last?.event.imageSize)
             #expect(size.w == 64 && size.h == 48)
@@ -59,7 +74,8 @@ extension GUITests {
             let switched = events.last!.t
             try key(app, "s")
             events = try app.waitFor("the original animated") { events in
-                images(events, row: 0, state: .original).contains { $0.event.frames == 3 } && frames(events, row: 0, after: switched).count >= 2
+                images(events, row: 0, state: .original).contains { $0.event.frames == 3 }
+                    && frames(events, row: 0, after: switched).count >= 2
             }
             try key(app, "s")
 
@@ -71,12 +87,15 @@ extension GUITests {
             events = app.events()
             #expect(images(events, row: 1).allSatisfy { $0.event.frames == 0 })
             #expect(frames(events, row: 1).isEmpty)
-            #expect(frames(events, row: 0, after: moved + 0.05).isEmpty, "the GIF went on playing after the viewer moved on")
+            #expect(
+                frames(events, row: 0, after: moved + 0.05).isEmpty, "the GIF went on playing after the viewer moved on"
+            )
 
             if withWebP {
                 try key(app, "Right")
                 events = try app.waitFor("the WebP animated") { events in
-                    images(events, row: 2, state: .filtered).contains { $0.event.frames == 3 } && Set(frames(events, row: 2)).count >= 2
+                    images(events, row: 2, state: .filtered).contains { $0.event.frames == 3 }
+                        && Set(frames(events, row: 2)).count >= 2
                 }
             }
 
@@ -84,11 +103,15 @@ extension GUITests {
             let closed = try app.waitFor(event: .viewerClose)
             Thread.sleep(forTimeInterval: 0.8)
             events = app.events()
-            #expect(!events.contains { $0.event.name == .viewerFrame && $0.t > closed.t + 0.05 }, "frames after the viewer closed")
+            #expect(
+                !events.contains { $0.event.name == .viewerFrame && $0.t > closed.t + 0.05 },
+                "frames after the viewer closed")
             #expect(app.terminate() == 0)
         }
 
-        @Test("Hostile animated GIFs (too many frames, a frame larger than the picture, too much to composite) show a still picture or fail, and the app carries on")
+        @Test(
+            "Hostile animated GIFs (too many frames, a frame larger than the picture, too much to composite) show a still picture or fail, and the app carries on"
+        )
         func hostile() throws {
             let folder = try TestPictures.makeFolder("viewer-animation-hostile")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -109,7 +132,8 @@ extension GUITests {
             try click(app, row: 0)
             for row in 0..<3 {
                 let events = try app.waitFor("row \(row) shown or failed in the viewer") { events in
-                    !images(events, row: row, state: .filtered).isEmpty || images(events, row: row).contains { $0.event.viewerState == .failed }
+                    !images(events, row: row, state: .filtered).isEmpty
+                        || images(events, row: row).contains { $0.event.viewerState == .failed }
                 }
                 #expect(images(events, row: row).allSatisfy { $0.event.frames == 0 }, "row \(row) animated")
                 try key(app, "Right")

@@ -8,19 +8,24 @@ extension GUITests {
     @Suite(.serialized) struct AppLaunchTests {
         let bundledNames: [String] = {
             let url = Products.packageRoot.appendingPathComponent("data/ClassicPhotos.plist")
-            let dict = (try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil)) as? [String: String]
+            let dict =
+                (try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil))
+                as? [String: String]
             return (dict ?? [:]).keys.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
         }()
 
         /// Rows in the last `view.visible` / `scroll.end` range.
-        private func visibleRange(_ events: [TraceRecord]) -> ClosedRange<Int>? { AppSession.visibleRanges(events).last }
+        private func visibleRange(_ events: [TraceRecord]) -> ClosedRange<Int>? {
+            AppSession.visibleRanges(events).last
+        }
 
         /// Prints how long after the list loaded its visible rows were all settled.
         private func printTimings(_ label: String, _ events: [TraceRecord]) {
             let time = { (name: TraceEvent.Name) in events.last { $0.event.name == name }?.t }
             let states = events.filter { $0.event.name == .rowState }.map(\.t)
             guard let loaded = time(.sourceLoaded), let settled = states.max() else { return }
-            print("\(label): visible rows settled \(Int(((settled - loaded) * 1000).rounded())) ms after the list loaded")
+            print(
+                "\(label): visible rows settled \(Int(((settled - loaded) * 1000).rounded())) ms after the list loaded")
         }
 
         private func allSettled(_ events: [TraceRecord]) -> Bool {
@@ -29,7 +34,8 @@ extension GUITests {
             return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
-        @Test("Starts, shows every bundled name, fills visible rows with sepia, fails the two broken rows, quits cleanly")
+        @Test(
+            "Starts, shows every bundled name, fills visible rows with sepia, fails the two broken rows, quits cleanly")
         func bundledList() throws {
             let app = try AppSession()
             try app.waitFor(event: .windowShown)
@@ -40,7 +46,8 @@ extension GUITests {
 
             // The screenshot shows a real window, not a blank screen (kept for a person to look at).
             usleep(500_000) // the last rows' results reach the widgets after the trace says so
-            let shot = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCREENSHOT"]
+            let shot =
+                ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCREENSHOT"]
                 ?? NSTemporaryDirectory() + "classic-photos-bundled.png"
             try app.screenshot(to: shot)
             let stats = try ScreenshotStats(path: shot)
@@ -50,7 +57,9 @@ extension GUITests {
             // Keyboard to the end of the list: every name gets shown, both broken rows fail.
             let window = try app.windowGeometry()
             // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape"])
+            try app.xdotool([
+                "mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape",
+            ])
             try app.xdotool(["key", "--delay", "100", "End"])
             let events = try app.waitFor("end of list settled", timeout: 30) { events in
                 guard let range = visibleRange(events), range.upperBound == bundledNames.count - 1 else { return false }
@@ -134,8 +143,11 @@ extension GUITests {
             defer { try? file.close() }
             let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
             let paths = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
-            return paths.filter { $0.hasSuffix("_dri.so") || $0.contains("libLLVM") || $0.contains("libEGL_mesa") || $0.contains("libGLX_mesa") }
-                .sorted()
+            return paths.filter {
+                $0.hasSuffix("_dri.so") || $0.contains("libLLVM") || $0.contains("libEGL_mesa")
+                    || $0.contains("libGLX_mesa")
+            }
+            .sorted()
         }
 
         @Test("Under GTK's cairo renderer no OpenGL driver is loaded")
@@ -173,8 +185,13 @@ extension GUITests {
             let stalls = events.filter { $0.event.name == .mainloopStall }
             let long = stalls.filter { ($0.event.ms ?? 0) >= 200 }
             let longest = stalls.compactMap(\.event.ms).max() ?? 0
-            print("400 ms per photo: \(stalls.count) main-loop answers over 16 ms in the run, longest \(Int(longest.rounded())) ms")
-            #expect(long.isEmpty, "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0.event.ms ?? 0) >= 200 && $0.event.name == .mainloopStall) }.suffix(8))")
+            print(
+                "400 ms per photo: \(stalls.count) main-loop answers over 16 ms in the run, longest \(Int(longest.rounded())) ms"
+            )
+            #expect(
+                long.isEmpty,
+                "stalls of 200 ms or more: \(long); before the first: \(events.prefix { !(($0.event.ms ?? 0) >= 200 && $0.event.name == .mainloopStall) }.suffix(8))"
+            )
             #expect(server.totalPhotoRequests > 0)
         }
 

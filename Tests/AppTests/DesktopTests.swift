@@ -15,7 +15,9 @@ extension GUITests {
 
         private func folder(_ name: String, pictures: Int) throws -> URL {
             let folder = try TestPictures.makeFolder(name)
-            for n in 1...pictures { TestPictures.write(folder.appendingPathComponent("\(name)\(n).png"), format: "png") }
+            for n in 1...pictures {
+                TestPictures.write(folder.appendingPathComponent("\(name)\(n).png"), format: "png")
+            }
             return folder
         }
 
@@ -29,8 +31,9 @@ extension GUITests {
             try app.waitFor(event: .sourceLoaded)
 
             let started = Date()
-            let launch = try run(Products.executable("classic-photos"), [second.path],
-                                 environment: environment.merging(app.display.gtkEnvironment) { $1 }, timeout: 20)
+            let launch = try run(
+                Products.executable("classic-photos"), [second.path],
+                environment: environment.merging(app.display.gtkEnvironment) { $1 }, timeout: 20)
             let seconds = Date().timeIntervalSince(started)
             print("second launch handed over and exited with \(launch.status) after \(Int(seconds * 1000)) ms")
             #expect(launch.status == 0 && !launch.timedOut, "\(launch.stderr)")
@@ -66,7 +69,8 @@ extension GUITests {
             #expect(app.events().last?.event == .appQuit)
         }
 
-        @Test("The window follows the desktop's dark style", arguments: [("prefer-light", false), ("prefer-dark", true)])
+        @Test(
+            "The window follows the desktop's dark style", arguments: [("prefer-light", false), ("prefer-dark", true)])
         func colourScheme(scheme: String, dark: Bool) throws {
             let photos = try folder("style", pictures: 2)
             defer { try? FileManager.default.removeItem(at: photos) }
@@ -80,7 +84,11 @@ extension GUITests {
             try app.screenshot(to: shot)
             let stats = try ScreenshotStats(path: shot, region: (window.x, window.y, window.width, window.height))
             print("\(scheme): \(stats)")
-            if dark { #expect(stats.meanLuminance < 80, "\(stats)") } else { #expect(stats.meanLuminance > 170, "\(stats)") }
+            if dark {
+                #expect(stats.meanLuminance < 80, "\(stats)")
+            } else {
+                #expect(stats.meanLuminance > 170, "\(stats)")
+            }
             #expect(app.terminate() == 0)
         }
 
@@ -90,11 +98,14 @@ extension GUITests {
             let state = try TestPictures.makeFolder("settings")
             defer { try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: state) }
             // The schema as an install provides it, and settings kept in a file of the test's own.
-            let compiled = try run(URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
-                                   ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
+            let compiled = try run(
+                URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
+                ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
             #expect(compiled.status == 0, "\(compiled.stderr)")
-            let environment = ["GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile",
-                               "XDG_CONFIG_HOME": state.path]
+            let environment = [
+                "GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile",
+                "XDG_CONFIG_HOME": state.path,
+            ]
 
             let first = try AppSession(arguments: [photos.path], environment: environment)
             try first.waitFor(event: .sourceLoaded)
@@ -106,13 +117,16 @@ extension GUITests {
             let second = try AppSession(arguments: [], environment: environment)
             let started = try second.waitFor(event: .sourceStart)
             if case .sourceStart(let url) = started.event {
-                #expect(url == photos.absoluteString || url == photos.absoluteString + "/" || URL(string: url)?.path == photos.path,
-                        "reopened \(url)")
+                #expect(
+                    url == photos.absoluteString || url == photos.absoluteString + "/"
+                        || URL(string: url)?.path == photos.path,
+                    "reopened \(url)")
             }
             let loaded = try second.waitFor(event: .sourceLoaded)
             #expect(loaded.event.rows == 2)
             #expect(second.terminate() == 0)
-            let keyfile = try String(contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
+            let keyfile = try String(
+                contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
             #expect(keyfile.contains("last-sources") && keyfile.contains("window-width"), "\(keyfile)")
         }
 
@@ -148,7 +162,9 @@ extension GUITests {
             try app.xdotool(["mousemove", "\(fromX)", "\(fromY)", "mousedown", "1"])
             let (toX, toY) = (window.x + window.width / 2, window.y + window.height / 2)
             for step in 1...8 { // a drag starts once the pointer has moved a few pixels with the button down
-                try app.xdotool(["mousemove", "\(fromX + (toX - fromX) * step / 8)", "\(fromY + (toY - fromY) * step / 8)"])
+                try app.xdotool([
+                    "mousemove", "\(fromX + (toX - fromX) * step / 8)", "\(fromY + (toY - fromY) * step / 8)",
+                ])
                 usleep(80_000)
             }
             try app.xdotool(["mouseup", "1"])
@@ -167,15 +183,21 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("A folder's thumbnails go to the desktop's shared cache, and the next launch reads them instead of decoding")
+        @Test(
+            "A folder's thumbnails go to the desktop's shared cache, and the next launch reads them instead of decoding"
+        )
         func sharedThumbnailCache() throws {
             let photos = try folder("thumbnailed", pictures: 5)
             let cacheHome = try TestPictures.makeFolder("cache-home")
-            defer { try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: cacheHome) }
+            defer {
+                try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: cacheHome)
+            }
             let cache = ThumbnailCache(directory: cacheHome.appendingPathComponent("thumbnails"))
             func launch() throws {
                 let app = try AppSession(source: photos.path, environment: ["XDG_CACHE_HOME": cacheHome.path])
-                try app.waitFor("rows settled") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 5 }
+                try app.waitFor("rows settled") {
+                    AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 5
+                }
                 #expect(app.terminate() == 0)
             }
             func thumbnails() throws -> [String: Date] {
@@ -204,14 +226,19 @@ extension GUITests {
             let server = try LoopbackServer()
             let names = ["astronaut", "coffee", "retina", "grass", "gravel", "cameraman"]
             let entries = names.map { "<key>\($0)</key><string>/cacheable/\($0).jpg</string>" }.joined()
-            server.setList(Data(#"<?xml version="1.0"?><plist version="1.0"><dict>\#(entries)</dict></plist>"#.utf8), for: "cached.plist")
+            server.setList(
+                Data(#"<?xml version="1.0"?><plist version="1.0"><dict>\#(entries)</dict></plist>"#.utf8),
+                for: "cached.plist")
             let cacheHome = try TestPictures.makeFolder("http-cache-home")
             defer { try? FileManager.default.removeItem(at: cacheHome) }
             let photoRequests = { names.reduce(0) { $0 + server.requestCount("/cacheable/\($1).jpg") } }
             func launch() throws -> AppSession {
-                let app = try AppSession(source: server.url("/lists/cached.plist").absoluteString,
-                                         environment: ["XDG_CACHE_HOME": cacheHome.path])
-                try app.waitFor("every row filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == names.count }
+                let app = try AppSession(
+                    source: server.url("/lists/cached.plist").absoluteString,
+                    environment: ["XDG_CACHE_HOME": cacheHome.path])
+                try app.waitFor("every row filtered") {
+                    AppSession.rowStates($0).values.filter { $0 == .filtered }.count == names.count
+                }
                 return app
             }
             var app = try launch()
@@ -219,7 +246,9 @@ extension GUITests {
             // Each photo's head first; those longer than it (and with no thumbnail inside)
             // then whole. Only whole responses go into the disk cache (a 206 never does).
             let first = photoRequests()
-            let whole = names.reduce(0) { $0 + server.requestCount("/cacheable/\($1).jpg") - server.rangeRequestCount("/cacheable/\($1).jpg") }
+            let whole = names.reduce(0) {
+                $0 + server.requestCount("/cacheable/\($1).jpg") - server.rangeRequestCount("/cacheable/\($1).jpg")
+            }
             #expect(first >= names.count && whole >= 1, "\(first) requests, \(whole) whole")
             let cacheFolder = cacheHome.appendingPathComponent("classic-photos/http")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []).count > whole)

@@ -14,7 +14,9 @@ extension GUITests {
         /// Name and identity shown per row (from `row.shown`), the latest for each row.
         private func shown(_ events: [TraceRecord]) -> [Int: (name: String, id: PhotoID)] {
             var rows: [Int: (name: String, id: PhotoID)] = [:]
-            for case .rowShown(let row, let id, let name) in self.events(events, .rowShown).map(\.event) { rows[row] = (name, id) }
+            for case .rowShown(let row, let id, let name) in self.events(events, .rowShown).map(\.event) {
+                rows[row] = (name, id)
+            }
             return rows
         }
 
@@ -49,7 +51,9 @@ extension GUITests {
             let events = try app.waitFor("the first screen settled", timeout: 60) { settled($0) }
             let first = try #require(events.first { $0.event.name == .rowShown })
             let start = try #require(events.first { $0.event.name == .sourceStart })
-            print("20,000 pictures: first row \(Int((first.t - start.t) * 1000)) ms after source.start, \(Int(first.t * 1000)) ms after start")
+            print(
+                "20,000 pictures: first row \(Int((first.t - start.t) * 1000)) ms after source.start, \(Int(first.t * 1000)) ms after start"
+            )
             let visible = try #require(AppSession.visibleRanges(events).last)
             #expect(visible.lowerBound == 0 && visible.count >= 4)
             // Natural order: IMG_1, IMG_2, … IMG_10 after IMG_9.
@@ -57,12 +61,16 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("Pictures added, removed, renamed and rewritten while the folder is open show live; the viewer keeps its photo")
+        @Test(
+            "Pictures added, removed, renamed and rewritten while the folder is open show live; the viewer keeps its photo"
+        )
         func liveChanges() throws {
             let folder = try TestPictures.makeFolder("live")
             defer { try? FileManager.default.removeItem(at: folder) }
             for n in 1...6 {
-                #expect(TestPictures.write(folder.appendingPathComponent("p\(n).png"), format: "png", rgb: UInt32(n) * 0x203010))
+                #expect(
+                    TestPictures.write(
+                        folder.appendingPathComponent("p\(n).png"), format: "png", rgb: UInt32(n) * 0x203010))
             }
             let app = try AppSession(source: folder.path)
             var events = try app.waitFor("rows settled") { settled($0) }
@@ -88,7 +96,8 @@ extension GUITests {
             #expect(change.folderChange?.removed == 1 && change.rows == 6, "\(change)")
 
             // Renamed: the same photo (identity) under its new name, first by name.
-            try FileManager.default.moveItem(at: folder.appendingPathComponent("p6.png"), to: folder.appendingPathComponent("a0.png"))
+            try FileManager.default.moveItem(
+                at: folder.appendingPathComponent("p6.png"), to: folder.appendingPathComponent("a0.png"))
             events = try app.waitFor("p6 renamed") { self.events($0, .sourceChanged).count >= 3 }
             change = try #require(self.events(events, .sourceChanged).last?.event)
             #expect(change.folderChange?.changed == 1 && change.rows == 6, "\(change)")
@@ -101,8 +110,12 @@ extension GUITests {
             #expect(rename(replacement.path, folder.appendingPathComponent("p3.png").path) == 0)
             events = try app.waitFor("p3 decoded again in its row and in the viewer") { events in
                 let after = events.filter { $0.t > rewritten }
-                let row = after.contains { if case .rowState(_, let id, .filtered) = $0.event { id == p3 } else { false } }
-                let viewer = after.contains { if case .opFinish(.view, _, let id, _) = $0.event { id == p3 } else { false } }
+                let row = after.contains {
+                    if case .rowState(_, let id, .filtered) = $0.event { id == p3 } else { false }
+                }
+                let viewer = after.contains {
+                    if case .opFinish(.view, _, let id, _) = $0.event { id == p3 } else { false }
+                }
                 return row && viewer
             }
 
@@ -124,23 +137,31 @@ extension GUITests {
             let state = try TestPictures.makeFolder("sort-settings")
             defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: state) }
             // Taken: b 2021, c 2022, a 2023. Modified: c, then a, then b. Names: a, b, c.
-            let taken = ["a.jpg": "2023:05:01 10:00:00", "b.jpg": "2021:05:01 10:00:00", "c.jpg": "2022:05:01 10:00:00"]
+            let taken = [
+                "a.jpg": "2023:05:01 10:00:00", "b.jpg": "2021:05:01 10:00:00", "c.jpg": "2022:05:01 10:00:00",
+            ]
             let modified = ["a.jpg": 1_600_000_000.0, "b.jpg": 1_700_000_000.0, "c.jpg": 1_500_000_000.0]
             for (name, date) in taken {
                 let file = folder.appendingPathComponent(name)
                 #expect(TestPictures.write(file, format: "jpeg", rgb: 0x808080))
-                let tagged = try run(URL(fileURLWithPath: "/usr/bin/exiftool"),
-                                     ["-q", "-overwrite_original", "-DateTimeOriginal=\(date)", file.path], timeout: 30)
+                let tagged = try run(
+                    URL(fileURLWithPath: "/usr/bin/exiftool"),
+                    ["-q", "-overwrite_original", "-DateTimeOriginal=\(date)", file.path], timeout: 30)
                 #expect(tagged.status == 0, "\(tagged.stderr)")
-                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: modified[name]!)],
-                                                      ofItemAtPath: file.path)
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: modified[name]!)],
+                    ofItemAtPath: file.path)
             }
-            let compiled = try run(URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
-                                   ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
+            let compiled = try run(
+                URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
+                ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
             #expect(compiled.status == 0, "\(compiled.stderr)")
-            let environment = ["GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": state.path]
-            let set = try run(URL(fileURLWithPath: "/usr/bin/gsettings"), ["set", AppInfo.applicationID, "sort-by", "date-taken"],
-                              environment: environment, timeout: 30)
+            let environment = [
+                "GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": state.path,
+            ]
+            let set = try run(
+                URL(fileURLWithPath: "/usr/bin/gsettings"), ["set", AppInfo.applicationID, "sort-by", "date-taken"],
+                environment: environment, timeout: 30)
             #expect(set.status == 0, "\(set.stderr)")
 
             let first = try AppSession(arguments: [folder.path], environment: environment)
@@ -172,9 +193,11 @@ extension GUITests {
             let second = try AppSession(arguments: [folder.path], environment: environment)
             events = try second.waitFor("rows settled") { settled($0) }
             #expect(names(events, rows: 3) == ["c.jpg", "a.jpg", "b.jpg"])
-            #expect(events.allSatisfy { $0.event.name != .listSorted }, "a small folder is read in order, not sorted after")
+            #expect(
+                events.allSatisfy { $0.event.name != .listSorted }, "a small folder is read in order, not sorted after")
             #expect(second.terminate() == 0)
-            let keyfile = try String(contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
+            let keyfile = try String(
+                contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
             #expect(keyfile.contains("sort-by='date-modified'"), "\(keyfile)")
         }
     }

@@ -15,25 +15,41 @@ extension GUITests {
             let folder = try TestPictures.makeFolder("every-format")
             let source = folder.appendingPathComponent(".source.jpg") // hidden: not listed
             try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: Self.red)).write(to: source)
-            try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
-                                                       thumbRGB: Self.blue)).write(to: folder.appendingPathComponent("a-camera.jpg"))
+            try #require(
+                CameraFiles.jpegWithThumbnail(
+                    width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
+                    thumbRGB: Self.blue)
+            ).write(to: folder.appendingPathComponent("a-camera.jpg"))
             // Cropped to 16:9 after the camera wrote its 4:3 thumbnail.
-            try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 900, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
-                                                       thumbRGB: Self.blue)).write(to: folder.appendingPathComponent("b-cropped.jpg"))
-            try await FormatFiles.convert(source, to: "heic", at: folder.appendingPathComponent("c-phone.heic"), thumbnail: 240)
+            try #require(
+                CameraFiles.jpegWithThumbnail(
+                    width: 1600, height: 900, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
+                    thumbRGB: Self.blue)
+            ).write(to: folder.appendingPathComponent("b-cropped.jpg"))
+            try await FormatFiles.convert(
+                source, to: "heic", at: folder.appendingPathComponent("c-phone.heic"), thumbnail: 240)
             try await FormatFiles.convert(source, to: "avif", at: folder.appendingPathComponent("d-picture.avif"))
             try await FormatFiles.convert(source, to: "webp", at: folder.appendingPathComponent("e-picture.webp"))
             let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.red))
-            try CameraFiles.dng(preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
-                .write(to: folder.appendingPathComponent("f-raw.dng"))
+            try CameraFiles.dng(
+                preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6
+            )
+            .write(to: folder.appendingPathComponent("f-raw.dng"))
             try await FormatFiles.convert(source, to: "psd", at: folder.appendingPathComponent("g-layers.psd"))
             try await FormatFiles.convert(source, to: "jxl", at: folder.appendingPathComponent("h-picture.jxl"))
             try Data("not a picture\n".utf8).write(to: folder.appendingPathComponent("i-notes.txt"))
-            return (folder, ["a-camera.jpg", "b-cropped.jpg", "c-phone.heic", "d-picture.avif", "e-picture.webp", "f-raw.dng",
-                             "g-layers.psd", "h-picture.jxl"])
+            return (
+                folder,
+                [
+                    "a-camera.jpg", "b-cropped.jpg", "c-phone.heic", "d-picture.avif", "e-picture.webp", "f-raw.dng",
+                    "g-layers.psd", "h-picture.jxl",
+                ]
+            )
         }
 
-        @Test("HEIC, AVIF, WebP and RAW show sepia; embedded thumbnails serve rows; Photoshop and JPEG XL say they are not supported")
+        @Test(
+            "HEIC, AVIF, WebP and RAW show sepia; embedded thumbnails serve rows; Photoshop and JPEG XL say they are not supported"
+        )
         func everyFormat() async throws {
             let (folder, names) = try await formatsFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -62,7 +78,9 @@ extension GUITests {
             // The camera JPEG and the HEIC were served by the thumbnails they hold; the cropped
             // photo's stale thumbnail was not trusted, so it was decoded in full.
             var previews: [Int: (source: String, covers: Bool)] = [:]
-            for case .rowPreview(let row, _, let source, _, _, let covers) in events.map(\.event) { previews[row] = (source, covers) }
+            for case .rowPreview(let row, _, let source, _, _, let covers) in events.map(\.event) {
+                previews[row] = (source, covers)
+            }
             #expect(previews[0]?.source == "exif" && previews[0]?.covers == true)
             #expect(previews[2]?.source == "heif" && previews[2]?.covers == true)
             #expect(previews[1] == nil)
@@ -72,16 +90,23 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("At scale 2 a camera's 160×120 thumbnail is too small for the row: shown at once, then replaced by the photo decoded")
+        @Test(
+            "At scale 2 a camera's 160×120 thumbnail is too small for the row: shown at once, then replaced by the photo decoded"
+        )
         func thumbnailThenPhoto() throws {
             let folder = try TestPictures.makeFolder("small-thumbnail")
             defer { try? FileManager.default.removeItem(at: folder) }
-            try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
-                                                       thumbRGB: Self.blue)).write(to: folder.appendingPathComponent("camera.jpg"))
+            try #require(
+                CameraFiles.jpegWithThumbnail(
+                    width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160, thumbHeight: 120,
+                    thumbRGB: Self.blue)
+            ).write(to: folder.appendingPathComponent("camera.jpg"))
             let app = try AppSession(source: folder.path, environment: ["GDK_SCALE": "2"])
             let events = try app.waitFor("the row filtered") { AppSession.rowStates($0)[0] == .filtered }
             var previews: [(covers: Bool, w: Int, h: Int)] = []
-            for case .rowPreview(0, _, "exif", let w, let h, let covers) in events.map(\.event) { previews.append((covers, w, h)) }
+            for case .rowPreview(0, _, "exif", let w, let h, let covers) in events.map(\.event) {
+                previews.append((covers, w, h))
+            }
             #expect(previews.count == 1 && previews.first?.covers == false && previews.first?.w == 160)
             // Shown first (downloaded, the thumbnail), then the photo itself, filtered.
             let states = events.compactMap { record -> PhotoState? in
@@ -91,24 +116,31 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("Web photos head first: rows from the EXIF thumbnail in a 64 KB head; a server ignoring Range read once; the viewer and the next launch get the whole photo")
+        @Test(
+            "Web photos head first: rows from the EXIF thumbnail in a 64 KB head; a server ignoring Range read once; the viewer and the next launch get the whole photo"
+        )
         func webHeadFirst() throws {
             let folder = try TestPictures.makeFolder("web-head")
             defer { try? FileManager.default.removeItem(at: folder) }
             var sizes: [String: Int] = [:]
             for name in ["one", "two", "three"] {
-                let photo = try #require(CameraFiles.jpegWithThumbnail(width: 3000, height: 2250, rgb: Self.red, thumbWidth: 160,
-                                                                       thumbHeight: 120, thumbRGB: Self.blue, progressive: true))
+                let photo = try #require(
+                    CameraFiles.jpegWithThumbnail(
+                        width: 3000, height: 2250, rgb: Self.red, thumbWidth: 160,
+                        thumbHeight: 120, thumbRGB: Self.blue, progressive: true))
                 try photo.write(to: folder.appendingPathComponent("\(name).jpg"))
                 sizes[name] = photo.count
             }
             // Without a thumbnail, and larger than the head (grainy, as photos are).
-            let plain = try run(URL(fileURLWithPath: "/usr/bin/convert"),
-                                ["-size", "1200x900", "plasma:", "-quality", "90", folder.appendingPathComponent("plain.jpg").path])
+            let plain = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                ["-size", "1200x900", "plasma:", "-quality", "90", folder.appendingPathComponent("plain.jpg").path])
             try #require(plain.status == 0, "convert failed: \(plain.stderr)")
             let server = try LoopbackServer(photos: folder)
-            let items = [("Kept", "/cacheable/one.jpg"), ("Camera", "/photos/two.jpg"), ("Plain", "/photos/plain.jpg"),
-                         ("Whole", "/norange/three.jpg")].map { ["name": $0.0, "url": server.url($0.1).absoluteString] }
+            let items = [
+                ("Kept", "/cacheable/one.jpg"), ("Camera", "/photos/two.jpg"), ("Plain", "/photos/plain.jpg"),
+                ("Whole", "/norange/three.jpg"),
+            ].map { ["name": $0.0, "url": server.url($0.1).absoluteString] }
             let list = folder.appendingPathComponent("list.plist")
             try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
             let cache = folder.appendingPathComponent("cache")
@@ -122,19 +154,23 @@ extension GUITests {
             for case .rowPreview(let row, _, "exif", _, _, true) in events.map(\.event) { covering.insert(row) }
             #expect(covering == [0, 1, 3], "rows served by the photos' thumbnails")
             // The heads alone for the camera photos; the plain photo needed its whole body too.
-            #expect(server.requestCount("/cacheable/one.jpg") == 1 && server.rangeRequestCount("/cacheable/one.jpg") == 1)
+            #expect(
+                server.requestCount("/cacheable/one.jpg") == 1 && server.rangeRequestCount("/cacheable/one.jpg") == 1)
             #expect(server.requestCount("/photos/two.jpg") == 1)
             #expect(server.requestCount("/photos/plain.jpg") == 2)
             #expect(server.requestCount("/norange/three.jpg") == 1, "read whole once, with no second request")
             let camera = sizes["one"]! + sizes["two"]!
-            print("web head first: \(server.photoBytesSent) bytes sent for photos of \(camera + sizes["three"]!) bytes (+ the plain one)")
+            print(
+                "web head first: \(server.photoBytesSent) bytes sent for photos of \(camera + sizes["three"]!) bytes (+ the plain one)"
+            )
 
             // The viewer gets the whole photo, not the head.
             try app.clickRow(0)
             events = try app.waitFor("the kept photo in the viewer", timeout: 60) { events in
                 events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
             }
-            let shown = try #require(events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
+            let shown = try #require(
+                events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
             #expect(shown.0 > 160 && shown.1 > 120, "\(shown)")
             let requests = server.requestCount("/cacheable/one.jpg")
             #expect(requests == 2, "the whole photo was fetched for the viewer")
@@ -148,9 +184,12 @@ extension GUITests {
             events = try again.waitFor("the kept photo in the viewer again", timeout: 60) { events in
                 events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
             }
-            let shownAgain = try #require(events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
+            let shownAgain = try #require(
+                events.last { $0.event.name == .viewerImage && $0.event.row == 0 }?.event.imageSize)
             #expect(shownAgain == shown)
-            #expect(server.requestCount("/cacheable/one.jpg") == requests, "neither the row nor the viewer asked the server")
+            #expect(
+                server.requestCount("/cacheable/one.jpg") == requests, "neither the row nor the viewer asked the server"
+            )
             #expect(again.terminate() == 0)
         }
     }

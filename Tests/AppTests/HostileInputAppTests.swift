@@ -10,12 +10,15 @@ extension GUITests {
     @Suite(.serialized) struct HostileInputAppTests {
         /// Settings with short deadlines, through the installed schema and a keyfile backend.
         private func settings(in folder: URL) throws -> [String: String] {
-            let compiled = try run(URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
-                                   ["--strict", "--targetdir=\(folder.path)", Products.packageRoot.appendingPathComponent("data").path])
+            let compiled = try run(
+                URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
+                ["--strict", "--targetdir=\(folder.path)", Products.packageRoot.appendingPathComponent("data").path])
             #expect(compiled.status == 0, "\(compiled.stderr)")
             let keyfile = folder.appendingPathComponent("glib-2.0/settings/keyfile")
-            try FileManager.default.createDirectory(at: keyfile.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data("""
+            try FileManager.default.createDirectory(
+                at: keyfile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(
+                """
                 [io/github/classicphotos/ClassicPhotos]
                 connect-timeout-seconds=1.0
                 silence-timeout-seconds=5.0
@@ -23,12 +26,17 @@ extension GUITests {
                 photo-max-megabytes=5
                 window-height=900
 
-                """.utf8).write(to: keyfile)
-            return ["GSETTINGS_SCHEMA_DIR": folder.path, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": folder.path]
+                """.utf8
+            ).write(to: keyfile)
+            return [
+                "GSETTINGS_SCHEMA_DIR": folder.path, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": folder.path,
+            ]
         }
 
         /// Rows of the list: name, address, and the reason the row must fail with (nil: loads).
-        private func rows(server: LoopbackServer, folder: URL) throws -> [(name: String, url: String, reason: PhotoFailure.Reason?)] {
+        private func rows(
+            server: LoopbackServer, folder: URL
+        ) throws -> [(name: String, url: String, reason: PhotoFailure.Reason?)] {
             let photo = server.url("/photos/coffee.jpg").absoluteString
             try HostilePictures.pngBomb().write(to: folder.appendingPathComponent("bomb.png"))
             var rows: [(String, String, PhotoFailure.Reason?)] = [
@@ -56,9 +64,12 @@ extension GUITests {
 
         /// Writes the list as a binary property list (XML cannot carry NUL) and runs the app on it
         /// until the hostile rows and every row on screen are final.
-        private func runApp(_ rows: [(name: String, url: String, reason: PhotoFailure.Reason?)], folder: URL,
-                            environment: [String: String], waitingFor first: Int) throws
-            -> (app: AppSession, events: [TraceRecord], window: (x: Int, y: Int, width: Int, height: Int)) {
+        private func runApp(
+            _ rows: [(name: String, url: String, reason: PhotoFailure.Reason?)], folder: URL,
+            environment: [String: String], waitingFor first: Int
+        ) throws
+            -> (app: AppSession, events: [TraceRecord], window: (x: Int, y: Int, width: Int, height: Int))
+        {
             let list = folder.appendingPathComponent("list-\(UUID().uuidString).plist")
             let items = rows.map { ["name": $0.name, "url": $0.url] }
             try PropertyListSerialization.data(fromPropertyList: items, format: .binary, options: 0).write(to: list)
@@ -67,19 +78,27 @@ extension GUITests {
             #expect(loaded.event.rows == rows.count)
             let window = try app.windowGeometry()
             // On a timeout the trace so far is checked anyway, so the test says what went wrong.
-            let events = (try? app.waitFor("rows final", timeout: 40) { events in
-                guard let range = AppSession.visibleRanges(events).last else { return false }
-                let states = AppSession.rowStates(events)
-                // A failure is traced by the worker (row.state) before the row shows it (row.status).
-                let shown = Set(events.filter { $0.event.name == .rowStatus }.compactMap(\.event.row))
-                func ended(_ row: Int) -> Bool { states[row] == .filtered || (states[row] == .failed && shown.contains(row)) }
-                // The first rows, as far as they are on screen or loaded ahead (two rows).
-                return (0..<min(first, range.upperBound + 3)).allSatisfy(ended) && range.allSatisfy(ended)
-            }) ?? { Issue.record("the rows did not all end within 40 s"); return app.events() }()
+            let events =
+                (try? app.waitFor("rows final", timeout: 40) { events in
+                    guard let range = AppSession.visibleRanges(events).last else { return false }
+                    let states = AppSession.rowStates(events)
+                    // A failure is traced by the worker (row.state) before the row shows it (row.status).
+                    let shown = Set(events.filter { $0.event.name == .rowStatus }.compactMap(\.event.row))
+                    func ended(_ row: Int) -> Bool {
+                        states[row] == .filtered || (states[row] == .failed && shown.contains(row))
+                    }
+                    // The first rows, as far as they are on screen or loaded ahead (two rows).
+                    return (0..<min(first, range.upperBound + 3)).allSatisfy(ended) && range.allSatisfy(ended)
+                })
+                ?? {
+                    Issue.record("the rows did not all end within 40 s"); return app.events()
+                }()
             return (app, events, window)
         }
 
-        @Test("Bombs, drips, silence, a device and hostile names: each row fails with its code, the loop never stalls, rows keep their height")
+        @Test(
+            "Bombs, drips, silence, a device and hostile names: each row fails with its code, the loop never stalls, rows keep their height"
+        )
         func hostileList() throws {
             let server = try LoopbackServer()
             let folder = try TestPictures.makeFolder("hostile-app")
@@ -87,7 +106,8 @@ extension GUITests {
             let environment = try settings(in: folder)
             let rows = try rows(server: server, folder: folder)
 
-            let (app, events, window) = try runApp(rows, folder: folder, environment: environment, waitingFor: Self.hostileRows)
+            let (app, events, window) = try runApp(
+                rows, folder: folder, environment: environment, waitingFor: Self.hostileRows)
             let visible = try #require(AppSession.visibleRanges(events).last)
             #expect(visible.count >= 9, "rows on screen: \(visible)")
             let fails = events.filter { $0.event.name == .opFail }
@@ -96,12 +116,18 @@ extension GUITests {
             for (row, expected) in rows.enumerated() where row < Self.hostileRows {
                 let fail = fails.last { $0.event.row == row }
                 if let reason = expected.reason {
-                    #expect(fail?.event.reason == reason, "row \(row) \(expected.name): \(String(describing: fail?.event))")
+                    #expect(
+                        fail?.event.reason == reason, "row \(row) \(expected.name): \(String(describing: fail?.event))")
                     let text = statuses.last { $0.event.row == row }?.event.text
-                    #expect(text == PhotoFailure(reason, detail: "").summary || (reason == .blockedScheme && text == "Not a regular file"),
-                            "row \(row): \(text ?? "no status")")
+                    #expect(
+                        text == PhotoFailure(reason, detail: "").summary
+                            || (reason == .blockedScheme && text == "Not a regular file"),
+                        "row \(row): \(text ?? "no status")")
                 } else {
-                    #expect(states[row] == .filtered, "row \(row) \(expected.name): \(String(describing: states[row])) \(String(describing: fail?.event))")
+                    #expect(
+                        states[row] == .filtered,
+                        "row \(row) \(expected.name): \(String(describing: states[row])) \(String(describing: fail?.event))"
+                    )
                 }
             }
             // The trace keeps each name as the list has it.
@@ -111,7 +137,9 @@ extension GUITests {
             }
             #expect(shown.first { $0.0 == 9 }?.1 == rows[9].name)
             let stalls = events.compactMap { $0.event.name == .mainloopStall ? $0.event.ms : nil }
-            print("hostile list: rows \(visible), longest stall \(stalls.max() ?? 0) ms, \(stalls.count) stalls over 16 ms")
+            print(
+                "hostile list: rows \(visible), longest stall \(stalls.max() ?? 0) ms, \(stalls.count) stalls over 16 ms"
+            )
             #expect(stalls.allSatisfy { $0 < 200 }, "main loop stalls: \(stalls)")
             // Decoding the bombs would take 190 MB (the JPEG, at 1/8) to 14 GB (the PNG).
             let peak = app.peakResidentBytes ?? 0
@@ -124,11 +152,16 @@ extension GUITests {
 
             // The same list with plain names and good photos shows exactly as many rows: no
             // name made its row taller.
-            let plain = rows.enumerated().map { (name: "Photo \($0.offset)", url: server.url("/photos/coffee.jpg?p\($0.offset)").absoluteString,
-                                                 reason: PhotoFailure.Reason?.none) }
+            let plain = rows.enumerated().map {
+                (
+                    name: "Photo \($0.offset)", url: server.url("/photos/coffee.jpg?p\($0.offset)").absoluteString,
+                    reason: PhotoFailure.Reason?.none
+                )
+            }
             // The first run stored its window's size on quitting: the same settings again.
             _ = try settings(in: folder)
-            let (plainApp, plainEvents, plainWindow) = try runApp(plain, folder: folder, environment: environment, waitingFor: 0)
+            let (plainApp, plainEvents, plainWindow) = try runApp(
+                plain, folder: folder, environment: environment, waitingFor: 0)
             let plainVisible = try #require(AppSession.visibleRanges(plainEvents).last)
             #expect(window.height == plainWindow.height, "windows \(window) and \(plainWindow)")
             #expect(visible == plainVisible, "hostile names: rows \(visible); plain names: rows \(plainVisible)")

@@ -15,7 +15,9 @@ extension GUITests {
         static let appID = AppInfo.applicationID
         static let prefix = "/usr"
 
-        @Test("meson install: validated launcher, metainfo and schema; every file in place; the installed app finds its photos")
+        @Test(
+            "meson install: validated launcher, metainfo and schema; every file in place; the installed app finds its photos"
+        )
         func mesonInstall() throws {
             let stage = URL(fileURLWithPath: NSTemporaryDirectory())
                 .appendingPathComponent("classic-photos-install-\(UUID().uuidString)")
@@ -47,11 +49,13 @@ extension GUITests {
             }
             let photos = Products.packageRoot.appendingPathComponent("data/photos").path
             let bundled = try FileManager.default.contentsOfDirectory(atPath: photos).sorted()
-            let installedPhotos = (try? FileManager.default.contentsOfDirectory(atPath: installed("share/classic-photos/photos")))
+            let installedPhotos =
+                (try? FileManager.default.contentsOfDirectory(atPath: installed("share/classic-photos/photos")))
             #expect(installedPhotos?.sorted() == bundled)
 
             // The launcher and the D-Bus service name the installed binary by its final path.
-            let service = try String(contentsOfFile: installed("share/dbus-1/services/\(Self.appID).service"), encoding: .utf8)
+            let service = try String(
+                contentsOfFile: installed("share/dbus-1/services/\(Self.appID).service"), encoding: .utf8)
             #expect(Self.value("Name", in: service) == Self.appID)
             #expect(Self.value("Exec", in: service) == "\(Self.prefix)/bin/classic-photos --gapplication-service")
             let desktop = try String(contentsOfFile: desktopFile, encoding: .utf8)
@@ -59,12 +63,15 @@ extension GUITests {
             #expect(Self.value("Icon", in: desktop) == Self.appID)
             #expect(Self.value("DBusActivatable", in: desktop) == "true")
             let metainfoText = try String(contentsOfFile: metainfo, encoding: .utf8)
-            #expect(metainfoText.contains("<release version=\"\(AppInfo.version)\""), "metainfo has no release \(AppInfo.version)")
+            #expect(
+                metainfoText.contains("<release version=\"\(AppInfo.version)\""),
+                "metainfo has no release \(AppInfo.version)")
 
             // The installed binary runs.
             let version = try run(URL(fileURLWithPath: binary), ["--version"], timeout: 30)
             #expect(version.status == 0)
-            #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "classic-photos \(AppInfo.version)")
+            #expect(
+                version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "classic-photos \(AppInfo.version)")
 
             // Started by name from PATH, as from a terminal (so argv[0] names no folder), with no
             // arguments and no CLASSIC_PHOTOS_DATADIR, it shows the bundled list from the
@@ -98,8 +105,12 @@ extension GUITests {
             let source = Products.packageRoot
             let build = source.appendingPathComponent(".build/install-test")
             let meson = try tool("meson")
-            let configured = FileManager.default.fileExists(atPath: build.appendingPathComponent("meson-private/coredata.dat").path)
-            var setup = try run(meson, ["setup"] + (configured ? ["--reconfigure"] : []) + ["--prefix", prefix, build.path, source.path], timeout: 300)
+            let configured = FileManager.default.fileExists(
+                atPath: build.appendingPathComponent("meson-private/coredata.dat").path)
+            var setup = try run(
+                meson,
+                ["setup"] + (configured ? ["--reconfigure"] : []) + ["--prefix", prefix, build.path, source.path],
+                timeout: 300)
             if setup.status != 0 && configured {
                 // A build folder from another checkout or meson version: start it afresh.
                 setup = try run(meson, ["setup", "--wipe", "--prefix", prefix, build.path, source.path], timeout: 300)
@@ -107,17 +118,21 @@ extension GUITests {
             try #require(setup.status == 0, "meson setup failed:\n\(setup.stdout)\n\(setup.stderr)")
 
             let started = Date()
-            let install = try run(meson, ["install", "-C", build.path], environment: ["DESTDIR": stage.path], timeout: 1200)
+            let install = try run(
+                meson, ["install", "-C", build.path], environment: ["DESTDIR": stage.path], timeout: 1200)
             print("meson install (release build included) took \(Int(Date().timeIntervalSince(started).rounded())) s")
-            try #require(install.status == 0 && !install.timedOut,
-                         "meson install failed:\n\(install.stdout.suffix(6000))\n\(install.stderr.suffix(6000))")
+            try #require(
+                install.status == 0 && !install.timedOut,
+                "meson install failed:\n\(install.stdout.suffix(6000))\n\(install.stderr.suffix(6000))")
         }
 
         /// Runs a validator and records its output; the test fails if it does.
         static func validate(_ name: String, _ arguments: [String]) throws {
             let result = try run(try tool(name), arguments, timeout: 60)
             let output = (result.stdout + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
-            print("\(name) \(arguments.joined(separator: " ")): exit \(result.status)\(output.isEmpty ? "" : "\n\(output)")")
+            print(
+                "\(name) \(arguments.joined(separator: " ")): exit \(result.status)\(output.isEmpty ? "" : "\n\(output)")"
+            )
             #expect(result.status == 0, "\(name) failed:\n\(output)")
         }
 

@@ -16,8 +16,9 @@ extension GUITests {
         func lowMemoryWarning() throws {
             let monitor = try FakeLowMemoryMonitor()
             let server = try LoopbackServer()
-            let app = try AppSession(source: server.url("/list.plist?rows=60").absoluteString,
-                                     environment: ["DBUS_SYSTEM_BUS_ADDRESS": monitor.busAddress])
+            let app = try AppSession(
+                source: server.url("/list.plist?rows=60").absoluteString,
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": monitor.busAddress])
             // The first screen fills in at full speed.
             try app.waitFor(event: .sourceLoaded)
             let firstScreen = try app.waitFor("first screen filtered") { events in
@@ -32,21 +33,25 @@ extension GUITests {
             server.photoLatencyMs.store(30_000, ordering: .relaxed)
             let window = try app.windowGeometry()
             // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape"])
+            try app.xdotool([
+                "mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape",
+            ])
             try app.xdotool(["key", "End"])
             let inFlight = try app.waitFor("downloads at the end of the list under way") { events in
                 events.contains { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }
             }
-            let runningRows = Set(inFlight.filter { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }
-                .compactMap(\.event.row))
+            let runningRows = Set(
+                inFlight.filter { $0.event.name == .opStart && ($0.event.row ?? 0) >= 50 }
+                    .compactMap(\.event.row))
 
             try monitor.warn(level: 255)
             let events = try app.waitFor("work cancelled and images dropped", timeout: 20) { events in
                 guard let warned = events.firstIndex(where: { $0.event.name == .memoryLow }) else { return false }
                 let after = events[warned...]
                 let cancelled = Set(after.filter { $0.event.name == .opCancel }.compactMap(\.event.row))
-                let dropped = Set(after.filter { $0.event.name == .rowState && $0.event.state == .new }
-                    .compactMap(\.event.row))
+                let dropped = Set(
+                    after.filter { $0.event.name == .rowState && $0.event.state == .new }
+                        .compactMap(\.event.row))
                 return runningRows.isSubset(of: cancelled) && (0...firstVisible).allSatisfy(dropped.contains)
             }
             let warning = try #require(events.first { $0.event.name == .memoryLow })

@@ -59,7 +59,9 @@ extension GUITests {
             #expect(endedAt - beganAt >= 0.15)
 
             // No download for a row that was never within the visible range plus the margin.
-            let allowed = AppSession.visibleRanges(events).map { max(0, $0.lowerBound - Self.margin)...min(Self.rows - 1, $0.upperBound + Self.margin) }
+            let allowed = AppSession.visibleRanges(events).map {
+                max(0, $0.lowerBound - Self.margin)...min(Self.rows - 1, $0.upperBound + Self.margin)
+            }
             let downloads = events.filter { $0.event.name == .opStart && $0.event.kind == .download }
                 .compactMap(\.event.row)
             let stray = downloads.filter { row in !allowed.contains { $0.contains(row) } }
@@ -68,23 +70,29 @@ extension GUITests {
             // Work for the first screen, still in flight when the scroll began, was cancelled.
             let cancels = events.filter { $0.event.name == .opCancel }.compactMap(\.event.row)
             let firstScreen = try #require(AppSession.visibleRanges(events).first)
-            #expect(cancels.contains { $0 <= firstScreen.upperBound + Self.margin }, "first screen \(firstScreen), cancels \(cancels)")
+            #expect(
+                cancels.contains { $0 <= firstScreen.upperBound + Self.margin },
+                "first screen \(firstScreen), cancels \(cancels)")
 
             // Figures for the notes: work started against rows shown at rest.
             let finalRange = AppSession.visibleRanges(events).last!
             let visibleRows = Set(AppSession.visibleRanges(events).flatMap { Array($0) })
-            let filteredAt = events.filter { $0.event.name == .rowState && $0.event.state != .downloaded }
+            let filteredAt =
+                events.filter { $0.event.name == .rowState && $0.event.state != .downloaded }
                 .filter { finalRange.contains($0.event.row ?? -1) }.map(\.t).max() ?? endedAt
-            print("scroll via \(expected): \(downloads.count) downloads started for \(visibleRows.count) rows visible at rest "
-                  + "(\(Set(downloads).count) distinct), \(cancels.count) cancellations, \(run.server.totalPhotoRequests) requests; "
-                  + "last visible row ready \(Int((filteredAt - endedAt) * 1000)) ms after scroll end; "
-                  + "scrolled to rows \(finalRange)")
+            print(
+                "scroll via \(expected): \(downloads.count) downloads started for \(visibleRows.count) rows visible at rest "
+                    + "(\(Set(downloads).count) distinct), \(cancels.count) cancellations, \(run.server.totalPhotoRequests) requests; "
+                    + "last visible row ready \(Int((filteredAt - endedAt) * 1000)) ms after scroll end; "
+                    + "scrolled to rows \(finalRange)")
         }
 
         @Test("Mouse wheel: suspend at the first step, resume after the quiet period, cancel what scrolled away")
         func wheel() throws {
             let run = try start()
-            try run.app.xdotool(["mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + run.window.height / 2)"])
+            try run.app.xdotool([
+                "mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + run.window.height / 2)",
+            ])
             try run.app.xdotool(["click", "--repeat", "80", "--delay", "15", "5"])
             try check(run, via: .wheel)
         }
@@ -94,11 +102,16 @@ extension GUITests {
             let run = try start()
             let x = run.window.x + run.window.width - 7
             let top = run.window.y + 70
-            try run.app.xdotool(["mousemove", "\(x - 40)", "\(top + 10)", "sleep", "0.2", "mousemove", "\(x)", "\(top + 10)", "sleep", "0.3"])
-            try run.app.xdotool(["mousedown", "1", "sleep", "0.1",
-                                 "mousemove", "\(x)", "\(top + 60)", "sleep", "0.1",
-                                 "mousemove", "\(x)", "\(top + 140)", "sleep", "0.4",
-                                 "mousemove", "\(x)", "\(top + 200)", "sleep", "0.1", "mouseup", "1"])
+            try run.app.xdotool([
+                "mousemove", "\(x - 40)", "\(top + 10)", "sleep", "0.2", "mousemove", "\(x)", "\(top + 10)", "sleep",
+                "0.3",
+            ])
+            try run.app.xdotool([
+                "mousedown", "1", "sleep", "0.1",
+                "mousemove", "\(x)", "\(top + 60)", "sleep", "0.1",
+                "mousemove", "\(x)", "\(top + 140)", "sleep", "0.4",
+                "mousemove", "\(x)", "\(top + 200)", "sleep", "0.1", "mouseup", "1",
+            ])
             try check(run, via: .scrollbar)
         }
 
@@ -106,8 +119,13 @@ extension GUITests {
         func keyboard() throws {
             let run = try start()
             // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
-            try run.app.xdotool(["mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + 120)", "click", "1", "key", "Escape"])
-            try run.app.xdotool(["key", "--delay", "60", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down"])
+            try run.app.xdotool([
+                "mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + 120)", "click", "1", "key",
+                "Escape",
+            ])
+            try run.app.xdotool([
+                "key", "--delay", "60", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down", "Page_Down",
+            ])
             try check(run, via: .keyboard)
         }
     }

@@ -14,7 +14,9 @@ extension GUITests {
         /// Names shown per row (from `row.shown`), latest first wins.
         private func shownNames(_ events: [TraceRecord]) -> [Int: String] {
             var names: [Int: String] = [:]
-            for case .rowShown(let row, _, let name) in self.events(events, .rowShown).map(\.event) { names[row] = name }
+            for case .rowShown(let row, _, let name) in self.events(events, .rowShown).map(\.event) {
+                names[row] = name
+            }
             return names
         }
 
@@ -29,12 +31,15 @@ extension GUITests {
         private func mixedFolder() throws -> (folder: URL, pictures: [String]) {
             let folder = try TestPictures.makeFolder("mixed")
             var pictures: [String] = []
-            for (name, format) in [("img10.png", "png"), ("img2.jpg", "jpeg"), ("IMG3.bmp", "bmp"), ("img1.tiff", "tiff")] {
+            for (name, format) in [
+                ("img10.png", "png"), ("img2.jpg", "jpeg"), ("IMG3.bmp", "bmp"), ("img1.tiff", "tiff"),
+            ] {
                 if TestPictures.write(folder.appendingPathComponent(name), format: format) { pictures.append(name) }
             }
             // A JPEG without an extension is still a picture: content decides.
-            try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"),
-                                             to: folder.appendingPathComponent("img4"))
+            try FileManager.default.copyItem(
+                at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"),
+                to: folder.appendingPathComponent("img4"))
             pictures.append("img4")
             try Data("not a picture\n".utf8).write(to: folder.appendingPathComponent("notes.txt"))
             try Data("not a picture either\n".utf8).write(to: folder.appendingPathComponent("fake.jpg"))
@@ -71,7 +76,8 @@ extension GUITests {
             let folder = try TestPictures.makeFolder("single")
             defer { try? FileManager.default.removeItem(at: folder) }
             for n in 1...60 {
-                TestPictures.write(folder.appendingPathComponent("photo\(n).png"), format: "png", rgb: UInt32(n * 0x040302))
+                TestPictures.write(
+                    folder.appendingPathComponent("photo\(n).png"), format: "png", rgb: UInt32(n * 0x040302))
             }
             let app = try AppSession(source: folder.appendingPathComponent("photo47.png").path)
             let loaded = try app.waitFor(event: .sourceLoaded)
@@ -114,7 +120,10 @@ extension GUITests {
             ]
             let list = try TestPictures.makeFolder("failures").appendingPathComponent("list.plist")
             defer { try? FileManager.default.removeItem(at: list.deletingLastPathComponent()) }
-            let items = cases.enumerated().map { ["name": "Case \($0.offset)", "url": server.url($0.element.path).absoluteString] }
+            let items =
+                cases.enumerated().map {
+                    ["name": "Case \($0.offset)", "url": server.url($0.element.path).absoluteString]
+                }
                 + [["name": "Missing", "url": "no-such-file.jpg"]]
             try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
             let app = try AppSession(source: list.path)

@@ -22,21 +22,26 @@ extension GUITests {
             let folder = try TestPictures.makeFolder(name)
             for n in 1...count {
                 let file = folder.appendingPathComponent(String(format: "p%02d.jpg", n))
-                try #require(TestPictures.writeGradient(file, width: Int32(width), height: Int32(height),
-                                                        rgb: UInt32(n * 0x3F6A91 % 0xFFFFFF)))
+                try #require(
+                    TestPictures.writeGradient(
+                        file, width: Int32(width), height: Int32(height),
+                        rgb: UInt32(n * 0x3F6A91 % 0xFFFFFF)))
             }
             return folder
         }
 
         private func images(_ events: [TraceRecord], row: Int? = nil, state: ViewerImageState? = nil) -> [TraceRecord] {
             events.filter {
-                $0.event.name == .viewerImage && (row == nil || $0.event.row == row) && (state == nil || $0.event.viewerState == state)
+                $0.event.name == .viewerImage && (row == nil || $0.event.row == row)
+                    && (state == nil || $0.event.viewerState == state)
             }
         }
 
         private func zoomLevels(_ events: [TraceRecord]) -> [Double] { events.compactMap(\.event.zoomLevel) }
 
-        @Test("On a HiDPI display (scale 2) the photo is decoded for the viewer's size in device pixels, not its logical size")
+        @Test(
+            "On a HiDPI display (scale 2) the photo is decoded for the viewer's size in device pixels, not its logical size"
+        )
         func hiDPI() throws {
             let folder = try bigPictures("viewer-hidpi", count: 3)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -48,15 +53,21 @@ extension GUITests {
             let window = try app.windowGeometry() // in device pixels
             let header = 2 * Self.headerHeight
             // Row 1, in device pixels: rows are 80 logical pixels high.
-            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + header + 2 * (80 + 40))", "click", "1"])
-            let events = try app.waitFor("row 1 shown filtered in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            try app.xdotool([
+                "mousemove", "\(window.x + window.width / 2)", "\(window.y + header + 2 * (80 + 40))", "click", "1",
+            ])
+            let events = try app.waitFor("row 1 shown filtered in the viewer") {
+                !images($0, row: 1, state: .filtered).isEmpty
+            }
             let size = try #require(images(events, row: 1, state: .filtered).last?.event.imageSize)
             let area = (width: Double(window.width), height: Double(window.height - header))
             let fit = min(area.width / 2400, area.height / 1600, 1)
-            print("HiDPI viewer area \(Int(area.width))×\(Int(area.height)) device pixels, decoded \(size.w)×\(size.h), "
-                  + "fitted \(Int(2400 * fit))×\(Int(1600 * fit))")
+            print(
+                "HiDPI viewer area \(Int(area.width))×\(Int(area.height)) device pixels, decoded \(size.w)×\(size.h), "
+                    + "fitted \(Int(2400 * fit))×\(Int(1600 * fit))")
             // Sharp: at least the fitted size in device pixels (twice the logical size), not whole.
-            #expect(Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 2)
+            #expect(
+                Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 2)
             #expect(size.w < 2400)
             let level = try #require(zoomLevels(events).last)
             #expect(abs(level - fit) < 0.01, "fit zoom \(level), expected \(fit) (image pixels per device pixel)")
@@ -64,7 +75,9 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and 0, 1 and Escape")
+        @Test(
+            "A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and 0, 1 and Escape"
+        )
         func openPageZoomClose() throws {
             let folder = try bigPictures("viewer", count: 12)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -75,15 +88,20 @@ extension GUITests {
 
             // A click on row 1 opens it.
             try click(app, row: 1)
-            var events = try app.waitFor("row 1 shown filtered in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
+            var events = try app.waitFor("row 1 shown filtered in the viewer") {
+                !images($0, row: 1, state: .filtered).isEmpty
+            }
             let opened = events.first { $0.event.name == .viewerOpen }
             #expect(opened?.event.row == 1 && opened?.event.photoName == "p02.jpg", "\(String(describing: opened))")
             let size = try #require(images(events, row: 1, state: .filtered).last?.event.imageSize)
             // At least what fits the viewer (the window below the header bar), never the whole image.
             let area = (width: Double(window.width), height: Double(window.height - Self.headerHeight))
             let fit = min(area.width / 2400, area.height / 1600, 1)
-            print("viewer area \(Int(area.width))×\(Int(area.height)), decoded \(size.w)×\(size.h), fitted \(Int(2400 * fit))×\(Int(1600 * fit))")
-            #expect(Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 1)
+            print(
+                "viewer area \(Int(area.width))×\(Int(area.height)), decoded \(size.w)×\(size.h), fitted \(Int(2400 * fit))×\(Int(1600 * fit))"
+            )
+            #expect(
+                Double(size.w) >= (2400 * fit).rounded(.down) - 1 && Double(size.h) >= (1600 * fit).rounded(.down) - 1)
             #expect(size.w < 2400 && size.h < 1600)
             let fitLevel = try #require(zoomLevels(events).last)
             #expect(abs(fitLevel - fit) < 0.01, "fit zoom \(fitLevel), expected \(fit)")
@@ -100,7 +118,8 @@ extension GUITests {
             }
             // Neighbours loaded ahead at low priority were cancelled as the viewer moved on, or
             // had finished; none of the photos in between (3…9) was loaded.
-            let viewLoads = events.filter { $0.event.name == .opStart && $0.event.kind == .view }.compactMap(\.event.row)
+            let viewLoads = events.filter { $0.event.name == .opStart && $0.event.kind == .view }.compactMap(
+                \.event.row)
             #expect(Set(viewLoads).isSubset(of: [0, 1, 2, 3, 10, 11]), "viewer loads for rows \(viewLoads)")
 
             // + zooms in around the centre, 0 fits again.
@@ -129,7 +148,9 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("Pointer and keys in the viewer: double-click toggles 100 % and fit, Ctrl+wheel zooms in, Ctrl+C copies, S shows the original")
+        @Test(
+            "Pointer and keys in the viewer: double-click toggles 100 % and fit, Ctrl+wheel zooms in, Ctrl+C copies, S shows the original"
+        )
         func pointerZoomAndOriginal() throws {
             let folder = try bigPictures("pointer", count: 3)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -141,7 +162,10 @@ extension GUITests {
             var events = try app.waitFor("row 0 in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             let fit = try #require(zoomLevels(events).last)
             #expect(fit < 1)
-            let centre = (x: window.x + window.width / 2, y: window.y + Self.headerHeight + (window.height - Self.headerHeight) / 2)
+            let centre = (
+                x: window.x + window.width / 2,
+                y: window.y + Self.headerHeight + (window.height - Self.headerHeight) / 2
+            )
 
             // Double-click: 100 %; again: fit.
             try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)", "click", "--repeat", "2", "--delay", "60", "1"])
@@ -164,17 +188,22 @@ extension GUITests {
             var targets = ""
             for _ in 0..<50 where !targets.contains("image/png") {
                 usleep(100_000)
-                targets = (try? run(URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
-                                    environment: ["DISPLAY": app.display.name], timeout: 10).stdout) ?? ""
+                targets =
+                    (try? run(
+                        URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
+                        environment: ["DISPLAY": app.display.name], timeout: 10
+                    ).stdout) ?? ""
             }
             #expect(targets.contains("image/png"), "clipboard offers: \(targets)")
             let file = NSTemporaryDirectory() + "classic-photos-pasted-\(UUID().uuidString).png"
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let pasted = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
-                                 environment: ["DISPLAY": app.display.name], timeout: 20)
+            let pasted = try run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
+                environment: ["DISPLAY": app.display.name], timeout: 20)
             let png = try Data(contentsOf: URL(fileURLWithPath: file))
-            #expect(pasted.status == 0 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 1000,
-                    "pasted \(png.count) bytes: \(pasted.stderr)")
+            #expect(
+                pasted.status == 0 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 1000,
+                "pasted \(png.count) bytes: \(pasted.stderr)")
 
             // S: the original photo (not sepia) is shown.
             try key(app, "s")
@@ -193,12 +222,15 @@ extension GUITests {
         private func servedList() throws -> (server: LoopbackServer, list: URL, folder: URL) {
             let folder = try TestPictures.makeFolder("served")
             let big = folder.appendingPathComponent("twelve-megapixels.jpg")
-            let made = try run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", "4000x3000", "plasma:", "-quality", "90", big.path],
-                               timeout: 120)
+            let made = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                ["-size", "4000x3000", "plasma:", "-quality", "90", big.path],
+                timeout: 120)
             try #require(made.status == 0, "convert failed: \(made.stderr)")
             for name in ["coffee.jpg", "rocket-launch.jpg", "retina.jpg"] {
-                try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/\(name)"),
-                                                 to: folder.appendingPathComponent(name))
+                try FileManager.default.copyItem(
+                    at: Products.packageRoot.appendingPathComponent("data/photos/\(name)"),
+                    to: folder.appendingPathComponent(name))
             }
             let server = try LoopbackServer(photos: folder)
             let items: [[String: String]] = [
@@ -216,19 +248,25 @@ extension GUITests {
         /// Seconds from `viewer.open` of `row` to its first picture and to its sepia picture.
         private func openToImage(_ events: [TraceRecord], row: Int) -> (first: Double, sepia: Double)? {
             guard let open = events.last(where: { $0.event.name == .viewerOpen && $0.event.row == row }),
-                  let first = images(events, row: row).first(where: { $0.t >= open.t }),
-                  let sepia = images(events, row: row, state: .filtered).first(where: { $0.t >= open.t }) else { return nil }
+                let first = images(events, row: row).first(where: { $0.t >= open.t }),
+                let sepia = images(events, row: row, state: .filtered).first(where: { $0.t >= open.t })
+            else { return nil }
             return (first.t - open.t, sepia.t - open.t)
         }
 
-        @Test("Over HTTP: click-to-photo times (measured), a failed photo shows its reason, Escape cancels the viewer's work")
+        @Test(
+            "Over HTTP: click-to-photo times (measured), a failed photo shows its reason, Escape cancels the viewer's work"
+        )
         func servedPhotos() throws {
             let (server, list, folder) = try servedList()
             defer { try? FileManager.default.removeItem(at: folder) }
             let app = try AppSession(source: list.path)
             try app.waitFor(event: .sourceLoaded)
             // The rows settle first, so the measurement is the viewer's own work.
-            try app.waitFor("rows settled") { AppSession.rowStates($0).count == 5 && AppSession.rowStates($0).values.allSatisfy { $0 == .filtered || $0 == .failed } }
+            try app.waitFor("rows settled") {
+                AppSession.rowStates($0).count == 5
+                    && AppSession.rowStates($0).values.allSatisfy { $0 == .filtered || $0 == .failed }
+            }
 
             // A bundled photo (600×400, 56 kB).
             var clicked = Date()
@@ -236,8 +274,11 @@ extension GUITests {
             var events = try app.waitFor("coffee in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             let wall = Date().timeIntervalSince(clicked)
             if let times = openToImage(events, row: 0) {
-                print(String(format: "viewer, bundled 600×400 JPEG over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms)",
-                             times.first * 1000, times.sepia * 1000, wall * 1000))
+                print(
+                    String(
+                        format:
+                            "viewer, bundled 600×400 JPEG over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms)",
+                        times.first * 1000, times.sepia * 1000, wall * 1000))
             }
             try key(app, "Escape")
             try app.waitFor("closed") { $0.contains { $0.event.name == .viewerClose } }
@@ -246,21 +287,31 @@ extension GUITests {
             usleep(300_000)
             clicked = Date()
             try click(app, row: 1)
-            events = try app.waitFor("12 MP photo in the viewer", timeout: 60) { !images($0, row: 1, state: .filtered).isEmpty }
+            events = try app.waitFor("12 MP photo in the viewer", timeout: 60) {
+                !images($0, row: 1, state: .filtered).isEmpty
+            }
             let wallBig = Date().timeIntervalSince(clicked)
             let times = try #require(openToImage(events, row: 1))
             let big = images(events, row: 1, state: .filtered).last!.event.imageSize!
-            print(String(format: "viewer, 4000×3000 JPEG (3.3 MB) over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms); decoded %d×%d",
-                         times.first * 1000, times.sepia * 1000, wallBig * 1000, big.w, big.h))
+            print(
+                String(
+                    format:
+                        "viewer, 4000×3000 JPEG (3.3 MB) over loopback: open → picture %.0f ms, → sepia %.0f ms (click → sepia seen in the trace %.0f ms); decoded %d×%d",
+                    times.first * 1000, times.sepia * 1000, wallBig * 1000, big.w, big.h))
             #expect(big.w < 4000, "decoded whole: \(big)")
 
             // Right: the missing photo, failed large with its reason.
             try key(app, "Right")
-            events = try app.waitFor("failed photo shown") { $0.contains { $0.event.name == .viewerStatus && $0.event.row == 2 } }
+            events = try app.waitFor("failed photo shown") {
+                $0.contains { $0.event.name == .viewerStatus && $0.event.row == 2 }
+            }
             let status = events.last { $0.event.name == .viewerStatus }!.event.text ?? ""
             #expect(status.contains("404"), "shown reason: \(status)")
             #expect(!images(events, row: 2, state: .failed).isEmpty)
-            #expect(events.contains { $0.event.name == .opFail && $0.event.kind == .view && $0.event.row == 2 && $0.event.reason == .http })
+            #expect(
+                events.contains {
+                    $0.event.name == .opFail && $0.event.kind == .view && $0.event.row == 2 && $0.event.reason == .http
+                })
 
             // A slow photo: Escape while it loads cancels the load, and nothing is shown after.
             try key(app, "Escape")
@@ -274,7 +325,10 @@ extension GUITests {
             usleep(300_000)
             try key(app, "Escape")
             events = try app.waitFor("load cancelled") { events in
-                events.contains { $0.event.name == .opCancel && $0.event.kind == .view && $0.event.row == 3 && $0.event.running == true }
+                events.contains {
+                    $0.event.name == .opCancel && $0.event.kind == .view && $0.event.row == 3
+                        && $0.event.running == true
+                }
             }
             let closedAt = try #require(events.last { $0.event.name == .viewerClose })
             let openedAt = try #require(events.last { $0.event.name == .viewerOpen })
@@ -282,8 +336,9 @@ extension GUITests {
             usleep(3_500_000)
             events = app.events().filter { $0.t > openedAt.t }
             #expect(!images(events, row: 3).contains { $0.t > closedAt.t }, "a picture was shown after closing")
-            #expect(!events.contains { $0.event.name == .opFinish && $0.event.kind == .view && $0.event.row == 3 },
-                    "the cancelled load finished")
+            #expect(
+                !events.contains { $0.event.name == .opFinish && $0.event.kind == .view && $0.event.row == 3 },
+                "the cancelled load finished")
             #expect(app.terminate() == 0)
         }
 
@@ -301,17 +356,22 @@ extension GUITests {
             let size = try #require(images(events, state: .filtered).first?.event.imageSize)
             let window = try app.windowGeometry()
             let side = min(800, max(window.width - 10, window.height - Self.headerHeight - 10))
-            #expect(max(size.w, size.h) >= side && size.w <= 800 && size.h <= 600
+            #expect(
+                max(size.w, size.h) >= side && size.w <= 800 && size.h <= 600
                     && abs(Double(size.w) / Double(size.h) - 4.0 / 3) < 0.01,
-                    "decoded \(size.w)×\(size.h) in a \(window.width)×\(window.height) window")
+                "decoded \(size.w)×\(size.h) in a \(window.width)×\(window.height) window")
             #expect(app.terminate() == 0)
         }
 
         /// The window's `_NET_WM_STATE`, as the window manager set it.
         private func windowState(_ app: AppSession) throws -> String {
-            let id = try app.xdotool(["search", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n").first.map(String.init) ?? ""
-            return try run(URL(fileURLWithPath: "/usr/bin/xprop"), ["-id", id, "_NET_WM_STATE"],
-                           environment: ["DISPLAY": app.display.name]).stdout
+            let id =
+                try app.xdotool(["search", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n").first
+                .map(String.init) ?? ""
+            return try run(
+                URL(fileURLWithPath: "/usr/bin/xprop"), ["-id", id, "_NET_WM_STATE"],
+                environment: ["DISPLAY": app.display.name]
+            ).stdout
         }
 
         @Test("F11 makes the window fullscreen; Escape leaves fullscreen first, then closes the viewer")
@@ -319,8 +379,9 @@ extension GUITests {
             // Fullscreen is the window manager's to grant: a small one runs on the test's display
             // (its own F11 binding off, so the key reaches the app).
             let wm = URL(fileURLWithPath: "/usr/bin/matchbox-window-manager")
-            try #require(FileManager.default.isExecutableFile(atPath: wm.path),
-                         "a window manager is needed to go fullscreen (meson-helpers/setup.sh installs matchbox-window-manager)")
+            try #require(
+                FileManager.default.isExecutableFile(atPath: wm.path),
+                "a window manager is needed to go fullscreen (meson-helpers/setup.sh installs matchbox-window-manager)")
             let folder = try bigPictures("fullscreen", count: 3, width: 1200, height: 1600)
             let noKeys = folder.appendingPathComponent("kbdconfig")
             try Data().write(to: noKeys)
@@ -371,7 +432,8 @@ extension GUITests {
 
         /// The name of the window with the keyboard focus, or "".
         private func focusedWindowName(_ app: AppSession) -> String {
-            ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "").trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
 
         /// Ctrl+S, then types `path` into the file chooser's name field and presses Enter. With no
@@ -380,7 +442,8 @@ extension GUITests {
         private func saveAs(_ app: AppSession, to path: String) throws {
             try key(app, "ctrl+s")
             for _ in 0..<100 where focusedWindowName(app) != "Save Photo As" { usleep(100_000) }
-            try #require(focusedWindowName(app) == "Save Photo As", "no focused Save As dialog: \(focusedWindowName(app))")
+            try #require(
+                focusedWindowName(app) == "Save Photo As", "no focused Save As dialog: \(focusedWindowName(app))")
             usleep(300_000) // the dialog's first frame, and its name field focused
             try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", path])
             try app.xdotool(["key", "Return"])
@@ -395,12 +458,16 @@ extension GUITests {
         /// Waits for the outcome of saving to `path` (saved or failed) and returns it.
         private func saveOutcome(_ app: AppSession, _ path: String) throws -> TraceRecord {
             let events = try app.waitFor("\(path) saved") { events in
-                events.contains { ($0.event.name == .viewerSaved || $0.event.name == .viewerSaveFailed) && $0.event.path == path }
+                events.contains {
+                    ($0.event.name == .viewerSaved || $0.event.name == .viewerSaveFailed) && $0.event.path == path
+                }
             }
             return events.last { $0.event.path == path }!
         }
 
-        @Test("Ctrl+S and the file chooser save the photo shown at full size: PNG, or JPEG for a .jpg name; sepia or original as shown")
+        @Test(
+            "Ctrl+S and the file chooser save the photo shown at full size: PNG, or JPEG for a .jpg name; sepia or original as shown"
+        )
         func saveAsFile() throws {
             let folder = try bigPictures("save", count: 2, width: 1600, height: 1200)
             let saved = try TestPictures.makeFolder("saved")
@@ -422,9 +489,13 @@ extension GUITests {
             try saveAs(app, to: png)
             let pngSaved = try saveOutcome(app, png)
             #expect(pngSaved.event.name == .viewerSaved, "not saved: \(pngSaved.event.error ?? "")")
-            #expect(pngSaved.event.savedFormat == "png" && pngSaved.event.imageSize?.w == 1600 && pngSaved.event.imageSize?.h == 1200)
+            #expect(
+                pngSaved.event.savedFormat == "png" && pngSaved.event.imageSize?.w == 1600
+                    && pngSaved.event.imageSize?.h == 1200)
             let pngData = try Data(contentsOf: URL(fileURLWithPath: png))
-            #expect(pngData.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG: \(pngData.prefix(8).map { $0 })")
+            #expect(
+                pngData.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+                "not a PNG: \(pngData.prefix(8).map { $0 })")
             #expect(try identify(png) == "PNG 1600 1200")
             // Sepia: warm (the photo itself is blue-green, 0x3F6A91 fading to black).
             let sepia = try ScreenshotStats(path: png).meanColour
@@ -437,14 +508,19 @@ extension GUITests {
             try saveAs(app, to: jpeg)
             let jpegSaved = try saveOutcome(app, jpeg)
             #expect(jpegSaved.event.name == .viewerSaved, "not saved: \(jpegSaved.event.error ?? "")")
-            #expect(jpegSaved.event.savedFormat == "jpeg" && jpegSaved.event.imageSize?.w == 1600 && jpegSaved.event.imageSize?.h == 1200)
+            #expect(
+                jpegSaved.event.savedFormat == "jpeg" && jpegSaved.event.imageSize?.w == 1600
+                    && jpegSaved.event.imageSize?.h == 1200)
             let jpegData = try Data(contentsOf: URL(fileURLWithPath: jpeg))
             #expect(jpegData.starts(with: [0xFF, 0xD8, 0xFF]), "not a JPEG: \(jpegData.prefix(4).map { $0 })")
             #expect(try identify(jpeg) == "JPEG 1600 1200")
             let original = try ScreenshotStats(path: jpeg).meanColour
             #expect(original.b > original.r + 20, "saved colours \(original)")
             // Nothing else was written, and the viewer is still open on the photo.
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: saved.path)) == ["sepia copy.png", "original.jpg"])
+            #expect(
+                Set(try FileManager.default.contentsOfDirectory(atPath: saved.path)) == [
+                    "sepia copy.png", "original.jpg",
+                ])
             #expect(!app.events().contains { $0.event.name == .viewerClose })
             #expect(app.terminate() == 0)
         }
@@ -458,14 +534,18 @@ extension GUITests {
             events.compactMap(\.event.viewerInfo)
         }
 
-        @Test("The info popover (Alt+Return, or its button) shows name, source, size, file size, format, and EXIF camera and date")
+        @Test(
+            "The info popover (Alt+Return, or its button) shows name, source, size, file size, format, and EXIF camera and date"
+        )
         func infoPopover() throws {
             let folder = try TestPictures.makeFolder("info")
             defer { try? FileManager.default.removeItem(at: folder) }
             // A camera JPEG (600×400, turned a quarter by its EXIF orientation) and a PNG with no EXIF.
             let exif = folder.appendingPathComponent("a-camera.jpg")
-            try TestPictures.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05",
-                                          orientation: 6, little: true).write(to: exif)
+            try TestPictures.jpegWithExif(
+                make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05",
+                orientation: 6, little: true
+            ).write(to: exif)
             let png = folder.appendingPathComponent("b-plain.png")
             try #require(TestPictures.write(png, format: "png", rgb: 0x33AA66, size: 96))
             let app = try AppSession(source: folder.path)
@@ -498,8 +578,11 @@ extension GUITests {
             usleep(400_000)
             let open = screenshots.appendingPathComponent("info-open.png").path
             try app.screenshot(to: open)
-            let dark = try ScreenshotStats(path: before, region: area), light = try ScreenshotStats(path: open, region: area)
-            print("info popover under its button, before: \(dark); open: \(light)" + (keepScreenshots ? "; screenshot \(open)" : ""))
+            let dark = try ScreenshotStats(path: before, region: area),
+                light = try ScreenshotStats(path: open, region: area)
+            print(
+                "info popover under its button, before: \(dark); open: \(light)"
+                    + (keepScreenshots ? "; screenshot \(open)" : ""))
             #expect(light.meanLuminance > dark.meanLuminance + 80, "before: \(dark); open: \(light)")
 
             // Escape closes the popover only; the viewer stays.
@@ -514,7 +597,9 @@ extension GUITests {
             try app.xdotool(["mousemove", "\(button.x)", "\(button.y)", "click", "1"])
             events = try app.waitFor("info shown again") { infoEvents($0).last?.shown == true }
             let plain = try #require(infoEvents(events).last?.info)
-            #expect(plain.name == "b-plain.png" && plain.source == png.path && plain.width == 96 && plain.height == 96, "\(plain)")
+            #expect(
+                plain.name == "b-plain.png" && plain.source == png.path && plain.width == 96 && plain.height == 96,
+                "\(plain)")
             #expect(plain.format == "PNG" && plain.camera == nil && plain.date == nil, "\(plain)")
             #expect(plain.bytes == (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int))
             try key(app, "Escape")
@@ -534,7 +619,9 @@ extension GUITests {
         private func drag(_ app: AppSession, from: (x: Int, y: Int), by dx: Int, _ dy: Int, steps: Int = 8) throws {
             var arguments = ["mousemove", "\(from.x)", "\(from.y)", "mousedown", "1"]
             for step in 1...steps {
-                arguments += ["sleep", "0.02", "mousemove", "\(from.x + dx * step / steps)", "\(from.y + dy * step / steps)"]
+                arguments += [
+                    "sleep", "0.02", "mousemove", "\(from.x + dx * step / steps)", "\(from.y + dy * step / steps)",
+                ]
             }
             arguments += ["sleep", "0.05", "mouseup", "1"]
             try app.xdotool(arguments)
@@ -583,14 +670,18 @@ extension GUITests {
             let pansBefore = pans(events).count
             pastDoubleClickTime()
             try drag(app, from: centre, by: -240, -60)
-            events = try app.waitFor("paged to row 1") { $0.contains { $0.event.name == .viewerOpen && $0.event.row == 1 } }
+            events = try app.waitFor("paged to row 1") {
+                $0.contains { $0.event.name == .viewerOpen && $0.event.row == 1 }
+            }
             #expect(pans(events).count == pansBefore, "a fitted photo panned")
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)
         }
 
-        @Test("At fit a horizontal drag pages: to the left the next photo, to the right the previous; short or vertical drags do not")
+        @Test(
+            "At fit a horizontal drag pages: to the left the next photo, to the right the previous; short or vertical drags do not"
+        )
         func swipePaging() throws {
             let folder = try bigPictures("swipe", count: 4, width: 1200, height: 900)
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -600,7 +691,9 @@ extension GUITests {
             let centre = viewerCentre(try app.windowGeometry())
             try click(app, row: 1)
             try app.waitFor("row 1 in the viewer") { !images($0, row: 1, state: .filtered).isEmpty }
-            let opens = { (events: [TraceRecord]) in events.filter { $0.event.name == .viewerOpen }.compactMap(\.event.row) }
+            let opens = { (events: [TraceRecord]) in
+                events.filter { $0.event.name == .viewerOpen }.compactMap(\.event.row)
+            }
             pastDoubleClickTime()
 
             // To the left: the next photo.
@@ -630,7 +723,9 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("A low-memory warning drops the photos the viewer loaded ahead, keeping the one shown; the next move reads its photo again")
+        @Test(
+            "A low-memory warning drops the photos the viewer loaded ahead, keeping the one shown; the next move reads its photo again"
+        )
         func lowMemoryDropsNeighbours() throws {
             let monitor = try FakeLowMemoryMonitor()
             let folder = try bigPictures("viewer-memory", count: 4)
@@ -641,7 +736,9 @@ extension GUITests {
             try click(app, row: 1)
             // The photo shown, and both neighbours loaded ahead and filtered.
             try app.waitFor("row 1 shown, rows 0 and 2 loaded ahead") { events in
-                let filtered = Set(events.filter { $0.event.name == .opFinish && $0.event.kind == .viewFilter }.compactMap(\.event.row))
+                let filtered = Set(
+                    events.filter { $0.event.name == .opFinish && $0.event.kind == .viewFilter }.compactMap(\.event.row)
+                )
                 return !images(events, row: 1, state: .filtered).isEmpty && filtered.isSuperset(of: [0, 2])
             }
 
@@ -665,10 +762,12 @@ extension GUITests {
             try key(app, "Right")
             events = try app.waitFor("row 2 in the viewer") { !images($0, row: 2).isEmpty }
             let after = events.filter { $0.t > warned.t }
-            #expect(after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 2 },
-                    "row 2 was shown from the viewer's cache after the warning")
-            #expect(!after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 1 },
-                    "the photo shown was read again")
+            #expect(
+                after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 2 },
+                "row 2 was shown from the viewer's cache after the warning")
+            #expect(
+                !after.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 1 },
+                "the photo shown was read again")
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)

@@ -6,7 +6,8 @@ import TestSupport
 /// runs the GLib loop (the probe), exactly as the app's does.
 @Suite struct MainLoopTests {
     private func probe(_ scenario: String, environment: [String: String] = [:]) async throws -> [String: Any] {
-        let result = try await run(Products.executable("glibkit-probe"), [scenario], environment: environment, timeout: 60)
+        let result = try await run(
+            Products.executable("glibkit-probe"), [scenario], environment: environment, timeout: 60)
         #expect(result.status == 0, "probe failed: \(result.stderr)")
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -5,14 +5,18 @@ import Testing
 import TestSupport
 
 @Suite struct AnimationDecoderTests {
-    private func decode(_ data: Data, side: Int = 1024, budget: DecodeMemoryBudget = DecodeMemoryBudget(capacity: 256 << 20))
-        async throws -> AnimationDecoder.Outcome? {
+    private func decode(
+        _ data: Data, side: Int = 1024, budget: DecodeMemoryBudget = DecodeMemoryBudget(capacity: 256 << 20)
+    )
+        async throws -> AnimationDecoder.Outcome?
+    {
         // On a thread of its own: hostile animations take a while to decode, and the threads
         // tasks share are not to be held meanwhile (see `onOwnThread`).
         try await onOwnThread {
             guard let header = AnimationHeader.read(data, maxFrames: AnimationDecoder.maxFrames) else { return nil }
-            return try AnimationDecoder.decode(data, header: header, side: side, limits: .standard, budget: budget,
-                                               cancellable: Cancellable())
+            return try AnimationDecoder.decode(
+                data, header: header, side: side, limits: .standard, budget: budget,
+                cancellable: Cancellable())
         }
     }
 
@@ -45,7 +49,9 @@ import TestSupport
     @Test("Frames are scaled to the size asked for; delays of 10 ms or less play at 100 ms")
     func scaledAndFastDelays() async throws {
         let data = try await made("fast.gif", delay: 0)
-        guard case .animation(let animation)? = try await decode(data, side: 32) else { Issue.record("not an animation"); return }
+        guard case .animation(let animation)? = try await decode(data, side: 32) else {
+            Issue.record("not an animation"); return
+        }
         #expect(animation.frames.allSatisfy { $0.width == 32 && $0.height == 24 })
         #expect(animation.delays == [100, 100, 100])
     }
@@ -70,7 +76,8 @@ import TestSupport
         #expect(header?.isAnimated != true)
     }
 
-    @Test("Hostile GIFs play as still pictures: too many frames, a frame larger than the picture, too much to composite")
+    @Test(
+        "Hostile GIFs play as still pictures: too many frames, a frame larger than the picture, too much to composite")
     func hostile() async throws {
         let many = AnimatedPictures.gif(frames: AnimationDecoder.maxFrames + 500)
         #expect(AnimationHeader.read(many, maxFrames: AnimationDecoder.maxFrames)?.truncated == true)
@@ -80,7 +87,9 @@ import TestSupport
         let wide = AnimatedPictures.gif(frames: 40, width: 4000, height: 4000)
         guard case .still? = try await decode(wide) else { Issue.record("640 megapixels composited"); return }
         // The small frames themselves are fine.
-        guard case .animation(let ok)? = try await decode(AnimatedPictures.gif(frames: 50)) else { Issue.record("50 frames"); return }
+        guard case .animation(let ok)? = try await decode(AnimatedPictures.gif(frames: 50)) else {
+            Issue.record("50 frames"); return
+        }
         #expect(ok.frames.count == 50)
     }
 
@@ -89,7 +98,9 @@ import TestSupport
         // 400 frames of 200×200: 2 × 4 × 40,000 × 400 = 128 MB at full size, twice the budget.
         let data = AnimatedPictures.gif(frames: 400, width: 200, height: 200)
         let budget = DecodeMemoryBudget(capacity: 256 << 20)
-        guard case .animation(let animation)? = try await decode(data, budget: budget) else { Issue.record("not an animation"); return }
+        guard case .animation(let animation)? = try await decode(data, budget: budget) else {
+            Issue.record("not an animation"); return
+        }
         let bytes = animation.frames.reduce(0) { $0 + 2 * 4 * $1.width * $1.height }
         #expect(bytes <= AnimationDecoder.maxFrameBytes && animation.frames[0].width >= 200 / 3)
         #expect(budget.usage.now == 0)

@@ -150,7 +150,8 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
                 xml += "<dict>\(nameXML)<key>url</key><integer>\(index)</integer></dict>"
             case 3:
                 items.append(["name": name, "url": link, "size": index, "tags": ["a", "b"]])
-                xml += "<dict><key>size</key><integer>\(index)</integer><key>url</key><string>\(link)</string>"
+                xml +=
+                    "<dict><key>size</key><integer>\(index)</integer><key>url</key><string>\(link)</string>"
                     + "\(nameXML)<key>tags</key><array><string>a</string><string>b</string></array></dict>"
             default:
                 items.append(["name": name, "url": link])
@@ -188,7 +189,8 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
 
     @Test("The list that crashed Foundation (a set among the values) reads, the set as a row without an address")
     func foundationCrash() throws {
-        let data = Data(base64Encoded: "YnBsaXN0MDDSAQIDBlFjUWHBBAVRZBABUWIIDQ8RFBYYAAAAAAAAAQEAAAAAAAAABwAAAAAAAAAAAAAAAAAAABo=")!
+        let data = Data(
+            base64Encoded: "YnBsaXN0MDDSAQIDBlFjUWHBBAVRZBABUWIIDQ8RFBYYAAAAAAAAAQEAAAAAAAAABwAAAAAAAAAAAAAAAAAAABo=")!
         let list = try PropertyListParser.parse(data, name: "list.plist")
         #expect(rows(list) == ["a → b", "c → "])
         // The set as the root is not a list.
@@ -247,11 +249,14 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
     @Test("UTF-16 text decodes as the standard library decodes it, surrogates good and bad")
     func utf16() throws {
         var generator = SplitMix64(state: 16)
-        let pool: [UInt16] = [0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x2013, 0xFFFD, 0xFFFF, 0xD7FF, 0xE000,
-                              0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDC1F]
+        let pool: [UInt16] = [
+            0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x2013, 0xFFFD, 0xFFFF, 0xD7FF, 0xE000,
+            0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDC1F,
+        ]
         for _ in 0..<500 {
             let units = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
-                Bool.random(using: &generator) ? pool.randomElement(using: &generator)! : UInt16.random(in: 0...0xFFFF, using: &generator)
+                Bool.random(using: &generator)
+                    ? pool.randomElement(using: &generator)! : UInt16.random(in: 0...0xFFFF, using: &generator)
             }
             var builder = BinaryListBuilder()
             builder.add(.dictionary([(1, 2)]))
@@ -270,10 +275,14 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
 
     /// A small list of either form, as Foundation writes it.
     func sampleLists() throws -> [[UInt8]] {
-        let dictionary: [String: Any] = ["Café": "café.jpg", "img2": "2.jpg", "n": 7, "日本": "写真.jpg",
-                                         "nested": ["x": ["y"]], String(repeating: "a", count: 20): "b"]
-        let array: [[String: Any]] = [["name": "A", "url": "a.jpg"], ["name": "Bé", "url": 3.5],
-                                      ["name": "C", "url": "c.jpg", "tags": ["t"]]]
+        let dictionary: [String: Any] = [
+            "Café": "café.jpg", "img2": "2.jpg", "n": 7, "日本": "写真.jpg",
+            "nested": ["x": ["y"]], String(repeating: "a", count: 20): "b",
+        ]
+        let array: [[String: Any]] = [
+            ["name": "A", "url": "a.jpg"], ["name": "Bé", "url": 3.5],
+            ["name": "C", "url": "c.jpg", "tags": ["t"]],
+        ]
         return try [dictionary, array].map {
             try [UInt8](PropertyListSerialization.data(fromPropertyList: $0, format: .binary, options: 0))
         }
@@ -281,7 +290,12 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
 
     @Test("A binary list cut short at any length gives an error or a list, never a crash")
     func truncated() throws {
-        for list in try sampleLists() + [Array(Data(base64Encoded: "YnBsaXN0MDDSAQIDBlFjUWHBBAVRZBABUWIIDQ8RFBYYAAAAAAAAAQEAAAAAAAAABwAAAAAAAAAAAAAAAAAAABo=")!)] {
+        for list in try sampleLists() + [
+            Array(
+                Data(
+                    base64Encoded:
+                        "YnBsaXN0MDDSAQIDBlFjUWHBBAVRZBABUWIIDQ8RFBYYAAAAAAAAAQEAAAAAAAAABwAAAAAAAAAAAAAAAAAAABo=")!)
+        ] {
             #expect(throws: Never.self) { try parseList(list) }
             var cut = 0
             for length in 0..<list.count {
@@ -305,7 +319,8 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
             var bytes = samples[tried % samples.count]
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
                 // Half the changes in the trailer and offset table, where sizes and offsets live.
-                let index = Bool.random(using: &generator) && bytes.count > 48
+                let index =
+                    Bool.random(using: &generator) && bytes.count > 48
                     ? Int.random(in: (bytes.count - 48)..<bytes.count, using: &generator)
                     : Int.random(in: 0..<bytes.count, using: &generator)
                 switch Int.random(in: 0..<3, using: &generator) {
@@ -349,7 +364,10 @@ let notAPropertyList = PhotoSourceError.notAPropertyList(list: "list.plist")
         for kind: UInt8 in [0xD, 0x5, 0x6, 0xA, 0x4] {
             for size: UInt64 in [UInt64(Int.max), 1 << 60, 1 << 32, 300] {
                 var claim = BinaryListBuilder()
-                claim.add(.raw([kind << 4 | 0xF, 0x13] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: size >> (8 * UInt64($0))) }))
+                claim.add(
+                    .raw(
+                        [kind << 4 | 0xF, 0x13]
+                            + (0..<8).reversed().map { UInt8(truncatingIfNeeded: size >> (8 * UInt64($0))) }))
                 hostile.append(claim.build())
             }
         }

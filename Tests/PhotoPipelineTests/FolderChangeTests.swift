@@ -48,7 +48,9 @@ import Testing
             nil, // could not be read: last
         ]
         func ordered(_ key: PhotoOrder.Key, _ descending: Bool = false) -> [String] {
-            PhotoOrder(key: key, descending: descending).order(names: names, links: links, facts: facts).map { names[$0] }
+            PhotoOrder(key: key, descending: descending).order(names: names, links: links, facts: facts).map {
+                names[$0]
+            }
         }
         #expect(ordered(.name) == ["img1.jpg", "img2.jpg", "IMG3.jpg", "img10.jpg"])
         #expect(ordered(.name, true) == ["img10.jpg", "IMG3.jpg", "img2.jpg", "img1.jpg"])

@@ -24,8 +24,10 @@ import TestSupport
 
     @Test("A camera JPEG's EXIF thumbnail is found, decoded and turned with the photo")
     func exifThumbnail() async throws {
-        let upright = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red,
-                                                                 thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
+        let upright = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 1600, height: 1200, rgb: Self.red,
+                thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
         let preview = try #require(EmbeddedPreview.read(upright, squareSide: 80))
         #expect(preview.origin == .exif)
         #expect((preview.image.width, preview.image.height) == (160, 120))
@@ -34,8 +36,10 @@ import TestSupport
         #expect(preview.covers(squareSide: 80))
         #expect(!preview.covers(squareSide: 160), "at scale 2 the row needs more than 120 pixels")
 
-        let turned = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160,
-                                                                thumbHeight: 120, thumbRGB: Self.blue, orientation: 6))
+        let turned = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 1600, height: 1200, rgb: Self.red, thumbWidth: 160,
+                thumbHeight: 120, thumbRGB: Self.blue, orientation: 6))
         let upright6 = try #require(EmbeddedPreview.read(turned, squareSide: 80))
         #expect((upright6.image.width, upright6.image.height) == (120, 160))
         #expect((upright6.photoWidth, upright6.photoHeight) == (1200, 1600))
@@ -45,12 +49,16 @@ import TestSupport
 
     @Test("A thumbnail whose shape is not the photo's (an edited photo's stale one) is not trusted")
     func staleThumbnail() async throws {
-        let cropped = try #require(CameraFiles.jpegWithThumbnail(width: 1600, height: 900, rgb: Self.red,
-                                                                 thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
+        let cropped = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 1600, height: 900, rgb: Self.red,
+                thumbWidth: 160, thumbHeight: 120, thumbRGB: Self.blue))
         #expect(EmbeddedPreview.read(cropped, squareSide: 80) == nil)
         // One pixel of rounding is not a different shape.
-        let rounded = try #require(CameraFiles.jpegWithThumbnail(width: 4000, height: 2667, rgb: Self.red,
-                                                                 thumbWidth: 160, thumbHeight: 107, thumbRGB: Self.blue))
+        let rounded = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 4000, height: 2667, rgb: Self.red,
+                thumbWidth: 160, thumbHeight: 107, thumbRGB: Self.blue))
         #expect(EmbeddedPreview.read(rounded, squareSide: 80) != nil)
         // A plain JPEG has none.
         let plain = try #require(CameraFiles.jpeg(width: 320, height: 240, rgb: Self.red))
@@ -94,7 +102,8 @@ import TestSupport
     @Test("A DNG shows through the camera's preview, turned as the camera recorded")
     func rawPreview() async throws {
         let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.blue))
-        let dng = CameraFiles.dng(preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
+        let dng = CameraFiles.dng(
+            preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6)
         #expect(RawPhoto.isRaw(URL(fileURLWithPath: "/photos/IMG_0001.DNG")))
         let picture = try RawPhoto.preview(of: dng)
         #expect(ExifReader.read(picture).orientation == 6)
@@ -121,7 +130,9 @@ import TestSupport
                 Issue.record("\(kind) decoded")
             } catch {
                 #expect(error.reason == .unsupported, "\(kind): \(error)")
-                #expect(error.summary.hasPrefix("Format not supported (") && error.summary.contains(words), "\(error.summary)")
+                #expect(
+                    error.summary.hasPrefix("Format not supported (") && error.summary.contains(words),
+                    "\(error.summary)")
             }
         }
         // Text stays "not a picture".
@@ -147,7 +158,9 @@ import TestSupport
         }
     }
 
-    @Test("A row decodes an animated WebP's first frame; one whose frames together exceed the pixel limit is refused before its loader decodes them")
+    @Test(
+        "A row decodes an animated WebP's first frame; one whose frames together exceed the pixel limit is refused before its loader decodes them"
+    )
     func animatedWebPInRow() async throws {
         let folder = try TestPictures.makeFolder("animated-webp")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -160,8 +173,10 @@ import TestSupport
 
         // 12 frames of 1000×1000: 13 megapixels composited, over a 10-megapixel limit.
         let many = folder.appendingPathComponent("many.webp")
-        try #require(await AnimatedPictures.write(many, colours: Array(repeating: ["red", "blue"], count: 6).flatMap { $0 },
-                                            width: 1000, height: 1000))
+        try #require(
+            await AnimatedPictures.write(
+                many, colours: Array(repeating: ["red", "blue"], count: 6).flatMap { $0 },
+                width: 1000, height: 1000))
         let limits = DecodeLimits(maxBytes: 20 << 20, maxPixels: 10_000_000)
         let bytes = try Data(contentsOf: many)
         do throws(PhotoFailure) {

@@ -6,12 +6,15 @@ import TestSupport
 
 /// The HTTP client's disk cache and coalescing, against a real server on loopback.
 @Suite(.serialized) struct HTTPClientTests {
-    private func get(_ client: HTTPClient, _ url: URL, cancellable: Cancellable = Cancellable()) throws(PhotoFailure) -> Data {
+    private func get(
+        _ client: HTTPClient, _ url: URL, cancellable: Cancellable = Cancellable()
+    ) throws(PhotoFailure) -> Data {
         try client.get(url, cancellable: cancellable, byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
     }
 
     private func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-http-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "classic-photos-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -63,15 +66,18 @@ import TestSupport
         let threads = (0..<3).map { n in
             Thread { [client] in
                 let result = Result { () throws(PhotoFailure) in
-                    try client.get(url, cancellable: n == 0 ? leaving : Cancellable(), byteLimit: 10 << 20,
-                                   connectSeconds: 30, maxRedirects: 0)
+                    try client.get(
+                        url, cancellable: n == 0 ? leaving : Cancellable(), byteLimit: 10 << 20,
+                        connectSeconds: 30, maxRedirects: 0)
                 }
                 results.withLock { $0.append(result) }
             }
         }
         for thread in threads { thread.start() }
         let deadline = Date().addingTimeInterval(10)
-        while server.requestCount("/photos/retina.jpg") < 1, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while server.requestCount("/photos/retina.jpg") < 1, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         try await Task.sleep(for: .milliseconds(200)) // the other two have joined by now
         leaving.cancel() // one request gives up: the others still get the photo
         while results.withLock({ $0.count }) < 1, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
@@ -91,7 +97,8 @@ import TestSupport
     @Test("Freshness comes from max-age less Age, else Expires against Date; no-store and no-cache keep nothing")
     func freshness() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        func fresh(_ cacheControl: String?, age: String? = nil, expires: String? = nil, date: String? = nil) -> Double? {
+        func fresh(_ cacheControl: String?, age: String? = nil, expires: String? = nil, date: String? = nil) -> Double?
+        {
             HTTPClient.freshUntil(cacheControl: cacheControl, age: age, expires: expires, date: date, now: now)
                 .map { $0.timeIntervalSince(now) }
         }

@@ -7,15 +7,21 @@ import TestSupport
 /// Head-first requests (`Range`) against a real server on loopback: servers that honour them,
 /// ignore them or answer them wrongly, and the disk cache around them.
 @Suite(.serialized) struct HTTPRangeTests {
-    private static let photo = (try? Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/hubble-deep-field.jpg"))) ?? Data()
+    private static let photo =
+        (try? Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/hubble-deep-field.jpg")))
+        ?? Data()
 
-    private func head(_ client: HTTPClient, _ url: URL, bytes: Int = 16 << 10,
-                      cancellable: Cancellable = Cancellable()) throws(PhotoFailure) -> HTTPHead {
-        try client.fetchHead(url, bytes: bytes, cancellable: cancellable, byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
+    private func head(
+        _ client: HTTPClient, _ url: URL, bytes: Int = 16 << 10,
+        cancellable: Cancellable = Cancellable()
+    ) throws(PhotoFailure) -> HTTPHead {
+        try client.fetchHead(
+            url, bytes: bytes, cancellable: cancellable, byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
     }
 
     private func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-range-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "classic-photos-range-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -25,7 +31,8 @@ import TestSupport
         #expect(Self.photo.count > 32 << 10)
         let server = try LoopbackServer()
         let client = HTTPClient()
-        guard case .partial(let data, let total, _) = try head(client, server.url("/photos/hubble-deep-field.jpg")) else {
+        guard case .partial(let data, let total, _) = try head(client, server.url("/photos/hubble-deep-field.jpg"))
+        else {
             Issue.record("not partial")
             return
         }
@@ -34,7 +41,8 @@ import TestSupport
         #expect(server.rangeRequestCount("/photos/hubble-deep-field.jpg") == 1)
         #expect(server.photoBytesSent == 16 << 10)
         // A photo shorter than the head asked for is whole.
-        guard case .whole(let whole) = try head(client, server.url("/photos/hubble-deep-field.jpg"), bytes: 10 << 20) else {
+        guard case .whole(let whole) = try head(client, server.url("/photos/hubble-deep-field.jpg"), bytes: 10 << 20)
+        else {
             Issue.record("a short photo's head is not whole")
             return
         }
@@ -78,7 +86,8 @@ import TestSupport
         let first = HTTPClient(cacheDirectory: cacheFolder)
         guard case .partial = try head(first, url) else { Issue.record("not partial"); return }
         first.flushCache()
-        let whole = try first.fetch(url, cancellable: Cancellable(), byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
+        let whole = try first.fetch(
+            url, cancellable: Cancellable(), byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
         #expect(whole.data == Self.photo)
         #expect(whole.partialOf == nil)
         first.close()
@@ -87,7 +96,8 @@ import TestSupport
         // whole photo, never anything else.
         let second = HTTPClient(cacheDirectory: cacheFolder)
         let requests = server.requestCount("/cacheable/hubble-deep-field.jpg")
-        let again = try second.fetch(url, cancellable: Cancellable(), byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
+        let again = try second.fetch(
+            url, cancellable: Cancellable(), byteLimit: 10 << 20, connectSeconds: 10, maxRedirects: 3)
         #expect(again.data == Self.photo)
         #expect(server.requestCount("/cacheable/hubble-deep-field.jpg") == requests, "kept on disk")
         switch try head(second, url) {
@@ -116,11 +126,13 @@ import TestSupport
     func pacedLink() throws {
         let server = try LoopbackServer(photos: try folder())
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: server.photosFolder)) }
-        try Data(repeating: 0x5A, count: 1 << 20).write(to: URL(fileURLWithPath: server.photosFolder).appendingPathComponent("big.jpg"))
+        try Data(repeating: 0x5A, count: 1 << 20).write(
+            to: URL(fileURLWithPath: server.photosFolder).appendingPathComponent("big.jpg"))
         server.setLink(bitsPerSecond: 8_000_000, latencyMs: 30)
         let start = Date()
-        let data = try HTTPClient().get(server.url("/photos/big.jpg"), cancellable: Cancellable(), byteLimit: 10 << 20,
-                                        connectSeconds: 10, maxRedirects: 3)
+        let data = try HTTPClient().get(
+            server.url("/photos/big.jpg"), cancellable: Cancellable(), byteLimit: 10 << 20,
+            connectSeconds: 10, maxRedirects: 3)
         let seconds = Date().timeIntervalSince(start)
         #expect(data.count == 1 << 20)
         #expect(server.photoBytesSent == 1 << 20)

@@ -26,15 +26,19 @@ import TestSupport
 
     /// Loads `entries` as visible rows through a processor with `limits`, until every row is
     /// final; returns the records and how long that took.
-    private func load(_ entries: [PhotoEntry], limits: PhotoLimits = short, budget: DecodeMemoryBudget? = nil,
-                      timeout: Double = 20) async -> (records: [PhotoRecord], seconds: Double, settled: Bool) {
-        let fetcher = PhotoFetcher(limits: limits, budget: budget ?? DecodeMemoryBudget(capacity: limits.decodeMemoryBytes))
+    private func load(
+        _ entries: [PhotoEntry], limits: PhotoLimits = short, budget: DecodeMemoryBudget? = nil,
+        timeout: Double = 20
+    ) async -> (records: [PhotoRecord], seconds: Double, settled: Bool) {
+        let fetcher = PhotoFetcher(
+            limits: limits, budget: budget ?? DecodeMemoryBudget(capacity: limits.decodeMemoryBytes))
         let processor = PhotoProcessor(fetcher: fetcher, prefetchMargin: 0, maxPixelSize: 80)
         processor.setEntries(entries)
         let start = Date()
         processor.visibleRowsChanged(0..<entries.count)
         let settled = await waitUntil(timeout) {
-            processor.records.count == entries.count && processor.records.allSatisfy { $0.state == .failed || $0.state == .filtered }
+            processor.records.count == entries.count
+                && processor.records.allSatisfy { $0.state == .failed || $0.state == .filtered }
         }
         let seconds = Date().timeIntervalSince(start)
         let records = processor.records
@@ -57,10 +61,13 @@ import TestSupport
 
     // MARK: Pixels and memory
 
-    @Test("JPEG, PNG and GIF bombs fail as too-many-pixels at once, without the memory they claim; a good photo beside them loads")
+    @Test(
+        "JPEG, PNG and GIF bombs fail as too-many-pixels at once, without the memory they claim; a good photo beside them loads"
+    )
     func bombs() async throws {
         let server = try LoopbackServer()
-        let entries = ["jpeg", "png", "gif"].map { PhotoEntry(name: "\($0) bomb", url: server.url("/bomb/\($0)")) }
+        let entries =
+            ["jpeg", "png", "gif"].map { PhotoEntry(name: "\($0) bomb", url: server.url("/bomb/\($0)")) }
             + [PhotoEntry(name: "good", url: server.url("/photos/coffee.jpg"))]
         let canReset = ProcessMemory.resetPeak()
         let before = ProcessMemory.residentBytes
@@ -70,34 +77,41 @@ import TestSupport
         #expect(reasons(records) == [.tooManyPixels, .tooManyPixels, .tooManyPixels, nil], "\(describe(records))")
         #expect(records.last?.state == .filtered)
         #expect(seconds < 5 * sanitizerSlowdown, "took \(seconds) s")
-        print("bombs: \(String(format: "%.2f", seconds)) s, peak resident growth \(growth >> 20) MB (peak reset: \(canReset))")
+        print(
+            "bombs: \(String(format: "%.2f", seconds)) s, peak resident growth \(growth >> 20) MB (peak reset: \(canReset))"
+        )
         // Decoding any of them would take 190 MB (the JPEG at 1/8) to 14 GB.
         if canReset, measuresMemory { #expect(growth < 100 << 20, "peak grew by \(growth >> 20) MB") }
     }
 
     /// A 310-byte GIF claiming 64000×56424 (with JPEG bytes after its header), found by the
     /// decode fuzzer: the viewer's header probe made gdk-pixbuf's GIF loader allocate 14 GB.
-    private nonisolated static let fuzzedGIF = Data(base64Encoded: """
-        R0lGODlhAPoY3GgBuwDY/+AAECgo/9j/4AAQSkZJRv/Y/////////////////+AAEEpGSUYAAQEAAAEAAQAA/9sAQwAGBAUGBSUfGhsj\
-        ////MC0oMCUoKSj/2wBDAQcHBwoIChMKChMoKCgoKCgoKCgoKCgoKCgoKCAoKCgoKCgoKCgoKCgoKCgoKCj/wAARCADYACgDASIAAhEB\
-        AxEWAAEBAQAhAAAAAAEAAAAAAAAAAAAAAAUH/8QAFxABAQEBAAAAAAAAAAAAAAAAABMBYf/EABYBAQEBAAAAAAAAAAAAAAAAAAAHAf/E\
-        ABgRAAMBAQAAAAAAAAAAAAAAAAAVYQEC/9oADAMBAAIRAxEAPwDMrFk6xZqCFmdUo2LJ1iwggaJ1dBHyHOn/2Rzp/9kAAAAAAAAAOw==
-        """)!
+    private nonisolated static let fuzzedGIF = Data(
+        base64Encoded: """
+            R0lGODlhAPoY3GgBuwDY/+AAECgo/9j/4AAQSkZJRv/Y/////////////////+AAEEpGSUYAAQEAAAEAAQAA/9sAQwAGBAUGBSUfGhsj\
+            ////MC0oMCUoKSj/2wBDAQcHBwoIChMKChMoKCgoKCgoKCgoKCgoKCgoKCAoKCgoKCgoKCgoKCgoKCgoKCj/wAARCADYACgDASIAAhEB\
+            AxEWAAEBAQAhAAAAAAEAAAAAAAAAAAAAAAUH/8QAFxABAQEBAAAAAAAAAAAAAAAAABMBYf/EABYBAQEBAAAAAAAAAAAAAAAAAAAHAf/E\
+            ABgRAAMBAQAAAAAAAAAAAAAAAAAVYQEC/9oADAMBAAIRAxEAPwDMrFk6xZqCFmdUo2LJ1iwggaJ1dBHyHOn/2Rzp/9kAAAAAAAAAOw==
+            """)!
 
     @Test("The viewer's header probe reads a bomb's claimed size without allocating its pixels")
     nonisolated func headerProbeOfBombs() throws {
         let canReset = ProcessMemory.resetPeak()
         let before = ProcessMemory.residentBytes
         let start = Date()
-        for (name, bytes) in [("fuzzed GIF", Self.fuzzedGIF), ("GIF", HostilePictures.gifBomb()),
-                              ("PNG", HostilePictures.pngBomb()), ("JPEG", HostilePictures.jpegBomb())] {
+        for (name, bytes) in [
+            ("fuzzed GIF", Self.fuzzedGIF), ("GIF", HostilePictures.gifBomb()),
+            ("PNG", HostilePictures.pngBomb()), ("JPEG", HostilePictures.jpegBomb()),
+        ] {
             let info = try? ImageInfo.read(bytes)
             // Its size, or nothing (a picture too broken to say): never its pixels.
             if let info { #expect(info.width * info.height > 100_000_000, "\(name): \(info.width)×\(info.height)") }
         }
         let growth = ProcessMemory.peakResidentBytes - before
         let seconds = Date().timeIntervalSince(start)
-        print("header probes of four bombs: \(String(format: "%.3f", seconds)) s, peak resident growth \(growth >> 20) MB")
+        print(
+            "header probes of four bombs: \(String(format: "%.3f", seconds)) s, peak resident growth \(growth >> 20) MB"
+        )
         // Working through the fuzzed GIF's frame took 49 s here; reading headers takes milliseconds.
         #expect(seconds < 2 * sanitizerSlowdown, "took \(seconds) s")
         if canReset, !runsUnderSanitizer {
@@ -117,8 +131,9 @@ import TestSupport
             let cancellable = Cancellable()
             let fetcher = PhotoFetcher()
             let error = #expect(throws: PhotoFailure.self) {
-                try ImageDecoder.decode(fetcher.open(URL(fileURLWithPath: file.path), cancellable: cancellable),
-                                        size: .square(80), budget: DecodeMemoryBudget(capacity: 384 << 20), cancellable: cancellable)
+                try ImageDecoder.decode(
+                    fetcher.open(URL(fileURLWithPath: file.path), cancellable: cancellable),
+                    size: .square(80), budget: DecodeMemoryBudget(capacity: 384 << 20), cancellable: cancellable)
             }
             #expect(error?.reason == .tooManyPixels, "\(format): \(String(describing: error))")
             #expect(error?.detail.contains("megapixels") == true, "\(format): \(String(describing: error))")
@@ -136,7 +151,9 @@ import TestSupport
         while i + 9 < bytes.count {
             let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
             if (0xC0...0xC2).contains(bytes[i + 1]) {
-                for offset in [5, 7] { bytes[i + offset] = UInt8(10000 >> 8); bytes[i + offset + 1] = UInt8(10000 & 0xFF) }
+                for offset in [5, 7] {
+                    bytes[i + offset] = UInt8(10000 >> 8); bytes[i + offset + 1] = UInt8(10000 & 0xFF)
+                }
                 break
             }
             i += 2 + length
@@ -145,15 +162,17 @@ import TestSupport
         try Data(bytes).write(to: file)
         let budget = DecodeMemoryBudget(capacity: PhotoLimits.standard.decodeMemoryBytes)
         let cancellable = Cancellable()
-        let image = try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80),
-                                            budget: budget, cancellable: cancellable)
+        let image = try ImageDecoder.decode(
+            PhotoFetcher().open(file, cancellable: cancellable), size: .square(80),
+            budget: budget, cancellable: cancellable)
         #expect(image.width == 80 && image.height == 80)
         #expect(budget.usage.peak > 0 && budget.usage.peak < 16 << 20, "reserved \(budget.usage.peak) bytes")
         #expect(budget.usage.now == 0)
         let strict = DecodeLimits(maxBytes: 1 << 30, maxPixels: 50_000_000)
         let error = #expect(throws: PhotoFailure.self) {
-            try ImageDecoder.decode(PhotoFetcher().open(file, cancellable: cancellable), size: .square(80), limits: strict,
-                                    budget: budget, cancellable: cancellable)
+            try ImageDecoder.decode(
+                PhotoFetcher().open(file, cancellable: cancellable), size: .square(80), limits: strict,
+                budget: budget, cancellable: cancellable)
         }
         #expect(error?.reason == .tooManyPixels)
     }
@@ -177,7 +196,10 @@ import TestSupport
             try FileManager.default.copyItem(at: large, to: copy)
             return copy
         }
-        let entries = copies.enumerated().map { PhotoEntry(name: "large \($0.offset)", url: URL(fileURLWithPath: $0.element.path)) }
+        let entries =
+            copies.enumerated().map {
+                PhotoEntry(name: "large \($0.offset)", url: URL(fileURLWithPath: $0.element.path))
+            }
             + [PhotoEntry(name: "huge", url: URL(fileURLWithPath: huge.path))]
         let canReset = ProcessMemory.resetPeak()
         let before = ProcessMemory.residentBytes
@@ -187,7 +209,9 @@ import TestSupport
         #expect(records.prefix(6).allSatisfy { $0.state == .filtered }, "\(describe(records))")
         #expect(records.last?.failure?.reason == .tooManyPixels, "\(describe(records))")
         let peak = budget.usage.peak
-        print("budget 40 MB: peak reserved \(peak >> 20) MB for six 19 MB decodes; peak resident growth \(growth >> 20) MB")
+        print(
+            "budget 40 MB: peak reserved \(peak >> 20) MB for six 19 MB decodes; peak resident growth \(growth >> 20) MB"
+        )
         // Six at once (the queue runs ten) would take about 115 MB.
         if canReset, measuresMemory { #expect(growth < 80 << 20, "peak grew by \(growth >> 20) MB") }
         #expect(peak <= 40 << 20)
@@ -229,7 +253,9 @@ import TestSupport
         #expect(small.withLock { $0 } == nil, "a small reservation overtook one that had waited past its patience")
         first.release()
         let deadline = Date().addingTimeInterval(5)
-        while (waited.withLock { $0 } == nil || small.withLock { $0 } == nil), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while waited.withLock({ $0 }) == nil || small.withLock({ $0 }) == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         let (big, little) = (waited.withLock { $0 } ?? .infinity, small.withLock { $0 } ?? .infinity)
         #expect(big >= 0.8 && big < 2 * sanitizerSlowdown, "the waiting reservation got in after \(big) s")
         #expect(little >= big, "the small one went first")
@@ -247,13 +273,17 @@ import TestSupport
 
     // MARK: Bytes
 
-    @Test("A body that never ends fails as too-large once the byte limit is read, and a Content-Length over it before reading")
+    @Test(
+        "A body that never ends fails as too-large once the byte limit is read, and a Content-Length over it before reading"
+    )
     func byteLimits() async throws {
         let server = try LoopbackServer()
         let folder = try TestPictures.makeFolder("bytes")
         defer { try? FileManager.default.removeItem(at: folder) }
         let bigFile = folder.appendingPathComponent("big.jpg")
-        try (try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg")) + Data(count: 3_000_000))
+        try
+            (try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))
+            + Data(count: 3_000_000))
             .write(to: bigFile)
         let entries = [
             PhotoEntry(name: "endless", url: server.url("/endless")),
@@ -267,7 +297,8 @@ import TestSupport
         #expect(settled, "\(describe(records))")
         #expect(reasons(records) == [.tooLarge, .tooLarge, .tooLarge, nil], "\(describe(records))")
         #expect(records[1].failure?.detail.contains("announced") == true, "\(describe(records))")
-        print("endless body failed after \(String(format: "%.2f", seconds)) s, \(server.streamedBytes >> 10) kB streamed")
+        print(
+            "endless body failed after \(String(format: "%.2f", seconds)) s, \(server.streamedBytes >> 10) kB streamed")
         #expect(seconds < 10 * sanitizerSlowdown)
         // The endless response was abandoned soon after the limit, not read on.
         #expect(server.streamedBytes < 64 << 20, "\(server.streamedBytes) bytes streamed")
@@ -275,13 +306,16 @@ import TestSupport
 
     // MARK: Time
 
-    @Test("A server dripping one byte a second fails as timeout at the photo's deadline; one silent mid-body at the silence limit")
+    @Test(
+        "A server dripping one byte a second fails as timeout at the photo's deadline; one silent mid-body at the silence limit"
+    )
     func dripAndSilence() async throws {
         let server = try LoopbackServer()
         var limits = Self.short
         limits.silenceSeconds = 5 // the drip is never silent that long; only the deadline stops it
         limits.photoSeconds = 2
-        let (drip, dripSeconds, dripSettled) = await load([PhotoEntry(name: "drip", url: server.url("/drip?ms=1000"))], limits: limits)
+        let (drip, dripSeconds, dripSettled) = await load(
+            [PhotoEntry(name: "drip", url: server.url("/drip?ms=1000"))], limits: limits)
         #expect(dripSettled, "\(describe(drip))")
         #expect(reasons(drip) == [.timeout], "\(describe(drip))")
         #expect(drip.first?.failure?.detail.contains("longer than 2 s") == true, "\(describe(drip))")
@@ -291,21 +325,27 @@ import TestSupport
 
         limits.silenceSeconds = 1
         limits.photoSeconds = 60 // above any bound below, so only the silence limit can stop it
-        let (silent, silentSeconds, silentSettled) = await load([PhotoEntry(name: "pause", url: server.url("/drip?ms=60000"))], limits: limits)
+        let (silent, silentSeconds, silentSettled) = await load(
+            [PhotoEntry(name: "pause", url: server.url("/drip?ms=60000"))], limits: limits)
         #expect(silentSettled, "\(describe(silent))")
         #expect(reasons(silent) == [.timeout], "\(describe(silent))")
         #expect(silentSeconds < 5 * sanitizerSlowdown, "failed after \(silentSeconds) s")
-        print("drip 1 B/s: timeout after \(String(format: "%.2f", dripSeconds)) s; silent body: after \(String(format: "%.2f", silentSeconds)) s")
+        print(
+            "drip 1 B/s: timeout after \(String(format: "%.2f", dripSeconds)) s; silent body: after \(String(format: "%.2f", silentSeconds)) s"
+        )
     }
 
-    @Test("A server that never answers fails as timeout at the connect limit, and the operation is not reported cancelled")
+    @Test(
+        "A server that never answers fails as timeout at the connect limit, and the operation is not reported cancelled"
+    )
     func silentServer() async throws {
         let server = try LoopbackServer()
         var limits = Self.short
         limits.silenceSeconds = 30
         limits.photoSeconds = 30
         limits.connectSeconds = 1
-        let (records, seconds, settled) = await load([PhotoEntry(name: "silent", url: server.url("/silent"))], limits: limits)
+        let (records, seconds, settled) = await load(
+            [PhotoEntry(name: "silent", url: server.url("/silent"))], limits: limits)
         #expect(settled, "\(describe(records))")
         #expect(reasons(records) == [.timeout], "\(describe(records))")
         #expect(records.first?.failure?.detail.contains("did not answer") == true, "\(describe(records))")
@@ -333,7 +373,9 @@ import TestSupport
         let list = try TestPictures.makeFolder("after-timeout")
         defer { try? FileManager.default.removeItem(at: list) }
         TestPictures.write(list.appendingPathComponent("a.png"), format: "png")
-        let sources: [any PhotoSource] = [PropertyListSource(location: server.url("/drip?ms=200")), FolderSource(location: list)]
+        let sources: [any PhotoSource] = [
+            PropertyListSource(location: server.url("/drip?ms=200")), FolderSource(location: list),
+        ]
         Thread {
             for source in sources {
                 do throws(PhotoSourceError) {
@@ -392,19 +434,25 @@ import TestSupport
             ["name": "relative", "url": "/photos/coffee.jpg"],
             ["name": "absolute", "url": server.url("/photos/coffee.jpg?abs").absoluteString],
         ]
-        server.setList(try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0), for: "hostile.plist")
+        server.setList(
+            try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0), for: "hostile.plist")
         var entries: [PhotoEntry] = []
         try PropertyListSource(location: server.url("/lists/hostile.plist"))
             .read(using: PhotoFetcher(limits: Self.short), cancellable: Cancellable()) { entries += $0.entries }
         #expect(entries.count == items.count)
         let (records, _, settled) = await load(entries)
         #expect(settled, "\(describe(records))")
-        #expect(reasons(records) == [.blockedScheme, .blockedScheme, .unsupported, .invalidAddress, .invalidAddress,
-                                     .invalidAddress, nil, nil], "\(describe(records))")
+        #expect(
+            reasons(records) == [
+                .blockedScheme, .blockedScheme, .unsupported, .invalidAddress, .invalidAddress,
+                .invalidAddress, nil, nil,
+            ], "\(describe(records))")
         #expect(records.suffix(2).allSatisfy { $0.state == .filtered })
     }
 
-    @Test("A local list may name local files, but only regular ones on this computer: devices, FIFOs and other hosts are refused at once")
+    @Test(
+        "A local list may name local files, but only regular ones on this computer: devices, FIFOs and other hosts are refused at once"
+    )
     func localFilePolicy() async throws {
         let folder = try TestPictures.makeFolder("special")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -413,7 +461,8 @@ import TestSupport
         let link = folder.appendingPathComponent("zero.jpg")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/dev/zero")
         let photo = folder.appendingPathComponent("photo.jpg")
-        try FileManager.default.copyItem(at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
+        try FileManager.default.copyItem(
+            at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
         let base = PhotoEntryBase(folder.appendingPathComponent("list.plist"))
         let entries = [
             PhotoEntry(name: "zero", link: "file:///dev/zero", base: base),
@@ -427,8 +476,11 @@ import TestSupport
         ]
         let (records, seconds, settled) = await load(entries)
         #expect(settled, "\(describe(records))")
-        #expect(reasons(records) == [.blockedScheme, .blockedScheme, .blockedScheme, .blockedScheme, nil, nil,
-                                     .invalidAddress, .missing], "\(describe(records))")
+        #expect(
+            reasons(records) == [
+                .blockedScheme, .blockedScheme, .blockedScheme, .blockedScheme, nil, nil,
+                .invalidAddress, .missing,
+            ], "\(describe(records))")
         #expect(records[0].failure?.summary == "Not a regular file")
         // The FIFO has no writer: opening it for reading would have blocked the row for good.
         #expect(seconds < 5 * sanitizerSlowdown)
@@ -439,7 +491,9 @@ import TestSupport
         let web = PhotoEntryBase(URL(string: "https://example.org/lists/photos.plist")!)
         let local = PhotoEntryBase(URL(fileURLWithPath: "/home/me/photos.plist"))
         func reason(_ link: String, _ base: PhotoEntryBase?) -> PhotoFailure.Reason? {
-            do { _ = try PhotoEntry(name: "x", link: link, base: base).resolvedURL(); return nil } catch { return error.reason }
+            do { _ = try PhotoEntry(name: "x", link: link, base: base).resolvedURL(); return nil } catch {
+                return error.reason
+            }
         }
         #expect(reason("a.jpg", web) == nil)
         #expect(reason("/etc/passwd", web) == nil) // http://example.org/etc/passwd: the server's business
@@ -449,14 +503,19 @@ import TestSupport
         #expect(reason("file://otherhost/etc/passwd", local) == .blockedScheme)
         #expect(reason("data:image/png;base64,AAAA", web) == .unsupported)
         #expect(reason("javascript:alert(1)", local) == .unsupported)
-        for bad in ["ht!tp://x", "http://", "http://[::1", "http:foo", "://x", "http://exa mple.com/a.jpg", "http://h:99999/a",
-                    "a\u{0}b.jpg", "http://host/a\nb.jpg"] {
+        for bad in [
+            "ht!tp://x", "http://", "http://[::1", "http:foo", "://x", "http://exa mple.com/a.jpg", "http://h:99999/a",
+            "a\u{0}b.jpg", "http://host/a\nb.jpg",
+        ] {
             #expect(reason(bad, web) == .invalidAddress, "\(bad)")
             #expect(reason(bad, local) == .invalidAddress, "\(bad)")
         }
-        #expect((try? PhotoEntry(name: "x", link: "my photo.jpg", base: web).resolvedURL())?.absoluteString
+        #expect(
+            (try? PhotoEntry(name: "x", link: "my photo.jpg", base: web).resolvedURL())?.absoluteString
                 == "https://example.org/lists/my%20photo.jpg")
-        #expect((try? PhotoEntry(name: "x", link: "http://h/my photo.jpg", base: web).resolvedURL())?.path == "/my photo.jpg")
+        #expect(
+            (try? PhotoEntry(name: "x", link: "http://h/my photo.jpg", base: web).resolvedURL())?.path
+                == "/my photo.jpg")
     }
 
     // MARK: Names
@@ -474,15 +533,20 @@ import TestSupport
         let long = String(repeating: "x", count: 10_000)
         let shown = DisplayText.line(long)
         #expect(shown.count == DisplayText.maxCharacters && shown.hasSuffix("…"))
-        #expect(DisplayText.line(String(repeating: "y", count: DisplayText.maxCharacters)).count == DisplayText.maxCharacters)
+        #expect(
+            DisplayText.line(String(repeating: "y", count: DisplayText.maxCharacters)).count
+                == DisplayText.maxCharacters)
         #expect(!DisplayText.line(String(repeating: "y", count: DisplayText.maxCharacters)).hasSuffix("…"))
         let zalgo = "a" + String(repeating: "\u{0301}", count: 500) + "b"
         #expect(DisplayText.line(zalgo).unicodeScalars.count == 17)
         #expect(DisplayText.line("👨‍👩‍👧‍👦 family") == "👨‍👩‍👧‍👦 family")
         for name in ["a\nb", "x\u{0}y", "\u{202E}z", long, zalgo] {
             let line = DisplayText.line(name)
-            #expect(!line.unicodeScalars.contains { $0.properties.generalCategory == .control || (0x202A...0x202E).contains($0.value)
-                || (0x2066...0x2069).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 })
+            #expect(
+                !line.unicodeScalars.contains {
+                    $0.properties.generalCategory == .control || (0x202A...0x202E).contains($0.value)
+                        || (0x2066...0x2069).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029
+                })
             #expect(!line.utf8.contains(0)) // a C string of it is the whole name
         }
     }

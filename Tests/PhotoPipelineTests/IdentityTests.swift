@@ -63,8 +63,12 @@ import TestSupport
                 continue
             }
             guard let snapshot = row.snapshot else { continue }
-            if snapshot.id != expected { problems.append("row \(position) shows photo \(snapshot.id), list has \(expected)") }
-            guard let image = snapshot.image, let (r, g, b) = colour(ofName: photos.name(at: position)) else { continue }
+            if snapshot.id != expected {
+                problems.append("row \(position) shows photo \(snapshot.id), list has \(expected)")
+            }
+            guard let image = snapshot.image, let (r, g, b) = colour(ofName: photos.name(at: position)) else {
+                continue
+            }
             let (pr, pg, pb, _) = image.pixel(x: image.width / 2, y: image.height / 2)
             let sepia = SepiaFilter().apply(r: r, g: g, b: b)
             if !((pr, pg, pb) == (r, g, b) || (pr, pg, pb) == sepia) {
@@ -74,8 +78,9 @@ import TestSupport
         return problems
     }
 
-    @Test("Reordering or replacing the list while operations run never shows one photo's image in another's row",
-          arguments: 0..<6)
+    @Test(
+        "Reordering or replacing the list while operations run never shows one photo's image in another's row",
+        arguments: 0..<6)
     func reorderAndReplace(seed: UInt64) async throws {
         var rng = SplitMix64(state: seed &* 104_729 &+ 17)
         let server = try LoopbackServer()
@@ -89,7 +94,8 @@ import TestSupport
             let count = Int.random(in: 8...40, using: &rng)
             let entries = (0..<count).map { n -> PhotoEntry in
                 let rgb = String(format: "%06X", UInt32.random(in: 0...0xFF_FFFF, using: &rng))
-                return PhotoEntry(name: "c-\(rgb)-\(generation)-\(n)", url: server.url("/colour/\(rgb)?g=\(generation)&n=\(n)"))
+                return PhotoEntry(
+                    name: "c-\(rgb)-\(generation)-\(n)", url: server.url("/colour/\(rgb)?g=\(generation)&n=\(n)"))
             }
             processor.setEntries(entries)
         }
@@ -134,12 +140,16 @@ import TestSupport
             await MainLoop.turn(milliseconds: 5)
         }
         #expect(Self.violations(list).isEmpty)
-        #expect(list.rows.values.allSatisfy { $0.snapshot?.state == .filtered }, "seed \(seed): not all visible rows filtered")
+        #expect(
+            list.rows.values.allSatisfy { $0.snapshot?.state == .filtered },
+            "seed \(seed): not all visible rows filtered")
         #expect(list.deliveries > 0)
         processor.shutDown()
     }
 
-    @Test("10,000 random binds, unbinds, scrolls, visibility changes, cancellations and memory warnings against real operations: no completion lost or doubled, no row showing another photo")
+    @Test(
+        "10,000 random binds, unbinds, scrolls, visibility changes, cancellations and memory warnings against real operations: no completion lost or doubled, no row showing another photo"
+    )
     func stress() async throws {
         var rng = SplitMix64(state: 0x5EED_CAFE)
         let server = try LoopbackServer()
@@ -219,12 +229,15 @@ import TestSupport
         // At rest nothing is lost: every visible photo ends filtered in its own row, and no work
         // or bookkeeping is left behind.
         let settled = Date().addingTimeInterval(20)
-        while Date() < settled, list.rows.values.contains(where: { $0.snapshot?.state != .filtered })
-                || !processor.pendingOperations.photosInProgress.isEmpty {
+        while Date() < settled,
+            list.rows.values.contains(where: { $0.snapshot?.state != .filtered })
+                || !processor.pendingOperations.photosInProgress.isEmpty
+        {
             await MainLoop.turn(milliseconds: 5)
         }
-        print("stress: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
-              + "\(list.deliveries) snapshots delivered, \(server.totalColourRequests) photos fetched")
+        print(
+            "stress: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
+                + "\(list.deliveries) snapshots delivered, \(server.totalColourRequests) photos fetched")
         #expect(Self.violations(list).isEmpty)
         #expect(list.rows.values.allSatisfy { $0.snapshot?.state == .filtered }, "not all visible rows filtered")
         #expect(processor.pendingOperations.photosInProgress.isEmpty)

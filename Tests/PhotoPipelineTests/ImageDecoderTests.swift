@@ -10,7 +10,8 @@ import TestSupport
         let url = Products.packageRoot.appendingPathComponent("data/photos/\(name)")
         let fetcher = PhotoFetcher()
         let cancellable = Cancellable()
-        return try ImageDecoder.decode(fetcher.open(url, cancellable: cancellable), size: size, cancellable: cancellable)
+        return try ImageDecoder.decode(
+            fetcher.open(url, cancellable: cancellable), size: size, cancellable: cancellable)
     }
 
     @Test("Sizes scale down to fit or fill a box, never up")

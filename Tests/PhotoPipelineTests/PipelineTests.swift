@@ -20,7 +20,8 @@ import TestSupport
 
     private func processor(for server: LoopbackServer, paths: [String]) -> PhotoProcessor {
         let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
-        processor.setEntries(paths.enumerated().map { PhotoEntry(name: "Photo \($0.offset)", url: server.url($0.element)) })
+        processor.setEntries(
+            paths.enumerated().map { PhotoEntry(name: "Photo \($0.offset)", url: server.url($0.element)) })
         return processor
     }
 
@@ -28,15 +29,18 @@ import TestSupport
     func statesAdvance() async throws {
         let server = try LoopbackServer()
         server.photoLatencyMs.store(50, ordering: .relaxed)
-        let processor = processor(for: server, paths: ["/photos/astronaut.jpg", "/photos/coffee.jpg", "/photos/retina.jpg"])
+        let processor = processor(
+            for: server, paths: ["/photos/astronaut.jpg", "/photos/coffee.jpg", "/photos/retina.jpg"])
         var seen: [PhotoID: [PhotoState]] = [:]
         processor.onPhotoChanged = { snapshot in seen[snapshot.id, default: []].append(snapshot.state) }
         #expect(processor.records.allSatisfy { $0.state == .new })
         processor.visibleRowsChanged(0..<3)
         // Records change on the workers; the main actor hears of it a moment later.
-        #expect(await waitUntil {
-            processor.records.allSatisfy { $0.state == .filtered } && processor.pendingOperations.photosInProgress.isEmpty
-        })
+        #expect(
+            await waitUntil {
+                processor.records.allSatisfy { $0.state == .filtered }
+                    && processor.pendingOperations.photosInProgress.isEmpty
+            })
         for record in processor.records {
             let image = try #require(record.image)
             #expect(image.width == 80 && image.height == 80)
@@ -65,8 +69,10 @@ import TestSupport
         #expect(processor.records.last?.state == .filtered)
         for (record, expected) in zip(processor.records, cases) {
             #expect(record.state == .failed, "\(expected.path)")
-            #expect(record.failure?.reason == expected.reason, "\(expected.path): \(String(describing: record.failure))")
-            #expect(record.failure?.summary == expected.summary, "\(expected.path): \(String(describing: record.failure))")
+            #expect(
+                record.failure?.reason == expected.reason, "\(expected.path): \(String(describing: record.failure))")
+            #expect(
+                record.failure?.summary == expected.summary, "\(expected.path): \(String(describing: record.failure))")
             #expect(record.image == nil)
         }
     }
@@ -89,7 +95,8 @@ import TestSupport
 
     @Test("Retry loads a failed photo again, and a new thumbnail size decodes the shown photos again")
     func retryAndResize() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("classic-photos-retry-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "classic-photos-retry-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let late = folder.appendingPathComponent("late.jpg")
@@ -98,7 +105,8 @@ import TestSupport
         processor.setEntries([PhotoEntry(name: "late", url: late), PhotoEntry(name: "coffee", url: coffee)])
         processor.visibleRowsChanged(0..<2)
         // Settled: the failure's report has reached the main actor too (a row shows Retry then).
-        #expect(await waitUntil { processor.records.map(\.state) == [.failed, .filtered] && !processor.hasWorkInFlight })
+        #expect(
+            await waitUntil { processor.records.map(\.state) == [.failed, .filtered] && !processor.hasWorkInFlight })
         #expect(processor.failedCount == 1)
 
         // The file turns up; Retry on its row loads it.
@@ -116,7 +124,8 @@ import TestSupport
     @Test("Cancelling a running download closes the connection promptly, and its filter never runs")
     func cancellationClosesConnection() async throws {
         let server = try LoopbackServer()
-        let record = PhotoRecord(id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "Endless", url: server.url("/trickle")), position: 0)
+        let record = PhotoRecord(
+            id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "Endless", url: server.url("/trickle")), position: 0)
         let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 80)
         let filter = ImageFiltration(record: record)
         filter.addDependency(download)
@@ -145,8 +154,9 @@ import TestSupport
         downloads.maxConcurrentOperationCount = 4
         var watched: [(download: ImageDownloader, filtration: Weak<ImageFiltration>)] = []
         for n in 0..<12 {
-            let record = PhotoRecord(id: PhotoID(rawValue: UInt64(n + 1)),
-                                     entry: PhotoEntry(name: "\(n)", url: server.url("/photos/coffee.jpg?n=\(n)")), position: n)
+            let record = PhotoRecord(
+                id: PhotoID(rawValue: UInt64(n + 1)),
+                entry: PhotoEntry(name: "\(n)", url: server.url("/photos/coffee.jpg?n=\(n)")), position: n)
             let download = ImageDownloader(record: record, fetcher: PhotoFetcher(), maxPixelSize: 40)
             let filtration = ImageFiltration(record: record)
             filtration.addDependency(download)
@@ -191,8 +201,9 @@ import TestSupport
         let server = try LoopbackServer()
         server.photoLatencyMs.store(300, ordering: .relaxed)
         let paths = (0..<8).map { "/photos/coffee.jpg?n=\($0)" }
-        let processor = PhotoProcessor(fetcher: PhotoFetcher(maxConnections: 8),
-                                       pendingOperations: PendingOperations(downloads: 8, filtrations: 2), prefetchMargin: 0)
+        let processor = PhotoProcessor(
+            fetcher: PhotoFetcher(maxConnections: 8),
+            pendingOperations: PendingOperations(downloads: 8, filtrations: 2), prefetchMargin: 0)
         processor.setEntries(paths.enumerated().map { PhotoEntry(name: "\($0.offset)", url: server.url($0.element)) })
         processor.visibleRowsChanged(0..<8)
         #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
@@ -207,8 +218,9 @@ import TestSupport
         let server = try LoopbackServer()
         let paths = ["astronaut", "coffee", "retina", "grass", "gravel", "cameraman"].map { "/photos/\($0).jpg" }
         // One decode at a time, so the order is the queue's alone.
-        let processor = PhotoProcessor(fetcher: PhotoFetcher(), pendingOperations: PendingOperations(downloads: 8, filtrations: 1),
-                                       prefetchMargin: 2, maxPixelSize: 80)
+        let processor = PhotoProcessor(
+            fetcher: PhotoFetcher(), pendingOperations: PendingOperations(downloads: 8, filtrations: 1),
+            prefetchMargin: 2, maxPixelSize: 80)
         processor.setEntries(paths.enumerated().map { PhotoEntry(name: "\($0.offset)", url: server.url($0.element)) })
         processor.pendingOperations.filtrationQueue.isSuspended = true
         processor.visibleRowsChanged(0..<4) // rows 4 and 5 are the prefetch margin
@@ -260,7 +272,8 @@ import TestSupport
         let kept = server.url("/cacheable/retina.jpg"), plain = server.url("/photos/coffee.jpg")
         func load() async -> [PhotoRecord] {
             // A fetcher of its own each time, without an HTTP cache: only the thumbnails remain.
-            let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80, remoteThumbnails: cache)
+            let processor = PhotoProcessor(
+                fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80, remoteThumbnails: cache)
             processor.setEntries([PhotoEntry(name: "kept", url: kept), PhotoEntry(name: "plain", url: plain)])
             processor.visibleRowsChanged(0..<2)
             #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
@@ -270,9 +283,12 @@ import TestSupport
         #expect(first.allSatisfy { $0.image?.width == 80 })
         let stored = try #require(cache.thumbnail(ofRemote: kept, atLeast: .normal, shorterSide: 80))
         #expect(max(stored.width, stored.height) >= 128)
-        #expect(cache.thumbnail(ofRemote: plain, atLeast: .normal, shorterSide: 80) == nil, "no caching headers: not kept")
+        #expect(
+            cache.thumbnail(ofRemote: plain, atLeast: .normal, shorterSide: 80) == nil, "no caching headers: not kept")
         // An hour later (max-age=3600) it has expired.
-        #expect(cache.thumbnail(ofRemote: kept, atLeast: .normal, shorterSide: 80, now: Date().addingTimeInterval(3700)) == nil)
+        #expect(
+            cache.thumbnail(ofRemote: kept, atLeast: .normal, shorterSide: 80, now: Date().addingTimeInterval(3700))
+                == nil)
 
         let second = await load()
         #expect(second.allSatisfy { $0.state == .filtered })
@@ -291,10 +307,11 @@ import TestSupport
         for first in stride(from: 0, to: names.count, by: 2) {
             processor.visibleRowsChanged(first..<(first + 2))
             // Records change on the workers; the processor counts them once it hears of it.
-            #expect(await waitUntil {
-                processor.records[first..<(first + 2)].allSatisfy { $0.state == .filtered }
-                    && processor.pendingOperations.photosInProgress.isEmpty
-            })
+            #expect(
+                await waitUntil {
+                    processor.records[first..<(first + 2)].allSatisfy { $0.state == .filtered }
+                        && processor.pendingOperations.photosInProgress.isEmpty
+                })
             #expect(processor.memoryHeld <= 65_000, "\(processor.memoryHeld) bytes held")
         }
         let states = processor.records.map(\.state)
@@ -304,9 +321,11 @@ import TestSupport
         #expect(processor.records.prefix(2).allSatisfy { $0.image == nil })
         // Shown again, they load again.
         processor.visibleRowsChanged(0..<2)
-        #expect(await waitUntil {
-            processor.records[0..<2].allSatisfy { $0.state == .filtered } && processor.pendingOperations.photosInProgress.isEmpty
-        })
+        #expect(
+            await waitUntil {
+                processor.records[0..<2].allSatisfy { $0.state == .filtered }
+                    && processor.pendingOperations.photosInProgress.isEmpty
+            })
         #expect(processor.memoryHeld <= 65_000)
     }
 
@@ -322,7 +341,8 @@ import TestSupport
         #expect(TestPictures.writeGradient(pictures[1].0, width: 600, height: 900, rgb: 0xFF0000))
         let cache = ThumbnailCache(directory: folder.appendingPathComponent("cache/thumbnails"))
         func load(side: Int) async throws -> [PhotoImage] {
-            let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: side, thumbnails: cache)
+            let processor = PhotoProcessor(
+                fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: side, thumbnails: cache)
             processor.setEntries(pictures.map { PhotoEntry(name: $0.0.lastPathComponent, url: $0.0) })
             processor.visibleRowsChanged(0..<pictures.count)
             #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
@@ -335,12 +355,15 @@ import TestSupport
         for image in try await load(side: 160) { #expect(image.width == 160 && image.height == 160) }
         for ((url, _), size) in zip(pictures, [ThumbnailCache.Size.xLarge, .large]) {
             let key = try #require(cache.key(for: url))
-            let stored = PhotoImage(taking: try #require(gdk_pixbuf_new_from_file(cache.location(of: key, size: size).path, nil)))
-            #expect(max(stored.width, stored.height) == size.rawValue && min(stored.width, stored.height) >= 160,
-                    "\(stored.width)×\(stored.height)")
+            let stored = PhotoImage(
+                taking: try #require(gdk_pixbuf_new_from_file(cache.location(of: key, size: size).path, nil)))
+            #expect(
+                max(stored.width, stored.height) == size.rawValue && min(stored.width, stored.height) >= 160,
+                "\(stored.width)×\(stored.height)")
             // Replace it with a green one (same tags): the next run shows green only if it reads the cache.
-            let green = PhotoImage.fromPixels([UInt8](repeating: 0, count: 256 * 192 * 3).enumerated().map { $0.offset % 3 == 1 ? 200 : 0 },
-                                              width: 256, height: 192, hasAlpha: false)
+            let green = PhotoImage.fromPixels(
+                [UInt8](repeating: 0, count: 256 * 192 * 3).enumerated().map { $0.offset % 3 == 1 ? 200 : 0 },
+                width: 256, height: 192, hasAlpha: false)
             #expect(cache.store(green, of: key, size: size))
         }
         for image in try await load(side: 160) {
@@ -370,5 +393,4 @@ extension PhotoProcessor {
 private struct Weak<Object: AnyObject> {
     weak var object: Object?
     init(_ object: Object) { self.object = object }
-
 }

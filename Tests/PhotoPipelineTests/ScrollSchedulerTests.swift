@@ -23,11 +23,12 @@ struct SplitMix64: RandomNumberGenerator {
         var s = ScrollScheduler<Int>(prefetchMargin: 2)
         _ = s.listChanged(rowCount: 100)
         let actions = s.visibleRowsChanged(10..<13) { _ in true }
-        #expect(actions == [
-            .start(10, priority: .visible), .start(11, priority: .visible), .start(12, priority: .visible),
-            .start(9, priority: .prefetch), .start(8, priority: .prefetch),
-            .start(13, priority: .prefetch), .start(14, priority: .prefetch),
-        ])
+        #expect(
+            actions == [
+                .start(10, priority: .visible), .start(11, priority: .visible), .start(12, priority: .visible),
+                .start(9, priority: .prefetch), .start(8, priority: .prefetch),
+                .start(13, priority: .prefetch), .start(14, priority: .prefetch),
+            ])
     }
 
     @Test("Scroll begin suspends; rows bound while scrolling start nothing; scroll end cancels, starts, resumes")
@@ -39,8 +40,11 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(s.scrollBegan() == [])
         #expect(s.rowBound(50) { _ in true } == [])
         let end = s.scrollEnded(visible: 50..<52) { _ in true }
-        #expect(end == [.cancel(0), .cancel(1), .cancel(2),
-                        .start(50, priority: .visible), .start(51, priority: .visible), .resumeQueues])
+        #expect(
+            end == [
+                .cancel(0), .cancel(1), .cancel(2),
+                .start(50, priority: .visible), .start(51, priority: .visible), .resumeQueues,
+            ])
     }
 
     @Test("Rows that need no work (filtered or failed) are never started")
@@ -58,7 +62,10 @@ struct SplitMix64: RandomNumberGenerator {
         _ = s.listChanged(rowCount: 10)
         #expect(s.windowHidden(true) { _ in true } == [.suspendQueues])
         #expect(s.visibleRowsChanged(0..<2) { _ in true } == [])
-        #expect(s.windowHidden(false) { _ in true } == [.start(0, priority: .visible), .start(1, priority: .visible), .resumeQueues])
+        #expect(
+            s.windowHidden(false) { _ in true } == [
+                .start(0, priority: .visible), .start(1, priority: .visible), .resumeQueues,
+            ])
     }
 
     @Test("Work deferred by a scroll restarts at once if the news comes after the scroll ended")
@@ -67,7 +74,7 @@ struct SplitMix64: RandomNumberGenerator {
         _ = s.listChanged(rowCount: 10)
         _ = s.visibleRowsChanged(0..<2) { _ in true }
         _ = s.scrollBegan()
-        #expect(s.workDeferred(row: 0) { _ in true } == [])   // still scrolling: wait for the end
+        #expect(s.workDeferred(row: 0) { _ in true } == []) // still scrolling: wait for the end
         _ = s.scrollEnded(visible: 0..<2) { _ in true }
         #expect(s.pending[0] == .visible)
         #expect(s.workDeferred(row: 1) { _ in true } == [.start(1, priority: .visible)])
@@ -178,24 +185,30 @@ struct SplitMix64: RandomNumberGenerator {
                 e.imageOfRow[row] = nil
             }
             e.apply(actions, scrolling: before && s.isScrolling)
-            let where_ = "seed \(seed) step \(step) after \(event)"
+            let context = "seed \(seed) step \(step) after \(event)"
 
             var violations = e.problems
             if Set(e.running.keys) != Set(s.pending.keys) { violations.append("running and pending differ") }
             if e.running != s.pending { violations.append("priorities differ") }
             if e.suspended != (s.isScrolling || s.isHidden) { violations.append("suspension wrong") }
             if s.isScrolling {
-                if actions.contains(where: { if case .start = $0 { true } else { false } }) { violations.append("started while scrolling") }
+                if actions.contains(where: { if case .start = $0 { true } else { false } }) {
+                    violations.append("started while scrolling")
+                }
             } else {
-                for row in s.pending.keys where !s.wanted.contains(row) { violations.append("row \(row) runs outside \(s.wanted)") }
+                for row in s.pending.keys where !s.wanted.contains(row) {
+                    violations.append("row \(row) runs outside \(s.wanted)")
+                }
                 if !s.isHidden, event.hasPrefix("end") || event.hasPrefix("visible") {
                     for row in s.visible where !e.done.contains(row) && s.pending[row] != .visible {
                         violations.append("visible row \(row) not started")
                     }
                 }
             }
-            for (row, image) in e.imageOfRow where row != image { violations.append("row \(row) shows \(image)'s image") }
-            #expect(violations.isEmpty, "\(where_): \(violations)")
+            for (row, image) in e.imageOfRow where row != image {
+                violations.append("row \(row) shows \(image)'s image")
+            }
+            #expect(violations.isEmpty, "\(context): \(violations)")
             if !violations.isEmpty { return }
         }
     }
@@ -238,21 +251,25 @@ extension ScrollScheduler where ID == Int {
 }
 
 @Suite struct ScrollSchedulerIdentityTests {
-    @Test("Work follows its photo when the list is reordered: photos that left the screen are cancelled, those that came onto it start")
+    @Test(
+        "Work follows its photo when the list is reordered: photos that left the screen are cancelled, those that came onto it start"
+    )
     func reorderMovesWork() {
         var layout = OrderLayout(ids: Array(100..<120))
         var s = ScrollScheduler<Int>(prefetchMargin: 0)
         _ = s.listChanged(rowCount: 20)
-        #expect(s.visibleRowsChanged(0..<3, layout: layout) == [
-            .start(100, priority: .visible), .start(101, priority: .visible), .start(102, priority: .visible),
-        ])
+        #expect(
+            s.visibleRowsChanged(0..<3, layout: layout) == [
+                .start(100, priority: .visible), .start(101, priority: .visible), .start(102, priority: .visible),
+            ])
         // Reversed: the three photos shown move to the end, and 119, 118, 117 come on screen.
         layout.ids.reverse()
         let actions = s.orderChanged(layout: layout)
-        #expect(actions == [
-            .cancel(100), .cancel(101), .cancel(102),
-            .start(119, priority: .visible), .start(118, priority: .visible), .start(117, priority: .visible),
-        ])
+        #expect(
+            actions == [
+                .cancel(100), .cancel(101), .cancel(102),
+                .start(119, priority: .visible), .start(118, priority: .visible), .start(117, priority: .visible),
+            ])
         #expect(Set(s.pending.keys) == [117, 118, 119])
     }
 

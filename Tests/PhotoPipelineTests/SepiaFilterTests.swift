@@ -30,7 +30,8 @@ import TestSupport
                 for b in stride(from: 0, through: 255, by: 51) {
                     let got = filter.apply(r: UInt8(r), g: UInt8(g), b: UInt8(b))
                     let want = Self.reference(Double(r), Double(g), Double(b))
-                    #expect(abs(Int(got.0) - want.0) <= 1 && abs(Int(got.1) - want.1) <= 1 && abs(Int(got.2) - want.2) <= 1)
+                    #expect(
+                        abs(Int(got.0) - want.0) <= 1 && abs(Int(got.1) - want.1) <= 1 && abs(Int(got.2) - want.2) <= 1)
                 }
             }
         }
@@ -50,12 +51,14 @@ import TestSupport
 
     @Test("A cancelled filter stops and returns nothing")
     func cancellation() {
-        let image = PhotoImage.fromPixels([UInt8](repeating: 90, count: 300 * 300 * 3), width: 300, height: 300, hasAlpha: false)
+        let image = PhotoImage.fromPixels(
+            [UInt8](repeating: 90, count: 300 * 300 * 3), width: 300, height: 300, hasAlpha: false)
         #expect(SepiaFilter().apply(to: image, isCancelled: { true }) == nil)
     }
 
-    @Test("A camera-size image, filtered in bands on every core, equals the filter applied pixel by pixel",
-          arguments: [false, true])
+    @Test(
+        "A camera-size image, filtered in bands on every core, equals the filter applied pixel by pixel",
+        arguments: [false, true])
     func largeImageInBands(alpha: Bool) async throws {
         // Away from the threads tasks run on: under ThreadSanitizer the check takes 20 s.
         let mismatches = try await onOwnThread { Self.mismatchesFilteringInBands(alpha: alpha) }
@@ -91,7 +94,8 @@ import TestSupport
 
     @Test("Cancelling a large image part-way, on several threads, returns nothing")
     func largeImageCancelled() {
-        let image = PhotoImage.fromPixels([UInt8](repeating: 90, count: 1500 * 1000 * 3), width: 1500, height: 1000, hasAlpha: false)
+        let image = PhotoImage.fromPixels(
+            [UInt8](repeating: 90, count: 1500 * 1000 * 3), width: 1500, height: 1000, hasAlpha: false)
         let checks = Atomic<Int>(0)
         let result = SepiaFilter().apply(to: image, isCancelled: { checks.add(1, ordering: .relaxed).newValue > 3 })
         #expect(result == nil)

@@ -41,7 +41,9 @@ import TestSupport
         let picture = folder.appendingPathComponent("a photo é.png")
         #expect(TestPictures.write(picture, format: "png", size: 600))
         let key = try #require(cache.key(for: picture))
-        #expect(key.uri == "file://" + picture.path.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "é", with: "%C3%A9"))
+        #expect(
+            key.uri == "file://"
+                + picture.path.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "é", with: "%C3%A9"))
 
         #expect(cache.store(try scaled(picture, toFit: 256), of: key, size: .large, mimeType: "image/png"))
         let file = cache.directory.appendingPathComponent("large/\(try md5(key.uri)).png")
@@ -56,7 +58,10 @@ import TestSupport
         #expect(option("tEXt::Thumb::MTime") == String(key.modified))
         #expect(option("tEXt::Thumb::Mimetype") == "image/png")
         // No temporary files are left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == [file.lastPathComponent])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == [
+                file.lastPathComponent
+            ])
 
         let read = try #require(cache.thumbnail(of: key, atLeast: .large, shorterSide: 160))
         #expect(read.width == 256)
@@ -73,11 +78,15 @@ import TestSupport
         try #require(made.status == 0, "\(made.stderr)")
         let key = try #require(cache.key(for: picture))
         let target = cache.directory.appendingPathComponent("normal/\(try md5(key.uri)).png")
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let thumbnailed = try run(URL(fileURLWithPath: "/usr/bin/convert"), [
-            picture.path, "-thumbnail", "128x128", "-set", "Thumb::URI", key.uri, "-set", "Thumb::MTime", String(key.modified),
-            target.path,
-        ])
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let thumbnailed = try run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [
+                picture.path, "-thumbnail", "128x128", "-set", "Thumb::URI", key.uri, "-set", "Thumb::MTime",
+                String(key.modified),
+                target.path,
+            ])
         try #require(thumbnailed.status == 0, "\(thumbnailed.stderr)")
 
         let read = try #require(cache.thumbnail(of: key, atLeast: .normal, shorterSide: 80))
@@ -98,7 +107,9 @@ import TestSupport
 
         // Rewritten a few seconds later: a new modification time, so a new key.
         #expect(TestPictures.write(picture, format: "png", rgb: 0x00FF00, size: 300))
-        var times = [timespec(tv_sec: Int(key.modified) + 5, tv_nsec: 0), timespec(tv_sec: Int(key.modified) + 5, tv_nsec: 0)]
+        var times = [
+            timespec(tv_sec: Int(key.modified) + 5, tv_nsec: 0), timespec(tv_sec: Int(key.modified) + 5, tv_nsec: 0),
+        ]
         #expect(utimensat(AT_FDCWD, picture.path, &times, 0) == 0)
         let changed = try #require(cache.key(for: picture))
         #expect(changed.modified == key.modified + 5)
@@ -108,7 +119,8 @@ import TestSupport
         let other = folder.appendingPathComponent("other.png")
         #expect(TestPictures.write(other, format: "png", size: 300))
         let otherKey = try #require(cache.key(for: other))
-        try FileManager.default.copyItem(at: cache.location(of: key, size: .normal), to: cache.location(of: otherKey, size: .normal))
+        try FileManager.default.copyItem(
+            at: cache.location(of: key, size: .normal), to: cache.location(of: otherKey, size: .normal))
         #expect(cache.thumbnail(of: otherKey, atLeast: .normal, shorterSide: 80) == nil)
     }
 
@@ -117,7 +129,8 @@ import TestSupport
         let (folder, cache) = try setUp()
         defer { try? FileManager.default.removeItem(at: folder) }
         let inside = cache.directory.appendingPathComponent("normal/x.png")
-        try FileManager.default.createDirectory(at: inside.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: inside.deletingLastPathComponent(), withIntermediateDirectories: true)
         #expect(TestPictures.write(inside, format: "png"))
         #expect(cache.key(for: inside) == nil)
         let fifo = folder.appendingPathComponent("fifo")

@@ -22,20 +22,30 @@ import Testing
         case .sourceStart:
             (.sourceStart(url: "file:///tmp/a%20b/"), #"{"t":1.500000,"ev":"source.start","url":"file:///tmp/a%20b/"}"#)
         case .sourceLoaded:
-            (.sourceLoaded(url: "http://127.0.0.1:8080/list.plist", rows: 2000),
-             #"{"t":1.500000,"ev":"source.loaded","url":"http://127.0.0.1:8080/list.plist","rows":2000}"#)
+            (
+                .sourceLoaded(url: "http://127.0.0.1:8080/list.plist", rows: 2000),
+                #"{"t":1.500000,"ev":"source.loaded","url":"http://127.0.0.1:8080/list.plist","rows":2000}"#
+            )
         case .sourceFailed:
-            (.sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
-             #"{"t":1.500000,"ev":"source.failed","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\""}"#)
+            (
+                .sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
+                #"{"t":1.500000,"ev":"source.failed","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\""}"#
+            )
         case .sourceChanged:
-            (.sourceChanged(url: "file:///tmp/f/", added: 2, removed: 1, changed: 3, rows: 17),
-             #"{"t":1.500000,"ev":"source.changed","url":"file:///tmp/f/","added":2,"removed":1,"changed":3,"rows":17}"#)
+            (
+                .sourceChanged(url: "file:///tmp/f/", added: 2, removed: 1, changed: 3, rows: 17),
+                #"{"t":1.500000,"ev":"source.changed","url":"file:///tmp/f/","added":2,"removed":1,"changed":3,"rows":17}"#
+            )
         case .listSorted:
-            (.listSorted(key: "date-taken", descending: true, rows: 17),
-             #"{"t":1.500000,"ev":"list.sorted","key":"date-taken","descending":true,"rows":17}"#)
+            (
+                .listSorted(key: "date-taken", descending: true, rows: 17),
+                #"{"t":1.500000,"ev":"list.sorted","key":"date-taken","descending":true,"rows":17}"#
+            )
         case .listSelect:
-            (.listSelect(row: 46, id: id, name: "photo47.png"),
-             #"{"t":1.500000,"ev":"list.select","row":46,"id":42,"name":"photo47.png"}"#)
+            (
+                .listSelect(row: 46, id: id, name: "photo47.png"),
+                #"{"t":1.500000,"ev":"list.select","row":46,"id":42,"name":"photo47.png"}"#
+            )
         case .viewVisible:
             (.viewVisible(first: 0, last: -1), #"{"t":1.500000,"ev":"view.visible","first":0,"last":-1}"#)
         case .scrollBegin:
@@ -47,27 +57,45 @@ import Testing
         case .queuesResumed:
             (.queuesResumed, #"{"t":1.500000,"ev":"queues.resumed"}"#)
         case .rowShown:
-            (.rowShown(row: 7, id: id, name: "Fish & Chips 🐟"),
-             #"{"t":1.500000,"ev":"row.shown","row":7,"id":42,"name":"Fish & Chips 🐟"}"#)
+            (
+                .rowShown(row: 7, id: id, name: "Fish & Chips 🐟"),
+                #"{"t":1.500000,"ev":"row.shown","row":7,"id":42,"name":"Fish & Chips 🐟"}"#
+            )
         case .opStart:
-            (.opStart(kind: .download, row: 3, id: id), #"{"t":1.500000,"ev":"op.start","kind":"download","row":3,"id":42}"#)
+            (
+                .opStart(kind: .download, row: 3, id: id),
+                #"{"t":1.500000,"ev":"op.start","kind":"download","row":3,"id":42}"#
+            )
         case .opFinish:
-            (.opFinish(kind: .filter, row: 3, id: id, ms: 12.25),
-             #"{"t":1.500000,"ev":"op.finish","kind":"filter","row":3,"id":42,"ms":12.250}"#)
+            (
+                .opFinish(kind: .filter, row: 3, id: id, ms: 12.25),
+                #"{"t":1.500000,"ev":"op.finish","kind":"filter","row":3,"id":42,"ms":12.250}"#
+            )
         case .opFail:
-            (.opFail(kind: .download, row: 3, id: id, error: "line 1\nline 2\t\\", reason: .tooManyPixels),
-             #"{"t":1.500000,"ev":"op.fail","kind":"download","row":3,"id":42,"error":"line 1\nline 2\t\\","reason":"too-many-pixels"}"#)
+            (
+                .opFail(kind: .download, row: 3, id: id, error: "line 1\nline 2\t\\", reason: .tooManyPixels),
+                #"{"t":1.500000,"ev":"op.fail","kind":"download","row":3,"id":42,"error":"line 1\nline 2\t\\","reason":"too-many-pixels"}"#
+            )
         case .opCancel:
-            (.opCancel(kind: .filter, row: 9, id: id, running: true),
-             #"{"t":1.500000,"ev":"op.cancel","kind":"filter","row":9,"id":42,"running":true}"#)
+            (
+                .opCancel(kind: .filter, row: 9, id: id, running: true),
+                #"{"t":1.500000,"ev":"op.cancel","kind":"filter","row":9,"id":42,"running":true}"#
+            )
         case .rowState:
-            (.rowState(row: 9, id: id, state: .downloaded), #"{"t":1.500000,"ev":"row.state","row":9,"id":42,"state":"downloaded"}"#)
+            (
+                .rowState(row: 9, id: id, state: .downloaded),
+                #"{"t":1.500000,"ev":"row.state","row":9,"id":42,"state":"downloaded"}"#
+            )
         case .rowStatus:
-            (.rowStatus(row: 9, id: id, text: "Not found (404)"),
-             #"{"t":1.500000,"ev":"row.status","row":9,"id":42,"text":"Not found (404)"}"#)
+            (
+                .rowStatus(row: 9, id: id, text: "Not found (404)"),
+                #"{"t":1.500000,"ev":"row.status","row":9,"id":42,"text":"Not found (404)"}"#
+            )
         case .rowPreview:
-            (.rowPreview(row: 2, id: id, source: "exif", w: 160, h: 120, covers: true),
-             #"{"t":1.500000,"ev":"row.preview","row":2,"id":42,"source":"exif","w":160,"h":120,"covers":true}"#)
+            (
+                .rowPreview(row: 2, id: id, source: "exif", w: 160, h: 120, covers: true),
+                #"{"t":1.500000,"ev":"row.preview","row":2,"id":42,"source":"exif","w":160,"h":120,"covers":true}"#
+            )
         case .mainloopStall:
             (.mainloopStall(ms: 250), #"{"t":1.500000,"ev":"mainloop.stall","ms":250.000}"#)
         case .memoryLow:
@@ -75,15 +103,22 @@ import Testing
         case .cacheCleared:
             (.cacheCleared(bytes: 1_234_567), #"{"t":1.500000,"ev":"cache.cleared","bytes":1234567}"#)
         case .viewerOpen:
-            (.viewerOpen(row: 4, id: id, name: "coffee.jpg"), #"{"t":1.500000,"ev":"viewer.open","row":4,"id":42,"name":"coffee.jpg"}"#)
+            (
+                .viewerOpen(row: 4, id: id, name: "coffee.jpg"),
+                #"{"t":1.500000,"ev":"viewer.open","row":4,"id":42,"name":"coffee.jpg"}"#
+            )
         case .viewerImage:
-            (.viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
-             #"{"t":1.500000,"ev":"viewer.image","row":4,"id":42,"w":1024,"h":768,"state":"filtered"}"#)
+            (
+                .viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
+                #"{"t":1.500000,"ev":"viewer.image","row":4,"id":42,"w":1024,"h":768,"state":"filtered"}"#
+            )
         case .viewerFrame:
             (.viewerFrame(row: 4, id: id, frame: 2), #"{"t":1.500000,"ev":"viewer.frame","row":4,"id":42,"frame":2}"#)
         case .viewerStatus:
-            (.viewerStatus(row: 4, id: id, text: "Not found (404)"),
-             #"{"t":1.500000,"ev":"viewer.status","row":4,"id":42,"text":"Not found (404)"}"#)
+            (
+                .viewerStatus(row: 4, id: id, text: "Not found (404)"),
+                #"{"t":1.500000,"ev":"viewer.status","row":4,"id":42,"text":"Not found (404)"}"#
+            )
         case .viewerZoom:
             (.viewerZoom(level: 1.25), #"{"t":1.500000,"ev":"viewer.zoom","level":1.250}"#)
         case .viewerClose:
@@ -91,16 +126,25 @@ import Testing
         case .viewerPan:
             (.viewerPan(x: 1400, y: 862.5), #"{"t":1.500000,"ev":"viewer.pan","x":1400.000,"y":862.500}"#)
         case .viewerInfo:
-            (.viewerInfo(shown: true, info: ViewerInfoText(name: "coffee.jpg", source: "/photos/coffee.jpg", width: 400, height: 600,
-                                                           bytes: 56_320, format: "JPEG", camera: "Canon EOS 5D",
-                                                           date: "2021-07-04 18:30:05")),
-             #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05"}"#)
+            (
+                .viewerInfo(
+                    shown: true,
+                    info: ViewerInfoText(
+                        name: "coffee.jpg", source: "/photos/coffee.jpg", width: 400, height: 600,
+                        bytes: 56_320, format: "JPEG", camera: "Canon EOS 5D",
+                        date: "2021-07-04 18:30:05")),
+                #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05"}"#
+            )
         case .viewerSaved:
-            (.viewerSaved(path: "/tmp/coffee (sepia).png", format: "png", w: 600, h: 400),
-             #"{"t":1.500000,"ev":"viewer.saved","path":"/tmp/coffee (sepia).png","format":"png","w":600,"h":400}"#)
+            (
+                .viewerSaved(path: "/tmp/coffee (sepia).png", format: "png", w: 600, h: 400),
+                #"{"t":1.500000,"ev":"viewer.saved","path":"/tmp/coffee (sepia).png","format":"png","w":600,"h":400}"#
+            )
         case .viewerSaveFailed:
-            (.viewerSaveFailed(path: "/tmp/x.png", error: "Permission denied"),
-             #"{"t":1.500000,"ev":"viewer.save-failed","path":"/tmp/x.png","error":"Permission denied"}"#)
+            (
+                .viewerSaveFailed(path: "/tmp/x.png", error: "Permission denied"),
+                #"{"t":1.500000,"ev":"viewer.save-failed","path":"/tmp/x.png","error":"Permission denied"}"#
+            )
         case .viewerDropped:
             (.viewerDropped(row: 5, id: id), #"{"t":1.500000,"ev":"viewer.dropped","row":5,"id":42}"#)
         case .framePainted:
@@ -121,7 +165,10 @@ import Testing
     func infoWithoutExif() throws {
         let event = TraceEvent.viewerInfo(shown: false, info: ViewerInfoText(name: "a.png", source: "/a.png"))
         let line = event.jsonLine(t: 0)
-        #expect(line == #"{"t":0.000000,"ev":"viewer.info","shown":false,"name":"a.png","source":"/a.png","w":0,"h":0,"bytes":0,"format":""}"#)
+        #expect(
+            line
+                == #"{"t":0.000000,"ev":"viewer.info","shown":false,"name":"a.png","source":"/a.png","w":0,"h":0,"bytes":0,"format":""}"#
+        )
         #expect(try TraceRecord(jsonLine: line).event == event)
     }
 
@@ -129,7 +176,8 @@ import Testing
     func imageFrames() throws {
         let animated = TraceEvent.viewerImage(row: 1, id: Self.id, w: 64, h: 48, state: .original, frames: 3)
         let line = animated.jsonLine(t: 0)
-        #expect(line == #"{"t":0.000000,"ev":"viewer.image","row":1,"id":42,"w":64,"h":48,"state":"original","frames":3}"#)
+        #expect(
+            line == #"{"t":0.000000,"ev":"viewer.image","row":1,"id":42,"w":64,"h":48,"state":"original","frames":3}"#)
         #expect(try TraceRecord(jsonLine: line).event == animated)
         #expect(try TraceRecord(jsonLine: line).event.frames == 3)
         let still = TraceEvent.viewerImage(row: 1, id: Self.id, w: 64, h: 48, state: .original)
@@ -158,7 +206,8 @@ import Testing
     @Test("Times keep microseconds; identities keep all 64 bits")
     func numbers() throws {
         let big = PhotoID(rawValue: UInt64.max - 5)
-        let record = try TraceRecord(jsonLine: TraceEvent.rowState(row: 1, id: big, state: .new).jsonLine(t: 1234.567891))
+        let record = try TraceRecord(
+            jsonLine: TraceEvent.rowState(row: 1, id: big, state: .new).jsonLine(t: 1234.567891))
         #expect(record.t == 1234.567891)
         #expect(record.event == .rowState(row: 1, id: big, state: .new))
     }
@@ -178,15 +227,25 @@ import Testing
         #expect(record.t == 3)
         #expect(record.event.name == .mainloopStall)
         #expect(record.event.ms?.isNaN == true)
-        #expect(TraceEvent.mainloopStall(ms: .infinity).jsonLine(t: 0) == #"{"t":0.000000,"ev":"mainloop.stall","ms":null}"#)
+        #expect(
+            TraceEvent.mainloopStall(ms: .infinity).jsonLine(t: 0) == #"{"t":0.000000,"ev":"mainloop.stall","ms":null}"#
+        )
     }
 
     @Test("A known event with a field missing or of the wrong type, or a line that is not JSON, does not read")
     func malformed() {
-        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"op.start","kind":"download","row":3}"#) }
-        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":"3","id":1,"state":"new"}"#) }
-        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":3,"id":1,"state":"gone"}"#) }
-        #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"scroll.begin","via":"telepathy"}"#) }
+        #expect(throws: (any Error).self) {
+            try TraceRecord(jsonLine: #"{"t":1,"ev":"op.start","kind":"download","row":3}"#)
+        }
+        #expect(throws: (any Error).self) {
+            try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":"3","id":1,"state":"new"}"#)
+        }
+        #expect(throws: (any Error).self) {
+            try TraceRecord(jsonLine: #"{"t":1,"ev":"row.state","row":3,"id":1,"state":"gone"}"#)
+        }
+        #expect(throws: (any Error).self) {
+            try TraceRecord(jsonLine: #"{"t":1,"ev":"scroll.begin","via":"telepathy"}"#)
+        }
         #expect(throws: (any Error).self) { try TraceRecord(jsonLine: #"{"t":1,"ev":"app.qu"#) }
     }
 

@@ -18,15 +18,20 @@ private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
     func open() {
         var paging = ViewerPaging()
         let list = Photos(1...5)
-        #expect(paging.open(at: 2, in: list) == [
-            .show(p(3), position: 2, moved: true), .start(p(3), urgent: true),
-            .start(p(2), urgent: false), .start(p(4), urgent: false),
-        ])
+        #expect(
+            paging.open(at: 2, in: list) == [
+                .show(p(3), position: 2, moved: true), .start(p(3), urgent: true),
+                .start(p(2), urgent: false), .start(p(4), urgent: false),
+            ])
         #expect(paging.isOpen && paging.shown == p(3) && paging.position == 2)
-        #expect(paging.held == [p(2): .loading(urgent: false), p(3): .loading(urgent: true), p(4): .loading(urgent: false)])
+        #expect(
+            paging.held == [p(2): .loading(urgent: false), p(3): .loading(urgent: true), p(4): .loading(urgent: false)])
         // The first photo has one neighbour; a position outside the list does nothing.
         var first = ViewerPaging()
-        #expect(first.open(at: 0, in: list) == [.show(p(1), position: 0, moved: true), .start(p(1), urgent: true), .start(p(2), urgent: false)])
+        #expect(
+            first.open(at: 0, in: list) == [
+                .show(p(1), position: 0, moved: true), .start(p(1), urgent: true), .start(p(2), urgent: false),
+            ])
         #expect(first.open(at: 9, in: list) == [] && first.shown == p(1))
         var none = ViewerPaging()
         #expect(none.open(at: 0, in: Photos([])) == [] && !none.isOpen)
@@ -38,14 +43,16 @@ private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
         let list = Photos(1...5)
         _ = paging.open(at: 1, in: list)
         paging.loadEnded(p(2))
-        #expect(paging.step(1, in: list) == [
-            .show(p(3), position: 2, moved: true), .drop(p(1)), .hurry(p(3)), .start(p(4), urgent: false),
-        ])
+        #expect(
+            paging.step(1, in: list) == [
+                .show(p(3), position: 2, moved: true), .drop(p(1)), .hurry(p(3)), .start(p(4), urgent: false),
+            ])
         // p(2), loaded, is held as the neighbour it now is, without loading again.
         #expect(paging.held[p(2)] == .done)
-        #expect(paging.jump(toEnd: true, in: list) == [
-            .show(p(5), position: 4, moved: true), .drop(p(2)), .drop(p(3)), .start(p(5), urgent: true),
-        ])
+        #expect(
+            paging.jump(toEnd: true, in: list) == [
+                .show(p(5), position: 4, moved: true), .drop(p(2)), .drop(p(3)), .start(p(5), urgent: true),
+            ])
         #expect(paging.step(1, in: list) == [])
         #expect(paging.jump(toEnd: false, in: list).first == .show(p(1), position: 0, moved: true))
         #expect(Set(paging.held.keys) == [p(1), p(2)])
@@ -59,14 +66,18 @@ private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
         for id in [p(2), p(3), p(4)] { paging.loadEnded(id) }
         // A photo added just before it: p(3) is now at 3, and its new neighbour p(9) loads.
         list.ids.insert(p(9), at: 2)
-        #expect(paging.listChanged(in: list) == [.show(p(3), position: 3, moved: true), .drop(p(2)), .start(p(9), urgent: false)])
+        #expect(
+            paging.listChanged(in: list) == [
+                .show(p(3), position: 3, moved: true), .drop(p(2)), .start(p(9), urgent: false),
+            ])
         // Nothing moved: shown again without a move, nothing loads.
         #expect(paging.listChanged(in: list) == [.show(p(3), position: 3, moved: false)])
         // p(3) itself goes: the photo that took its place (p(4)) shows.
         list.ids.remove(at: 3)
-        #expect(paging.listChanged(in: list) == [
-            .show(p(4), position: 3, moved: true), .drop(p(3)), .start(p(5), urgent: false),
-        ])
+        #expect(
+            paging.listChanged(in: list) == [
+                .show(p(4), position: 3, moved: true), .drop(p(3)), .start(p(5), urgent: false),
+            ])
         #expect(paging.shown == p(4) && paging.held[p(4)] == .done)
         // The last photos go: the new last shows; an empty list closes.
         list.ids.removeLast(2)
@@ -83,8 +94,14 @@ private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
         _ = paging.open(at: 2, in: list)
         for id in [p(2), p(3), p(4)] { paging.loadEnded(id) }
         #expect(paging.photoChanged(p(5), in: list) == [])
-        #expect(paging.photoChanged(p(3), in: list) == [.drop(p(3)), .show(p(3), position: 2, moved: false), .start(p(3), urgent: true)])
-        #expect(paging.photoChanged(p(4), in: list) == [.drop(p(4)), .show(p(3), position: 2, moved: false), .start(p(4), urgent: false)])
+        #expect(
+            paging.photoChanged(p(3), in: list) == [
+                .drop(p(3)), .show(p(3), position: 2, moved: false), .start(p(3), urgent: true),
+            ])
+        #expect(
+            paging.photoChanged(p(4), in: list) == [
+                .drop(p(4)), .show(p(3), position: 2, moved: false), .start(p(4), urgent: false),
+            ])
     }
 
     @Test("Retry reloads the photo shown; memory pressure keeps only it; closing lets go of everything")
@@ -98,9 +115,10 @@ private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
         #expect(paging.memoryWarning() == [.drop(p(2)), .drop(p(4))])
         #expect(paging.held.keys.sorted() == [p(3)])
         // The next move loads the neighbours again.
-        #expect(paging.step(-1, in: list) == [
-            .show(p(2), position: 1, moved: true), .start(p(2), urgent: true), .start(p(1), urgent: false),
-        ])
+        #expect(
+            paging.step(-1, in: list) == [
+                .show(p(2), position: 1, moved: true), .start(p(2), urgent: true), .start(p(1), urgent: false),
+            ])
         #expect(paging.close() == [.drop(p(1)), .drop(p(2)), .drop(p(3)), .close])
         #expect(!paging.isOpen && paging.position == nil && paging.close() == [])
         paging.loadEnded(p(2))

@@ -9,7 +9,8 @@ import TestSupport
 @Suite struct ViewerPipelineTests {
     @Test("EXIF camera, date and orientation are read, in both byte orders", arguments: [true, false])
     func exif(little: Bool) throws {
-        let data = try TestPictures.jpegWithExif(make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05", orientation: 6, little: little)
+        let data = try TestPictures.jpegWithExif(
+            make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05", orientation: 6, little: little)
         let tags = ExifReader.read(data)
         #expect(tags.camera == "Canon EOS 5D")
         #expect(tags.date == "2021-07-04 18:30:05")
@@ -26,7 +27,8 @@ import TestSupport
         let info = try ImageInfo.read(data)
         #expect(info.width == 640 && info.height == 427 && info.camera == nil && info.orientation == 1)
         // A tiny file (1.5 kB) whose header the loader reads only when closed.
-        let tiny = try ImageInfo.read(Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/retina-microaneurysms.jpg")))
+        let tiny = try ImageInfo.read(
+            Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/retina-microaneurysms.jpg")))
         #expect(tiny.width == 102 && tiny.height == 102)
         #expect(ExifReader.read(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x04, 0x45, 0x78])) == ExifReader.Tags())
         #expect(throws: PhotoFailure.self) { try ImageInfo.read(Data("no pixels here".utf8)) }
@@ -67,7 +69,9 @@ import TestSupport
         defer { server.releasePhotos() }
         let fetcher = PhotoFetcher()
         let pending = PendingOperations()
-        let record = PhotoRecord(id: PhotoID(rawValue: 1), entry: PhotoEntry(name: "hubble", url: server.url("/photos/hubble-deep-field.jpg")), position: 0)
+        let record = PhotoRecord(
+            id: PhotoID(rawValue: 1),
+            entry: PhotoEntry(name: "hubble", url: server.url("/photos/hubble-deep-field.jpg")), position: 0)
         let pipeline = ViewerPipeline(fetcher: fetcher, pendingOperations: pending) { $0 == record.id ? record : nil }
         // The row's download, running (the server holds its response).
         let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: 80)
@@ -75,19 +79,22 @@ import TestSupport
         pending.downloadQueue.addOperation(download)
         // Bounded: a download that never starts must fail the test, not hang it.
         let started = Date().addingTimeInterval(10)
-        while !download.isExecuting, !download.isFinished, Date() < started { try await Task.sleep(nanoseconds: 5_000_000) }
+        while !download.isExecuting, !download.isFinished, Date() < started {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
         try #require(download.isExecuting, "the row's download is not running")
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?
         #expect(pipeline.load(PhotoID(rawValue: 2), wantedSide: 400, bytes: nil, urgent: true) { _ in } == nil)
-        let request = try #require(pipeline.load(record.id, wantedSide: 400, bytes: nil, urgent: true) { event in
-            switch event {
-            case .decoded(let picture): decoded = picture
-            case .filtered(let filtered): sepia = filtered.image
-            case .failed(let failure): Issue.record("failed: \(failure)")
-            }
-        })
+        let request = try #require(
+            pipeline.load(record.id, wantedSide: 400, bytes: nil, urgent: true) { event in
+                switch event {
+                case .decoded(let picture): decoded = picture
+                case .filtered(let filtered): sepia = filtered.image
+                case .failed(let failure): Issue.record("failed: \(failure)")
+                }
+            })
         #expect(request.sharesRowDownload)
         server.releasePhotos()
         let deadline = Date().addingTimeInterval(20)

@@ -7,7 +7,8 @@ import Testing
 
     /// A 4000×3000 photo in an 800×600 view: it fits at 20 %, filling the view exactly.
     private func camera(scale: Double = 1) -> ZoomGeometry {
-        ZoomGeometry(imageSize: Size(width: 4000, height: 3000), viewSize: Size(width: 800, height: 600), deviceScale: scale)
+        ZoomGeometry(
+            imageSize: Size(width: 4000, height: 3000), viewSize: Size(width: 800, height: 600), deviceScale: scale)
     }
 
     private func close(_ a: Double, _ b: Double, within tolerance: Double = 1e-9) -> Bool { abs(a - b) <= tolerance }
@@ -63,9 +64,12 @@ import Testing
 
     // MARK: Zoom around a point
 
-    @Test("Zooming around a point keeps the image point under it where it is", arguments: [
-        Point(x: 100, y: 100), Point(x: 400, y: 300), Point(x: 700, y: 120), Point(x: 0, y: 0), Point(x: 800, y: 600),
-    ])
+    @Test(
+        "Zooming around a point keeps the image point under it where it is",
+        arguments: [
+            Point(x: 100, y: 100), Point(x: 400, y: 300), Point(x: 700, y: 120), Point(x: 0, y: 0),
+            Point(x: 800, y: 600),
+        ])
     func zoomAroundAPoint(pointer: Point) {
         var g = camera()
         let under = g.imagePoint(at: pointer)

@@ -23,16 +23,20 @@ public enum AnimatedPictures {
     }
 
     /// `write`, waited for from a task on a thread of its own (see `convert`).
-    public static func write(_ url: URL, colours: [String] = ["red", "lime", "blue"], width: Int = 64, height: Int = 48,
-                             delay: Int = 20) async -> Bool {
+    public static func write(
+        _ url: URL, colours: [String] = ["red", "lime", "blue"], width: Int = 64, height: Int = 48,
+        delay: Int = 20
+    ) async -> Bool {
         (try? await onOwnThread { write(url, colours: colours, width: width, height: height, delay: delay) }) ?? false
     }
 
     /// A `width`×`height` animation of one frame per colour (ImageMagick names: "red", "#00ff00"),
     /// `delay` hundredths of a second each, looping for ever, at `url` (GIF or WebP by its ending).
     @discardableResult
-    public static func write(_ url: URL, colours: [String] = ["red", "lime", "blue"], width: Int = 64, height: Int = 48,
-                             delay: Int = 20) -> Bool {
+    public static func write(
+        _ url: URL, colours: [String] = ["red", "lime", "blue"], width: Int = 64, height: Int = 48,
+        delay: Int = 20
+    ) -> Bool {
         var arguments = ["-delay", "\(delay)", "-size", "\(width)x\(height)"]
         arguments += colours.map { "xc:\($0)" }
         arguments += ["-loop", "0"]
@@ -45,7 +49,8 @@ public enum AnimatedPictures {
         let roots = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
         return roots.contains { root in
             let folder = root + "/gdk-pixbuf-2.0/2.10.0/loaders"
-            return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.contains { $0.contains("webp") } ?? false
+            return (try? FileManager.default.contentsOfDirectory(atPath: folder))?.contains { $0.contains("webp") }
+                ?? false
         }
     }
 

@@ -27,7 +27,9 @@ public final class XvfbDisplay: @unchecked Sendable {
             try xvfb.run()
             // Ours only if our server is the one that came up (another process may race us).
             let deadline = Date().addingTimeInterval(10)
-            while xvfb.isRunning, !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"), Date() < deadline {
+            while xvfb.isRunning, !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)"),
+                Date() < deadline
+            {
                 usleep(20_000)
             }
             usleep(100_000)
@@ -61,7 +63,8 @@ public final class XvfbDisplay: @unchecked Sendable {
     private static func isTaken(_ number: Int) -> Bool {
         let lock = "/tmp/.X\(number)-lock"
         guard let text = try? String(contentsOfFile: lock, encoding: .utf8) else {
-            return FileManager.default.fileExists(atPath: lock) || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
+            return FileManager.default.fileExists(atPath: lock)
+                || FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)")
         }
         guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else { return true }
         if kill(pid, 0) == 0 || errno != ESRCH { return true }
@@ -89,7 +92,10 @@ public final class XvfbDisplay: @unchecked Sendable {
     }
 }
 
-public enum AppSessionError: Error { case noDisplay, timeout(String) }
+public enum AppSessionError: Error {
+    case noDisplay
+    case timeout(String)
+}
 
 /// One run of the app with its trace.
 ///
@@ -114,18 +120,23 @@ public final class AppSession: @unchecked Sendable {
     /// Starts `classic-photos ARGUMENTS…` with a trace on its own display (or `display`).
     /// With `separateInstance` (the default) it runs as a process of its own even where another
     /// instance already runs on the same D-Bus session.
-    public convenience init(arguments: [String], environment: [String: String] = [:], separateInstance: Bool = true,
-                            display: XvfbDisplay? = nil) throws {
-        try self.init(executable: Products.executable("classic-photos"), arguments: arguments, environment: environment,
-                      separateInstance: separateInstance, display: display)
+    public convenience init(
+        arguments: [String], environment: [String: String] = [:], separateInstance: Bool = true,
+        display: XvfbDisplay? = nil
+    ) throws {
+        try self.init(
+            executable: Products.executable("classic-photos"), arguments: arguments, environment: environment,
+            separateInstance: separateInstance, display: display)
     }
 
     /// Starts a build of the app (this package's, or an installed copy) with a trace on its own
     /// display (or `display`). `unsetting` names variables of the test's own environment the app
     /// must not see. Settings are kept in memory only, so nothing a person's installed copy
     /// remembers changes what a test sees.
-    public init(executable: URL, arguments: [String] = [], environment: [String: String] = [:],
-                unsetting: Set<String> = [], separateInstance: Bool = true, display: XvfbDisplay? = nil) throws {
+    public init(
+        executable: URL, arguments: [String] = [], environment: [String: String] = [:],
+        unsetting: Set<String> = [], separateInstance: Bool = true, display: XvfbDisplay? = nil
+    ) throws {
         self.display = try display ?? XvfbDisplay()
         tracePath = NSTemporaryDirectory() + "classic-photos-trace-\(UUID().uuidString).jsonl"
         process = Process()
@@ -154,16 +165,18 @@ public final class AppSession: @unchecked Sendable {
     /// The app's resident memory now, in bytes (VmRSS), or nil once it has exited.
     public var residentBytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
         return kB * 1024
     }
 
     /// The most resident memory the app has had (VmHWM), in bytes, or nil once it has exited.
     public var peakResidentBytes: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
         return kB * 1024
     }
 
@@ -172,7 +185,9 @@ public final class AppSession: @unchecked Sendable {
             killWithChildren()
             process.waitUntilExit()
         }
-        if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_TRACE"] == nil { try? FileManager.default.removeItem(atPath: tracePath) }
+        if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_TRACE"] == nil {
+            try? FileManager.default.removeItem(atPath: tracePath)
+        }
         if let ownCache { try? FileManager.default.removeItem(atPath: ownCache) }
     }
 
@@ -186,7 +201,9 @@ public final class AppSession: @unchecked Sendable {
 
     /// Waits until `condition` holds on the events so far (polling the trace file).
     @discardableResult
-    public func waitFor(_ what: String, timeout: Double = 30, _ condition: ([TraceRecord]) -> Bool) throws -> [TraceRecord] {
+    public func waitFor(
+        _ what: String, timeout: Double = 30, _ condition: ([TraceRecord]) -> Bool
+    ) throws -> [TraceRecord] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let all = events()
@@ -239,7 +256,9 @@ public final class AppSession: @unchecked Sendable {
     /// Runs xdotool on this display.
     @discardableResult
     public func xdotool(_ arguments: [String]) throws -> String {
-        try run(URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": display.name], timeout: 60).stdout
+        try run(
+            URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": display.name], timeout: 60
+        ).stdout
     }
 
     /// The app window's geometry on screen (x, y, width, height).
@@ -272,8 +291,9 @@ public final class AppSession: @unchecked Sendable {
 
     /// A PNG of the whole screen.
     public func screenshot(to path: String) throws {
-        let result = try run(URL(fileURLWithPath: "/usr/bin/import"), ["-display", display.name, "-window", "root", path],
-                             environment: ["DISPLAY": display.name], timeout: 30)
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/import"), ["-display", display.name, "-window", "root", path],
+            environment: ["DISPLAY": display.name], timeout: 30)
         if result.status != 0 { throw AppSessionError.timeout("screenshot failed: \(result.stderr)") }
     }
 
@@ -312,7 +332,8 @@ public final class AppSession: @unchecked Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 2 && Int32(fields[1]) == parent
         }

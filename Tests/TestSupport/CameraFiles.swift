@@ -13,20 +13,27 @@ public enum CameraFiles {
         gdk_pixbuf_fill(pixbuf, (rgb << 8) | 0xFF)
         var buffer: UnsafeMutablePointer<CChar>?
         var size: gsize = 0
-        var keys: [UnsafeMutablePointer<CChar>?] = [strdup("quality"), progressive ? strdup("x-progressive") : nil, nil]
+        var keys: [UnsafeMutablePointer<CChar>?] = [
+            strdup("quality"), progressive ? strdup("x-progressive") : nil, nil,
+        ]
         var values: [UnsafeMutablePointer<CChar>?] = [strdup("90"), progressive ? strdup("yes") : nil, nil]
         defer { (keys + values).forEach { free($0) } }
-        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "jpeg", &keys, &values, nil) != 0, let buffer else { return nil }
+        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "jpeg", &keys, &values, nil) != 0, let buffer else {
+            return nil
+        }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: Int(size))
     }
 
     /// A camera JPEG: the photo in `rgb`, with an EXIF block holding `orientation` (IFD0) and
     /// a `thumbWidth`×`thumbHeight` JPEG thumbnail in `thumbRGB` (IFD1), as cameras write it.
-    public static func jpegWithThumbnail(width: Int32, height: Int32, rgb: UInt32, thumbWidth: Int32, thumbHeight: Int32,
-                                         thumbRGB: UInt32, orientation: UInt16 = 1, progressive: Bool = false) -> Data? {
+    public static func jpegWithThumbnail(
+        width: Int32, height: Int32, rgb: UInt32, thumbWidth: Int32, thumbHeight: Int32,
+        thumbRGB: UInt32, orientation: UInt16 = 1, progressive: Bool = false
+    ) -> Data? {
         guard let photo = jpeg(width: width, height: height, rgb: rgb, progressive: progressive),
-              let thumbnail = jpeg(width: thumbWidth, height: thumbHeight, rgb: thumbRGB) else { return nil }
+            let thumbnail = jpeg(width: thumbWidth, height: thumbHeight, rgb: thumbRGB)
+        else { return nil }
         var tiff = TIFFWriter()
         let ifd0 = tiff.directory([.short(0x0112, [orientation])])
         let ifd1 = tiff.directory([.short(0x0103, [6]), .long(0x0201, [0]), .long(0x0202, [UInt32(thumbnail.count)])])
@@ -42,21 +49,25 @@ public enum CameraFiles {
     /// A DNG as a camera writes it: IFD0 a JPEG `preview` (reduced-resolution, with the
     /// camera's `orientation`), and a sub-IFD of 16-bit Bayer sensor data of
     /// `width`×`height`. LibRaw reads it as a RAW photo.
-    public static func dng(preview: Data, previewWidth: UInt32, previewHeight: UInt32, width: UInt32, height: UInt32,
-                           orientation: UInt16) -> Data {
+    public static func dng(
+        preview: Data, previewWidth: UInt32, previewHeight: UInt32, width: UInt32, height: UInt32,
+        orientation: UInt16
+    ) -> Data {
         var tiff = TIFFWriter()
         let identity = [Int32](arrayLiteral: 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1)
         let ifd0 = tiff.directory([
             .long(254, [1]), .long(256, [previewWidth]), .long(257, [previewHeight]), .short(258, [8, 8, 8]),
             .short(259, [7]), .short(262, [6]), .ascii(271, "Test"), .ascii(272, "Camera"), .long(273, [0]),
-            .short(274, [orientation]), .short(277, [3]), .long(278, [previewHeight]), .long(279, [UInt32(preview.count)]),
+            .short(274, [orientation]), .short(277, [3]), .long(278, [previewHeight]),
+            .long(279, [UInt32(preview.count)]),
             .long(330, [0]), .byte(50706, [1, 4, 0, 0]), .ascii(50708, "Test Camera"), .srational(50721, identity),
             .short(50778, [21]),
         ])
         let sensor = Data(repeating: 0x10, count: Int(width * height) * 2)
         let ifd1 = tiff.directory([
             .long(254, [0]), .long(256, [width]), .long(257, [height]), .short(258, [16]), .short(259, [1]),
-            .short(262, [32803]), .long(273, [0]), .short(277, [1]), .long(278, [height]), .long(279, [UInt32(sensor.count)]),
+            .short(262, [32803]), .long(273, [0]), .short(277, [1]), .long(278, [height]),
+            .long(279, [UInt32(sensor.count)]),
             .short(33421, [2, 2]), .byte(33422, [0, 1, 1, 2]),
         ])
         tiff.patch(ifd0, tag: 330, value: UInt32(ifd1))
@@ -160,7 +171,11 @@ public enum FormatFiles {
     public static func convert(_ jpeg: URL, to kind: String, at output: URL, thumbnail: Int = 0) async throws {
         let (tool, arguments): (String, [String])
         switch kind {
-        case "heic": (tool, arguments) = ("heif-enc", ["-q", "70"] + (thumbnail > 0 ? ["-t", "\(thumbnail)"] : []) + ["-o", output.path, jpeg.path])
+        case "heic":
+            (tool, arguments) = (
+                "heif-enc",
+                ["-q", "70"] + (thumbnail > 0 ? ["-t", "\(thumbnail)"] : []) + ["-o", output.path, jpeg.path]
+            )
         case "avif": (tool, arguments) = ("avifenc", ["-s", "8", jpeg.path, output.path])
         case "jxl": (tool, arguments) = ("cjxl", [jpeg.path, output.path])
         default: (tool, arguments) = ("convert", [jpeg.path, output.path])

@@ -22,8 +22,9 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
         bus = try PrivateBus()
         let address = bus.address
         do {
-            let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+            let flags = GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
             let bus = try withGError { g_dbus_connection_new_for_address_sync(address, flags, nil, nil, $0) }
             guard let bus else { throw FakeLowMemoryMonitorError("no connection to \(address)") }
             connection = ObjectRef(takingOpaque: bus)
@@ -33,8 +34,9 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
             let replyType = g_variant_type_new("(u)")
             defer { g_variant_type_free(replyType) }
             let reply = try withGError {
-                g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                            "RequestName", request, replyType, G_DBUS_CALL_FLAGS_NONE, 5000, nil, $0)
+                g_dbus_connection_call_sync(
+                    bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                    "RequestName", request, replyType, G_DBUS_CALL_FLAGS_NONE, 5000, nil, $0)
             }
             defer { if let reply { g_variant_unref(reply) } }
             let answer = reply.map { reply -> UInt32 in
@@ -42,7 +44,9 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
                 defer { g_variant_unref(child) }
                 return g_variant_get_uint32(child)
             }
-            guard answer == 1 else { throw FakeLowMemoryMonitorError("could not own \(Self.busName): \(String(describing: answer))") }
+            guard answer == 1 else {
+                throw FakeLowMemoryMonitorError("could not own \(Self.busName): \(String(describing: answer))")
+            }
         }
     }
 
@@ -51,8 +55,9 @@ public final class FakeLowMemoryMonitor: @unchecked Sendable {
         let arguments = [g_variant_new_byte(level)]
         let parameters = arguments.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, 1) }
         try withGError {
-            _ = g_dbus_connection_emit_signal(connection.opaque, nil, Self.objectPath, Self.busName, "LowMemoryWarning",
-                                              parameters, $0)
+            _ = g_dbus_connection_emit_signal(
+                connection.opaque, nil, Self.objectPath, Self.busName, "LowMemoryWarning",
+                parameters, $0)
         }
         try withGError { _ = g_dbus_connection_flush_sync(connection.opaque, nil, $0) }
     }

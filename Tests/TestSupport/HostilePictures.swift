@@ -20,7 +20,8 @@ public enum HostilePictures {
 
     /// A real JPEG (the bundled coffee photo, 600×400) whose frame header says 65000×65000.
     public static func jpegBomb() -> Data {
-        var bytes = [UInt8]((try? Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))) ?? Data())
+        var bytes = [UInt8](
+            (try? Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))) ?? Data())
         var i = 2
         while i + 9 < bytes.count {
             let marker = bytes[i + 1]
@@ -58,12 +59,16 @@ public enum HostilePictures {
 
     /// A PNG of `width`×`height` in one colour (RGB, or RGBA with `alpha`).
     public static func png(width: Int, height: Int, alpha: Bool = false) -> Data {
-        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height)) else { return Data() }
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height)) else {
+            return Data()
+        }
         defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
-        gdk_pixbuf_fill(pixbuf, 0x336699FF)
+        gdk_pixbuf_fill(pixbuf, 0x3366_99FF)
         var buffer: UnsafeMutablePointer<gchar>?
         var size: gsize = 0
-        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "png", nil, nil, nil) != 0, let buffer else { return Data() }
+        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "png", nil, nil, nil) != 0, let buffer else {
+            return Data()
+        }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: Int(size))
     }
@@ -97,8 +102,9 @@ public enum ProcessMemory {
 
     private static func value(_ key: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
-              let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+            let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return 0 }
         return kB * 1024
     }
 }

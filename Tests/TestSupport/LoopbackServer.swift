@@ -116,7 +116,9 @@ public final class LoopbackServer: @unchecked Sendable {
     deinit {
         let loop = SendableMessage(self.loop!)
         let done = DispatchSemaphore(value: 0)
-        invoke { g_main_loop_quit(loop.msg); done.signal() }
+        invoke {
+            g_main_loop_quit(loop.msg); done.signal()
+        }
         done.wait()
     }
 
@@ -129,10 +131,18 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// Requests received for `path` (without the query).
     public func requestCount(_ path: String) -> Int { stats.withLock { $0.requests[path, default: 0] } }
-    public var totalColourRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/colour/") }.values.reduce(0, +) } }
-    public var totalPhotoRequests: Int { stats.withLock { $0.requests.filter { $0.key.hasPrefix("/photos/") || $0.key.hasPrefix("/cacheable/") }.values.reduce(0, +) } }
+    public var totalColourRequests: Int {
+        stats.withLock { $0.requests.filter { $0.key.hasPrefix("/colour/") }.values.reduce(0, +) }
+    }
+    public var totalPhotoRequests: Int {
+        stats.withLock {
+            $0.requests.filter { $0.key.hasPrefix("/photos/") || $0.key.hasPrefix("/cacheable/") }.values.reduce(0, +)
+        }
+    }
     /// Monotonic times (seconds) at which `/trickle` responses began and were closed by the client.
-    public var trickleTimes: (started: [Double], closed: [Double]) { stats.withLock { ($0.trickleStarted, $0.trickleClosed) } }
+    public var trickleTimes: (started: [Double], closed: [Double]) {
+        stats.withLock { ($0.trickleStarted, $0.trickleClosed) }
+    }
 
     /// The most `/photos/` requests the server was answering at one time.
     public var peakPhotosInFlight: Int { stats.withLock { $0.peakPhotosInFlight } }
@@ -148,13 +158,16 @@ public final class LoopbackServer: @unchecked Sendable {
         HTTPClient.prepareTypes()
         server = cp_soup_server_new()
         let me = Unmanaged.passRetained(Box(self)).toOpaque()
-        soup_server_add_handler(server, nil, { _, msg, path, _, data in
-            let server = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().server!
-            server.handle(msg!, path: String(cString: path!))
-        }, me, { data in Unmanaged<Box>.fromOpaque(data!).release() })
+        soup_server_add_handler(
+            server, nil,
+            { _, msg, path, _, data in
+                let server = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().server!
+                server.handle(msg!, path: String(cString: path!))
+            }, me, { data in Unmanaged<Box>.fromOpaque(data!).release() })
         var error: UnsafeMutablePointer<GError>?
         if soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
-           let uris = soup_server_get_uris(server) {
+            let uris = soup_server_get_uris(server)
+        {
             let uri = OpaquePointer(uris.pointee.data)
             port = Int(g_uri_get_port(uri))
             g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
@@ -228,7 +241,9 @@ public final class LoopbackServer: @unchecked Sendable {
             }
             let latency = photoLatencyMs.load(ordering: .relaxed) + link.withLock { $0.latencyMs }
             if latency > 0 {
-                stats.withLock { $0.photosInFlight += 1; $0.peakPhotosInFlight = max($0.peakPhotosInFlight, $0.photosInFlight) }
+                stats.withLock {
+                    $0.photosInFlight += 1; $0.peakPhotosInFlight = max($0.peakPhotosInFlight, $0.photosInFlight)
+                }
                 soup_server_message_pause(msg)
                 after(latency) { [self] in
                     stats.withLock { $0.photosInFlight -= 1 }
@@ -292,7 +307,9 @@ public final class LoopbackServer: @unchecked Sendable {
         case "/list.plist":
             let rows = queryValue(msg, "rows").flatMap(Int.init) ?? 100
             let folder = queryValue(msg, "cacheable") == "1" ? "cacheable" : "photos"
-            respond(msg, status: 200, type: "application/x-plist", body: Self.photoList(rows: rows, photos: photos, under: folder))
+            respond(
+                msg, status: 200, type: "application/x-plist",
+                body: Self.photoList(rows: rows, photos: photos, under: folder))
         default:
             respond(msg, status: 404, type: "text/plain", body: Data("not found\n".utf8))
         }
@@ -309,9 +326,11 @@ public final class LoopbackServer: @unchecked Sendable {
     /// The first and last byte a `Range: bytes=A-B` (or `A-`) header asks for; nil without one.
     private static func requestedRange(_ msg: OpaquePointer) -> (Int, Int?)? {
         guard let headers = soup_server_message_get_request_headers(msg),
-              let value = soup_message_headers_get_one(headers, "Range").map({ String(cString: $0) }),
-              value.hasPrefix("bytes=") else { return nil }
-        let parts = value.dropFirst("bytes=".count).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = soup_message_headers_get_one(headers, "Range").map({ String(cString: $0) }),
+            value.hasPrefix("bytes=")
+        else { return nil }
+        let parts = value.dropFirst("bytes=".count).split(
+            separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let first = Int(parts[0]) else { return nil }
         return (first, Int(parts[1]))
     }
@@ -324,8 +343,9 @@ public final class LoopbackServer: @unchecked Sendable {
         guard first <= last else {
             return PhotoAnswer(status: 416, body: Data(), contentRange: "bytes */\(data.count)", cacheable: false)
         }
-        return PhotoAnswer(status: 206, body: data.subdata(in: first..<(last + 1)),
-                           contentRange: "bytes \(first)-\(last)/\(data.count)", cacheable: cacheable)
+        return PhotoAnswer(
+            status: 206, body: data.subdata(in: first..<(last + 1)),
+            contentRange: "bytes \(first)-\(last)/\(data.count)", cacheable: cacheable)
     }
 
     /// Sends a photo answer: at once, or over the simulated link in chunks.
@@ -362,8 +382,9 @@ public final class LoopbackServer: @unchecked Sendable {
             after(max(0, Int(((due - now) * 1000).rounded()))) { [self] in
                 guard !state.done else { return }
                 body[(body.startIndex + start)..<(body.startIndex + start + count)].withUnsafeBytes {
-                    soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress,
-                                             gsize($0.count))
+                    soup_message_body_append(
+                        soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress,
+                        gsize($0.count))
                 }
                 stats.withLock { $0.photoBytesSent += count }
                 offset.withLock { $0 = start + count }
@@ -386,7 +407,8 @@ public final class LoopbackServer: @unchecked Sendable {
     private func respond(_ msg: OpaquePointer, status: UInt32, type: String, body: Data) {
         soup_server_message_set_status(msg, status, nil)
         body.withUnsafeBytes { bytes in
-            soup_server_message_set_response(msg, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
+            soup_server_message_set_response(
+                msg, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
         }
     }
 
@@ -394,7 +416,8 @@ public final class LoopbackServer: @unchecked Sendable {
     private func resetConnection(_ msg: OpaquePointer) {
         if let socket = soup_server_message_get_socket(msg) {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(g_socket_get_fd(socket), SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            setsockopt(
+                g_socket_get_fd(socket), SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         }
         let stream = soup_server_message_steal_connection(msg)
         if let stream {
@@ -423,7 +446,9 @@ public final class LoopbackServer: @unchecked Sendable {
                 guard !state.done else { return }
                 let filler = [UInt8](repeating: 0, count: 64)
                 filler.withUnsafeBytes {
-                    soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count))
+                    soup_message_body_append(
+                        soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress,
+                        gsize($0.count))
                 }
                 soup_server_message_unpause(state.msg)
                 tick()
@@ -450,7 +475,8 @@ public final class LoopbackServer: @unchecked Sendable {
         let append = { @Sendable [self] (data: Data) in
             stats.withLock { $0.streamedBytes += data.count }
             data.withUnsafeBytes {
-                soup_message_body_append(soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count))
+                soup_message_body_append(
+                    soup_server_message_get_response_body(state.msg), SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count))
             }
         }
         append(first)
@@ -472,7 +498,7 @@ public final class LoopbackServer: @unchecked Sendable {
         stream(msg, first: photo.prefix(2), every: ms) {
             position.withLock { p in
                 defer { p += 1 }
-                return p < photo.count ? photo[photo.startIndex + p ..< photo.startIndex + p + 1] : Data([0])
+                return p < photo.count ? photo[photo.startIndex + p..<photo.startIndex + p + 1] : Data([0])
             }
         }
     }
@@ -505,7 +531,9 @@ public final class LoopbackServer: @unchecked Sendable {
         gdk_pixbuf_fill(pixbuf, (rgb << 8) | 0xFF)
         var buffer: UnsafeMutablePointer<gchar>?
         var size: gsize = 0
-        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "png", nil, nil, nil) != 0, let buffer else { return Data() }
+        guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "png", nil, nil, nil) != 0, let buffer else {
+            return Data()
+        }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: Int(size))
     }

@@ -42,8 +42,10 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs a program to completion (killing it after `timeout` seconds) and collects its output.
-public func run(_ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
-                timeout: TimeInterval = 60) throws -> ProcessResult {
+public func run(
+    _ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
+    timeout: TimeInterval = 60
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -76,8 +78,10 @@ public func run(_ executable: URL, _ arguments: [String] = [], environment: [Str
 /// as many as cores, and tests that sat in `run` on both of a two-core machine's (probes taking
 /// 20 s under a sanitizer) kept every other test's task from resuming until they ended, so
 /// those tests' own deadlines passed with nothing done.
-public func run(_ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
-                timeout: TimeInterval = 60) async throws -> ProcessResult {
+public func run(
+    _ executable: URL, _ arguments: [String] = [], environment: [String: String] = [:],
+    timeout: TimeInterval = 60
+) async throws -> ProcessResult {
     try await onOwnThread { try run(executable, arguments, environment: environment, timeout: timeout) }
 }
 
@@ -115,7 +119,12 @@ final class OutputCollector: @unchecked Sendable {
     /// Both outputs once the pipes close, or what had arrived after `seconds` (then the
     /// readers are left to finish on their own).
     func finish(waitingAtMost seconds: Double = .infinity) -> (String, String) {
-        let closed = seconds.isFinite ? group.wait(timeout: .now() + seconds) == .success : { group.wait(); return true }()
+        let closed =
+            seconds.isFinite
+            ? group.wait(timeout: .now() + seconds) == .success
+            : {
+                group.wait(); return true
+            }()
         guard closed else { return ("", "") }
         return lock.withLock { (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) }
     }

@@ -8,7 +8,9 @@ public enum TestPictures {
     /// ("png", "jpeg", "bmp", "tiff", "ico"). Returns false if the saver is missing or fails.
     @discardableResult
     public static func write(_ url: URL, format: String, rgb: UInt32 = 0x3366CC, size: Int32 = 64) -> Bool {
-        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, format == "ico" ? 1 : 0, 8, size, size) else { return false }
+        guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, format == "ico" ? 1 : 0, 8, size, size) else {
+            return false
+        }
         defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
         gdk_pixbuf_fill(pixbuf, (rgb << 8) | 0xFF)
         return gdk_pixbuf_savev(pixbuf, url.path, format, nil, nil, nil) != 0
@@ -35,10 +37,19 @@ public enum TestPictures {
     /// The bundled 600×400 coffee.jpg with an EXIF block put first: Make, Model and Orientation
     /// in IFD0, DateTimeOriginal ("YYYY:MM:DD HH:MM:SS") in the EXIF sub-IFD; little- or
     /// big-endian. Built byte by byte (ImageMagick's `-set exif:…` writes no EXIF).
-    public static func jpegWithExif(make: String, model: String, original: String, orientation: UInt16, little: Bool) throws -> Data {
-        func u16(_ v: UInt16) -> [UInt8] { little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
-        func u32(_ v: UInt32) -> [UInt8] { little ? (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } : (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) } }
-        let makeBytes = Array(make.utf8) + [0], modelBytes = Array(model.utf8) + [0], dateBytes = Array(original.utf8) + [0]
+    public static func jpegWithExif(
+        make: String, model: String, original: String, orientation: UInt16, little: Bool
+    ) throws -> Data {
+        func u16(_ v: UInt16) -> [UInt8] {
+            little ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)]
+        }
+        func u32(_ v: UInt32) -> [UInt8] {
+            little
+                ? (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) }
+                : (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) }
+        }
+        let makeBytes = Array(make.utf8) + [0], modelBytes = Array(model.utf8) + [0],
+            dateBytes = Array(original.utf8) + [0]
         // Layout: header (8) | IFD0: 4 entries (2 + 48 + 4) | EXIF IFD: 1 entry (2 + 12 + 4) | strings
         let ifd0 = 8, exifIFD = ifd0 + 2 + 4 * 12 + 4, strings = exifIFD + 2 + 12 + 4
         var tiff: [UInt8] = (little ? [0x49, 0x49] : [0x4D, 0x4D]) + u16(42) + u32(UInt32(ifd0))
@@ -49,7 +60,9 @@ public enum TestPictures {
         tiff += u16(0x8769) + u16(4) + u32(1) + u32(UInt32(exifIFD))
         tiff += u32(0)
         tiff += u16(1)
-        tiff += u16(0x9003) + u16(2) + u32(UInt32(dateBytes.count)) + u32(UInt32(strings + makeBytes.count + modelBytes.count))
+        tiff +=
+            u16(0x9003) + u16(2) + u32(UInt32(dateBytes.count))
+            + u32(UInt32(strings + makeBytes.count + modelBytes.count))
         tiff += u32(0)
         tiff += makeBytes + modelBytes + dateBytes
         let app1 = Array("Exif".utf8) + [0, 0] + tiff

@@ -57,10 +57,13 @@ public final class HTTPClient: Sendable {
     ///   - silenceSeconds: the longest a transfer may go without a byte (libsoup's timeout).
     ///   - cacheDirectory: where the disk cache lives (nil: no cache).
     ///   - cacheBytes: the most the disk cache may hold.
-    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, silenceSeconds: Double = 20,
-                cacheDirectory: URL? = nil, cacheBytes: Int = HTTPClient.defaultCacheBytes) {
+    public init(
+        maxConnections: Int = PendingOperations.defaultDownloadConcurrency, silenceSeconds: Double = 20,
+        cacheDirectory: URL? = nil, cacheBytes: Int = HTTPClient.defaultCacheBytes
+    ) {
         let silence = UInt32(max(1, min(Double(UInt32.max), silenceSeconds.rounded(.up))))
-        core = Core(maxConnections: maxConnections, silence: silence, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
+        core = Core(
+            maxConnections: maxConnections, silence: silence, cacheDirectory: cacheDirectory, cacheBytes: cacheBytes)
     }
 
     deinit { core.stop(wait: false) }
@@ -89,17 +92,24 @@ public final class HTTPClient: Sendable {
     ///   - byteLimit: more bytes than this, announced or received, fail as `too-large`.
     ///   - connectSeconds: the server must answer (status and headers) within this time.
     ///   - maxRedirects: redirects followed before failing as `redirects`.
-    public func get(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-                    maxRedirects: Int) throws(PhotoFailure) -> Data {
-        try fetch(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
-                  maxRedirects: maxRedirects).data
+    public func get(
+        _ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+        maxRedirects: Int
+    ) throws(PhotoFailure) -> Data {
+        try fetch(
+            url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
+            maxRedirects: maxRedirects
+        ).data
     }
 
     /// Like `get`, with what the response said about keeping it.
-    public func fetch(_ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-                      maxRedirects: Int) throws(PhotoFailure) -> HTTPResponse {
-        try transfer(url, head: nil, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
-                     maxRedirects: maxRedirects)
+    public func fetch(
+        _ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+        maxRedirects: Int
+    ) throws(PhotoFailure) -> HTTPResponse {
+        try transfer(
+            url, head: nil, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
+            maxRedirects: maxRedirects)
     }
 
     /// Asks for the first `bytes` bytes of `url` only (`Range: bytes=0-…`), for what a photo's
@@ -112,25 +122,33 @@ public final class HTTPClient: Sendable {
     /// (libsoup 3.2 judges partial content uncacheable), and a request carrying `Range` is
     /// not answered from a cached entry, so `fetch` after a head gets the whole photo, from
     /// the network or from an earlier whole response (both tested).
-    public func fetchHead(_ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-                          maxRedirects: Int) throws(PhotoFailure) -> HTTPHead {
-        let response = try transfer(url, head: max(1, bytes), cancellable: cancellable, byteLimit: byteLimit,
-                                    connectSeconds: connectSeconds, maxRedirects: maxRedirects)
+    public func fetchHead(
+        _ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+        maxRedirects: Int
+    ) throws(PhotoFailure) -> HTTPHead {
+        let response = try transfer(
+            url, head: max(1, bytes), cancellable: cancellable, byteLimit: byteLimit,
+            connectSeconds: connectSeconds, maxRedirects: maxRedirects)
         guard let total = response.partialOf else { return .whole(response) }
         // All of it came: it is the whole photo after all.
-        if total > 0, response.data.count == total { return .whole(HTTPResponse(data: response.data, freshUntil: response.freshUntil)) }
+        if total > 0, response.data.count == total {
+            return .whole(HTTPResponse(data: response.data, freshUntil: response.freshUntil))
+        }
         return .partial(response.data, totalBytes: total > 0 ? total : nil, freshUntil: response.freshUntil)
     }
 
-    private func transfer(_ url: URL, head: Int?, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-                          maxRedirects: Int) throws(PhotoFailure) -> HTTPResponse {
+    private func transfer(
+        _ url: URL, head: Int?, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
+        maxRedirects: Int
+    ) throws(PhotoFailure) -> HTTPResponse {
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         let waiter = Waiter()
         // A head and a whole body are different results: never one transfer for both.
         let key = "\(byteLimit) \(head.map { "head \($0) " } ?? "")\(url.absoluteString)"
         let transfer = core.join(key: key, waiter: waiter) {
-            Transfer(core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
-                     maxRedirects: maxRedirects, head: head)
+            Transfer(
+                core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
+                maxRedirects: maxRedirects, head: head)
         }
         // Cancelling the request lets its waiter go at once (on the cancelling thread).
         let handler = cancellable.onCancel { [core] in core.leave(transfer, waiter) }
@@ -166,8 +184,12 @@ public final class HTTPClient: Sendable {
     /// Until when a response may be used without asking the server again, from its
     /// `Cache-Control: max-age` (less its `Age`) or else its `Expires` (against its `Date`);
     /// nil when it says nothing, or `no-store` or `no-cache`.
-    static func freshUntil(cacheControl: String?, age: String?, expires: String?, date: String?, now: Date = Date()) -> Date? {
-        let directives = (cacheControl ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    static func freshUntil(
+        cacheControl: String?, age: String?, expires: String?, date: String?, now: Date = Date()
+    ) -> Date? {
+        let directives = (cacheControl ?? "").lowercased().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         if directives.contains(where: { $0 == "no-store" || $0 == "no-cache" }) { return nil }
         if let maxAge = directives.lazy.compactMap({ $0.hasPrefix("max-age=") ? Double($0.dropFirst(8)) : nil }).first {
             let lifetime = maxAge - (age.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
@@ -233,11 +255,13 @@ public final class HTTPClient: Sendable {
                 HTTPClient.prepareTypes()
                 // A session belongs to the thread-default context it was made in.
                 g_main_context_push_thread_default(context)
-                session = cp_soup_session_new(Int32(maxConnections * 2), Int32(maxConnections), silence,
-                                              "ClassicPhotos/\(AppInfo.version)")
+                session = cp_soup_session_new(
+                    Int32(maxConnections * 2), Int32(maxConnections), silence,
+                    "ClassicPhotos/\(AppInfo.version)")
                 if let cacheDirectory {
-                    try? FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true,
-                                                             attributes: [.posixPermissions: 0o700])
+                    try? FileManager.default.createDirectory(
+                        at: cacheDirectory, withIntermediateDirectories: true,
+                        attributes: [.posixPermissions: 0o700])
                     let made = soup_cache_new(cacheDirectory.path, SOUP_CACHE_SINGLE_USER)!
                     soup_cache_set_max_size(made, guint(clamping: cacheBytes))
                     soup_session_add_feature(session, OpaquePointer(made))
@@ -404,7 +428,9 @@ public final class HTTPClient: Sendable {
         func start() {
             guard !cancellable.isCancelled else { return end(.failure(.cancelled)) }
             guard let made = soup_message_new("GET", address.absoluteString) else {
-                return end(.failure(PhotoFailure(.invalidAddress, detail: "“\(address.absoluteString)” is not a valid address")))
+                return end(
+                    .failure(
+                        PhotoFailure(.invalidAddress, detail: "“\(address.absoluteString)” is not a valid address")))
             }
             if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
             message = made
@@ -424,8 +450,9 @@ public final class HTTPClient: Sendable {
                 let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
                 transfer.sent(result)
             }
-            soup_session_send_async(core.session, made, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
-                                    Unmanaged.passRetained(self).toOpaque())
+            soup_session_send_async(
+                core.session, made, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
+                Unmanaged.passRetained(self).toOpaque())
         }
 
         private func sent(_ result: OpaquePointer?) {
@@ -437,7 +464,11 @@ public final class HTTPClient: Sendable {
             if let error {
                 let failure = PhotoFailure(GLibError(consuming: error), origin: .network)
                 if timedOut, failure.isCancellation {
-                    return end(.failure(PhotoFailure(.timeout, detail: "\(host) did not answer within \(PhotoLimits.seconds(connectSeconds))")))
+                    return end(
+                        .failure(
+                            PhotoFailure(
+                                .timeout, detail: "\(host) did not answer within \(PhotoLimits.seconds(connectSeconds))"
+                            )))
                 }
                 return end(.failure(failure))
             }
@@ -449,16 +480,26 @@ public final class HTTPClient: Sendable {
             let headers = soup_message_get_response_headers(message)
             if Self.redirectStatuses.contains(status) {
                 dropStream()
-                let location = headers.flatMap { soup_message_headers_get_one($0, "Location") }.map { String(cString: $0) }
+                let location = headers.flatMap { soup_message_headers_get_one($0, "Location") }.map {
+                    String(cString: $0)
+                }
                 guard let location, let target = URL(string: location, relativeTo: address)?.absoluteURL else {
                     return end(.failure(PhotoFailure.http(status: Int(status), phrase: "without a usable Location")))
                 }
                 guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-                    return end(.failure(PhotoFailure(.blockedScheme, detail: "\(host) redirected to “\(location)”, which is not an http or https address")))
+                    return end(
+                        .failure(
+                            PhotoFailure(
+                                .blockedScheme,
+                                detail: "\(host) redirected to “\(location)”, which is not an http or https address")))
                 }
                 redirects += 1
                 if redirects > maxRedirects {
-                    return end(.failure(PhotoFailure(.redirects, detail: "More than \(maxRedirects) redirects, the last to \(target.absoluteString)")))
+                    return end(
+                        .failure(
+                            PhotoFailure(
+                                .redirects,
+                                detail: "More than \(maxRedirects) redirects, the last to \(target.absoluteString)")))
                 }
                 address = target
                 return start()
@@ -469,12 +510,18 @@ public final class HTTPClient: Sendable {
                 return end(.failure(PhotoFailure(.empty, detail: "The file or response holds no data")))
             }
             if status == 206 {
-                guard let head, let headers, let range = Self.contentRange(headers), range.first == 0, range.last < head else {
+                guard let head, let headers, let range = Self.contentRange(headers), range.first == 0, range.last < head
+                else {
                     dropStream()
-                    let given = headers.flatMap { soup_message_headers_get_one($0, "Content-Range") }.map { String(cString: $0) }
-                    return end(.failure(PhotoFailure(.transport, summary: "Wrong part sent",
-                                                     detail: "\(host) sent part of the photo (“\(given ?? "no Content-Range")”) "
-                                                     + "that is not the first \(self.head ?? 0) bytes asked for")))
+                    let given = headers.flatMap { soup_message_headers_get_one($0, "Content-Range") }.map {
+                        String(cString: $0)
+                    }
+                    return end(
+                        .failure(
+                            PhotoFailure(
+                                .transport, summary: "Wrong part sent",
+                                detail: "\(host) sent part of the photo (“\(given ?? "no Content-Range")”) "
+                                    + "that is not the first \(self.head ?? 0) bytes asked for")))
                 }
                 partial = (range.total, range.last)
             }
@@ -487,15 +534,22 @@ public final class HTTPClient: Sendable {
                 let length = soup_message_headers_get_content_length(headers)
                 if length > Int64(byteLimit) {
                     dropStream()
-                    return end(.failure(PhotoFailure(.tooLarge, detail: "The server announced \(PhotoLimits.megabytes(Int(clamping: length))); "
-                                                     + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")))
+                    return end(
+                        .failure(
+                            PhotoFailure(
+                                .tooLarge,
+                                detail: "The server announced \(PhotoLimits.megabytes(Int(clamping: length))); "
+                                    + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")))
                 }
                 body.reserveCapacity(Int(clamping: length))
             }
             if let headers {
-                let header = { (name: String) in soup_message_headers_get_list(headers, name).map { String(cString: $0) } }
-                freshUntil = HTTPClient.freshUntil(cacheControl: header("Cache-Control"), age: header("Age"),
-                                                   expires: header("Expires"), date: header("Date"))
+                let header = { (name: String) in
+                    soup_message_headers_get_list(headers, name).map { String(cString: $0) }
+                }
+                freshUntil = HTTPClient.freshUntil(
+                    cacheControl: header("Cache-Control"), age: header("Age"),
+                    expires: header("Expires"), date: header("Date"))
             }
             readMore()
         }
@@ -505,15 +559,18 @@ public final class HTTPClient: Sendable {
                 let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
                 transfer.read(result)
             }
-            g_input_stream_read_bytes_async(stream, 64 << 10, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
-                                            Unmanaged.passRetained(self).toOpaque())
+            g_input_stream_read_bytes_async(
+                stream, 64 << 10, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
+                Unmanaged.passRetained(self).toOpaque())
         }
 
         private func read(_ result: OpaquePointer?) {
             var error: UnsafeMutablePointer<GError>?
             let bytes = g_input_stream_read_bytes_finish(stream, result, &error)
             if let error { return end(.failure(PhotoFailure(GLibError(consuming: error), origin: .stream))) }
-            guard let bytes else { return end(.failure(PhotoFailure(.transport, detail: "The transfer from \(host) broke off"))) }
+            guard let bytes else {
+                return end(.failure(PhotoFailure(.transport, detail: "The transfer from \(host) broke off")))
+            }
             defer { g_bytes_unref(bytes) }
             var size: gsize = 0
             let start = g_bytes_get_data(bytes, &size)
@@ -522,15 +579,23 @@ public final class HTTPClient: Sendable {
                 g_input_stream_close(stream, nil, nil)
                 if let partial {
                     guard body.count == partial.last + 1 else {
-                        return end(.failure(PhotoFailure(.transport, summary: "Wrong part sent",
-                                                         detail: "\(host) sent \(body.count) bytes for a range of \(partial.last + 1)")))
+                        return end(
+                            .failure(
+                                PhotoFailure(
+                                    .transport, summary: "Wrong part sent",
+                                    detail: "\(host) sent \(body.count) bytes for a range of \(partial.last + 1)")))
                     }
                     return end(.success(HTTPResponse(data: body, freshUntil: freshUntil, partialOf: partial.total)))
                 }
                 return end(.success(HTTPResponse(data: body, freshUntil: freshUntil)))
             }
             if body.count + Int(size) > byteLimit {
-                return end(.failure(PhotoFailure(.tooLarge, detail: "“\(address.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")))
+                return end(
+                    .failure(
+                        PhotoFailure(
+                            .tooLarge,
+                            detail: "“\(address.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")
+                    ))
             }
             if let start { body.append(start.assumingMemoryBound(to: UInt8.self), count: Int(size)) }
             readMore()
@@ -539,7 +604,8 @@ public final class HTTPClient: Sendable {
         /// A 206's `Content-Range`: its first and last byte, and the whole size (0 for `*`).
         private static func contentRange(_ headers: OpaquePointer) -> (first: Int, last: Int, total: Int)? {
             var first: goffset = 0, last: goffset = 0, total: goffset = 0
-            guard soup_message_headers_get_content_range(headers, &first, &last, &total) != 0, first >= 0, last >= first else {
+            guard soup_message_headers_get_content_range(headers, &first, &last, &total) != 0, first >= 0, last >= first
+            else {
                 return nil
             }
             return (Int(first), Int(last), total < 0 ? 0 : Int(total))

@@ -3,7 +3,6 @@ import CSoup
 import Foundation
 import GLibKit
 
-
 /// Reads a photo or list URL: `http`/`https` through an `HTTPClient` (the app shares one, with
 /// its disk cache), `file` through a file descriptor of its own. Blocking; call it from
 /// worker threads only. Every failure is a `PhotoFailure` with its reason code.
@@ -28,8 +27,10 @@ public final class PhotoFetcher: @unchecked Sendable {
     ///   - budget: the memory decodes draw from (the app shares one).
     ///   - http: the HTTP client to use (the app's, with its disk cache); nil makes one of
     ///     this fetcher's own, without a cache, with `maxConnections` and the silence limit.
-    public init(maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard,
-                budget: DecodeMemoryBudget = .shared, http: HTTPClient? = nil) {
+    public init(
+        maxConnections: Int = PendingOperations.defaultDownloadConcurrency, limits: PhotoLimits = .standard,
+        budget: DecodeMemoryBudget = .shared, http: HTTPClient? = nil
+    ) {
         self.limits = limits
         self.budget = budget
         self.http = http ?? HTTPClient(maxConnections: maxConnections, silenceSeconds: limits.silenceSeconds)
@@ -37,7 +38,9 @@ public final class PhotoFetcher: @unchecked Sendable {
 
     /// Opens `url` for reading; more than `byteLimit` bytes announced (Content-Length, or the
     /// file's size) fails at once. HTTP statuses other than 2xx are errors.
-    public func open(_ url: URL, cancellable: Cancellable, byteLimit: Int? = nil) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+    public func open(
+        _ url: URL, cancellable: Cancellable, byteLimit: Int? = nil
+    ) throws(PhotoFailure) -> ObjectRef<GInputStream> {
         let limit = byteLimit ?? limits.maxPhotoBytes
         switch url.scheme?.lowercased() {
         case "http", "https":
@@ -60,7 +63,8 @@ public final class PhotoFetcher: @unchecked Sendable {
             return try read(url, cancellable: link.child, limit: limit ?? limits.maxListBytes)
         } catch {
             if error.isCancellation, deadline.stop(), !cancellable.isCancelled {
-                throw PhotoFailure(.timeout, detail: "The list took longer than \(PhotoLimits.seconds(limits.listSeconds)) to load")
+                throw PhotoFailure(
+                    .timeout, detail: "The list took longer than \(PhotoLimits.seconds(limits.listSeconds)) to load")
             }
             throw error
         }
@@ -78,7 +82,8 @@ public final class PhotoFetcher: @unchecked Sendable {
         while let chunk = try buffer.read(stream, cancellable: cancellable) {
             data.append(contentsOf: chunk)
             if data.count > limit {
-                throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(limit))")
+                throw PhotoFailure(
+                    .tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(limit))")
             }
         }
         g_input_stream_close(stream.pointer, nil, nil)
@@ -87,39 +92,51 @@ public final class PhotoFetcher: @unchecked Sendable {
 
     /// The failure of an address whose scheme is none of http, https and file.
     static func unsupported(_ url: URL) -> PhotoFailure {
-        PhotoFailure(.unsupported, summary: "Unsupported address",
-                     detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
+        PhotoFailure(
+            .unsupported, summary: "Unsupported address",
+            detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
     }
 
     /// Fetches a photo on the web whole, with what the server said about keeping it.
     public func fetchHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPResponse {
-        try http.fetch(url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
-                       maxRedirects: limits.maxRedirects)
+        try http.fetch(
+            url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
+            maxRedirects: limits.maxRedirects)
     }
 
     /// The first `bytes` bytes of a photo on the web, or the whole photo where the server
     /// sends it whole (see `HTTPClient.fetchHead`).
-    public func fetchHead(_ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPHead {
-        try http.fetchHead(url, bytes: bytes, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
-                           maxRedirects: limits.maxRedirects)
+    public func fetchHead(
+        _ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int
+    ) throws(PhotoFailure) -> HTTPHead {
+        try http.fetchHead(
+            url, bytes: bytes, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
+            maxRedirects: limits.maxRedirects)
     }
 
     /// Opens a local file: on this computer, and a regular file (checked on the path and
     /// again on the open descriptor, so it cannot be swapped in between). The file is opened
     /// without blocking, so a FIFO put in its place cannot hold the thread until a writer comes.
-    public static func openFile(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> ObjectRef<GInputStream> {
+    public static func openFile(
+        _ url: URL, cancellable: Cancellable, byteLimit: Int
+    ) throws(PhotoFailure) -> ObjectRef<GInputStream> {
         var hostname: UnsafeMutablePointer<CChar>?
         let pathPointer: UnsafeMutablePointer<CChar>?
         do throws(GLibError) {
             pathPointer = try withGError { g_filename_from_uri(url.absoluteString, &hostname, $0) }
         } catch {
-            throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address: \(error.message)")
+            throw PhotoFailure(
+                .invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address: \(error.message)")
         }
         defer { g_free(hostname); g_free(pathPointer) }
         if let hostname, String(cString: hostname).lowercased() != "localhost" {
-            throw PhotoFailure(.blockedScheme, detail: "“\(url.absoluteString)” names a file on another computer (\(String(cString: hostname)))")
+            throw PhotoFailure(
+                .blockedScheme,
+                detail: "“\(url.absoluteString)” names a file on another computer (\(String(cString: hostname)))")
         }
-        guard let pathPointer else { throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address") }
+        guard let pathPointer else {
+            throw PhotoFailure(.invalidAddress, detail: "“\(url.absoluteString)” is not a valid file address")
+        }
         let path = String(cString: pathPointer)
         var info = stat()
         guard stat(pathPointer, &info) == 0 else { throw Self.fileFailure(errno, path: path) }
@@ -152,7 +169,8 @@ public final class PhotoFetcher: @unchecked Sendable {
         while let chunk = try buffer.read(stream, cancellable: cancellable) {
             data.append(contentsOf: chunk)
             if data.count > byteLimit {
-                throw PhotoFailure(.tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")
+                throw PhotoFailure(
+                    .tooLarge, detail: "“\(url.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")
             }
         }
         return data
@@ -162,14 +180,17 @@ public final class PhotoFetcher: @unchecked Sendable {
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             if Int(info.st_size) > byteLimit {
-                throw PhotoFailure(.tooLarge, detail: "“\(path)” has \(PhotoLimits.megabytes(Int(info.st_size))); "
-                                   + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
+                throw PhotoFailure(
+                    .tooLarge,
+                    detail: "“\(path)” has \(PhotoLimits.megabytes(Int(info.st_size))); "
+                        + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
             }
         case S_IFDIR:
             throw PhotoFailure(.notImage, summary: "A folder, not a picture", detail: "“\(path)” is a folder")
         default:
-            throw PhotoFailure(.blockedScheme, summary: "Not a regular file",
-                               detail: "“\(path)” is a device, FIFO or socket, not a regular file")
+            throw PhotoFailure(
+                .blockedScheme, summary: "Not a regular file",
+                detail: "“\(path)” is a device, FIFO or socket, not a regular file")
         }
     }
 
@@ -183,8 +204,10 @@ public final class PhotoFetcher: @unchecked Sendable {
 }
 
 /// Calls a GIO-style function, turning its `GError` into a `PhotoFailure`.
-func gioCall<R>(_ origin: PhotoFailure.Origin,
-                _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R) throws(PhotoFailure) -> R {
+func gioCall<R>(
+    _ origin: PhotoFailure.Origin,
+    _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> R
+) throws(PhotoFailure) -> R {
     do { return try withGError(body) } catch { throw PhotoFailure(error, origin: origin) }
 }
 
@@ -199,7 +222,9 @@ final class ChunkBuffer {
     deinit { storage.deallocate() }
 
     /// The next chunk, or nil at the end of the stream.
-    func read(_ stream: ObjectRef<GInputStream>, cancellable: Cancellable) throws(PhotoFailure) -> UnsafeRawBufferPointer? {
+    func read(
+        _ stream: ObjectRef<GInputStream>, cancellable: Cancellable
+    ) throws(PhotoFailure) -> UnsafeRawBufferPointer? {
         let n = try gioCall(.stream) {
             g_input_stream_read(stream.pointer, storage.baseAddress, gsize(storage.count), cancellable.pointer, $0)
         }

@@ -44,9 +44,11 @@ public struct PhotoLimits: Sendable, Equatable {
         connectSeconds: 15, silenceSeconds: 20, photoSeconds: 60, listSeconds: 120,
         maxListBytes: 512 << 20, maxRedirects: 10)
 
-    public init(maxPhotoBytes: Int, maxPixels: Int, decodeMemoryBytes: Int, connectSeconds: Double,
-                silenceSeconds: Double, photoSeconds: Double, listSeconds: Double, maxListBytes: Int,
-                maxRedirects: Int) {
+    public init(
+        maxPhotoBytes: Int, maxPixels: Int, decodeMemoryBytes: Int, connectSeconds: Double,
+        silenceSeconds: Double, photoSeconds: Double, listSeconds: Double, maxListBytes: Int,
+        maxRedirects: Int
+    ) {
         self.maxPhotoBytes = maxPhotoBytes
         self.maxPixels = maxPixels
         self.decodeMemoryBytes = decodeMemoryBytes
@@ -63,7 +65,8 @@ public struct PhotoLimits: Sendable, Equatable {
 
     /// The amount of bytes in words ("100 MB", "384 MB").
     static func megabytes(_ bytes: Int) -> String {
-        bytes >= 1_000_000 ? "\((bytes + 500_000) / 1_000_000) MB" : bytes >= 1000 ? "\((bytes + 500) / 1000) kB" : "\(bytes) bytes"
+        bytes >= 1_000_000
+            ? "\((bytes + 500_000) / 1_000_000) MB" : bytes >= 1000 ? "\((bytes + 500) / 1000) kB" : "\(bytes) bytes"
     }
 
     /// Seconds in words ("60 s", "0.5 s").

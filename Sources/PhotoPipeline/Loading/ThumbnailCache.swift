@@ -19,7 +19,9 @@ public struct ThumbnailCache: Sendable {
 
     /// The user's cache: `$XDG_CACHE_HOME/thumbnails` (`~/.cache/thumbnails`).
     public static var standard: ThumbnailCache {
-        ThumbnailCache(directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent("thumbnails"))
+        ThumbnailCache(
+            directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir())).appendingPathComponent(
+                "thumbnails"))
     }
 
     /// The app's own cache of thumbnails of photos on the web, in the same format
@@ -27,13 +29,17 @@ public struct ThumbnailCache: Sendable {
     /// judge those thumbnails by a modification time that web photos do not have. Each is kept
     /// for as long as the server allowed the photo to be kept (`remoteKey`).
     public static var remote: ThumbnailCache {
-        ThumbnailCache(directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir()))
-            .appendingPathComponent("classic-photos/thumbnails"))
+        ThumbnailCache(
+            directory: URL(fileURLWithPath: String(cString: g_get_user_cache_dir()))
+                .appendingPathComponent("classic-photos/thumbnails"))
     }
 
     /// The standard's sizes: the box a thumbnail fits, and its folder.
     public enum Size: Int, CaseIterable, Sendable {
-        case normal = 128, large = 256, xLarge = 512, xxLarge = 1024
+        case normal = 128
+        case large = 256
+        case xLarge = 512
+        case xxLarge = 1024
 
         public var folder: String {
             switch self {
@@ -78,7 +84,9 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// A thumbnail of the web photo at `url` that has not expired yet (see `thumbnail(of:…)`).
-    public func thumbnail(ofRemote url: URL, atLeast size: Size, shorterSide side: Int, now: Date = Date()) -> PhotoImage? {
+    public func thumbnail(
+        ofRemote url: URL, atLeast size: Size, shorterSide side: Int, now: Date = Date()
+    ) -> PhotoImage? {
         let uri = url.absoluteString
         let seconds = Int64(now.timeIntervalSince1970)
         return thumbnail(named: uri, atLeast: size, shorterSide: side) { image in
@@ -134,8 +142,10 @@ public struct ThumbnailCache: Sendable {
         }
     }
 
-    private func thumbnail(named uri: String, atLeast size: Size, shorterSide side: Int,
-                           isValid: (PhotoImage) -> Bool) -> PhotoImage? {
+    private func thumbnail(
+        named uri: String, atLeast size: Size, shorterSide side: Int,
+        isValid: (PhotoImage) -> Bool
+    ) -> PhotoImage? {
         for candidate in Size.allCases where candidate.rawValue >= size.rawValue {
             let path = location(of: uri, size: candidate).path
             guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { continue }
@@ -190,7 +200,9 @@ public struct ThumbnailCache: Sendable {
 }
 
 /// Calls `body` with a NULL-terminated array of C strings.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+private func withCStrings<R>(
+    _ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R
+) -> R {
     var pointers = strings.map { strdup($0) } + [nil]
     defer { pointers.forEach { free($0) } }
     return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }

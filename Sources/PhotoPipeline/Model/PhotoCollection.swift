@@ -64,8 +64,9 @@ public final class PhotoCollection {
     /// Shows the same photos in a new order: `positions[p]` is the current position of the
     /// photo to show at `p` (a permutation of `0..<count`).
     public func reorder(_ positions: [Int]) {
-        precondition(positions.count == count && Set(positions).count == count
-                     && positions.allSatisfy { (0..<count).contains($0) }, "not a permutation of the positions")
+        precondition(
+            positions.count == count && Set(positions).count == count
+                && positions.allSatisfy { (0..<count).contains($0) }, "not a permutation of the positions")
         let old = materializedOrder()
         setOrder(positions.map { old[$0] })
     }
@@ -130,7 +131,9 @@ public final class PhotoCollection {
         if indexOfLink == nil {
             var map: [String: Int] = [:]
             map.reserveCapacity(arrived)
-            for index in 0..<arrived where map[entry(index: index).link] == nil { map[entry(index: index).link] = index }
+            for index in 0..<arrived where map[entry(index: index).link] == nil {
+                map[entry(index: index).link] = index
+            }
             indexOfLink = map
         }
         guard let index = indexOfLink![link] else { return nil }
@@ -262,7 +265,9 @@ public final class PhotoCollection {
         }
 
         private func string(_ start: Int, _ end: Int) -> String {
-            text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+            text.withUnsafeBufferPointer {
+                String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+            }
         }
     }
 }

@@ -37,7 +37,8 @@ public struct PhotoEntry: Sendable, Equatable {
     public func resolvedURL() throws(PhotoFailure) -> URL {
         let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
         let invalid = PhotoFailure(.invalidAddress, detail: "“\(link)” is not a valid address")
-        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             throw invalid
         }
         let url: URL
@@ -46,7 +47,11 @@ public struct PhotoEntry: Sendable, Equatable {
             // Parsed by GLib's RFC 3986 parser first: Foundation accepts addresses GLib and
             // libsoup do not.
             var error: UnsafeMutablePointer<GError>?
-            guard let parsed = g_uri_parse(trimmed, GUriFlags(rawValue: G_URI_FLAGS_PARSE_RELAXED.rawValue | G_URI_FLAGS_ENCODED.rawValue), &error) else {
+            guard
+                let parsed = g_uri_parse(
+                    trimmed, GUriFlags(rawValue: G_URI_FLAGS_PARSE_RELAXED.rawValue | G_URI_FLAGS_ENCODED.rawValue),
+                    &error)
+            else {
                 if let error { g_error_free(error) }
                 throw invalid
             }
@@ -55,17 +60,21 @@ public struct PhotoEntry: Sendable, Equatable {
             if scheme == "http" || scheme == "https" {
                 guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { throw invalid }
             }
-            guard let absolute = URL(string: trimmed)
-                    ?? trimmed.addingPercentEncoding(withAllowedCharacters: Self.allowedInAbsolute).flatMap({ URL(string: $0) })
+            guard
+                let absolute = URL(string: trimmed)
+                    ?? trimmed.addingPercentEncoding(withAllowedCharacters: Self.allowedInAbsolute).flatMap({
+                        URL(string: $0)
+                    })
             else { throw invalid }
             url = absolute
         case nil:
             if Self.looksAbsolute(trimmed) { throw invalid }
             let relativeTo = base?.url
-            guard let resolved = URL(string: trimmed, relativeTo: relativeTo)?.absoluteURL
+            guard
+                let resolved = URL(string: trimmed, relativeTo: relativeTo)?.absoluteURL
                     ?? trimmed.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-                        .flatMap({ URL(string: $0, relativeTo: relativeTo)?.absoluteURL }),
-                  resolved.scheme != nil
+                    .flatMap({ URL(string: $0, relativeTo: relativeTo)?.absoluteURL }),
+                resolved.scheme != nil
             else { throw invalid }
             url = resolved
         }
@@ -85,14 +94,16 @@ public struct PhotoEntry: Sendable, Equatable {
             return
         case "file":
             if isFromNetwork {
-                throw PhotoFailure(.blockedScheme, detail: "“\(link)”: a list from the web may not name files on this computer")
+                throw PhotoFailure(
+                    .blockedScheme, detail: "“\(link)”: a list from the web may not name files on this computer")
             }
             if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
                 throw PhotoFailure(.blockedScheme, detail: "“\(link)” names a file on another computer (\(host))")
             }
         default:
-            throw PhotoFailure(.unsupported, summary: "Unsupported address",
-                               detail: "“\(link)”: only http, https and file addresses can be opened")
+            throw PhotoFailure(
+                .unsupported, summary: "Unsupported address",
+                detail: "“\(link)”: only http, https and file addresses can be opened")
         }
     }
 
@@ -101,7 +112,10 @@ public struct PhotoEntry: Sendable, Equatable {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+            })
         else { return nil }
         return scheme.lowercased()
     }
@@ -115,7 +129,8 @@ public struct PhotoEntry: Sendable, Equatable {
 
     /// Characters left as they are when an absolute address with spaces or other stray
     /// characters is percent-encoded (the URL's own delimiters stay).
-    private static let allowedInAbsolute = CharacterSet.urlPathAllowed.union(.urlQueryAllowed).union(CharacterSet(charactersIn: "#[]@"))
+    private static let allowedInAbsolute = CharacterSet.urlPathAllowed.union(.urlQueryAllowed).union(
+        CharacterSet(charactersIn: "#[]@"))
 
     public static func == (a: PhotoEntry, b: PhotoEntry) -> Bool {
         a.name == b.name && a.link == b.link && a.base?.url == b.base?.url

@@ -87,7 +87,6 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-
 extension PhotoFailure {
     /// What was being done when a GLib error arrived, which decides what it means.
     public enum Origin: Sendable {
@@ -126,8 +125,10 @@ extension PhotoFailure {
         case .stream:
             // A local read error is the file's; anything else is the connection's.
             let io = String(cString: g_quark_to_string(g_io_error_quark()))
-            let local = error.domain == io && [G_IO_ERROR_PERMISSION_DENIED, G_IO_ERROR_IS_DIRECTORY, G_IO_ERROR_NOT_FOUND]
-                .contains { error.code == Int32($0.rawValue) }
+            let local =
+                error.domain == io
+                && [G_IO_ERROR_PERMISSION_DENIED, G_IO_ERROR_IS_DIRECTORY, G_IO_ERROR_NOT_FOUND]
+                    .contains { error.code == Int32($0.rawValue) }
             self.init(local ? .unreadable : .transport, detail: detail)
         }
     }

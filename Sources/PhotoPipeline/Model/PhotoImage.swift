@@ -26,7 +26,8 @@ public final class PhotoImage: @unchecked Sendable {
 
     /// Builds an image from tightly packed 8-bit RGB or RGBA pixels (for tests and tools).
     public static func fromPixels(_ bytes: [UInt8], width: Int, height: Int, hasAlpha: Bool) -> PhotoImage {
-        let image = PhotoImage(taking: gdk_pixbuf_new(GDK_COLORSPACE_RGB, hasAlpha ? 1 : 0, 8, Int32(width), Int32(height))!)
+        let image = PhotoImage(
+            taking: gdk_pixbuf_new(GDK_COLORSPACE_RGB, hasAlpha ? 1 : 0, 8, Int32(width), Int32(height))!)
         let raw = image.pixbuf
         let stride = Int(gdk_pixbuf_get_rowstride(raw))
         let channels = hasAlpha ? 4 : 3

@@ -74,8 +74,9 @@ public final class PhotoRecord: Sendable {
     /// State, image and failure taken together.
     func snapshot(isBusy: Bool) -> PhotoSnapshot {
         progress.withLock { p in
-            PhotoSnapshot(id: id, entry: entry, state: p.state, image: p.image, failure: p.failure,
-                          isBusy: isBusy && (p.state == .new || p.state == .downloaded))
+            PhotoSnapshot(
+                id: id, entry: entry, state: p.state, image: p.image, failure: p.failure,
+                isBusy: isBusy && (p.state == .new || p.state == .downloaded))
         }
     }
 

@@ -22,8 +22,10 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     ///     (nil: neither).
     ///   - remoteThumbnails: the app's cache of thumbnails of web photos, read (and, by the
     ///     filtration, written) for photos the server lets clients keep (nil: neither).
-    public init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, thumbnails: ThumbnailCache? = nil,
-                remoteThumbnails: ThumbnailCache? = nil, gate: SuspensionGate? = nil) {
+    public init(
+        record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, thumbnails: ThumbnailCache? = nil,
+        remoteThumbnails: ThumbnailCache? = nil, gate: SuspensionGate? = nil
+    ) {
         self.fetcher = fetcher
         self.thumbnails = thumbnails
         self.remoteThumbnails = remoteThumbnails
@@ -48,15 +50,21 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             let url = try record.entry.resolvedURL()
             let key = thumbnails?.key(for: url)
             if let thumbnails, let key,
-               let cached = thumbnails.thumbnail(of: key, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
+                let cached = thumbnails.thumbnail(
+                    of: key, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize)
+            {
                 return downloaded(thumbnail: cached)
             }
             if url.isFileURL {
                 // Checked (this host, a regular file, not too large); only the thumbnail the
                 // photo holds is read here, the rest by its decode if still needed.
                 let stream = try PhotoFetcher.openFile(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
-                let preview = RawPhoto.isRaw(url) ? nil : try embeddedPreview(stream, byteLimit: limits.maxPhotoBytes,
-                                                                             cancellable: link.child)
+                let preview =
+                    RawPhoto.isRaw(url)
+                    ? nil
+                    : try embeddedPreview(
+                        stream, byteLimit: limits.maxPhotoBytes,
+                        cancellable: link.child)
                 g_input_stream_close(stream.pointer, nil, nil)
                 if isCancelled { return }
                 if let preview, preview.covers(squareSide: maxPixelSize) { return downloaded(thumbnail: preview.image) }
@@ -65,21 +73,28 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 traceFinished(state: .downloaded)
                 return
             }
-            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { throw PhotoFetcher.unsupported(url) }
+            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw PhotoFetcher.unsupported(url)
+            }
             if let remoteThumbnails,
-               let cached = remoteThumbnails.thumbnail(ofRemote: url, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize) {
+                let cached = remoteThumbnails.thumbnail(
+                    ofRemote: url, atLeast: .serving(squareSide: maxPixelSize), shorterSide: maxPixelSize)
+            {
                 // Thumbnailed before, and the server's permission to keep the photo still holds.
                 return downloaded(thumbnail: cached)
             }
             let response: HTTPResponse
             if Self.readsHeadFirst(url) {
-                switch try fetcher.fetchHead(url, bytes: Self.headBytes, cancellable: link.child, byteLimit: limits.maxPhotoBytes) {
+                switch try fetcher.fetchHead(
+                    url, bytes: Self.headBytes, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                {
                 case .whole(let whole):
                     response = whole
                 case .partial(let head, let total, let freshUntil):
                     if isCancelled { return }
                     if let preview = traced(EmbeddedPreview.read(head, squareSide: maxPixelSize)),
-                       preview.covers(squareSide: maxPixelSize) {
+                        preview.covers(squareSide: maxPixelSize)
+                    {
                         keep(preview, of: url, totalBytes: total, freshUntil: freshUntil)
                         return downloaded(thumbnail: preview.image)
                     }
@@ -96,12 +111,16 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             fetched.withLock { $0 = data }
             // A whole JPEG (a server that ignored the range, or a head that could not serve):
             // its thumbnail still spares the decode, if large enough.
-            if data.starts(with: [0xFF, 0xD8]), let preview = traced(EmbeddedPreview.read(data.prefix(128 << 10), squareSide: maxPixelSize)),
-               preview.covers(squareSide: maxPixelSize) {
+            if data.starts(with: [0xFF, 0xD8]),
+                let preview = traced(EmbeddedPreview.read(data.prefix(128 << 10), squareSide: maxPixelSize)),
+                preview.covers(squareSide: maxPixelSize)
+            {
                 keep(preview, of: url, totalBytes: data.count, freshUntil: response.freshUntil)
                 return downloaded(thumbnail: preview.image)
             }
-            let remoteKey = remoteThumbnails == nil ? nil
+            let remoteKey =
+                remoteThumbnails == nil
+                ? nil
                 : response.freshUntil.map { ThumbnailCache.remoteKey(for: url, bytes: data.count, expires: $0) }
             record.markDownloaded(bytes: data, thumbnailKey: remoteKey)
             traceFinished(state: .downloaded)
@@ -109,7 +128,10 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             if isCancelled { return }
             if error.isCancellation {
                 guard deadline.stop() else { return }
-                fail(PhotoFailure(.timeout, detail: "The photo took longer than \(PhotoLimits.seconds(limits.photoSeconds)) to load"))
+                fail(
+                    PhotoFailure(
+                        .timeout,
+                        detail: "The photo took longer than \(PhotoLimits.seconds(limits.photoSeconds)) to load"))
                 return
             }
             fail(error)
@@ -119,8 +141,10 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     /// The thumbnail the photo at the start of `stream` holds, if any can be trusted (traced as
     /// `row.preview`): a JPEG's EXIF thumbnail lies in its first segments, so 128 KB are read;
     /// a HEIF file is read whole (its thumbnail item may lie anywhere).
-    private func embeddedPreview(_ stream: ObjectRef<GInputStream>, byteLimit: Int,
-                                 cancellable: Cancellable) throws(PhotoFailure) -> EmbeddedPreview? {
+    private func embeddedPreview(
+        _ stream: ObjectRef<GInputStream>, byteLimit: Int,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> EmbeddedPreview? {
         let buffer = ChunkBuffer()
         guard let first = try buffer.read(stream, cancellable: cancellable) else { return nil }
         var head = Data(first)
@@ -137,9 +161,11 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     /// `preview`, traced as `row.preview` if there is one.
     private func traced(_ preview: EmbeddedPreview?) -> EmbeddedPreview? {
         guard let preview else { return nil }
-        Trace.shared.emit(.rowPreview(row: record.position, id: record.id, source: preview.origin.rawValue,
-                                      w: preview.image.width, h: preview.image.height,
-                                      covers: preview.covers(squareSide: maxPixelSize)))
+        Trace.shared.emit(
+            .rowPreview(
+                row: record.position, id: record.id, source: preview.origin.rawValue,
+                w: preview.image.width, h: preview.image.height,
+                covers: preview.covers(squareSide: maxPixelSize)))
         return preview
     }
 
@@ -160,12 +186,14 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     private func keep(_ preview: EmbeddedPreview, of url: URL, totalBytes: Int?, freshUntil: Date?) {
         guard let remoteThumbnails, let freshUntil, let totalBytes else { return }
         let box = ThumbnailCache.Size.normal
-        let (width, height) = ImageDecoder.scaledSize(width: preview.image.width, height: preview.image.height, for: .fit(box.rawValue))
+        let (width, height) = ImageDecoder.scaledSize(
+            width: preview.image.width, height: preview.image.height, for: .fit(box.rawValue))
         guard max(preview.image.width, preview.image.height) >= box.rawValue,
-              let scaled = gdk_pixbuf_scale_simple(preview.image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
+            let scaled = gdk_pixbuf_scale_simple(preview.image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
         else { return }
-        remoteThumbnails.store(PhotoImage(taking: scaled), of: ThumbnailCache.remoteKey(for: url, bytes: totalBytes, expires: freshUntil),
-                               size: box)
+        remoteThumbnails.store(
+            PhotoImage(taking: scaled), of: ThumbnailCache.remoteKey(for: url, bytes: totalBytes, expires: freshUntil),
+            size: box)
     }
 
     /// A cached thumbnail is the download: the row's square is cut from it, and the filtration

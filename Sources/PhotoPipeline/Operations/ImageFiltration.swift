@@ -18,8 +18,10 @@ public struct RowDecoding: Sendable {
     /// Pictures shared by rows showing the same photo (nil: each row decodes its own).
     public var shared: SharedPictures?
 
-    public init(maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
-                thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil) {
+    public init(
+        maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
+        thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil
+    ) {
         self.maxPixelSize = maxPixelSize
         self.limits = limits
         self.budget = budget
@@ -40,8 +42,11 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private let decoding: RowDecoding
     private let cancellable = Cancellable()
 
-    public init(record: PhotoRecord, filter: SepiaFilter = SepiaFilter(), decoding: RowDecoding = RowDecoding(maxPixelSize: 160),
-                gate: SuspensionGate? = nil) {
+    public init(
+        record: PhotoRecord, filter: SepiaFilter = SepiaFilter(),
+        decoding: RowDecoding = RowDecoding(maxPixelSize: 160),
+        gate: SuspensionGate? = nil
+    ) {
         self.filter = filter
         self.decoding = decoding
         super.init(record: record, kind: .filter, gate: gate)
@@ -66,10 +71,12 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
                 image = try self.decode(.bytes(raw ? RawPhoto.preview(of: bytes) : bytes), thumbnailKey: key)
             case .file(let url, let key) where RawPhoto.isRaw(url):
                 // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
-                let bytes = try PhotoFetcher.readFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
+                let bytes = try PhotoFetcher.readFile(
+                    url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
                 image = try self.decode(.bytes(RawPhoto.preview(of: bytes)), thumbnailKey: key)
             case .file(let url, let key):
-                let stream = try PhotoFetcher.openFile(url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
+                let stream = try PhotoFetcher.openFile(
+                    url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
                 image = try self.decode(.stream(stream), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
@@ -106,9 +113,11 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private func decode(_ input: Input, size: DecodeSize) throws(PhotoFailure) -> PhotoImage {
         switch input {
         case .bytes(let bytes):
-            try ImageDecoder.decode(bytes, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
+            try ImageDecoder.decode(
+                bytes, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
         case .stream(let stream):
-            try ImageDecoder.decode(stream, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
+            try ImageDecoder.decode(
+                stream, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
         }
     }
 
@@ -121,7 +130,8 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.
-            let box = ThumbnailCache.Size(rawValue: max(image.width, image.height))
+            let box =
+                ThumbnailCache.Size(rawValue: max(image.width, image.height))
                 ?? .fitting(square: side, width: image.width, height: image.height)
             thumbnails.store(image, of: key, size: box)
         }

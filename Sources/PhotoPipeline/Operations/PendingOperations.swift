@@ -13,8 +13,10 @@ public final class PendingOperations {
     /// - Parameters:
     ///   - downloads: concurrent downloads; network-bound, so more than the cores.
     ///   - filtrations: concurrent filters; CPU-bound, so one per core.
-    public init(downloads: Int = PendingOperations.defaultDownloadConcurrency,
-                filtrations: Int = PendingOperations.defaultFiltrationConcurrency) {
+    public init(
+        downloads: Int = PendingOperations.defaultDownloadConcurrency,
+        filtrations: Int = PendingOperations.defaultFiltrationConcurrency
+    ) {
         downloadQueue = OperationQueue()
         downloadQueue.name = "Download queue"
         downloadQueue.maxConcurrentOperationCount = downloads
@@ -28,9 +30,13 @@ public final class PendingOperations {
     /// per core on bigger machines. Measured with 400 ms per response: visible rows settled
     /// 836 ms after the list loaded with 4 at once, 435 ms with 8; with 1.5 s per response,
     /// a scrollbar drag that stopped with nine rows in view took two rounds (3.0 s) at 8.
-    public nonisolated static var defaultDownloadConcurrency: Int { max(10, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+    public nonisolated static var defaultDownloadConcurrency: Int {
+        max(10, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    }
     /// Filtering is pure CPU work: one per core.
-    public nonisolated static var defaultFiltrationConcurrency: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    public nonisolated static var defaultFiltrationConcurrency: Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
 
     /// Photos that have a download or a filtration queued or running.
     var photosInProgress: Set<PhotoID> { Set(downloadsInProgress.keys).union(filtrationsInProgress.keys) }

@@ -95,7 +95,8 @@ open class PhotoOperation: Operation, @unchecked Sendable {
     func fail(_ failure: PhotoFailure) {
         record.markFailed(failure)
         let trace = Trace.shared
-        trace.emit(.opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
+        trace.emit(
+            .opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
         trace.emit(.rowState(row: record.position, id: record.id, state: .failed))
     }
 }

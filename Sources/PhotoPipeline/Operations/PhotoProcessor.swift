@@ -46,9 +46,11 @@ public final class PhotoProcessor {
     public var memoryHeld: Int { memory.total }
     private var isShutDown = false
 
-    public init(fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
-                prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
-                thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil) {
+    public init(
+        fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
+        prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
+        thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil
+    ) {
         self.fetcher = fetcher
         self.thumbnails = thumbnails
         self.remoteThumbnails = remoteThumbnails
@@ -163,7 +165,8 @@ public final class PhotoProcessor {
     public func snapshot(of id: PhotoID) -> PhotoSnapshot? {
         if let record = photos.existingRecord(for: id) { return snapshot(of: record) }
         guard let position = photos.position(of: id) else { return nil }
-        return PhotoSnapshot(id: id, entry: photos.entry(at: position), state: .new, image: nil, failure: nil, isBusy: false)
+        return PhotoSnapshot(
+            id: id, entry: photos.entry(at: position), state: .new, image: nil, failure: nil, isBusy: false)
     }
 
     /// Whether any download or filtration is queued or running.
@@ -278,9 +281,9 @@ public final class PhotoProcessor {
         let download = pendingOperations.downloadsInProgress[id]
         let filtration = pendingOperations.filtrationsInProgress[id]
         guard download.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
-              filtration.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
-              download != nil || filtration != nil,
-              let record = photos.existingRecord(for: id)
+            filtration.map({ !$0.isExecuting && !$0.isFinished }) ?? true,
+            download != nil || filtration != nil,
+            let record = photos.existingRecord(for: id)
         else { return }
         download?.cancel()
         filtration?.cancel()
@@ -296,7 +299,8 @@ public final class PhotoProcessor {
         guard !pendingOperations.hasWork(for: id) else { return }
         switch record.state {
         case .new:
-            if let key = SharedPictures.key(record.entry, side: maxPixelSize), let picture = pictures.picture(for: key) {
+            if let key = SharedPictures.key(record.entry, side: maxPixelSize), let picture = pictures.picture(for: key)
+            {
                 // Another row shows this photo at this size already: no download, no decode.
                 record.markFiltered(picture)
                 Trace.shared.emit(.rowState(row: record.position, id: id, state: .filtered))
@@ -305,8 +309,9 @@ public final class PhotoProcessor {
                 apply(scheduler.workFinished(id))
                 return
             }
-            let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
-                                           thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, gate: pendingOperations.gate)
+            let download = ImageDownloader(
+                record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
+                thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, gate: pendingOperations.gate)
             prepare(download, priority: priority) { $0.downloadFinished($1) }
             let filtration = makeFiltration(for: record, priority: priority)
             filtration.addDependency(download)
@@ -328,17 +333,21 @@ public final class PhotoProcessor {
         changed(record) // the row shows it is busy
     }
 
-    private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration {
-        let decoding = RowDecoding(maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
-                                   thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, shared: pictures)
+    private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration
+    {
+        let decoding = RowDecoding(
+            maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
+            thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, shared: pictures)
         let op = ImageFiltration(record: record, filter: filter, decoding: decoding, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }
         return op
     }
 
     /// Sets the queue priority, and reports completion (unless cancelled) on the main actor.
-    private func prepare<Op: PhotoOperation>(_ op: Op, priority: ScrollScheduler<PhotoID>.Priority,
-                                             finished: @escaping @MainActor (PhotoProcessor, Op) -> Void) {
+    private func prepare<Op: PhotoOperation>(
+        _ op: Op, priority: ScrollScheduler<PhotoID>.Priority,
+        finished: @escaping @MainActor (PhotoProcessor, Op) -> Void
+    ) {
         op.queuePriority = priority == .visible ? .high : .low
         op.completionBlock = { [weak op, weak self] in
             guard let op, !op.isCancelled else { return }

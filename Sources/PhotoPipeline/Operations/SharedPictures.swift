@@ -42,8 +42,13 @@ public final class SharedPictures: Sendable {
     /// Runs `work` for `key`, unless another caller is running it now: then waits for that
     /// one and takes its picture (or its failure, unless it was a cancellation, after which
     /// this caller does the work itself).
-    public func produce(_ key: String, _ work: () throws(PhotoFailure) -> PhotoImage) throws(PhotoFailure) -> PhotoImage {
-        enum Role { case found(PhotoImage), wait(Flight), run(Flight) }
+    public func produce(_ key: String, _ work: () throws(PhotoFailure) -> PhotoImage) throws(PhotoFailure) -> PhotoImage
+    {
+        enum Role {
+            case found(PhotoImage)
+            case wait(Flight)
+            case run(Flight)
+        }
         let role = table.withLock { table -> Role in
             if let image = table.finished[key]?.image { return .found(image) }
             if let flight = table.inFlight[key] { return .wait(flight) }

@@ -72,7 +72,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
                 bytes = try fetcher.readAll(url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes)
             }
             // A RAW photo is shown through its camera's preview (already, if the bytes were known).
-            if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) { bytes = try RawPhoto.preview(of: bytes) }
+            if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) {
+                bytes = try RawPhoto.preview(of: bytes)
+            }
             if isCancelled { return }
             guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             let info = try ImageInfo.read(bytes)
@@ -87,7 +89,8 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
 
     fileprivate func report(_ failure: PhotoFailure) {
         outcome.withLock { $0 = .failure(failure) }
-        Trace.shared.emit(.opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
+        Trace.shared.emit(
+            .opFail(kind: kind, row: record.position, id: record.id, error: failure.detail, reason: failure.reason))
     }
 }
 
@@ -133,16 +136,19 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
         do throws(PhotoFailure) {
             let side = ViewerLimits.decodeSide(width: loaded.info.width, height: loaded.info.height, wanted: wantedSide)
             if let animation = try decodeAnimation(loaded, side: side) {
-                picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: animation.frames[0], animation: animation)
+                picture = ViewerPicture(
+                    bytes: loaded.bytes, info: loaded.info, original: animation.frames[0], animation: animation)
             } else {
-                let image = try ImageDecoder.decode(loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
-                                                    budget: fetcher.budget, cancellable: cancellable)
+                let image = try ImageDecoder.decode(
+                    loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
+                    budget: fetcher.budget, cancellable: cancellable)
                 picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: image)
             }
         } catch {
             if isCancelled || error.isCancellation { return }
             outcome.withLock { $0.decoded = .failure(error) }
-            Trace.shared.emit(.opFail(kind: kind, row: record.position, id: record.id, error: error.detail, reason: error.reason))
+            Trace.shared.emit(
+                .opFail(kind: kind, row: record.position, id: record.id, error: error.detail, reason: error.reason))
             onDecoded?(.failure(error))
             return
         }
@@ -168,11 +174,12 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     /// animates.
     private func decodeAnimation(_ loaded: ViewerBytes, side: Int) throws(PhotoFailure) -> ViewerAnimation? {
         guard loaded.info.format == "gif" || loaded.info.format == "webp",
-              let header = AnimationHeader.read(loaded.bytes, maxFrames: AnimationDecoder.maxFrames),
-              header.isAnimated || header.truncated
+            let header = AnimationHeader.read(loaded.bytes, maxFrames: AnimationDecoder.maxFrames),
+            header.isAnimated || header.truncated
         else { return nil }
-        let outcome = try AnimationDecoder.decode(loaded.bytes, header: header, side: side, limits: fetcher.limits.decode,
-                                                  budget: fetcher.budget, cancellable: cancellable)
+        let outcome = try AnimationDecoder.decode(
+            loaded.bytes, header: header, side: side, limits: fetcher.limits.decode,
+            budget: fetcher.budget, cancellable: cancellable)
         guard case .animation(let animation) = outcome else { return nil }
         return animation
     }

@@ -17,8 +17,10 @@ public final class ViewerPipeline {
     /// The record of a photo of the list shown (made if need be), nil if it left the list.
     private let record: @MainActor (PhotoID) -> PhotoRecord?
 
-    init(fetcher: PhotoFetcher, pendingOperations: PendingOperations, filter: SepiaFilter = SepiaFilter(),
-         record: @escaping @MainActor (PhotoID) -> PhotoRecord?) {
+    init(
+        fetcher: PhotoFetcher, pendingOperations: PendingOperations, filter: SepiaFilter = SepiaFilter(),
+        record: @escaping @MainActor (PhotoID) -> PhotoRecord?
+    ) {
         self.fetcher = fetcher
         self.pendingOperations = pendingOperations
         self.filter = filter
@@ -46,8 +48,10 @@ public final class ViewerPipeline {
         public private(set) var isCancelled = false
         fileprivate var onEvent: ((Event) -> Void)?
 
-        init(id: PhotoID, wantedSide: Int, isUrgent: Bool, loader: ViewerImageLoader,
-             filtration: ViewerImageFiltration, sharesRowDownload: Bool) {
+        init(
+            id: PhotoID, wantedSide: Int, isUrgent: Bool, loader: ViewerImageLoader,
+            filtration: ViewerImageFiltration, sharesRowDownload: Bool
+        ) {
             self.id = id
             self.wantedSide = wantedSide
             self.isUrgent = isUrgent
@@ -65,7 +69,8 @@ public final class ViewerPipeline {
             isCancelled = true
             onEvent = nil
             for op in [loader, filtration] as [PhotoOperation] where !op.isFinished {
-                Trace.shared.emit(.opCancel(kind: op.kind, row: op.record.position, id: op.record.id, running: op.isExecuting))
+                Trace.shared.emit(
+                    .opCancel(kind: op.kind, row: op.record.position, id: op.record.id, running: op.isExecuting))
                 op.cancel()
             }
         }
@@ -95,15 +100,18 @@ public final class ViewerPipeline {
     ///   - urgent: the photo shown (very high priority), or a neighbour (very low).
     ///   - onEvent: called on the main actor with the decoded picture or failure, then the
     ///     sepia version; never after `cancel()`.
-    public func load(_ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool,
-                     onEvent: @escaping (Event) -> Void) -> Request? {
+    public func load(
+        _ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool,
+        onEvent: @escaping (Event) -> Void
+    ) -> Request? {
         guard let record = record(id) else { return nil }
         // A download of this photo for its row that is already running is shared: the viewer
         // waits for its bytes rather than downloading them a second time. One still waiting in
         // its queue is not waited for (it may wait for a long time, or be cancelled).
         var sharing: ImageDownloader?
         if bytes == nil, let download = pendingOperations.downloadsInProgress[record.id],
-           download.isExecuting, !download.isCancelled {
+            download.isExecuting, !download.isCancelled
+        {
             sharing = download
         }
         let loader = ViewerImageLoader(record: record, fetcher: fetcher, bytes: bytes, sharing: sharing)
@@ -111,8 +119,9 @@ public final class ViewerPipeline {
         let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow
         loader.queuePriority = priority
         filtration.queuePriority = priority
-        let request = Request(id: record.id, wantedSide: wantedSide, isUrgent: urgent, loader: loader,
-                              filtration: filtration, sharesRowDownload: sharing != nil)
+        let request = Request(
+            id: record.id, wantedSide: wantedSide, isUrgent: urgent, loader: loader,
+            filtration: filtration, sharesRowDownload: sharing != nil)
         request.onEvent = onEvent
         // A failure to get the bytes comes from the loader; the picture, or a failure to
         // decode it, from the filtration, before its sepia.

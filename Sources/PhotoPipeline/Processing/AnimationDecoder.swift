@@ -65,8 +65,10 @@ public enum AnimationDecoder {
     /// Decodes the animation `header` describes from `bytes`, its longest side at most `side`
     /// pixels. Throws cancellation, a failure of the whole photo (see above), or gdk-pixbuf's
     /// error.
-    public static func decode(_ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits,
-                              budget: DecodeMemoryBudget, cancellable: Cancellable) throws(PhotoFailure) -> Outcome {
+    public static func decode(
+        _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits,
+        budget: DecodeMemoryBudget, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Outcome {
         let canvas = (w: header.canvasWidth, h: header.canvasHeight)
         let canvasPixels = canvas.w.multipliedReportingOverflow(by: canvas.h)
         guard canvas.w > 0, canvas.h > 0, !canvasPixels.overflow, canvasPixels.partialValue <= limits.maxPixels else {
@@ -81,7 +83,9 @@ public enum AnimationDecoder {
         if header.truncated { return try beyond("More than \(maxFrames) frames") }
         guard header.isAnimated else { return .still(reason: "One frame") }
         if count * canvasPixels.partialValue > maxCompositedPixels {
-            return try beyond("\(count) frames of \(canvas.w)×\(canvas.h) are more than \(maxCompositedPixels / 1_000_000) megapixels to composite")
+            return try beyond(
+                "\(count) frames of \(canvas.w)×\(canvas.h) are more than \(maxCompositedPixels / 1_000_000) megapixels to composite"
+            )
         }
         // A GIF frame larger than its canvas is allocated at its own size by gdk-pixbuf.
         if header.frames.contains(where: { $0.width * $0.height > canvasPixels.partialValue }) {
@@ -94,7 +98,8 @@ public enum AnimationDecoder {
         if w * h * perPixel > maxFrameBytes {
             let scale = (Double(maxFrameBytes) / Double(w * h * perPixel)).squareRoot()
             guard scale >= minScale else {
-                return try beyond("\(count) frames do not fit in \(PhotoLimits.megabytes(maxFrameBytes)) at a third of their size")
+                return try beyond(
+                    "\(count) frames do not fit in \(PhotoLimits.megabytes(maxFrameBytes)) at a third of their size")
             }
             w = max(1, Int(Double(w) * scale))
             h = max(1, Int(Double(h) * scale))
@@ -102,7 +107,8 @@ public enum AnimationDecoder {
 
         // What gdk-pixbuf holds while decoding, and the frames made (the originals; their
         // sepia copies are made after this reservation is returned).
-        let loaderBytes = header.format == .gif ? 5 * canvasPixels.partialValue : 4 * canvasPixels.partialValue * (count + 1)
+        let loaderBytes =
+            header.format == .gif ? 5 * canvasPixels.partialValue : 4 * canvasPixels.partialValue * (count + 1)
         let reservation = try budget.reserve(loaderBytes + 4 * w * h * count, cancellable: cancellable)
         defer { reservation.release() }
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
@@ -110,9 +116,9 @@ public enum AnimationDecoder {
         let animation = try load(bytes)
         defer { g_object_unref(UnsafeMutableRawPointer(animation)) }
         guard gdk_pixbuf_animation_is_static_image(animation) == 0,
-              Int(gdk_pixbuf_animation_get_width(animation)) == canvas.w,
-              Int(gdk_pixbuf_animation_get_height(animation)) == canvas.h,
-              let iter = cp_pixbuf_animation_iter_new(animation)
+            Int(gdk_pixbuf_animation_get_width(animation)) == canvas.w,
+            Int(gdk_pixbuf_animation_get_height(animation)) == canvas.h,
+            let iter = cp_pixbuf_animation_iter_new(animation)
         else { return .still(reason: "gdk-pixbuf reads it as a still picture") }
         defer { g_object_unref(UnsafeMutableRawPointer(iter)) }
 
@@ -134,10 +140,12 @@ public enum AnimationDecoder {
                 }
             }
             guard let pixbuf = gdk_pixbuf_animation_iter_get_pixbuf(iter) else {
-                throw PhotoFailure(.notImage, summary: "Damaged picture", detail: "Frame \(index + 1) could not be decoded")
+                throw PhotoFailure(
+                    .notImage, summary: "Damaged picture", detail: "Frame \(index + 1) could not be decoded")
             }
             // Always a copy: the GIF iterator composites every frame into the same pixbuf.
-            let made = w == canvas.w && h == canvas.h
+            let made =
+                w == canvas.w && h == canvas.h
                 ? gdk_pixbuf_copy(pixbuf)
                 : gdk_pixbuf_scale_simple(pixbuf, Int32(w), Int32(h), GDK_INTERP_BILINEAR)
             guard let made else { throw PhotoFailure(.tooManyPixels, detail: "No memory for frame \(index + 1)") }
@@ -160,13 +168,15 @@ public enum AnimationDecoder {
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         var error: UnsafeMutablePointer<GError>?
         let written = bytes.withUnsafeBytes { raw in
-            gdk_pixbuf_loader_write(loader.pointer, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize(raw.count), &error) != 0
+            gdk_pixbuf_loader_write(
+                loader.pointer, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize(raw.count), &error) != 0
         }
         let closed = written && gdk_pixbuf_loader_close(loader.pointer, &error) != 0
         if !written { gdk_pixbuf_loader_close(loader.pointer, nil) }
         defer { if let error { g_error_free(error) } }
         guard closed, let animation = gdk_pixbuf_loader_get_animation(loader.pointer) else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "No animation could be decoded from the data"
+            let message =
+                error.map { String(cString: $0.pointee.message) } ?? "No animation could be decoded from the data"
             throw PhotoFailure(.notImage, detail: message)
         }
         g_object_ref(UnsafeMutableRawPointer(animation))

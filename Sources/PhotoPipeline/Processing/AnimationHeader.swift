@@ -58,8 +58,9 @@ public struct AnimationHeader: Sendable, Equatable {
     /// image descriptors (0x2C) with their colour table and data sub-blocks, the trailer (0x3B).
     /// A file cut short keeps the frames read so far, as gdk-pixbuf does.
     private static func readGIF(_ b: UnsafeBufferPointer<UInt8>, maxFrames: Int) -> AnimationHeader? {
-        var header = AnimationHeader(format: .gif, canvasWidth: le16(b, 6), canvasHeight: le16(b, 8), frames: [],
-                                     plays: 1, truncated: false)
+        var header = AnimationHeader(
+            format: .gif, canvasWidth: le16(b, 6), canvasHeight: le16(b, 8), frames: [],
+            plays: 1, truncated: false)
         var i = 13
         if b[10] & 0x80 != 0 { i += 3 << ((Int(b[10]) & 7) + 1) }
         var delay = 0
@@ -81,7 +82,9 @@ public struct AnimationHeader: Sendable, Equatable {
                 if label == 0xF9, i + 4 < b.count, b[i] >= 4 {
                     delay = le16(b, i + 2) * 10
                 } else if label == 0xFF, i + 12 < b.count, b[i] == 11,
-                          String(decoding: UnsafeBufferPointer(rebasing: b[(i + 1)..<(i + 12)]), as: UTF8.self) == "NETSCAPE2.0" {
+                    String(decoding: UnsafeBufferPointer(rebasing: b[(i + 1)..<(i + 12)]), as: UTF8.self)
+                        == "NETSCAPE2.0"
+                {
                     let sub = i + 12
                     if sub + 3 < b.count, b[sub] >= 3, b[sub + 1] == 1 {
                         // The count of repeats after the first play; 0 for ever.
@@ -115,7 +118,8 @@ public struct AnimationHeader: Sendable, Equatable {
     /// and the canvas size, an ANIM chunk with the loop count (0: for ever) and one ANMF
     /// chunk per frame (its size and duration). A still WebP gives nil.
     private static func readWebP(_ b: UnsafeBufferPointer<UInt8>, maxFrames: Int) -> AnimationHeader? {
-        var header = AnimationHeader(format: .webp, canvasWidth: 0, canvasHeight: 0, frames: [], plays: 0, truncated: false)
+        var header = AnimationHeader(
+            format: .webp, canvasWidth: 0, canvasHeight: 0, frames: [], plays: 0, truncated: false)
         var animated = false
         var i = 12
         let end = min(b.count, 8 + le32(b, 4))
@@ -136,8 +140,10 @@ public struct AnimationHeader: Sendable, Equatable {
                     header.truncated = true
                     return header
                 }
-                header.frames.append(Frame(width: le24(b, body + 6) + 1, height: le24(b, body + 9) + 1,
-                                           delayMs: le24(b, body + 12)))
+                header.frames.append(
+                    Frame(
+                        width: le24(b, body + 6) + 1, height: le24(b, body + 9) + 1,
+                        delayMs: le24(b, body + 12)))
             case "VP8 ", "VP8L":
                 return nil // a still picture's data at the top level: no frames
             default: break

@@ -14,8 +14,10 @@
 enum DecodeCost {
     /// Bytes needed to decode a `width`×`height` picture of `format` (gdk-pixbuf's format
     /// name) to `target`, given the bytes seen so far (which hold the header).
-    static func estimate(format: String?, width: Int, height: Int, target: (Int, Int),
-                         header: UnsafeRawBufferPointer) -> Int {
+    static func estimate(
+        format: String?, width: Int, height: Int, target: (Int, Int),
+        header: UnsafeRawBufferPointer
+    ) -> Int {
         let w = max(1, width), h = max(1, height)
         // The scaled result, its square crop and the row's copy of it.
         let result = 3 * 4 * max(1, target.0) * max(1, target.1)
@@ -26,7 +28,8 @@ enum DecodeCost {
             let info = jpegInfo(header)
             var denominator = 1
             while denominator < 8, (w + 2 * denominator - 1) / (2 * denominator) >= target.0,
-                  (h + 2 * denominator - 1) / (2 * denominator) >= target.1 {
+                (h + 2 * denominator - 1) / (2 * denominator) >= target.1
+            {
                 denominator *= 2
             }
             let outW = (w + denominator - 1) / denominator, outH = (h + denominator - 1) / denominator
@@ -56,8 +59,11 @@ enum DecodeCost {
 
     /// What a JPEG's frame header (SOFn) says: its size, progressive or not, and each
     /// component's sampling factors; nil if no frame header is in `bytes`.
-    static func jpegInfo(_ bytes: UnsafeRawBufferPointer)
-        -> (width: Int, height: Int, progressive: Bool, components: Int, sampling: [(Int, Int)])? {
+    static func jpegInfo(
+        _ bytes: UnsafeRawBufferPointer
+    )
+        -> (width: Int, height: Int, progressive: Bool, components: Int, sampling: [(Int, Int)])?
+    {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var i = 2
         while i + 4 <= bytes.count {

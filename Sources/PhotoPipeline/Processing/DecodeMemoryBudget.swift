@@ -59,8 +59,10 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard bytes <= capacityValue else {
-            throw PhotoFailure(.tooManyPixels, detail: "Decoding it would need \(PhotoLimits.megabytes(bytes)) of memory; "
-                               + "at most \(PhotoLimits.megabytes(capacityValue)) may be used")
+            throw PhotoFailure(
+                .tooManyPixels,
+                detail: "Decoding it would need \(PhotoLimits.megabytes(bytes)) of memory; "
+                    + "at most \(PhotoLimits.megabytes(capacityValue)) may be used")
         }
         let ticket = nextTicket
         nextTicket += 1
@@ -70,8 +72,10 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
             if bytes > capacityValue {
-                throw PhotoFailure(.tooManyPixels, detail: "Decoding it would need \(PhotoLimits.megabytes(bytes)) of memory; "
-                                   + "at most \(PhotoLimits.megabytes(capacityValue)) may be used")
+                throw PhotoFailure(
+                    .tooManyPixels,
+                    detail: "Decoding it would need \(PhotoLimits.megabytes(bytes)) of memory; "
+                        + "at most \(PhotoLimits.megabytes(capacityValue)) may be used")
             }
         }
         used += bytes

@@ -45,13 +45,16 @@ public struct EmbeddedPreview: Sendable {
         // Small by construction (it lies inside the EXIF segment, at most 64 KB), but decoded
         // within tight limits all the same: its header could claim anything.
         let limits = DecodeLimits(maxBytes: 1 << 16, maxPixels: 1 << 20)
-        guard let thumbnail = try? ImageDecoder.decode(head.subdata(in: range), size: .fit(1 << 12), limits: limits,
-                                                       cancellable: Cancellable()),
-              shapesMatch(thumbnail.width, thumbnail.height, frame.width, frame.height)
+        guard
+            let thumbnail = try? ImageDecoder.decode(
+                head.subdata(in: range), size: .fit(1 << 12), limits: limits,
+                cancellable: Cancellable()),
+            shapesMatch(thumbnail.width, thumbnail.height, frame.width, frame.height)
         else { return nil }
         let turned = (5...8).contains(tags.orientation)
-        return EmbeddedPreview(origin: .exif, image: thumbnail.oriented(tags.orientation),
-                               photoWidth: turned ? frame.height : frame.width, photoHeight: turned ? frame.width : frame.height)
+        return EmbeddedPreview(
+            origin: .exif, image: thumbnail.oriented(tags.orientation),
+            photoWidth: turned ? frame.height : frame.width, photoHeight: turned ? frame.width : frame.height)
     }
 
     /// The thumbnail item of a HEIF or AVIF file (the whole file in `bytes`) best suited to a
@@ -61,13 +64,15 @@ public struct EmbeddedPreview: Sendable {
         var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0, photoWidth: Int32 = 0, photoHeight: Int32 = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = bytes.withUnsafeBytes { raw in
-            cp_heif_thumbnail(raw.baseAddress, raw.count, Int32(squareSide), &pixels, &width, &height, &stride,
-                              &photoWidth, &photoHeight, &message)
+            cp_heif_thumbnail(
+                raw.baseAddress, raw.count, Int32(squareSide), &pixels, &width, &height, &stride,
+                &photoWidth, &photoHeight, &message)
         }
         free(message)
         guard status == 0, let pixels else { return nil }
         let destroy: GdkPixbufDestroyNotify = { pixels, _ in free(pixels) }
-        let image = PhotoImage(taking: gdk_pixbuf_new_from_data(pixels, GDK_COLORSPACE_RGB, 1, 8, width, height, stride, destroy, nil)!)
+        let image = PhotoImage(
+            taking: gdk_pixbuf_new_from_data(pixels, GDK_COLORSPACE_RGB, 1, 8, width, height, stride, destroy, nil)!)
         guard shapesMatch(image.width, image.height, Int(photoWidth), Int(photoHeight)) else { return nil }
         return EmbeddedPreview(origin: .heif, image: image, photoWidth: Int(photoWidth), photoHeight: Int(photoHeight))
     }
@@ -96,7 +101,9 @@ enum PictureSignature {
     /// or extended (VP8X) header; and whether it is animated.
     static func webPSize<Bytes: Collection<UInt8>>(_ first: Bytes) -> (width: Int, height: Int, animated: Bool)? {
         let b = Array(first.prefix(30))
-        guard b.count == 30, b[0..<4].elementsEqual("RIFF".utf8), b[8..<12].elementsEqual("WEBP".utf8) else { return nil }
+        guard b.count == 30, b[0..<4].elementsEqual("RIFF".utf8), b[8..<12].elementsEqual("WEBP".utf8) else {
+            return nil
+        }
         func u16(_ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
         func u24(_ at: Int) -> Int { u16(at) | Int(b[at + 2]) << 16 }
         switch String(decoding: b[12..<16], as: UTF8.self) {

@@ -35,17 +35,21 @@ public enum ImageDecoder {
     /// Reads `stream` to its end and decodes it at `size` (never enlarged). `cancellable` is
     /// checked between chunks as well as passed to each read. `onChunk` sees every chunk read
     /// (a row's download keeps its bytes this way, for the photo viewer to share).
-    public static func decode(_ stream: ObjectRef<GInputStream>, size: DecodeSize, limits: DecodeLimits = .standard,
-                              budget: DecodeMemoryBudget = .shared,
-                              cancellable: Cancellable,
-                              onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws(PhotoFailure) -> PhotoImage {
+    public static func decode(
+        _ stream: ObjectRef<GInputStream>, size: DecodeSize, limits: DecodeLimits = .standard,
+        budget: DecodeMemoryBudget = .shared,
+        cancellable: Cancellable,
+        onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws(PhotoFailure) -> PhotoImage {
         // gdk-pixbuf's HEIF loader uses libheif, which must be set up before two threads use it.
         cp_heif_prepare()
         let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
         let check = HeaderCheck(limits: limits, size: size, budget: budget, cancellable: cancellable)
-        let fit = SignalConnection.connect(loader.pointer, "size-prepared", ints: { width, height in
-            check.sizePrepared(loader.pointer, width: Int(width), height: Int(height))
-        })
+        let fit = SignalConnection.connect(
+            loader.pointer, "size-prepared",
+            ints: { width, height in
+                check.sizePrepared(loader.pointer, width: Int(width), height: Int(height))
+            })
         let prepared = SignalConnection.connect(UnsafeMutableRawPointer(loader.pointer), "area-prepared") {
             check.areaPrepared(loader.pointer)
         }
@@ -59,8 +63,11 @@ public enum ImageDecoder {
         let buffer = ChunkBuffer()
         func feed(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
             do throws(PhotoFailure) {
-                try loaderCall { gdk_pixbuf_loader_write(loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                                         gsize(chunk.count), $0) }
+                try loaderCall {
+                    gdk_pixbuf_loader_write(
+                        loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        gsize(chunk.count), $0)
+                }
             } catch {
                 throw check.refusal ?? check.unsupportedFormat(error) ?? error
             }
@@ -72,7 +79,8 @@ public enum ImageDecoder {
             guard let chunk = try buffer.read(stream, cancellable: cancellable) else { break }
             total += chunk.count
             if total > limits.maxBytes {
-                throw PhotoFailure(.tooLarge, detail: "More than \(PhotoLimits.megabytes(limits.maxBytes)), the most a photo may have")
+                throw PhotoFailure(
+                    .tooLarge, detail: "More than \(PhotoLimits.megabytes(limits.maxBytes)), the most a photo may have")
             }
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
@@ -102,8 +110,10 @@ public enum ImageDecoder {
     }
 
     /// Decodes a whole file held in memory (see the stream version), without copying it.
-    public static func decode(_ data: Data, size: DecodeSize, limits: DecodeLimits = .standard,
-                              budget: DecodeMemoryBudget = .shared, cancellable: Cancellable) throws(PhotoFailure) -> PhotoImage {
+    public static func decode(
+        _ data: Data, size: DecodeSize, limits: DecodeLimits = .standard,
+        budget: DecodeMemoryBudget = .shared, cancellable: Cancellable
+    ) throws(PhotoFailure) -> PhotoImage {
         let result: Result<PhotoImage, PhotoFailure> = data.withUnsafeBytes { raw in
             // Static: the stream reads the data in place, and is gone before the closure returns.
             let bytes = g_bytes_new_static(raw.baseAddress, gsize(raw.count))!
@@ -121,8 +131,9 @@ public enum ImageDecoder {
     public static func centreSquare(of image: PhotoImage, side: Int) -> PhotoImage {
         let shorter = min(image.width, image.height)
         guard image.width != image.height || shorter > side else { return image }
-        let square = gdk_pixbuf_new_subpixbuf(image.pixbuf, Int32((image.width - shorter) / 2),
-                                              Int32((image.height - shorter) / 2), Int32(shorter), Int32(shorter))!
+        let square = gdk_pixbuf_new_subpixbuf(
+            image.pixbuf, Int32((image.width - shorter) / 2),
+            Int32((image.height - shorter) / 2), Int32(shorter), Int32(shorter))!
         defer { g_object_unref(UnsafeMutableRawPointer(square)) }
         guard shorter > side else {
             return PhotoImage(taking: gdk_pixbuf_copy(square)!) // its own pixels, not a view of the larger ones
@@ -181,7 +192,8 @@ public enum ImageDecoder {
                 } else if let webP = PictureSignature.webPSize(header) {
                     // gdk-pixbuf's WebP loader allocates the canvas when it reads the header,
                     // and an animation's composited frame beside it.
-                    try checkAhead(width: webP.width, height: webP.height, bytesPerPixel: webP.animated ? 8 : 4, format: "webp")
+                    try checkAhead(
+                        width: webP.width, height: webP.height, bytesPerPixel: webP.animated ? 8 : 4, format: "webp")
                 }
             }
         }
@@ -193,11 +205,15 @@ public enum ImageDecoder {
             guard isHEIF, !sizeKnown else { return }
             var width: Int32 = 0, height: Int32 = 0, thumbnails: Int32 = 0
             var message: UnsafeMutablePointer<CChar>?
-            let status = header.withUnsafeBytes { cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message) }
+            let status = header.withUnsafeBytes {
+                cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message)
+            }
             defer { free(message) }
             guard status == 0 else {
-                throw PhotoFailure(.notImage, summary: "Damaged picture",
-                                   detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")")
+                throw PhotoFailure(
+                    .notImage, summary: "Damaged picture",
+                    detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
+                )
             }
             // libheif decodes to planes of up to 16 bits a sample, then to 8-bit RGBA.
             try checkAhead(width: Int(width), height: Int(height), bytesPerPixel: 10, format: "heif")
@@ -210,15 +226,19 @@ public enum ImageDecoder {
         private func checkAnimatedWebP() throws(PhotoFailure) {
             held = header
             guard let animation = AnimationHeader.read(Data(header), maxFrames: 10_000),
-                  let canvas = PictureSignature.webPSize(header) else {
-                throw PhotoFailure(.notImage, summary: "Damaged picture", detail: "The animated WebP's frames could not be read")
+                let canvas = PictureSignature.webPSize(header)
+            else {
+                throw PhotoFailure(
+                    .notImage, summary: "Damaged picture", detail: "The animated WebP's frames could not be read")
             }
             let frames = max(1, animation.frames.count) + 1
             let pixels = canvas.width.multipliedReportingOverflow(by: canvas.height)
             let all = pixels.partialValue.multipliedReportingOverflow(by: frames)
             guard !pixels.overflow, !all.overflow, all.partialValue <= limits.maxPixels, !animation.truncated else {
-                throw PhotoFailure(.tooManyPixels, detail: "\(animation.frames.count) frames of \(canvas.width)×\(canvas.height) "
-                                   + "are more pixels than a photo may have")
+                throw PhotoFailure(
+                    .tooManyPixels,
+                    detail: "\(animation.frames.count) frames of \(canvas.width)×\(canvas.height) "
+                        + "are more pixels than a photo may have")
             }
             try checkAhead(width: canvas.width, height: canvas.height, bytesPerPixel: 4 * frames, format: "webp")
         }
@@ -244,7 +264,8 @@ public enum ImageDecoder {
                 throw ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
             }
             let (w, h) = scaledSize(width: width, height: height, for: size)
-            reservation = try budget.reserve(pixels.partialValue * bytesPerPixel + 3 * 4 * w * h, cancellable: cancellable)
+            reservation = try budget.reserve(
+                pixels.partialValue * bytesPerPixel + 3 * 4 * w * h, cancellable: cancellable)
             checkedAhead = true
         }
 
@@ -259,16 +280,18 @@ public enum ImageDecoder {
             defer { g_free(guessed) }
             let type = String(cString: guessed)
             guard let description = PictureTypes.unreadablePictureDescription(type) else { return nil }
-            return PhotoFailure(.unsupported, summary: "Format not supported (\(description))",
-                                detail: "\(description) files (\(type)) cannot be opened: no decoder for them is installed")
+            return PhotoFailure(
+                .unsupported, summary: "Format not supported (\(description))",
+                detail: "\(description) files (\(type)) cannot be opened: no decoder for them is installed")
         }
 
         /// Refuses the formats that hand their data to an inner loader this one cannot limit,
         /// by the signatures gdk-pixbuf recognises them by (before any byte reaches it).
         private func refuseWrappers(_ first: [UInt8]) throws(PhotoFailure) {
             if let kind = ImageDecoder.wrapperKind(first) {
-                throw PhotoFailure(.unsupported, summary: "Unsupported picture",
-                                   detail: "\(kind) pictures are not opened: their size cannot be checked before they are decoded")
+                throw PhotoFailure(
+                    .unsupported, summary: "Unsupported picture",
+                    detail: "\(kind) pictures are not opened: their size cannot be checked before they are decoded")
             }
         }
 
@@ -284,8 +307,11 @@ public enum ImageDecoder {
             let name = format.map { String(cString: $0) }
             if let format { g_free(format) }
             if name == "qtif" || name == "icns" {
-                refuse(loader, PhotoFailure(.unsupported, summary: "Unsupported picture",
-                                            detail: "Pictures of this kind (\(name!)) are not opened"))
+                refuse(
+                    loader,
+                    PhotoFailure(
+                        .unsupported, summary: "Unsupported picture",
+                        detail: "Pictures of this kind (\(name!)) are not opened"))
                 return
             }
             let pixels = width.multipliedReportingOverflow(by: height)
@@ -337,13 +363,19 @@ public enum ImageDecoder {
     }
 
     static func tooManyPixels(width: Int, height: Int, limit: Int) -> PhotoFailure {
-        let megapixels = { (pixels: Double) in pixels >= 1e7 ? "\(Int(pixels / 1e6))" : String(format: "%.1f", pixels / 1e6) }
-        return PhotoFailure(.tooManyPixels, detail: "\(width)×\(height) is \(megapixels(Double(width) * Double(height))) megapixels; "
-                            + "a photo may have at most \(megapixels(Double(limit)))")
+        let megapixels = { (pixels: Double) in
+            pixels >= 1e7 ? "\(Int(pixels / 1e6))" : String(format: "%.1f", pixels / 1e6)
+        }
+        return PhotoFailure(
+            .tooManyPixels,
+            detail: "\(width)×\(height) is \(megapixels(Double(width) * Double(height))) megapixels; "
+                + "a photo may have at most \(megapixels(Double(limit)))")
     }
 
     /// Runs a loader call; a GError from it means the data is not a picture gdk-pixbuf reads.
-    private static func loaderCall(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean) throws(PhotoFailure) {
+    private static func loaderCall(
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean
+    ) throws(PhotoFailure) {
         do { _ = try withGError(body) } catch {
             let pixbufDomain = String(cString: g_quark_to_string(gdk_pixbuf_error_quark()))
             let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(bitPattern: error.code)) : nil
@@ -367,7 +399,8 @@ public enum ImageDecoder {
         case .fit(let side): scale = Double(side) / Double(max(width, height))
         case .square(let side): scale = Double(side) / Double(min(width, height))
         case .thumbnail(let square):
-            scale = Double(ThumbnailCache.Size.fitting(square: square, width: width, height: height).rawValue)
+            scale =
+                Double(ThumbnailCache.Size.fitting(square: square, width: width, height: height).rawValue)
                 / Double(max(width, height))
         }
         guard scale < 1 else { return (width, height) }

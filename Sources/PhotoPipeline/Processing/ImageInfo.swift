@@ -28,9 +28,10 @@ public struct ImageInfo: Sendable, Equatable {
             throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
         }
         let rotated = (5...8).contains(exif.orientation)
-        return ImageInfo(width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
-                         format: header.format, formatDescription: header.description, fileSize: bytes.count,
-                         camera: exif.camera, date: exif.date, orientation: exif.orientation)
+        return ImageInfo(
+            width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
+            format: header.format, formatDescription: header.description, fileSize: bytes.count,
+            camera: exif.camera, date: exif.date, orientation: exif.orientation)
     }
 
     /// Feeds `bytes` to a GdkPixbufLoader in small pieces until it knows the image's size.
@@ -49,9 +50,12 @@ public struct ImageInfo: Sendable, Equatable {
         if PictureSignature.isHEIF(bytes.prefix(12)) {
             var width: Int32 = 0, height: Int32 = 0, thumbnails: Int32 = 0
             var message: UnsafeMutablePointer<CChar>?
-            let status = bytes.withUnsafeBytes { cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message) }
+            let status = bytes.withUnsafeBytes {
+                cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message)
+            }
             free(message)
-            let avif = bytes.count >= 12 && bytes[bytes.startIndex + 8..<bytes.startIndex + 12].elementsEqual("avif".utf8)
+            let avif =
+                bytes.count >= 12 && bytes[bytes.startIndex + 8..<bytes.startIndex + 12].elementsEqual("avif".utf8)
             return status == 0 && width > 0 && height > 0
                 ? (Int(width), Int(height), avif ? "avif" : "heif", avif ? "AVIF image" : "HEIF image") : nil
         }
@@ -72,8 +76,9 @@ public struct ImageInfo: Sendable, Equatable {
             gdk_pixbuf_loader_set_size(UnsafeMutablePointer(loader), 0, 0)
         }
         let id = withExtendedLifetime(box) {
-            g_signal_connect_data(loader, "size-prepared", unsafeBitCast(handler, to: GCallback.self),
-                                  Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(0))
+            g_signal_connect_data(
+                loader, "size-prepared", unsafeBitCast(handler, to: GCallback.self),
+                Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(0))
         }
         defer { g_signal_handler_disconnect(loader, id) }
         var offset = 0
@@ -89,10 +94,17 @@ public struct ImageInfo: Sendable, Equatable {
         // Some small files only reach the loader's header parsing when it is closed.
         if box.size == nil { gdk_pixbuf_loader_close(loader, nil) }
         guard let (width, height) = box.size, width > 0, height > 0,
-              let format = gdk_pixbuf_loader_get_format(loader) else { return nil }
-        let name = gdk_pixbuf_format_get_name(format).map { s -> String in defer { g_free(s) }; return String(cString: s) } ?? "?"
-        let description = gdk_pixbuf_format_get_description(format)
-            .map { s -> String in defer { g_free(s) }; return String(cString: s) } ?? name
+            let format = gdk_pixbuf_loader_get_format(loader)
+        else { return nil }
+        let name =
+            gdk_pixbuf_format_get_name(format).map { s -> String in
+                defer { g_free(s) }; return String(cString: s)
+            } ?? "?"
+        let description =
+            gdk_pixbuf_format_get_description(format)
+            .map { s -> String in
+                defer { g_free(s) }; return String(cString: s)
+            } ?? name
         return (width, height, name, description)
     }
 }
@@ -115,7 +127,9 @@ public enum ExifReader {
             guard let tiff = exifRange(b) else { return Tags() }
             var tags = parseTIFF(UnsafeBufferPointer(rebasing: b[tiff]))
             // From the TIFF block's offsets to the file's.
-            tags.thumbnail = tags.thumbnail.map { ($0.lowerBound + tiff.lowerBound)..<($0.upperBound + tiff.lowerBound) }
+            tags.thumbnail = tags.thumbnail.map {
+                ($0.lowerBound + tiff.lowerBound)..<($0.upperBound + tiff.lowerBound)
+            }
             return tags
         }
     }
@@ -134,8 +148,9 @@ public enum ExifReader {
             guard i + 2 + length <= b.count || marker == 0xE1 else { return nil }
             let body = (i + 4)..<min(b.count, i + 2 + length)
             if marker == 0xE1, body.count > 6,
-               b[body.lowerBound] == 0x45, b[body.lowerBound + 1] == 0x78, b[body.lowerBound + 2] == 0x69,
-               b[body.lowerBound + 3] == 0x66, b[body.lowerBound + 4] == 0, b[body.lowerBound + 5] == 0 {
+                b[body.lowerBound] == 0x45, b[body.lowerBound + 1] == 0x78, b[body.lowerBound + 2] == 0x69,
+                b[body.lowerBound + 3] == 0x66, b[body.lowerBound + 4] == 0, b[body.lowerBound + 5] == 0
+            {
                 return (body.lowerBound + 6)..<body.upperBound
             }
             i += 2 + length
@@ -189,7 +204,8 @@ public enum ExifReader {
             case 0x010F: make = ascii(entry)
             case 0x0110: model = ascii(entry)
             case 0x0132: dateTime = ascii(entry)
-            case 0x0112: if u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) { tags.orientation = value }
+            case 0x0112:
+                if u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) { tags.orientation = value }
             case 0x8769: exifIFD = u32(entry + 8)
             default: break
             }
@@ -211,9 +227,10 @@ public enum ExifReader {
             }
         }
         switch (make, model) {
-        case let (make?, model?): tags.camera = model.lowercased().hasPrefix(make.lowercased()) ? model : "\(make) \(model)"
-        case let (make?, nil): tags.camera = make
-        case let (nil, model?): tags.camera = model
+        case (let make?, let model?):
+            tags.camera = model.lowercased().hasPrefix(make.lowercased()) ? model : "\(make) \(model)"
+        case (let make?, nil): tags.camera = make
+        case (nil, let model?): tags.camera = model
         default: break
         }
         tags.date = (original ?? dateTime).map(Self.readableDate)

@@ -35,11 +35,16 @@ public enum PhotoSaving {
             if sepia, let filtered = SepiaFilter().apply(to: image) { image = filtered }
             let jpeg = isJPEG(path)
             if jpeg, gdk_pixbuf_get_has_alpha(image.pixbuf) != 0 {
-                image = PhotoImage(taking: gdk_pixbuf_composite_color_simple(
-                    image.pixbuf, Int32(image.width), Int32(image.height), GDK_INTERP_NEAREST, 255, 16, 0xFFFFFF, 0xFFFFFF)!)
+                image = PhotoImage(
+                    taking: gdk_pixbuf_composite_color_simple(
+                        image.pixbuf, Int32(image.width), Int32(image.height), GDK_INTERP_NEAREST, 255, 16, 0xFFFFFF,
+                        0xFFFFFF)!)
             }
             var error: UnsafeMutablePointer<GError>?
-            let saved = jpeg ? cp_pixbuf_save_jpeg(image.pixbuf, path, &error) : gdk_pixbuf_savev(image.pixbuf, path, "png", nil, nil, &error)
+            let saved =
+                jpeg
+                ? cp_pixbuf_save_jpeg(image.pixbuf, path, &error)
+                : gdk_pixbuf_savev(image.pixbuf, path, "png", nil, nil, &error)
             if saved == 0 {
                 defer { if let error { g_error_free(error) } }
                 return .failure(Failure(message: error.map { String(cString: $0.pointee.message) } ?? "unknown error"))

@@ -26,7 +26,8 @@ public enum RawPhoto {
         let status = bytes.withUnsafeBytes { cp_raw_preview_read($0.baseAddress, $0.count, &preview, &message) }
         guard status == 0, let data = preview.data else {
             let reason = message.map { String(cString: $0) } ?? "LibRaw could not read it"
-            throw PhotoFailure(.notImage, summary: "No RAW preview", detail: "The camera's preview could not be read: \(reason)")
+            throw PhotoFailure(
+                .notImage, summary: "No RAW preview", detail: "The camera's preview could not be read: \(reason)")
         }
         defer { cp_raw_preview_free(&preview) }
         let picture = Data(bytes: data, count: preview.length)
@@ -37,7 +38,8 @@ public enum RawPhoto {
     /// `jpeg` with an EXIF block saying `orientation` put first, unless it is upright or
     /// the JPEG has an EXIF orientation of its own.
     static func tagged(_ jpeg: Data, orientation: Int) -> Data {
-        guard (2...8).contains(orientation), jpeg.starts(with: [0xFF, 0xD8]), ExifReader.read(jpeg).orientation == 1 else {
+        guard (2...8).contains(orientation), jpeg.starts(with: [0xFF, 0xD8]), ExifReader.read(jpeg).orientation == 1
+        else {
             return jpeg
         }
         // APP1 "Exif": a little-endian TIFF header and one IFD with the Orientation tag.

@@ -70,7 +70,9 @@ public struct SepiaFilter: Sendable {
     /// Filters `image`'s own pixels; only for a pixbuf nothing else can see yet (no texture
     /// made from it). False if `isCancelled` turned true part-way (the pixels are then part
     /// filtered). `threads` caps the threads used (all cores by default).
-    public func applyInPlace(_ image: PhotoImage, threads: Int? = nil, isCancelled: @Sendable () -> Bool = { false }) -> Bool {
+    public func applyInPlace(
+        _ image: PhotoImage, threads: Int? = nil, isCancelled: @Sendable () -> Bool = { false }
+    ) -> Bool {
         let cap = threads
         let pixbuf = image.pixbuf
         let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))

@@ -18,7 +18,8 @@ public enum ViewerLimits {
         let longest = max(width, height)
         guard longest > 0 else { return wanted }
         var side = wanted <= 0 ? longest : min(wanted, longest)
-        let pixels = Double(width) * Double(height) * (Double(side) / Double(longest)) * (Double(side) / Double(longest))
+        let pixels =
+            Double(width) * Double(height) * (Double(side) / Double(longest)) * (Double(side) / Double(longest))
         if pixels > Double(maxDecodedPixels) {
             side = Int((Double(side) * (Double(maxDecodedPixels) / pixels).squareRoot()).rounded(.down))
         }
@@ -32,7 +33,8 @@ public enum ViewerLimits {
     /// not at every step.
     public static func largerDecodeSide(width: Int, height: Int, decoded: Int, zoom: Double) -> Int? {
         let natural = max(width, height)
-        let needed = decodeSide(width: width, height: height, wanted: Int((Double(natural) * min(zoom, 1)).rounded(.up)))
+        let needed = decodeSide(
+            width: width, height: height, wanted: Int((Double(natural) * min(zoom, 1)).rounded(.up)))
         guard needed > decoded + decoded / 20 else { return nil }
         return decodeSide(width: width, height: height, wanted: min(natural, max(needed, decoded * 2)))
     }

@@ -141,7 +141,9 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
     // MARK: Rules
 
     private mutating func startIfWanted(_ id: ID, at position: Int, _ layout: some ScrollLayout<ID>) -> [Action] {
-        guard !isScrolling, !isHidden, wanted.contains(position), pending[id] == nil, layout.needsWork(id) else { return [] }
+        guard !isScrolling, !isHidden, wanted.contains(position), pending[id] == nil, layout.needsWork(id) else {
+            return []
+        }
         let priority: Priority = visible.contains(position) ? .visible : .prefetch
         pending[id] = priority
         return [.start(id, priority: priority)]
@@ -162,7 +164,8 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         var actions: [Action] = []
         let wanted = self.wanted
         // Visible first, then the margin nearest the screen first.
-        let prefetch = Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
+        let prefetch =
+            Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
         let order = Array(visible) + prefetch
         var wantedPriority: [ID: Priority] = [:]
         for position in order {

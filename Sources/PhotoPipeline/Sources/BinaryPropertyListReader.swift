@@ -103,8 +103,10 @@ struct BinaryPropertyListReader {
     }
 
     /// Parses `bytes`, which start with `header`, as the list called `name` (for messages).
-    static func parse(_ bytes: UnsafeRawBufferPointer, name: String,
-                      cancellable: Cancellable?) throws(PhotoSourceError) -> ParsedPhotoList {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, name: String,
+        cancellable: Cancellable?
+    ) throws(PhotoSourceError) -> ParsedPhotoList {
         do {
             var reader = try BinaryPropertyListReader(bytes)
             return try reader.list(cancellable: cancellable)
@@ -193,12 +195,13 @@ struct BinaryPropertyListReader {
         case 0x4, 0x5, 0x6, 0xA, 0xB, 0xC, 0xD:
             let count = try length(info, at: &position)
             // Checked by division, so no product can overflow.
-            let unit = switch kind {
-            case 0x4, 0x5: 1
-            case 0x6: 2
-            case 0xD: 2 * referenceSize
-            default: referenceSize
-            }
+            let unit =
+                switch kind {
+                case 0x4, 0x5: 1
+                case 0x6: 2
+                case 0xD: 2 * referenceSize
+                default: referenceSize
+                }
             guard count <= (tableStart - position) / unit else { throw Malformed() }
             switch kind {
             case 0x5: return .string(utf16: false, start: position, count: count)
@@ -247,7 +250,9 @@ struct BinaryPropertyListReader {
         }
         let expected = UnsafeBufferPointer(start: ascii.utf8Start, count: count)
         if utf16 {
-            return expected.indices.allSatisfy { bytes[start + 2 * $0] == 0 && bytes[start + 2 * $0 + 1] == expected[$0] }
+            return expected.indices.allSatisfy {
+                bytes[start + 2 * $0] == 0 && bytes[start + 2 * $0 + 1] == expected[$0]
+            }
         }
         return expected.indices.allSatisfy { bytes[start + $0] == expected[$0] }
     }

@@ -20,10 +20,14 @@ struct FolderListing {
     /// Reads `folder`; `selecting` is a file name (as on disk) to find and list even if hidden.
     /// With `facts`, each picture's modification time and size are read too, and with `taken`
     /// its date taken.
-    static func read(_ folder: URL, selecting: String?, facts: Bool = false, taken: Bool = false,
-                     cancellable: Cancellable) throws(PhotoSourceError) -> FolderListing {
+    static func read(
+        _ folder: URL, selecting: String?, facts: Bool = false, taken: Bool = false,
+        cancellable: Cancellable
+    ) throws(PhotoSourceError) -> FolderListing {
         // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
-        var path = folder.withUnsafeFileSystemRepresentation { Array(UnsafeBufferPointer(start: $0!, count: strlen($0!))) }
+        var path = folder.withUnsafeFileSystemRepresentation {
+            Array(UnsafeBufferPointer(start: $0!, count: strlen($0!)))
+        }
         if path.last != 0x2F { path.append(0x2F) } // "/"
         let prefixLength = path.count
         path.append(0)
@@ -55,19 +59,24 @@ struct FolderListing {
                     path.removeSubrange(prefixLength...)
                     path.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name)))
                     path.append(0)
-                    let isPicture = switch pictures.verdict(forName: name) {
-                    case .picture: true
-                    case .other: false
-                    case .unknown: path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
-                    }
+                    let isPicture =
+                        switch pictures.verdict(forName: name) {
+                        case .picture: true
+                        case .other: false
+                        case .unknown:
+                            path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
+                        }
                     guard isPicture,
-                          let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) })
+                        let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) })
                     else { return false }
                     defer { g_free(uri) }
                     if isSelected { listing.selected = listing.names.count }
                     listing.names.append(displayName(name))
                     listing.links.append(String(cString: uri))
-                    if facts { listing.facts.append(path.withUnsafeBufferPointer { SortFacts.read(path: $0.baseAddress!, taken: taken) }) }
+                    if facts {
+                        listing.facts.append(
+                            path.withUnsafeBufferPointer { SortFacts.read(path: $0.baseAddress!, taken: taken) })
+                    }
                     return true
                 }
             }
@@ -86,11 +95,12 @@ struct FolderListing {
             guard !isHidden(name, hiddenNames), isRegularFile(name, type: UInt8(DT_UNKNOWN), in: AT_FDCWD, path: path)
             else { return nil }
             let pictures = PictureTypes()
-            let isPicture = switch pictures.verdict(forName: name) {
-            case .picture: true
-            case .other: false
-            case .unknown: pictures.isPicture(path: path, nameType: nil)
-            }
+            let isPicture =
+                switch pictures.verdict(forName: name) {
+                case .picture: true
+                case .other: false
+                case .unknown: pictures.isPicture(path: path, nameType: nil)
+                }
             guard isPicture, let uri = g_filename_to_uri(path, nil, nil) else { return nil }
             defer { g_free(uri) }
             return PhotoEntry(name: displayName(name), link: String(cString: uri), base: nil)
@@ -107,8 +117,10 @@ struct FolderListing {
 
     /// Whether `name` is a regular file (or a symbolic link to one), from the directory
     /// entry's type where it gives one.
-    private static func isRegularFile(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32,
-                                      path: String? = nil) -> Bool {
+    private static func isRegularFile(
+        _ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32,
+        path: String? = nil
+    ) -> Bool {
         switch Int32(type) {
         case Int32(DT_REG): return true
         case Int32(DT_LNK), Int32(DT_UNKNOWN):
@@ -132,7 +144,9 @@ struct FolderListing {
         guard file >= 0 else { return [] }
         defer { close(file) }
         var status = stat()
-        guard fstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= 1 << 20 else { return [] }
+        guard fstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= 1 << 20 else {
+            return []
+        }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         let count = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
         guard count > 0 else { return [] }

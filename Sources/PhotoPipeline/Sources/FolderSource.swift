@@ -20,8 +20,10 @@ public struct FolderSource: PhotoSource {
         self.order = order
     }
 
-    public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
-                     deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+    public func read(
+        using fetcher: PhotoFetcher, cancellable: Cancellable,
+        deliver: (PhotoSourceBatch) -> Void
+    ) throws(PhotoSourceError) {
         try Self.readPictures(in: location, selecting: nil, order: order, cancellable: cancellable, deliver)
     }
 
@@ -34,14 +36,19 @@ public struct FolderSource: PhotoSource {
 
     /// Lists the pictures in `folder` and delivers them in batches. `selecting` is the file
     /// name (as on disk) of a picture to mark as selected; it is listed even when hidden.
-    static func readPictures(in folder: URL, selecting: String?, order wanted: PhotoOrder, cancellable: Cancellable,
-                             _ deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
-        var listing = try FolderListing.read(folder, selecting: selecting, facts: wanted.needsFacts,
-                                             cancellable: cancellable)
+    static func readPictures(
+        in folder: URL, selecting: String?, order wanted: PhotoOrder, cancellable: Cancellable,
+        _ deliver: (PhotoSourceBatch) -> Void
+    ) throws(PhotoSourceError) {
+        var listing = try FolderListing.read(
+            folder, selecting: selecting, facts: wanted.needsFacts,
+            cancellable: cancellable)
         var used = wanted
         if wanted.key == .dateTaken {
             if listing.names.count <= inlineDatesLimit {
-                listing.facts = zip(listing.facts, listing.links).map { facts, link in facts?.addingDateTaken(link: link) }
+                listing.facts = zip(listing.facts, listing.links).map { facts, link in
+                    facts?.addingDateTaken(link: link)
+                }
             } else {
                 used = PhotoOrder(key: .dateModified, descending: wanted.descending)
             }
@@ -58,10 +65,14 @@ public struct FolderSource: PhotoSource {
         while start < order.count {
             if cancellable.isCancelled { throw .cancelled }
             let end = min(start + PhotoSources.batchSize, order.count)
-            let entries = order[start..<end].map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
+            let entries = order[start..<end].map {
+                PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil)
+            }
             let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
-            deliver(PhotoSourceBatch(entries: entries, selected: selectedHere, folder: folderURL, order: used,
-                                     wantedOrder: wanted))
+            deliver(
+                PhotoSourceBatch(
+                    entries: entries, selected: selectedHere, folder: folderURL, order: used,
+                    wantedOrder: wanted))
             start = end
         }
     }

@@ -17,16 +17,21 @@ public struct LocalSource: PhotoSource {
 
     public func ordered(by order: PhotoOrder) -> any PhotoSource { LocalSource(location: location, order: order) }
 
-    public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
-                     deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+    public func read(
+        using fetcher: PhotoFetcher, cancellable: Cancellable,
+        deliver: (PhotoSourceBatch) -> Void
+    ) throws(PhotoSourceError) {
         let file = location.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
-        let attributes = [G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                          G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE].joined(separator: ",")
+        let attributes = [
+            G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_ATTRIBUTE_STANDARD_TYPE,
+            G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE,
+        ].joined(separator: ",")
         let info: ObjectRef<GObject>
         do throws(GLibError) {
-            info = try ObjectRef(takingOpaque: withGError {
-                g_file_query_info(file.opaque, attributes, G_FILE_QUERY_INFO_NONE, cancellable.pointer, $0)
-            }!)
+            info = try ObjectRef(
+                takingOpaque: withGError {
+                    g_file_query_info(file.opaque, attributes, G_FILE_QUERY_INFO_NONE, cancellable.pointer, $0)
+                }!)
         } catch {
             if cancellable.isCancelled || error.isCancellation { throw .cancelled }
             throw Self.error(error, at: location)
@@ -41,10 +46,12 @@ public struct LocalSource: PhotoSource {
                 PictureTypes().isPicture(path: path!, nameType: nameType)
             }
             if isPicture, let name = g_file_info_get_name(info.opaque) {
-                try FolderSource.readPictures(in: location.deletingLastPathComponent(), selecting: String(cString: name),
-                                              order: order, cancellable: cancellable, deliver)
+                try FolderSource.readPictures(
+                    in: location.deletingLastPathComponent(), selecting: String(cString: name),
+                    order: order, cancellable: cancellable, deliver)
             } else {
-                try PropertyListSource(location: location).read(using: fetcher, cancellable: cancellable, deliver: deliver)
+                try PropertyListSource(location: location).read(
+                    using: fetcher, cancellable: cancellable, deliver: deliver)
             }
         default:
             throw .notPhotos(path: location.path)

@@ -61,4 +61,3 @@ enum NaturalOrder {
         return order.map(Int.init)
     }
 }
-

@@ -39,8 +39,9 @@ public struct SortFacts: Sendable, Equatable {
     public static func read(path: UnsafePointer<CChar>, taken: Bool) -> SortFacts? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        var facts = SortFacts(modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-                              size: Int64(status.st_size))
+        var facts = SortFacts(
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            size: Int64(status.st_size))
         if taken { facts.taken = Self.dateTaken(path: path) ?? Self.localTime(seconds: Int64(status.st_mtim.tv_sec)) }
         return facts
     }
@@ -84,8 +85,9 @@ public struct SortFacts: Sendable, Equatable {
         var time = time_t(seconds)
         var parts = tm()
         localtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 }
 
@@ -93,12 +95,13 @@ extension PhotoOrder {
     /// Whether, in this order, a photo with `a`'s facts comes before one with `b`'s, or nil
     /// when they tie (the name decides).
     func precedes(_ a: SortFacts, _ b: SortFacts) -> Bool? {
-        let ascending: Bool? = switch key {
-        case .name: nil
-        case .dateModified: a.modified == b.modified ? nil : a.modified < b.modified
-        case .size: a.size == b.size ? nil : a.size < b.size
-        case .dateTaken: a.taken == b.taken ? nil : (a.taken ?? "") < (b.taken ?? "")
-        }
+        let ascending: Bool? =
+            switch key {
+            case .name: nil
+            case .dateModified: a.modified == b.modified ? nil : a.modified < b.modified
+            case .size: a.size == b.size ? nil : a.size < b.size
+            case .dateTaken: a.taken == b.taken ? nil : (a.taken ?? "") < (b.taken ?? "")
+            }
         return ascending.map { $0 != descending }
     }
 
@@ -112,7 +115,7 @@ extension PhotoOrder {
         for (position, index) in byName.enumerated() { rank[index] = position }
         return byName.sorted { a, b in
             switch (facts[a], facts[b]) {
-            case let (x?, y?): if let first = precedes(x, y) { return first }
+            case (let x?, let y?): if let first = precedes(x, y) { return first }
             case (nil, _?): return false // unreadable files last
             case (_?, nil): return true
             case (nil, nil): break
@@ -125,7 +128,7 @@ extension PhotoOrder {
     public func precedes(_ a: SortFacts?, named nameA: String, _ b: SortFacts?, named nameB: String) -> Bool {
         if key != .name {
             switch (a, b) {
-            case let (x?, y?): if let first = precedes(x, y) { return first }
+            case (let x?, let y?): if let first = precedes(x, y) { return first }
             case (nil, _?): return false
             case (_?, nil): return true
             case (nil, nil): break

@@ -11,8 +11,9 @@ public protocol PhotoSource: Sendable {
 
     /// Reads the source on the calling (worker) thread, calling `deliver` with consecutive
     /// batches of entries in display order. Blocking; honours `cancellable`.
-    func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
-              deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError)
+    func read(
+        using fetcher: PhotoFetcher, cancellable: Cancellable,
+        deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError)
 
     /// The same source, showing a folder's pictures in `order` (lists keep their own order).
     func ordered(by order: PhotoOrder) -> any PhotoSource
@@ -35,8 +36,10 @@ public struct PhotoSourceBatch: Sendable {
     public var order: PhotoOrder?
     public var wantedOrder: PhotoOrder?
 
-    public init(entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-                wantedOrder: PhotoOrder? = nil) {
+    public init(
+        entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
+        wantedOrder: PhotoOrder? = nil
+    ) {
         self.entries = entries
         self.selected = selected
         self.folder = folder

@@ -32,8 +32,10 @@ public final class PhotoSourceLoader: Sendable {
     /// Reads `sources` in turn, reporting each through `events` on the main actor. A source
     /// that fails does not stop the ones after it. Cancel the result to abandon the load.
     @discardableResult
-    public func load(_ sources: [any PhotoSource],
-                     events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void) -> Cancellable {
+    public func load(
+        _ sources: [any PhotoSource],
+        events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void
+    ) -> Cancellable {
         let cancellable = Cancellable()
         let post = { @Sendable (event: PhotoSourceEvent) in
             MainLoop.onMainActor {

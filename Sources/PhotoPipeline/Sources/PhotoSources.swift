@@ -27,7 +27,8 @@ public enum PhotoSources {
         relativeTo directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) -> URL {
         if let url = URL(string: argument), let scheme = url.scheme,
-           ["http", "https", "file"].contains(scheme.lowercased()) {
+            ["http", "https", "file"].contains(scheme.lowercased())
+        {
             return url
         }
         let path = argument.hasPrefix("/") ? argument : directory.appendingPathComponent(argument).path

@@ -20,8 +20,8 @@ final class PictureTypes {
         while let node = formats {
             formats = node.pointee.next
             guard let format = node.pointee.data.map({ OpaquePointer($0) }),
-                  gdk_pixbuf_format_is_disabled(format) == 0,
-                  let mimeTypes = gdk_pixbuf_format_get_mime_types(format)
+                gdk_pixbuf_format_is_disabled(format) == 0,
+                let mimeTypes = gdk_pixbuf_format_get_mime_types(format)
             else { continue }
             defer { g_strfreev(mimeTypes) }
             var index = 0
@@ -36,7 +36,9 @@ final class PictureTypes {
     /// What a picture of content type `type` is called ("Photoshop image") if it is a kind
     /// of picture that no loader here reads; nil if it is not a picture, or one that loads.
     static func unreadablePictureDescription(_ type: String) -> String? {
-        guard type.hasPrefix("image/"), !loadable.contains(where: { g_content_type_is_a(type, $0) != 0 }) else { return nil }
+        guard type.hasPrefix("image/"), !loadable.contains(where: { g_content_type_is_a(type, $0) != 0 }) else {
+            return nil
+        }
         guard let text = g_content_type_get_description(type) else { return type }
         defer { g_free(text) }
         return String(cString: text)
@@ -56,7 +58,8 @@ final class PictureTypes {
     /// Whether gdk-pixbuf can load content of this type (aliases included).
     func isLoadable(_ type: String) -> Bool {
         if let known = answers[type] { return known }
-        let answer = Self.loadable.contains(type)
+        let answer =
+            Self.loadable.contains(type)
             || Self.loadable.contains { g_content_type_equals(type, $0) != 0 }
         answers[type] = answer
         return answer
@@ -89,7 +92,8 @@ final class PictureTypes {
         if uncertain != 0 || g_content_type_is_unknown(type) != 0 {
             verdict = .unknown
         } else if isLoadable(type) || g_content_type_is_a(type, "image/x-dcraw") != 0
-                    || Self.unreadablePictureDescription(type) != nil {
+            || Self.unreadablePictureDescription(type) != nil
+        {
             verdict = .picture
         } else {
             verdict = .other
@@ -111,8 +115,9 @@ final class PictureTypes {
         }
         close(descriptor)
         guard length > 0,
-              let guessed = g_content_type_guess(nil, buffer.baseAddress!.assumingMemoryBound(to: guchar.self),
-                                                 gsize(length), nil)
+            let guessed = g_content_type_guess(
+                nil, buffer.baseAddress!.assumingMemoryBound(to: guchar.self),
+                gsize(length), nil)
         else { return false }
         let sniffed = String(cString: guessed)
         g_free(guessed)

@@ -35,7 +35,9 @@ struct ParsedPhotoList {
 /// loaded); only a list whose shape is wrong is rejected as a whole.
 enum PropertyListParser {
     /// Parses `data`, the list called `name` (for messages). Checks `cancellable` now and then.
-    static func parse(_ data: Data, name: String, cancellable: Cancellable? = nil) throws(PhotoSourceError) -> ParsedPhotoList {
+    static func parse(
+        _ data: Data, name: String, cancellable: Cancellable? = nil
+    ) throws(PhotoSourceError) -> ParsedPhotoList {
         let result: Result<ParsedPhotoList, PhotoSourceError> = data.withUnsafeBytes { raw in
             if raw.starts(with: BinaryPropertyListReader.header) {
                 return Result { () throws(PhotoSourceError) in
@@ -48,8 +50,9 @@ enum PropertyListParser {
             let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
             guard first == UInt8(ascii: "<") else { return .failure(.notAPropertyList(list: name)) }
             return Result { () throws(PhotoSourceError) in
-                try XMLListReader.parse(UnsafeRawBufferPointer(rebasing: raw[bytes.startIndex...]),
-                                        name: name, cancellable: cancellable)
+                try XMLListReader.parse(
+                    UnsafeRawBufferPointer(rebasing: raw[bytes.startIndex...]),
+                    name: name, cancellable: cancellable)
             }
         }
         return try result.get()
@@ -110,21 +113,24 @@ private struct XMLListReader {
         text.reserveCapacity(256)
     }
 
-    static func parse(_ bytes: UnsafeRawBufferPointer, name: String, cancellable: Cancellable?) throws(PhotoSourceError) -> ParsedPhotoList {
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, name: String, cancellable: Cancellable?
+    ) throws(PhotoSourceError) -> ParsedPhotoList {
         let reader = UnsafeMutablePointer<XMLListReader>.allocate(capacity: 1)
         reader.initialize(to: XMLListReader(listName: name))
         let parser = UnsafeMutablePointer<GMarkupParser>.allocate(capacity: 1)
-        parser.initialize(to: GMarkupParser(
-            start_element: { _, element, _, _, data, error in
-                data!.assumingMemoryBound(to: XMLListReader.self).pointee.start(Tag(element!), error)
-            },
-            end_element: { _, element, data, error in
-                data!.assumingMemoryBound(to: XMLListReader.self).pointee.end(error)
-            },
-            text: { _, text, length, data, _ in
-                data!.assumingMemoryBound(to: XMLListReader.self).pointee.text(text!, Int(length))
-            },
-            passthrough: nil, error: nil))
+        parser.initialize(
+            to: GMarkupParser(
+                start_element: { _, element, _, _, data, error in
+                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.start(Tag(element!), error)
+                },
+                end_element: { _, element, data, error in
+                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.end(error)
+                },
+                text: { _, text, length, data, _ in
+                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.text(text!, Int(length))
+                },
+                passthrough: nil, error: nil))
         let context = g_markup_parse_context_new(parser, G_MARKUP_TREAT_CDATA_AS_TEXT, reader, nil)!
         defer {
             g_markup_parse_context_free(context)
@@ -157,11 +163,14 @@ private struct XMLListReader {
     }
 
     /// Stops the parse with `failure`, which `parse` then throws.
-    private mutating func fail(_ failure: PhotoSourceError, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {
+    private mutating func fail(
+        _ failure: PhotoSourceError, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
+    ) {
         self.failure = failure
         // The message is never shown: `parse` throws `failure` itself.
-        g_set_error_literal(error, g_markup_error_quark(), Int32(G_MARKUP_ERROR_INVALID_CONTENT.rawValue),
-                            "not a photo list")
+        g_set_error_literal(
+            error, g_markup_error_quark(), Int32(G_MARKUP_ERROR_INVALID_CONTENT.rawValue),
+            "not a photo list")
     }
 
     private mutating func start(_ tag: Tag, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?) {

@@ -14,8 +14,10 @@ public struct PropertyListSource: PhotoSource {
         self.location = location
     }
 
-    public func read(using fetcher: PhotoFetcher, cancellable: Cancellable,
-                     deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
+    public func read(
+        using fetcher: PhotoFetcher, cancellable: Cancellable,
+        deliver: (PhotoSourceBatch) -> Void
+    ) throws(PhotoSourceError) {
         let data: Data
         do {
             // Within the fetcher's list limits: `maxListBytes` (a million rows with long
@@ -36,12 +38,15 @@ public struct PropertyListSource: PhotoSource {
     }
 
     /// Puts `list` in display order and hands it over in batches.
-    static func deliver(_ list: ParsedPhotoList, base: PhotoEntryBase, cancellable: Cancellable,
-                        _ deliver: (PhotoSourceBatch) -> Void) throws(PhotoSourceError) {
-        let order: [Int]? = switch list.form {
-        case .dictionary: NaturalOrder.order(names: list.names, links: list.links)
-        case .array: nil
-        }
+    static func deliver(
+        _ list: ParsedPhotoList, base: PhotoEntryBase, cancellable: Cancellable,
+        _ deliver: (PhotoSourceBatch) -> Void
+    ) throws(PhotoSourceError) {
+        let order: [Int]? =
+            switch list.form {
+            case .dictionary: NaturalOrder.order(names: list.names, links: list.links)
+            case .array: nil
+            }
         var start = 0
         while start < list.count {
             if cancellable.isCancelled { throw .cancelled }

@@ -16,7 +16,11 @@ public final class StallWatchdog: Sendable {
 
     /// Starts watching; call once the main loop is about to run.
     public func start() {
-        guard running.withLock({ running in defer { running = true }; return !running }) else { return }
+        guard
+            running.withLock({ running in
+                defer { running = true }; return !running
+            })
+        else { return }
         let thread = Thread { [self] in
             var watching = true
             while watching {

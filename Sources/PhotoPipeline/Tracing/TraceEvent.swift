@@ -170,8 +170,10 @@ public struct ViewerInfoText: Sendable, Equatable {
     public var camera: String?
     public var date: String?
 
-    public init(name: String, source: String, width: Int = 0, height: Int = 0, bytes: Int = 0, format: String = "",
-                camera: String? = nil, date: String? = nil) {
+    public init(
+        name: String, source: String, width: Int = 0, height: Int = 0, bytes: Int = 0, format: String = "",
+        camera: String? = nil, date: String? = nil
+    ) {
         self.name = name
         self.source = source
         self.width = width

@@ -54,8 +54,9 @@ extension TraceEvent {
         func code<Code: RawRepresentable>(_ key: Field, as _: Code.Type) throws -> Code where Code.RawValue == String {
             let raw = try string(key)
             guard let value = Code(rawValue: raw) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c,
-                                                       debugDescription: "unknown \(key.rawValue) \"\(raw)\"")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c,
+                    debugDescription: "unknown \(key.rawValue) \"\(raw)\"")
             }
             return value
         }
@@ -73,11 +74,13 @@ extension TraceEvent {
         case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
         case .listSorted:
-            self = try .listSorted(key: string(.key), descending: c.decode(Bool.self, forKey: .descending),
-                                   rows: int(.rows))
+            self = try .listSorted(
+                key: string(.key), descending: c.decode(Bool.self, forKey: .descending),
+                rows: int(.rows))
         case .sourceChanged:
-            self = try .sourceChanged(url: string(.url), added: int(.added), removed: int(.removed),
-                                      changed: int(.changed), rows: int(.rows))
+            self = try .sourceChanged(
+                url: string(.url), added: int(.added), removed: int(.removed),
+                changed: int(.changed), rows: int(.rows))
         case .listSelect: self = try .listSelect(row: int(.row), id: id(), name: string(.name))
         case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))
@@ -88,33 +91,37 @@ extension TraceEvent {
         case .opStart: self = try .opStart(kind: kind(), row: int(.row), id: id())
         case .opFinish: self = try .opFinish(kind: kind(), row: int(.row), id: id(), ms: double(.ms))
         case .opFail:
-            self = try .opFail(kind: kind(), row: int(.row), id: id(), error: string(.error),
-                               reason: code(.reason, as: PhotoFailure.Reason.self))
+            self = try .opFail(
+                kind: kind(), row: int(.row), id: id(), error: string(.error),
+                reason: code(.reason, as: PhotoFailure.Reason.self))
         case .opCancel:
             self = try .opCancel(kind: kind(), row: int(.row), id: id(), running: c.decode(Bool.self, forKey: .running))
         case .rowState: self = try .rowState(row: int(.row), id: id(), state: code(.state, as: PhotoState.self))
         case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
         case .rowPreview:
-            self = try .rowPreview(row: int(.row), id: id(), source: string(.source), w: int(.w), h: int(.h),
-                                   covers: c.decode(Bool.self, forKey: .covers))
+            self = try .rowPreview(
+                row: int(.row), id: id(), source: string(.source), w: int(.w), h: int(.h),
+                covers: c.decode(Bool.self, forKey: .covers))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
         case .memoryLow: self = try .memoryLow(level: int(.level))
         case .cacheCleared: self = try .cacheCleared(bytes: int(.bytes))
         case .viewerOpen: self = try .viewerOpen(row: int(.row), id: id(), name: string(.name))
         case .viewerImage:
-            self = try .viewerImage(row: int(.row), id: id(), w: int(.w), h: int(.h),
-                                    state: code(.state, as: ViewerImageState.self),
-                                    frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0)
+            self = try .viewerImage(
+                row: int(.row), id: id(), w: int(.w), h: int(.h),
+                state: code(.state, as: ViewerImageState.self),
+                frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0)
         case .viewerFrame: self = try .viewerFrame(row: int(.row), id: id(), frame: int(.frame))
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
         case .viewerClose: self = try .viewerClose(row: int(.row), id: id())
         case .viewerPan: self = try .viewerPan(x: double(.x), y: double(.y))
         case .viewerInfo:
-            let info = try ViewerInfoText(name: string(.name), source: string(.source), width: int(.w), height: int(.h),
-                                          bytes: int(.bytes), format: string(.format),
-                                          camera: c.decodeIfPresent(String.self, forKey: .camera),
-                                          date: c.decodeIfPresent(String.self, forKey: .date))
+            let info = try ViewerInfoText(
+                name: string(.name), source: string(.source), width: int(.w), height: int(.h),
+                bytes: int(.bytes), format: string(.format),
+                camera: c.decodeIfPresent(String.self, forKey: .camera),
+                date: c.decodeIfPresent(String.self, forKey: .date))
             self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
@@ -129,11 +136,11 @@ extension TraceEvent {
     public var row: Int? {
         switch self {
         case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
-             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
-             .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
-             .rowPreview(let row, _, _, _, _, _),
-             .viewerImage(let row, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
-             .viewerDropped(let row, _), .viewerFrame(let row, _, _):
+            .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
+            .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
+            .rowPreview(let row, _, _, _, _, _),
+            .viewerImage(let row, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
+            .viewerDropped(let row, _), .viewerFrame(let row, _, _):
             row
         default: nil
         }
@@ -143,7 +150,7 @@ extension TraceEvent {
     public var kind: OperationKind? {
         switch self {
         case .opStart(let kind, _, _), .opFinish(let kind, _, _, _), .opFail(let kind, _, _, _, _),
-             .opCancel(let kind, _, _, _):
+            .opCancel(let kind, _, _, _):
             kind
         default: nil
         }

@@ -160,8 +160,9 @@ public struct ZoomGeometry: Sendable, Equatable {
         let fixed = imagePoint(at: anchor)
         chosenZoom = newZoom
         let k = viewScale
-        center = Point(x: fixed.x - (anchor.x - viewSize.width / 2) / k,
-                       y: fixed.y - (anchor.y - viewSize.height / 2) / k)
+        center = Point(
+            x: fixed.x - (anchor.x - viewSize.width / 2) / k,
+            y: fixed.y - (anchor.y - viewSize.height / 2) / k)
         clampCenter()
     }
 
@@ -219,7 +220,8 @@ public struct ZoomGeometry: Sendable, Equatable {
     /// The image point under `point`, a point of the view.
     public func imagePoint(at point: Point) -> Point {
         let k = viewScale
-        return Point(x: center.x + (point.x - viewSize.width / 2) / k, y: center.y + (point.y - viewSize.height / 2) / k)
+        return Point(
+            x: center.x + (point.x - viewSize.width / 2) / k, y: center.y + (point.y - viewSize.height / 2) / k)
     }
 
     /// Where the whole image is drawn, in the view's coordinates (parts of it may lie outside

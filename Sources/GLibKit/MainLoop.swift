@@ -63,14 +63,23 @@ public enum MainLoop {
         enqueue(priority: priority) { MainActor.assumeIsolated { body() } }
     }
 
-    /// For code that waits on the main actor where no GLib loop runs (tests, tools): dispatches
-    /// what the default context has ready (`onMainActor` calls among it), then sleeps
-    /// `milliseconds` on the main actor without blocking it.
+    /// For code that waits on the main actor (tests, tools): lets `milliseconds` pass while
+    /// the default context's sources run. Inside a running GLib loop (the app, the benchmark)
+    /// that is a plain sleep, the loop dispatching meanwhile; where none runs (the test
+    /// runner), it waits in GLib's poll until something is ready (an `onMainActor` call wakes
+    /// it at once) or the time is up, and dispatches what is ready.
     @MainActor
     public static func turn(milliseconds: Int) async {
+        guard g_main_depth() == 0 else {
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+            return
+        }
+        let timeout = MainLoopSource(.timeout(milliseconds: UInt32(clamping: max(0, milliseconds)))) { .remove }
+        _ = g_main_context_iteration(nil, 1)
         var dispatched = 0
         while dispatched < 1_000, g_main_context_iteration(nil, 0) != 0 { dispatched += 1 }
-        try? await Task.sleep(for: .milliseconds(milliseconds))
+        timeout.cancel()
+        await Task.yield()
     }
 
     private static func enqueue(priority: Int32, _ body: @escaping @Sendable () -> Void) {

@@ -19,7 +19,9 @@
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
+import CGLib
 import Foundation
+import GLibKit
 import PhotoPipeline
 import TestSupport
 
@@ -130,4 +132,16 @@ if arguments.contains(SynchronousList.flag) || arguments.contains(SynchronousLis
     // list of names), under Xvfb.
     exit(SynchronousList.main(arguments))
 }
-exit(await runBenchmarks(arguments))
+// As in the app, the main thread runs the GLib main loop and Swift's main actor inside it, so
+// what the pipeline sends back to the main actor (`MainLoop.onMainActor`) arrives as it does
+// in the app.
+MainActorLoop.install()
+let loop = g_main_loop_new(nil, 0)
+final class ExitStatus: @unchecked Sendable { var value: Int32 = 1 }
+let status = ExitStatus()
+Task { @MainActor in
+    status.value = await runBenchmarks(arguments)
+    g_main_loop_quit(loop)
+}
+g_main_loop_run(loop)
+exit(status.value)

@@ -2,6 +2,7 @@ import CEmbeddedPictures
 import CGdkPixbuf
 import CGLib
 import Foundation
+import GLibKit
 
 /// What the photo viewer's info popover says about a picture: read from its bytes without
 /// decoding its pixels (the header for the size and format, EXIF for the camera and date).
@@ -62,39 +63,33 @@ public struct ImageInfo: Sendable, Equatable {
         if let webP = PictureSignature.webPSize(bytes.prefix(30)) {
             return webP.width > 0 && webP.height > 0 ? (webP.width, webP.height, "webp", "WebP image") : nil
         }
-        let loader = gdk_pixbuf_loader_new()!
+        let loader = ObjectRef(taking: gdk_pixbuf_loader_new()!)
+        var size: (Int, Int)?
+        let prepared = SignalConnection.connect(
+            loader.pointer, "size-prepared",
+            ints: { width, height in
+                size = (Int(width), Int(height))
+                // Nothing beyond the header is wanted: stop the loader before it allocates.
+                gdk_pixbuf_loader_set_size(loader.pointer, 0, 0)
+            })
         defer {
-            gdk_pixbuf_loader_close(loader, nil)
-            g_object_unref(UnsafeMutableRawPointer(loader))
+            prepared.disconnect()
+            gdk_pixbuf_loader_close(loader.pointer, nil)
         }
-        final class Box: @unchecked Sendable { var size: (Int, Int)? }
-        let box = Box()
-        let handler: @convention(c) (OpaquePointer?, Int32, Int32, gpointer?) -> Void = { loader, width, height, data in
-            let box = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue()
-            box.size = (Int(width), Int(height))
-            // Nothing beyond the header is wanted: stop the loader before it allocates.
-            gdk_pixbuf_loader_set_size(UnsafeMutablePointer(loader), 0, 0)
-        }
-        let id = withExtendedLifetime(box) {
-            g_signal_connect_data(
-                loader, "size-prepared", unsafeBitCast(handler, to: GCallback.self),
-                Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(0))
-        }
-        defer { g_signal_handler_disconnect(loader, id) }
         var offset = 0
         let piece = 4096
         bytes.withUnsafeBytes { raw in
-            while box.size == nil, offset < raw.count {
+            while size == nil, offset < raw.count {
                 let n = min(piece, raw.count - offset)
                 let base = raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
                 offset += n
-                if gdk_pixbuf_loader_write(loader, base, gsize(n), nil) == 0 { break }
+                if gdk_pixbuf_loader_write(loader.pointer, base, gsize(n), nil) == 0 { break }
             }
         }
         // Some small files only reach the loader's header parsing when it is closed.
-        if box.size == nil { gdk_pixbuf_loader_close(loader, nil) }
-        guard let (width, height) = box.size, width > 0, height > 0,
-            let format = gdk_pixbuf_loader_get_format(loader)
+        if size == nil { gdk_pixbuf_loader_close(loader.pointer, nil) }
+        guard let (width, height) = size, width > 0, height > 0,
+            let format = gdk_pixbuf_loader_get_format(loader.pointer)
         else { return nil }
         let name =
             gdk_pixbuf_format_get_name(format).map { s -> String in

@@ -8,8 +8,10 @@ set -euo pipefail
 # `meson install` and its checks use (meson, ninja, the desktop-file, AppStream and
 # GSettings schema validators); gdk-pixbuf's loaders for HEIF / HEIC, AVIF and WebP, LibRaw and
 # libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with.
+# (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
+# makes the app's GResource with it.)
 PACKAGES=(
-  pkg-config libglib2.0-dev libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
+  pkg-config libglib2.0-dev libglib2.0-dev-bin libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libgdk-pixbuf-2.0-dev
   librsvg2-common shared-mime-info adwaita-icon-theme fonts-cantarell
   glib-networking dbus xvfb xdotool imagemagick x11-utils matchbox-window-manager xclip xcompmgr
   meson ninja-build desktop-file-utils appstream libglib2.0-bin

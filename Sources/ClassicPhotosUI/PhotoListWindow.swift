@@ -95,7 +95,7 @@ final class PhotoListWindow {
         // The content, from ui/window.ui; the list's model and factory are set here.
         let ui = UIFile("window")
         headerBar = ui.widget("header-bar", as: HeaderBar.self).widget
-        windowTitle = ui.widget("title", as: WindowTitle.self).handle.opaque
+        windowTitle = ui.widget("title", as: WindowTitle.self).opaque
         adw_window_title_set_title(windowTitle, AppInfo.displayName)
         spinner = ui.widget("spinner", as: Spinner.self).widget
         // A model of photo identities (items are made only for the rows bound), one photo
@@ -107,18 +107,18 @@ final class PhotoListWindow {
         gtk_single_selection_set_can_unselect(selection, 1)
         gtk_single_selection_set_selected(selection, GTK_INVALID_LIST_POSITION)
         let list = ui.widget("list", as: ListView.self)
-        listView = list.handle.opaque
+        listView = list.opaque
         list.setModel(selection, factory: factory)
         let scrolledWidget = ui.widget("scrolled", as: ScrolledWindow.self).widget
         scrolled = OpaquePointer(scrolledWidget)
         // Instead of the list while there is none: loading, empty or failed, with what to do.
-        statusPage = ui.widget("status", as: StatusPage.self).handle.opaque
+        statusPage = ui.widget("status", as: StatusPage.self).opaque
         statusButtons = ui.widget("status-buttons", as: Box.self).widget
-        stack = ui.widget("stack", as: Stack.self).handle.opaque
+        stack = ui.widget("stack", as: Stack.self).opaque
         // The photo viewer opens over the list, in an overlay of its own.
         let viewerArea = ui.widget("viewer-area", as: Overlay.self).widget
         let toastOverlay = ui.widget("toasts", as: ToastOverlay.self)
-        toasts = toastOverlay.handle.opaque
+        toasts = toastOverlay.opaque
         adw_application_window_set_content(gtkCast(window), toastOverlay.widget)
 
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }

@@ -58,6 +58,6 @@ final class UIFile {
 
     /// The widget `id`, which must be a `Kind`.
     func widget<Kind: WidgetKind>(_ id: String, as kind: Kind.Type = Kind.self) -> Widget<Kind> {
-        Widget(object(id, as: kind).raw)
+        object(id, as: kind)
     }
 }

@@ -54,18 +54,11 @@ struct Handle<Kind: GObjectKind> {
     }
 }
 
-/// A widget of class `Kind`.
-@MainActor
-struct Widget<Kind: WidgetKind> {
-    let raw: UnsafeMutableRawPointer
-    init(_ raw: UnsafeMutableRawPointer) { self.raw = raw }
+/// A widget of class `Kind`: a handle with the widget's own calls.
+typealias Widget<Kind: WidgetKind> = Handle<Kind>
 
-    var widget: UnsafeMutablePointer<GtkWidget> { raw.assumingMemoryBound(to: GtkWidget.self) }
-    var handle: Handle<Kind> { Handle(raw) }
-
-    func connect(_ signal: String, _ body: @escaping () -> Void) -> SignalConnection {
-        SignalConnection.connect(raw, signal, body)
-    }
+extension Handle where Kind: WidgetKind {
+    var widget: UnsafeMutablePointer<GtkWidget> { pointer(as: GtkWidget.self) }
 
     var isVisible: Bool {
         get { gtk_widget_get_visible(widget) != 0 }
@@ -82,22 +75,22 @@ struct Widget<Kind: WidgetKind> {
     func grabFocus() { gtk_widget_grab_focus(widget) }
 }
 
-extension Widget where Kind == Label {
+extension Handle where Kind == Label {
     func setText(_ text: String) { gtk_label_set_text(gtkCast(widget), text) }
 }
 
-extension Widget where Kind == Button {
+extension Handle where Kind == Button {
     func setIconName(_ name: String) { gtk_button_set_icon_name(gtkCast(widget), name) }
 }
 
-extension Widget where Kind == ToggleButton {
+extension Handle where Kind == ToggleButton {
     var isActive: Bool {
         get { gtk_toggle_button_get_active(gtkCast(widget)) != 0 }
         nonmutating set { gtk_toggle_button_set_active(gtkCast(widget), newValue ? 1 : 0) }
     }
 }
 
-extension Widget where Kind == MenuButton {
+extension Handle where Kind == MenuButton {
     func setPopover(_ popover: UnsafeMutablePointer<GtkWidget>) {
         gtk_menu_button_set_popover(gtkCast(widget), popover)
     }
@@ -106,18 +99,18 @@ extension Widget where Kind == MenuButton {
     var innerButton: UnsafeMutablePointer<GtkWidget>? { gtk_widget_get_first_child(widget) }
 }
 
-extension Widget where Kind == Spinner {
+extension Handle where Kind == Spinner {
     var isSpinning: Bool {
         get { gtk_spinner_get_spinning(gtkCast(widget)) != 0 }
         nonmutating set { gtk_spinner_set_spinning(gtkCast(widget), newValue ? 1 : 0) }
     }
 }
 
-extension Widget where Kind == Bin {
+extension Handle where Kind == Bin {
     func setChild(_ child: UnsafeMutablePointer<GtkWidget>?) { adw_bin_set_child(gtkCast(widget), child) }
 }
 
-extension Widget where Kind == ListView {
+extension Handle where Kind == ListView {
     /// Shows `model` through `factory`; the list view takes both references.
     func setModel(_ model: OpaquePointer, factory: OpaquePointer) {
         gtk_list_view_set_model(gtkCast(widget), model)

@@ -457,14 +457,12 @@ func plist(_ body: String) -> String {
 /// The loader reports through GLib idle sources on the default main context; no loop runs in
 /// the test process, so these tests turn the context themselves.
 @Suite(.serialized) @MainActor struct PhotoSourceLoaderTests {
-    /// Dispatches the default main context's sources until `condition` holds or `seconds` pass.
-    /// Between turns it sleeps on the main actor rather than blocking it, so other suites'
-    /// main-actor work is not held up meanwhile.
+    /// Turns the default main context (`MainLoop.turn`) until `condition` holds or `seconds` pass.
     func iterate(for seconds: Double = 15, until condition: () -> Bool = { false }) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             if Date() > deadline { return false }
-            if g_main_context_iteration(nil, 0) == 0 { try? await Task.sleep(for: .milliseconds(1)) }
+            await MainLoop.turn(milliseconds: 1)
         }
         return true
     }

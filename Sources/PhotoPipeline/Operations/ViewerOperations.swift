@@ -105,7 +105,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The longest side wanted, in pixels (0: the whole image).
     public let wantedSide: Int
     private let cancellable = Cancellable()
-    private let outcome = Locked<(decoded: Result<ViewerPicture, PhotoFailure>?, filtered: ViewerSepia?)>((nil, nil))
+    private let outcome = Locked<ViewerSepia?>(nil)
     /// Called on the operation's thread with the decoded picture (or the failure), before the
     /// sepia is applied.
     var onDecoded: (@Sendable (Result<ViewerPicture, PhotoFailure>) -> Void)?
@@ -125,10 +125,8 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
         cancellable.cancel()
     }
 
-    /// The decoded picture or the failure (nil if cancelled, or the loader failed).
-    public var decoded: Result<ViewerPicture, PhotoFailure>? { outcome.withLock { $0.decoded } }
     /// The sepia picture, once finished (nil if cancelled or there was nothing to filter).
-    public var result: ViewerSepia? { outcome.withLock { $0.filtered } }
+    public var result: ViewerSepia? { outcome.withLock { $0 } }
 
     public override func main() {
         guard !loader.isCancelled, case .success(let loaded)? = loader.result, beginWork() else { return }
@@ -146,14 +144,12 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
             }
         } catch {
             if isCancelled || error.isCancellation { return }
-            outcome.withLock { $0.decoded = .failure(error) }
             Trace.shared.emit(
                 .opFail(kind: kind, row: record.position, id: record.id, error: error.detail, reason: error.reason))
             onDecoded?(.failure(error))
             return
         }
         if isCancelled { return }
-        outcome.withLock { $0.decoded = .success(picture) }
         onDecoded?(.success(picture))
         let cancelled: @Sendable () -> Bool = { [unowned self] in isCancelled }
         let sepia: ViewerSepia
@@ -164,7 +160,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
             guard let image = filter.apply(to: picture.original, isCancelled: cancelled), !isCancelled else { return }
             sepia = ViewerSepia(image: image, animation: nil)
         }
-        outcome.withLock { $0.filtered = sepia }
+        outcome.withLock { $0 = sepia }
         traceWorkFinished()
     }
 

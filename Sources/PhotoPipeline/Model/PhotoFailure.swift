@@ -25,6 +25,11 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case blockedScheme = "blocked-scheme"
         /// Too many redirects.
         case redirects
+        /// An address on the user's own machine or private network, named by a list fetched from
+        /// elsewhere (or reached through a redirect from elsewhere).
+        case blockedAddress = "blocked-address"
+        /// The decoder helper died (crashed, was killed, or ran out of memory) while decoding.
+        case decoderCrashed = "decoder-crashed"
         /// An address scheme or picture format the app cannot read.
         case unsupported
         /// The address is not a valid URL.
@@ -78,6 +83,8 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .empty: "Empty file"
         case .blockedScheme: "Address not allowed"
         case .redirects: "Too many redirects"
+        case .blockedAddress: "Private address not allowed"
+        case .decoderCrashed: "Decoder crashed"
         case .unsupported: "Not supported"
         case .invalidAddress: "Invalid address"
         case .missing: "File not found"

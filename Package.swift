@@ -33,7 +33,8 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "ClassicPhotos",
     products: [
-        .executable(name: "classic-photos", targets: ["classic-photos"])
+        .executable(name: "classic-photos", targets: ["classic-photos"]),
+        .executable(name: "classic-photos-decoder", targets: ["classic-photos-decoder"]),
     ],
     targets: [
         // MARK: C libraries, found through pkg-config
@@ -62,6 +63,13 @@ let package = Package(
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("raw_r"), .linkedLibrary("heif")]),
 
+        // The decoder helpers' confinement (seccomp, the address-space limit), sealed memfds and
+        // descriptor passing.
+        .target(
+            name: "CDecoderSandbox",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
+            linkerSettings: [.linkedLibrary("seccomp")]),
+
         // The viewer's zoomable picture widget (C, as GtkWidget subclasses are declared in C).
         .target(
             name: "CPhotoViewer", dependencies: ["CGtk"],
@@ -73,7 +81,7 @@ let package = Package(
         // MARK: The photo pipeline (no GTK): data source, records, operations, filter, scheduling
         .target(
             name: "PhotoPipeline",
-            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures"],
+            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox"],
             swiftSettings: strict),
 
         // MARK: The GTK application
@@ -89,7 +97,10 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(
-            name: "classic-photos", dependencies: ["ClassicPhotosUI"], swiftSettings: strict),
+            name: "classic-photos", dependencies: ["ClassicPhotosUI", "classic-photos-decoder"], swiftSettings: strict),
+        // Decodes pictures for the app in a confined process of its own (see DecoderPool).
+        .executableTarget(
+            name: "classic-photos-decoder", dependencies: ["PhotoPipeline", "CDecoderSandbox"], swiftSettings: strict),
         // Runs interop scenarios in a process whose real main thread loops GLib (used by tests).
         .executableTarget(
             name: "glibkit-probe", dependencies: ["GLibKit", "CGLib", "CGtk", "ClassicPhotosUI", "PhotoPipeline"],

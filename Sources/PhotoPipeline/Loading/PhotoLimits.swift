@@ -76,7 +76,7 @@ public struct PhotoLimits: Sendable, Equatable {
 }
 
 /// The limits a decode checks: bytes as they arrive, and pixels from the header.
-public struct DecodeLimits: Sendable, Equatable {
+public struct DecodeLimits: Sendable, Equatable, Codable {
     public var maxBytes: Int
     public var maxPixels: Int
 

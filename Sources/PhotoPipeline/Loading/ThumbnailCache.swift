@@ -148,8 +148,7 @@ public struct ThumbnailCache: Sendable {
     ) -> PhotoImage? {
         for candidate in Size.allCases where candidate.rawValue >= size.rawValue {
             let path = location(of: uri, size: candidate).path
-            guard let pixbuf = gdk_pixbuf_new_from_file(path, nil) else { continue }
-            let image = PhotoImage(taking: pixbuf)
+            guard let image = Decoding.cachedThumbnail(atPath: path) else { continue }
             guard isValid(image) else { continue }
             // A thumbnail smaller than its box holds a picture smaller than the box: all there is.
             let whole = max(image.width, image.height) < candidate.rawValue
@@ -200,7 +199,7 @@ public struct ThumbnailCache: Sendable {
 }
 
 /// Calls `body` with a NULL-terminated array of C strings.
-private func withCStrings<R>(
+func withCStrings<R>(
     _ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R
 ) -> R {
     var pointers = strings.map { strdup($0) } + [nil]

@@ -92,7 +92,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                     response = whole
                 case .partial(let head, let total, let freshUntil):
                     if isCancelled { return }
-                    if let preview = traced(EmbeddedPreview.read(head, squareSide: maxPixelSize)),
+                    if let preview = traced(Decoding.preview(head, squareSide: maxPixelSize, cancellable: link.child)),
                         preview.covers(squareSide: maxPixelSize)
                     {
                         keep(preview, of: url, totalBytes: total, freshUntil: freshUntil)
@@ -112,7 +112,8 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             // A whole JPEG (a server that ignored the range, or a head that could not serve):
             // its thumbnail still spares the decode, if large enough.
             if data.starts(with: [0xFF, 0xD8]),
-                let preview = traced(EmbeddedPreview.read(data.prefix(128 << 10), squareSide: maxPixelSize)),
+                let preview = traced(
+                    Decoding.preview(data.prefix(128 << 10), squareSide: maxPixelSize, cancellable: link.child)),
                 preview.covers(squareSide: maxPixelSize)
             {
                 keep(preview, of: url, totalBytes: data.count, freshUntil: response.freshUntil)
@@ -155,7 +156,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             head.append(contentsOf: chunk)
         }
         guard !isCancelled else { return nil }
-        return traced(EmbeddedPreview.read(head, squareSide: maxPixelSize))
+        return traced(Decoding.preview(head, squareSide: maxPixelSize, cancellable: cancellable))
     }
 
     /// `preview`, traced as `row.preview` if there is one.

@@ -68,16 +68,12 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             case .image(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
             case .bytes(let bytes, let key):
                 let raw = (try? self.record.entry.resolvedURL()).map(RawPhoto.isRaw) ?? false
-                image = try self.decode(.bytes(raw ? RawPhoto.preview(of: bytes) : bytes), thumbnailKey: key)
-            case .file(let url, let key) where RawPhoto.isRaw(url):
-                // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
-                let bytes = try PhotoFetcher.readFile(
-                    url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
-                image = try self.decode(.bytes(RawPhoto.preview(of: bytes)), thumbnailKey: key)
+                image = try self.decode(.bytes(bytes), raw: raw, thumbnailKey: key)
             case .file(let url, let key):
+                // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
                 let stream = try PhotoFetcher.openFile(
                     url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)
-                image = try self.decode(.stream(stream), thumbnailKey: key)
+                image = try self.decode(.stream(stream), raw: RawPhoto.isRaw(url), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
             guard self.filter.applyInPlace(image, isCancelled: { [unowned self] in isCancelled }) else {
@@ -105,28 +101,19 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The row's square. A local picture is decoded whole, as a thumbnail of the desktop
     /// cache's sizes, stored there for next time (and for the file manager), and the square
     /// is cut from it; so is a web photo the server lets clients keep, in the app's own cache.
-    private enum Input {
-        case bytes(Data)
-        case stream(ObjectRef<GInputStream>)
+    private func decode(_ input: Decoding.Source, raw: Bool, size: DecodeSize) throws(PhotoFailure) -> PhotoImage {
+        try Decoding.picture(
+            input, size: size, raw: raw, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
     }
 
-    private func decode(_ input: Input, size: DecodeSize) throws(PhotoFailure) -> PhotoImage {
-        switch input {
-        case .bytes(let bytes):
-            try ImageDecoder.decode(
-                bytes, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
-        case .stream(let stream):
-            try ImageDecoder.decode(
-                stream, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
-        }
-    }
-
-    private func decode(_ input: Input, thumbnailKey key: ThumbnailCache.Key?) throws(PhotoFailure) -> PhotoImage {
+    private func decode(
+        _ input: Decoding.Source, raw: Bool, thumbnailKey key: ThumbnailCache.Key?
+    ) throws(PhotoFailure) -> PhotoImage {
         let side = decoding.maxPixelSize
         guard let key, let thumbnails = key.expires == nil ? decoding.thumbnails : decoding.remoteThumbnails else {
-            return try decode(input, size: .square(side))
+            return try decode(input, raw: raw, size: .square(side))
         }
-        let image = try decode(input, size: .thumbnail(square: side))
+        let image = try decode(input, raw: raw, size: .thumbnail(square: side))
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.

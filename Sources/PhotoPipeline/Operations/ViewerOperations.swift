@@ -73,11 +73,11 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             }
             // A RAW photo is shown through its camera's preview (already, if the bytes were known).
             if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) {
-                bytes = try RawPhoto.preview(of: bytes)
+                bytes = try Decoding.rawPreview(bytes, cancellable: cancellable)
             }
             if isCancelled { return }
             guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-            let info = try ImageInfo.read(bytes)
+            let info = try Decoding.info(bytes, cancellable: cancellable)
             if isCancelled { return }
             outcome.withLock { $0 = .success(ViewerBytes(bytes: bytes, info: info)) }
             traceWorkFinished()
@@ -137,8 +137,8 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
                 picture = ViewerPicture(
                     bytes: loaded.bytes, info: loaded.info, original: animation.frames[0], animation: animation)
             } else {
-                let image = try ImageDecoder.decode(
-                    loaded.bytes, size: .fit(side), limits: fetcher.limits.decode,
+                let image = try Decoding.picture(
+                    .bytes(loaded.bytes), size: .fit(side), limits: fetcher.limits.decode,
                     budget: fetcher.budget, cancellable: cancellable)
                 picture = ViewerPicture(bytes: loaded.bytes, info: loaded.info, original: image)
             }

@@ -13,7 +13,7 @@ import GLibKit
 /// of what it was before cropping, and cameras pad a 16:9 photo's 4:3 thumbnail with black
 /// bars. It is turned the way the photo is (EXIF orientation; HEIF's own rotation).
 public struct EmbeddedPreview: Sendable {
-    public enum Origin: String, Sendable {
+    public enum Origin: String, Sendable, Codable {
         case exif, heif
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import GLibKit
 
 /// How large a decoded image may be.
-public enum DecodeSize: Sendable, Equatable {
+public enum DecodeSize: Sendable, Equatable, Codable {
     /// Whole image, within `side`×`side` pixels.
     case fit(Int)
     /// A centred square of `side` pixels filling the box (a list thumbnail).

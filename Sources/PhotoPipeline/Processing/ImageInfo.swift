@@ -6,7 +6,7 @@ import GLibKit
 
 /// What the photo viewer's info popover says about a picture: read from its bytes without
 /// decoding its pixels (the header for the size and format, EXIF for the camera and date).
-public struct ImageInfo: Sendable, Equatable {
+public struct ImageInfo: Sendable, Equatable, Codable {
     /// The image's size in pixels, as shown (EXIF rotation applied).
     public var width: Int
     public var height: Int

@@ -29,9 +29,9 @@ public enum PhotoSaving {
     public static func save(bytes: Data, sepia: Bool, to path: String) -> Result<Saved, Failure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
-            let info = try ImageInfo.read(bytes)
+            let info = try Decoding.info(bytes, cancellable: cancellable)
             let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
-            var image = try ImageDecoder.decode(bytes, size: .fit(side), cancellable: cancellable)
+            var image = try Decoding.picture(.bytes(bytes), size: .fit(side), cancellable: cancellable)
             if sepia, let filtered = SepiaFilter().apply(to: image) { image = filtered }
             let jpeg = isJPEG(path)
             if jpeg, gdk_pixbuf_get_has_alpha(image.pixbuf) != 0 {

@@ -1,0 +1,183 @@
+#define _GNU_SOURCE
+#include "decoder_sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <unistd.h>
+
+int cp_sandbox_limit_memory(unsigned long long bytes) {
+    struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
+    return setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
+}
+
+// Calls that fail with EPERM whatever their arguments.
+static const int refused[] = {
+    SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen),
+    SCMP_SYS(accept), SCMP_SYS(accept4),
+    SCMP_SYS(creat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(mknod), SCMP_SYS(mknodat),
+    SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rmdir), SCMP_SYS(rename), SCMP_SYS(renameat),
+    SCMP_SYS(renameat2), SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
+    SCMP_SYS(truncate), SCMP_SYS(chmod), SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(lchown),
+    SCMP_SYS(fchownat), SCMP_SYS(utime), SCMP_SYS(utimes), SCMP_SYS(utimensat), SCMP_SYS(futimesat),
+    SCMP_SYS(setxattr), SCMP_SYS(lsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
+    SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+    SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(tkill),
+    SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot), SCMP_SYS(unshare),
+    SCMP_SYS(setns), SCMP_SYS(open_by_handle_at), SCMP_SYS(name_to_handle_at),
+    SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key), SCMP_SYS(bpf),
+    SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd), SCMP_SYS(io_uring_setup), SCMP_SYS(fanotify_init),
+    SCMP_SYS(personality), SCMP_SYS(syslog), SCMP_SYS(acct), SCMP_SYS(swapon), SCMP_SYS(swapoff),
+    SCMP_SYS(reboot), SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
+    SCMP_SYS(delete_module),
+};
+
+// A comparison of argument `index` (SCMP_A0… with both data spelled out).
+static struct scmp_arg_cmp argument(unsigned index, enum scmp_compare op, scmp_datum_t a, scmp_datum_t b) {
+    struct scmp_arg_cmp comparison = {.arg = index, .op = op, .datum_a = a, .datum_b = b};
+    return comparison;
+}
+
+int cp_sandbox_apply(const char **message) {
+    *message = NULL;
+    // If the app goes, so does the helper; and no exec'd program can gain privileges.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) { *message = "PR_SET_PDEATHSIG"; return -errno; }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) { *message = "PR_SET_NO_NEW_PRIVS"; return -errno; }
+
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (!filter) { *message = "seccomp_init"; return -ENOMEM; }
+    int status = 0;
+    const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0] && status == 0; i++)
+        status = seccomp_rule_add(filter, eperm, refused[i], 0);
+    // Files open for reading only: any of these flags makes open fail.
+    const int writing[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE & ~O_DIRECTORY};
+    for (size_t i = 0; i < sizeof writing / sizeof writing[0] && status == 0; i++) {
+        scmp_datum_t flag = (scmp_datum_t)writing[i];
+        status = seccomp_rule_add(filter, eperm, SCMP_SYS(open), 1, argument(1, SCMP_CMP_MASKED_EQ, flag, flag));
+        if (status == 0)
+            status = seccomp_rule_add(filter, eperm, SCMP_SYS(openat), 1, argument(2, SCMP_CMP_MASKED_EQ, flag, flag));
+    }
+    // openat2 passes its flags in a structure a filter cannot read: refused, and the C
+    // library falls back to openat.
+    if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+    // No other program, ever.
+    if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(execve), 0);
+    if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(execveat), 0);
+    // Signals only to itself (abort and raise use these).
+    pid_t self = getpid();
+    if (status == 0)
+        status = seccomp_rule_add(filter, eperm, SCMP_SYS(kill), 1, argument(0, SCMP_CMP_NE, (scmp_datum_t)self, 0));
+    if (status == 0)
+        status = seccomp_rule_add(filter, eperm, SCMP_SYS(tgkill), 1, argument(0, SCMP_CMP_NE, (scmp_datum_t)self, 0));
+    // No typing into the terminal the app was started from.
+    if (status == 0)
+        status = seccomp_rule_add(filter, eperm, SCMP_SYS(ioctl), 1, argument(1, SCMP_CMP_EQ, (scmp_datum_t)TIOCSTI, 0));
+    if (status != 0) {
+        *message = "seccomp_rule_add";
+        seccomp_release(filter);
+        return status;
+    }
+    status = seccomp_load(filter);
+    seccomp_release(filter);
+    if (status != 0) *message = "seccomp_load";
+    return status;
+}
+
+int cp_memfd_new(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
+
+int cp_memfd_seal(int fd) {
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0 ? 0 : errno;
+}
+
+int cp_memfd_is_sealed(int fd) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    int wanted = F_SEAL_SHRINK | F_SEAL_WRITE;
+    return seals >= 0 && (seals & wanted) == wanted;
+}
+
+int cp_channel_send(int socket, const void *bytes, size_t length, int fd) {
+    struct iovec part = {.iov_base = (void *)bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
+    if (fd >= 0) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.buffer;
+        message.msg_controllen = sizeof control.buffer;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &fd, sizeof(int));
+    }
+    ssize_t sent;
+    do sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    return sent < 0 ? errno : 0;
+}
+
+long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd) {
+    *fd = -1;
+    struct iovec part = {.iov_base = buffer, .iov_len = capacity};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {
+        .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
+    ssize_t received;
+    do received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    while (received < 0 && errno == EINTR);
+    if (received < 0) return -errno;
+    int kept = -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int each;
+            memcpy(&each, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
+            if (kept < 0) kept = each;
+            else close(each); // one descriptor a message; any more are not wanted
+        }
+    }
+    if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+        if (kept >= 0) close(kept);
+        return -EMSGSIZE;
+    }
+    *fd = kept;
+    return (long)received;
+}
+
+int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int new_session, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, socket, 3);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    if (new_session) flags |= POSIX_SPAWN_SETSID;
+    posix_spawnattr_setflags(&attributes, flags);
+    int status = posix_spawn(pid, argv[0], &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    return status;
+}

@@ -1,0 +1,209 @@
+import CDecoderSandbox
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+
+/// The decoding side of a decoder helper process (`classic-photos-decoder`): reads requests
+/// from the app on its socket, decodes each picture with `ImageDecoder` (or reads its
+/// embedded preview), and answers with the pixels in a sealed memfd.
+///
+/// Two threads: one reads the socket (requests are queued; a cancel cancels the decode under
+/// way), the other decodes, one picture at a time. The app gives a helper one request at a
+/// time, so the queue holds at most one.
+public enum DecoderHelper {
+    /// Serves the app on `socket` until it closes the socket; then exits.
+    /// - Parameters:
+    ///   - ready: how the process was confined, said to the app first.
+    ///   - faults: whether pictures may ask for deliberate faults (`DecoderFault`).
+    public static func serve(socket: Int32, filtered: Bool, addressSpace: UInt64, faults: Bool) -> Never {
+        let channel = DecoderChannel(fd: socket)
+        if channel.send(.ready(HelperReady(filtered: filtered, addressSpace: addressSpace))) != nil { exit(0) }
+        let inbox = Inbox()
+        let reader = Thread {
+            while true {
+                switch channel.receive() {
+                case .closed: exit(0)
+                case .message(.request(let request), let fd): inbox.put(request, fd: fd)
+                case .message(.cancel(let id), let fd):
+                    if let fd { close(fd) }
+                    inbox.cancel(id)
+                case .message(_, let fd):
+                    if let fd { close(fd) }
+                }
+            }
+        }
+        reader.start()
+        while true {
+            let (request, fd, cancellable) = inbox.take()
+            let outcome = answer(request, fd: fd, cancellable: cancellable, faults: faults)
+            _ = channel.send(.reply(DecodeReply(id: request.id, outcome: outcome.outcome)), attached: outcome.pixels)
+            if let pixels = outcome.pixels { close(pixels) }
+            inbox.finished()
+        }
+    }
+
+    /// Requests waiting, and the cancellable of the one being decoded.
+    private final class Inbox: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var queue: [(DecodeRequest, Int32?)] = []
+        private var current: (id: UInt64, cancellable: Cancellable)?
+
+        func put(_ request: DecodeRequest, fd: Int32?) {
+            condition.withLock {
+                queue.append((request, fd))
+                condition.signal()
+            }
+        }
+
+        func take() -> (DecodeRequest, Int32?, Cancellable) {
+            condition.withLock {
+                while queue.isEmpty { condition.wait() }
+                let (request, fd) = queue.removeFirst()
+                let cancellable = Cancellable()
+                current = (request.id, cancellable)
+                return (request, fd, cancellable)
+            }
+        }
+
+        func cancel(_ id: UInt64) {
+            condition.withLock {
+                if current?.id == id { current?.cancellable.cancel() }
+            }
+        }
+
+        func finished() { condition.withLock { current = nil } }
+    }
+
+    private static func answer(
+        _ request: DecodeRequest, fd: Int32?, cancellable: Cancellable, faults: Bool
+    ) -> (outcome: DecodeReply.Outcome, pixels: Int32?) {
+        guard let fd else {
+            return (failure(PhotoFailure(.empty, detail: "The decoder was sent no picture")), nil)
+        }
+        let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
+        if faults, let (fault, argument) = DecoderFault.asked(by: peek(fd)) {
+            return (failure(commit(fault, argument: argument, cancellable: cancellable)), nil)
+        }
+        let budget = DecodeMemoryBudget(capacity: request.budgetBytes)
+        do throws(PhotoFailure) {
+            switch request.job {
+            case .picture(let size, let raw, let options):
+                var image: PhotoImage
+                if raw {
+                    let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                    image = try ImageDecoder.decode(
+                        RawPhoto.preview(of: bytes), size: size, limits: request.limits, budget: budget,
+                        cancellable: cancellable)
+                } else {
+                    image = try ImageDecoder.decode(
+                        stream, size: size, limits: request.limits, budget: budget, cancellable: cancellable)
+                }
+                let kept = options ? textOptions(image) : [:]
+                if !kept.isEmpty || options { image = PhotoImage(taking: gdk_pixbuf_copy(image.pixbuf)!) }
+                let (pixels, layout) = try SealedPixels.seal(image)
+                return (.picture(layout, options: kept), pixels)
+            case .preview(let squareSide):
+                let head = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                guard let preview = EmbeddedPreview.read(head, squareSide: squareSide) else { return (.noPreview, nil) }
+                let (pixels, layout) = try SealedPixels.seal(preview.image)
+                return (
+                    .preview(
+                        layout, origin: preview.origin, photoWidth: preview.photoWidth, photoHeight: preview.photoHeight
+                    ),
+                    pixels
+                )
+            case .info:
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                return (.info(try ImageInfo.read(bytes)), nil)
+            case .rawPreview:
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let preview = try RawPhoto.preview(of: bytes)
+                return (.file(byteCount: preview.count), try SealedPixels.sealedFile(holding: preview))
+            }
+        } catch {
+            return (failure(error), nil)
+        }
+    }
+
+    private static func failure(_ failure: PhotoFailure) -> DecodeReply.Outcome {
+        .failure(reason: failure.reason.rawValue, summary: failure.summary, detail: failure.detail)
+    }
+
+    /// The picture's first bytes, read without moving the descriptor's offset.
+    private static func peek(_ fd: Int32) -> Data {
+        var head = [UInt8](repeating: 0, count: 256)
+        let count = pread(fd, &head, head.count, 0)
+        return Data(head.prefix(max(0, count)))
+    }
+
+    /// The `tEXt::` options a PNG carried (a thumbnail's URI and modification time).
+    private static func textOptions(_ image: PhotoImage) -> [String: String] {
+        guard let table = gdk_pixbuf_get_options(image.pixbuf) else { return [:] }
+        defer { g_hash_table_destroy(table) }
+        var options: [String: String] = [:]
+        var iterator = GHashTableIter()
+        g_hash_table_iter_init(&iterator, table)
+        var key: gpointer?
+        var value: gpointer?
+        while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
+            guard let key, let value else { continue }
+            let name = String(cString: key.assumingMemoryBound(to: CChar.self))
+            if name.hasPrefix("tEXt::") { options[name] = String(cString: value.assumingMemoryBound(to: CChar.self)) }
+        }
+        return options
+    }
+
+    /// Commits a deliberate fault; the ones that do not end the process say how their attempt went.
+    private static func commit(_ fault: DecoderFault, argument: String, cancellable: Cancellable) -> PhotoFailure {
+        switch fault {
+        case .crash:
+            // A write through a wild pointer, as a decoder's buffer overflow makes.
+            UnsafeMutablePointer<Int>(bitPattern: 16)!.pointee = 1
+            return PhotoFailure(.notImage, detail: "Still alive after a wild write")
+        case .loop:
+            while true { sleep(1) }
+        case .slow:
+            for _ in 0..<3000 where !cancellable.isCancelled { usleep(10_000) }
+            return cancellable.isCancelled ? .cancelled : PhotoFailure(.notImage, detail: "Slow, and done")
+        case .allocate:
+            var blocks: [UnsafeMutableRawPointer] = []
+            while true {
+                guard let block = malloc(64 << 20) else {
+                    // Out of address space; a decoder would now fail, or crash on the NULL.
+                    abort()
+                }
+                memset(block, 1, 64 << 20)
+                blocks.append(block)
+            }
+        case .socket:
+            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else {
+                return PhotoFailure(.unsupported, detail: "socket refused: \(String(cString: strerror(errno)))")
+            }
+            defer { close(fd) }
+            let parts = argument.split(separator: ":")
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(parts.last.flatMap { UInt16($0) } ?? 0).bigEndian)
+            inet_pton(AF_INET, String(parts.first ?? "127.0.0.1"), &address.sin_addr)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            return PhotoFailure(
+                .unsupported,
+                detail: connected == 0
+                    ? "socket connected" : "connect refused: \(String(cString: strerror(errno)))")
+        case .write:
+            let file = open(argument, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            guard file >= 0 else {
+                return PhotoFailure(
+                    .unsupported, detail: "open for writing refused: \(String(cString: strerror(errno)))")
+            }
+            close(file)
+            return PhotoFailure(.unsupported, detail: "file written")
+        }
+    }
+}

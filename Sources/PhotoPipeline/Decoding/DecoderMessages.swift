@@ -1,0 +1,117 @@
+import Foundation
+
+/// What the app and a decoder helper say to each other, one JSON datagram a message, a
+/// descriptor attached where one is named: the picture's bytes with a request, the sealed
+/// pixels with a picture.
+enum DecoderMessage: Codable, Sendable {
+    /// Helper → app, once, when it is ready: how it is confined.
+    case ready(HelperReady)
+    /// App → helper: decode the picture on the attached descriptor.
+    case request(DecodeRequest)
+    /// App → helper: the request with this number is no longer wanted.
+    case cancel(UInt64)
+    /// Helper → app: how a request ended.
+    case reply(DecodeReply)
+}
+
+struct HelperReady: Codable, Sendable {
+    /// The helper's seccomp filter is in place.
+    var filtered: Bool
+    /// The helper's address space is limited to this many bytes (0: not limited).
+    var addressSpace: UInt64
+}
+
+/// One picture to decode.
+struct DecodeRequest: Codable, Sendable {
+    enum Job: Codable, Sendable {
+        /// The whole picture at `size`; a RAW file's camera preview when `raw`. With
+        /// `options`, the picture's text options (a PNG thumbnail's) come back with it.
+        case picture(size: DecodeSize, raw: Bool, options: Bool)
+        /// The smaller picture a photo carries of itself (`EmbeddedPreview`), from its first bytes.
+        case preview(squareSide: Int)
+        /// What the picture's header and EXIF block say (`ImageInfo`), without decoding it.
+        case info
+        /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
+        case rawPreview
+    }
+
+    var id: UInt64
+    var job: Job
+    var limits: DecodeLimits
+    /// The memory the decode may reserve (the app's budget's capacity).
+    var budgetBytes: Int
+}
+
+/// How the pixels on the attached sealed memfd are laid out: 8-bit RGB or RGBA rows.
+struct PixelLayout: Codable, Sendable, Equatable {
+    var width: Int
+    var height: Int
+    var rowstride: Int
+    var hasAlpha: Bool
+
+    var channels: Int { hasAlpha ? 4 : 3 }
+    /// The bytes the pixels take (the last row without its padding, as gdk-pixbuf counts).
+    var byteCount: Int { rowstride * (height - 1) + width * channels }
+
+    /// Whether these are sizes a pixbuf can have.
+    var isPlausible: Bool {
+        width > 0 && height > 0 && width <= Int(Int32.max) && height <= Int(Int32.max)
+            && rowstride >= width * channels && rowstride <= Int(Int32.max)
+            && !rowstride.multipliedReportingOverflow(by: height).overflow
+    }
+}
+
+struct DecodeReply: Codable, Sendable {
+    enum Outcome: Codable, Sendable {
+        case picture(PixelLayout, options: [String: String])
+        case preview(PixelLayout, origin: EmbeddedPreview.Origin, photoWidth: Int, photoHeight: Int)
+        /// The photo carries no preview that can be trusted.
+        case noPreview
+        case info(ImageInfo)
+        /// A picture file of this many bytes, on the attached sealed memfd.
+        case file(byteCount: Int)
+        case failure(reason: String, summary: String, detail: String)
+    }
+
+    var id: UInt64
+    var outcome: Outcome
+}
+
+/// Faults a helper can be told to commit, so that tests can show what the app does when a
+/// decoder crashes, hangs, allocates without bound or tries to reach out. A helper honours
+/// them only when started with `CLASSIC_PHOTOS_DECODER_FAULTS=1`; otherwise the request fails.
+public enum DecoderFault: String, Codable, Sendable, CaseIterable {
+    /// Dies of SIGSEGV, as a decoder reading out of bounds does.
+    case crash
+    /// Never finishes, whatever it is told.
+    case loop
+    /// Takes 30 seconds, but stops when the request is cancelled (a long decode).
+    case slow
+    /// Allocates (and touches) memory until there is none.
+    case allocate
+    /// Opens a TCP socket to the address in the picture's bytes; reports what happened.
+    case socket
+    /// Creates a file at the path in the picture's bytes; reports what happened.
+    case write
+
+    /// The bytes of a picture that asks for this fault, with what it needs to know
+    /// ("CLASSIC-PHOTOS-FAULT socket 127.0.0.1:8080\n").
+    public func picture(_ argument: String = "") -> Data { Data("\(Self.prefix)\(rawValue) \(argument)\n".utf8) }
+
+    static let prefix = "CLASSIC-PHOTOS-FAULT "
+
+    /// The fault a picture asks for, and its argument, from its first bytes.
+    static func asked(by head: Data) -> (DecoderFault, argument: String)? {
+        guard head.starts(with: Data(prefix.utf8)) else { return nil }
+        let line = String(decoding: head.dropFirst(prefix.utf8.count).prefix { $0 != 0x0A }, as: UTF8.self)
+        let words = line.split(separator: " ", maxSplits: 1)
+        guard let first = words.first, let fault = DecoderFault(rawValue: String(first)) else { return nil }
+        return (fault, words.count > 1 ? String(words[1]) : "")
+    }
+}
+
+extension PhotoFailure {
+    init(reason: String, summary: String, detail: String) {
+        self.init(Reason(rawValue: reason) ?? .notImage, summary: summary, detail: detail)
+    }
+}

@@ -1,0 +1,475 @@
+import CDecoderSandbox
+import CGLib
+import Foundation
+import GLibKit
+
+/// The decoder helpers: separate processes (`classic-photos-decoder`) that decode every
+/// picture the app shows, so that a decoder's crash, endless loop or runaway allocation costs
+/// one photo, not the app.
+///
+/// Each helper runs under bubblewrap (no network, no home, a read-only `/usr`, its own
+/// namespaces and session, gone with the app), with a seccomp filter (no sockets, no files
+/// opened for writing, no exec) and an address-space limit. Where bubblewrap cannot run
+/// (no user namespaces), the helpers keep the filter and the limit, and the app says so once.
+///
+/// A worker thread takes an idle helper (or starts one, up to `maxHelpers`; beyond that it
+/// waits its turn), sends it the picture on a descriptor (a memfd of bytes in memory, or the
+/// open file), and waits for the pixels in a sealed memfd. A helper that dies fails that
+/// picture with `decoder-crashed`; one past the deadline is killed and fails it with
+/// `timeout`; either way the next picture gets a fresh helper. Helpers idle for
+/// `idleSeconds` leave.
+public final class DecoderPool: @unchecked Sendable {
+    /// How decodes are run.
+    public enum Confinement: Sendable, Equatable {
+        /// Helpers under bubblewrap, with seccomp and the memory limit.
+        case bubblewrap
+        /// Helpers with seccomp and the memory limit, without bubblewrap (the reason).
+        case processes(String)
+        /// In the app's own process (`CLASSIC_PHOTOS_SANDBOX=off`: for debugging only).
+        case inProcess
+    }
+
+    public static let shared = DecoderPool()
+
+    /// The most helpers at once: one a core for the rows, and one more so that a photo's
+    /// quick embedded preview need not wait behind the decodes of whole photos.
+    public let maxHelpers: Int
+    /// How long one decode may take.
+    public let deadlineSeconds: Double
+    /// How long a helper may stay idle before it leaves.
+    public let idleSeconds: Double
+    /// The address space each helper may use.
+    public let addressSpaceBytes: UInt64
+
+    private let helperPath: String?
+    private let bubblewrapPath: String?
+    private let faults: Bool
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var confinementValue: Confinement
+    private var idle: [Helper] = []
+    private var live = 0
+    private var nextID: UInt64 = 0
+    private var reported = false
+    private var started = 0
+    private var crashed = 0
+    private var bubblewrapArgumentsValue: [String]?
+
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        maxHelpers: Int = ProcessInfo.processInfo.activeProcessorCount + 1, idleSeconds: Double = 20
+    ) {
+        self.maxHelpers = max(1, maxHelpers)
+        self.idleSeconds = idleSeconds
+        deadlineSeconds = environment["CLASSIC_PHOTOS_DECODE_SECONDS"].flatMap(Double.init) ?? 30
+        addressSpaceBytes = 1 << 30
+        faults = environment["CLASSIC_PHOTOS_DECODER_FAULTS"] == "1"
+        helperPath = Self.findHelper(environment)
+        bubblewrapPath = Self.findProgram("bwrap", environment)
+        switch environment["CLASSIC_PHOTOS_SANDBOX"] {
+        case "off": confinementValue = .inProcess
+        case "no-bwrap": confinementValue = .processes("turned off by CLASSIC_PHOTOS_SANDBOX=no-bwrap")
+        default:
+            if helperPath == nil {
+                confinementValue = .inProcess
+            } else if bubblewrapPath == nil {
+                confinementValue = .processes("bwrap is not installed")
+            } else {
+                confinementValue = .bubblewrap
+            }
+        }
+    }
+
+    /// How decodes are run now (bubblewrap may turn out not to work at the first start).
+    public var confinement: Confinement { condition.withLock { confinementValue } }
+
+    /// Helpers started, and helpers that died or were killed, since the pool was made.
+    public var counts: (started: Int, crashed: Int) { condition.withLock { (started, crashed) } }
+
+    /// A sentence for logs and the About window's troubleshooting information.
+    public var confinementDescription: String {
+        let limit = "\(addressSpaceBytes >> 30) GiB of address space"
+        switch confinement {
+        case .bubblewrap:
+            return "Pictures are decoded in helper processes confined by bubblewrap (no network, no home folder, "
+                + "read-only system files), a seccomp filter and \(limit) each."
+        case .processes(let reason):
+            return "Pictures are decoded in helper processes with a seccomp filter and \(limit) each, "
+                + "but without bubblewrap: \(reason)."
+        case .inProcess:
+            return helperPath == nil
+                ? "Pictures are decoded inside the app: the decoder helper (classic-photos-decoder) was not found."
+                : "Pictures are decoded inside the app: confinement is turned off (CLASSIC_PHOTOS_SANDBOX=off)."
+        }
+    }
+
+    /// Says once, on standard error, how pictures are decoded when it is less than it should be.
+    public func reportConfinementOnce() {
+        let first = condition.withLock {
+            defer { reported = true }
+            return !reported
+        }
+        guard first, confinement != .bubblewrap else { return }
+        FileHandle.standardError.write(Data("classic-photos: \(confinementDescription)\n".utf8))
+    }
+
+    // MARK: Decoding
+
+    /// What a picture is handed to a helper as.
+    enum Input {
+        case bytes(Data)
+        case descriptor(Int32)
+    }
+
+    struct Decoded {
+        var image: PhotoImage?
+        var outcome: DecodeReply.Outcome
+        /// A file the helper made (a RAW file's preview).
+        var file: Data? = nil
+    }
+
+    /// Runs `job` on `input` in a helper; the caller keeps its descriptor (a copy is sent).
+    func run(
+        _ job: DecodeRequest.Job, input: Input, limits: DecodeLimits, budgetBytes: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Decoded {
+        let fd: Int32
+        switch input {
+        case .descriptor(let given): fd = given
+        case .bytes(let data): fd = try SealedPixels.sealedFile(holding: data)
+        }
+        defer { if case .bytes = input { close(fd) } }
+        var helper = try checkOut(cancellable: cancellable)
+        let id = condition.withLock {
+            nextID += 1
+            return nextID
+        }
+        let request = DecodeRequest(id: id, job: job, limits: limits, budgetBytes: budgetBytes)
+        if helper.channel.send(.request(request), attached: fd) != nil {
+            // It left or died while idle: a fresh one takes the picture.
+            retire(helper, died: true)
+            helper = try checkOut(cancellable: cancellable)
+            if let error = helper.channel.send(.request(request), attached: fd) {
+                retire(helper, died: true)
+                throw PhotoFailure(
+                    .decoderCrashed,
+                    detail: "The decoder helper did not take the picture: \(String(cString: strerror(error)))")
+            }
+        }
+        return try waitForReply(id, from: helper, cancellable: cancellable)
+    }
+
+    private func waitForReply(
+        _ id: UInt64, from helper: Helper, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Decoded {
+        let deadline = monotonicSeconds() + deadlineSeconds
+        var cancelSent = false
+        while true {
+            if cancellable.isCancelled, !cancelSent {
+                cancelSent = true
+                _ = helper.channel.send(.cancel(id))
+            }
+            if monotonicSeconds() > deadline {
+                retire(helper, died: false)
+                throw PhotoFailure(
+                    .timeout,
+                    detail: "Decoding took more than \(PhotoLimits.seconds(deadlineSeconds)); the decoder was stopped")
+            }
+            guard helper.channel.waitReadable(milliseconds: 50) else { continue }
+            switch helper.channel.receive() {
+            case .closed:
+                let status = retire(helper, died: true)
+                throw PhotoFailure(.decoderCrashed, detail: "The decoder \(status) while decoding this picture")
+            case .message(.reply(let reply), let fd) where reply.id == id:
+                checkIn(helper)
+                return try decoded(reply.outcome, fd: fd)
+            case .message(_, let fd):
+                if let fd { close(fd) } // an answer to an earlier request, or noise
+            }
+        }
+    }
+
+    private func decoded(_ outcome: DecodeReply.Outcome, fd: Int32?) throws(PhotoFailure) -> Decoded {
+        switch outcome {
+        case .failure(let reason, let summary, let detail):
+            if let fd { close(fd) }
+            throw PhotoFailure(reason: reason, summary: summary, detail: detail)
+        case .noPreview, .info:
+            if let fd { close(fd) }
+            return Decoded(image: nil, outcome: outcome)
+        case .file(let byteCount):
+            guard let fd else {
+                throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no file with its answer")
+            }
+            return Decoded(image: nil, outcome: outcome, file: try SealedPixels.bytes(from: fd, byteCount: byteCount))
+        case .picture(let layout, _), .preview(let layout, _, _, _):
+            guard let fd else {
+                throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no pixels with its picture")
+            }
+            return Decoded(image: try SealedPixels.image(from: fd, layout: layout), outcome: outcome)
+        }
+    }
+
+    // MARK: Helpers
+
+    private struct Helper {
+        let pid: pid_t
+        let channel: DecoderChannel
+        var idleSince: Double = 0
+    }
+
+    private func checkOut(cancellable: Cancellable) throws(PhotoFailure) -> Helper {
+        condition.lock()
+        while idle.isEmpty, live >= maxHelpers {
+            if cancellable.isCancelled {
+                condition.unlock()
+                throw PhotoFailure.cancelled
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        if let helper = idle.popLast() {
+            condition.unlock()
+            // An idle helper has nothing to say: anything readable is its end (it was killed).
+            guard Self.hasLeft(helper) else { return helper }
+            retire(helper, died: true)
+            return try checkOut(cancellable: cancellable)
+        }
+        live += 1
+        condition.unlock()
+        do throws(PhotoFailure) {
+            return try start()
+        } catch {
+            condition.withLock {
+                live -= 1
+                condition.signal()
+            }
+            throw error
+        }
+    }
+
+    private func checkIn(_ helper: Helper) {
+        var helper = helper
+        helper.idleSince = monotonicSeconds()
+        condition.withLock {
+            idle.append(helper)
+            condition.signal()
+        }
+        scheduleIdleCheck()
+    }
+
+    /// Ends `helper` and says how it ended. One that `died` is given a moment to be gone by
+    /// itself, so that its own end (a crash, say) is what is reported; any other is killed.
+    @discardableResult
+    private func retire(_ helper: Helper, died: Bool) -> String {
+        helper.channel.close()
+        var status: Int32 = 0
+        var ended = false
+        if died {
+            for _ in 0..<100 {
+                let result = waitpid(helper.pid, &status, WNOHANG)
+                if result == helper.pid || (result < 0 && errno != EINTR) {
+                    ended = true
+                    break
+                }
+                usleep(10_000)
+            }
+        }
+        if !ended {
+            kill(helper.pid, SIGKILL)
+            while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
+        }
+        condition.withLock {
+            live -= 1
+            if died { crashed += 1 }
+            condition.signal()
+        }
+        return Self.describe(status)
+    }
+
+    /// Whether an idle helper's end of the socket shows it gone.
+    private static func hasLeft(_ helper: Helper) -> Bool {
+        var poller = pollfd(fd: helper.channel.fd, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) > 0
+    }
+
+    private func scheduleIdleCheck() {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleSeconds + 0.5) { [weak self] in
+            self?.retireIdle()
+        }
+    }
+
+    private func retireIdle() {
+        let now = monotonicSeconds()
+        let leaving: [Helper] = condition.withLock {
+            let old = idle.filter { now - $0.idleSince >= idleSeconds }
+            idle.removeAll { now - $0.idleSince >= idleSeconds }
+            return old
+        }
+        for helper in leaving {
+            // Closing its end tells the helper to exit.
+            helper.channel.close()
+            var status: Int32 = 0
+            while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
+            condition.withLock {
+                live -= 1
+                condition.signal()
+            }
+        }
+    }
+
+    /// Starts a helper and waits for it to say it is ready. If bubblewrap fails here, the
+    /// pool goes on without it.
+    private func start() throws(PhotoFailure) -> Helper {
+        guard let helperPath else { throw PhotoFailure(.decoderCrashed, detail: "The decoder helper is not installed") }
+        let mode = confinement
+        do throws(PhotoFailure) {
+            let helper = try launch(helperPath, underBubblewrap: mode == .bubblewrap)
+            condition.withLock { started += 1 }
+            return helper
+        } catch {
+            guard mode == .bubblewrap else { throw error }
+            condition.withLock { confinementValue = .processes("bwrap could not start a helper (\(error.detail))") }
+            reportConfinementOnce()
+            let helper = try launch(helperPath, underBubblewrap: false)
+            condition.withLock { started += 1 }
+            return helper
+        }
+    }
+
+    private func launch(_ helperPath: String, underBubblewrap: Bool) throws(PhotoFailure) -> Helper {
+        var arguments = [helperPath, "--limit-memory", String(addressSpaceBytes)]
+        if underBubblewrap, let bubblewrapPath {
+            arguments = [bubblewrapPath] + bubblewrapArguments(helperPath) + ["--"] + arguments
+        }
+        let (ours, theirs) = try DecoderChannel.pair()
+        let environment = Sandbox.helperEnvironment(faults: faults)
+        let (status, pid) = Spawner.shared.spawn(
+            arguments, environment: environment, socket: theirs.fd, newSession: !underBubblewrap)
+        // Only the helper holds its end now: when it dies, this end reads the end of the stream.
+        theirs.close()
+        guard status == 0 else {
+            ours.close()
+            throw PhotoFailure(
+                .decoderCrashed, detail: "The decoder helper could not be started: \(String(cString: strerror(status)))"
+            )
+        }
+        let helper = Helper(pid: pid, channel: ours)
+        // The helper says it is ready once its limits and filter are in place.
+        guard ours.waitReadable(milliseconds: 15_000), case .message(.ready(let ready), let fd) = ours.receive() else {
+            let how = retire(helper, died: false)
+            condition.withLock { live += 1 } // `retire` counted it out; the caller still does
+            throw PhotoFailure(.decoderCrashed, detail: "the decoder helper \(how) before it was ready")
+        }
+        if let fd { close(fd) }
+        _ = ready
+        return helper
+    }
+
+    /// bubblewrap's arguments, worked out at the first start (they ask the dynamic loader).
+    private func bubblewrapArguments(_ helperPath: String) -> [String] {
+        if let known = condition.withLock({ bubblewrapArgumentsValue }) { return known }
+        let arguments = Sandbox.bubblewrapArguments(helper: helperPath)
+        condition.withLock { bubblewrapArgumentsValue = arguments }
+        return arguments
+    }
+
+    // MARK: Small things
+
+    /// "crashed (SIGSEGV)", "was killed (SIGKILL)", "exited with status 3".
+    static func describe(_ status: Int32) -> String {
+        // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not see as macros.
+        let signal = status & 0x7F
+        if signal != 0, signal != 0x7F { return signalWords(signal) }
+        let code = (status >> 8) & 0xFF
+        // bubblewrap passes on a signal that ended the helper as 128 + its number.
+        if code > 128, code < 128 + 65 { return signalWords(code - 128) }
+        return "exited with status \(code)"
+    }
+
+    private static func signalWords(_ signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGILL: "SIGILL", SIGABRT: "SIGABRT",
+            SIGTRAP: "SIGTRAP", SIGKILL: "SIGKILL", SIGSYS: "SIGSYS", SIGTERM: "SIGTERM",
+        ]
+        let name = names[signal] ?? "signal \(signal)"
+        switch signal {
+        case SIGKILL: return "was killed (\(name))"
+        case SIGABRT, SIGTRAP, SIGILL: return "stopped (\(name); out of memory, or a damaged picture)"
+        default: return "crashed (\(name))"
+        }
+    }
+
+    private static func findHelper(_ environment: [String: String]) -> String? {
+        if let given = environment["CLASSIC_PHOTOS_DECODER"], access(given, X_OK) == 0 { return given }
+        // Beside the app (a build folder, or bin/), else in libexec/ beside bin/.
+        guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        let executable = URL(fileURLWithPath: own).deletingLastPathComponent()
+        for candidate in [
+            executable.appendingPathComponent("classic-photos-decoder"),
+            executable.deletingLastPathComponent().appendingPathComponent("libexec/classic-photos-decoder"),
+        ] where access(candidate.path, X_OK) == 0 {
+            return candidate.path
+        }
+        return nil
+    }
+
+    private static func findProgram(_ name: String, _ environment: [String: String]) -> String? {
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+}
+
+private func monotonicSeconds() -> Double { Double(g_get_monotonic_time()) / 1e6 }
+
+/// Starts helpers from one thread that lives as long as the app. A helper (and bubblewrap)
+/// asks to die with its parent, and Linux takes "parent" to be the thread that started it:
+/// started from an operation queue's worker, it would be killed when that thread is retired.
+private final class Spawner: @unchecked Sendable {
+    static let shared = Spawner()
+
+    private struct Job {
+        let arguments: [String]
+        let environment: [String]
+        let socket: Int32
+        let newSession: Bool
+        let result: OneShot<(Int32, pid_t)>
+    }
+
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+
+    private init() {
+        let thread = Thread { [self] in run() }
+        thread.name = "decoder-spawner"
+        thread.start()
+    }
+
+    /// Starts a process (see `cp_spawn_helper`) from the spawning thread; errno (0 on success)
+    /// and its id.
+    func spawn(_ arguments: [String], environment: [String], socket: Int32, newSession: Bool) -> (Int32, pid_t) {
+        let result = OneShot<(Int32, pid_t)>()
+        condition.withLock {
+            jobs.append(
+                Job(
+                    arguments: arguments, environment: environment, socket: socket, newSession: newSession,
+                    result: result))
+            condition.signal()
+        }
+        return result.wait()
+    }
+
+    private func run() {
+        while true {
+            let job = condition.withLock {
+                while jobs.isEmpty { condition.wait() }
+                return jobs.removeFirst()
+            }
+            var pid: pid_t = 0
+            let status = withCStrings(job.arguments) { argv in
+                withCStrings(job.environment) { envp in
+                    cp_spawn_helper(argv, envp, job.socket, job.newSession ? 1 : 0, &pid)
+                }
+            }
+            job.result.set((status, pid))
+        }
+    }
+}

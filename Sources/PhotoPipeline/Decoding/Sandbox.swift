@@ -1,0 +1,74 @@
+import Foundation
+
+/// How a decoder helper's world is set up: bubblewrap's arguments and the environment it gets.
+enum Sandbox {
+    /// bubblewrap's arguments for a helper at `helper`: every namespace of its own (so no
+    /// network: only a loopback device nobody listens on), no capabilities, a session of its
+    /// own, gone with the app; read-only `/usr` (and the top-level links into it), the helper
+    /// itself and the folders of the libraries it loads from elsewhere (Swift's runtime, say);
+    /// a private `/proc` and a minimal `/dev`; nothing else, so no home folder,
+    /// no `/tmp`, no sockets of other programs.
+    static func bubblewrapArguments(helper: String) -> [String] {
+        var arguments = [
+            "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+            "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+        ]
+        for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: top) {
+                arguments += ["--symlink", target, top]
+            } else {
+                arguments += ["--ro-bind-try", top, top]
+            }
+        }
+        var folders = libraryFolders(of: helper)
+        if let moduleFile = ProcessInfo.processInfo.environment["GDK_PIXBUF_MODULE_FILE"] {
+            folders.insert((moduleFile as NSString).deletingLastPathComponent)
+        }
+        for folder in folders.sorted() where !folder.hasPrefix("/usr/") {
+            arguments += ["--ro-bind", folder, folder]
+        }
+        arguments += ["--ro-bind", helper, helper, "--chdir", "/"]
+        return arguments
+    }
+
+    /// The folders of the shared libraries `helper` loads, as the dynamic loader finds them
+    /// (what `ldd` prints: the loader lists them instead of running the program), with
+    /// symbolic links and `..` resolved.
+    static func libraryFolders(of helper: String) -> Set<String> {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: helper)
+        process.environment = ["LD_TRACE_LOADED_OBJECTS": "1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return [] }
+        let listing = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var folders: Set<String> = []
+        for line in String(decoding: listing, as: UTF8.self).split(separator: "\n") {
+            // "\tlibfoo.so.1 => /path/libfoo.so.1 (0x…)", or "\t/lib64/ld-linux-x86-64.so.2 (0x…)"
+            let path = line.split(separator: " ").first { $0.hasPrefix("/") }
+            guard let path, let real = realpath(String(path), nil) else { continue }
+            defer { free(real) }
+            folders.insert((String(cString: real) as NSString).deletingLastPathComponent)
+        }
+        return folders
+    }
+
+    /// What a helper inherits of the app's environment: its language (for messages), where
+    /// gdk-pixbuf's loaders are listed when that was changed, the sanitizers' settings in
+    /// builds that have them, and test faults when they were asked for; nothing else.
+    static func helperEnvironment(faults: Bool) -> [String] {
+        let environment = ProcessInfo.processInfo.environment
+        var kept = environment.filter { name, _ in
+            ["LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "GDK_PIXBUF_MODULE_FILE"].contains(name)
+                || name.hasPrefix("TSAN_") || name.hasPrefix("ASAN_") || name.hasPrefix("UBSAN_")
+        }
+        if faults { kept["CLASSIC_PHOTOS_DECODER_FAULTS"] = "1" }
+        // Swift's crash reporter would start a program to print the backtrace: the filter
+        // kills a helper that tries, and the app reports the crash itself.
+        kept["SWIFT_BACKTRACE"] = "enable=no"
+        return kept.map { "\($0.key)=\($0.value)" }.sorted()
+    }
+}

@@ -1,0 +1,118 @@
+import CDecoderSandbox
+import CGdkPixbuf
+import CGLib
+import Foundation
+
+/// Pixels handed from a decoder helper to the app in a sealed memfd: once sealed, the helper
+/// can neither change them nor shrink the file under the app's mapping.
+enum SealedPixels {
+    /// A sealed memfd holding `image`'s pixels, and their layout (helper side).
+    static func seal(_ image: PhotoImage) throws(PhotoFailure) -> (fd: Int32, layout: PixelLayout) {
+        let pixbuf = image.pixbuf
+        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
+        else { throw PhotoFailure(.unsupported, detail: "The decoder made pixels of a kind the app does not show") }
+        let layout = PixelLayout(
+            width: image.width, height: image.height, rowstride: Int(gdk_pixbuf_get_rowstride(pixbuf)),
+            hasAlpha: gdk_pixbuf_get_has_alpha(pixbuf) != 0)
+        let fd = cp_memfd_new("classic-photos-pixels")
+        guard fd >= 0 else { throw failure("memfd_create") }
+        let length = Int(gdk_pixbuf_get_byte_length(pixbuf))
+        guard ftruncate(fd, off_t(length)) == 0 else {
+            Glibc.close(fd)
+            throw failure("ftruncate")
+        }
+        var written = 0
+        let pixels = gdk_pixbuf_read_pixels(pixbuf)!
+        while written < length {
+            let count = pwrite(fd, pixels + written, length - written, off_t(written))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                Glibc.close(fd)
+                throw failure("pwrite")
+            }
+            written += count
+        }
+        guard cp_memfd_seal(fd) == 0 else {
+            Glibc.close(fd)
+            throw failure("sealing")
+        }
+        return (fd, layout)
+    }
+
+    /// The pixels on `fd` as an image (app side), mapped copy-on-write: the sepia filter may
+    /// change its own copy of them. Takes `fd` (closes it). Throws unless the memfd is sealed
+    /// and as large as the layout says.
+    static func image(from fd: Int32, layout: PixelLayout) throws(PhotoFailure) -> PhotoImage {
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard layout.isPlausible, cp_memfd_is_sealed(fd) != 0, fstat(fd, &info) == 0,
+            Int(info.st_size) >= layout.byteCount
+        else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper handed back pixels that cannot be used")
+        }
+        let length = Int(info.st_size)
+        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+            throw PhotoFailure(
+                .decoderCrashed, detail: "The decoded pixels could not be mapped: \(String(cString: strerror(errno)))")
+        }
+        // The length travels as the callback's data: the mapping is unmapped with the pixbuf.
+        let unmap: GdkPixbufDestroyNotify = { pixels, length in
+            munmap(pixels, Int(bitPattern: length))
+        }
+        let pixbuf = gdk_pixbuf_new_from_data(
+            mapped.assumingMemoryBound(to: guchar.self), GDK_COLORSPACE_RGB, layout.hasAlpha ? 1 : 0, 8,
+            Int32(layout.width), Int32(layout.height), Int32(layout.rowstride), unmap,
+            UnsafeMutableRawPointer(bitPattern: length))!
+        return PhotoImage(taking: pixbuf)
+    }
+
+    /// A sealed memfd holding `bytes` (a picture handed to a helper, or a file a helper made).
+    static func sealedFile(holding bytes: Data) throws(PhotoFailure) -> Int32 {
+        let fd = cp_memfd_new("classic-photos-bytes")
+        guard fd >= 0 else { throw failure("memfd_create") }
+        var written = 0
+        let complete = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let count = pwrite(fd, raw.baseAddress! + written, raw.count - written, off_t(written))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+        guard complete, cp_memfd_seal(fd) == 0 else {
+            Glibc.close(fd)
+            throw failure("writing the memory file")
+        }
+        return fd
+    }
+
+    /// The `byteCount` bytes of the sealed memfd `fd` (takes it).
+    static func bytes(from fd: Int32, byteCount: Int) throws(PhotoFailure) -> Data {
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard byteCount >= 0, cp_memfd_is_sealed(fd) != 0, fstat(fd, &info) == 0, Int(info.st_size) == byteCount else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper handed back a file that cannot be used")
+        }
+        var data = Data(count: byteCount)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            var read = 0
+            while read < raw.count {
+                let count = pread(fd, raw.baseAddress! + read, raw.count - read, off_t(read))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                read += count
+            }
+            return true
+        }
+        guard complete else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper's file could not be read")
+        }
+        return data
+    }
+
+    private static func failure(_ step: String) -> PhotoFailure {
+        PhotoFailure(
+            .notImage, summary: "Could not be decoded", detail: "\(step) failed: \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,244 @@
+import CGLib
+import Foundation
+import GLibKit
+import PhotoPipeline
+import Testing
+import TestSupport
+
+/// The decoder helpers, for real: processes started from the build's `classic-photos-decoder`,
+/// under bubblewrap where it runs and without it, told to misbehave through test faults.
+@Suite(.serialized) struct DecoderPoolTests {
+    /// A pool of its own, with faults allowed and a short deadline.
+    private func pool(_ sandbox: String? = nil, deadline: Double = 3, helpers: Int = 2) -> DecoderPool {
+        var environment = ["CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_DECODE_SECONDS": "\(deadline)"]
+        environment["CLASSIC_PHOTOS_SANDBOX"] = sandbox
+        return DecoderPool(environment: environment, maxHelpers: helpers, idleSeconds: 30)
+    }
+
+    private static let modes: [String?] = [nil, "no-bwrap"]
+
+    private func photo(_ name: String) throws -> Data {
+        try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/\(name)"))
+    }
+
+    private func fault(_ fault: DecoderFault, _ argument: String = "") -> Data { fault.picture(argument) }
+
+    @Test("A photo decoded in a helper has the pixels it has when decoded in the app", arguments: modes)
+    func sameAsInProcess(_ sandbox: String?) throws {
+        let pool = pool(sandbox)
+        let bytes = try photo("coffee.jpg")
+        let helped = try Decoding.picture(.bytes(bytes), size: .square(160), cancellable: Cancellable(), pool: pool)
+        let local = try ImageDecoder.decode(bytes, size: .square(160), cancellable: Cancellable())
+        #expect(helped.width == 160 && helped.height == 160)
+        for (x, y) in [(0, 0), (80, 80), (159, 159), (13, 140)] {
+            #expect(helped.pixel(x: x, y: y) == local.pixel(x: x, y: y))
+        }
+        if sandbox == nil {
+            #expect(pool.confinement == .bubblewrap)
+        } else {
+            #expect(pool.confinement != .bubblewrap && pool.confinement != .inProcess)
+        }
+        #expect(pool.counts.started == 1)
+    }
+
+    @Test("A local file goes to the helper as its open descriptor")
+    func fileDescriptor() throws {
+        let pool = pool()
+        let url = Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg")
+        let stream = try PhotoFetcher.openFile(url, cancellable: Cancellable(), byteLimit: 1 << 30)
+        let image = try Decoding.picture(.stream(stream), size: .fit(300), cancellable: Cancellable(), pool: pool)
+        #expect(image.width == 300 && image.height == 200)
+    }
+
+    @Test("A decoder's own failures keep their reason codes")
+    func reasonsKept() throws {
+        let pool = pool()
+        let text = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(Data("just text".utf8)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(text?.reason == .notImage)
+        let bomb = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(HostilePictures.pngBomb()), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(bomb?.reason == .tooManyPixels)
+        #expect(pool.counts.crashed == 0)
+    }
+
+    @Test(
+        "A crashing decoder fails its picture as decoder-crashed, and the next picture gets a fresh helper",
+        arguments: modes)
+    func crash(_ sandbox: String?) throws {
+        let pool = pool(sandbox)
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.crash)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .decoderCrashed)
+        #expect(error?.detail.contains("SIGSEGV") == true)
+        let image = try Decoding.picture(
+            .bytes(try photo("coffee.jpg")), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(image.width == 80)
+        #expect(pool.counts.started == 2 && pool.counts.crashed == 1)
+    }
+
+    @Test("A decoder that never finishes is killed at the deadline: timeout")
+    func loop() throws {
+        let pool = pool(deadline: 1.5)
+        let started = Date()
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.loop)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .timeout)
+        #expect(Date().timeIntervalSince(started) < 10)
+        let image = try Decoding.picture(
+            .bytes(try photo("coffee.jpg")), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(image.width == 80)
+    }
+
+    @Test("A decoder that allocates without bound runs out of its address space: decoder-crashed")
+    func allocate() throws {
+        let pool = pool(deadline: 30)
+        // A sanitizer's runtime needs its address space unlimited, so there is no limit to meet.
+        try #require(!runsUnderSanitizer)
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.allocate)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .decoderCrashed)
+    }
+
+    @Test("A helper cannot open a socket", arguments: modes)
+    func noSocket(_ sandbox: String?) throws {
+        // A listener the helper is told to connect to; nothing may arrive.
+        let listener = try #require(Listener())
+        defer { close(listener.fd) }
+        let pool = pool(sandbox)
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(fault(.socket, "127.0.0.1:\(listener.port)")), size: .square(80), cancellable: Cancellable(),
+                pool: pool)
+        }
+        #expect(error?.detail.hasPrefix("socket refused") == true, "\(error?.detail ?? "")")
+        #expect(!listener.wasReached)
+    }
+
+    @Test("A helper cannot create or write a file", arguments: modes)
+    func noWriting(_ sandbox: String?) throws {
+        let folder = try TestPictures.makeFolder("decoder-write")
+        let target = folder.appendingPathComponent("written-by-decoder")
+        let pool = pool(sandbox)
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(fault(.write, target.path)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.detail.hasPrefix("open for writing refused") == true, "\(error?.detail ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
+    @Test("Helpers killed with SIGKILL cost the picture they held, never the app")
+    func killed() throws {
+        let pool = pool(deadline: 10, helpers: 1)
+        let bytes = try photo("coffee.jpg")
+        _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
+        // Idle: killed between pictures, the next picture goes to a fresh helper.
+        Helpers.killAll()
+        Thread.sleep(forTimeInterval: 0.2)
+        _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
+        // Busy: killed in the middle of one (a decode that would never end).
+        let killer = Thread {
+            Thread.sleep(forTimeInterval: 0.5)
+            Helpers.killAll()
+        }
+        killer.start()
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.loop)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .decoderCrashed)
+        #expect(error?.detail.contains("SIGKILL") == true, "\(error?.detail ?? "")")
+        _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
+    }
+
+    @Test("A cancelled decode ends early and leaves its helper for the next picture")
+    func cancelled() throws {
+        let pool = pool(deadline: 20, helpers: 1)
+        let cancellable = Cancellable()
+        let canceller = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            cancellable.cancel()
+        }
+        canceller.start()
+        let started = Date()
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.slow)), size: .square(80), cancellable: cancellable, pool: pool)
+        }
+        #expect(error?.isCancellation == true)
+        #expect(Date().timeIntervalSince(started) < 5)
+        _ = try Decoding.picture(
+            .bytes(try photo("coffee.jpg")), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(pool.counts.started == 1)
+    }
+
+    @Test("Embedded previews, picture information and RAW previews come from the helper too")
+    func otherJobs() throws {
+        let pool = pool()
+        let camera = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 4000, height: 3000, rgb: 0x336699, thumbWidth: 160, thumbHeight: 120, thumbRGB: 0x996633))
+        let preview = try #require(Decoding.preview(camera.prefix(64 << 10), squareSide: 64, pool: pool))
+        #expect(preview.origin == .exif && preview.photoWidth == 4000)
+        let info = try Decoding.info(try photo("coffee.jpg"), pool: pool)
+        #expect(info.width == 600 && info.height == 400 && info.format == "jpeg")
+        #expect(pool.counts.crashed == 0)
+    }
+}
+
+/// The decoder helpers running now, found by their executable.
+enum Helpers {
+    static func pids() -> [pid_t] {
+        let helper = Products.directory.appendingPathComponent("classic-photos-decoder").resolvingSymlinksInPath().path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { name in
+            guard let pid = pid_t(name),
+                let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(name)/exe"),
+                exe == helper
+            else { return nil }
+            return pid
+        }
+    }
+
+    static func killAll() {
+        for pid in pids() { kill(pid, SIGKILL) }
+    }
+}
+
+/// A TCP socket listening on loopback, to tell whether anything connected to it.
+struct Listener {
+    let fd: Int32
+    let port: UInt16
+
+    init?() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard fd >= 0, bound == 0, named == 0, listen(fd, 4) == 0 else { return nil }
+        self.fd = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Whether a connection is waiting to be accepted.
+    var wasReached: Bool {
+        let connection = accept(fd, nil, nil)
+        if connection >= 0 { close(connection) }
+        return connection >= 0
+    }
+}

@@ -6,9 +6,9 @@ import GLibKit
 import PhotoPipeline
 import Synchronization
 
-/// A real HTTP server on 127.0.0.1 (libsoup's SoupServer on a thread of its own) for tests
-/// and benchmarks: serves the bundled photos with configurable latency, counts requests, and
-/// misbehaves on request.
+/// A real HTTP server on 127.0.0.1 or another local address (libsoup's SoupServer on a thread
+/// of its own) for tests and benchmarks: serves the bundled photos with configurable latency,
+/// counts requests, and misbehaves on request.
 ///
 /// Paths:
 /// - `/photos/NAME` — the file `data/photos/NAME` (a `?n=…` query makes distinct URLs); a
@@ -33,7 +33,8 @@ import Synchronization
 /// - `/endless` — a real photo, then zeros as fast as the client reads, forever;
 /// - `/silent` — accepts the request and never answers;
 /// - `/redirect/N` — N redirects, then a photo; `/redirect-loop` — redirects to itself;
-///   `/redirect-file` — redirects to `file:///etc/passwd`;
+///   `/redirect-file` — redirects to `file:///etc/passwd`; `/redirect-to?url=U` — to `U`
+///   (percent-encoded);
 /// - `/sized?bytes=N` — a photo padded with zeros to N bytes, with its Content-Length;
 /// - `/lists/NAME` — the body registered with `setList(_:for:)` (a list served over HTTP).
 public final class LoopbackServer: @unchecked Sendable {
@@ -103,8 +104,16 @@ public final class LoopbackServer: @unchecked Sendable {
         var rangeRequests: [String: Int] = [:]
     }
 
-    public init(photos: URL = Products.packageRoot.appendingPathComponent("data/photos")) throws {
+    /// The address the server listens on.
+    public let host: String
+
+    /// - Parameter host: the address to listen on, one of this computer's (Linux routes all of
+    ///   127.0.0.0/8 to the loopback interface).
+    public init(
+        photos: URL = Products.packageRoot.appendingPathComponent("data/photos"), host: String = "127.0.0.1"
+    ) throws {
         self.photos = photos
+        self.host = host
         context = g_main_context_new()
         let thread = Thread { [self] in serve() }
         thread.name = "loopback-server"
@@ -125,7 +134,7 @@ public final class LoopbackServer: @unchecked Sendable {
     /// The folder photo paths are served from.
     public var photosFolder: String { photos.path }
 
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var baseURL: URL { URL(string: "http://\(host):\(port)")! }
 
     public func url(_ path: String) -> URL { URL(string: path, relativeTo: baseURL)!.absoluteURL }
 
@@ -165,9 +174,14 @@ public final class LoopbackServer: @unchecked Sendable {
                 server.handle(msg!, path: String(cString: path!))
             }, me, { data in Unmanaged<Box>.fromOpaque(data!).release() })
         var error: UnsafeMutablePointer<GError>?
-        if soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error) != 0,
-            let uris = soup_server_get_uris(server)
-        {
+        let listening =
+            host == "127.0.0.1"
+            ? soup_server_listen_local(server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error)
+            : g_inet_socket_address_new_from_string(host, 0).map { address in
+                defer { g_object_unref(address) }
+                return soup_server_listen(server, address, SoupServerListenOptions(0), &error)
+            } ?? 0
+        if listening != 0, let uris = soup_server_get_uris(server) {
             let uri = OpaquePointer(uris.pointee.data)
             port = Int(g_uri_get_port(uri))
             g_slist_free_full(uris, { g_uri_unref(OpaquePointer($0)) })
@@ -293,6 +307,8 @@ public final class LoopbackServer: @unchecked Sendable {
             redirect(msg, to: "/redirect-loop")
         case "/redirect-file":
             redirect(msg, to: "file:///etc/passwd")
+        case "/redirect-to":
+            redirect(msg, to: queryValue(msg, "url")?.removingPercentEncoding ?? "/")
         case "/sized":
             var body = (try? Data(contentsOf: photos.appendingPathComponent("coffee.jpg"))) ?? Data()
             let size = queryValue(msg, "bytes").flatMap(Int.init) ?? body.count

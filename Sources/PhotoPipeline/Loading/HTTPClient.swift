@@ -12,6 +12,10 @@ public struct HTTPResponse: Sendable {
     /// For the first bytes of a photo (`HTTPClient.fetchHead`) that the server sent alone: the
     /// whole photo's size (0 when the server did not say). Nil for a whole body.
     public var partialOf: Int? = nil
+    /// Where the servers that answered are (the redirects' too): `.local` if all are on this
+    /// computer or its network, `.public` if any is not; nil if none was seen (the answer came
+    /// from the disk cache, or through a proxy).
+    public var reached: AddressScope? = nil
 
     public init(data: Data, freshUntil: Date?, partialOf: Int? = nil) {
         self.data = data
@@ -49,6 +53,17 @@ public enum HTTPHead: Sendable {
 ///   Content-Length over the byte limit refused before reading, and the body counted as it
 ///   arrives; the server's answer bounded in time (`connectSeconds`), and the silence
 ///   mid-transfer by the session's I/O timeout.
+/// - **The private-network protection** (`AddressPolicy.publicOnly`, for photos of a list from
+///   the web): an address, or a redirect's, whose host is on this computer or its network as
+///   written fails as `blocked-address` before any request. For names, the address connected
+///   to is checked, and the transfer cancelled before its request is written: on a new
+///   connection as soon as it is made (`network-event`, before TLS), on a reused one when
+///   libsoup is about to write the request (`starting`; HTTP/1 writes nothing after a cancel
+///   there, HTTP/2 would, so once a host is known to be at such an address, restricted
+///   requests to it always get a connection of their own). The disk cache's revalidations of
+///   a restricted transfer's address are checked the same way. The address is checked again
+///   when the answer's headers arrive, before the body is read. A proxy's address is not
+///   checked: only the proxy knows where the server is.
 public final class HTTPClient: Sendable {
     private let core: Core
 
@@ -92,24 +107,27 @@ public final class HTTPClient: Sendable {
     ///   - byteLimit: more bytes than this, announced or received, fail as `too-large`.
     ///   - connectSeconds: the server must answer (status and headers) within this time.
     ///   - maxRedirects: redirects followed before failing as `redirects`.
+    ///   - policy: which addresses may be reached (`blocked-address` otherwise).
     public func get(
         _ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-        maxRedirects: Int
+        maxRedirects: Int, policy: AddressPolicy = .any
     ) throws(PhotoFailure) -> Data {
         try fetch(
             url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
-            maxRedirects: maxRedirects
+            maxRedirects: maxRedirects, policy: policy
         ).data
     }
 
-    /// Like `get`, with what the response said about keeping it.
+    /// Like `get`, with what the response said about keeping it and where it came from.
+    /// `useCache: false` asks the server whatever the disk cache holds, and keeps nothing
+    /// (for a list, whose policy depends on where it came from: see `HTTPResponse.reached`).
     public func fetch(
         _ url: URL, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-        maxRedirects: Int
+        maxRedirects: Int, policy: AddressPolicy = .any, useCache: Bool = true
     ) throws(PhotoFailure) -> HTTPResponse {
         try transfer(
             url, head: nil, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: connectSeconds,
-            maxRedirects: maxRedirects)
+            maxRedirects: maxRedirects, policy: policy, useCache: useCache)
     }
 
     /// Asks for the first `bytes` bytes of `url` only (`Range: bytes=0-…`), for what a photo's
@@ -124,31 +142,36 @@ public final class HTTPClient: Sendable {
     /// the network or from an earlier whole response (both tested).
     public func fetchHead(
         _ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-        maxRedirects: Int
+        maxRedirects: Int, policy: AddressPolicy = .any
     ) throws(PhotoFailure) -> HTTPHead {
         let response = try transfer(
             url, head: max(1, bytes), cancellable: cancellable, byteLimit: byteLimit,
-            connectSeconds: connectSeconds, maxRedirects: maxRedirects)
+            connectSeconds: connectSeconds, maxRedirects: maxRedirects, policy: policy, useCache: true)
         guard let total = response.partialOf else { return .whole(response) }
         // All of it came: it is the whole photo after all.
         if total > 0, response.data.count == total {
-            return .whole(HTTPResponse(data: response.data, freshUntil: response.freshUntil))
+            var whole = response
+            whole.partialOf = nil
+            return .whole(whole)
         }
         return .partial(response.data, totalBytes: total > 0 ? total : nil, freshUntil: response.freshUntil)
     }
 
     private func transfer(
         _ url: URL, head: Int?, cancellable: Cancellable, byteLimit: Int, connectSeconds: Double,
-        maxRedirects: Int
+        maxRedirects: Int, policy: AddressPolicy, useCache: Bool
     ) throws(PhotoFailure) -> HTTPResponse {
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         let waiter = Waiter()
-        // A head and a whole body are different results: never one transfer for both.
-        let key = "\(byteLimit) \(head.map { "head \($0) " } ?? "")\(url.absoluteString)"
+        // A head and a whole body are different results, and so are answers under different
+        // policies or past the cache: never one transfer for both.
+        let key =
+            "\(byteLimit) \(policy == .publicOnly ? "public " : "")\(useCache ? "" : "uncached ")"
+            + "\(head.map { "head \($0) " } ?? "")\(url.absoluteString)"
         let transfer = core.join(key: key, waiter: waiter) {
             Transfer(
                 core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
-                maxRedirects: maxRedirects, head: head)
+                maxRedirects: maxRedirects, head: head, policy: policy, useCache: useCache)
         }
         // Cancelling the request lets its waiter go at once (on the cancelling thread).
         let handler = cancellable.onCancel { [core] in core.leave(transfer, waiter) }
@@ -228,6 +251,9 @@ public final class HTTPClient: Sendable {
         var cache: UnsafeMutablePointer<SoupCache>?
         /// Whether the cache changed since its index was last written (network thread only).
         var cacheChanged = false
+        /// Hosts (`host:port`) found on this computer or its network when connected to; a
+        /// restricted request to one of them never reuses a connection (network thread only).
+        private var localHosts: Set<String> = []
 
         private struct Shared {
             var inFlight: [String: Transfer] = [:]
@@ -258,6 +284,7 @@ public final class HTTPClient: Sendable {
                 session = cp_soup_session_new(
                     Int32(maxConnections * 2), Int32(maxConnections), silence,
                     "ClassicPhotos/\(AppInfo.version)")
+                watchConnections()
                 if let cacheDirectory {
                     try? FileManager.default.createDirectory(
                         at: cacheDirectory, withIntermediateDirectories: true,
@@ -303,6 +330,57 @@ public final class HTTPClient: Sendable {
         deinit {
             g_main_loop_unref(loop)
             g_main_context_unref(context)
+        }
+
+        /// Has the connection of every request the session sends, the disk cache's revalidations
+        /// included, checked by `connected(_:to:)` before anything is written on it: a new one
+        /// once connected (before TLS), any one just before the request is written. The core
+        /// outlives the session, so the handlers hold it unretained.
+        private func watchConnections() {
+            let queued: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, message, core in
+                let event: @convention(c) (gpointer?, GSocketClientEvent, gpointer?, gpointer?) -> Void = {
+                    message, event, stream, core in
+                    guard event == G_SOCKET_CLIENT_CONNECTED, let stream,
+                        g_type_check_instance_is_a(
+                            stream.assumingMemoryBound(to: GTypeInstance.self), g_socket_connection_get_type()) != 0,
+                        let address = g_socket_connection_get_remote_address(
+                            stream.assumingMemoryBound(to: GSocketConnection.self), nil)
+                    else { return }
+                    defer { g_object_unref(address) }
+                    Unmanaged<Core>.fromOpaque(core!).takeUnretainedValue().connected(
+                        OpaquePointer(message!), to: address)
+                }
+                let starting: @convention(c) (gpointer?, gpointer?) -> Void = { message, core in
+                    guard let address = soup_message_get_remote_address(OpaquePointer(message!)) else { return }
+                    Unmanaged<Core>.fromOpaque(core!).takeUnretainedValue().connected(
+                        OpaquePointer(message!), to: address)
+                }
+                g_signal_connect_data(
+                    message, "network-event", unsafeBitCast(event, to: GCallback.self), core, nil, GConnectFlags(0))
+                g_signal_connect_data(
+                    message, "starting", unsafeBitCast(starting, to: GCallback.self), core, nil, GConnectFlags(0))
+            }
+            g_signal_connect_data(
+                session, "request-queued", unsafeBitCast(queued, to: GCallback.self),
+                Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(0))
+        }
+
+        /// `message`'s connection goes to `address`: if that is on this computer or its network,
+        /// the restricted transfers sending `message` (or, for the disk cache's revalidation,
+        /// its address) are blocked, which cancels it before anything more is written.
+        private func connected(_ message: OpaquePointer, to address: UnsafeMutablePointer<GSocketAddress>) {
+            guard let peer = AddressScope.of(socketAddress: address), peer.scope == .local else { return }
+            localHosts.insert(Self.hostKey(message))
+            let restricted = shared.withLock { $0.inFlight.values.filter { $0.policy == .publicOnly } }
+            for transfer in restricted where transfer.sends(message) { transfer.block(peer: peer.text) }
+        }
+
+        /// Whether a restricted request for `message`'s host must have a connection of its own.
+        func needsOwnConnection(_ message: OpaquePointer) -> Bool { localHosts.contains(Self.hostKey(message)) }
+
+        private static func hostKey(_ message: OpaquePointer) -> String {
+            let uri = soup_message_get_uri(message)
+            return "\(g_uri_get_host(uri).map { String(cString: $0) } ?? ""):\(g_uri_get_port(uri))"
         }
 
         /// Adds `waiter` to the transfer in flight for `key`, or to a new one (`make`), which
@@ -395,6 +473,8 @@ public final class HTTPClient: Sendable {
         private let maxRedirects: Int
         /// How many bytes from the start are asked for (nil: the whole body).
         private let head: Int?
+        let policy: AddressPolicy
+        private let useCache: Bool
         // Network thread only:
         /// For a 206: the whole photo's size (0 if unknown) and the last byte the body ends at.
         private var partial: (total: Int, last: Int)?
@@ -406,9 +486,18 @@ public final class HTTPClient: Sendable {
         private var answerTimer: MainLoopSource?
         private var answerTimedOut = false
         private var freshUntil: Date?
+        /// Where the servers that answered are (see `HTTPResponse.reached`).
+        private var reached: AddressScope?
+        /// Why the transfer was stopped when it connected to a blocked address.
+        private var blocked: PhotoFailure?
 
-        init(core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int, head: Int?) {
+        init(
+            core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int, head: Int?,
+            policy: AddressPolicy, useCache: Bool
+        ) {
             self.head = head
+            self.policy = policy
+            self.useCache = useCache
             self.core = core
             self.key = key
             self.address = url
@@ -427,6 +516,9 @@ public final class HTTPClient: Sendable {
 
         func start() {
             guard !cancellable.isCancelled else { return end(.failure(.cancelled)) }
+            if policy == .publicOnly, AddressScope.ofHost(address.host ?? "") == .local {
+                return end(.failure(AddressPolicy.blocked(address, redirected: redirects > 0)))
+            }
             guard let made = soup_message_new("GET", address.absoluteString) else {
                 return end(
                     .failure(
@@ -435,6 +527,10 @@ public final class HTTPClient: Sendable {
             if let message { g_object_unref(UnsafeMutableRawPointer(message)) }
             message = made
             soup_message_add_flags(made, SOUP_MESSAGE_NO_REDIRECT)
+            if policy == .publicOnly, core.needsOwnConnection(made) {
+                soup_message_add_flags(made, SOUP_MESSAGE_NEW_CONNECTION)
+            }
+            if !useCache { soup_message_disable_feature(made, soup_cache_get_type()) }
             if let head { soup_message_headers_set_range(soup_message_get_request_headers(made), 0, goffset(head - 1)) }
             answerTimer?.cancel()
             answerTimedOut = false
@@ -461,6 +557,11 @@ public final class HTTPClient: Sendable {
             answerTimer?.cancel()
             answerTimer = nil
             let timedOut = answerTimedOut
+            if let blocked {
+                if let error { g_error_free(error) }
+                if let sent { g_object_unref(sent) }
+                return end(.failure(blocked))
+            }
             if let error {
                 let failure = PhotoFailure(GLibError(consuming: error), origin: .network)
                 if timedOut, failure.isCancellation {
@@ -476,6 +577,16 @@ public final class HTTPClient: Sendable {
                 return end(.failure(PhotoFailure(.transport, detail: "No response from \(host)")))
             }
             stream = sent
+            if let address = soup_message_get_remote_address(message),
+                let peer = AddressScope.of(socketAddress: address)
+            {
+                reached = reached == .public ? .public : peer.scope
+                if policy == .publicOnly, peer.scope == .local {
+                    dropStream()
+                    return end(
+                        .failure(AddressPolicy.blocked(self.address, peer: peer.text, redirected: redirects > 0)))
+                }
+            }
             let status = soup_message_get_status(message).rawValue
             let headers = soup_message_get_response_headers(message)
             if Self.redirectStatuses.contains(status) {
@@ -585,9 +696,9 @@ public final class HTTPClient: Sendable {
                                     .transport, summary: "Wrong part sent",
                                     detail: "\(host) sent \(body.count) bytes for a range of \(partial.last + 1)")))
                     }
-                    return end(.success(HTTPResponse(data: body, freshUntil: freshUntil, partialOf: partial.total)))
+                    return end(.success(response(partialOf: partial.total)))
                 }
-                return end(.success(HTTPResponse(data: body, freshUntil: freshUntil)))
+                return end(.success(response(partialOf: nil)))
             }
             if body.count + Int(size) > byteLimit {
                 return end(
@@ -599,6 +710,28 @@ public final class HTTPClient: Sendable {
             }
             if let start { body.append(start.assumingMemoryBound(to: UInt8.self), count: Int(size)) }
             readMore()
+        }
+
+        private func response(partialOf: Int?) -> HTTPResponse {
+            var response = HTTPResponse(data: body, freshUntil: freshUntil, partialOf: partialOf)
+            response.reached = reached
+            return response
+        }
+
+        /// Whether this transfer is sending `message`: its own, or the disk cache's revalidation
+        /// of its address (a message of the cache's, same address).
+        func sends(_ message: OpaquePointer) -> Bool {
+            guard let own = self.message else { return false }
+            return own == message || soup_uri_equal(soup_message_get_uri(own), soup_message_get_uri(message)) != 0
+        }
+
+        /// Stops the transfer because it connected to `peer`, on this computer or its network
+        /// (on the network thread, while libsoup is about to send: the cancellation keeps the
+        /// request from being written).
+        func block(peer: String) {
+            guard blocked == nil else { return }
+            blocked = AddressPolicy.blocked(address, peer: peer, redirected: redirects > 0)
+            cancellable.cancel()
         }
 
         /// A 206's `Content-Range`: its first and last byte, and the whole size (0 for `*`).

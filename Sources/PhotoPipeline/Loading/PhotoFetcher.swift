@@ -54,13 +54,42 @@ public final class PhotoFetcher: @unchecked Sendable {
     }
 
     /// Reads all of `url` (for small documents such as photo lists), within `limit` bytes and
-    /// the list's deadline (`limits.listSeconds`).
-    public func readAll(_ url: URL, cancellable: Cancellable, limit: Int? = nil) throws(PhotoFailure) -> Data {
+    /// the list's deadline (`limits.listSeconds`); over HTTP, reaching only what `policy` allows.
+    public func readAll(
+        _ url: URL, cancellable: Cancellable, limit: Int? = nil, policy: AddressPolicy = .any
+    ) throws(PhotoFailure) -> Data {
+        try withListDeadline(cancellable) { child throws(PhotoFailure) in
+            try read(url, cancellable: child, limit: limit ?? limits.maxListBytes, policy: policy)
+        }
+    }
+
+    /// Reads a photo list whole (as `readAll`), with what the photos it names may reach: a web
+    /// list is always asked of its server, never taken from the disk cache, so that where it
+    /// came from is known (`AddressPolicy.forList(at:reached:)`).
+    public func readList(
+        _ url: URL, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (data: Data, policy: AddressPolicy) {
+        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            return (try readAll(url, cancellable: cancellable), AddressPolicy.forList(at: url))
+        }
+        let response = try withListDeadline(cancellable) { child throws(PhotoFailure) in
+            try http.fetch(
+                url, cancellable: child, byteLimit: limits.maxListBytes, connectSeconds: limits.connectSeconds,
+                maxRedirects: limits.maxRedirects, useCache: false)
+        }
+        return (response.data, AddressPolicy.forList(at: url, reached: response.reached))
+    }
+
+    /// Runs `body` with a child of `cancellable` that the list's deadline cancels, reporting
+    /// that as `timeout`.
+    private func withListDeadline<T>(
+        _ cancellable: Cancellable, _ body: (Cancellable) throws(PhotoFailure) -> T
+    ) throws(PhotoFailure) -> T {
         let link = LinkedCancellable(parent: cancellable)
         let deadline = Deadline(seconds: limits.listSeconds, cancelling: link.child)
         defer { deadline.stop(); link.disconnect() }
         do throws(PhotoFailure) {
-            return try read(url, cancellable: link.child, limit: limit ?? limits.maxListBytes)
+            return try body(link.child)
         } catch {
             if error.isCancellation, deadline.stop(), !cancellable.isCancelled {
                 throw PhotoFailure(
@@ -72,9 +101,11 @@ public final class PhotoFetcher: @unchecked Sendable {
 
     /// Reads all of `url`, failing as `too-large` as soon as more than `limit` bytes are
     /// announced or have arrived. No deadline of its own: the caller's `cancellable` has it.
-    public func read(_ url: URL, cancellable: Cancellable, limit: Int) throws(PhotoFailure) -> Data {
+    public func read(
+        _ url: URL, cancellable: Cancellable, limit: Int, policy: AddressPolicy = .any
+    ) throws(PhotoFailure) -> Data {
         if ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-            return try fetchHTTP(url, cancellable: cancellable, byteLimit: limit).data
+            return try fetchHTTP(url, cancellable: cancellable, byteLimit: limit, policy: policy).data
         }
         let stream = try open(url, cancellable: cancellable, byteLimit: limit)
         var data = Data()
@@ -97,21 +128,24 @@ public final class PhotoFetcher: @unchecked Sendable {
             detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
     }
 
-    /// Fetches a photo on the web whole, with what the server said about keeping it.
-    public func fetchHTTP(_ url: URL, cancellable: Cancellable, byteLimit: Int) throws(PhotoFailure) -> HTTPResponse {
+    /// Fetches a photo on the web whole, with what the server said about keeping it; only from
+    /// addresses `policy` allows (the photo's `PhotoEntry.addressPolicy`).
+    public func fetchHTTP(
+        _ url: URL, cancellable: Cancellable, byteLimit: Int, policy: AddressPolicy = .any
+    ) throws(PhotoFailure) -> HTTPResponse {
         try http.fetch(
             url, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
-            maxRedirects: limits.maxRedirects)
+            maxRedirects: limits.maxRedirects, policy: policy)
     }
 
     /// The first `bytes` bytes of a photo on the web, or the whole photo where the server
-    /// sends it whole (see `HTTPClient.fetchHead`).
+    /// sends it whole (see `HTTPClient.fetchHead`); only from addresses `policy` allows.
     public func fetchHead(
-        _ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int
+        _ url: URL, bytes: Int, cancellable: Cancellable, byteLimit: Int, policy: AddressPolicy = .any
     ) throws(PhotoFailure) -> HTTPHead {
         try http.fetchHead(
             url, bytes: bytes, cancellable: cancellable, byteLimit: byteLimit, connectSeconds: limits.connectSeconds,
-            maxRedirects: limits.maxRedirects)
+            maxRedirects: limits.maxRedirects, policy: policy)
     }
 
     /// Opens a local file: on this computer, and a regular file (checked on the path and

@@ -34,6 +34,10 @@ public struct PhotoEntry: Sendable, Equatable {
     /// scheme followed by `//` that does not parse (`ht!tp://x`, `http://`, `http://[::1`) is
     /// `invalid-address`, never a path relative to the list. Whether a local file is a regular
     /// file is checked when it is opened (`PhotoFetcher`).
+    ///
+    /// The address policy: an entry whose `addressPolicy` is `.publicOnly` (its list came from
+    /// the web) may not name a host on this computer or its network as written
+    /// (`blocked-address`); where a name leads is checked when connecting (`HTTPClient`).
     public func resolvedURL() throws(PhotoFailure) -> URL {
         let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
         let invalid = PhotoFailure(.invalidAddress, detail: "“\(link)” is not a valid address")
@@ -88,10 +92,13 @@ public struct PhotoEntry: Sendable, Equatable {
         return scheme == "http" || scheme == "https"
     }
 
+    /// What the photo may reach: its list's policy (`.any` for an entry without a list).
+    public var addressPolicy: AddressPolicy { base?.addressPolicy ?? .any }
+
     private func checkPolicy(_ url: URL) throws(PhotoFailure) {
         switch url.scheme?.lowercased() {
         case "http", "https":
-            return
+            try addressPolicy.check(url)
         case "file":
             if isFromNetwork {
                 throw PhotoFailure(
@@ -137,8 +144,16 @@ public struct PhotoEntry: Sendable, Equatable {
     }
 }
 
-/// The base address shared by the entries of one source (one object, not one `URL` per row).
+/// The base address shared by the entries of one source (one object, not one `URL` per row),
+/// and what its photos may reach.
 public final class PhotoEntryBase: Sendable {
     public let url: URL
-    public init(_ url: URL) { self.url = url }
+    public let addressPolicy: AddressPolicy
+
+    /// - Parameter addressPolicy: what the source's photos may reach; by default as its
+    ///   address is written (`AddressPolicy.forList(at:)`).
+    public init(_ url: URL, addressPolicy: AddressPolicy? = nil) {
+        self.url = url
+        self.addressPolicy = addressPolicy ?? .forList(at: url)
+    }
 }

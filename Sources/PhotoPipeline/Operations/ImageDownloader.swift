@@ -86,7 +86,8 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             let response: HTTPResponse
             if Self.readsHeadFirst(url) {
                 switch try fetcher.fetchHead(
-                    url, bytes: Self.headBytes, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                    url, bytes: Self.headBytes, cancellable: link.child, byteLimit: limits.maxPhotoBytes,
+                    policy: record.entry.addressPolicy)
                 {
                 case .whole(let whole):
                     response = whole
@@ -100,10 +101,13 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                     }
                     // The head cannot serve the row: the whole photo, in a request of its own
                     // (one the disk cache may keep, which a part never is).
-                    response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                    response = try fetcher.fetchHTTP(
+                        url, cancellable: link.child, byteLimit: limits.maxPhotoBytes,
+                        policy: record.entry.addressPolicy)
                 }
             } else {
-                response = try fetcher.fetchHTTP(url, cancellable: link.child, byteLimit: limits.maxPhotoBytes)
+                response = try fetcher.fetchHTTP(
+                    url, cancellable: link.child, byteLimit: limits.maxPhotoBytes, policy: record.entry.addressPolicy)
             }
             if isCancelled { return }
             let data = response.data

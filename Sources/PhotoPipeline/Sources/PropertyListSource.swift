@@ -19,16 +19,19 @@ public struct PropertyListSource: PhotoSource {
         deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         let data: Data
+        let policy: AddressPolicy
         do {
             // Within the fetcher's list limits: `maxListBytes` (a million rows with long
-            // addresses fit) and `listSeconds`.
-            data = try fetcher.readAll(location, cancellable: cancellable)
+            // addresses fit) and `listSeconds`. Where the list came from decides what its
+            // photos may reach.
+            (data, policy) = try fetcher.readList(location, cancellable: cancellable)
         } catch {
             if cancellable.isCancelled { throw .cancelled }
             throw .listNotFetched(list: displayName, error)
         }
         let list = try PropertyListParser.parse(data, name: displayName, cancellable: cancellable)
-        try Self.deliver(list, base: PhotoEntryBase(location), cancellable: cancellable, deliver)
+        try Self.deliver(
+            list, base: PhotoEntryBase(location, addressPolicy: policy), cancellable: cancellable, deliver)
     }
 
     /// The list's file name (its address when it has none), as errors name it.

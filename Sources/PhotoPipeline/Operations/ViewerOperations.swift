@@ -69,7 +69,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             if let known = knownBytes ?? sharing?.bytes {
                 bytes = known
             } else {
-                bytes = try fetcher.readAll(url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes)
+                bytes = try fetcher.readAll(
+                    url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes,
+                    policy: record.entry.addressPolicy)
             }
             // A RAW photo is shown through its camera's preview (already, if the bytes were known).
             if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) {

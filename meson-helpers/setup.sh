@@ -7,7 +7,8 @@ set -euo pipefail
 # clipboard with; xcompmgr is for the screenshot script), and what
 # `meson install` and its checks use (meson, ninja, the desktop-file, AppStream and
 # GSettings schema validators); gdk-pixbuf's loaders for HEIF / HEIC, AVIF and WebP, LibRaw and
-# libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with.
+# libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with;
+# bubblewrap and libseccomp, which confine the decoder helpers.
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
 PACKAGES=(
@@ -17,6 +18,7 @@ PACKAGES=(
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
+  bubblewrap libseccomp-dev
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

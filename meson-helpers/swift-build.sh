@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run by meson: swift-build.sh OUTPUT SWIFT build ARGUMENTS…
-# Builds the app with SwiftPM and copies the binary to OUTPUT when it changed (so an
-# up-to-date build leaves the installed file alone).
+# Builds a product with SwiftPM and copies its binary (named as OUTPUT is) to OUTPUT when it
+# changed (so an up-to-date build leaves the installed file alone).
 set -euo pipefail
 output=$1
 shift
@@ -11,6 +11,7 @@ shift
 "$@" 2>&1 | { grep -v "warning: the use of \`mktemp' is dangerous" || true; }
 
 bin=$("$@" --show-bin-path)
-if ! cmp -s "$bin/classic-photos" "$output"; then
-  cp "$bin/classic-photos" "$output"
+product=$(basename "$output")
+if ! cmp -s "$bin/$product" "$output"; then
+  cp "$bin/$product" "$output"
 fi

@@ -22,8 +22,26 @@ enum AboutWindow {
         adw_about_window_set_issue_url(window, "https://github.com/classicphotos/ClassicPhotos/issues")
         adw_about_window_set_license_type(window, GTK_LICENSE_MIT_X11)
         adw_about_window_set_copyright(window, "© 2026 The Classic Photos authors")
+        adw_about_window_set_debug_info(window, troubleshooting)
+        adw_about_window_set_debug_info_filename(window, "classic-photos-troubleshooting.txt")
         if let parent { gtk_window_set_transient_for(gtkCast(about), parent) }
         gtk_window_set_modal(gtkCast(about), 1)
         gtk_window_present(gtkCast(about))
+    }
+
+    /// The Troubleshooting page: versions, and how pictures are decoded (confined or not).
+    static var troubleshooting: String {
+        let pool = DecoderPool.shared
+        let counts = pool.counts
+        return """
+            \(AppInfo.displayName) \(AppInfo.version)
+            GTK \(gtk_get_major_version()).\(gtk_get_minor_version()).\(gtk_get_micro_version()), \
+            libadwaita \(adw_get_major_version()).\(adw_get_minor_version()).\(adw_get_micro_version())
+
+            Decoding
+            \(pool.confinementDescription)
+            Helpers: at most \(pool.maxHelpers) at once, each decode within \(Int(pool.deadlineSeconds)) s; \
+            \(counts.started) started, \(counts.crashed) crashed or killed since launch.
+            """
     }
 }

@@ -159,6 +159,8 @@ public final class ClassicPhotosApp {
     // MARK: Actions
 
     private func startup() {
+        // Where pictures are decoded, said once when it is less confined than it should be.
+        DecoderPool.shared.reportConfinementOnce()
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }

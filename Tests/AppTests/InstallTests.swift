@@ -38,6 +38,7 @@ extension GUITests {
             // Every file where the desktop looks for it.
             let binary = installed("bin/classic-photos")
             #expect(FileManager.default.isExecutableFile(atPath: binary))
+            #expect(FileManager.default.isExecutableFile(atPath: installed("libexec/classic-photos-decoder")))
             for path in [
                 "share/icons/hicolor/scalable/apps/\(Self.appID).svg",
                 "share/icons/hicolor/symbolic/apps/\(Self.appID)-symbolic.svg",

@@ -50,12 +50,16 @@ func tool(_ path: String, _ arguments: [String]) -> Bool {
 }
 
 /// Decodes the photo at `url` as a list row does (160 px square, EXIF orientation applied),
-/// optionally with sepia.
-func thumbnail(_ url: URL, fetcher: PhotoFetcher, sepia: SepiaFilter?, side: Int = 160) throws -> PhotoImage {
+/// optionally with sepia: in a decoder helper, as the app does (`inHelper`), or in this process.
+func thumbnail(
+    _ url: URL, fetcher: PhotoFetcher, sepia: SepiaFilter?, side: Int = 160, inHelper: Bool
+) throws -> PhotoImage {
     let cancellable = Cancellable()
-    let image = try ImageDecoder.decode(
-        fetcher.open(url, cancellable: cancellable), size: .square(side),
-        cancellable: cancellable)
+    let stream = try fetcher.open(url, cancellable: cancellable)
+    let image =
+        inHelper
+        ? try Decoding.picture(.stream(stream), size: .square(side), cancellable: cancellable)
+        : try ImageDecoder.decode(stream, size: .square(side), cancellable: cancellable)
     guard let sepia else { return image }
     guard let filtered = sepia.apply(to: image) else { throw BenchError("sepia was cancelled") }
     return filtered

@@ -112,7 +112,7 @@ final class SynchronousListWindow {
                     gtk_label_set_text(OpaquePointer(row.label), name)
                     // Fetch, decode and filter here and now, as the tutorial's first version does.
                     guard pictures, position < links.count, let url = URL(string: links[position]),
-                        let image = try? thumbnail(url, fetcher: fetcher, sepia: sepia)
+                        let image = try? thumbnail(url, fetcher: fetcher, sepia: sepia, inHelper: false)
                     else {
                         gtk_picture_set_paintable(OpaquePointer(row.picture), nil)
                         return

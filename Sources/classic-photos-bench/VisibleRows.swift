@@ -1,6 +1,7 @@
 // First and last visible thumbnail: a screenful of camera photos through `PhotoProcessor` and
-// its operation queues (as the app runs them), against a plain pool of one thread per core
-// decoding and filtering the same files with the same decoder and filter.
+// its operation queues (as the app runs them, decoding in its confined helpers), against a
+// plain pool of one thread per core decoding (in its own process) and filtering the same files
+// with the same decoder and filter.
 import Dispatch
 import Foundation
 import GLibKit
@@ -27,7 +28,7 @@ func plainPool(_ urls: [URL], threads: Int) throws -> BatchTimes {
         while true {
             let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < urls.count else { return }
-            if (try? thumbnail(urls[index], fetcher: fetcher, sepia: sepia)) == nil {
+            if (try? thumbnail(urls[index], fetcher: fetcher, sepia: sepia, inHelper: false)) == nil {
                 failures.add(1, ordering: .relaxed)
             }
             let end = LoopbackServer.now() - start

@@ -28,6 +28,9 @@ public enum DecoderHelper {
                 case .message(.cancel(let id), let fd):
                     if let fd { close(fd) }
                     inbox.cancel(id)
+                case .message(.reserved(let id, let refusal), let fd):
+                    if let fd { close(fd) }
+                    inbox.reserved(id, refusal: refusal)
                 case .message(_, let fd):
                     if let fd { close(fd) }
                 }
@@ -36,7 +39,11 @@ public enum DecoderHelper {
         reader.start()
         while true {
             let (request, fd, cancellable) = inbox.take()
-            let outcome = answer(request, fd: fd, cancellable: cancellable, faults: faults)
+            // Memory is reserved in the app's budget, which every helper shares.
+            let budget = DecodeMemoryBudget(forwardingTo: { bytes, cancellable throws(PhotoFailure) in
+                try inbox.reserve(bytes, for: request.id, over: channel, cancellable: cancellable)
+            })
+            let outcome = answer(request, fd: fd, budget: budget, cancellable: cancellable, faults: faults)
             _ = channel.send(.reply(DecodeReply(id: request.id, outcome: outcome.outcome)), attached: outcome.pixels)
             if let pixels = outcome.pixels { close(pixels) }
             inbox.finished()
@@ -52,7 +59,7 @@ public enum DecoderHelper {
         func put(_ request: DecodeRequest, fd: Int32?) {
             condition.withLock {
                 queue.append((request, fd))
-                condition.signal()
+                condition.broadcast()
             }
         }
 
@@ -73,10 +80,33 @@ public enum DecoderHelper {
         }
 
         func finished() { condition.withLock { current = nil } }
+
+        /// The app's answers to reservations, by request.
+        private var answers: [UInt64: Refusal?] = [:]
+
+        /// Asks the app to reserve `bytes` for request `id`, and waits for its answer (the app
+        /// stops waiting for room when the request is cancelled, and says so).
+        func reserve(
+            _ bytes: Int, for id: UInt64, over channel: DecoderChannel, cancellable: Cancellable
+        ) throws(PhotoFailure) {
+            if channel.send(.reserve(id: id, bytes: bytes)) != nil { exit(0) }
+            let refusal: Refusal? = condition.withLock {
+                while answers[id] == nil { condition.wait() }
+                return answers.removeValue(forKey: id) ?? nil
+            }
+            if let refusal { throw refusal.failure }
+        }
+
+        func reserved(_ id: UInt64, refusal: Refusal?) {
+            condition.withLock {
+                answers[id] = .some(refusal)
+                condition.broadcast()
+            }
+        }
     }
 
     private static func answer(
-        _ request: DecodeRequest, fd: Int32?, cancellable: Cancellable, faults: Bool
+        _ request: DecodeRequest, fd: Int32?, budget: DecodeMemoryBudget, cancellable: Cancellable, faults: Bool
     ) -> (outcome: DecodeReply.Outcome, pixels: Int32?) {
         guard let fd else {
             return (failure(PhotoFailure(.empty, detail: "The decoder was sent no picture")), nil)
@@ -85,11 +115,10 @@ public enum DecoderHelper {
         if faults, let (fault, argument) = DecoderFault.asked(by: peek(fd)) {
             return (failure(commit(fault, argument: argument, cancellable: cancellable)), nil)
         }
-        let budget = DecodeMemoryBudget(capacity: request.budgetBytes)
         do throws(PhotoFailure) {
             switch request.job {
-            case .picture(let size, let raw, let options):
-                var image: PhotoImage
+            case .picture(let size, let raw):
+                let image: PhotoImage
                 if raw {
                     let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                     image = try ImageDecoder.decode(
@@ -99,10 +128,12 @@ public enum DecoderHelper {
                     image = try ImageDecoder.decode(
                         stream, size: size, limits: request.limits, budget: budget, cancellable: cancellable)
                 }
-                let kept = options ? textOptions(image) : [:]
-                if !kept.isEmpty || options { image = PhotoImage(taking: gdk_pixbuf_copy(image.pixbuf)!) }
                 let (pixels, layout) = try SealedPixels.seal(image)
-                return (.picture(layout, options: kept), pixels)
+                return (.picture(layout, options: [:]), pixels)
+            case .cachedThumbnail:
+                let image = try cachedThumbnail(fd, limits: request.limits)
+                let (pixels, layout) = try SealedPixels.seal(image)
+                return (.picture(layout, options: textOptions(image)), pixels)
             case .preview(let squareSide):
                 let head = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 guard let preview = EmbeddedPreview.read(head, squareSide: squareSide) else { return (.noPreview, nil) }
@@ -135,6 +166,32 @@ public enum DecoderHelper {
         var head = [UInt8](repeating: 0, count: 256)
         let count = pread(fd, &head, head.count, 0)
         return Data(head.prefix(max(0, count)))
+    }
+
+    /// A thumbnail cache's PNG. Its text chunks may follow its pixels (ImageMagick writes them
+    /// there), where only gdk-pixbuf's whole-file load reads them, not the loader that decodes
+    /// a stream; so the file is loaded whole, by its descriptor's name, once its header has
+    /// been checked: a PNG within the limits.
+    private static func cachedThumbnail(_ fd: Int32, limits: DecodeLimits) throws(PhotoFailure) -> PhotoImage {
+        let head = [UInt8](peek(fd).prefix(24))
+        guard head.count == 24, head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+            head[12..<16].elementsEqual("IHDR".utf8)
+        else { throw PhotoFailure(.notImage, detail: "A thumbnail is a PNG file; this is not one") }
+        let width = head[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = head[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        guard width > 0, height > 0, width * height <= limits.maxPixels else {
+            throw ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, Int(info.st_size) <= limits.maxBytes else {
+            throw PhotoFailure(.tooLarge, detail: "The thumbnail is larger than a thumbnail may be")
+        }
+        var error: UnsafeMutablePointer<GError>?
+        guard let pixbuf = gdk_pixbuf_new_from_file("/proc/self/fd/\(fd)", &error) else {
+            let message = error.map { GLibError(consuming: $0).message } ?? "unknown error"
+            throw PhotoFailure(.notImage, detail: "The thumbnail could not be read: \(message)")
+        }
+        return PhotoImage(taking: pixbuf)
     }
 
     /// The `tEXt::` options a PNG carried (a thumbnail's URI and modification time).

@@ -12,6 +12,25 @@ enum DecoderMessage: Codable, Sendable {
     case cancel(UInt64)
     /// Helper → app: how a request ended.
     case reply(DecodeReply)
+    /// Helper → app: request `id`'s decode needs this many bytes of the app's memory budget.
+    case reserve(id: UInt64, bytes: Int)
+    /// App → helper: the memory asked for is reserved (nil), or cannot be (why).
+    case reserved(id: UInt64, refusal: Refusal?)
+}
+
+/// A failure sent between the processes.
+struct Refusal: Codable, Sendable {
+    var reason: String
+    var summary: String
+    var detail: String
+
+    init(_ failure: PhotoFailure) {
+        reason = failure.reason.rawValue
+        summary = failure.summary
+        detail = failure.detail
+    }
+
+    var failure: PhotoFailure { PhotoFailure(reason: reason, summary: summary, detail: detail) }
 }
 
 struct HelperReady: Codable, Sendable {
@@ -24,9 +43,10 @@ struct HelperReady: Codable, Sendable {
 /// One picture to decode.
 struct DecodeRequest: Codable, Sendable {
     enum Job: Codable, Sendable {
-        /// The whole picture at `size`; a RAW file's camera preview when `raw`. With
-        /// `options`, the picture's text options (a PNG thumbnail's) come back with it.
-        case picture(size: DecodeSize, raw: Bool, options: Bool)
+        /// The whole picture at `size`; a RAW file's camera preview when `raw`.
+        case picture(size: DecodeSize, raw: Bool)
+        /// A PNG of the thumbnail cache, whole, with its text options (`tEXt::Thumb::URI`, …).
+        case cachedThumbnail
         /// The smaller picture a photo carries of itself (`EmbeddedPreview`), from its first bytes.
         case preview(squareSide: Int)
         /// What the picture's header and EXIF block say (`ImageInfo`), without decoding it.
@@ -38,7 +58,8 @@ struct DecodeRequest: Codable, Sendable {
     var id: UInt64
     var job: Job
     var limits: DecodeLimits
-    /// The memory the decode may reserve (the app's budget's capacity).
+    /// The memory the decode may reserve: the app's budget's capacity (it asks the app for
+    /// each reservation).
     var budgetBytes: Int
 }
 

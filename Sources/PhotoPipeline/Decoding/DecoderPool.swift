@@ -130,7 +130,8 @@ public final class DecoderPool: @unchecked Sendable {
 
     /// Runs `job` on `input` in a helper; the caller keeps its descriptor (a copy is sent).
     func run(
-        _ job: DecodeRequest.Job, input: Input, limits: DecodeLimits, budgetBytes: Int, cancellable: Cancellable
+        _ job: DecodeRequest.Job, input: Input, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
     ) throws(PhotoFailure) -> Decoded {
         let fd: Int32
         switch input {
@@ -143,7 +144,7 @@ public final class DecoderPool: @unchecked Sendable {
             nextID += 1
             return nextID
         }
-        let request = DecodeRequest(id: id, job: job, limits: limits, budgetBytes: budgetBytes)
+        let request = DecodeRequest(id: id, job: job, limits: limits, budgetBytes: budget.capacity)
         if helper.channel.send(.request(request), attached: fd) != nil {
             // It left or died while idle: a fresh one takes the picture.
             retire(helper, died: true)
@@ -155,12 +156,15 @@ public final class DecoderPool: @unchecked Sendable {
                     detail: "The decoder helper did not take the picture: \(String(cString: strerror(error)))")
             }
         }
-        return try waitForReply(id, from: helper, cancellable: cancellable)
+        return try waitForReply(id, from: helper, budget: budget, cancellable: cancellable)
     }
 
     private func waitForReply(
-        _ id: UInt64, from helper: Helper, cancellable: Cancellable
+        _ id: UInt64, from helper: Helper, budget: DecodeMemoryBudget, cancellable: Cancellable
     ) throws(PhotoFailure) -> Decoded {
+        // What the helper reserved of the budget, given back when the decode ends, however it ends.
+        var reservations: [DecodeMemoryBudget.Reservation] = []
+        defer { for reservation in reservations { reservation.release() } }
         let deadline = monotonicSeconds() + deadlineSeconds
         var cancelSent = false
         while true {
@@ -182,6 +186,15 @@ public final class DecoderPool: @unchecked Sendable {
             case .message(.reply(let reply), let fd) where reply.id == id:
                 checkIn(helper)
                 return try decoded(reply.outcome, fd: fd)
+            case .message(.reserve(let asked, let bytes), let fd) where asked == id:
+                if let fd { close(fd) }
+                var refusal: Refusal?
+                do throws(PhotoFailure) {
+                    reservations.append(try budget.reserve(bytes, cancellable: cancellable))
+                } catch {
+                    refusal = Refusal(error)
+                }
+                _ = helper.channel.send(.reserved(id: id, refusal: refusal))
             case .message(_, let fd):
                 if let fd { close(fd) } // an answer to an earlier request, or noise
             }

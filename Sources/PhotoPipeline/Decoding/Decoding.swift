@@ -36,8 +36,8 @@ public enum Decoding {
             }
         }
         let decoded = try pool.run(
-            .picture(size: size, raw: raw, options: false), input: try input(source, limits: limits, cancellable),
-            limits: limits, budgetBytes: budget.capacity, cancellable: cancellable)
+            .picture(size: size, raw: raw), input: try input(source, limits: limits, cancellable),
+            limits: limits, budget: budget, cancellable: cancellable)
         guard let image = decoded.image else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no picture")
         }
@@ -55,7 +55,7 @@ public enum Decoding {
         guard
             let decoded = try? pool.run(
                 .preview(squareSide: squareSide), input: .bytes(head), limits: limits,
-                budgetBytes: DecodeMemoryBudget.shared.capacity, cancellable: cancellable),
+                budget: .shared, cancellable: cancellable),
             case .preview(_, let origin, let photoWidth, let photoHeight) = decoded.outcome, let image = decoded.image
         else { return nil }
         return EmbeddedPreview(origin: origin, image: image, photoWidth: photoWidth, photoHeight: photoHeight)
@@ -68,7 +68,7 @@ public enum Decoding {
     ) throws(PhotoFailure) -> ImageInfo {
         if pool.confinement == .inProcess { return try ImageInfo.read(bytes) }
         let decoded = try pool.run(
-            .info, input: .bytes(bytes), limits: limits, budgetBytes: DecodeMemoryBudget.shared.capacity,
+            .info, input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard case .info(let info) = decoded.outcome else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
@@ -83,7 +83,7 @@ public enum Decoding {
         if pool.confinement == .inProcess { return try RawPhoto.preview(of: bytes) }
         let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try pool.run(
-            .rawPreview, input: .bytes(bytes), limits: limits, budgetBytes: DecodeMemoryBudget.shared.capacity,
+            .rawPreview, input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
@@ -104,8 +104,8 @@ public enum Decoding {
         let limits = DecodeLimits(maxBytes: 16 << 20, maxPixels: 1 << 20)
         guard
             let decoded = try? pool.run(
-                .picture(size: .fit(1 << 12), raw: false, options: true), input: .descriptor(fd), limits: limits,
-                budgetBytes: DecodeMemoryBudget.shared.capacity, cancellable: Cancellable()),
+                .cachedThumbnail, input: .descriptor(fd), limits: limits,
+                budget: .shared, cancellable: Cancellable()),
             case .picture(_, let options) = decoded.outcome, let image = decoded.image
         else { return nil }
         for (name, value) in options { gdk_pixbuf_set_option(image.pixbuf, name, value) }

@@ -29,7 +29,19 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
     public init(capacity: Int, patience: Double = 1.0) {
         capacityValue = capacity
         self.patience = patience
+        forward = nil
     }
+
+    /// Reserves in another process's budget (a decoder helper's decodes reserve in the app's,
+    /// so that all of them share one): `forward` waits for the room and throws as `reserve`
+    /// does; the app gives the memory back when the decode ends.
+    init(forwardingTo forward: @escaping @Sendable (Int, Cancellable) throws(PhotoFailure) -> Void) {
+        capacityValue = Int.max
+        patience = 1
+        self.forward = forward
+    }
+
+    private let forward: (@Sendable (Int, Cancellable) throws(PhotoFailure) -> Void)?
 
     /// The budget in bytes; a smaller one takes effect as reservations are returned.
     public var capacity: Int {
@@ -56,6 +68,10 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
     public func reserve(_ bytes: Int, cancellable: Cancellable) throws(PhotoFailure) -> Reservation {
         Self.returnLargeBlocks
         let bytes = max(0, bytes)
+        if let forward {
+            try forward(bytes, cancellable)
+            return Reservation(budget: nil, bytes: bytes)
+        }
         condition.lock()
         defer { condition.unlock() }
         guard bytes <= capacityValue else {

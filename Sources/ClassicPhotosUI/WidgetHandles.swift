@@ -30,6 +30,8 @@ enum Overlay: WidgetKind { static var type: GType { gtk_overlay_get_type() } }
 enum Bin: WidgetKind { static var type: GType { adw_bin_get_type() } }
 enum Box: WidgetKind { static var type: GType { gtk_box_get_type() } }
 enum Label: WidgetKind { static var type: GType { gtk_label_get_type() } }
+enum Inscription: WidgetKind { static var type: GType { gtk_inscription_get_type() } }
+enum Picture: WidgetKind { static var type: GType { gtk_picture_get_type() } }
 enum Button: WidgetKind { static var type: GType { gtk_button_get_type() } }
 enum ToggleButton: WidgetKind { static var type: GType { gtk_toggle_button_get_type() } }
 enum MenuButton: WidgetKind { static var type: GType { gtk_menu_button_get_type() } }
@@ -127,10 +129,19 @@ extension Handle where Kind: WidgetKind {
 
     func setTooltip(_ text: String?) { gtk_widget_set_tooltip_text(widget, text) }
     func addCSSClass(_ name: String) { gtk_widget_add_css_class(widget, name) }
+    func removeCSSClass(_ name: String) { gtk_widget_remove_css_class(widget, name) }
     func grabFocus() { gtk_widget_grab_focus(widget) }
+    func setSizeRequest(width: Int32, height: Int32) { gtk_widget_set_size_request(widget, width, height) }
+    func setVerticalAlign(_ align: GtkAlign) { gtk_widget_set_valign(widget, align) }
+    func setHorizontalExpand(_ expand: Bool) { gtk_widget_set_hexpand(widget, expand ? 1 : 0) }
+    func setMarginEnd(_ margin: Int32) { gtk_widget_set_margin_end(widget, margin) }
     /// Adds an event controller (a drop target); the widget takes its reference.
     func addController(_ controller: Handle<some ControllerKind>) {
         gtk_widget_add_controller(widget, controller.opaque)
+    }
+    /// Sets what a screen reader says for the widget: its name and a description.
+    func setAccessibleLabel(_ label: String, description: String) {
+        cp_accessible_set_label(opaque, label, description)
     }
 }
 
@@ -189,6 +200,23 @@ extension Handle where Kind == Label {
     func setText(_ text: String) { gtk_label_set_text(opaque, text) }
 }
 
+extension Handle where Kind == Inscription {
+    /// Sets the text (the same text again changes nothing).
+    func setText(_ text: String) { gtk_inscription_set_text(opaque, text) }
+    func setTextOverflow(_ overflow: GtkInscriptionOverflow) { gtk_inscription_set_text_overflow(opaque, overflow) }
+    func setXAlign(_ xalign: Float) { gtk_inscription_set_xalign(opaque, xalign) }
+    /// The number of lines it asks room for.
+    func setNaturalLines(_ lines: UInt32) { gtk_inscription_set_nat_lines(opaque, lines) }
+}
+
+extension Handle where Kind == Picture {
+    /// Shows `paintable` (a texture), or nothing.
+    func setPaintable(_ paintable: OpaquePointer?) { gtk_picture_set_paintable(opaque, paintable) }
+    func setCanShrink(_ shrink: Bool) { gtk_picture_set_can_shrink(opaque, shrink ? 1 : 0) }
+    func setContentFit(_ fit: GtkContentFit) { gtk_picture_set_content_fit(opaque, fit) }
+    func setAlternativeText(_ text: String) { gtk_picture_set_alternative_text(opaque, text) }
+}
+
 extension Handle where Kind == Button {
     func setIconName(_ name: String) { gtk_button_set_icon_name(pointer(), name) }
 }
@@ -213,6 +241,14 @@ extension Handle where Kind == Spinner {
     var isSpinning: Bool {
         get { gtk_spinner_get_spinning(opaque) != 0 }
         nonmutating set { gtk_spinner_set_spinning(opaque, newValue ? 1 : 0) }
+    }
+}
+
+extension Handle where Kind == Box {
+    func append(_ child: Widget<some WidgetKind>) { gtk_box_append(pointer(), child.widget) }
+    /// Puts `child` right after `sibling`, a child of the box already.
+    func insert(_ child: Widget<some WidgetKind>, after sibling: Widget<some WidgetKind>) {
+        gtk_box_insert_child_after(pointer(), child.widget, sibling.widget)
     }
 }
 
@@ -323,7 +359,7 @@ extension Handle where Kind == SignalListItemFactory {
 }
 
 extension Handle where Kind == ListItem {
-    func setChild(_ child: UnsafeMutablePointer<GtkWidget>) { gtk_list_item_set_child(opaque, child) }
+    func setChild(_ child: Widget<some WidgetKind>) { gtk_list_item_set_child(opaque, child.widget) }
     /// The model's item shown in the row, if the row is bound.
     var item: OpaquePointer? { gtk_list_item_get_item(opaque).map { OpaquePointer($0) } }
     var position: Int { Int(gtk_list_item_get_position(opaque)) }

@@ -35,6 +35,7 @@ enum Picture: WidgetKind { static var type: GType { gtk_picture_get_type() } }
 enum Button: WidgetKind { static var type: GType { gtk_button_get_type() } }
 enum ToggleButton: WidgetKind { static var type: GType { gtk_toggle_button_get_type() } }
 enum MenuButton: WidgetKind { static var type: GType { gtk_menu_button_get_type() } }
+enum Popover: WidgetKind { static var type: GType { gtk_popover_get_type() } }
 enum Spinner: WidgetKind { static var type: GType { gtk_spinner_get_type() } }
 enum ToastOverlay: WidgetKind { static var type: GType { adw_toast_overlay_get_type() } }
 enum HeaderBar: WidgetKind { static var type: GType { adw_header_bar_get_type() } }
@@ -229,12 +230,16 @@ extension Handle where Kind == ToggleButton {
 }
 
 extension Handle where Kind == MenuButton {
-    func setPopover(_ popover: UnsafeMutablePointer<GtkWidget>) {
-        gtk_menu_button_set_popover(opaque, popover)
+    func setPopover(_ popover: Widget<Popover>) {
+        gtk_menu_button_set_popover(opaque, popover.widget)
     }
     func popUp() { gtk_menu_button_popup(opaque) }
     /// The button inside, which draws it.
     var innerButton: UnsafeMutablePointer<GtkWidget>? { gtk_widget_get_first_child(widget) }
+}
+
+extension Handle where Kind == Popover {
+    func popDown() { gtk_popover_popdown(pointer()) }
 }
 
 extension Handle where Kind == Spinner {

@@ -91,38 +91,25 @@ extension PhotoListWindow {
 
     // MARK: Open Location…
 
-    /// Asks for the address of a photo list on the web.
+    /// Asks for the address of a photo list on the web (`ui/open-location.ui`).
     private func askForLocation() {
-        let message = adw_message_dialog_new(window, "Open Location", "The address of a photo list (http or https).")!
-        let alert: UnsafeMutablePointer<AdwMessageDialog> = gtkCast(message)
-        let entry = gtk_entry_new()!
-        gtk_entry_set_activates_default(gtkCast(entry), 1)
-        gtk_entry_set_placeholder_text(gtkCast(entry), "https://example.org/photos.plist")
-        gtk_entry_set_input_purpose(gtkCast(entry), GTK_INPUT_PURPOSE_URL)
-        adw_message_dialog_set_extra_child(alert, entry)
-        adw_message_dialog_add_response(alert, "cancel", "_Cancel")
-        adw_message_dialog_add_response(alert, "open", "_Open")
-        adw_message_dialog_set_response_appearance(alert, "open", ADW_RESPONSE_SUGGESTED)
-        adw_message_dialog_set_default_response(alert, "open")
-        adw_message_dialog_set_close_response(alert, "cancel")
-        let object = ObjectRef(retaining: UnsafeMutableRawPointer(message).assumingMemoryBound(to: GObject.self))
-        let response = SignalConnection.connect(
-            object.pointer, "response",
-            pointer: { [unowned self] id in
-                let chosen = id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-                let text = String(cString: gtk_editable_get_text(OpaquePointer(entry))).trimmingCharacters(
-                    in: .whitespaces)
-                dialog = nil
-                guard chosen == "open", !text.isEmpty else { return }
-                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                    ["http", "https"].contains(scheme)
-                else {
-                    showToast("“\(text)” is not a web address")
-                    return
-                }
-                open([PhotoSources.source(for: url)])
-            })
-        dialog = (object, [response])
-        gtk_window_present(gtkCast(message))
+        let ui = UIFile("open-location")
+        let prompt = ui.widget("dialog", as: MessageDialog.self)
+        let address = ui.widget("address", as: Entry.self)
+        prompt.setTransientFor(window)
+        let response = prompt.onResponse { [unowned self] chosen in
+            let text = address.text.trimmingCharacters(in: .whitespaces)
+            dialog = nil
+            guard chosen == "open", !text.isEmpty else { return }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme)
+            else {
+                showToast("“\(text)” is not a web address")
+                return
+            }
+            open([PhotoSources.source(for: url)])
+        }
+        dialog = (ui, [response])
+        prompt.present()
     }
 }

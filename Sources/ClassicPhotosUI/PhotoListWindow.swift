@@ -500,7 +500,7 @@ final class PhotoListWindow {
 
     /// The "Oops!" alert: a modal message with the reason, and Retry when it can help.
     func showError(title: String, message: String, retry: (() -> Void)?) {
-        alert = Alert(parent: window, title: title, message: message, retryable: retry != nil) {
+        alert = Alert(parent: toplevel, title: title, message: message, retryable: retry != nil) {
             [weak self] retried in
             self?.alert = nil
             if retried { retry?() }

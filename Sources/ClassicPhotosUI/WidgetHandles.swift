@@ -32,6 +32,7 @@ enum Box: WidgetKind { static var type: GType { gtk_box_get_type() } }
 enum Label: WidgetKind { static var type: GType { gtk_label_get_type() } }
 enum Inscription: WidgetKind { static var type: GType { gtk_inscription_get_type() } }
 enum Picture: WidgetKind { static var type: GType { gtk_picture_get_type() } }
+enum Entry: WidgetKind { static var type: GType { gtk_entry_get_type() } }
 enum Button: WidgetKind { static var type: GType { gtk_button_get_type() } }
 enum ToggleButton: WidgetKind { static var type: GType { gtk_toggle_button_get_type() } }
 enum MenuButton: WidgetKind { static var type: GType { gtk_menu_button_get_type() } }
@@ -46,6 +47,7 @@ enum ScrolledWindow: WidgetKind { static var type: GType { gtk_scrolled_window_g
 enum ListView: WidgetKind { static var type: GType { gtk_list_view_get_type() } }
 enum AnyWidget: WidgetKind { static var type: GType { gtk_widget_get_type() } }
 enum ApplicationWindow: WindowKind { static var type: GType { adw_application_window_get_type() } }
+enum MessageDialog: WindowKind { static var type: GType { adw_message_dialog_get_type() } }
 enum Adjustment: GObjectKind { static var type: GType { gtk_adjustment_get_type() } }
 enum SingleSelection: GObjectKind { static var type: GType { gtk_single_selection_get_type() } }
 enum SignalListItemFactory: GObjectKind { static var type: GType { gtk_signal_list_item_factory_get_type() } }
@@ -189,6 +191,19 @@ extension Handle where Kind == ApplicationWindow {
     func addAction(_ action: ObjectRef<GObject>) { g_action_map_add_action(opaque, action.opaque) }
 }
 
+extension Handle where Kind == MessageDialog {
+    func setHeading(_ heading: String) { adw_message_dialog_set_heading(pointer(), heading) }
+    func setBody(_ body: String) { adw_message_dialog_set_body(pointer(), body) }
+
+    /// Connects `body` to "response", which passes the chosen response's ID (the close
+    /// response's when the dialog was closed otherwise).
+    func onResponse(_ body: @escaping (String?) -> Void) -> SignalConnection {
+        SignalConnection.connect(
+            raw, "response",
+            pointer: { id in body(id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }) })
+    }
+}
+
 extension Handle where Kind == ToplevelSurface {
     var isMinimized: Bool {
         (gdk_toplevel_get_state(opaque).rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue) != 0
@@ -208,6 +223,10 @@ extension Handle where Kind == Inscription {
     func setXAlign(_ xalign: Float) { gtk_inscription_set_xalign(opaque, xalign) }
     /// The number of lines it asks room for.
     func setNaturalLines(_ lines: UInt32) { gtk_inscription_set_nat_lines(opaque, lines) }
+}
+
+extension Handle where Kind == Entry {
+    var text: String { String(cString: gtk_editable_get_text(opaque)) }
 }
 
 extension Handle where Kind == Picture {

@@ -58,7 +58,8 @@ enum FrameClock: GObjectKind { static var type: GType { gdk_frame_clock_get_type
 /// The surface of a window on screen (a `GdkToplevel`).
 enum ToplevelSurface: GObjectKind { static var type: GType { gdk_toplevel_get_type() } }
 
-/// Any GObject of class `Kind`, unowned: its owner is the tree (or builder) it came from.
+/// Any GObject of class `Kind`, unowned: what holds the object (its widget tree, a builder, an
+/// `ObjectRef`) keeps it alive.
 @MainActor
 struct Handle<Kind: GObjectKind> {
     let raw: UnsafeMutableRawPointer

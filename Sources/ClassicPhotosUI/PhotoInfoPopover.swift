@@ -4,72 +4,44 @@ import Foundation
 import GLibKit
 import PhotoPipeline
 
-/// The viewer's info popover: name, source address, pixel size, file size, format, and the
-/// camera and date taken where the photo's EXIF has them. Traced as
+/// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,
+/// format, and the camera and date taken where the photo's EXIF has them. Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
 final class PhotoInfoPopover {
-    let popover: UnsafeMutablePointer<GtkWidget>
-    private var values: [Row: UnsafeMutablePointer<GtkWidget>] = [:]
-    private var captions: [Row: UnsafeMutablePointer<GtkWidget>] = [:]
+    let popover: Widget<Popover>
+    private let ui = UIFile("photo-info")
+    private var values: [Row: Widget<Label>] = [:]
+    private var captions: [Row: Widget<Label>] = [:]
     private var connections: [SignalConnection] = []
     /// What the rows show now.
     private var shown = ViewerInfoText(name: "", source: "")
     /// What was last traced while open; nil while closed.
     private var traced: ViewerInfoText?
 
-    enum Row: CaseIterable {
-        case name, address, size, fileSize, format, camera, date
-
-        var title: String {
-            switch self {
-            case .name: "Name"
-            case .address: "Source"
-            case .size: "Size"
-            case .fileSize: "File Size"
-            case .format: "Format"
-            case .camera: "Camera"
-            case .date: "Date Taken"
-            }
-        }
+    /// A row of the popover: its value label's ID in `ui/photo-info.ui` (the caption's is the
+    /// same with "-caption").
+    enum Row: String, CaseIterable {
+        case name
+        case address = "source"
+        case size
+        case fileSize = "file-size"
+        case format, camera, date
     }
 
     init() {
-        popover = gtk_popover_new()
-        let grid = gtk_grid_new()!
-        gtk_grid_set_row_spacing(gtkCast(grid), 8)
-        gtk_grid_set_column_spacing(gtkCast(grid), 18)
-        for margin in [
-            gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start,
-            gtk_widget_set_margin_end,
-        ] {
-            margin(grid, 12)
+        popover = ui.widget("popover")
+        for row in Row.allCases {
+            values[row] = ui.widget(row.rawValue)
+            captions[row] = ui.widget("\(row.rawValue)-caption")
         }
-        for (index, row) in Row.allCases.enumerated() {
-            let caption = gtk_label_new(row.title)!
-            gtk_label_set_xalign(gtkCast(caption), 1)
-            gtk_label_set_yalign(gtkCast(caption), 0)
-            gtk_widget_add_css_class(caption, "dim-label")
-            let value = gtk_label_new(nil)!
-            gtk_label_set_xalign(gtkCast(value), 0)
-            gtk_label_set_selectable(gtkCast(value), 1)
-            gtk_label_set_wrap(gtkCast(value), 1)
-            gtk_label_set_wrap_mode(gtkCast(value), PANGO_WRAP_WORD_CHAR)
-            gtk_label_set_max_width_chars(gtkCast(value), 36)
-            gtk_widget_set_can_focus(value, 0)
-            gtk_grid_attach(gtkCast(grid), caption, 0, Int32(index), 1, 1)
-            gtk_grid_attach(gtkCast(grid), value, 1, Int32(index), 1, 1)
-            values[row] = value
-            captions[row] = caption
-        }
-        gtk_popover_set_child(gtkCast(popover), grid)
         connections.append(
-            SignalConnection.connect(UnsafeMutableRawPointer(popover), "show") { [unowned self] in
+            popover.connect("show") { [unowned self] in
                 traced = shown
                 Trace.shared.emit(.viewerInfo(shown: true, info: shown))
             })
         connections.append(
-            SignalConnection.connect(UnsafeMutableRawPointer(popover), "hide") { [unowned self] in
+            popover.connect("hide") { [unowned self] in
                 traced = nil
                 Trace.shared.emit(.viewerInfo(shown: false, info: shown))
             })
@@ -93,9 +65,9 @@ final class PhotoInfoPopover {
         }
         for row in Row.allCases {
             let value = text[row]
-            gtk_label_set_text(gtkCast(values[row]!), value ?? "")
-            gtk_widget_set_visible(values[row]!, value == nil ? 0 : 1)
-            gtk_widget_set_visible(captions[row]!, value == nil ? 0 : 1)
+            values[row]!.setText(value ?? "")
+            values[row]!.isVisible = value != nil
+            captions[row]!.isVisible = value != nil
         }
         shown = ViewerInfoText(
             name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,

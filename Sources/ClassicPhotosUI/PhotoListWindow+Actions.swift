@@ -23,7 +23,7 @@ extension PhotoListWindow {
         addAction("reload") { [unowned self] in
             if !sources.isEmpty { open(sources) }
         }
-        addAction("close") { [unowned self] in gtk_window_close(window) }
+        addAction("close") { [unowned self] in toplevel.close() }
         addAction("retry-failed") { [unowned self] in processor.retryFailed() }
         addChoice("sort-by", photoOrder.key.rawValue) { [unowned self] value in
             guard let key = PhotoOrder.Key(rawValue: value) else { return false }
@@ -50,13 +50,13 @@ extension PhotoListWindow {
                     guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
                     if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
                 }))
-        g_action_map_add_action(OpaquePointer(window), action.opaque)
+        toplevel.addAction(action)
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {
         let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
         connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
-        g_action_map_add_action(OpaquePointer(window), action.opaque)
+        toplevel.addAction(action)
     }
 
     // MARK: Open… and Open Folder…
@@ -64,87 +64,52 @@ extension PhotoListWindow {
     /// The desktop's file chooser (a portal where there is one): pictures and photo lists, or
     /// folders. Several may be chosen; they open as one list.
     private func chooseFiles(folders: Bool) {
-        let chooser = gtk_file_chooser_native_new(
-            folders ? "Open Folder" : "Open Pictures or a Photo List", window,
-            folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
-            "_Open", "_Cancel")!
-        let fileChooser = chooser
-        gtk_file_chooser_set_select_multiple(fileChooser, 1)
+        let object = ObjectRef(
+            takingOpaque: gtk_file_chooser_native_new(
+                folders ? "Open Folder" : "Open Pictures or a Photo List", window,
+                folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
+                "_Open", "_Cancel")!)
+        let chooser = Handle<FileChooserNative>(object)
+        chooser.selectsMultiple = true
         if !folders {
-            let all = gtk_file_filter_new()!
-            gtk_file_filter_set_name(all, "Pictures and photo lists")
-            gtk_file_filter_add_pixbuf_formats(all)
-            gtk_file_filter_add_mime_type(all, "image/x-dcraw") // camera RAW files, shown through their previews
-            gtk_file_filter_add_pattern(all, "*.plist")
-            gtk_file_chooser_add_filter(fileChooser, all)
-            let pictures = gtk_file_filter_new()!
-            gtk_file_filter_set_name(pictures, "Pictures")
-            gtk_file_filter_add_pixbuf_formats(pictures)
-            gtk_file_filter_add_mime_type(pictures, "image/x-dcraw")
-            gtk_file_chooser_add_filter(fileChooser, pictures)
-            let lists = gtk_file_filter_new()!
-            gtk_file_filter_set_name(lists, "Photo lists")
-            gtk_file_filter_add_pattern(lists, "*.plist")
-            gtk_file_chooser_add_filter(fileChooser, lists)
-            [all, pictures, lists].forEach { g_object_unref(UnsafeMutableRawPointer($0)) }
+            // Camera RAW files (image/x-dcraw) are shown through their previews.
+            chooser.addFilter(
+                "Pictures and photo lists", pictures: true, mimeTypes: ["image/x-dcraw"], patterns: ["*.plist"])
+            chooser.addFilter("Pictures", pictures: true, mimeTypes: ["image/x-dcraw"])
+            chooser.addFilter("Photo lists", patterns: ["*.plist"])
         }
-        let object = ObjectRef(takingOpaque: chooser)
-        let response = SignalConnection.connect(
-            object.pointer, "response",
+        let response = chooser.connect(
+            "response",
             int: { [unowned self] response in
-                var uris: [String] = []
-                if response == GTK_RESPONSE_ACCEPT.rawValue, let files = gtk_file_chooser_get_files(fileChooser) {
-                    for index in 0..<g_list_model_get_n_items(files) {
-                        guard let file = g_list_model_get_item(files, index) else { continue }
-                        if let uri = g_file_get_uri(OpaquePointer(file)) {
-                            uris.append(String(cString: uri))
-                            g_free(uri)
-                        }
-                        g_object_unref(file)
-                    }
-                    g_object_unref(UnsafeMutableRawPointer(files))
-                }
+                let uris = response == GTK_RESPONSE_ACCEPT.rawValue ? chooser.chosenURIs : []
                 dialog = nil
                 if !uris.isEmpty { open(uris.map { PhotoSources.source(for: $0) }) }
             })
         dialog = (object, [response])
-        gtk_native_dialog_show(gtkCast(chooser))
+        chooser.show()
     }
 
     // MARK: Open Location…
 
-    /// Asks for the address of a photo list on the web.
+    /// Asks for the address of a photo list on the web (`ui/open-location.ui`).
     private func askForLocation() {
-        let message = adw_message_dialog_new(window, "Open Location", "The address of a photo list (http or https).")!
-        let alert: UnsafeMutablePointer<AdwMessageDialog> = gtkCast(message)
-        let entry = gtk_entry_new()!
-        gtk_entry_set_activates_default(gtkCast(entry), 1)
-        gtk_entry_set_placeholder_text(gtkCast(entry), "https://example.org/photos.plist")
-        gtk_entry_set_input_purpose(gtkCast(entry), GTK_INPUT_PURPOSE_URL)
-        adw_message_dialog_set_extra_child(alert, entry)
-        adw_message_dialog_add_response(alert, "cancel", "_Cancel")
-        adw_message_dialog_add_response(alert, "open", "_Open")
-        adw_message_dialog_set_response_appearance(alert, "open", ADW_RESPONSE_SUGGESTED)
-        adw_message_dialog_set_default_response(alert, "open")
-        adw_message_dialog_set_close_response(alert, "cancel")
-        let object = ObjectRef(retaining: UnsafeMutableRawPointer(message).assumingMemoryBound(to: GObject.self))
-        let response = SignalConnection.connect(
-            object.pointer, "response",
-            pointer: { [unowned self] id in
-                let chosen = id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
-                let text = String(cString: gtk_editable_get_text(OpaquePointer(entry))).trimmingCharacters(
-                    in: .whitespaces)
-                dialog = nil
-                guard chosen == "open", !text.isEmpty else { return }
-                guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                    ["http", "https"].contains(scheme)
-                else {
-                    showToast("“\(text)” is not a web address")
-                    return
-                }
-                open([PhotoSources.source(for: url)])
-            })
-        dialog = (object, [response])
-        gtk_window_present(gtkCast(message))
+        let ui = UIFile("open-location")
+        let prompt = ui.widget("dialog", as: MessageDialog.self)
+        let address = ui.widget("address", as: Entry.self)
+        prompt.setTransientFor(window)
+        let response = prompt.onResponse { [unowned self] chosen in
+            let text = address.text.trimmingCharacters(in: .whitespaces)
+            dialog = nil
+            guard chosen == "open", !text.isEmpty else { return }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme)
+            else {
+                showToast("“\(text)” is not a web address")
+                return
+            }
+            open([PhotoSources.source(for: url)])
+        }
+        dialog = (ui, [response])
+        prompt.present()
     }
 }

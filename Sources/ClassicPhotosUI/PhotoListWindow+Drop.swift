@@ -9,25 +9,11 @@ import PhotoPipeline
 extension PhotoListWindow {
     /// Makes `target` (the window's content) accept drops. GTK marks it `:drop(active)` while
     /// something droppable hovers, which the app's style draws as an accent-coloured frame.
-    func acceptDrops(on target: UnsafeMutablePointer<GtkWidget>) {
-        gtk_widget_add_css_class(target, "drop-target")
-        let drop = cp_drop_target_new_for_locations()!
-        connections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(drop), "drop",
-                pointerDoubles: { [unowned self] value, _, _ in
-                    guard let value, let strings = cp_drop_value_strings(value.assumingMemoryBound(to: GValue.self))
-                    else { return false }
-                    defer { g_strfreev(strings) }
-                    var dropped: [String] = []
-                    var index = 0
-                    while let string = strings[index] {
-                        dropped.append(String(cString: string))
-                        index += 1
-                    }
-                    return openDropped(dropped)
-                }))
-        gtk_widget_add_controller(target, drop) // the widget owns the controller
+    func acceptDrops(on target: Widget<some WidgetKind>) {
+        target.addCSSClass("drop-target")
+        let drop = Handle<DropTarget>.forLocations()
+        connections.append(drop.onDrop { [unowned self] dropped in openDropped(dropped) })
+        target.addController(drop) // the widget owns the controller
     }
 
     /// Opens what was dropped; false (the drop refused) when none of it names a place.

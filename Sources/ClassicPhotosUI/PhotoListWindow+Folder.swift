@@ -283,18 +283,15 @@ extension PhotoListWindow {
         }
         // The photo to keep in place, and how far below the top of the view its row is.
         let visible = visibleRows()
-        let selected = Int(gtk_single_selection_get_selected(selection))
-        let anchorPosition = visible.contains(selected) ? selected : visible.lowerBound
-        let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)
-        let rowHeight = adjustment.map { gtk_adjustment_get_upper($0) / Double(max(1, photos.count)) } ?? 0
+        let selected = selection.selected
+        let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
+        let adjustment = scrolled.verticalAdjustment
+        let rowHeight = adjustment.map { $0.upper / Double(max(1, photos.count)) } ?? 0
         let anchor: (id: PhotoID, offset: Double)? =
             visible.isEmpty || adjustment == nil
             ? nil
-            : (
-                photos.id(at: anchorPosition),
-                Double(anchorPosition) * rowHeight - gtk_adjustment_get_value(adjustment!)
-            )
-        let selectedID = selected >= 0 && selected < photos.count ? photos.id(at: selected) : nil
+            : (photos.id(at: anchorPosition), Double(anchorPosition) * rowHeight - adjustment!.value)
+        let selectedID = selected.flatMap { $0 < photos.count ? photos.id(at: $0) : nil }
 
         processor.reorder(ids.map { photos.position(of: $0)! })
         var raw = ids.map { guint64($0.rawValue) }
@@ -302,10 +299,10 @@ extension PhotoListWindow {
             cp_photo_list_model_splice(store.opaque, 0, guint($0.count), $0.baseAddress, guint($0.count))
         }
         if let selectedID, let position = photos.position(of: selectedID) {
-            gtk_single_selection_set_selected(selection, guint(position))
+            selection.selected = position
         }
         if let anchor, let adjustment, let position = photos.position(of: anchor.id) {
-            gtk_adjustment_set_value(adjustment, Double(position) * rowHeight - anchor.offset)
+            adjustment.value = Double(position) * rowHeight - anchor.offset
         }
         Trace.shared.emit(.listSorted(key: order.key.rawValue, descending: order.descending, rows: ids.count))
         listChanged()

@@ -14,22 +14,22 @@ import PhotoPipeline
 /// position.
 @MainActor
 final class PhotoListWindow {
-    let window: UnsafeMutablePointer<GtkWindow>
+    let toplevel: Widget<ApplicationWindow>
     /// The list model: one photo identity per row.
     let store: ObjectRef<GObject>
-    let selection: OpaquePointer
-    let listView: OpaquePointer
-    let scrolled: OpaquePointer
-    private let spinner: UnsafeMutablePointer<GtkWidget>
-    let headerBar: UnsafeMutablePointer<GtkWidget>
+    let selection: Handle<SingleSelection>
+    let list: Widget<ListView>
+    let scrolled: Widget<ScrolledWindow>
+    private let spinner: Widget<Spinner>
+    let headerBar: Widget<HeaderBar>
     /// The photo viewer, over the list (see PhotoListWindow+Viewer).
     var viewer: PhotoViewer!
-    private let windowTitle: OpaquePointer
+    private let windowTitle: Widget<WindowTitle>
     /// The list, or the status page instead of it (loading, empty, failed).
-    private let stack: OpaquePointer
-    private let statusPage: OpaquePointer
-    private let statusButtons: UnsafeMutablePointer<GtkWidget>
-    private let toasts: OpaquePointer
+    private let stack: Widget<Stack>
+    private let statusPage: Widget<StatusPage>
+    private let statusButtons: Widget<Box>
+    private let toasts: Widget<ToastOverlay>
     let processor: PhotoProcessor
     private let sourceLoader: PhotoSourceLoader
     private var scrollMonitor: ScrollActivityMonitor!
@@ -72,8 +72,14 @@ final class PhotoListWindow {
     private(set) var listGeneration = 0
     /// Whether every source of the list has been read.
     var loadingFinished: Bool { loading == nil }
-    /// A file chooser or location dialog while one is open, and its handlers.
-    var dialog: (object: ObjectRef<GObject>, connections: [SignalConnection])?
+    /// A file chooser or location dialog while one is open: what holds it, and its handlers.
+    var dialog: (owner: AnyObject, connections: [SignalConnection])?
+
+    /// The window as GTK's C type, for the code that gives it to GTK (the viewer's dialogs,
+    /// About, the diagnostics).
+    var window: UnsafeMutablePointer<GtkWindow> { toplevel.window }
+    /// The list view, for the diagnostics' check that it is freed with the window.
+    var listView: OpaquePointer { list.opaque }
 
     init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
@@ -85,49 +91,43 @@ final class PhotoListWindow {
         processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
-        window = gtkCast(adw_application_window_new(application)!)
-        gtk_window_set_title(window, AppInfo.displayName)
+        toplevel = Widget(made: adw_application_window_new(application))
+        toplevel.setTitle(AppInfo.displayName)
         let remembered = settings.window
-        gtk_window_set_default_size(window, max(360, remembered.width), max(360, remembered.height))
-        if remembered.maximized { gtk_window_maximize(window) }
-        gtk_window_set_icon_name(window, AppInfo.applicationID)
+        toplevel.defaultSize = (max(360, remembered.width), max(360, remembered.height))
+        if remembered.maximized { toplevel.maximize() }
+        toplevel.setIconName(AppInfo.applicationID)
 
         // The content, from ui/window.ui; the list's model and factory are set here.
         let ui = UIFile("window")
-        headerBar = ui.widget("header-bar", as: HeaderBar.self).widget
-        windowTitle = ui.widget("title", as: WindowTitle.self).opaque
-        adw_window_title_set_title(windowTitle, AppInfo.displayName)
-        spinner = ui.widget("spinner", as: Spinner.self).widget
+        headerBar = ui.widget("header-bar")
+        windowTitle = ui.widget("title")
+        windowTitle.setTitle(AppInfo.displayName)
+        spinner = ui.widget("spinner")
         // A model of photo identities (items are made only for the rows bound), one photo
         // selectable, shown through a factory.
         store = ObjectRef(takingOpaque: cp_photo_list_model_new())
-        let factory = gtk_signal_list_item_factory_new()!
-        selection = gtk_single_selection_new(OpaquePointer(g_object_ref(store.pointer)))
-        gtk_single_selection_set_autoselect(selection, 0)
-        gtk_single_selection_set_can_unselect(selection, 1)
-        gtk_single_selection_set_selected(selection, GTK_INVALID_LIST_POSITION)
-        let list = ui.widget("list", as: ListView.self)
-        listView = list.opaque
-        list.setModel(selection, factory: factory)
-        let scrolledWidget = ui.widget("scrolled", as: ScrolledWindow.self).widget
-        scrolled = OpaquePointer(scrolledWidget)
+        let factory = Handle<SignalListItemFactory>.make()
+        selection = .make(over: store)
+        list = ui.widget("list")
+        list.setModel(selection, factory: factory) // the list view owns both from here
+        scrolled = ui.widget("scrolled")
         // Instead of the list while there is none: loading, empty or failed, with what to do.
-        statusPage = ui.widget("status", as: StatusPage.self).opaque
-        statusButtons = ui.widget("status-buttons", as: Box.self).widget
-        stack = ui.widget("stack", as: Stack.self).opaque
+        statusPage = ui.widget("status")
+        statusButtons = ui.widget("status-buttons")
+        stack = ui.widget("stack")
         // The photo viewer opens over the list, in an overlay of its own.
-        let viewerArea = ui.widget("viewer-area", as: Overlay.self).widget
-        let toastOverlay = ui.widget("toasts", as: ToastOverlay.self)
-        toasts = toastOverlay.opaque
-        adw_application_window_set_content(gtkCast(window), toastOverlay.widget)
+        let viewerArea = ui.widget("viewer-area", as: Overlay.self)
+        toasts = ui.widget("toasts")
+        toplevel.setContent(toasts.widget)
 
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
-        connectFactory(UnsafeMutableRawPointer(factory)) // the list view owns the factory (transfer full)
+        connectFactory(factory)
         installViewer(in: viewerArea)
         connectWindow()
         addActions()
-        acceptDrops(on: widget(toasts))
+        acceptDrops(on: toasts)
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
             viewer.photoUpdated(snapshot)
@@ -139,7 +139,7 @@ final class PhotoListWindow {
             busyPhotos = busy
             refreshSpinner()
         }
-        scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolledWidget, keyTarget: widget(window))
+        scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolled.widget, keyTarget: toplevel.widget)
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit(.scrollBegin(via: source))
             processor.scrollBegan()
@@ -174,7 +174,7 @@ final class PhotoListWindow {
         focusWhenFilled = true
         failedInSubtitle = 0
         showStatus(.loading)
-        adw_window_title_set_title(windowTitle, Self.title(of: sources))
+        windowTitle.setTitle(Self.title(of: sources))
         setSubtitle("Loading…")
         var failures: [PhotoSourceError] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
@@ -228,7 +228,7 @@ final class PhotoListWindow {
             // the start, not only once a click has put the focus there: without this the focus
             // stays on the header bar's first button.
             focusWhenFilled = false
-            gtk_widget_grab_focus(widget(listView))
+            list.grabFocus()
         }
         if let selected = batch.selected { select(added.lowerBound + selected) }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
@@ -237,7 +237,7 @@ final class PhotoListWindow {
 
     /// Selects the photo at `position` and scrolls it into view (the picture the user opened).
     private func select(_ position: Int) {
-        gtk_single_selection_set_selected(selection, guint(position))
+        selection.selected = position
         pendingSelection = position
         Trace.shared.emit(
             .listSelect(
@@ -254,12 +254,11 @@ final class PhotoListWindow {
         // GTK 4.8 forgets a scroll asked for before the list's first layout (the list then
         // showed its top, now and then, when the idle came first); the adjustment's "changed",
         // at that layout, calls this again.
-        guard let adjustment = gtk_scrolled_window_get_vadjustment(scrolled),
-            gtk_adjustment_get_page_size(adjustment) > 0, gtk_adjustment_get_upper(adjustment) > 0
-        else { return }
+        guard let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0, adjustment.upper > 0 else {
+            return
+        }
         pendingSelection = nil
-        gtk_widget_activate_action_variant(
-            widget(listView), "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+        list.scrollTo(position)
         // The picture opened shows in the viewer, its folder in the list behind.
         viewer.open(at: position)
     }
@@ -269,51 +268,40 @@ final class PhotoListWindow {
     /// How many row widgets the list has made (for diagnostics).
     var rowWidgetCount: Int { rowWidgets.count }
 
-    private func connectFactory(_ factory: UnsafeMutableRawPointer) {
+    private func connectFactory(_ factory: Handle<SignalListItemFactory>) {
         connections.append(
-            SignalConnection.connect(
-                factory, "setup",
-                pointer: { [unowned self] item in
-                    let row = PhotoRowWidget()
-                    row.onRetry = { [unowned self] id in processor.retry(id) }
-                    rowWidgets[item!] = row
-                    gtk_list_item_set_child(OpaquePointer(item), row.root)
-                }))
+            factory.connectItem("setup") { [unowned self] item in
+                let row = PhotoRowWidget()
+                row.onRetry = { [unowned self] id in processor.retry(id) }
+                rowWidgets[item.raw] = row
+                item.setChild(row.root)
+            })
         connections.append(
-            SignalConnection.connect(
-                factory, "bind",
-                pointer: { [unowned self] item in
-                    guard let item, let row = rowWidgets[item],
-                        let photo = gtk_list_item_get_item(OpaquePointer(item))
-                    else { return }
-                    let id = PhotoID(rawValue: UInt64(cp_photo_item_get_id(OpaquePointer(photo))))
-                    let position = Int(gtk_list_item_get_position(OpaquePointer(item)))
-                    guard processor.photos.position(of: id) == position else { return }
-                    boundWidgets[id] = row
-                    processor.rowBound(position)
-                    let snapshot = processor.snapshot(at: position)
-                    Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
-                    show(snapshot, in: row)
-                }))
+            factory.connectItem("bind") { [unowned self] item in
+                guard let row = rowWidgets[item.raw], let photo = item.item else { return }
+                let id = PhotoID(rawValue: UInt64(cp_photo_item_get_id(photo)))
+                let position = item.position
+                guard processor.photos.position(of: id) == position else { return }
+                boundWidgets[id] = row
+                processor.rowBound(position)
+                let snapshot = processor.snapshot(at: position)
+                Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
+                show(snapshot, in: row)
+            })
         connections.append(
-            SignalConnection.connect(
-                factory, "unbind",
-                pointer: { [unowned self] item in
-                    guard let item, let widget = rowWidgets[item] else { return }
-                    // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
-                    // between the old and the new selected one when the selection moves (End from the
-                    // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
-                    // photos), and a row bound again to its photo then changes nothing. Bound to
-                    // another photo, it changes what differs; torn down, it lets go of its texture.
-                    if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
-                }))
+            factory.connectItem("unbind") { [unowned self] item in
+                guard let widget = rowWidgets[item.raw] else { return }
+                // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
+                // between the old and the new selected one when the selection moves (End from the
+                // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
+                // photos), and a row bound again to its photo then changes nothing. Bound to
+                // another photo, it changes what differs; torn down, it lets go of its texture.
+                if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
+            })
         connections.append(
-            SignalConnection.connect(
-                factory, "teardown",
-                pointer: { [unowned self] item in
-                    guard let item else { return }
-                    rowWidgets.removeValue(forKey: item)
-                }))
+            factory.connectItem("teardown") { [unowned self] item in
+                rowWidgets.removeValue(forKey: item.raw)
+            })
     }
 
     /// Puts `snapshot` in `row`; a failed photo's status line (its short reason) is traced.
@@ -328,9 +316,8 @@ final class PhotoListWindow {
     /// GtkListView binds rows beyond the viewport, so bound rows are not the visible ones.
     func visibleRows() -> Range<Int> {
         let count = Int(g_list_model_get_n_items(store.opaque))
-        guard count > 0, let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) else { return 0..<0 }
-        let upper = gtk_adjustment_get_upper(adjustment), page = gtk_adjustment_get_page_size(adjustment)
-        let value = gtk_adjustment_get_value(adjustment)
+        guard count > 0, let adjustment = scrolled.verticalAdjustment else { return 0..<0 }
+        let (upper, page, value) = (adjustment.upper, adjustment.pageSize, adjustment.value)
         guard upper > 0, page > 0 else { return 0..<0 }
         // Rows are at least their requested height. While rows are being added the adjustment
         // still has the height of the list before, and upper / count alone would make every row
@@ -356,24 +343,22 @@ final class PhotoListWindow {
     // MARK: Window state
 
     private func connectWindow() {
-        if let adjustment = gtk_scrolled_window_get_vadjustment(scrolled) {
+        if let adjustment = scrolled.verticalAdjustment {
             // Upper or page size changed: first layout, a resize, a new list.
             connections.append(
-                SignalConnection.connect(adjustment, "changed") { [unowned self] in
+                adjustment.connect("changed") { [unowned self] in
                     updateVisibleRows()
                     if pendingSelection != nil { scrollToPendingSelection() }
                 })
         }
-        connections.append(SignalConnection.connect(window, "map") { [unowned self] in windowMapped() })
-        connections.append(SignalConnection.connect(window, "unmap") { [unowned self] in processor.windowHidden(true) })
+        connections.append(toplevel.connect("map") { [unowned self] in windowMapped() })
+        connections.append(toplevel.connect("unmap") { [unowned self] in processor.windowHidden(true) })
         connections.append(
-            SignalConnection.connectReturning(
-                window, "close-request",
-                { [unowned self] in
-                    close()
-                    onClosed?()
-                    return false
-                }))
+            toplevel.onCloseRequest { [unowned self] in
+                close()
+                onClosed?()
+                return false
+            })
         if let monitor = memoryMonitor {
             connections.append(
                 SignalConnection.connect(
@@ -388,38 +373,26 @@ final class PhotoListWindow {
 
     private func windowMapped() {
         // Thumbnails are decoded for the display's scale: 80 logical pixels, 160 on HiDPI.
-        processor.maxPixelSize = Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window))))
+        processor.maxPixelSize = Int(PhotoRowWidget.height) * Int(max(1, toplevel.scaleFactor))
         processor.windowHidden(false)
-        guard let surface = gtk_native_get_surface(OpaquePointer(window)) else { return }
+        guard let surface = toplevel.surface else { return }
         surfaceConnections = [
             // Minimised windows keep their queues suspended until shown again.
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(surface), "notify::state",
-                pointer: { [unowned self] _ in
-                    let minimized =
-                        (gdk_toplevel_get_state(surface).rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue) != 0
-                    processor.windowHidden(minimized)
-                })
+            surface.onNotify("state") { [unowned self] in processor.windowHidden(surface.isMinimized) }
         ]
         // Moved to a display with another scale factor: thumbnails are decoded again for it.
         surfaceConnections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(window), "notify::scale-factor",
-                pointer: { [unowned self] _ in
-                    processor.setThumbnailSize(
-                        Int(PhotoRowWidget.height) * Int(max(1, gtk_widget_get_scale_factor(widget(window)))))
-                }))
+            toplevel.onNotify("scale-factor") { [unowned self] in
+                processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, toplevel.scaleFactor)))
+            })
         // Every painted frame, for the benchmark's frame intervals; off unless asked for.
         if Trace.shared.isEnabled, ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE_FRAMES"] == "1",
-            let clock = gtk_widget_get_frame_clock(widget(window))
+            let clock = toplevel.frameClock
         {
-            surfaceConnections.append(
-                SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") {
-                    Trace.shared.emit(.framePainted)
-                })
+            surfaceConnections.append(clock.connect("after-paint") { Trace.shared.emit(.framePainted) })
         }
-        if !shownTraced, firstFrame == nil, let clock = gtk_widget_get_frame_clock(widget(window)) {
-            firstFrame = SignalConnection.connect(UnsafeMutableRawPointer(clock), "after-paint") { [unowned self] in
+        if !shownTraced, firstFrame == nil, let clock = toplevel.frameClock {
+            firstFrame = clock.connect("after-paint") { [unowned self] in
                 shownTraced = true
                 Trace.shared.emit(.windowShown)
                 firstFrame = nil // GLib keeps the closure alive until this emission returns
@@ -436,14 +409,14 @@ final class PhotoListWindow {
         // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
         // resize the header bar, and this runs during the list's layout too (from the
         // adjustment's `changed`), which left the header bar unallocated for that frame.
-        gtk_spinner_set_spinning(gtkCast(spinner), busy ? 1 : 0)
+        spinner.isSpinning = busy
         // A stopped spinner can stay on screen as a still frame; transparent, it cannot.
-        gtk_widget_set_opacity(spinner, busy ? 1 : 0)
-        gtk_widget_set_tooltip_text(spinner, busy ? "Loading" : nil)
+        spinner.opacity = busy ? 1 : 0
+        spinner.setTooltip(busy ? "Loading" : nil)
     }
 
     private func setSubtitle(_ text: String) {
-        adw_window_title_set_subtitle(windowTitle, text)
+        windowTitle.setSubtitle(text)
     }
 
     /// The subtitle once the list is in (the title names the source): how many photos, and how
@@ -479,15 +452,15 @@ final class PhotoListWindow {
     /// Shows the status page for `status`, or the list (nil).
     func showStatus(_ status: Status?) {
         guard let status else {
-            gtk_stack_set_visible_child_name(stack, "list")
+            stack.showPage("list")
             return
         }
         let (icon, title, description) = StatusText.page(status)
-        adw_status_page_set_icon_name(statusPage, icon)
-        adw_status_page_set_title(statusPage, title)
-        adw_status_page_set_description(statusPage, description.map(Self.markupEscaped))
-        gtk_widget_set_visible(statusButtons, status == .loading ? 0 : 1)
-        gtk_stack_set_visible_child_name(stack, "status")
+        statusPage.setIconName(icon)
+        statusPage.setTitle(title)
+        statusPage.setDescription(markup: description.map(Self.markupEscaped))
+        statusButtons.isVisible = status != .loading
+        stack.showPage("status")
     }
 
     /// `text` safe to show where markup is read (status page descriptions are).
@@ -520,19 +493,15 @@ final class PhotoListWindow {
     /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an
     /// optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
-        let toast = adw_toast_new(Self.markupEscaped(title))!
-        if let button {
-            adw_toast_set_button_label(toast, button.label)
-            adw_toast_set_action_name(toast, button.action)
-        }
-        adw_toast_overlay_add_toast(toasts, toast) // takes the toast's reference
+        toasts.addToast(markup: Self.markupEscaped(title), button: button)
     }
 
     // MARK: Errors
 
     /// The "Oops!" alert: a modal message with the reason, and Retry when it can help.
     func showError(title: String, message: String, retry: (() -> Void)?) {
-        alert = Alert(parent: window, title: title, message: message, retryable: retry != nil) { [weak self] retried in
+        alert = Alert(parent: toplevel, title: title, message: message, retryable: retry != nil) {
+            [weak self] retried in
             self?.alert = nil
             if retried { retry?() }
         }
@@ -540,13 +509,10 @@ final class PhotoListWindow {
 
     /// Remembers the window's size and maximised state for the next window.
     private func rememberWindowState() {
-        let maximized = gtk_window_is_maximized(window) != 0
-        var (width, height) = (Int32(0), Int32(0))
-        gtk_window_get_default_size(window, &width, &height)
-        if maximized {
+        if toplevel.isMaximized {
             settings.window = (settings.window.width, settings.window.height, true)
         } else {
-            settings.window = (gtk_widget_get_width(widget(window)), gtk_widget_get_height(widget(window)), false)
+            settings.window = (toplevel.width, toplevel.height, false)
         }
     }
 

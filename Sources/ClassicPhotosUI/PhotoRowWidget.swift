@@ -17,17 +17,17 @@ final class PhotoRowWidget {
     /// Row height in logical pixels, as in the tutorial.
     static let height: Int32 = 80
 
-    let root: UnsafeMutablePointer<GtkWidget>
+    let root: Widget<Box>
     /// The thumbnail; with no photo to show, its CSS background is the placeholder icon.
-    private let picture: UnsafeMutablePointer<GtkWidget>
-    private let labels: UnsafeMutablePointer<GtkWidget>
-    private let title: UnsafeMutablePointer<GtkWidget>
-    private let status: UnsafeMutablePointer<GtkWidget>
+    private let picture: Widget<Picture>
+    private let labels: Widget<Box>
+    private let title: Widget<Inscription>
+    private let status: Widget<Inscription>
     /// Made the first time the row has work pending.
-    private var spinner: UnsafeMutablePointer<GtkWidget>?
+    private var spinner: Widget<Spinner>?
     /// Made the first time the row shows a failed photo (most rows never do, and a button
     /// is among the costlier widgets to make: GTK makes up to 200 rows at once).
-    private var retryButton: UnsafeMutablePointer<GtkWidget>?
+    private var retryButton: Widget<Button>?
     private var retryClicked: SignalConnection?
     /// Asked to load the failed photo shown again.
     var onRetry: ((PhotoID) -> Void)?
@@ -43,70 +43,70 @@ final class PhotoRowWidget {
     private var shownAccessible: (name: String, state: String)?
 
     init() {
-        root = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
-        gtk_widget_set_size_request(root, -1, Self.height)
-        gtk_widget_add_css_class(root, "photo-row")
+        root = Widget(made: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12))
+        root.setSizeRequest(width: -1, height: Self.height)
+        root.addCSSClass("photo-row")
 
-        picture = gtk_picture_new()
-        gtk_picture_set_can_shrink(gtkCast(picture), 1)
-        gtk_picture_set_content_fit(gtkCast(picture), GTK_CONTENT_FIT_COVER)
-        gtk_widget_set_size_request(picture, Self.height, Self.height)
-        gtk_widget_set_valign(picture, GTK_ALIGN_CENTER)
-        gtk_widget_add_css_class(picture, "photo-thumbnail")
-        gtk_box_append(gtkCast(root), picture)
+        picture = Widget(made: gtk_picture_new())
+        picture.setCanShrink(true)
+        picture.setContentFit(GTK_CONTENT_FIT_COVER)
+        picture.setSizeRequest(width: Self.height, height: Self.height)
+        picture.setVerticalAlign(GTK_ALIGN_CENTER)
+        picture.addCSSClass("photo-thumbnail")
+        root.append(picture)
 
-        labels = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
-        gtk_widget_set_valign(labels, GTK_ALIGN_CENTER)
-        gtk_widget_set_hexpand(labels, 1)
+        labels = Widget(made: gtk_box_new(GTK_ORIENTATION_VERTICAL, 2))
+        labels.setVerticalAlign(GTK_ALIGN_CENTER)
+        labels.setHorizontalExpand(true)
         // One line each whatever the text (names are made one line too: see `DisplayText`).
         title = Self.inscription()
-        gtk_widget_add_css_class(title, "heading")
+        title.addCSSClass("heading")
         status = Self.inscription()
-        gtk_widget_add_css_class(status, "dim-label")
-        gtk_widget_add_css_class(status, "caption")
-        gtk_box_append(gtkCast(labels), title)
-        gtk_box_append(gtkCast(labels), status)
-        gtk_box_append(gtkCast(root), labels)
+        status.addCSSClass("dim-label")
+        status.addCSSClass("caption")
+        labels.append(title)
+        labels.append(status)
+        root.append(labels)
     }
 
     /// One line of text, ellipsized at the end, as tall as the font makes a line.
-    private static func inscription() -> UnsafeMutablePointer<GtkWidget> {
-        let text = gtk_inscription_new(nil)!
-        gtk_inscription_set_text_overflow(gtkCast(text), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END)
-        gtk_inscription_set_xalign(gtkCast(text), 0)
-        gtk_inscription_set_nat_lines(gtkCast(text), 1)
+    private static func inscription() -> Widget<Inscription> {
+        let text = Widget<Inscription>(made: gtk_inscription_new(nil))
+        text.setTextOverflow(GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END)
+        text.setXAlign(0)
+        text.setNaturalLines(1)
         return text
     }
 
     /// Shows or hides the Retry button, making it when first needed.
     private func setRetryVisible(_ visible: Bool) {
         if visible, retryButton == nil {
-            let button = gtk_button_new_from_icon_name("view-refresh-symbolic")!
-            gtk_widget_set_valign(button, GTK_ALIGN_CENTER)
-            gtk_widget_add_css_class(button, "flat")
-            gtk_widget_add_css_class(button, "circular")
-            gtk_widget_set_tooltip_text(button, "Retry")
-            gtk_box_insert_child_after(gtkCast(root), button, labels)
-            retryClicked = SignalConnection.connect(UnsafeMutableRawPointer(button), "clicked") { [unowned self] in
+            let button = Widget<Button>(made: gtk_button_new_from_icon_name("view-refresh-symbolic"))
+            button.setVerticalAlign(GTK_ALIGN_CENTER)
+            button.addCSSClass("flat")
+            button.addCSSClass("circular")
+            button.setTooltip("Retry")
+            root.insert(button, after: labels)
+            retryClicked = button.connect("clicked") { [unowned self] in
                 if let photo { onRetry?(photo) }
             }
             retryButton = button
         }
-        if let retryButton { gtk_widget_set_visible(retryButton, visible ? 1 : 0) }
+        retryButton?.isVisible = visible
     }
 
     /// Shows or hides the spinner, making it (last in the row) when first needed.
     private func setWorking(_ working: Bool) {
         if working, spinner == nil {
-            let made = gtk_spinner_new()!
-            gtk_widget_set_valign(made, GTK_ALIGN_CENTER)
-            gtk_widget_set_margin_end(made, 12)
-            gtk_box_append(gtkCast(root), made)
+            let made = Widget<Spinner>(made: gtk_spinner_new())
+            made.setVerticalAlign(GTK_ALIGN_CENTER)
+            made.setMarginEnd(12)
+            root.append(made)
             spinner = made
         }
         guard let spinner else { return }
-        gtk_widget_set_visible(spinner, working ? 1 : 0)
-        gtk_spinner_set_spinning(gtkCast(spinner), working ? 1 : 0)
+        spinner.isVisible = working
+        spinner.isSpinning = working
     }
 
     /// Shows the photo as `snapshot` has it; returns the status line shown.
@@ -118,15 +118,15 @@ final class PhotoRowWidget {
         // Names are shown through `DisplayText`: one line, no control or bidi characters.
         let name = snapshot.displayName
         // (GtkInscription does nothing when the text is the one it shows.)
-        gtk_inscription_set_text(gtkCast(title), name)
-        gtk_inscription_set_text(gtkCast(status), statusLine)
+        title.setText(name)
+        status.setText(statusLine)
         setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
         if (state == .failed) != shownFailed {
             shownFailed = state == .failed
             if shownFailed {
-                gtk_widget_add_css_class(status, "error")
+                status.addCSSClass("error")
             } else {
-                gtk_widget_remove_css_class(status, "error")
+                status.removeCSSClass("error")
             }
             setRetryVisible(shownFailed)
         }
@@ -145,8 +145,8 @@ final class PhotoRowWidget {
         let accessible = (name, Self.accessibleState(state, failure: snapshot.failure))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
-            cp_accessible_set_label(OpaquePointer(root), accessible.0, accessible.1)
-            gtk_picture_set_alternative_text(gtkCast(picture), name)
+            root.setAccessibleLabel(accessible.0, description: accessible.1)
+            picture.setAlternativeText(name)
         }
         return statusLine
     }
@@ -156,18 +156,18 @@ final class PhotoRowWidget {
     private func setTooltip(_ text: String?) {
         guard text != shownTooltip else { return }
         shownTooltip = text
-        gtk_widget_set_tooltip_text(root, text)
+        root.setTooltip(text)
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {
         if let shownPlaceholder {
             self.shownPlaceholder = nil
-            gtk_widget_remove_css_class(picture, shownPlaceholder)
+            picture.removeCSSClass(shownPlaceholder)
         }
         guard texture !== shownTexture else { return }
         shownTexture = texture
         shownImage = image
-        gtk_picture_set_paintable(gtkCast(picture), texture.map { OpaquePointer($0.pointer) })
+        picture.setPaintable(texture?.opaque)
     }
 
     /// Shows a symbolic icon where the thumbnail goes, drawn as the picture's CSS background
@@ -177,7 +177,7 @@ final class PhotoRowWidget {
         guard style != shownPlaceholder else { return } // and so no texture either
         setPicture(nil, of: nil)
         shownPlaceholder = style
-        gtk_widget_add_css_class(picture, style)
+        picture.addCSSClass(style)
     }
 
     private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {

@@ -39,11 +39,24 @@ final class UIFile {
     private let builder: ObjectRef<GObject>
     let name: String
 
-    /// Builds `ui/<name>.ui` from the app's resources.
-    init(_ name: String) {
+    /// Builds `ui/<name>.ui` from the app's resources: every object in it, or only those named
+    /// `only` (with what they hold), for a file that describes several variants of a thing.
+    init(_ name: String, only ids: [String]? = nil) {
         AppResourceBundle.register()
         self.name = name
-        builder = ObjectRef(takingOpaque: gtk_builder_new_from_resource("\(AppResourceBundle.basePath)/ui/\(name).ui"))
+        let path = "\(AppResourceBundle.basePath)/ui/\(name).ui"
+        guard let ids else {
+            builder = ObjectRef(takingOpaque: gtk_builder_new_from_resource(path))
+            return
+        }
+        builder = ObjectRef(takingOpaque: gtk_builder_new())
+        var names: [UnsafePointer<CChar>?] = ids.map { UnsafePointer(strdup($0)) } + [nil]
+        defer { names.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
+        var error: UnsafeMutablePointer<GError>?
+        guard gtk_builder_add_objects_from_resource(builder.opaque, path, &names, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "?"
+            preconditionFailure("\(name).ui does not build: \(message)")
+        }
     }
 
     /// The object `id`, which must be a `Kind`.

@@ -103,5 +103,5 @@ final class ViewerChrome {
     }
 
     func popUpProperties() { propertiesButton.popUp() }
-    func popDownProperties() { gtk_popover_popdown(gtkCast(info.popover)) }
+    func popDownProperties() { info.popover.popDown() }
 }

@@ -102,6 +102,14 @@ PYTHON
           status=1
         fi
       done
+      # The app decodes in its helpers: the pictures the decode fuzzer kept go through them
+      # too, and none may take a helper down.
+      echo "== the decode corpus through the decoder helpers"
+      swift build --build-tests
+      if ! CLASSIC_PHOTOS_FUZZ_CORPUS="$pictures" "${run[@]}" swift test --skip-build --filter "DecoderPoolTests/fuzzCorpus"; then
+        echo "== the decode corpus through the decoder helpers: FAILED"
+        status=1
+      fi
       ;;
     *) echo "unknown step: $step (thread, address, thread-gui, address-gui or fuzz)" >&2; exit 2 ;;
   esac

@@ -190,6 +190,32 @@ import TestSupport
         #expect(info.width == 600 && info.height == 400 && info.format == "jpeg")
         #expect(pool.counts.crashed == 0)
     }
+
+    @Test(
+        "The decode fuzzer's corpus, through the helpers: every input decodes or fails with a reason, no helper dies",
+        .enabled(if: ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ_CORPUS"] != nil))
+    func fuzzCorpus() throws {
+        let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ_CORPUS"]!)
+        let pool = DecoderPool(environment: [:], maxHelpers: 2, idleSeconds: 30)
+        // The fuzzer's small limits, so that its inputs meet the same checks.
+        let limits = DecodeLimits(maxBytes: 1 << 20, maxPixels: 4 << 20)
+        var decoded = 0, refused = 0
+        let inputs = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        for input in inputs {
+            let bytes = try Data(contentsOf: input)
+            do {
+                _ = try Decoding.picture(
+                    .bytes(bytes), size: .square(64), limits: limits, cancellable: Cancellable(), pool: pool)
+                decoded += 1
+            } catch {
+                #expect(error.reason != .decoderCrashed, "\(input.lastPathComponent): \(error.detail)")
+                refused += 1
+            }
+            _ = try? Decoding.info(bytes, limits: limits, pool: pool)
+        }
+        print("decode corpus through the helpers: \(inputs.count) inputs, \(decoded) decoded, \(refused) refused")
+        #expect(pool.counts.crashed == 0)
+    }
 }
 
 /// The decoder helpers running now, found by their executable.

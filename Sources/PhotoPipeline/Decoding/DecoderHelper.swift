@@ -147,6 +147,22 @@ public enum DecoderHelper {
             case .info:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 return (.info(try ImageInfo.read(bytes)), nil)
+            case .animation(let side):
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                guard let header = AnimationHeader.read(bytes, maxFrames: AnimationDecoder.maxFrames) else {
+                    return (.still(reason: "Not an animation"), nil)
+                }
+                switch try AnimationDecoder.decode(
+                    bytes, header: header, side: side, limits: request.limits, budget: budget, cancellable: cancellable)
+                {
+                case .still(let reason): return (.still(reason: reason), nil)
+                case .animation(let animation):
+                    let (frames, layouts, offsets) = try SealedPixels.seal(frames: animation.frames)
+                    return (
+                        .animation(frames: layouts, offsets: offsets, delays: animation.delays, plays: animation.plays),
+                        frames
+                    )
+                }
             case .rawPreview:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let preview = try RawPhoto.preview(of: bytes)

@@ -53,6 +53,8 @@ struct DecodeRequest: Codable, Sendable {
         case info
         /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
         case rawPreview
+        /// An animated GIF or WebP's frames, the longest side at most `side` (`AnimationDecoder`).
+        case animation(side: Int)
     }
 
     var id: UInt64
@@ -91,6 +93,10 @@ struct DecodeReply: Codable, Sendable {
         case info(ImageInfo)
         /// A picture file of this many bytes, on the attached sealed memfd.
         case file(byteCount: Int)
+        /// An animation's frames, all on the attached sealed memfd, each at its offset.
+        case animation(frames: [PixelLayout], offsets: [Int], delays: [Int], plays: Int)
+        /// An animation that plays as a still picture (why).
+        case still(reason: String)
         case failure(reason: String, summary: String, detail: String)
     }
 

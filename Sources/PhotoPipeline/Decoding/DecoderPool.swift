@@ -126,6 +126,8 @@ public final class DecoderPool: @unchecked Sendable {
         var outcome: DecodeReply.Outcome
         /// A file the helper made (a RAW file's preview).
         var file: Data? = nil
+        /// An animation's frames.
+        var frames: [PhotoImage] = []
     }
 
     /// Runs `job` on `input` in a helper; the caller keeps its descriptor (a copy is sent).
@@ -206,7 +208,13 @@ public final class DecoderPool: @unchecked Sendable {
         case .failure(let reason, let summary, let detail):
             if let fd { close(fd) }
             throw PhotoFailure(reason: reason, summary: summary, detail: detail)
-        case .noPreview, .info:
+        case .animation(let layouts, let offsets, _, _):
+            guard let fd else {
+                throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no frames with its animation")
+            }
+            let frames = try SealedPixels.images(from: fd, layouts: layouts, offsets: offsets)
+            return Decoded(image: nil, outcome: outcome, frames: frames)
+        case .noPreview, .info, .still:
             if let fd { close(fd) }
             return Decoded(image: nil, outcome: outcome)
         case .file(let byteCount):

@@ -91,6 +91,26 @@ public enum Decoding {
         return file
     }
 
+    /// An animated GIF or WebP's frames (see `AnimationDecoder.decode`).
+    public static func animation(
+        _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable, pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> AnimationDecoder.Outcome {
+        if pool.confinement == .inProcess {
+            return try AnimationDecoder.decode(
+                bytes, header: header, side: side, limits: limits, budget: budget, cancellable: cancellable)
+        }
+        let decoded = try pool.run(
+            .animation(side: side), input: .bytes(bytes), limits: limits, budget: budget, cancellable: cancellable)
+        switch decoded.outcome {
+        case .still(let reason): return .still(reason: reason)
+        case .animation(let layouts, _, let delays, let plays) where layouts.count == delays.count:
+            return .animation(ViewerAnimation(frames: decoded.frames, delays: delays, plays: plays))
+        default:
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+    }
+
     /// A PNG file of the thumbnail cache, decoded whole, with its `tEXt::` options set on it
     /// (nil when it cannot be read or decoded).
     static func cachedThumbnail(atPath path: String, pool: DecoderPool = .shared) -> PhotoImage? {

@@ -8,35 +8,8 @@ import Foundation
 enum SealedPixels {
     /// A sealed memfd holding `image`'s pixels, and their layout (helper side).
     static func seal(_ image: PhotoImage) throws(PhotoFailure) -> (fd: Int32, layout: PixelLayout) {
-        let pixbuf = image.pixbuf
-        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
-        else { throw PhotoFailure(.unsupported, detail: "The decoder made pixels of a kind the app does not show") }
-        let layout = PixelLayout(
-            width: image.width, height: image.height, rowstride: Int(gdk_pixbuf_get_rowstride(pixbuf)),
-            hasAlpha: gdk_pixbuf_get_has_alpha(pixbuf) != 0)
-        let fd = cp_memfd_new("classic-photos-pixels")
-        guard fd >= 0 else { throw failure("memfd_create") }
-        let length = Int(gdk_pixbuf_get_byte_length(pixbuf))
-        guard ftruncate(fd, off_t(length)) == 0 else {
-            Glibc.close(fd)
-            throw failure("ftruncate")
-        }
-        var written = 0
-        let pixels = gdk_pixbuf_read_pixels(pixbuf)!
-        while written < length {
-            let count = pwrite(fd, pixels + written, length - written, off_t(written))
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                Glibc.close(fd)
-                throw failure("pwrite")
-            }
-            written += count
-        }
-        guard cp_memfd_seal(fd) == 0 else {
-            Glibc.close(fd)
-            throw failure("sealing")
-        }
-        return (fd, layout)
+        let (fd, layouts, _) = try seal(frames: [image])
+        return (fd, layouts[0])
     }
 
     /// The pixels on `fd` as an image (app side), mapped copy-on-write: the sepia filter may
@@ -44,14 +17,21 @@ enum SealedPixels {
     /// and as large as the layout says.
     static func image(from fd: Int32, layout: PixelLayout) throws(PhotoFailure) -> PhotoImage {
         defer { Glibc.close(fd) }
+        return try image(in: fd, layout: layout, offset: 0)
+    }
+
+    /// The pixels at `offset` (a multiple of the page size) of the sealed memfd `fd` (kept open).
+    private static func image(in fd: Int32, layout: PixelLayout, offset: Int) throws(PhotoFailure) -> PhotoImage {
         var info = stat()
-        guard layout.isPlausible, cp_memfd_is_sealed(fd) != 0, fstat(fd, &info) == 0,
-            Int(info.st_size) >= layout.byteCount
+        guard layout.isPlausible, offset >= 0, offset % pageSize == 0, cp_memfd_is_sealed(fd) != 0,
+            fstat(fd, &info) == 0, Int(info.st_size) >= offset + layout.byteCount
         else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper handed back pixels that cannot be used")
         }
-        let length = Int(info.st_size)
-        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+        let length = layout.byteCount
+        guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, off_t(offset)),
+            mapped != MAP_FAILED
+        else {
             throw PhotoFailure(
                 .decoderCrashed, detail: "The decoded pixels could not be mapped: \(String(cString: strerror(errno)))")
         }
@@ -66,20 +46,78 @@ enum SealedPixels {
         return PhotoImage(taking: pixbuf)
     }
 
+    /// A sealed memfd holding every frame of an animation, each at an offset that is a
+    /// multiple of the page size (so that each maps on its own), and their layouts.
+    static func seal(frames: [PhotoImage]) throws(PhotoFailure) -> (fd: Int32, layouts: [PixelLayout], offsets: [Int]) {
+        var layouts: [PixelLayout] = []
+        var offsets: [Int] = []
+        var end = 0
+        for frame in frames {
+            let pixbuf = frame.pixbuf
+            guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
+            else {
+                throw PhotoFailure(.unsupported, detail: "The decoder made pixels of a kind the app does not show")
+            }
+            layouts.append(
+                PixelLayout(
+                    width: frame.width, height: frame.height, rowstride: Int(gdk_pixbuf_get_rowstride(pixbuf)),
+                    hasAlpha: gdk_pixbuf_get_has_alpha(pixbuf) != 0))
+            offsets.append(end)
+            end += (Int(gdk_pixbuf_get_byte_length(pixbuf)) + pageSize - 1) / pageSize * pageSize
+        }
+        let fd = cp_memfd_new("classic-photos-frames")
+        guard fd >= 0 else { throw failure("memfd_create") }
+        guard ftruncate(fd, off_t(end)) == 0 else {
+            Glibc.close(fd)
+            throw failure("ftruncate")
+        }
+        for (frame, offset) in zip(frames, offsets) {
+            let pixels = UnsafeRawBufferPointer(
+                start: gdk_pixbuf_read_pixels(frame.pixbuf), count: Int(gdk_pixbuf_get_byte_length(frame.pixbuf)))
+            guard write(pixels, to: fd, at: offset) else {
+                Glibc.close(fd)
+                throw failure("pwrite")
+            }
+        }
+        guard cp_memfd_seal(fd) == 0 else {
+            Glibc.close(fd)
+            throw failure("sealing")
+        }
+        return (fd, layouts, offsets)
+    }
+
+    /// The frames on the sealed memfd `fd` (takes it).
+    static func images(from fd: Int32, layouts: [PixelLayout], offsets: [Int]) throws(PhotoFailure) -> [PhotoImage] {
+        defer { Glibc.close(fd) }
+        guard layouts.count == offsets.count, !layouts.isEmpty else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper handed back frames that cannot be used")
+        }
+        var images: [PhotoImage] = []
+        for (layout, offset) in zip(layouts, offsets) {
+            images.append(try image(in: fd, layout: layout, offset: offset))
+        }
+        return images
+    }
+
+    /// Writes all of `bytes` to `fd` at `offset`.
+    private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, at offset: Int) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(offset + written))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
     /// A sealed memfd holding `bytes` (a picture handed to a helper, or a file a helper made).
     static func sealedFile(holding bytes: Data) throws(PhotoFailure) -> Int32 {
         let fd = cp_memfd_new("classic-photos-bytes")
         guard fd >= 0 else { throw failure("memfd_create") }
-        var written = 0
-        let complete = bytes.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let count = pwrite(fd, raw.baseAddress! + written, raw.count - written, off_t(written))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                written += count
-            }
-            return true
-        }
+        let complete = bytes.withUnsafeBytes { write($0, to: fd, at: 0) }
         guard complete, cp_memfd_seal(fd) == 0 else {
             Glibc.close(fd)
             throw failure("writing the memory file")

@@ -175,7 +175,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
             let header = AnimationHeader.read(loaded.bytes, maxFrames: AnimationDecoder.maxFrames),
             header.isAnimated || header.truncated
         else { return nil }
-        let outcome = try AnimationDecoder.decode(
+        let outcome = try Decoding.animation(
             loaded.bytes, header: header, side: side, limits: fetcher.limits.decode,
             budget: fetcher.budget, cancellable: cancellable)
         guard case .animation(let animation) = outcome else { return nil }

@@ -113,8 +113,8 @@ func benchmarkThumbnails(camera: CameraPhotos, rounds requested: Int, report: Re
         })
     let helperRatio = cameraHelper / cameraInApp
     report.add(
-        "Decoding in a confined helper (\(DecoderPool.shared.confinementDescription.lowercased())) over decoding in "
-            + "the app's own process, camera photos: \(ms(cameraHelper, 1)) against \(ms(cameraInApp, 1)) per photo.")
+        "\(DecoderPool.shared.confinementDescription) Over the four kinds of camera photo, one of each, decoding in a "
+            + "helper took \(ms(cameraHelper, 1)) against \(ms(cameraInApp, 1)) in the app's own process.")
     report.target(
         "camera-photo thumbnails decoded in a decoder helper vs in the app's process", target: "≤ 1.1× time",
         measured: format(helperRatio, 2) + "×", met: helperRatio <= 1.1)

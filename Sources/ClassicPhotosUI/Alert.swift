@@ -14,7 +14,7 @@ final class Alert {
     ) {
         let id = retryable ? "retry-alert" : "alert"
         let dialog = UIFile("alert", only: [id]).widget(id, as: MessageDialog.self)
-        dialog.setTransientFor(parent.window)
+        dialog.setTransientFor(parent)
         dialog.setHeading(title)
         dialog.setBody(message)
         response = dialog.onResponse { [unowned self] id in

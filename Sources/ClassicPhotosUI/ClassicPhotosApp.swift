@@ -9,7 +9,9 @@ import PhotoPipeline
 /// trace, quit signals, app-wide actions, and the windows' lives.
 @MainActor
 public final class ClassicPhotosApp {
-    private let app: ObjectRef<GtkApplication>
+    /// The AdwApplication: the reference that keeps it alive, and a handle on it.
+    private let application: ObjectRef<GObject>
+    private let app: Handle<Application>
     private var windows: [PhotoListWindow] = []
     private var connections: [SignalConnection] = []
     private let watchdog = StallWatchdog()
@@ -78,22 +80,22 @@ public final class ClassicPhotosApp {
         if separateInstance { flags = GApplicationFlags(flags.rawValue | G_APPLICATION_NON_UNIQUE.rawValue) }
         // Before the application starts: it looks for its style sheet and help overlay there.
         AppResourceBundle.register()
-        app = ObjectRef(taking: gtkCast(adw_application_new(AppInfo.applicationID, flags)!))
-        let object = UnsafeMutableRawPointer(app.pointer)
-        connections.append(SignalConnection.connect(object, "startup") { [unowned self] in startup() })
+        application = Handle<Application>.make(id: AppInfo.applicationID, flags: flags)
+        app = Handle(application)
+        connections.append(app.connect("startup") { [unowned self] in startup() })
         connections.append(
-            SignalConnection.connect(object, "activate") { [unowned self] in
+            app.connect("activate") { [unowned self] in
                 _ = newWindow(with: [])
             })
         connections.append(
             SignalConnection.connect(
-                object, "command-line",
+                app.raw, "command-line",
                 pointerReturningInt: { [unowned self] line in
                     commandLine(line!.assumingMemoryBound(to: GApplicationCommandLine.self))
                 }))
         connections.append(
             SignalConnection.connect(
-                object, "open",
+                app.raw, "open",
                 pointerIntPointer: { [unowned self] files, count, _ in
                     let files = files!.assumingMemoryBound(to: OpaquePointer?.self)
                     let uris = (0..<Int(count)).compactMap { index -> String? in
@@ -107,9 +109,7 @@ public final class ClassicPhotosApp {
     }
 
     private func run(_ arguments: [String]) -> Int32 {
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = g_application_run(gtkCast(app.pointer), Int32(arguments.count), &argv)
+        let status = app.run(arguments)
         watchdog.stop()
         // The windows (and their operation queues) stay allocated until the process exits:
         // operations still running hold on to their queues.
@@ -137,10 +137,10 @@ public final class ClassicPhotosApp {
     /// Opens a window on `sources`; with none, on the last sources shown, or the bundled photos.
     @discardableResult
     func newWindow(with sources: [any PhotoSource]) -> PhotoListWindow {
-        let window = PhotoListWindow(application: app.pointer, settings: settings, http: http)
+        let window = PhotoListWindow(application: app, settings: settings, http: http)
         windows.append(window)
         window.onClosed = { [unowned self, unowned window] in windows.removeAll { $0 === window } }
-        gtk_window_present(window.window)
+        window.window.present()
         if windows.count == 1, Trace.shared.isEnabled {
             // Start-up (GTK init, first layout) happens before the loop turns; watch from here on.
             MainLoop.perform(priority: G_PRIORITY_LOW) { [watchdog] in watchdog.start() }
@@ -165,22 +165,15 @@ public final class ClassicPhotosApp {
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction {
-            setAccelerators(accelerators, for: action)
+            app.setAccelerators(accelerators, for: action)
         }
     }
 
     private func addAction(_ name: String, accelerators: [String] = [], _ body: @escaping () -> Void) {
         let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
         connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
-        g_action_map_add_action(OpaquePointer(app.pointer), action.opaque)
-        if !accelerators.isEmpty { setAccelerators(accelerators, for: "app." + name) }
-    }
-
-    private func setAccelerators(_ accelerators: [String], for action: String) {
-        let copies = accelerators.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        var list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
-        gtk_application_set_accels_for_action(app.pointer, action, &list)
+        app.addAction(action)
+        if !accelerators.isEmpty { app.setAccelerators(accelerators, for: "app." + name) }
     }
 
     /// Empties the disk cache of downloaded photos and the app's thumbnails of web photos
@@ -217,7 +210,7 @@ public final class ClassicPhotosApp {
     /// Closes every window (cancelling their work) and ends the main loop.
     func quit() {
         for window in windows { window.close() }
-        g_application_quit(gtkCast(app.pointer))
+        app.quit()
     }
 }
 

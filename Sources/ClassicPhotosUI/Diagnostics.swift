@@ -14,12 +14,14 @@ public final class WindowDiagnostics {
     /// is destroyed.
     public let watches: [String: FinalizationWatch]
 
-    /// Makes the main window for `application` (not yet shown).
-    public init(application: UnsafeMutablePointer<GtkApplication>) {
-        let window = PhotoListWindow(application: application, settings: AppSettings(), http: HTTPClient())
+    /// Makes the main window for `application`, which must be a `GtkApplication` (not yet
+    /// shown).
+    public init(application: UnsafeMutableRawPointer) {
+        let window = PhotoListWindow(
+            application: Handle(checking: application), settings: AppSettings(), http: HTTPClient())
         self.window = window
         watches = [
-            "window": FinalizationWatch(window.window),
+            "window": FinalizationWatch(window.window.widget),
             "store": FinalizationWatch(window.store.pointer),
             "listView": FinalizationWatch(UnsafeMutablePointer<GObject>(window.listView)),
         ]
@@ -28,7 +30,7 @@ public final class WindowDiagnostics {
     /// Shows the window and starts loading the bundled photo list; false if there is none.
     public func presentBundledList() -> Bool {
         guard let window else { return false }
-        gtk_window_present(window.window)
+        window.window.present()
         guard let list = AppResources.bundledList else { return false }
         window.open([PhotoSources.source(for: list.path, relativeTo: list.deletingLastPathComponent())])
         return true
@@ -44,7 +46,7 @@ public final class WindowDiagnostics {
     public func destroy() {
         guard let window else { return }
         window.close()
-        gtk_window_destroy(window.window)
+        window.window.destroy()
         self.window = nil
     }
 }

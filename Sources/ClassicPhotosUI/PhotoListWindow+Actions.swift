@@ -64,11 +64,10 @@ extension PhotoListWindow {
     /// The desktop's file chooser (a portal where there is one): pictures and photo lists, or
     /// folders. Several may be chosen; they open as one list.
     private func chooseFiles(folders: Bool) {
-        let object = ObjectRef(
-            takingOpaque: gtk_file_chooser_native_new(
-                folders ? "Open Folder" : "Open Pictures or a Photo List", window,
-                folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
-                "_Open", "_Cancel")!)
+        let object = Handle<FileChooserNative>.make(
+            title: folders ? "Open Folder" : "Open Pictures or a Photo List", parent: window,
+            action: folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
+            accept: "_Open", cancel: "_Cancel")
         let chooser = Handle<FileChooserNative>(object)
         chooser.selectsMultiple = true
         if !folders {

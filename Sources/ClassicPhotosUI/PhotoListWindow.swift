@@ -75,13 +75,12 @@ final class PhotoListWindow {
     /// A file chooser or location dialog while one is open: what holds it, and its handlers.
     var dialog: (owner: AnyObject, connections: [SignalConnection])?
 
-    /// The window as GTK's C type, for the code that gives it to GTK (the viewer's dialogs,
-    /// About, the diagnostics).
-    var window: UnsafeMutablePointer<GtkWindow> { toplevel.window }
+    /// The window, for the viewer (its host's window), About and the diagnostics.
+    var window: Widget<ApplicationWindow> { toplevel }
     /// The list view, for the diagnostics' check that it is freed with the window.
     var listView: OpaquePointer { list.opaque }
 
-    init(application: UnsafeMutablePointer<GtkApplication>, settings: AppSettings, http: HTTPClient) {
+    init(application: Handle<Application>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
         photoOrder = settings.photoOrder
         // Limits come from the settings; the decoding memory is one budget for the whole app.
@@ -91,7 +90,7 @@ final class PhotoListWindow {
         processor = PhotoProcessor(fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
         sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
-        toplevel = Widget(made: adw_application_window_new(application))
+        toplevel = Widget(application: application)
         toplevel.setTitle(AppInfo.displayName)
         let remembered = settings.window
         toplevel.defaultSize = (max(360, remembered.width), max(360, remembered.height))
@@ -119,7 +118,7 @@ final class PhotoListWindow {
         // The photo viewer opens over the list, in an overlay of its own.
         let viewerArea = ui.widget("viewer-area", as: Overlay.self)
         toasts = ui.widget("toasts")
-        toplevel.setContent(toasts.widget)
+        toplevel.setContent(toasts)
 
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
@@ -139,7 +138,7 @@ final class PhotoListWindow {
             busyPhotos = busy
             refreshSpinner()
         }
-        scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolled.widget, keyTarget: toplevel.widget)
+        scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolled, keyTarget: toplevel)
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit(.scrollBegin(via: source))
             processor.scrollBegan()

@@ -7,7 +7,7 @@ import PhotoPipeline
 /// What the viewer needs from the window it opens in.
 @MainActor
 protocol PhotoViewerHost: AnyObject {
-    var window: UnsafeMutablePointer<GtkWindow> { get }
+    var window: Widget<ApplicationWindow> { get }
     /// The list paged through: which photo is where.
     var viewerList: PhotoCollection { get }
     /// The photo `id` as it is now (its name and address), nil once it left the list.
@@ -71,8 +71,8 @@ final class PhotoViewer {
     private var redecodeTimer: MainLoopSource?
 
     /// The viewer's widget, an overlay child of the list's area.
-    var root: UnsafeMutablePointer<GtkWidget> { chrome.root }
-    private var picture: UnsafeMutablePointer<GtkWidget> { chrome.picture }
+    var root: Widget<Overlay> { chrome.root }
+    private var picture: Widget<ZoomPicture> { chrome.picture }
     private var zooming: ZoomingPicture { chrome.zooming }
 
     init(host: any PhotoViewerHost, pipeline: ViewerPipeline) {
@@ -86,14 +86,13 @@ final class PhotoViewer {
                     Trace.shared.emit(.viewerFrame(row: position, id: id, frame: frame))
                 }
             },
-            isOnScreen: { [unowned self] in gtk_widget_get_mapped(picture) != 0 })
+            isOnScreen: { [unowned self] in picture.isMapped })
         chrome.onCommand = { [unowned self] command in perform(command) }
-        let object = UnsafeMutableRawPointer(picture)
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
         // An animation plays only while the picture is on screen: hiding the window (or the
         // viewer) pauses it on its frame, showing it again goes on from there.
-        connections.append(SignalConnection.connect(object, "unmap") { [unowned self] in player.pause() })
-        connections.append(SignalConnection.connect(object, "map") { [unowned self] in player.resume() })
+        connections.append(picture.connect("unmap") { [unowned self] in player.pause() })
+        connections.append(picture.connect("map") { [unowned self] in player.resume() })
         zooming.onSwipe = { [unowned self] step in perform(.step(step)) }
         zooming.onPanned = { [unowned self] in
             Trace.shared.emit(.viewerPan(x: zooming.center.x, y: zooming.center.y))
@@ -110,7 +109,7 @@ final class PhotoViewer {
                     perform(command)
                     return true
                 }))
-        gtk_widget_add_controller(widget(host.window), keys)
+        host.window.addController(keys)
     }
 
     // MARK: Commands
@@ -145,9 +144,9 @@ final class PhotoViewer {
         if !isOpen || isClosing {
             isOpen = true
             isClosing = false
-            gtk_widget_set_visible(root, 1)
+            root.isVisible = true
             animate(in: true)
-            gtk_widget_grab_focus(picture)
+            picture.grabFocus()
         }
         apply(paging.open(at: position, in: host.viewerList))
     }
@@ -174,7 +173,7 @@ final class PhotoViewer {
     private func finishClosing() {
         isClosing = false
         isOpen = false
-        gtk_widget_set_visible(root, 0)
+        root.isVisible = false
         setShown(nil, state: nil)
         zooming.setImageSize(width: 0, height: 0)
     }
@@ -317,12 +316,12 @@ final class PhotoViewer {
 
     /// The longest side of the viewer's area in device pixels: what a fitted photo needs at most.
     private func viewerSide() -> Int {
-        let area = gtk_widget_get_parent(root) ?? widget(host.window)
-        var side = Int(max(gtk_widget_get_width(area), gtk_widget_get_height(area)))
+        let window = host.window
+        var side = root.parent.map { Int(max($0.width, $0.height)) } ?? Int(max(window.width, window.height))
         if side <= 0 {
-            side = Int(max(gtk_widget_get_width(widget(host.window)), gtk_widget_get_height(widget(host.window))))
+            side = Int(max(window.width, window.height))
         }
-        return max(1, side) * Int(max(1, gtk_widget_get_scale_factor(root)))
+        return max(1, side) * Int(max(1, root.scaleFactor))
     }
 
     // MARK: Showing the photo
@@ -425,7 +424,7 @@ final class PhotoViewer {
     func toggleFullscreen() {
         isFullscreen.toggle()
         host.setHeaderBarVisible(!isFullscreen)
-        if isFullscreen { gtk_window_fullscreen(host.window) } else { gtk_window_unfullscreen(host.window) }
+        host.window.setFullscreen(isFullscreen)
         chrome.showFullscreen(isFullscreen)
     }
 

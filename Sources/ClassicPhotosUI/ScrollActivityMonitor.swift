@@ -28,11 +28,10 @@ final class ScrollActivityMonitor {
     private var quietTimer: MainLoopSource?
 
     /// - Parameters:
-    ///   - scrolledWindow: the `GtkScrolledWindow` around the list.
+    ///   - scrolledWindow: the scrolled window around the list.
     ///   - keyTarget: the widget whose key presses can scroll (the window).
-    init(scrolledWindow: UnsafeMutablePointer<GtkWidget>, keyTarget: UnsafeMutablePointer<GtkWidget>) {
+    init(scrolledWindow: Widget<ScrolledWindow>, keyTarget: Widget<some WidgetKind>) {
         quietPeriodMs = Self.configuredQuietPeriod
-        let scrolled: OpaquePointer = OpaquePointer(scrolledWindow)
 
         // Wheel and touchpad, seen before the scrolled window handles them (capture phase).
         let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
@@ -62,10 +61,10 @@ final class ScrollActivityMonitor {
                     }
                     return false // let the scrolled window scroll
                 }))
-        gtk_widget_add_controller(scrolledWindow, scroll)
+        scrolledWindow.addController(scroll)
 
         // A button held on the scrollbar is a drag in progress, moving or not.
-        if let scrollbar = gtk_scrolled_window_get_vscrollbar(scrolled) {
+        if let scrollbar = scrolledWindow.verticalScrollbar {
             let legacy = gtk_event_controller_legacy_new()!
             gtk_event_controller_set_propagation_phase(legacy, GTK_PHASE_CAPTURE)
             connections.append(
@@ -84,7 +83,7 @@ final class ScrollActivityMonitor {
                         }
                         return false
                     }))
-            gtk_widget_add_controller(scrollbar, legacy)
+            scrollbar.addController(legacy)
         }
 
         // Keys that scroll the list; the list view itself handles them.
@@ -97,12 +96,12 @@ final class ScrollActivityMonitor {
                     if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
                     return false
                 }))
-        gtk_widget_add_controller(keyTarget, keys)
+        keyTarget.addController(keys)
 
         // Every movement, whatever caused it.
-        let adjustment = gtk_scrolled_window_get_vadjustment(scrolled)!
+        let adjustment = scrolledWindow.verticalAdjustment!
         connections.append(
-            SignalConnection.connect(adjustment, "value-changed") { [unowned self] in
+            adjustment.connect("value-changed") { [unowned self] in
                 if isScrolling { restartQuietTimer() } else { begin(inferSource()) }
             })
     }

@@ -10,10 +10,10 @@ import GLibKit
 @MainActor
 final class ViewerChrome {
     /// An overlay child of the list's area, hidden until the viewer opens.
-    let root: UnsafeMutablePointer<GtkWidget>
+    let root: Widget<Overlay>
     /// The photo, zoomed and panned; its entrance fades `root` in.
     let zooming: ZoomingPicture
-    let picture: UnsafeMutablePointer<GtkWidget>
+    let picture: Widget<ZoomPicture>
     let info = PhotoInfoPopover()
     /// Receives what the buttons ask for.
     var onCommand: ((ViewerCommand) -> Void)?
@@ -33,10 +33,10 @@ final class ViewerChrome {
     private var connections: [SignalConnection] = []
 
     init() {
-        root = ui.widget("root", as: Overlay.self).widget
+        root = ui.widget("root")
         zooming = ZoomingPicture(fading: root)
         picture = zooming.widget
-        cp_accessible_set_label(OpaquePointer(picture), "Photo", "The photo shown")
+        picture.setAccessibleLabel("Photo", description: "The photo shown")
         ui.widget("picture-slot", as: Bin.self).setChild(picture)
         spinner = ui.widget("spinner")
         failed = ui.widget("failed")
@@ -54,8 +54,8 @@ final class ViewerChrome {
         // The OSD look goes on the menu button's own button: on the menu button it would reach
         // the popover too, and turn it dark.
         if let inner = propertiesButton.innerButton {
-            gtk_widget_add_css_class(inner, "osd")
-            gtk_widget_add_css_class(inner, "circular")
+            inner.addCSSClass("osd")
+            inner.addCSSClass("circular")
         }
         let commands: [(String, ViewerCommand)] = [
             ("close", .close), ("previous", .step(-1)), ("next", .step(1)), ("fullscreen", .fullscreen),

@@ -17,38 +17,31 @@ final class ViewerExport {
     }
 
     /// Puts `texture` on `widget`'s clipboard.
-    func copy(_ texture: ObjectRef<GObject>, from widget: UnsafeMutablePointer<GtkWidget>) {
-        gdk_clipboard_set_texture(gtk_widget_get_clipboard(widget), texture.opaque)
+    func copy(_ texture: ObjectRef<GObject>, from widget: Widget<some WidgetKind>) {
+        widget.copyToClipboard(texture)
         host.showToast("Photo copied", button: nil)
     }
 
     /// Asks where to save the photo named `name`, decoded from `bytes`, then saves it.
     func saveAs(name: String, bytes: Data, sepia: Bool) {
-        let dialog = gtk_file_chooser_native_new(
-            "Save Photo As", host.window, GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel")!
+        let object = Handle<FileChooserNative>.make(
+            title: "Save Photo As", parent: host.window, action: GTK_FILE_CHOOSER_ACTION_SAVE, accept: "_Save",
+            cancel: "_Cancel")
+        let dialog = Handle<FileChooserNative>(object)
         let base = (name as NSString).deletingPathExtension
-        gtk_file_chooser_set_current_name(dialog, base + (sepia ? " (sepia)" : "") + ".png")
+        dialog.setCurrentName(base + (sepia ? " (sepia)" : "") + ".png")
         for (title, patterns) in [("PNG image", ["*.png"]), ("JPEG image", ["*.jpg", "*.jpeg"])] {
-            let filter = gtk_file_filter_new()!
-            gtk_file_filter_set_name(filter, title)
-            for pattern in patterns { gtk_file_filter_add_pattern(filter, pattern) }
-            gtk_file_chooser_add_filter(dialog, filter)
-            g_object_unref(UnsafeMutableRawPointer(filter))
+            dialog.addFilter(title, patterns: patterns)
         }
-        let object = ObjectRef(takingOpaque: dialog)
-        let response = SignalConnection.connect(
-            object.pointer, "response",
+        let response = dialog.connect(
+            "response",
             int: { [unowned self] response in
-                var path: String?
-                if response == GTK_RESPONSE_ACCEPT.rawValue, let file = gtk_file_chooser_get_file(dialog) {
-                    if let p = g_file_get_path(file) { path = String(cString: p); g_free(p) }
-                    g_object_unref(UnsafeMutableRawPointer(file))
-                }
+                let path = response == GTK_RESPONSE_ACCEPT.rawValue ? dialog.chosenPath : nil
                 chooser = nil
                 if let path { save(bytes: bytes, sepia: sepia, to: path) }
             })
         chooser = (object, response)
-        gtk_native_dialog_show(gtkCast(dialog))
+        dialog.show()
     }
 
     private func save(bytes: Data, sepia: Bool, to path: String) {

@@ -1,5 +1,7 @@
 import CGLib
 import CGtk
+import CPhotoViewer
+import Foundation
 import GLibKit
 
 // Typed handles on GTK objects: the one place where a pointer meets the C type a GTK function
@@ -25,6 +27,8 @@ protocol WindowKind: WidgetKind {}
 @MainActor
 protocol ControllerKind: GObjectKind {}
 
+/// The application (a `GtkApplication`; the app's own is an `AdwApplication`).
+enum Application: GObjectKind { static var type: GType { gtk_application_get_type() } }
 enum MenuModel: GObjectKind { static var type: GType { g_menu_model_get_type() } }
 enum Overlay: WidgetKind { static var type: GType { gtk_overlay_get_type() } }
 enum Bin: WidgetKind { static var type: GType { adw_bin_get_type() } }
@@ -48,6 +52,10 @@ enum ListView: WidgetKind { static var type: GType { gtk_list_view_get_type() } 
 enum AnyWidget: WidgetKind { static var type: GType { gtk_widget_get_type() } }
 enum ApplicationWindow: WindowKind { static var type: GType { adw_application_window_get_type() } }
 enum MessageDialog: WindowKind { static var type: GType { adw_message_dialog_get_type() } }
+/// libadwaita's About window (`AdwAboutWindow`).
+enum About: WindowKind { static var type: GType { adw_about_window_get_type() } }
+/// The viewer's zoomable picture (`CpZoomPicture`, in C).
+enum ZoomPicture: WidgetKind { static var type: GType { cp_zoom_picture_get_type() } }
 enum Adjustment: GObjectKind { static var type: GType { gtk_adjustment_get_type() } }
 enum SingleSelection: GObjectKind { static var type: GType { gtk_single_selection_get_type() } }
 enum SignalListItemFactory: GObjectKind { static var type: GType { gtk_signal_list_item_factory_get_type() } }
@@ -67,7 +75,13 @@ struct Handle<Kind: GObjectKind> {
 
     /// The object `object` holds, which must be a `Kind`; the handle is valid while it is held.
     init(_ object: ObjectRef<GObject>) {
-        self.init(UnsafeMutableRawPointer(object.pointer))
+        self.init(checking: UnsafeMutableRawPointer(object.pointer))
+    }
+
+    /// An object handed in from outside the module, which must be a `Kind`; the caller keeps
+    /// it alive.
+    init(checking raw: UnsafeMutableRawPointer) {
+        self.init(raw)
         precondition(isA(Kind.type), "the object is not a \(Kind.self)")
     }
 
@@ -112,6 +126,9 @@ extension Handle where Kind: WidgetKind {
         nonmutating set { gtk_widget_set_visible(widget, newValue ? 1 : 0) }
     }
 
+    /// Whether the widget is on screen (mapped): visible, and inside a window that is shown.
+    var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
+
     var isSensitive: Bool {
         get { gtk_widget_get_sensitive(widget) != 0 }
         nonmutating set { gtk_widget_set_sensitive(widget, newValue ? 1 : 0) }
@@ -126,6 +143,10 @@ extension Handle where Kind: WidgetKind {
     var height: Int32 { gtk_widget_get_height(widget) }
     /// Device pixels per logical pixel on the widget's display (2 on HiDPI).
     var scaleFactor: Int32 { gtk_widget_get_scale_factor(widget) }
+    /// The widget it is a child of, if any.
+    var parent: Widget<AnyWidget>? {
+        gtk_widget_get_parent(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
+    }
     /// The clock the widget's frames are painted by, once it is on screen.
     var frameClock: Handle<FrameClock>? {
         gtk_widget_get_frame_clock(widget).map { Handle<FrameClock>(UnsafeMutableRawPointer($0)) }
@@ -143,6 +164,13 @@ extension Handle where Kind: WidgetKind {
     func addController(_ controller: Handle<some ControllerKind>) {
         gtk_widget_add_controller(widget, controller.opaque)
     }
+    /// Adds an event controller that a GTK constructor has just made (`gtk_gesture_drag_new`,
+    /// `gtk_event_controller_key_new`, …); the widget takes its reference.
+    func addController(_ controller: OpaquePointer) { gtk_widget_add_controller(widget, controller) }
+    /// Puts `texture` on the clipboard of the widget's display.
+    func copyToClipboard(_ texture: ObjectRef<GObject>) {
+        gdk_clipboard_set_texture(gtk_widget_get_clipboard(widget), texture.opaque)
+    }
     /// Sets what a screen reader says for the widget: its name and a description.
     func setAccessibleLabel(_ label: String, description: String) {
         cp_accessible_set_label(opaque, label, description)
@@ -157,9 +185,14 @@ extension Handle where Kind: WindowKind {
 
     func setTitle(_ title: String) { gtk_window_set_title(window, title) }
     func setIconName(_ name: String) { gtk_window_set_icon_name(window, name) }
-    func setTransientFor(_ parent: UnsafeMutablePointer<GtkWindow>) { gtk_window_set_transient_for(window, parent) }
+    func setTransientFor(_ parent: Widget<some WindowKind>) { gtk_window_set_transient_for(window, parent.window) }
+    func setModal(_ modal: Bool) { gtk_window_set_modal(window, modal ? 1 : 0) }
     func present() { gtk_window_present(window) }
     func close() { gtk_window_close(window) }
+    func destroy() { gtk_window_destroy(window) }
+    func setFullscreen(_ fullscreen: Bool) {
+        if fullscreen { gtk_window_fullscreen(window) } else { gtk_window_unfullscreen(window) }
+    }
     func maximize() { gtk_window_maximize(window) }
     var isMaximized: Bool { gtk_window_is_maximized(window) != 0 }
 
@@ -185,8 +218,13 @@ extension Handle where Kind: WindowKind {
 }
 
 extension Handle where Kind == ApplicationWindow {
-    func setContent(_ content: UnsafeMutablePointer<GtkWidget>) {
-        adw_application_window_set_content(pointer(), content)
+    /// A new window of `application` (not yet shown).
+    init(application: Handle<Application>) {
+        self.init(made: adw_application_window_new(application.pointer()))
+    }
+
+    func setContent(_ content: Widget<some WidgetKind>) {
+        adw_application_window_set_content(pointer(), content.widget)
     }
     /// Adds `action` to the window's actions (`win.` and its name).
     func addAction(_ action: ObjectRef<GObject>) { g_action_map_add_action(opaque, action.opaque) }
@@ -202,6 +240,23 @@ extension Handle where Kind == MessageDialog {
         SignalConnection.connect(
             raw, "response",
             pointer: { id in body(id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }) })
+    }
+}
+
+extension Handle where Kind == About {
+    func setApplicationName(_ name: String) { adw_about_window_set_application_name(opaque, name) }
+    func setApplicationIcon(_ name: String) { adw_about_window_set_application_icon(opaque, name) }
+    func setVersion(_ version: String) { adw_about_window_set_version(opaque, version) }
+    func setDeveloperName(_ name: String) { adw_about_window_set_developer_name(opaque, name) }
+    func setComments(_ comments: String) { adw_about_window_set_comments(opaque, comments) }
+    func setWebsite(_ address: String) { adw_about_window_set_website(opaque, address) }
+    func setIssueURL(_ address: String) { adw_about_window_set_issue_url(opaque, address) }
+    func setLicenseType(_ license: GtkLicense) { adw_about_window_set_license_type(opaque, license) }
+    func setCopyright(_ copyright: String) { adw_about_window_set_copyright(opaque, copyright) }
+    /// The Troubleshooting page's text, and the name it is saved under.
+    func setDebugInfo(_ text: String, filename: String) {
+        adw_about_window_set_debug_info(opaque, text)
+        adw_about_window_set_debug_info_filename(opaque, filename)
     }
 }
 
@@ -255,7 +310,9 @@ extension Handle where Kind == MenuButton {
     }
     func popUp() { gtk_menu_button_popup(opaque) }
     /// The button inside, which draws it.
-    var innerButton: UnsafeMutablePointer<GtkWidget>? { gtk_widget_get_first_child(widget) }
+    var innerButton: Widget<AnyWidget>? {
+        gtk_widget_get_first_child(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
+    }
 }
 
 extension Handle where Kind == Popover {
@@ -278,12 +335,12 @@ extension Handle where Kind == Box {
 }
 
 extension Handle where Kind == Bin {
-    func setChild(_ child: UnsafeMutablePointer<GtkWidget>?) { adw_bin_set_child(pointer(), child) }
+    func setChild(_ child: Widget<some WidgetKind>) { adw_bin_set_child(pointer(), child.widget) }
 }
 
 extension Handle where Kind == Overlay {
     /// Adds `child` over the overlay's main child (above those added before).
-    func addOverlay(_ child: UnsafeMutablePointer<GtkWidget>) { gtk_overlay_add_overlay(opaque, child) }
+    func addOverlay(_ child: Widget<some WidgetKind>) { gtk_overlay_add_overlay(opaque, child.widget) }
 }
 
 extension Handle where Kind == Stack {
@@ -320,6 +377,9 @@ extension Handle where Kind == ToastOverlay {
 extension Handle where Kind == ScrolledWindow {
     var verticalAdjustment: Handle<Adjustment>? {
         gtk_scrolled_window_get_vadjustment(opaque).map { Handle<Adjustment>(UnsafeMutableRawPointer($0)) }
+    }
+    var verticalScrollbar: Widget<AnyWidget>? {
+        gtk_scrolled_window_get_vscrollbar(opaque).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
     }
 }
 
@@ -420,6 +480,17 @@ extension Handle where Kind == DropTarget {
 // MARK: Dialogs
 
 extension Handle where Kind == FileChooserNative {
+    /// A new file chooser (the desktop's, a portal where there is one) over `parent`, as the
+    /// reference that keeps it alive while it is open.
+    static func make(
+        title: String, parent: Widget<some WindowKind>, action: GtkFileChooserAction, accept: String, cancel: String
+    ) -> ObjectRef<GObject> {
+        ObjectRef(takingOpaque: gtk_file_chooser_native_new(title, parent.window, action, accept, cancel)!)
+    }
+
+    /// The file name a save chooser proposes.
+    func setCurrentName(_ name: String) { gtk_file_chooser_set_current_name(opaque, name) }
+
     var selectsMultiple: Bool {
         get { gtk_file_chooser_get_select_multiple(opaque) != 0 }
         nonmutating set { gtk_file_chooser_set_select_multiple(opaque, newValue ? 1 : 0) }
@@ -453,5 +524,44 @@ extension Handle where Kind == FileChooserNative {
         return uris
     }
 
+    /// The path of the file chosen (the one file of a save chooser), if it has one.
+    var chosenPath: String? {
+        guard let file = gtk_file_chooser_get_file(opaque) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        guard let path = g_file_get_path(file) else { return nil }
+        defer { g_free(path) }
+        return String(cString: path)
+    }
+
     func show() { gtk_native_dialog_show(pointer()) }
+}
+
+// MARK: The application
+
+extension Handle where Kind == Application {
+    /// A new libadwaita application (`AdwApplication`), as the reference that keeps it alive.
+    static func make(id: String, flags: GApplicationFlags) -> ObjectRef<GObject> {
+        ObjectRef(takingOpaque: OpaquePointer(adw_application_new(id, flags)!))
+    }
+
+    /// Runs the application with the command line `arguments` until it quits; returns the
+    /// process exit status.
+    func run(_ arguments: [String]) -> Int32 {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        return g_application_run(pointer(), Int32(arguments.count), &argv)
+    }
+
+    func quit() { g_application_quit(pointer()) }
+
+    /// Adds `action` to the application's actions (`app.` and its name).
+    func addAction(_ action: ObjectRef<GObject>) { g_action_map_add_action(opaque, action.opaque) }
+
+    /// Sets the shortcuts of `action` (a detailed action name, such as `app.quit`).
+    func setAccelerators(_ accelerators: [String], for action: String) {
+        let copies = accelerators.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        gtk_application_set_accels_for_action(pointer(), action, &list)
+    }
 }

@@ -26,7 +26,7 @@ final class ZoomingPicture {
     var onSwipe: ((Int) -> Void)?
 
     private let picture: ObjectRef<GtkWidget>
-    private let fading: UnsafeMutablePointer<GtkWidget>
+    private let fading: Widget<Overlay>
     private(set) var geometry = ZoomGeometry()
     /// Where the widget was last told to draw the image.
     private var drawn = ZoomGeometry.Rect.zero
@@ -46,20 +46,19 @@ final class ZoomingPicture {
     static let revealMilliseconds: UInt32 = 200
 
     /// A picture whose entrance fades `fading` (the viewer as a whole) in.
-    init(fading: UnsafeMutablePointer<GtkWidget>) {
-        picture = ObjectRef(sinking: cp_zoom_picture_new()!)
+    init(fading: Widget<Overlay>) {
+        let made = cp_zoom_picture_new()!
+        picture = ObjectRef(sinking: made)
+        widget = Widget(made: made)
         self.fading = fading
-        let widget = picture.pointer
         keep(
-            .connect(UnsafeMutableRawPointer(widget), "resized") { [unowned self] in
+            widget.connect("resized") { [unowned self] in
                 sizeChanged()
             })
         keep(
-            .connect(
-                UnsafeMutableRawPointer(widget), "notify::scale-factor",
-                pointer: { [unowned self] _ in
-                    sizeChanged()
-                }))
+            widget.onNotify("scale-factor") { [unowned self] in
+                sizeChanged()
+            })
         addPointerTracking()
         addScrolling()
         addPinch()
@@ -68,13 +67,13 @@ final class ZoomingPicture {
     }
 
     /// The widget, to put in the viewer.
-    var widget: UnsafeMutablePointer<GtkWidget> { picture.pointer }
+    let widget: Widget<ZoomPicture>
 
     // MARK: What the viewer asks
 
     /// The picture drawn over the whole image's area (nil: nothing). Zoom and pan stay.
     func setPaintable(_ paintable: ObjectRef<GObject>?) {
-        cp_zoom_picture_set_paintable(widget, paintable?.opaque)
+        cp_zoom_picture_set_paintable(picture.pointer, paintable?.opaque)
     }
 
     /// The image's own size in pixels (what 100 % means); a new size goes back to fit.
@@ -113,13 +112,9 @@ final class ZoomingPicture {
     // MARK: Geometry to the widget
 
     private func sizeChanged() {
-        let widget = picture.pointer
         change {
-            $0.setViewSize(
-                ZoomGeometry.Size(
-                    width: Double(gtk_widget_get_width(widget)),
-                    height: Double(gtk_widget_get_height(widget))))
-            $0.setDeviceScale(Double(gtk_widget_get_scale_factor(widget)))
+            $0.setViewSize(ZoomGeometry.Size(width: Double(widget.width), height: Double(widget.height)))
+            $0.setDeviceScale(Double(widget.scaleFactor))
         }
     }
 
@@ -277,9 +272,10 @@ final class ZoomingPicture {
     /// and the faded widget's opacity follows that property.
     private func revealAnimation() -> ObjectRef<AdwAnimation> {
         if let reveal { return reveal.animation }
-        g_object_bind_property(picture.pointer, "reveal", fading, "opacity", G_BINDING_DEFAULT)
+        g_object_bind_property(picture.pointer, "reveal", fading.raw, "opacity", G_BINDING_DEFAULT)
         let target = adw_property_animation_target_new(picture.object, "reveal")
-        let animation = ObjectRef(taking: adw_timed_animation_new(fading, 0, 1, Self.revealMilliseconds, target)!)
+        let animation = ObjectRef(
+            taking: adw_timed_animation_new(fading.widget, 0, 1, Self.revealMilliseconds, target)!)
         adw_timed_animation_set_easing(animation.opaque, ADW_EASE_OUT_CUBIC)
         let done = SignalConnection.connect(UnsafeMutableRawPointer(animation.pointer), "done") { [unowned self] in
             let finished = revealFinished

@@ -143,13 +143,13 @@ import TestSupport
         let bytes = try photo("coffee.jpg")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
         // Idle: killed between pictures, the next picture goes to a fresh helper.
-        Helpers.killAll()
+        Helpers.kill(of: pool)
         Thread.sleep(forTimeInterval: 0.2)
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
         // Busy: killed in the middle of one (a decode that would never end).
         let killer = Thread {
             Thread.sleep(forTimeInterval: 0.5)
-            Helpers.killAll()
+            Helpers.kill(of: pool)
         }
         killer.start()
         let error = #expect(throws: PhotoFailure.self) {
@@ -220,22 +220,35 @@ import TestSupport
     }
 }
 
-/// The decoder helpers running now, found by their executable.
+/// The decoder helpers of a pool (other tests' pools run beside it).
 enum Helpers {
-    static func pids() -> [pid_t] {
+    /// The helper processes `pool` started: its own processes, or, under bubblewrap, the
+    /// processes below them whose executable is the helper.
+    static func pids(of pool: DecoderPool) -> [pid_t] {
         let helper = Products.directory.appendingPathComponent("classic-photos-decoder").resolvingSymlinksInPath().path
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { name in
-            guard let pid = pid_t(name),
-                let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(name)/exe"),
-                exe == helper
-            else { return nil }
-            return pid
+        var found: [pid_t] = []
+        var candidates = pool.processIdentifiers
+        while let pid = candidates.popLast() {
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == helper {
+                found.append(pid)
+            } else {
+                candidates += children(of: pid)
+            }
         }
+        return found
     }
 
-    static func killAll() {
-        for pid in pids() { kill(pid, SIGKILL) }
+    /// Kills them with SIGKILL.
+    static func kill(of pool: DecoderPool) {
+        for pid in pids(of: pool) { Glibc.kill(pid, SIGKILL) }
+    }
+
+    private static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task")) ?? []
+        return entries.flatMap { task -> [pid_t] in
+            let list = (try? String(contentsOfFile: "/proc/\(parent)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return list.split(separator: " ").compactMap { pid_t($0) }
+        }
     }
 }
 

@@ -54,6 +54,7 @@ public final class DecoderPool: @unchecked Sendable {
     private var started = 0
     private var crashed = 0
     private var bubblewrapArgumentsValue: [String]?
+    private var processes: Set<pid_t> = []
 
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -82,6 +83,10 @@ public final class DecoderPool: @unchecked Sendable {
 
     /// How decodes are run now (bubblewrap may turn out not to work at the first start).
     public var confinement: Confinement { condition.withLock { confinementValue } }
+
+    /// The processes this pool started that are still there: the helpers, or the bubblewrap
+    /// processes they run under (for tests and diagnostics).
+    public var processIdentifiers: [pid_t] { condition.withLock { processes.sorted() } }
 
     /// Helpers started, and helpers that died or were killed, since the pool was made.
     public var counts: (started: Int, crashed: Int) { condition.withLock { (started, crashed) } }
@@ -301,6 +306,7 @@ public final class DecoderPool: @unchecked Sendable {
         condition.withLock {
             live -= 1
             if died { crashed += 1 }
+            processes.remove(helper.pid)
             condition.signal()
         }
         return Self.describe(status)
@@ -332,6 +338,7 @@ public final class DecoderPool: @unchecked Sendable {
             while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
             condition.withLock {
                 live -= 1
+                processes.remove(helper.pid)
                 condition.signal()
             }
         }
@@ -374,6 +381,7 @@ public final class DecoderPool: @unchecked Sendable {
             )
         }
         let helper = Helper(pid: pid, channel: ours)
+        condition.withLock { _ = processes.insert(pid) }
         // The helper says it is ready once its limits and filter are in place.
         guard ours.waitReadable(milliseconds: 15_000), case .message(.ready(let ready), let fd) = ours.receive() else {
             let how = retire(helper, died: false)

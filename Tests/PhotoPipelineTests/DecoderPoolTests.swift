@@ -160,6 +160,19 @@ import TestSupport
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
     }
 
+    @Test("Helpers idle for the pool's idle time leave, and the next picture starts a fresh one")
+    func idleHelpersLeave() throws {
+        let pool = DecoderPool(environment: [:], maxHelpers: 2, idleSeconds: 0.5)
+        let bytes = try photo("coffee.jpg")
+        _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(pool.processIdentifiers.count == 1)
+        let deadline = Date().addingTimeInterval(10)
+        while !pool.processIdentifiers.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(pool.processIdentifiers.isEmpty, "a helper stayed: \(pool.processIdentifiers)")
+        _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(pool.counts.started == 2 && pool.counts.crashed == 0)
+    }
+
     @Test("A cancelled decode ends early and leaves its helper for the next picture")
     func cancelled() throws {
         let pool = pool(deadline: 20, helpers: 1)

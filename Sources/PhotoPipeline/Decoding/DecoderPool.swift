@@ -55,6 +55,7 @@ public final class DecoderPool: @unchecked Sendable {
     private var crashed = 0
     private var bubblewrapArgumentsValue: [String]?
     private var processes: Set<pid_t> = []
+    private var idleCheckDue = false
 
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -318,7 +319,14 @@ public final class DecoderPool: @unchecked Sendable {
         return poll(&poller, 1, 0) > 0
     }
 
+    /// Checks for helpers idle too long once `idleSeconds` from now, unless a check is due
+    /// already (one at a time, however many decodes end meanwhile).
     private func scheduleIdleCheck() {
+        let due = condition.withLock {
+            defer { idleCheckDue = true }
+            return idleCheckDue
+        }
+        guard !due else { return }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleSeconds + 0.5) { [weak self] in
             self?.retireIdle()
         }
@@ -326,11 +334,14 @@ public final class DecoderPool: @unchecked Sendable {
 
     private func retireIdle() {
         let now = monotonicSeconds()
-        let leaving: [Helper] = condition.withLock {
+        let (leaving, stillIdle): ([Helper], Bool) = condition.withLock {
             let old = idle.filter { now - $0.idleSince >= idleSeconds }
             idle.removeAll { now - $0.idleSince >= idleSeconds }
-            return old
+            idleCheckDue = false
+            return (old, !idle.isEmpty)
         }
+        // Helpers that became idle since are checked in their turn.
+        if stillIdle { scheduleIdleCheck() }
         for helper in leaving {
             // Closing its end tells the helper to exit.
             helper.channel.close()

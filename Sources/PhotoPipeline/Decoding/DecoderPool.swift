@@ -283,14 +283,15 @@ public final class DecoderPool: @unchecked Sendable {
         scheduleIdleCheck()
     }
 
-    /// Ends `helper` and says how it ended. One that `died` is given a moment to be gone by
-    /// itself, so that its own end (a crash, say) is what is reported; any other is killed.
+    /// Ends `helper` and says how it ended. A helper that `died`, or that was told to leave by
+    /// its socket closing (`leaving`), is given a moment to be gone by itself, so that its own
+    /// end (a crash, say) is what is reported; then, and at once for any other, it is killed.
     @discardableResult
-    private func retire(_ helper: Helper, died: Bool) -> String {
+    private func retire(_ helper: Helper, died: Bool, leaving: Bool = false) -> String {
         helper.channel.close()
         var status: Int32 = 0
         var ended = false
-        if died {
+        if died || leaving {
             for _ in 0..<100 {
                 let result = waitpid(helper.pid, &status, WNOHANG)
                 if result == helper.pid || (result < 0 && errno != EINTR) {
@@ -342,17 +343,8 @@ public final class DecoderPool: @unchecked Sendable {
         }
         // Helpers that became idle since are checked in their turn.
         if stillIdle { scheduleIdleCheck() }
-        for helper in leaving {
-            // Closing its end tells the helper to exit.
-            helper.channel.close()
-            var status: Int32 = 0
-            while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
-            condition.withLock {
-                live -= 1
-                processes.remove(helper.pid)
-                condition.signal()
-            }
-        }
+        // Closing its end tells a helper to exit.
+        for helper in leaving { retire(helper, died: false, leaving: true) }
     }
 
     /// Starts a helper and waits for it to say it is ready. If bubblewrap fails here, the

@@ -148,27 +148,20 @@ public enum Decoding {
         }
     }
 
+    /// `stream` read to its end: at most `limit` bytes (`too-large` past them).
     static func readAll(
         _ stream: ObjectRef<GInputStream>, limit: Int, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data {
         var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 256 << 10)
-        while true {
-            if cancellable.isCancelled { throw PhotoFailure.cancelled }
-            var error: UnsafeMutablePointer<GError>?
-            let count = chunk.withUnsafeMutableBytes {
-                g_input_stream_read(stream.pointer, $0.baseAddress, gsize($0.count), cancellable.pointer, &error)
-            }
-            guard count >= 0 else {
-                let failure = error.map { PhotoFailure(GLibError(consuming: $0), origin: .stream) }
-                throw failure ?? PhotoFailure(.unreadable, detail: "The picture could not be read")
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: chunk.prefix(count))
+        let buffer = ChunkBuffer()
+        while !cancellable.isCancelled, let chunk = try buffer.read(stream, cancellable: cancellable) {
+            data.append(contentsOf: chunk)
             if data.count > limit {
                 throw PhotoFailure(
                     .tooLarge, detail: "More than \(PhotoLimits.megabytes(limit)), the most a photo may have")
             }
         }
+        if cancellable.isCancelled { throw PhotoFailure.cancelled }
+        return data
     }
 }

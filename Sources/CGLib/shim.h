@@ -6,6 +6,8 @@
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
 #include <malloc.h>
+#include <libintl.h>
+#include <locale.h>
 
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *msg);

@@ -3,11 +3,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -18,6 +25,16 @@
 int cp_sandbox_limit_memory(unsigned long long bytes) {
     struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
     return setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
+}
+
+int cp_sandbox_limit_files(unsigned long long file_bytes, unsigned long long descriptors) {
+    // Pixels written to a memfd with write() are never mapped, so the address-space limit
+    // does not count them; the size of each file and the number of them are bounded instead.
+    struct rlimit size = {.rlim_cur = file_bytes, .rlim_max = file_bytes};
+    if (setrlimit(RLIMIT_FSIZE, &size) != 0) return errno;
+    struct rlimit count = {.rlim_cur = descriptors, .rlim_max = descriptors};
+    if (setrlimit(RLIMIT_NOFILE, &count) != 0) return errno;
+    return 0;
 }
 
 // Calls that fail with EPERM whatever their arguments.
@@ -39,6 +56,35 @@ static const int refused[] = {
     SCMP_SYS(personality), SCMP_SYS(syslog), SCMP_SYS(acct), SCMP_SYS(swapon), SCMP_SYS(swapoff),
     SCMP_SYS(reboot), SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
     SCMP_SYS(delete_module),
+    // Changing files through a descriptor it was given (the user's photo is open for reading,
+    // which is enough for these), or holding locks and leases other programs would wait on.
+    SCMP_SYS(fchmod), SCMP_SYS(fchown), SCMP_SYS(fsetxattr), SCMP_SYS(fremovexattr), SCMP_SYS(flock),
+    SCMP_SYS(fallocate),
+    // Scheduling and I/O priority of any process (a pid of 0 can mean the user's every process).
+    SCMP_SYS(setpriority), SCMP_SYS(ioprio_set),
+    // The new mount API, and limits it has no reason to change once they are set.
+    SCMP_SYS(fsopen), SCMP_SYS(fsconfig), SCMP_SYS(fsmount), SCMP_SYS(fspick), SCMP_SYS(move_mount),
+    SCMP_SYS(open_tree), SCMP_SYS(mount_setattr), SCMP_SYS(setrlimit),
+};
+
+// Calls allowed only on the calling process itself, named by the pid 0 in their first argument.
+static const int only_on_self[] = {
+    SCMP_SYS(sched_setparam), SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setattr),
+    SCMP_SYS(sched_setaffinity),
+};
+
+// Signals: allowed only when the first argument (a process or thread group) is the helper.
+static const int signalling[] = {
+    SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo),
+};
+
+// fcntl commands that would let it signal another process (SIGIO to an owner it names) or
+// hold other programs up (leases, directory notifications).
+static const int fcntl_refused[] = {F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE, F_NOTIFY};
+
+// Namespace flags: a new process or thread asking for any of these is refused.
+static const unsigned long long namespaces[] = {
+    CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
 // A comparison of argument `index` (SCMP_A0… with both data spelled out).
@@ -73,15 +119,38 @@ int cp_sandbox_apply(const char **message) {
     // No other program, ever.
     if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(execve), 0);
     if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_KILL_PROCESS, SCMP_SYS(execveat), 0);
-    // Signals only to itself (abort and raise use these).
+    // Signals only to itself (abort and raise use these). A pid is 32 bits, but a 64-bit
+    // comparison is safe here: only a register that holds exactly its pid passes.
     pid_t self = getpid();
+    for (size_t i = 0; i < sizeof signalling / sizeof signalling[0] && status == 0; i++)
+        status = seccomp_rule_add(
+            filter, eperm, signalling[i], 1, argument(0, SCMP_CMP_NE, (scmp_datum_t)self, 0));
+    for (size_t i = 0; i < sizeof only_on_self / sizeof only_on_self[0] && status == 0; i++)
+        status = seccomp_rule_add(filter, eperm, only_on_self[i], 1, argument(0, SCMP_CMP_NE, 0, 0));
+    // Limits may be read (prlimit64 with no new limit), not set, for itself or any other.
+    if (status == 0) status = seccomp_rule_add(filter, eperm, SCMP_SYS(prlimit64), 1, argument(2, SCMP_CMP_NE, 0, 0));
+    // The kernel reads these commands and requests as 32-bit numbers: compare only those bits,
+    // or a value with its upper half set would slip past the rule and still be obeyed.
+    for (size_t i = 0; i < sizeof fcntl_refused / sizeof fcntl_refused[0] && status == 0; i++)
+        status = seccomp_rule_add(
+            filter, eperm, SCMP_SYS(fcntl), 1, argument(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)fcntl_refused[i]));
+    // No typing into a terminal, nor its console's other tricks.
+    const unsigned long terminal[] = {TIOCSTI, TIOCLINUX};
+    for (size_t i = 0; i < 2 && status == 0; i++)
+        status = seccomp_rule_add(
+            filter, eperm, SCMP_SYS(ioctl), 1, argument(1, SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)terminal[i]));
+    // Threads only: no new processes (so none that outlive it) and no namespaces. clone3
+    // passes its flags in a structure a filter cannot read: it is refused as unknown, and the
+    // C library falls back to clone.
     if (status == 0)
-        status = seccomp_rule_add(filter, eperm, SCMP_SYS(kill), 1, argument(0, SCMP_CMP_NE, (scmp_datum_t)self, 0));
-    if (status == 0)
-        status = seccomp_rule_add(filter, eperm, SCMP_SYS(tgkill), 1, argument(0, SCMP_CMP_NE, (scmp_datum_t)self, 0));
-    // No typing into the terminal the app was started from.
-    if (status == 0)
-        status = seccomp_rule_add(filter, eperm, SCMP_SYS(ioctl), 1, argument(1, SCMP_CMP_EQ, (scmp_datum_t)TIOCSTI, 0));
+        status = seccomp_rule_add(
+            filter, eperm, SCMP_SYS(clone), 1, argument(0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    for (size_t i = 0; i < sizeof namespaces / sizeof namespaces[0] && status == 0; i++)
+        status = seccomp_rule_add(
+            filter, eperm, SCMP_SYS(clone), 1, argument(0, SCMP_CMP_MASKED_EQ, namespaces[i], namespaces[i]));
+    if (status == 0) status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    if (status == 0) status = seccomp_rule_add(filter, eperm, SCMP_SYS(fork), 0);
+    if (status == 0) status = seccomp_rule_add(filter, eperm, SCMP_SYS(vfork), 0);
     if (status != 0) {
         *message = "seccomp_rule_add";
         seccomp_release(filter);
@@ -92,6 +161,10 @@ int cp_sandbox_apply(const char **message) {
     if (status != 0) *message = "seccomp_load";
     return status;
 }
+
+int cp_sandbox_protect_app(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : errno; }
+
+int cp_pipe(int ends[2]) { return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno; }
 
 int cp_memfd_new(const char *name) { return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING); }
 
@@ -105,7 +178,7 @@ int cp_memfd_is_sealed(int fd) {
     return seals >= 0 && (seals & wanted) == wanted;
 }
 
-int cp_channel_send(int socket, const void *bytes, size_t length, int fd) {
+int cp_channel_send(int socket, const void *bytes, size_t length, int fd, int nonblocking) {
     struct iovec part = {.iov_base = (void *)bytes, .iov_len = length};
     union {
         char buffer[CMSG_SPACE(sizeof(int))];
@@ -123,7 +196,7 @@ int cp_channel_send(int socket, const void *bytes, size_t length, int fd) {
         memcpy(CMSG_DATA(header), &fd, sizeof(int));
     }
     ssize_t sent;
-    do sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    do sent = sendmsg(socket, &message, MSG_NOSIGNAL | (nonblocking ? MSG_DONTWAIT : 0));
     while (sent < 0 && errno == EINTR);
     return sent < 0 ? errno : 0;
 }
@@ -152,20 +225,26 @@ long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd) {
             else close(each); // one descriptor a message; any more are not wanted
         }
     }
-    if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+    // A datagram that is cut short, or empty (which also reads as the end), keeps no descriptor.
+    if ((message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || received == 0) {
         if (kept >= 0) close(kept);
+        if (received == 0) return 0;
         return -EMSGSIZE;
     }
     *fd = kept;
     return (long)received;
 }
 
-int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int new_session, pid_t *pid) {
+int cp_spawn_helper(
+    char *const argv[], char *const envp[], int socket, int error_output, int new_session, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     posix_spawn_file_actions_init(&actions);
     posix_spawnattr_init(&attributes);
+    // Nothing of the app's but the socket: no terminal, no log it could write into.
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, error_output >= 0 ? error_output : 1, 2);
     posix_spawn_file_actions_adddup2(&actions, socket, 3);
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     sigset_t none, all;
@@ -180,4 +259,49 @@ int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int new_
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     return status;
+}
+
+// Appends `name` to the probe's report (space-separated).
+static void probe_note(char *report, size_t capacity, const char *name) {
+    size_t used = strlen(report);
+    snprintf(report + used, capacity - used, "%s%s", used ? " " : "", name);
+}
+
+void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity) {
+    report[0] = 0;
+    if (kill(app, 0) == 0) probe_note(report, capacity, "kill");
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    info.si_code = SI_QUEUE;
+    if (syscall(SYS_rt_sigqueueinfo, app, 0, &info) == 0) probe_note(report, capacity, "rt_sigqueueinfo");
+    struct rlimit core;
+    if (prlimit(app, RLIMIT_CORE, NULL, &core) == 0 && prlimit(app, RLIMIT_CORE, &core, NULL) == 0)
+        probe_note(report, capacity, "prlimit");
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)app);
+    if (errno == 0 && setpriority(PRIO_PROCESS, (id_t)app, nice) == 0) probe_note(report, capacity, "setpriority");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    if (child > 0) {
+        waitpid(child, NULL, 0);
+        probe_note(report, capacity, "fork");
+    }
+    if (syscall(SYS_clone3, NULL, 0) == 0 || errno != ENOSYS) probe_note(report, capacity, "clone3");
+    if (unshare(CLONE_NEWUSER) == 0) probe_note(report, capacity, "unshare");
+    struct stat status;
+    if (fstat(fd, &status) == 0 && fchmod(fd, status.st_mode & 07777) == 0) probe_note(report, capacity, "fchmod");
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        flock(fd, LOCK_UN);
+        probe_note(report, capacity, "flock");
+    }
+    if (fcntl(fd, F_SETOWN, app) == 0) probe_note(report, capacity, "F_SETOWN");
+    char typed = 'x';
+    // The request with its upper 32 bits set: the kernel would still read TIOCSTI.
+    if (syscall(SYS_ioctl, 0, (unsigned long)TIOCSTI | 0x100000000ul, &typed) == 0 || errno != EPERM)
+        probe_note(report, capacity, "TIOCSTI");
+    if (syscall(SYS_fsopen, "tmpfs", 0) >= 0 || errno != EPERM) probe_note(report, capacity, "fsopen");
+    if (fstat(2, &status) != 0 || !S_ISCHR(status.st_mode) || status.st_rdev != makedev(1, 3))
+        probe_note(report, capacity, "stderr");
+    struct rlimit files;
+    if (getrlimit(RLIMIT_FSIZE, &files) != 0 || files.rlim_max == RLIM_INFINITY) probe_note(report, capacity, "fsize");
 }

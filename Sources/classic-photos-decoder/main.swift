@@ -10,6 +10,19 @@ guard fcntl(3, F_GETFD) >= 0 else {
     exit(2)
 }
 
+/// Says why the helper cannot go on (on standard error, which the app reads when a helper
+/// never becomes ready) and exits: without its limits and filter a helper does not decode.
+func refuse(_ what: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(
+        Data("classic-photos-decoder: \(what) failed (\(String(cString: strerror(code))))\n".utf8))
+    exit(3)
+}
+
+// Standard error stays open only while the helper confines itself; then it goes to /dev/null,
+// opened now because afterwards nothing may be opened for writing.
+let nothing = open("/dev/null", O_WRONLY | O_CLOEXEC)
+guard nothing >= 0 else { refuse("opening /dev/null", errno) }
+
 // The address-space limit, unless a sanitizer's runtime is in the process: those reserve
 // terabytes of address space for their shadow memory.
 var addressSpace: UInt64 = 0
@@ -19,18 +32,23 @@ if let index = arguments.firstIndex(of: "--limit-memory"), index + 1 < arguments
     let sanitized = ["__tsan_init", "__asan_init"].contains { (name: String) in
         dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
     }
-    if !sanitized, cp_sandbox_limit_memory(bytes) == 0 { addressSpace = bytes }
+    if !sanitized {
+        let status = cp_sandbox_limit_memory(bytes)
+        guard status == 0 else { refuse("limiting its memory", status) }
+        addressSpace = bytes
+    }
+    // No file it writes (pixels in a memfd) larger than the memory it may have, and few
+    // descriptors: together they bound what memfds it could fill without mapping them.
+    let status = cp_sandbox_limit_files(bytes, 64)
+    guard status == 0 else { refuse("limiting its files", status) }
 }
 
 var message: UnsafePointer<CChar>?
 let filterStatus = cp_sandbox_apply(&message)
-if filterStatus != 0 {
-    let what = message.map { String(cString: $0) } ?? "seccomp"
-    FileHandle.standardError.write(
-        Data("classic-photos-decoder: \(what) failed (\(String(cString: strerror(-filterStatus))))\n".utf8))
-    // Without its filter a helper does not decode.
-    exit(3)
-}
+if filterStatus != 0 { refuse(message.map { String(cString: $0) } ?? "seccomp", -filterStatus) }
+dup2(nothing, 1)
+dup2(nothing, 2)
+close(nothing)
 
 DecoderHelper.serve(
     socket: 3, filtered: true, addressSpace: addressSpace,

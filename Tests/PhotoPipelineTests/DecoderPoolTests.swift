@@ -137,6 +137,48 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: target.path))
     }
 
+    @Test(
+        "A helper cannot signal, limit or renice the app, fork, make namespaces, change or lock the file it reads, type into a terminal or mount; its standard error is /dev/null",
+        arguments: modes)
+    func nothingElseGetsThrough(_ sandbox: String?) throws {
+        let pool = pool(sandbox)
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(fault(.escape, "\(getpid())")), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.detail == "nothing got through")
+    }
+
+    @Test("One picture's reservations together may not exceed the budget: the second half is refused at once")
+    func budgetPerPicture() throws {
+        let pool = pool(deadline: 20)
+        let budget = DecodeMemoryBudget(capacity: 64 << 20)
+        let started = Date()
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(
+                .bytes(fault(.hog)), size: .square(80), budget: budget, cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .tooManyPixels, "\(error?.detail ?? "")")
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(budget.usage.now == 0)
+    }
+
+    @Test("A helper that stops reading what the app sends is let go, not waited for")
+    func deafHelper() throws {
+        let pool = pool(deadline: 20)
+        let started = Date()
+        let error = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(fault(.deaf)), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        #expect(error?.reason == .decoderCrashed, "\(error?.detail ?? "")")
+        #expect(error?.detail.contains("stopped listening") == true, "\(error?.detail ?? "")")
+        #expect(Date().timeIntervalSince(started) < 15)
+        // And the next picture is decoded by a fresh helper.
+        let image = try Decoding.picture(
+            .bytes(try photo("coffee.jpg")), size: .square(80), cancellable: Cancellable(), pool: pool)
+        #expect(image.width > 0)
+    }
+
     @Test("Helpers killed with SIGKILL cost the picture they held, never the app")
     func killed() throws {
         let pool = pool(deadline: 10, helpers: 1)

@@ -6,13 +6,26 @@
 
 // Limits the process's address space to `bytes` (RLIMIT_AS). 0 on success, else errno.
 int cp_sandbox_limit_memory(unsigned long long bytes);
+// Limits the size of any file the process writes (RLIMIT_FSIZE; a memfd too) and the number of
+// descriptors it may hold (RLIMIT_NOFILE). 0 on success, else errno.
+int cp_sandbox_limit_files(unsigned long long file_bytes, unsigned long long descriptors);
 
 // Installs the helper's seccomp filter: no new sockets or connections, no files opened for
-// writing, created, removed or renamed, no exec, no signals to other processes, no ptrace,
-// mounts or namespaces (these fail with EPERM; exec kills the process). Also sets
+// writing, created, removed or renamed, nor changed through a descriptor (mode, owner,
+// attributes, locks, leases); no exec, no new processes (threads only), no signals, limits or
+// priorities for other processes, no ptrace, mounts or namespaces (these fail with EPERM or
+// ENOSYS; exec kills the process). Also sets
 // no_new_privs and makes the process die with its parent. 0 on success, else a negative
 // errno; `*message` then says what failed (static text).
 int cp_sandbox_apply(const char **message);
+
+// Makes the app's own process undumpable: other processes of the user (a helper running
+// without bubblewrap, which shares the app's view of /proc) cannot read its memory or attach
+// to it. 0 on success, else errno.
+int cp_sandbox_protect_app(void);
+
+// A pipe, both ends close-on-exec. 0 on success, else errno.
+int cp_pipe(int ends[2]);
 
 // A memfd that can be sealed (close-on-exec). -1 and errno on failure.
 int cp_memfd_new(const char *name);
@@ -23,14 +36,24 @@ int cp_memfd_seal(int fd);
 int cp_memfd_is_sealed(int fd);
 
 // Sends `length` bytes as one datagram, with `fd` attached when it is not -1 (SCM_RIGHTS).
-// 0 on success, else errno (never raises SIGPIPE).
-int cp_channel_send(int socket, const void *bytes, size_t length, int fd);
+// 0 on success, else errno (never raises SIGPIPE). With `nonblocking`, a full socket is
+// EAGAIN instead of a wait.
+int cp_channel_send(int socket, const void *bytes, size_t length, int fd, int nonblocking);
 // Receives one datagram into `buffer`; `*fd` is the attached descriptor or -1. Returns the
-// length, 0 at the end of the stream, or -errno. A datagram longer than `capacity` is an
-// error (-EMSGSIZE), and any descriptor that came with it is closed.
+// length, 0 at the end of the stream (or an empty datagram), or -errno. A datagram longer
+// than `capacity` is an error (-EMSGSIZE). A descriptor that came with an empty or cut
+// datagram is closed.
 long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd);
 
-// Starts `argv[0]` (a path) with `envp`, its standard input on /dev/null, `socket` as
-// descriptor 3 and no other descriptors but 1 and 2, in a session of its own when
-// `new_session` is set. 0 and `*pid` on success, else errno.
-int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int new_session, pid_t *pid);
+// Starts `argv[0]` (a path) with `envp`, its standard input and output on /dev/null, its
+// standard error on `error_output` (or /dev/null when -1), `socket` as descriptor 3 and no
+// other descriptors, in a session of its own when `new_session` is set. 0 and `*pid` on
+// success, else errno.
+int cp_spawn_helper(
+    char *const argv[], char *const envp[], int socket, int error_output, int new_session, pid_t *pid);
+
+// For tests only (a helper's `escape` fault): tries what the filter and limits should refuse
+// (signalling, limiting or renicing `app`, forking, new namespaces, changing or locking `fd`,
+// typing into a terminal, the mount API) and what should be in place (standard error on
+// /dev/null, a file size limit), and writes the names of whatever got through to `report`.
+void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity);

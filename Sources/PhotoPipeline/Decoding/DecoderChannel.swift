@@ -5,6 +5,9 @@ import Foundation
 /// keep their boundaries, and the end of the stream means the other side is gone).
 struct DecoderChannel: Sendable {
     let fd: Int32
+    /// Whether a send finds the socket full instead of waiting for room: the app's end, so
+    /// that a helper that stops reading cannot hold the app up.
+    var sendsWithoutWaiting = false
 
     /// The most a message may take; requests and replies are a few hundred bytes.
     static let maxMessage = 64 << 10
@@ -22,13 +25,16 @@ struct DecoderChannel: Sendable {
             throw PhotoFailure(
                 .decoderCrashed, detail: "No socket for a decoder helper: \(String(cString: strerror(errno)))")
         }
-        return (DecoderChannel(fd: ends[0]), DecoderChannel(fd: ends[1]))
+        return (DecoderChannel(fd: ends[0], sendsWithoutWaiting: true), DecoderChannel(fd: ends[1]))
     }
 
-    /// Sends `message`, with `attached` when given; the errno when it could not be sent.
+    /// Sends `message`, with `attached` when given; the errno when it could not be sent
+    /// (EAGAIN when the other side has stopped reading and `sendsWithoutWaiting`).
     func send(_ message: DecoderMessage, attached: Int32? = nil) -> Int32? {
         guard let data = try? JSONEncoder().encode(message) else { return EINVAL }
-        let status = data.withUnsafeBytes { cp_channel_send(fd, $0.baseAddress, $0.count, attached ?? -1) }
+        let status = data.withUnsafeBytes {
+            cp_channel_send(fd, $0.baseAddress, $0.count, attached ?? -1, sendsWithoutWaiting ? 1 : 0)
+        }
         return status == 0 ? nil : status
     }
 
@@ -38,6 +44,7 @@ struct DecoderChannel: Sendable {
         var buffer = [UInt8](repeating: 0, count: Self.maxMessage)
         var attached: Int32 = -1
         let length = buffer.withUnsafeMutableBytes { cp_channel_receive(fd, $0.baseAddress, $0.count, &attached) }
+        // (An empty or cut datagram's descriptor was closed as it came in.)
         guard length > 0 else { return .closed }
         guard let message = try? JSONDecoder().decode(DecoderMessage.self, from: Data(buffer.prefix(length))) else {
             if attached >= 0 { Glibc.close(attached) }

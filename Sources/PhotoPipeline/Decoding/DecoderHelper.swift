@@ -22,6 +22,8 @@ public enum DecoderHelper {
         let inbox = Inbox()
         let reader = Thread {
             while true {
+                // (The `deaf` test fault: the app's messages pile up unread.)
+                while inbox.deaf { sleep(1) }
                 switch channel.receive() {
                 case .closed: exit(0)
                 case .message(.request(let request), let fd): inbox.put(request, fd: fd)
@@ -43,7 +45,8 @@ public enum DecoderHelper {
             let budget = DecodeMemoryBudget(forwardingTo: { bytes, cancellable throws(PhotoFailure) in
                 try inbox.reserve(bytes, for: request.id, over: channel, cancellable: cancellable)
             })
-            let outcome = answer(request, fd: fd, budget: budget, cancellable: cancellable, faults: faults)
+            let outcome = answer(
+                request, fd: fd, budget: budget, cancellable: cancellable, faults: faults ? inbox : nil)
             _ = channel.send(.reply(DecodeReply(id: request.id, outcome: outcome.outcome)), attached: outcome.pixels)
             if let pixels = outcome.pixels { close(pixels) }
             inbox.finished()
@@ -63,11 +66,22 @@ public enum DecoderHelper {
             }
         }
 
+        /// Set by the `deaf` test fault: nothing more is read from the app.
+        var deaf: Bool {
+            get { condition.withLock { deafValue } }
+            set { condition.withLock { deafValue = newValue } }
+        }
+        private var deafValue = false
+
+        /// Requests cancelled while still in the queue.
+        private var cancelledEarly: Set<UInt64> = []
+
         func take() -> (DecodeRequest, Int32?, Cancellable) {
             condition.withLock {
                 while queue.isEmpty { condition.wait() }
                 let (request, fd) = queue.removeFirst()
                 let cancellable = Cancellable()
+                if cancelledEarly.remove(request.id) != nil { cancellable.cancel() }
                 current = (request.id, cancellable)
                 return (request, fd, cancellable)
             }
@@ -75,7 +89,11 @@ public enum DecoderHelper {
 
         func cancel(_ id: UInt64) {
             condition.withLock {
-                if current?.id == id { current?.cancellable.cancel() }
+                if current?.id == id {
+                    current?.cancellable.cancel()
+                } else if queue.contains(where: { $0.0.id == id }) {
+                    cancelledEarly.insert(id)
+                }
             }
         }
 
@@ -106,14 +124,18 @@ public enum DecoderHelper {
     }
 
     private static func answer(
-        _ request: DecodeRequest, fd: Int32?, budget: DecodeMemoryBudget, cancellable: Cancellable, faults: Bool
+        _ request: DecodeRequest, fd: Int32?, budget: DecodeMemoryBudget, cancellable: Cancellable,
+        faults inbox: Inbox?
     ) -> (outcome: DecodeReply.Outcome, pixels: Int32?) {
         guard let fd else {
             return (failure(PhotoFailure(.empty, detail: "The decoder was sent no picture")), nil)
         }
         let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
-        if faults, let (fault, argument) = DecoderFault.asked(by: peek(fd)) {
-            return (failure(commit(fault, argument: argument, cancellable: cancellable)), nil)
+        if let inbox, let (fault, argument) = DecoderFault.asked(by: peek(fd)) {
+            let attempt = Attempt(
+                id: request.id, argument: argument, fd: fd, budget: budget, budgetBytes: request.budgetBytes,
+                inbox: inbox, cancellable: cancellable)
+            return (failure(commit(fault, attempt)), nil)
         }
         do throws(PhotoFailure) {
             switch request.job {
@@ -227,8 +249,20 @@ public enum DecoderHelper {
         return options
     }
 
+    /// What a deliberate fault is committed with.
+    private struct Attempt {
+        var id: UInt64
+        var argument: String
+        var fd: Int32
+        var budget: DecodeMemoryBudget
+        var budgetBytes: Int
+        var inbox: Inbox
+        var cancellable: Cancellable
+    }
+
     /// Commits a deliberate fault; the ones that do not end the process say how their attempt went.
-    private static func commit(_ fault: DecoderFault, argument: String, cancellable: Cancellable) -> PhotoFailure {
+    private static func commit(_ fault: DecoderFault, _ attempt: Attempt) -> PhotoFailure {
+        let (argument, cancellable) = (attempt.argument, attempt.cancellable)
         switch fault {
         case .crash:
             // A write through a wild pointer, as a decoder's buffer overflow makes.
@@ -277,6 +311,26 @@ public enum DecoderHelper {
             }
             close(file)
             return PhotoFailure(.unsupported, detail: "file written")
+        case .escape:
+            var report = [CChar](repeating: 0, count: 512)
+            cp_sandbox_probe(pid_t(argument) ?? 0, attempt.fd, &report, report.count)
+            let through = String(decoding: report.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return PhotoFailure(
+                .unsupported, detail: through.isEmpty ? "nothing got through" : "got through: \(through)")
+        case .hog:
+            do throws(PhotoFailure) {
+                let half = attempt.budgetBytes / 2 + 1
+                _ = try attempt.budget.reserve(half, cancellable: cancellable)
+                _ = try attempt.budget.reserve(half, cancellable: cancellable)
+                return PhotoFailure(.unsupported, detail: "both reserved")
+            } catch {
+                return error
+            }
+        case .deaf:
+            attempt.inbox.deaf = true
+            let channel = DecoderChannel(fd: 3)
+            for _ in 0..<20_000 { _ = channel.send(.reserve(id: attempt.id, bytes: 0)) }
+            while true { sleep(1) }
         }
     }
 }

@@ -82,6 +82,15 @@ struct PixelLayout: Codable, Sendable, Equatable {
             && rowstride >= width * channels && rowstride <= Int(Int32.max)
             && !rowstride.multipliedReportingOverflow(by: height).overflow
     }
+
+    /// Whether a decode asked to keep within `maxPixels` could have made these pixels: no
+    /// more of them than that, in no more bytes than a picture of that many pixels takes
+    /// (the rows may be those of a larger picture they were cut from, padded as pixbufs are).
+    func isWithin(maxPixels: Int) -> Bool {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard isPlausible, !overflow, pixels <= maxPixels, maxPixels <= Int(Int32.max) else { return false }
+        return byteCount <= maxPixels * 4 + height * 64
+    }
 }
 
 struct DecodeReply: Codable, Sendable {
@@ -120,6 +129,13 @@ public enum DecoderFault: String, Codable, Sendable, CaseIterable {
     case socket
     /// Creates a file at the path in the picture's bytes; reports what happened.
     case write
+    /// Tries everything else the sandbox should refuse, aimed at the process whose id is in
+    /// the picture's bytes (the app); reports what got through ("nothing got through").
+    case escape
+    /// Asks for a little over half of the memory budget twice for one picture.
+    case hog
+    /// Floods the app with requests for memory without reading its answers.
+    case deaf
 
     /// The bytes of a picture that asks for this fault, with what it needs to know
     /// ("CLASSIC-PHOTOS-FAULT socket 127.0.0.1:8080\n").

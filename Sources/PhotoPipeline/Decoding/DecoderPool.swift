@@ -164,21 +164,30 @@ public final class DecoderPool: @unchecked Sendable {
                     detail: "The decoder helper did not take the picture: \(String(cString: strerror(error)))")
             }
         }
-        return try waitForReply(id, from: helper, budget: budget, cancellable: cancellable)
+        return try waitForReply(id, from: helper, limits: limits, budget: budget, cancellable: cancellable)
     }
 
     private func waitForReply(
-        _ id: UInt64, from helper: Helper, budget: DecodeMemoryBudget, cancellable: Cancellable
+        _ id: UInt64, from helper: Helper, limits: DecodeLimits, budget: DecodeMemoryBudget, cancellable: Cancellable
     ) throws(PhotoFailure) -> Decoded {
         // What the helper reserved of the budget, given back when the decode ends, however it ends.
         var reservations: [DecodeMemoryBudget.Reservation] = []
         defer { for reservation in reservations { reservation.release() } }
         let deadline = monotonicSeconds() + deadlineSeconds
+        let budgetDeadline = DispatchTime.now() + deadlineSeconds
         var cancelSent = false
+        /// A helper that stops reading what the app sends is not waited for.
+        func send(_ message: DecoderMessage) throws(PhotoFailure) {
+            guard let error = helper.channel.send(message) else { return }
+            retire(helper, died: error != EAGAIN)
+            throw PhotoFailure(
+                .decoderCrashed,
+                detail: "The decoder stopped listening to the app (\(String(cString: strerror(error))))")
+        }
         while true {
             if cancellable.isCancelled, !cancelSent {
                 cancelSent = true
-                _ = helper.channel.send(.cancel(id))
+                try send(.cancel(id))
             }
             if monotonicSeconds() > deadline {
                 retire(helper, died: false)
@@ -189,27 +198,67 @@ public final class DecoderPool: @unchecked Sendable {
             guard helper.channel.waitReadable(milliseconds: 50) else { continue }
             switch helper.channel.receive() {
             case .closed:
-                let status = retire(helper, died: true)
-                throw PhotoFailure(.decoderCrashed, detail: "The decoder \(status) while decoding this picture")
+                let (how, _) = retire(helper, died: true)
+                throw PhotoFailure(.decoderCrashed, detail: "The decoder \(how) while decoding this picture")
             case .message(.reply(let reply), let fd) where reply.id == id:
                 checkIn(helper)
-                return try decoded(reply.outcome, fd: fd)
+                return try decoded(reply.outcome, fd: fd, limits: limits)
             case .message(.reserve(let asked, let bytes), let fd) where asked == id:
                 if let fd { close(fd) }
                 var refusal: Refusal?
-                do throws(PhotoFailure) {
-                    reservations.append(try budget.reserve(bytes, cancellable: cancellable))
-                } catch {
-                    refusal = Refusal(error)
+                // One picture's reservations together fit in the budget (else two halves
+                // and a bit would wait for each other for ever); the wait ends with the decode's.
+                let held = reservations.reduce(0) { $0 + $1.bytes }
+                if bytes < 0 || bytes > budget.capacity - held {
+                    refusal = Refusal(
+                        PhotoFailure(
+                            .tooManyPixels,
+                            detail:
+                                "Decoding it would need more than \(PhotoLimits.megabytes(budget.capacity)) of memory"))
+                } else {
+                    do throws(PhotoFailure) {
+                        reservations.append(
+                            try budget.reserve(bytes, cancellable: cancellable, deadline: budgetDeadline))
+                    } catch {
+                        refusal = Refusal(error)
+                    }
                 }
-                _ = helper.channel.send(.reserved(id: id, refusal: refusal))
+                try send(.reserved(id: id, refusal: refusal))
             case .message(_, let fd):
                 if let fd { close(fd) } // an answer to an earlier request, or noise
             }
         }
     }
 
-    private func decoded(_ outcome: DecodeReply.Outcome, fd: Int32?) throws(PhotoFailure) -> Decoded {
+    /// What a reply means, once what it says has been checked against what was asked: no
+    /// more pixels than the limits allow, no larger file than the picture was.
+    private func decoded(
+        _ outcome: DecodeReply.Outcome, fd: Int32?, limits: DecodeLimits
+    ) throws(PhotoFailure) -> Decoded {
+        let unusable = PhotoFailure(.decoderCrashed, detail: "The decoder helper's answer is larger than was asked for")
+        switch outcome {
+        case .picture(let layout, _), .preview(let layout, _, _, _):
+            guard layout.isWithin(maxPixels: limits.maxPixels) else {
+                if let fd { close(fd) }
+                throw unusable
+            }
+        case .animation(let layouts, _, _, _):
+            // Each frame within the limits (so the sum of at most `maxFrames` cannot overflow),
+            // and all of them within what an animation's frames may take.
+            let framesFit =
+                layouts.count <= AnimationDecoder.maxFrames
+                && layouts.allSatisfy { $0.isWithin(maxPixels: limits.maxPixels) }
+            guard framesFit, layouts.reduce(0, { $0 + $1.byteCount }) <= AnimationDecoder.maxFrameBytes else {
+                if let fd { close(fd) }
+                throw unusable
+            }
+        case .file(let byteCount):
+            guard byteCount >= 0, byteCount <= limits.maxBytes else {
+                if let fd { close(fd) }
+                throw unusable
+            }
+        default: break
+        }
         switch outcome {
         case .failure(let reason, let summary, let detail):
             if let fd { close(fd) }
@@ -287,7 +336,7 @@ public final class DecoderPool: @unchecked Sendable {
     /// its socket closing (`leaving`), is given a moment to be gone by itself, so that its own
     /// end (a crash, say) is what is reported; then, and at once for any other, it is killed.
     @discardableResult
-    private func retire(_ helper: Helper, died: Bool, leaving: Bool = false) -> String {
+    private func retire(_ helper: Helper, died: Bool, leaving: Bool = false) -> (how: String, exitCode: Int32?) {
         helper.channel.close()
         var status: Int32 = 0
         var ended = false
@@ -311,7 +360,8 @@ public final class DecoderPool: @unchecked Sendable {
             processes.remove(helper.pid)
             condition.signal()
         }
-        return Self.describe(status)
+        // WIFEXITED / WEXITSTATUS, which Swift does not see as macros.
+        return (Self.describe(status), status & 0x7F == 0 ? (status >> 8) & 0xFF : nil)
     }
 
     /// Whether an idle helper's end of the socket shows it gone.
@@ -347,53 +397,113 @@ public final class DecoderPool: @unchecked Sendable {
         for helper in leaving { retire(helper, died: false, leaving: true) }
     }
 
-    /// Starts a helper and waits for it to say it is ready. If bubblewrap fails here, the
-    /// pool goes on without it.
+    /// Starts a helper and waits for it to say it is ready. If bubblewrap itself cannot run
+    /// here (no user namespaces), the pool goes on without it; any other failure to start
+    /// (a timeout under load, no descriptors left) fails this picture only.
     private func start() throws(PhotoFailure) -> Helper {
         guard let helperPath else { throw PhotoFailure(.decoderCrashed, detail: "The decoder helper is not installed") }
         let mode = confinement
-        do throws(PhotoFailure) {
+        do throws(LaunchFailure) {
             let helper = try launch(helperPath, underBubblewrap: mode == .bubblewrap)
             condition.withLock { started += 1 }
             return helper
         } catch {
-            guard mode == .bubblewrap else { throw error }
-            condition.withLock { confinementValue = .processes("bwrap could not start a helper (\(error.detail))") }
+            guard mode == .bubblewrap, error.bubblewrapRefused else { throw error.failure }
+            condition.withLock {
+                confinementValue = .processes("bwrap could not start a helper (\(error.failure.detail))")
+            }
             reportConfinementOnce()
-            let helper = try launch(helperPath, underBubblewrap: false)
-            condition.withLock { started += 1 }
-            return helper
+            do throws(LaunchFailure) {
+                let helper = try launch(helperPath, underBubblewrap: false)
+                condition.withLock { started += 1 }
+                return helper
+            } catch {
+                throw error.failure
+            }
         }
     }
 
-    private func launch(_ helperPath: String, underBubblewrap: Bool) throws(PhotoFailure) -> Helper {
+    private struct LaunchFailure: Error {
+        var failure: PhotoFailure
+        /// bubblewrap ended by itself, with the status it gives its own failures, before the
+        /// helper was ready.
+        var bubblewrapRefused = false
+    }
+
+    private func launch(_ helperPath: String, underBubblewrap: Bool) throws(LaunchFailure) -> Helper {
         var arguments = [helperPath, "--limit-memory", String(addressSpaceBytes)]
         if underBubblewrap, let bubblewrapPath {
             arguments = [bubblewrapPath] + bubblewrapArguments(helperPath) + ["--"] + arguments
+        } else {
+            // The helper shares the app's /proc: nothing of the user's may read the app's memory.
+            Self.protectApp
         }
-        let (ours, theirs) = try DecoderChannel.pair()
+        let ours: DecoderChannel
+        let theirs: DecoderChannel
+        do throws(PhotoFailure) {
+            (ours, theirs) = try DecoderChannel.pair()
+        } catch {
+            throw LaunchFailure(failure: error)
+        }
+        // Standard error, read only if the helper (or bubblewrap) fails before it is ready:
+        // the helper sends its own to /dev/null once it is confined.
+        var errorPipe: [Int32] = [-1, -1]
+        if cp_pipe(&errorPipe) != 0 { errorPipe = [-1, -1] }
+        defer { if errorPipe[0] >= 0 { close(errorPipe[0]) } }
         let environment = Sandbox.helperEnvironment(faults: faults)
         let (status, pid) = Spawner.shared.spawn(
-            arguments, environment: environment, socket: theirs.fd, newSession: !underBubblewrap)
+            arguments, environment: environment, socket: theirs.fd, errorOutput: errorPipe[1],
+            newSession: !underBubblewrap)
         // Only the helper holds its end now: when it dies, this end reads the end of the stream.
         theirs.close()
+        if errorPipe[1] >= 0 { close(errorPipe[1]) }
         guard status == 0 else {
             ours.close()
-            throw PhotoFailure(
-                .decoderCrashed, detail: "The decoder helper could not be started: \(String(cString: strerror(status)))"
-            )
+            throw LaunchFailure(
+                failure: PhotoFailure(
+                    .decoderCrashed,
+                    detail: "The decoder helper could not be started: \(String(cString: strerror(status)))"))
         }
         let helper = Helper(pid: pid, channel: ours)
         condition.withLock { _ = processes.insert(pid) }
         // The helper says it is ready once its limits and filter are in place.
-        guard ours.waitReadable(milliseconds: 15_000), case .message(.ready(let ready), let fd) = ours.receive() else {
-            let how = retire(helper, died: false)
+        let answered = ours.waitReadable(milliseconds: 15_000)
+        let first = answered ? ours.receive() : .closed
+        if case .message(_, let fd?) = first { close(fd) }
+        guard case .message(.ready(let ready), _) = first, ready.filtered,
+            ready.addressSpace == addressSpaceBytes || (ready.addressSpace == 0 && Self.sanitized)
+        else {
+            // A helper that went away by itself is given a moment to be gone, so that its own
+            // status is what is reported; one that said something else, or nothing, is killed.
+            var gone = false
+            if answered, case .closed = first { gone = true }
+            let (how, code) = retire(helper, died: false, leaving: gone)
             condition.withLock { live += 1 } // `retire` counted it out; the caller still does
-            throw PhotoFailure(.decoderCrashed, detail: "the decoder helper \(how) before it was ready")
+            let said = Self.readAvailable(errorPipe[0])
+            let detail = "The decoder helper \(how) before it was ready" + (said.isEmpty ? "" : ": \(said)")
+            throw LaunchFailure(
+                failure: PhotoFailure(.decoderCrashed, detail: detail),
+                bubblewrapRefused: underBubblewrap && gone && code == 1)
         }
-        if let fd { close(fd) }
-        _ = ready
         return helper
+    }
+
+    /// What a process wrote to the pipe `fd` so far (at most a few lines), without waiting.
+    private static func readAvailable(_ fd: Int32) -> String {
+        guard fd >= 0 else { return "" }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        let count = read(fd, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static let protectApp: Void = { _ = cp_sandbox_protect_app() }()
+
+    /// Whether a sanitizer's runtime is in this process (and so in its helpers, which then run
+    /// without the address-space limit).
+    private static let sanitized = ["__tsan_init", "__asan_init"].contains { (name: String) in
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
     }
 
     /// bubblewrap's arguments, worked out at the first start (they ask the dynamic loader).
@@ -462,6 +572,7 @@ private final class Spawner: @unchecked Sendable {
         let arguments: [String]
         let environment: [String]
         let socket: Int32
+        let errorOutput: Int32
         let newSession: Bool
         let result: OneShot<(Int32, pid_t)>
     }
@@ -477,13 +588,15 @@ private final class Spawner: @unchecked Sendable {
 
     /// Starts a process (see `cp_spawn_helper`) from the spawning thread; errno (0 on success)
     /// and its id.
-    func spawn(_ arguments: [String], environment: [String], socket: Int32, newSession: Bool) -> (Int32, pid_t) {
+    func spawn(
+        _ arguments: [String], environment: [String], socket: Int32, errorOutput: Int32, newSession: Bool
+    ) -> (Int32, pid_t) {
         let result = OneShot<(Int32, pid_t)>()
         condition.withLock {
             jobs.append(
                 Job(
-                    arguments: arguments, environment: environment, socket: socket, newSession: newSession,
-                    result: result))
+                    arguments: arguments, environment: environment, socket: socket, errorOutput: errorOutput,
+                    newSession: newSession, result: result))
             condition.signal()
         }
         return result.wait()
@@ -498,7 +611,7 @@ private final class Spawner: @unchecked Sendable {
             var pid: pid_t = 0
             let status = withCStrings(job.arguments) { argv in
                 withCStrings(job.environment) { envp in
-                    cp_spawn_helper(argv, envp, job.socket, job.newSession ? 1 : 0, &pid)
+                    cp_spawn_helper(argv, envp, job.socket, job.errorOutput, job.newSession ? 1 : 0, &pid)
                 }
             }
             job.result.set((status, pid))

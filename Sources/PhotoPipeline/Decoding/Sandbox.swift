@@ -10,7 +10,8 @@ enum Sandbox {
     /// no `/tmp`, no sockets of other programs.
     static func bubblewrapArguments(helper: String) -> [String] {
         var arguments = [
-            "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
             "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
         ]
@@ -21,15 +22,30 @@ enum Sandbox {
                 arguments += ["--ro-bind-try", top, top]
             }
         }
-        var folders = libraryFolders(of: helper)
-        if let moduleFile = ProcessInfo.processInfo.environment["GDK_PIXBUF_MODULE_FILE"] {
-            folders.insert((moduleFile as NSString).deletingLastPathComponent)
-        }
-        for folder in folders.sorted() where !folder.hasPrefix("/usr/") {
+        for folder in libraryFolders(of: helper).sorted() where !folder.hasPrefix("/usr/") {
             arguments += ["--ro-bind", folder, folder]
+        }
+        for file in pixbufModuleFiles(ProcessInfo.processInfo.environment["GDK_PIXBUF_MODULE_FILE"]) {
+            arguments += ["--ro-bind", file, file]
         }
         arguments += ["--ro-bind", helper, helper, "--chdir", "/"]
         return arguments
+    }
+
+    /// When gdk-pixbuf is told to read its list of loaders from somewhere else
+    /// (`GDK_PIXBUF_MODULE_FILE`, an absolute path), that file and the loaders it names outside
+    /// `/usr`: each file on its own, never the folders around them (which could be home).
+    static func pixbufModuleFiles(_ moduleFile: String?) -> [String] {
+        guard let moduleFile, moduleFile.hasPrefix("/"), !moduleFile.hasPrefix("/usr/"),
+            let listing = try? String(contentsOfFile: moduleFile, encoding: .utf8)
+        else { return [] }
+        // A loader's entry starts with its path, quoted, alone on a line.
+        let loaders = listing.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("\"/"), let end = line.dropFirst().firstIndex(of: "\"") else { return nil }
+            let path = String(line[line.index(after: line.startIndex)..<end])
+            return path.hasPrefix("/usr/") || !FileManager.default.fileExists(atPath: path) ? nil : path
+        }
+        return [moduleFile] + loaders
     }
 
     /// The folders of the shared libraries `helper` loads, as the dynamic loader finds them

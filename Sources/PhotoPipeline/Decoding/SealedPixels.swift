@@ -16,6 +16,7 @@ enum SealedPixels {
     /// change its own copy of them. Takes `fd` (closes it). Throws unless the memfd is sealed
     /// and as large as the layout says.
     static func image(from fd: Int32, layout: PixelLayout) throws(PhotoFailure) -> PhotoImage {
+        // (`layout` was checked against the request's limits: see `DecoderPool`.)
         defer { Glibc.close(fd) }
         return try image(in: fd, layout: layout, offset: 0)
     }
@@ -23,8 +24,10 @@ enum SealedPixels {
     /// The pixels at `offset` (a multiple of the page size) of the sealed memfd `fd` (kept open).
     private static func image(in fd: Int32, layout: PixelLayout, offset: Int) throws(PhotoFailure) -> PhotoImage {
         var info = stat()
+        // Compared without adding, so that no offset the helper names can overflow.
         guard layout.isPlausible, offset >= 0, offset % pageSize == 0, cp_memfd_is_sealed(fd) != 0,
-            fstat(fd, &info) == 0, Int(info.st_size) >= offset + layout.byteCount
+            fstat(fd, &info) == 0, Int(info.st_size) >= layout.byteCount,
+            offset <= Int(info.st_size) - layout.byteCount
         else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper handed back pixels that cannot be used")
         }

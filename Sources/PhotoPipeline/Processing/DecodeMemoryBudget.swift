@@ -63,9 +63,12 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
         public func release() { budget?.give(bytes) }
     }
 
-    /// Reserves `bytes`, waiting for room; throws `too-many-pixels` if they can never fit, or
-    /// a cancellation if `cancellable` is cancelled while waiting.
-    public func reserve(_ bytes: Int, cancellable: Cancellable) throws(PhotoFailure) -> Reservation {
+    /// Reserves `bytes`, waiting for room; throws `too-many-pixels` if they can never fit, a
+    /// cancellation if `cancellable` is cancelled while waiting, or `timeout` if there is no
+    /// room by `deadline`.
+    public func reserve(
+        _ bytes: Int, cancellable: Cancellable, deadline: DispatchTime = .distantFuture
+    ) throws(PhotoFailure) -> Reservation {
         Self.returnLargeBlocks
         let bytes = max(0, bytes)
         if let forward {
@@ -86,6 +89,9 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
         defer { waiting[ticket] = nil }
         while !mayStart(ticket, bytes) {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
+            if DispatchTime.now() >= deadline {
+                throw PhotoFailure(.timeout, detail: "There was no room in memory to decode it in time")
+            }
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
             if bytes > capacityValue {
                 throw PhotoFailure(

@@ -68,7 +68,7 @@ extension GUITests {
             }
             let app = try AppSession(
                 source: try list(rows, in: folder).path,
-                environment: ["CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_DECODE_SECONDS": "3"])
+                environment: ["CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_DECODE_SECONDS": "6"])
             _ = try app.waitFor(event: .sourceLoaded)
             // The fault rows and the photo rows on screen with them.
             let wanted = { (events: [TraceRecord]) -> [Int] in

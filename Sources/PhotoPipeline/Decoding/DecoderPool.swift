@@ -56,6 +56,8 @@ public final class DecoderPool: @unchecked Sendable {
     private var bubblewrapArgumentsValue: [String]?
     private var processes: Set<pid_t> = []
     private var idleCheckDue = false
+    /// A helper is being started (and has not said it is ready yet).
+    private var launching = false
 
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -295,7 +297,9 @@ public final class DecoderPool: @unchecked Sendable {
 
     private func checkOut(cancellable: Cancellable) throws(PhotoFailure) -> Helper {
         condition.lock()
-        while idle.isEmpty, live >= maxHelpers {
+        // One helper starts at a time: each loads Swift's runtime and Foundation, and several
+        // at once took the cores from the app's main loop as a big folder filled the list.
+        while idle.isEmpty, live >= maxHelpers || launching {
             if cancellable.isCancelled {
                 condition.unlock()
                 throw PhotoFailure.cancelled
@@ -310,14 +314,18 @@ public final class DecoderPool: @unchecked Sendable {
             return try checkOut(cancellable: cancellable)
         }
         live += 1
+        launching = true
         condition.unlock()
+        defer {
+            condition.withLock {
+                launching = false
+                condition.broadcast()
+            }
+        }
         do throws(PhotoFailure) {
             return try start()
         } catch {
-            condition.withLock {
-                live -= 1
-                condition.signal()
-            }
+            condition.withLock { live -= 1 }
             throw error
         }
     }

@@ -22,6 +22,7 @@ public final class ClassicPhotosApp {
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
+        Localization.setUp()
         leaveGLAloneUnderCairo()
         // A launcher may hand these down blocked (a libdispatch thread's mask, say); the app
         // quits cleanly on them, so make sure they arrive. Threads started later inherit this.
@@ -188,10 +189,10 @@ public final class ClassicPhotosApp {
             try? FileManager.default.removeItem(at: thumbnails)
             MainLoop.onMainActor { [weak self] in
                 Trace.shared.emit(.cacheCleared(bytes: freed))
-                let megabytes = Double(freed) / 1e6
-                let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
                 self?.windows.last?.showToast(
-                    freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
+                    freed > 0
+                        ? String(format: tr("Cache cleared: %@ freed"), Localization.size(freed))
+                        : tr("The cache was already empty"))
             }
         }
     }

@@ -419,6 +419,7 @@ final class PhotoListWindow {
 
     private func setSubtitle(_ text: String) {
         windowTitle.setSubtitle(text)
+        Trace.shared.emit(.windowSubtitle(text: text))
     }
 
     /// The subtitle once the list is in (the title names the source): how many photos, and how

@@ -57,6 +57,9 @@ extension TraceEvent {
             p.name(.appQuit)
         case .windowShown:
             p.name(.windowShown)
+        case .windowSubtitle(let text):
+            p.name(.windowSubtitle)
+            p.field(.text, text)
         case .sourceStart(let url):
             p.name(.sourceStart)
             p.field(.url, url)

@@ -229,25 +229,12 @@ struct CommandLineOptions {
         case exit(Int32, String)
     }
 
-    static let usage = """
-        Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]
-
-        Shows photos in a scrolling list, each downloaded and turned sepia as it scrolls into
-        view. A SOURCE is any of:
-          FOLDER         the pictures directly inside it, in file-manager order
-          PICTURE        the pictures of its folder, with that one selected
-          LIST           a property list of photo name → image address (a path or an
-                         http(s):// address); relative addresses resolve against the list
-        Several sources show as one list, in the order given. With none, the last sources
-        shown open again (the bundled sample photos the first time). If Classic Photos is
-        already running, the sources open in a new window of that instance.
-
-          --trace PATH   write a JSON Lines trace of what the app does to PATH
-                         (also: CLASSIC_PHOTOS_TRACE=PATH)
-          --new-instance run separately from an instance that is already running
-          --version      print the version
-          -h, --help     print this help
-        """
+    /// What `--help` prints: one message, so a translation can keep its columns aligned.
+    static var usage: String {
+        tr(
+            "Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]\n\nShows photos in a scrolling list, each downloaded and turned sepia as it scrolls into\nview. A SOURCE is any of:\n  FOLDER         the pictures directly inside it, in file-manager order\n  PICTURE        the pictures of its folder, with that one selected\n  LIST           a property list of photo name → image address (a path or an\n                 http(s):// address); relative addresses resolve against the list\nSeveral sources show as one list, in the order given. With none, the last sources\nshown open again (the bundled sample photos the first time). If Classic Photos is\nalready running, the sources open in a new window of that instance.\n\n  --trace PATH   write a JSON Lines trace of what the app does to PATH\n                 (also: CLASSIC_PHOTOS_TRACE=PATH)\n  --new-instance run separately from an instance that is already running\n  --version      print the version\n  -h, --help     print this help"
+        )
+    }
 
     static func parse(_ arguments: [String]) -> Outcome {
         var options = CommandLineOptions()
@@ -258,7 +245,7 @@ struct CommandLineOptions {
             case "--version": return .exit(0, "classic-photos \(AppInfo.version)")
             case "--trace":
                 guard let path = rest.popFirst() else {
-                    return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)")
+                    return .exit(2, tr("classic-photos: --trace needs a file path") + "\n\n" + usage)
                 }
                 options.tracePath = path
             case "--new-instance": options.separateInstance = true
@@ -266,7 +253,7 @@ struct CommandLineOptions {
             case _ where argument.hasPrefix("--trace="):
                 options.tracePath = String(argument.dropFirst("--trace=".count))
             case _ where argument.hasPrefix("-") && argument != "-":
-                return .exit(2, "classic-photos: unknown option \(argument)\n\n\(usage)")
+                return .exit(2, String(format: tr("classic-photos: unknown option %@"), argument) + "\n\n" + usage)
             case "--":
                 options.sources += rest
                 rest = []

@@ -57,6 +57,39 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A failed photo's reason in German, numbers and all, also when the decoder helper gave it in English"
+        )
+        func failureReasons() throws {
+            try #require(Self.available("de_DE.UTF-8"), "the de_DE.UTF-8 locale is missing: run meson-helpers/setup.sh")
+            let server = try LoopbackServer()
+            let cases = [
+                ("/status/404", "Nicht gefunden (404)"), ("/status/503", "Serverfehler (503)"),
+                ("/text", "Kein Bild"), ("/empty", "Leere Datei"),
+            ]
+            let list = try TestPictures.makeFolder("translated-failures").appendingPathComponent("list.plist")
+            defer { try? FileManager.default.removeItem(at: list.deletingLastPathComponent()) }
+            let items =
+                cases.enumerated().map {
+                    ["name": "Fall \($0.offset)", "url": server.url($0.element.0).absoluteString]
+                }
+                + [["name": "Fehlt", "url": "no-such-file.jpg"]]
+            try PropertyListSerialization.data(fromPropertyList: items, format: .xml, options: 0).write(to: list)
+            let app = try AppSession(
+                source: list.path, environment: ["LANGUAGE": "de", "LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"])
+            let events = try app.waitFor("every row failed with a status shown") { events in
+                Set(events.filter { $0.event.name == .rowStatus }.compactMap(\.event.row)).count == cases.count + 1
+            }
+            let statuses = events.filter { $0.event.name == .rowStatus }
+            for (row, text) in (cases.map(\.1) + ["Datei nicht gefunden"]).enumerated() {
+                #expect(statuses.last { $0.event.row == row }?.event.text == text, "row \(row)")
+            }
+            // The trace's reasons stay English.
+            let errors = events.filter { $0.event.name == .opFail }.compactMap(\.event.error)
+            #expect(errors.contains { $0.contains("404") }, "\(errors)")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Without a translation for the language, the window speaks English")
         func english() throws {
             let folder = try Self.bigFolder()

@@ -91,9 +91,12 @@ let package = Package(
                 "GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer",
             ],
             swiftSettings: strict,
-            plugins: ["EmbedResources"]),
+            plugins: ["EmbedResources", "CompileCatalogues"]),
         // Builds data/resources into a GResource embedded in ClassicPhotosUI.
         .plugin(name: "EmbedResources", capability: .buildTool()),
+        // Compiles po/ into the build's message catalogues, which the app finds when run from
+        // the build (the installed app reads those meson installs).
+        .plugin(name: "CompileCatalogues", capability: .buildTool()),
 
         // MARK: Executables
         .executableTarget(

@@ -8,7 +8,8 @@ set -euo pipefail
 # `meson install` and its checks use (meson, ninja, the desktop-file, AppStream and
 # GSettings schema validators); gdk-pixbuf's loaders for HEIF / HEIC, AVIF and WebP, LibRaw and
 # libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with;
-# bubblewrap and libseccomp, which confine the decoder helpers.
+# bubblewrap and libseccomp, which confine the decoder helpers; gettext (the build compiles
+# the translations in po/ with msgfmt) and the locales the tests run the app in.
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
 PACKAGES=(
@@ -19,6 +20,7 @@ PACKAGES=(
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev
+  gettext locales
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})
@@ -35,6 +37,27 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${SUDO[@]}" apt-get update -q
   "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The languages the app is translated into, as locales the tests (and a person trying a
+# translation) can run it in: German and Spanish, added to /etc/locale.gen and generated once.
+LOCALES=(de_DE.UTF-8 es_ES.UTF-8)
+missing_locales=()
+for wanted in "${LOCALES[@]}"; do
+  normalised=$(echo "$wanted" | tr '[:upper:]' '[:lower:]' | sed 's/utf-8/utf8/')
+  locale -a 2>/dev/null | tr '[:upper:]' '[:lower:]' | grep -qx "$normalised" || missing_locales+=("$wanted")
+done
+if [ ${#missing_locales[@]} -gt 0 ]; then
+  echo "Generating locales: ${missing_locales[*]}"
+  if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo); fi
+  for wanted in "${missing_locales[@]}"; do
+    if grep -q "^# *$wanted UTF-8" /etc/locale.gen; then
+      "${SUDO[@]}" sed -i "s/^# *\($wanted UTF-8\)/\1/" /etc/locale.gen
+    elif ! grep -q "^$wanted UTF-8" /etc/locale.gen; then
+      echo "$wanted UTF-8" | "${SUDO[@]}" tee -a /etc/locale.gen >/dev/null
+    fi
+  done
+  "${SUDO[@]}" locale-gen
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -9,17 +9,15 @@ enum AboutWindow {
         about.setApplicationName(AppInfo.displayName)
         about.setApplicationIcon(AppInfo.applicationID)
         about.setVersion(AppInfo.version)
-        about.setDeveloperName("The Classic Photos authors")
+        about.setDeveloperName(tr("The Classic Photos authors"))
         about.setComments(
-            """
-            A photo list that loads and turns sepia only the photos you look at, in background \
-            operation queues, and stays smooth however slow the network is. The ClassicPhotos app \
-            of the NSOperation tutorials, rebuilt for the GNOME desktop.
-            """)
+            tr(
+                "A photo list that loads and turns sepia only the photos you look at, in background operation queues, and stays smooth however slow the network is. The ClassicPhotos app of the NSOperation tutorials, rebuilt for the GNOME desktop."
+            ))
         about.setWebsite("https://github.com/classicphotos/ClassicPhotos")
         about.setIssueURL("https://github.com/classicphotos/ClassicPhotos/issues")
         about.setLicenseType(GTK_LICENSE_MIT_X11)
-        about.setCopyright("© 2026 The Classic Photos authors")
+        about.setCopyright(tr("© 2026 The Classic Photos authors"))
         about.setDebugInfo(troubleshooting, filename: "classic-photos-troubleshooting.txt")
         if let parent { about.setTransientFor(parent) }
         about.setModal(true)

@@ -28,7 +28,7 @@ enum AppResources {
 
     /// The running binary, symbolic links resolved. The kernel's record of it, not `argv[0]`:
     /// started by name from `PATH` (from a terminal), `argv[0]` is only "classic-photos".
-    private static var executable: URL {
+    static var executable: URL {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return URL(fileURLWithPath: path)
         }

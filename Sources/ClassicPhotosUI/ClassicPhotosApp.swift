@@ -22,6 +22,7 @@ public final class ClassicPhotosApp {
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
+        Localization.setUp()
         leaveGLAloneUnderCairo()
         // A launcher may hand these down blocked (a libdispatch thread's mask, say); the app
         // quits cleanly on them, so make sure they arrive. Threads started later inherit this.
@@ -188,10 +189,10 @@ public final class ClassicPhotosApp {
             try? FileManager.default.removeItem(at: thumbnails)
             MainLoop.onMainActor { [weak self] in
                 Trace.shared.emit(.cacheCleared(bytes: freed))
-                let megabytes = Double(freed) / 1e6
-                let amount = megabytes >= 10 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f MB", megabytes)
                 self?.windows.last?.showToast(
-                    freed > 0 ? "Cache cleared: \(amount) freed" : "The cache was already empty")
+                    freed > 0
+                        ? String(format: tr("Cache cleared: %@ freed"), Localization.size(freed))
+                        : tr("The cache was already empty"))
             }
         }
     }
@@ -228,25 +229,12 @@ struct CommandLineOptions {
         case exit(Int32, String)
     }
 
-    static let usage = """
-        Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]
-
-        Shows photos in a scrolling list, each downloaded and turned sepia as it scrolls into
-        view. A SOURCE is any of:
-          FOLDER         the pictures directly inside it, in file-manager order
-          PICTURE        the pictures of its folder, with that one selected
-          LIST           a property list of photo name → image address (a path or an
-                         http(s):// address); relative addresses resolve against the list
-        Several sources show as one list, in the order given. With none, the last sources
-        shown open again (the bundled sample photos the first time). If Classic Photos is
-        already running, the sources open in a new window of that instance.
-
-          --trace PATH   write a JSON Lines trace of what the app does to PATH
-                         (also: CLASSIC_PHOTOS_TRACE=PATH)
-          --new-instance run separately from an instance that is already running
-          --version      print the version
-          -h, --help     print this help
-        """
+    /// What `--help` prints: one message, so a translation can keep its columns aligned.
+    static var usage: String {
+        tr(
+            "Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]\n\nShows photos in a scrolling list, each downloaded and turned sepia as it scrolls into\nview. A SOURCE is any of:\n  FOLDER         the pictures directly inside it, in file-manager order\n  PICTURE        the pictures of its folder, with that one selected\n  LIST           a property list of photo name → image address (a path or an\n                 http(s):// address); relative addresses resolve against the list\nSeveral sources show as one list, in the order given. With none, the last sources\nshown open again (the bundled sample photos the first time). If Classic Photos is\nalready running, the sources open in a new window of that instance.\n\n  --trace PATH   write a JSON Lines trace of what the app does to PATH\n                 (also: CLASSIC_PHOTOS_TRACE=PATH)\n  --new-instance run separately from an instance that is already running\n  --version      print the version\n  -h, --help     print this help"
+        )
+    }
 
     static func parse(_ arguments: [String]) -> Outcome {
         var options = CommandLineOptions()
@@ -257,7 +245,7 @@ struct CommandLineOptions {
             case "--version": return .exit(0, "classic-photos \(AppInfo.version)")
             case "--trace":
                 guard let path = rest.popFirst() else {
-                    return .exit(2, "classic-photos: --trace needs a file path\n\n\(usage)")
+                    return .exit(2, tr("classic-photos: --trace needs a file path") + "\n\n" + usage)
                 }
                 options.tracePath = path
             case "--new-instance": options.separateInstance = true
@@ -265,7 +253,7 @@ struct CommandLineOptions {
             case _ where argument.hasPrefix("--trace="):
                 options.tracePath = String(argument.dropFirst("--trace=".count))
             case _ where argument.hasPrefix("-") && argument != "-":
-                return .exit(2, "classic-photos: unknown option \(argument)\n\n\(usage)")
+                return .exit(2, String(format: tr("classic-photos: unknown option %@"), argument) + "\n\n" + usage)
             case "--":
                 options.sources += rest
                 rest = []

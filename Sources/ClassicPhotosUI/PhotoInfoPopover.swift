@@ -47,21 +47,48 @@ final class PhotoInfoPopover {
             })
     }
 
+    /// `value` with one decimal, in the locale's way ("12.2"; "12,2" in German).
+    private static func decimal(_ value: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 32)
+        _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// The date taken ("2021-07-04 18:30:05", as EXIF says it, in the photo's own time) the way
+    /// the user's language writes dates; as it is where it does not read as one.
+    private static func localDate(_ exif: String) -> String {
+        let parts = exif.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int($0) }
+        guard parts.count == 6, let utc = g_time_zone_new_utc(),
+            let date = g_date_time_new(
+                utc, Int32(parts[0]), Int32(parts[1]), Int32(parts[2]), Int32(parts[3]), Int32(parts[4]),
+                Double(parts[5]))
+        else { return exif }
+        defer {
+            g_date_time_unref(date)
+            g_time_zone_unref(utc)
+        }
+        // TRANSLATORS: how the date a photo was taken is written: a g_date_time_format() format
+        // (%B is the month's name, %-d the day without a leading zero)
+        guard let text = g_date_time_format(date, tr("%Y-%m-%d %H:%M:%S")) else { return exif }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.
     func show(name: String, address: String, url: URL?, info: ImageInfo?) {
         var text: [Row: String] = [.name: name]
         text[.address] = url.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? address
         if let info {
             let megapixels = Double(info.width * info.height) / 1_000_000
+            let pixels = String(
+                format: tr("%1$@ × %2$@ pixels"), Localization.number(info.width), Localization.number(info.height))
             text[.size] =
-                "\(info.width) × \(info.height) pixels"
-                + (megapixels >= 0.1 ? String(format: " (%.1f MP)", megapixels) : "")
-            let size = g_format_size(guint64(info.fileSize))!
-            text[.fileSize] = String(cString: size)
-            g_free(size)
+                megapixels >= 0.1
+                ? String(format: tr("%1$@ (%2$@ MP)"), pixels, Self.decimal(megapixels)) : pixels
+            text[.fileSize] = Localization.size(info.fileSize)
             text[.format] = info.formatDescription
             text[.camera] = info.camera
-            text[.date] = info.date
+            text[.date] = info.date.map(Self.localDate)
         }
         for row in Row.allCases {
             let value = text[row]

@@ -65,17 +65,17 @@ extension PhotoListWindow {
     /// folders. Several may be chosen; they open as one list.
     private func chooseFiles(folders: Bool) {
         let object = Handle<FileChooserNative>.make(
-            title: folders ? "Open Folder" : "Open Pictures or a Photo List", parent: window,
+            title: folders ? tr("Open Folder") : tr("Open Pictures or a Photo List"), parent: window,
             action: folders ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
-            accept: "_Open", cancel: "_Cancel")
+            accept: tr("_Open"), cancel: tr("_Cancel"))
         let chooser = Handle<FileChooserNative>(object)
         chooser.selectsMultiple = true
         if !folders {
             // Camera RAW files (image/x-dcraw) are shown through their previews.
             chooser.addFilter(
-                "Pictures and photo lists", pictures: true, mimeTypes: ["image/x-dcraw"], patterns: ["*.plist"])
-            chooser.addFilter("Pictures", pictures: true, mimeTypes: ["image/x-dcraw"])
-            chooser.addFilter("Photo lists", patterns: ["*.plist"])
+                tr("Pictures and photo lists"), pictures: true, mimeTypes: ["image/x-dcraw"], patterns: ["*.plist"])
+            chooser.addFilter(tr("Pictures"), pictures: true, mimeTypes: ["image/x-dcraw"])
+            chooser.addFilter(tr("Photo lists"), patterns: ["*.plist"])
         }
         let response = chooser.connect(
             "response",
@@ -103,7 +103,7 @@ extension PhotoListWindow {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
                 ["http", "https"].contains(scheme)
             else {
-                showToast("“\(text)” is not a web address")
+                showToast(String(format: tr("“%@” is not a web address"), text))
                 return
             }
             open([PhotoSources.source(for: url)])

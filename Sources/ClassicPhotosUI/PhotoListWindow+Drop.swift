@@ -20,7 +20,7 @@ extension PhotoListWindow {
     private func openDropped(_ strings: [String]) -> Bool {
         let locations = strings.flatMap(Self.locations(inDropped:))
         guard !locations.isEmpty else {
-            showToast("Nothing to open: drop pictures, folders, photo lists or their web addresses")
+            showToast(tr("Nothing to open: drop pictures, folders, photo lists or their web addresses"))
             return false
         }
         open(locations.map { PhotoSources.source(for: $0) })

@@ -174,7 +174,7 @@ final class PhotoListWindow {
         failedInSubtitle = 0
         showStatus(.loading)
         windowTitle.setTitle(Self.title(of: sources))
-        setSubtitle("Loading…")
+        setSubtitle(tr("Loading…"))
         var failures: [PhotoSourceError] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
@@ -186,7 +186,8 @@ final class PhotoListWindow {
             case .finished(_, let location, let rows):
                 Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
             case .failed(_, let location, let error):
-                Trace.shared.emit(.sourceFailed(url: location.absoluteString, error: StatusText.sentence(error)))
+                Trace.shared.emit(
+                    .sourceFailed(url: location.absoluteString, error: StatusText.sentence(error, in: .english)))
                 failures.append(error)
             }
             if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
@@ -210,7 +211,9 @@ final class PhotoListWindow {
     }
 
     private static func title(of sources: [any PhotoSource]) -> String {
-        guard sources.count == 1, let source = sources.first else { return "\(sources.count) sources" }
+        guard sources.count == 1, let source = sources.first else {
+            return String(format: ntr("%@ source", "%@ sources", sources.count), Localization.number(sources.count))
+        }
         return DisplayText.line(source.location.lastPathComponent)
     }
 
@@ -411,11 +414,12 @@ final class PhotoListWindow {
         spinner.isSpinning = busy
         // A stopped spinner can stay on screen as a still frame; transparent, it cannot.
         spinner.opacity = busy ? 1 : 0
-        spinner.setTooltip(busy ? "Loading" : nil)
+        spinner.setTooltip(busy ? tr("Loading") : nil)
     }
 
     private func setSubtitle(_ text: String) {
         windowTitle.setSubtitle(text)
+        Trace.shared.emit(.windowSubtitle(text: text))
     }
 
     /// The subtitle once the list is in (the title names the source): how many photos, and how
@@ -425,8 +429,13 @@ final class PhotoListWindow {
         guard loading == nil else { return }
         let count = processor.photos.count
         failedInSubtitle = processor.failedCount
-        let photos = count == 1 ? "1 photo" : "\(count) photos"
-        setSubtitle(photos + (failedInSubtitle > 0 ? ", \(failedInSubtitle) failed" : ""))
+        let photos = String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+        let failed = failedInSubtitle
+        setSubtitle(
+            failed > 0
+                ? String(
+                    format: ntr("%1$@, %2$@ failed", "%1$@, %2$@ failed", failed), photos, Localization.number(failed))
+                : photos)
     }
 
     /// Refreshes the subtitle a moment later: photos that fail one after another update it once.
@@ -485,8 +494,10 @@ final class PhotoListWindow {
         newFailures = []
         failureToast = nil
         showToast(
-            count == 1 ? "1 photo could not be loaded" : "\(count) photos could not be loaded",
-            button: ("_Retry", "win.retry-failed"))
+            String(
+                format: ntr("%@ photo could not be loaded", "%@ photos could not be loaded", count),
+                Localization.number(count)),
+            button: (tr("_Retry"), "win.retry-failed"))
     }
 
     /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an

@@ -85,7 +85,7 @@ final class PhotoRowWidget {
             button.setVerticalAlign(GTK_ALIGN_CENTER)
             button.addCSSClass("flat")
             button.addCSSClass("circular")
-            button.setTooltip("Retry")
+            button.setTooltip(tr("Retry"))
             root.insert(button, after: labels)
             retryClicked = button.connect("clicked") { [unowned self] in
                 if let photo { onRetry?(photo) }
@@ -120,7 +120,8 @@ final class PhotoRowWidget {
         // (GtkInscription does nothing when the text is the one it shows.)
         title.setText(name)
         status.setText(statusLine)
-        setTooltip(state == .failed ? DisplayText.line(snapshot.failure?.detail ?? "Failed to load", limit: 1000) : nil)
+        setTooltip(
+            state == .failed ? DisplayText.line(snapshot.failure?.detail ?? tr("Failed to load"), limit: 1000) : nil)
         if (state == .failed) != shownFailed {
             shownFailed = state == .failed
             if shownFailed {
@@ -182,20 +183,20 @@ final class PhotoRowWidget {
 
     private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {
         switch state {
-        case .new: working ? "Downloading…" : "Waiting"
-        case .downloaded: working ? "Applying sepia…" : "Downloaded"
-        case .filtered: "Sepia"
-        case .failed: failure?.summary ?? "Failed to load"
+        case .new: working ? tr("Downloading…") : tr("Waiting")
+        case .downloaded: working ? tr("Applying sepia…") : tr("Downloaded")
+        case .filtered: tr("Sepia")
+        case .failed: failure?.localizedSummary ?? tr("Failed to load")
         }
     }
 
     /// What a screen reader says after the name.
     private static func accessibleState(_ state: PhotoState, failure: PhotoFailure?) -> String {
         switch state {
-        case .new: "loading"
-        case .downloaded: "downloaded"
-        case .filtered: "sepia"
-        case .failed: "failed: " + (failure?.summary ?? "could not be loaded")
+        case .new: tr("loading")
+        case .downloaded: tr("downloaded")
+        case .filtered: tr("sepia")
+        case .failed: String(format: tr("failed: %@"), failure?.localizedSummary ?? tr("could not be loaded"))
         }
     }
 }

@@ -329,7 +329,9 @@ final class PhotoViewer {
     /// Shows what `slot` has: the picture (sepia or original), the failure, or the spinner.
     private func refresh(_ slot: Slot) {
         let failed = slot.picture == nil && slot.failure != nil
-        let reason = slot.failure.map { $0.summary == $0.detail ? $0.summary : $0.summary + "\n" + $0.detail }
+        let reason = slot.failure.map {
+            $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
+        }
         chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
         chrome.info.show(
             name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),

@@ -8,59 +8,70 @@ enum StatusText {
     static func page(_ status: PhotoListWindow.Status) -> (icon: String, title: String, description: String?) {
         switch status {
         case .loading:
-            ("folder-pictures-symbolic", "Loading Photos…", nil)
+            ("folder-pictures-symbolic", tr("Loading Photos…"), nil)
         case .empty:
             (
-                "folder-pictures-symbolic", "No Photos",
-                "There are no pictures here. Open a folder, a picture or a photo list."
+                "folder-pictures-symbolic", tr("No Photos"),
+                tr("There are no pictures here. Open a folder, a picture or a photo list.")
             )
         case .failed(let errors):
-            ("dialog-error-symbolic", "Could Not Load Photos", errors.map(sentence).joined(separator: "\n"))
+            ("dialog-error-symbolic", tr("Could Not Load Photos"), errors.map { sentence($0) }.joined(separator: "\n"))
         }
     }
 
     /// The alert's title when sources could not be read.
-    static let alertTitle = "Oops!"
+    static var alertTitle: String { tr("Oops!") }
 
     /// The alert's message for sources that could not be read: one paragraph each.
     static func alertMessage(_ errors: [PhotoSourceError]) -> String {
-        errors.map(sentence).joined(separator: "\n\n")
+        errors.map { sentence($0) }.joined(separator: "\n\n")
     }
 
     /// The alert's message when there was nothing to open at all.
-    static let noBundledList =
-        "The bundled photo list could not be found. "
-        + "Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or open photos."
+    static var noBundledList: String {
+        tr(
+            "The bundled photo list could not be found. Set CLASSIC_PHOTOS_DATADIR to the app's data folder, or open photos."
+        )
+    }
 
-    /// One sentence for why a source could not be read; the trace's `error` for it too.
-    static func sentence(_ error: PhotoSourceError) -> String {
-        switch error {
+    /// The language of a sentence: the user's, or English (for the trace).
+    enum Language {
+        case user, english
+    }
+
+    /// One sentence for why a source could not be read, in the user's language; in English
+    /// for the trace's `error`.
+    static func sentence(_ error: PhotoSourceError, in language: Language = .user) -> String {
+        func tr(_ message: String) -> String {
+            language == .user ? MessageCatalogue.translate(message) : message
+        }
+        return switch error {
         case .cancelled:
-            "Cancelled"
+            tr("Cancelled")
         case .notFound(let path):
-            "“\(path)” does not exist"
+            String(format: tr("“%@” does not exist"), path)
         case .permissionDenied(let path):
-            "No permission to read “\(path)”"
+            String(format: tr("No permission to read “%@”"), path)
         case .unreadable(let path, let detail):
-            "Could not read “\(path)”: \(detail)"
+            String(format: tr("Could not read “%1$@”: %2$@"), path, detail)
         case .notAFolder(let path):
-            "“\(path)” is not a folder"
+            String(format: tr("“%@” is not a folder"), path)
         case .notPhotos(let path):
-            "“\(path)” is neither a folder, a picture nor a photo list"
+            String(format: tr("“%@” is neither a folder, a picture nor a photo list"), path)
         case .listNotFetched(let list, let failure):
-            "Could not load “\(list)”: \(failure.detail)"
+            String(format: tr("Could not load “%1$@”: %2$@"), list, failure.detail)
         case .notAPropertyList(let list, nil):
-            "“\(list)” is not a property list"
+            String(format: tr("“%@” is not a property list"), list)
         case .notAPropertyList(let list, .valueWithoutKey?):
-            "“\(list)” is not a property list (a value without a key)"
+            String(format: tr("“%@” is not a property list (a value without a key)"), list)
         case .notAPropertyList(let list, .markup(let message)?):
-            "“\(list)” is not a property list (\(message))"
+            String(format: tr("“%1$@” is not a property list (%2$@)"), list, message)
         case .notAPhotoList:
-            "The list must be a dictionary of names to addresses, or an array of {name, url}"
+            tr("The list must be a dictionary of names to addresses, or an array of {name, url}")
         case .itemNotADictionary(let item):
-            "Item \(item + 1) of the list is not a {name, url} dictionary"
+            String(format: tr("Item %@ of the list is not a {name, url} dictionary"), Localization.number(item + 1))
         case .itemWithoutName(let item):
-            "Item \(item + 1) of the list needs a “name” string"
+            String(format: tr("Item %@ of the list needs a “name” string"), Localization.number(item + 1))
         }
     }
 }

@@ -36,7 +36,7 @@ final class ViewerChrome {
         root = ui.widget("root")
         zooming = ZoomingPicture(fading: root)
         picture = zooming.widget
-        picture.setAccessibleLabel("Photo", description: "The photo shown")
+        picture.setAccessibleLabel(tr("Photo"), description: tr("The photo shown"))
         ui.widget("picture-slot", as: Bin.self).setChild(picture)
         spinner = ui.widget("spinner")
         failed = ui.widget("failed")
@@ -75,7 +75,8 @@ final class ViewerChrome {
     /// The photo's name, where it is in the list, and which way the list goes on.
     func showPlace(name: String, position: Int, count: Int) {
         titleLabel.setText(name)
-        counterLabel.setText("\(position + 1) of \(count)")
+        counterLabel.setText(
+            String(format: tr("%1$@ of %2$@"), Localization.number(position + 1), Localization.number(count)))
         previousButton.isSensitive = position > 0
         nextButton.isSensitive = position < count - 1
     }
@@ -89,12 +90,12 @@ final class ViewerChrome {
     }
 
     func showZoom(_ zoom: Double) {
-        zoomLabel.setText("\(Int((zoom * 100).rounded())) %")
+        zoomLabel.setText(String(format: tr("%d %%"), Int((zoom * 100).rounded())))
     }
 
     func showFullscreen(_ fullscreen: Bool) {
         fullscreenButton.setIconName(fullscreen ? "view-restore-symbolic" : "view-fullscreen-symbolic")
-        fullscreenButton.setTooltip(fullscreen ? "Leave Fullscreen (F11)" : "Fullscreen (F11)")
+        fullscreenButton.setTooltip(fullscreen ? tr("Leave Fullscreen (F11)") : tr("Fullscreen (F11)"))
     }
 
     /// Switches the sepia / original buttons (which then report `.sepia`).

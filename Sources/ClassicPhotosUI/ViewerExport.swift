@@ -19,18 +19,19 @@ final class ViewerExport {
     /// Puts `texture` on `widget`'s clipboard.
     func copy(_ texture: ObjectRef<GObject>, from widget: Widget<some WidgetKind>) {
         widget.copyToClipboard(texture)
-        host.showToast("Photo copied", button: nil)
+        host.showToast(tr("Photo copied"), button: nil)
     }
 
     /// Asks where to save the photo named `name`, decoded from `bytes`, then saves it.
     func saveAs(name: String, bytes: Data, sepia: Bool) {
         let object = Handle<FileChooserNative>.make(
-            title: "Save Photo As", parent: host.window, action: GTK_FILE_CHOOSER_ACTION_SAVE, accept: "_Save",
-            cancel: "_Cancel")
+            title: tr("Save Photo As"), parent: host.window, action: GTK_FILE_CHOOSER_ACTION_SAVE, accept: tr("_Save"),
+            cancel: tr("_Cancel"))
         let dialog = Handle<FileChooserNative>(object)
         let base = (name as NSString).deletingPathExtension
-        dialog.setCurrentName(base + (sepia ? " (sepia)" : "") + ".png")
-        for (title, patterns) in [("PNG image", ["*.png"]), ("JPEG image", ["*.jpg", "*.jpeg"])] {
+        // TRANSLATORS: the name a sepia photo is saved under, from the photo's own name
+        dialog.setCurrentName((sepia ? String(format: tr("%@ (sepia)"), base) : base) + ".png")
+        for (title, patterns) in [(tr("PNG image"), ["*.png"]), (tr("JPEG image"), ["*.jpg", "*.jpeg"])] {
             dialog.addFilter(title, patterns: patterns)
         }
         let response = dialog.connect(
@@ -52,10 +53,11 @@ final class ViewerExport {
                 switch result {
                 case .success(let saved):
                     Trace.shared.emit(.viewerSaved(path: path, format: saved.format, w: saved.width, h: saved.height))
-                    self?.host.showToast("Saved “\(name)”", button: nil)
+                    self?.host.showToast(String(format: tr("Saved “%@”"), name), button: nil)
                 case .failure(let failure):
                     Trace.shared.emit(.viewerSaveFailed(path: path, error: failure.message))
-                    self?.host.showToast("Could not save “\(name)”: \(failure.message)", button: nil)
+                    self?.host.showToast(
+                        String(format: tr("Could not save “%1$@”: %2$@"), name, failure.message), button: nil)
                 }
             }
         }

@@ -68,6 +68,29 @@ extension GUITests {
                 metainfoText.contains("<release version=\"\(AppInfo.version)\""),
                 "metainfo has no release \(AppInfo.version)")
 
+            // The translations: a catalogue per language, and the launcher and the metainfo in
+            // those languages too.
+            for (language, words) in [("de", "Leere Datei"), ("es", "Archivo vacío")] {
+                let catalogue = installed("share/locale/\(language)/LC_MESSAGES/classic-photos.mo")
+                #expect(FileManager.default.fileExists(atPath: catalogue), "not installed: \(catalogue)")
+                let messages = try run(try Self.tool("msgunfmt"), [catalogue], timeout: 30)
+                #expect(
+                    messages.status == 0 && messages.stdout.contains("msgstr \"\(words)\""),
+                    "\(catalogue) does not translate “Empty file” as “\(words)”")
+            }
+            #expect(Self.value("GenericName", in: desktop) == "Photo Viewer")
+            #expect(Self.value("GenericName[de]", in: desktop) == "Bildbetrachter")
+            #expect(Self.value("GenericName[es]", in: desktop) == "Visor de fotos")
+            #expect(Self.value("Comment[de]", in: desktop)?.contains("Fotoliste") == true)
+            #expect(Self.value("Keywords[es]", in: desktop)?.contains("galería") == true)
+            #expect(
+                metainfoText.contains(
+                    "<summary xml:lang=\"de\">Fotos durchblättern, die sich beim Eintreffen sepia färben</summary>"),
+                "the metainfo has no German summary")
+            #expect(
+                metainfoText.contains("<p xml:lang=\"es\">Classic Photos muestra una carpeta de imágenes"),
+                "the metainfo has no Spanish description")
+
             // The installed binary runs.
             let version = try run(URL(fileURLWithPath: binary), ["--version"], timeout: 30)
             #expect(version.status == 0)

@@ -31,6 +31,11 @@ import Testing
                 .sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
                 #"{"t":1.500000,"ev":"source.failed","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\""}"#
             )
+        case .windowSubtitle:
+            (
+                .windowSubtitle(text: "10.001 Fotos, 3 fehlgeschlagen"),
+                #"{"t":1.500000,"ev":"window.subtitle","text":"10.001 Fotos, 3 fehlgeschlagen"}"#
+            )
         case .sourceChanged:
             (
                 .sourceChanged(url: "file:///tmp/f/", added: 2, removed: 1, changed: 3, rows: 17),

@@ -124,7 +124,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// The failure of an address whose scheme is none of http, https and file.
     static func unsupported(_ url: URL) -> PhotoFailure {
         PhotoFailure(
-            .unsupported, summary: "Unsupported address",
+            .unsupported, summary: translatable("Unsupported address"),
             detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
     }
 
@@ -220,10 +220,11 @@ public final class PhotoFetcher: @unchecked Sendable {
                         + "at most \(PhotoLimits.megabytes(byteLimit)) may be read")
             }
         case S_IFDIR:
-            throw PhotoFailure(.notImage, summary: "A folder, not a picture", detail: "“\(path)” is a folder")
+            throw PhotoFailure(
+                .notImage, summary: translatable("A folder, not a picture"), detail: "“\(path)” is a folder")
         default:
             throw PhotoFailure(
-                .blockedScheme, summary: "Not a regular file",
+                .blockedScheme, summary: translatable("Not a regular file"),
                 detail: "“\(path)” is a device, FIFO or socket, not a regular file")
         }
     }

@@ -109,7 +109,7 @@ public struct PhotoEntry: Sendable, Equatable {
             }
         default:
             throw PhotoFailure(
-                .unsupported, summary: "Unsupported address",
+                .unsupported, summary: translatable("Unsupported address"),
                 detail: "“\(link)”: only http, https and file addresses can be opened")
         }
     }

@@ -63,35 +63,61 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public static func http(status: Int, phrase: String) -> PhotoFailure {
         let summary: String
         switch status {
-        case 401, 403: summary = "Access denied (\(status))"
-        case 404, 410: summary = "Not found (\(status))"
-        case 429: summary = "Too many requests (\(status))"
-        case 500..<600: summary = "Server error (\(status))"
-        default: summary = "HTTP error \(status)"
+        case 401, 403: summary = String(format: translatable("Access denied (%d)"), status)
+        case 404, 410: summary = String(format: translatable("Not found (%d)"), status)
+        case 429: summary = String(format: translatable("Too many requests (%d)"), status)
+        case 500..<600: summary = String(format: translatable("Server error (%d)"), status)
+        default: summary = String(format: translatable("HTTP error %d"), status)
         }
         return PhotoFailure(.http, summary: summary, detail: "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")")
     }
 
     static func defaultSummary(_ reason: Reason) -> String {
         switch reason {
-        case .http: "HTTP error"
-        case .transport: "Connection failed"
-        case .timeout: "Timed out"
-        case .tooLarge: "Too large"
-        case .tooManyPixels: "Too many pixels"
-        case .notImage: "Not a picture"
-        case .empty: "Empty file"
-        case .blockedScheme: "Address not allowed"
-        case .redirects: "Too many redirects"
-        case .blockedAddress: "Private address not allowed"
-        case .decoderCrashed: "Decoder crashed"
-        case .unsupported: "Not supported"
-        case .invalidAddress: "Invalid address"
-        case .missing: "File not found"
-        case .unreadable: "Cannot be read"
-        case .cancelled: "Cancelled"
+        case .http: translatable("HTTP error")
+        case .transport: translatable("Connection failed")
+        case .timeout: translatable("Timed out")
+        case .tooLarge: translatable("Too large")
+        case .tooManyPixels: translatable("Too many pixels")
+        case .notImage: translatable("Not a picture")
+        case .empty: translatable("Empty file")
+        case .blockedScheme: translatable("Address not allowed")
+        case .redirects: translatable("Too many redirects")
+        case .blockedAddress: translatable("Private address not allowed")
+        case .decoderCrashed: translatable("Decoder crashed")
+        case .unsupported: translatable("Not supported")
+        case .invalidAddress: translatable("Invalid address")
+        case .missing: translatable("File not found")
+        case .unreadable: translatable("Cannot be read")
+        case .cancelled: translatable("Cancelled")
         }
     }
+
+    /// The summary in the user's language. Summaries stay English in the value (it is traced,
+    /// and may come from a decoder helper), so they are looked up here: as they are, or, for
+    /// those with a number or a name in them, by the template they were made from.
+    public var localizedSummary: String {
+        let translated = MessageCatalogue.translate(summary)
+        if translated != summary { return translated }
+        for template in Self.summaryTemplates {
+            guard let placeholder = ["%d", "%@"].first(where: template.contains) else { continue }
+            let parts = template.components(separatedBy: placeholder)
+            guard parts.count == 2, summary.count > parts[0].count + parts[1].count, summary.hasPrefix(parts[0]),
+                summary.hasSuffix(parts[1])
+            else { continue }
+            let value = String(summary.dropFirst(parts[0].count).dropLast(parts[1].count))
+            let localized = MessageCatalogue.translate(template)
+            guard let target = ["%1$d", "%1$@", placeholder].first(where: localized.contains) else { return summary }
+            return localized.replacingOccurrences(of: target, with: value)
+        }
+        return summary
+    }
+
+    /// The summaries made with a value in them.
+    static let summaryTemplates = [
+        translatable("Access denied (%d)"), translatable("Not found (%d)"), translatable("Too many requests (%d)"),
+        translatable("Server error (%d)"), translatable("HTTP error %d"), translatable("Format not supported (%@)"),
+    ]
 }
 
 extension PhotoFailure {
@@ -123,7 +149,7 @@ extension PhotoFailure {
             if error.isIOError(G_IO_ERROR_NOT_FOUND) {
                 self.init(.missing, detail: detail)
             } else if error.isIOError(G_IO_ERROR_IS_DIRECTORY) {
-                self.init(.notImage, summary: "A folder, not a picture", detail: detail)
+                self.init(.notImage, summary: translatable("A folder, not a picture"), detail: detail)
             } else {
                 self.init(.unreadable, detail: detail)
             }

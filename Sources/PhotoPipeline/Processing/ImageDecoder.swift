@@ -211,7 +211,7 @@ public enum ImageDecoder {
             defer { free(message) }
             guard status == 0 else {
                 throw PhotoFailure(
-                    .notImage, summary: "Damaged picture",
+                    .notImage, summary: translatable("Damaged picture"),
                     detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
                 )
             }
@@ -229,7 +229,8 @@ public enum ImageDecoder {
                 let canvas = PictureSignature.webPSize(header)
             else {
                 throw PhotoFailure(
-                    .notImage, summary: "Damaged picture", detail: "The animated WebP's frames could not be read")
+                    .notImage, summary: translatable("Damaged picture"),
+                    detail: "The animated WebP's frames could not be read")
             }
             let frames = max(1, animation.frames.count) + 1
             let pixels = canvas.width.multipliedReportingOverflow(by: canvas.height)
@@ -281,7 +282,7 @@ public enum ImageDecoder {
             let type = String(cString: guessed)
             guard let description = PictureTypes.unreadablePictureDescription(type) else { return nil }
             return PhotoFailure(
-                .unsupported, summary: "Format not supported (\(description))",
+                .unsupported, summary: String(format: translatable("Format not supported (%@)"), description),
                 detail: "\(description) files (\(type)) cannot be opened: no decoder for them is installed")
         }
 
@@ -290,7 +291,7 @@ public enum ImageDecoder {
         private func refuseWrappers(_ first: [UInt8]) throws(PhotoFailure) {
             if let kind = ImageDecoder.wrapperKind(first) {
                 throw PhotoFailure(
-                    .unsupported, summary: "Unsupported picture",
+                    .unsupported, summary: translatable("Unsupported picture"),
                     detail: "\(kind) pictures are not opened: their size cannot be checked before they are decoded")
             }
         }
@@ -310,7 +311,7 @@ public enum ImageDecoder {
                 refuse(
                     loader,
                     PhotoFailure(
-                        .unsupported, summary: "Unsupported picture",
+                        .unsupported, summary: translatable("Unsupported picture"),
                         detail: "Pictures of this kind (\(name!)) are not opened"))
                 return
             }
@@ -381,9 +382,9 @@ public enum ImageDecoder {
             let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(bitPattern: error.code)) : nil
             switch code {
             case GDK_PIXBUF_ERROR_CORRUPT_IMAGE:
-                throw PhotoFailure(.notImage, summary: "Damaged picture", detail: error.message)
+                throw PhotoFailure(.notImage, summary: translatable("Damaged picture"), detail: error.message)
             case GDK_PIXBUF_ERROR_UNSUPPORTED_OPERATION:
-                throw PhotoFailure(.unsupported, summary: "Unsupported picture", detail: error.message)
+                throw PhotoFailure(.unsupported, summary: translatable("Unsupported picture"), detail: error.message)
             default:
                 throw PhotoFailure(.notImage, detail: error.message)
             }

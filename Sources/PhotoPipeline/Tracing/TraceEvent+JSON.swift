@@ -57,6 +57,9 @@ extension TraceEvent {
             p.name(.appQuit)
         case .windowShown:
             p.name(.windowShown)
+        case .windowSubtitle(let text):
+            p.name(.windowSubtitle)
+            p.field(.text, text)
         case .sourceStart(let url):
             p.name(.sourceStart)
             p.field(.url, url)
@@ -241,7 +244,21 @@ private struct LineWriter: TraceEventParts {
     private(set) var text: String
 
     init(t: Double) {
-        text = "{\"t\":" + String(format: "%.6f", t)
+        text = "{\"t\":" + Self.fixed(t, digits: 6)
+    }
+
+    /// `value` with `digits` decimals and a point, whatever the locale: the app's locale may
+    /// write numbers with a decimal comma (German), which JSON does not read.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e15 else { return String(value) }
+        let units = Int(scaled)
+        let whole = String(units / Int(scale))
+        let fraction = String(units % Int(scale))
+        let sign = value < 0 && units != 0 ? "-" : ""
+        return sign + whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 
     mutating func name(_ name: TraceEvent.Name?, ev: String) {
@@ -267,7 +284,7 @@ private struct LineWriter: TraceEventParts {
 
     mutating func field(_ key: TraceEvent.Field, _ value: Double) {
         self.key(key)
-        text += value.isFinite ? String(format: "%.3f", value) : "null"
+        text += value.isFinite ? Self.fixed(value, digits: 3) : "null"
     }
 
     mutating func field(_ key: TraceEvent.Field, _ value: Bool) {

@@ -12,6 +12,9 @@ public enum TraceEvent: Sendable, Equatable {
     case appQuit
     /// The first frame of the main window was painted.
     case windowShown
+    /// The window's subtitle now reads `text` (how many photos, how many failed), in the
+    /// user's language.
+    case windowSubtitle(text: String)
     /// A source began loading.
     case sourceStart(url: String)
     /// A source was read and its `rows` shown.
@@ -100,6 +103,7 @@ public enum TraceEvent: Sendable, Equatable {
         case appStart = "app.start"
         case appQuit = "app.quit"
         case windowShown = "window.shown"
+        case windowSubtitle = "window.subtitle"
         case sourceStart = "source.start"
         case sourceLoaded = "source.loaded"
         case sourceFailed = "source.failed"

@@ -70,6 +70,7 @@ extension TraceEvent {
         case .appStart: self = try .appStart(version: string(.version))
         case .appQuit: self = .appQuit
         case .windowShown: self = .windowShown
+        case .windowSubtitle: self = try .windowSubtitle(text: string(.text))
         case .sourceStart: self = try .sourceStart(url: string(.url))
         case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
@@ -227,10 +228,10 @@ extension TraceEvent {
         if case .rowState(_, _, let state) = self { state } else { nil }
     }
 
-    /// The status line, for `rowStatus` and `viewerStatus`.
+    /// The status line, for `rowStatus` and `viewerStatus`; the subtitle, for `windowSubtitle`.
     public var text: String? {
         switch self {
-        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text): text
+        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text), .windowSubtitle(let text): text
         default: nil
         }
     }

@@ -236,7 +236,7 @@ long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd) {
 }
 
 int cp_spawn_helper(
-    char *const argv[], char *const envp[], int socket, int error_output, int new_session, pid_t *pid) {
+    char *const argv[], char *const envp[], int socket, int error_output, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     posix_spawn_file_actions_init(&actions);
@@ -252,8 +252,9 @@ int cp_spawn_helper(
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
-    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-    if (new_session) flags |= POSIX_SPAWN_SETSID;
+    // A process group of its own (no signals from the terminal's keys), in the app's session.
+    posix_spawnattr_setpgroup(&attributes, 0);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setflags(&attributes, flags);
     int status = posix_spawn(pid, argv[0], &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);

@@ -47,10 +47,9 @@ long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd);
 
 // Starts `argv[0]` (a path) with `envp`, its standard input and output on /dev/null, its
 // standard error on `error_output` (or /dev/null when -1), `socket` as descriptor 3 and no
-// other descriptors, in a session of its own when `new_session` is set. 0 and `*pid` on
+// other descriptors, in a process group of its own but the app's session. 0 and `*pid` on
 // success, else errno.
-int cp_spawn_helper(
-    char *const argv[], char *const envp[], int socket, int error_output, int new_session, pid_t *pid);
+int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int error_output, pid_t *pid);
 
 // For tests only (a helper's `escape` fault): tries what the filter and limits should refuse
 // (signalling, limiting or renicing `app`, forking, new namespaces, changing or locking `fd`,

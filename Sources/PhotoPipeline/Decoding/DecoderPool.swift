@@ -460,8 +460,7 @@ public final class DecoderPool: @unchecked Sendable {
         defer { if errorPipe[0] >= 0 { close(errorPipe[0]) } }
         let environment = Sandbox.helperEnvironment(faults: faults)
         let (status, pid) = Spawner.shared.spawn(
-            arguments, environment: environment, socket: theirs.fd, errorOutput: errorPipe[1],
-            newSession: !underBubblewrap)
+            arguments, environment: environment, socket: theirs.fd, errorOutput: errorPipe[1])
         // Only the helper holds its end now: when it dies, this end reads the end of the stream.
         theirs.close()
         if errorPipe[1] >= 0 { close(errorPipe[1]) }
@@ -581,7 +580,6 @@ private final class Spawner: @unchecked Sendable {
         let environment: [String]
         let socket: Int32
         let errorOutput: Int32
-        let newSession: Bool
         let result: OneShot<(Int32, pid_t)>
     }
 
@@ -597,14 +595,14 @@ private final class Spawner: @unchecked Sendable {
     /// Starts a process (see `cp_spawn_helper`) from the spawning thread; errno (0 on success)
     /// and its id.
     func spawn(
-        _ arguments: [String], environment: [String], socket: Int32, errorOutput: Int32, newSession: Bool
+        _ arguments: [String], environment: [String], socket: Int32, errorOutput: Int32
     ) -> (Int32, pid_t) {
         let result = OneShot<(Int32, pid_t)>()
         condition.withLock {
             jobs.append(
                 Job(
                     arguments: arguments, environment: environment, socket: socket, errorOutput: errorOutput,
-                    newSession: newSession, result: result))
+                    result: result))
             condition.signal()
         }
         return result.wait()
@@ -619,7 +617,7 @@ private final class Spawner: @unchecked Sendable {
             var pid: pid_t = 0
             let status = withCStrings(job.arguments) { argv in
                 withCStrings(job.environment) { envp in
-                    cp_spawn_helper(argv, envp, job.socket, job.errorOutput, job.newSession ? 1 : 0, &pid)
+                    cp_spawn_helper(argv, envp, job.socket, job.errorOutput, &pid)
                 }
             }
             job.result.set((status, pid))

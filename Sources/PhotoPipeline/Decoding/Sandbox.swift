@@ -3,15 +3,20 @@ import Foundation
 /// How a decoder helper's world is set up: bubblewrap's arguments and the environment it gets.
 enum Sandbox {
     /// bubblewrap's arguments for a helper at `helper`: every namespace of its own (so no
-    /// network: only a loopback device nobody listens on), no capabilities, a session of its
-    /// own, gone with the app; read-only `/usr` (and the top-level links into it), the helper
+    /// network: only a loopback device nobody listens on) and no more after that, no
+    /// capabilities, gone with the app; read-only `/usr` (and the top-level links into it), the helper
     /// itself and the folders of the libraries it loads from elsewhere (Swift's runtime, say);
     /// a private `/proc` and a minimal `/dev`; nothing else, so no home folder,
     /// no `/tmp`, no sockets of other programs.
+    ///
+    /// It stays in the app's session (no `--new-session`). A session of its own guards a
+    /// terminal against `TIOCSTI`, which the helper's filter refuses anyway (and it holds no
+    /// terminal); but the kernel schedules each session as a group (autogroup) weighing as
+    /// much as the whole app, so three busy helpers each got as much of the two cores as the
+    /// app's main loop and every other thread of it together, and the main loop stalled.
     static func bubblewrapArguments(helper: String) -> [String] {
         var arguments = [
-            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL",
+            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
             "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
         ]

@@ -30,7 +30,7 @@ enum DesktopServices {
         let index = g_unix_fd_list_append(fds, fd, &error) // a copy of the descriptor
         close(fd)
         guard index >= 0 else { return answer(error) }
-        let options = g_variant_builder_new(g_variant_type_checked_("a{sv}"))!
+        let options = "a{sv}".withCString { g_variant_builder_new(g_variant_type_checked_($0))! }
         defer { g_variant_builder_unref(options) }
         g_variant_builder_add_value(
             options,

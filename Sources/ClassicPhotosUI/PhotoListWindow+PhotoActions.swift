@@ -30,6 +30,7 @@ extension PhotoListWindow {
     static let photoAcceleratorsByAction: [(String, [String])] = [
         ("win.trash", ["Delete", "KP_Delete"]),
         ("win.delete", ["<Shift>Delete", "<Shift>KP_Delete"]),
+        ("win.undo-trash", ["<Control>z"]),
         ("win.rotate-right", ["<Control>r"]),
         ("win.rotate-left", ["<Control><Shift>r"]),
         ("win.print", ["<Control>p"]),

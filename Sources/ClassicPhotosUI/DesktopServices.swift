@@ -62,6 +62,42 @@ enum DesktopServices {
             interface: "org.freedesktop.FileManager1", method: "ShowItems", parameters: parameters, fds: nil)
     }
 
+    /// The item in the desktop's trash (`trash:///`, where GVfs provides it) that was at
+    /// `originalPath` (its `trash::orig-path`), the most recently trashed if several were; nil
+    /// where there is no such trash. Blocking.
+    static func trashItem(originalPath: String) -> ObjectRef<GObject>? {
+        guard let schemes = g_vfs_get_supported_uri_schemes(g_vfs_get_default()) else { return nil }
+        var index = 0
+        var hasTrash = false
+        while let scheme = schemes[index] {
+            if String(cString: scheme) == "trash" { hasTrash = true }
+            index += 1
+        }
+        guard hasTrash else { return nil }
+        let trash = ObjectRef(takingOpaque: g_file_new_for_uri("trash:///")!)
+        let attributes = "standard::name,trash::orig-path,trash::deletion-date"
+        guard let enumerator = g_file_enumerate_children(trash.opaque, attributes, GFileQueryInfoFlags(0), nil, nil)
+        else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(enumerator)) }
+        var best: (date: String, child: ObjectRef<GObject>)?
+        var info: OpaquePointer?
+        var child: OpaquePointer?
+        while g_file_enumerator_iterate(enumerator, &info, &child, nil, nil) != 0, let info, let child {
+            let orig = g_file_info_get_attribute_as_string(info, "trash::orig-path")
+            defer { g_free(orig) }
+            guard let orig, String(cString: orig) == originalPath else { continue }
+            let date = g_file_info_get_attribute_as_string(info, "trash::deletion-date")
+            defer { g_free(date) }
+            let when = date.map { String(cString: $0) } ?? ""
+            if best == nil || when > best!.date {
+                best = (
+                    when, ObjectRef(retaining: UnsafeMutableRawPointer(child).assumingMemoryBound(to: GObject.self))
+                )
+            }
+        }
+        return best?.child
+    }
+
     private static func call(
         _ name: String, path: String, interface: String, method: String, parameters: OpaquePointer?,
         fds: UnsafeMutablePointer<GUnixFDList>?

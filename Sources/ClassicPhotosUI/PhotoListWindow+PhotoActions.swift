@@ -170,7 +170,10 @@ extension PhotoListWindow {
         refreshPhotoActions()
         noteOwnChange(last.trashed.originalPath)
         Thread.detachNewThread {
-            let result = PhotoFiles.restore(last.trashed)
+            var result = PhotoFiles.restore(last.trashed)
+            if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath) {
+                result = PhotoFiles.restore(last.trashed, from: item)
+            }
             MainLoop.onMainActor { [weak self] in
                 guard let self else { return }
                 switch result {

@@ -44,24 +44,30 @@ public enum PhotoFiles {
     }
 
     /// Puts a trashed photo back where it was: the file the trash keeps is moved back and its
-    /// `.trashinfo` removed, or, where the trash is the desktop's own (`trash:///`, GVfs), the
-    /// trash item whose `trash::orig-path` is the photo's is moved back. Nothing is overwritten:
-    /// a new file where the photo was makes this fail.
+    /// `.trashinfo` removed. Nothing is overwritten: a new file where the photo was makes this
+    /// fail. Fails too when the trash keeps the photo where it was not found (a trash of the
+    /// desktop's own): `restore(_:from:)` then takes the item `trash:///` lists for it.
     public static func restore(_ trashed: Trashed) -> Result<Void, Failure> {
-        let target = ObjectRef(takingOpaque: g_file_new_for_path(trashed.originalPath)!)
-        if let kept = trashed.trashedPath, FileManager.default.fileExists(atPath: kept) {
-            let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
-            var error: UnsafeMutablePointer<GError>?
-            guard g_file_move(source.opaque, target.opaque, G_FILE_COPY_NOFOLLOW_SYMLINKS, nil, nil, nil, &error) != 0
-            else { return .failure(failure(error)) }
-            if let info = trashed.infoPath { unlink(info) }
-            return .success(())
-        }
-        guard let item = trashItem(originalPath: trashed.originalPath) else {
+        guard let kept = trashed.trashedPath, FileManager.default.fileExists(atPath: kept) else {
             return .failure(Failure(message: "The photo is no longer in the trash"))
         }
+        let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
+        if case .failure(let failure) = move(source, to: trashed.originalPath) { return .failure(failure) }
+        if let info = trashed.infoPath { unlink(info) }
+        return .success(())
+    }
+
+    /// Puts a trashed photo back from `item`, its entry in the desktop's trash (`trash:///`,
+    /// whose backend removes its `.trashinfo`).
+    public static func restore(_ trashed: Trashed, from item: ObjectRef<GObject>) -> Result<Void, Failure> {
+        move(item, to: trashed.originalPath)
+    }
+
+    private static func move(_ source: ObjectRef<GObject>, to path: String) -> Result<Void, Failure> {
+        let target = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
         var error: UnsafeMutablePointer<GError>?
-        guard g_file_move(item.opaque, target.opaque, G_FILE_COPY_NOFOLLOW_SYMLINKS, nil, nil, nil, &error) != 0 else {
+        guard g_file_move(source.opaque, target.opaque, G_FILE_COPY_NOFOLLOW_SYMLINKS, nil, nil, nil, &error) != 0
+        else {
             return .failure(failure(error))
         }
         return .success(())
@@ -114,36 +120,6 @@ public enum PhotoFiles {
         var top = (trash as NSString).deletingLastPathComponent
         if (top as NSString).lastPathComponent == ".Trash" { top = (top as NSString).deletingLastPathComponent }
         return (top as NSString).appendingPathComponent(path)
-    }
-
-    /// The item in the desktop's trash (`trash:///`, where GVfs provides it) that was at
-    /// `originalPath`, the most recently trashed if several were.
-    private static func trashItem(originalPath: String) -> ObjectRef<GObject>? {
-        guard let schemes = g_vfs_get_supported_uri_schemes(g_vfs_get_default()) else { return nil }
-        var index = 0, hasTrash = false
-        while let scheme = schemes[index] {
-            if String(cString: scheme) == "trash" { hasTrash = true }
-            index += 1
-        }
-        guard hasTrash else { return nil }
-        let trash = ObjectRef(takingOpaque: g_file_new_for_uri("trash:///")!)
-        guard
-            let enumerator = g_file_enumerate_children(
-                trash.opaque, "standard::name,trash::orig-path,trash::deletion-date", G_FILE_QUERY_INFO_NONE, nil, nil)
-        else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(enumerator)) }
-        var best: (date: String, child: ObjectRef<GObject>)?
-        while let info = g_file_enumerator_next_file(enumerator, nil, nil) {
-            defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-            guard let orig = g_file_info_get_attribute_byte_string(info, "trash::orig-path"),
-                String(cString: orig) == originalPath
-            else { continue }
-            let date = g_file_info_get_attribute_string(info, "trash::deletion-date").map { String(cString: $0) } ?? ""
-            if best == nil || date > best!.date {
-                best = (date, ObjectRef(takingOpaque: g_file_enumerator_get_child(enumerator, info)!))
-            }
-        }
-        return best?.child
     }
 
     // MARK: Turning

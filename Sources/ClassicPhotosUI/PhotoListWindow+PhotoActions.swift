@@ -18,6 +18,12 @@ final class PhotoActionState {
     /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
     var open: (owner: AnyObject, connections: [SignalConnection])?
     var connections: [SignalConnection] = []
+    /// The rows' context menu, a child of the list while the window lives.
+    var rowMenu: UnsafeMutablePointer<GtkWidget>?
+    /// The photo the rows' menu was opened on, while it is open (and until its action ran):
+    /// closing the menu gives the list its focus back, which may select another row.
+    var menuPhoto: PhotoID?
+    var menuClosed: MainLoopSource?
 }
 
 /// The photo actions (`win.*`), on the photo shown in the viewer, or the list's selected row
@@ -45,7 +51,8 @@ extension PhotoListWindow {
         "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files",
     ]
 
-    func addPhotoActions() {
+    /// Adds the actions, and the rows' context menu from `ui` (the window's file).
+    func addPhotoActions(from ui: UIFile) {
         addPhotoAction("trash") { [unowned self] in trashPhoto() }
         addPhotoAction("undo-trash") { [unowned self] in undoTrash() }
         addPhotoAction("delete") { [unowned self] in deletePhoto() }
@@ -63,7 +70,54 @@ extension PhotoListWindow {
             return true
         }
         photoActions.connections.append(selection.onNotify("selected") { [unowned self] in refreshPhotoActions() })
+        addRowMenu(ui.object("row-menu", as: MenuModel.self))
         refreshPhotoActions()
+    }
+
+    /// A right click on a row selects it and opens the photo actions' menu there.
+    private func addRowMenu(_ model: Handle<MenuModel>) {
+        let menu = gtk_popover_menu_new_from_model(model.pointer(as: GMenuModel.self))!
+        gtk_widget_set_parent(menu, list.widget)
+        gtk_popover_set_has_arrow(UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self), 0)
+        photoActions.rowMenu = menu
+        photoActions.connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(menu), "closed") { [unowned self] in
+                // The item chosen runs its action first; the photo is forgotten after that.
+                photoActions.menuClosed = MainLoopSource.onMainActor(.idle) { [weak self] in
+                    self?.photoActions.menuPhoto = nil
+                    self?.photoActions.menuClosed = nil
+                    return .remove
+                }
+            })
+        let click = gtk_gesture_click_new()!
+        gtk_gesture_single_set_button(click, 3)
+        photoActions.connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(click), "pressed",
+                intPoint: { [unowned self] _, x, y in openRowMenu(x: x, y: y) }))
+        list.addController(click)
+    }
+
+    private func openRowMenu(x: Double, y: Double) {
+        let count = processor.photos.count
+        guard count > 0, let menu = photoActions.rowMenu, let adjustment = scrolled.verticalAdjustment else { return }
+        let rowHeight = adjustment.upper / Double(count)
+        let position = Int((adjustment.value + y) / max(1, rowHeight))
+        guard position >= 0, position < count else { return }
+        selection.selected = position
+        photoActions.menuClosed = nil
+        photoActions.menuPhoto = processor.photos.id(at: position)
+        refreshPhotoActions()
+        var point = GdkRectangle(x: Int32(x), y: Int32(y), width: 1, height: 1)
+        let popover = UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self)
+        gtk_popover_set_pointing_to(popover, &point)
+        gtk_popover_popup(popover)
+    }
+
+    /// Takes the rows' menu off the list (the window is closing).
+    func removeRowMenu() {
+        if let menu = photoActions.rowMenu { gtk_widget_unparent(menu) }
+        photoActions.rowMenu = nil
     }
 
     private func addPhotoAction(_ name: String, _ body: @escaping () -> Void) {
@@ -108,6 +162,8 @@ extension PhotoListWindow {
         let chosen: (id: PhotoID, position: Int)?
         if let shown = viewer.shownPhoto {
             chosen = shown
+        } else if let id = photoActions.menuPhoto, let position = photos.position(of: id) {
+            chosen = (id, position)
         } else if let position = selection.selected, position < photos.count {
             chosen = (photos.id(at: position), position)
         } else {

@@ -128,7 +128,7 @@ final class PhotoListWindow {
         installViewer(in: viewerArea)
         connectWindow()
         addActions()
-        addPhotoActions()
+        addPhotoActions(from: ui)
         acceptDrops(on: toasts)
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
@@ -537,6 +537,7 @@ final class PhotoListWindow {
         dialog = nil
         photoActions.open = nil
         photoActions.connections.removeAll()
+        removeRowMenu()
         failureToast = nil
         subtitleRefresh = nil
         firstFrame = nil

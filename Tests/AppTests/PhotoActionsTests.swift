@@ -206,5 +206,41 @@ extension GUITests {
             #expect(!events.contains { $0.t > stop.t && $0.event.name == .viewerOpen }, "moved on after stopping")
             #expect(app.terminate() == 0)
         }
+
+        @Test("Moving the pointer pauses the slideshow, which goes on two seconds after the pointer stops")
+        func slideshowPausesOnInput() throws {
+            let photos = try folder("pause", pictures: 3)
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let app = try AppSession(source: photos.path)
+            try app.waitFor("rows filtered") { filtered($0, rows: 3) }
+            try app.clickRow(0)
+            try app.waitFor("row 0 in the viewer") {
+                $0.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            let window = try app.windowGeometry()
+            try key(app, "F5")
+            let started = try app.waitFor(event: .slideshowStart)
+            // Past the first second (whose motion only says where the pointer is), the pointer moves
+            // for a second and a half, then rests.
+            usleep(1_800_000)
+            for step in 0..<6 {
+                try app.xdotool([
+                    "mousemove", "\(window.x + 100 + 20 * step)", "\(window.y + 300 + 10 * (step % 2))",
+                ])
+                usleep(250_000)
+            }
+            let events = try app.waitFor("the next photo", timeout: 20) { events in
+                events.contains { $0.t > started.t && $0.event.name == .viewerOpen }
+            }
+            let next = try #require(events.first { $0.t > started.t && $0.event.name == .viewerOpen })
+            let delay = next.t - started.t
+            print("slideshow: next photo \(delay) s after the start (the pointer moved from 1.8 s to 3.3 s)")
+            // Without the pause it would have come 5 s after the start; paused, it comes at least
+            // 2 s (rest) + 5 s (interval) after the last motion, about 3.3 s after the start.
+            #expect(delay > 9, "the slideshow did not pause: next photo \(delay) s after the start")
+            #expect(delay < 14)
+            #expect(next.event.row == 1)
+            #expect(app.terminate() == 0)
+        }
     }
 }

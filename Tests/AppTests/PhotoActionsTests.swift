@@ -242,5 +242,28 @@ extension GUITests {
             #expect(next.event.row == 1)
             #expect(app.terminate() == 0)
         }
+
+        @Test("A web photo is no file: Delete and Ctrl+R do nothing to it, and Copy Location gives its address")
+        func webPhoto() throws {
+            let server = try LoopbackServer()
+            let app = try AppSession(source: server.url("/list.plist?rows=3").absoluteString)
+            try app.waitFor("rows filtered") { filtered($0, rows: 3) }
+            try app.clickRow(0)
+            let opened = try app.waitFor("row 0 in the viewer") { events in
+                events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            try key(app, "Delete", "ctrl+r", "ctrl+shift+c")
+            try app.waitFor("Copy Location's notice") { $0.contains { $0.event.name == .noticeShown } }
+            usleep(500_000)
+            let events = app.events()
+            #expect(!events.contains { [.fileTrashed, .viewerRotate].contains($0.event.name) })
+            #expect(events.filter { $0.event.name == .noticeShown }.map(\.event.text) == ["Location copied"])
+            #expect(!events.dropFirst(opened.count).contains { $0.event.name == .viewerOpen }, "the viewer moved on")
+            let copied = try run(
+                URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-o"],
+                environment: ["DISPLAY": app.display.name], timeout: 10)
+            #expect(copied.stdout.hasPrefix("http://127.0.0.1:"), "copied \(copied.stdout)")
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -10,8 +10,9 @@ import PhotoPipeline
 /// them for someone else's change), and the dialog or print job open.
 @MainActor
 final class PhotoActionState {
-    /// Photos moved to the trash, the latest last: what Undo puts back.
-    var trashed: [(trashed: PhotoFiles.Trashed, entry: PhotoEntry, position: Int)] = []
+    /// Photos moved to the trash, the latest last: what Undo puts back, and the list (its
+    /// generation) they were taken from.
+    var trashed: [(trashed: PhotoFiles.Trashed, entry: PhotoEntry, position: Int, list: Int)] = []
     /// Paths the app wrote, restored or removed, and when.
     var ownChanges: [String: Date] = [:]
     var actions: [String: ObjectRef<GObject>] = [:]
@@ -197,7 +198,7 @@ extension PhotoListWindow {
                 guard let self else { return }
                 switch result {
                 case .success(let trashed):
-                    photoActions.trashed.append((trashed, target.entry, target.position))
+                    photoActions.trashed.append((trashed, target.entry, target.position, listGeneration))
                     photoRemoved(target)
                     Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
                     showToast(
@@ -224,7 +225,14 @@ extension PhotoListWindow {
     private func undoTrash() {
         guard let last = photoActions.trashed.popLast() else { return }
         refreshPhotoActions()
-        noteOwnChange(last.trashed.originalPath)
+        // Back in the list it left; a list opened since (a reload) finds the file itself, if it
+        // shows its folder.
+        let sameList = last.list == listGeneration
+        if sameList {
+            noteOwnChange(last.trashed.originalPath)
+        } else {
+            photoActions.ownChanges[last.trashed.originalPath] = nil
+        }
         Thread.detachNewThread {
             var result = PhotoFiles.restore(last.trashed)
             if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath) {
@@ -233,6 +241,8 @@ extension PhotoListWindow {
             MainLoop.onMainActor { [weak self] in
                 guard let self else { return }
                 switch result {
+                case .success where last.list != listGeneration:
+                    break
                 case .success:
                     let id: PhotoID
                     let directory = (last.trashed.originalPath as NSString).deletingLastPathComponent

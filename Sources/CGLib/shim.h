@@ -5,6 +5,7 @@
 #include <glib-object.h>
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
+#include <gio/gunixfdlist.h>
 #include <malloc.h>
 #include <libintl.h>
 #include <locale.h>

@@ -165,7 +165,7 @@ public final class ClassicPhotosApp {
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
-        for (action, accelerators) in PhotoListWindow.acceleratorsByAction {
+        for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoListWindow.photoAcceleratorsByAction {
             app.setAccelerators(accelerators, for: action)
         }
     }

@@ -12,7 +12,7 @@ extension PhotoListWindow {
         ("win.open", ["<Control>o"]),
         ("win.open-folder", ["<Control><Shift>o"]),
         ("win.open-location", ["<Control>l"]),
-        ("win.reload", ["F5", "<Control>r"]),
+        ("win.reload", ["F5"]),
         ("win.close", ["<Control>w"]),
     ]
 
@@ -39,10 +39,13 @@ extension PhotoListWindow {
 
     /// A stateful action with a string state, shown as radio items; `body` applies a new value
     /// and says whether it was taken.
-    private func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
-        let action = ObjectRef(
-            takingOpaque: g_simple_action_new_stateful(
-                name, g_variant_type_checked_("s"), g_variant_new_string(initial))!)
+    func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
+        // The type's text must live until the action has copied the type.
+        let action = "s".withCString { type in
+            ObjectRef(
+                takingOpaque: g_simple_action_new_stateful(
+                    name, g_variant_type_checked_(type), g_variant_new_string(initial))!)
+        }
         connections.append(
             SignalConnection.connect(
                 action.pointer, "change-state",

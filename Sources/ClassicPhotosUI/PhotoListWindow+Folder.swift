@@ -60,6 +60,8 @@ extension PhotoListWindow {
         // Photos added in this burst: their writing being done is no change to them.
         var new: Set<PhotoID> = []
         for change in changes {
+            // What the app itself just did (trash, undo, rotate) is already in the list.
+            if isOwnChange(change) { continue }
             switch change {
             case .created(let path):
                 let link = Self.link(path)
@@ -131,7 +133,7 @@ extension PhotoListWindow {
     }
 
     /// After rows came or went: the viewer follows its photo, the title its count.
-    private func listChanged() {
+    func listChanged() {
         viewer.listChanged()
         if loadingFinished {
             showStatus(processor.photos.count == 0 ? .empty : nil)
@@ -140,7 +142,7 @@ extension PhotoListWindow {
         updateVisibleRows()
     }
 
-    private func removePhotos(_ ids: [PhotoID]) {
+    func removePhotos(_ ids: [PhotoID]) {
         for id in ids { shownFolder?.facts.removeValue(forKey: id) }
         let positions = processor.remove(ids)
         // From the end, so each position is still where the model has it.
@@ -150,7 +152,7 @@ extension PhotoListWindow {
     }
 
     @discardableResult
-    private func insertPhoto(_ entry: PhotoEntry, in folder: ShownFolder) -> PhotoID {
+    func insertPhoto(_ entry: PhotoEntry, in folder: ShownFolder) -> PhotoID {
         let position = insertionPoint(for: entry, facts: facts(of: entry, in: folder), in: folder)
         let id = processor.insert(entry, at: position)
         var raw = guint64(id.rawValue)
@@ -306,5 +308,15 @@ extension PhotoListWindow {
         }
         Trace.shared.emit(.listSorted(key: order.key.rawValue, descending: order.descending, rows: ids.count))
         listChanged()
+    }
+}
+
+extension PhotoListWindow {
+    /// Whether `change` is to a file the app itself changed a moment ago.
+    fileprivate func isOwnChange(_ change: FolderWatch.Change) -> Bool {
+        switch change {
+        case .created(let path), .deleted(let path), .changed(let path): isOwnChange(path)
+        case .renamed(_, let to): isOwnChange(to)
+        }
     }
 }

@@ -23,6 +23,7 @@ extension PhotoListWindow: PhotoViewerHost {
     func viewerMoved(to position: Int) {
         selection.selected = position
         list.scrollTo(position)
+        refreshPhotoActions()
     }
 
     func setHeaderBarVisible(_ visible: Bool) {
@@ -31,5 +32,6 @@ extension PhotoListWindow: PhotoViewerHost {
 
     func viewerClosed() {
         list.grabFocus()
+        refreshPhotoActions()
     }
 }

@@ -74,6 +74,8 @@ final class PhotoListWindow {
     var loadingFinished: Bool { loading == nil }
     /// A file chooser or location dialog while one is open: what holds it, and its handlers.
     var dialog: (owner: AnyObject, connections: [SignalConnection])?
+    /// What the photo actions (trash, rotate, …) keep between a request and its answer.
+    let photoActions = PhotoActionState()
 
     /// The window, for the viewer (its host's window), About and the diagnostics.
     var window: Widget<ApplicationWindow> { toplevel }
@@ -126,6 +128,7 @@ final class PhotoListWindow {
         installViewer(in: viewerArea)
         connectWindow()
         addActions()
+        addPhotoActions(from: ui)
         acceptDrops(on: toasts)
         processor.onPhotoChanged = { [unowned self] snapshot in
             if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
@@ -503,6 +506,7 @@ final class PhotoListWindow {
     /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an
     /// optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
+        Trace.shared.emit(.noticeShown(text: title))
         toasts.addToast(markup: Self.markupEscaped(title), button: button)
     }
 
@@ -542,6 +546,9 @@ final class PhotoListWindow {
         connections.removeAll()
         surfaceConnections.removeAll()
         dialog = nil
+        photoActions.open = nil
+        photoActions.connections.removeAll()
+        removeRowMenu()
         failureToast = nil
         subtitleRefresh = nil
         firstFrame = nil

@@ -69,6 +69,9 @@ final class PhotoViewer {
     private var shownTexture: ObjectRef<GObject>?
     private var shownState: ViewerImageState?
     private var redecodeTimer: MainLoopSource?
+    /// The slideshow (F5), and whether the window was fullscreen before it began.
+    private(set) var slideshow: ViewerSlideshow!
+    private var fullscreenBeforeSlideshow = false
 
     /// The viewer's widget, an overlay child of the list's area.
     var root: Widget<Overlay> { chrome.root }
@@ -97,6 +100,9 @@ final class PhotoViewer {
         zooming.onPanned = { [unowned self] in
             Trace.shared.emit(.viewerPan(x: zooming.center.x, y: zooming.center.y))
         }
+        slideshow = ViewerSlideshow(root: chrome.root)
+        slideshow.onAdvance = { [unowned self] in advanceSlideshow() }
+        slideshow.onShowControls = { [unowned self] shown in chrome.showControls(shown) }
         // Keys, seen by the window before the list behind: only while the viewer is open.
         let keys = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
@@ -104,8 +110,11 @@ final class PhotoViewer {
             SignalConnection.connect(
                 UnsafeMutableRawPointer(keys), "key-pressed",
                 keys: { [unowned self] keyval, _, state in
-                    guard isOpen, !isClosing, let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state))
-                    else { return false }
+                    guard isOpen, !isClosing else { return false }
+                    if slideshow.isRunning { return slideshowKey(keyval) }
+                    guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else {
+                        return false
+                    }
                     perform(command)
                     return true
                 }))
@@ -132,6 +141,7 @@ final class PhotoViewer {
         case .sepia(let sepia): setSepia(sepia)
         case .toggleSepia: chrome.selectSepia(!showsSepia)
         case .properties: chrome.popUpProperties()
+        case .slideshow: startSlideshow()
         case .ignore: break
         }
     }
@@ -154,6 +164,7 @@ final class PhotoViewer {
     /// Closes the viewer: its work is cancelled, the photo fades out, the list gets the focus.
     func close(animated: Bool = true) {
         guard isOpen, !isClosing else { return }
+        slideshow.stop()
         if isFullscreen { toggleFullscreen() }
         if let position = paging.position, let id = paging.shown {
             Trace.shared.emit(.viewerClose(row: position, id: id))
@@ -419,6 +430,69 @@ final class PhotoViewer {
         slot.wantsLargerDecode = false
         slot.nextLoad = (side, picture.bytes)
         apply(paging.reload())
+    }
+
+    // MARK: What the window's actions act on
+
+    /// The photo shown, and where it is in the list, while the viewer is open.
+    var shownPhoto: (id: PhotoID, position: Int)? {
+        guard isOpen, !isClosing, let id = paging.shown, let position = paging.position else { return nil }
+        return (id, position)
+    }
+
+    /// The bytes of the photo shown and whether it shows sepia, once it is loaded (Print).
+    var shownPictureBytes: (bytes: Data, sepia: Bool)? {
+        guard let slot = current, let picture = slot.picture, let state = shownState, state != .failed else {
+            return nil
+        }
+        return (picture.bytes, state == .filtered)
+    }
+
+    // MARK: Slideshow
+
+    /// Starts the slideshow from the photo shown, fullscreen.
+    func startSlideshow() {
+        guard isOpen, !isClosing, !slideshow.isRunning else { return }
+        fullscreenBeforeSlideshow = isFullscreen
+        if !isFullscreen { toggleFullscreen() }
+        chrome.popDownProperties()
+        slideshow.start()
+    }
+
+    func stopSlideshow() {
+        guard slideshow.isRunning else { return }
+        slideshow.stop()
+        if isFullscreen, !fullscreenBeforeSlideshow { toggleFullscreen() }
+    }
+
+    /// The next photo, or the first after the last.
+    private func advanceSlideshow() {
+        guard isOpen, !isClosing, let position = paging.position else { return }
+        if position + 1 < host.viewerList.count {
+            apply(paging.step(1, in: host.viewerList))
+        } else {
+            apply(paging.open(at: 0, in: host.viewerList))
+        }
+    }
+
+    /// A key during the slideshow: Escape and F5 stop it; Left and Right move, and the interval
+    /// starts again; any other key pauses it for a moment.
+    private func slideshowKey(_ keyval: UInt32) -> Bool {
+        switch Int32(bitPattern: keyval) {
+        case GDK_KEY_Escape, GDK_KEY_F5:
+            stopSlideshow()
+        case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up:
+            apply(paging.step(-1, in: host.viewerList))
+            slideshow.restartInterval()
+        case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down:
+            advanceSlideshow()
+            slideshow.restartInterval()
+        case GDK_KEY_Shift_L, GDK_KEY_Shift_R, GDK_KEY_Control_L, GDK_KEY_Control_R, GDK_KEY_Alt_L, GDK_KEY_Alt_R:
+            return false
+        default:
+            slideshow.userActed()
+        }
+        return true
     }
 
     // MARK: Fullscreen

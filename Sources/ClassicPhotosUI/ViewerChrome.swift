@@ -30,6 +30,11 @@ final class ViewerChrome {
     private let sepiaButton: Widget<ToggleButton>
     private let originalButton: Widget<ToggleButton>
     private let propertiesButton: Widget<MenuButton>
+    /// The photo menu (rotate, trash, open with, slideshow, …), and the controls the
+    /// slideshow hides.
+    private let menuButton: Widget<MenuButton>
+    private let topControls: Widget<Box>
+    private let bottomControls: Widget<Box>
     private var connections: [SignalConnection] = []
 
     init() {
@@ -51,6 +56,13 @@ final class ViewerChrome {
         originalButton = ui.widget("original")
         propertiesButton = ui.widget("properties")
         propertiesButton.setPopover(info.popover)
+        menuButton = ui.widget("more")
+        topControls = ui.widget("top-controls")
+        bottomControls = ui.widget("bottom-controls")
+        if let inner = menuButton.innerButton {
+            inner.addCSSClass("osd")
+            inner.addCSSClass("circular")
+        }
         // The OSD look goes on the menu button's own button: on the menu button it would reach
         // the popover too, and turn it dark.
         if let inner = propertiesButton.innerButton {
@@ -101,6 +113,14 @@ final class ViewerChrome {
     /// Switches the sepia / original buttons (which then report `.sepia`).
     func selectSepia(_ sepia: Bool) {
         (sepia ? sepiaButton : originalButton).isActive = true
+    }
+
+    /// Shows or hides the on-screen controls (the slideshow hides them).
+    func showControls(_ shown: Bool) {
+        for box in [topControls, bottomControls] { box.isVisible = shown }
+        previousButton.isVisible = shown
+        nextButton.isVisible = shown
+        if !shown { menuButton.popDown() }
     }
 
     func popUpProperties() { propertiesButton.popUp() }

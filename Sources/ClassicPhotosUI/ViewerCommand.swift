@@ -21,6 +21,8 @@ enum ViewerCommand: Equatable {
     case sepia(Bool)
     case toggleSepia
     case properties
+    /// Starts the slideshow (F5 while the viewer is open).
+    case slideshow
     /// A key that would move or activate the list behind: taken, and nothing happens.
     case ignore
 
@@ -39,6 +41,7 @@ enum ViewerCommand: Equatable {
         case GDK_KEY_0, GDK_KEY_KP_0: return .fit
         case GDK_KEY_1, GDK_KEY_KP_1: return .actualSize
         case GDK_KEY_F11: return .fullscreen
+        case GDK_KEY_F5: return .slideshow
         case GDK_KEY_c where control: return .copy
         case GDK_KEY_s where control, GDK_KEY_S where control: return .saveAs
         case GDK_KEY_s, GDK_KEY_S: return .toggleSepia

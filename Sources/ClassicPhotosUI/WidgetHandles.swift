@@ -309,6 +309,7 @@ extension Handle where Kind == MenuButton {
         gtk_menu_button_set_popover(opaque, popover.widget)
     }
     func popUp() { gtk_menu_button_popup(opaque) }
+    func popDown() { gtk_menu_button_popdown(opaque) }
     /// The button inside, which draws it.
     var innerButton: Widget<AnyWidget>? {
         gtk_widget_get_first_child(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }

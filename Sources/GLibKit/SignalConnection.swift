@@ -287,4 +287,17 @@ extension SignalConnection {
         }
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
+
+    /// A signal with a pointer and an integer, e.g. `GtkPrintOperation::draw-page` (the print
+    /// context and the page number).
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        pointerInt handler: @escaping (UnsafeMutableRawPointer?, Int32) -> Void
+    ) -> SignalConnection {
+        typealias F = (UnsafeMutableRawPointer?, Int32) -> Void
+        let thunk: @convention(c) (gpointer?, gpointer?, gint, gpointer?) -> Void = { _, a, n, data in
+            unbox(data, as: F.self)(a, n)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
 }

@@ -59,6 +59,7 @@ extension GUITests {
             let app = try AppSession(source: photos.path)
             try app.waitFor(event: .sourceLoaded)
             try focus(app)
+            try app.xdotool(["key", "Escape"]) // the click opens the viewer, where F5 starts the slideshow
             try app.xdotool(["key", "F5"])
             try app.waitFor("a second source.start after F5") { events in
                 events.filter { $0.event.name == .sourceStart }.count == 2

@@ -152,6 +152,35 @@ import Testing
             )
         case .viewerDropped:
             (.viewerDropped(row: 5, id: id), #"{"t":1.500000,"ev":"viewer.dropped","row":5,"id":42}"#)
+        case .fileTrashed:
+            (
+                .fileTrashed(row: 2, id: id, name: "coffee.jpg"),
+                #"{"t":1.500000,"ev":"file.trashed","row":2,"id":42,"name":"coffee.jpg"}"#
+            )
+        case .fileRestored:
+            (
+                .fileRestored(row: 2, id: id, name: "coffee.jpg"),
+                #"{"t":1.500000,"ev":"file.restored","row":2,"id":42,"name":"coffee.jpg"}"#
+            )
+        case .fileDeleted:
+            (
+                .fileDeleted(row: 2, id: id, name: "coffee.jpg"),
+                #"{"t":1.500000,"ev":"file.deleted","row":2,"id":42,"name":"coffee.jpg"}"#
+            )
+        case .viewerRotate:
+            (
+                .viewerRotate(row: 1, id: id, degrees: -90),
+                #"{"t":1.500000,"ev":"viewer.rotate","row":1,"id":42,"degrees":-90}"#
+            )
+        case .slideshowStart:
+            (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
+        case .slideshowStop:
+            (.slideshowStop, #"{"t":1.500000,"ev":"slideshow.stop"}"#)
+        case .noticeShown:
+            (
+                .noticeShown(text: "Moved to the trash"),
+                #"{"t":1.500000,"ev":"notice.shown","text":"Moved to the trash"}"#
+            )
         case .framePainted:
             (.framePainted, #"{"t":1.500000,"ev":"frame.painted"}"#)
         }

@@ -54,4 +54,18 @@ public enum PhotoSaving {
             return .failure(Failure(message: error.detail))
         }
     }
+
+    /// Decodes `bytes` whole (within the viewer's pixel limit), sepia if asked: what Print puts
+    /// on the page.
+    public static func fullPicture(bytes: Data, sepia: Bool) -> Result<PhotoImage, Failure> {
+        let cancellable = Cancellable()
+        do throws(PhotoFailure) {
+            let info = try Decoding.info(bytes, cancellable: cancellable)
+            let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(side), cancellable: cancellable)
+            return .success(sepia ? SepiaFilter().apply(to: image) ?? image : image)
+        } catch {
+            return .failure(Failure(message: error.detail))
+        }
+    }
 }

@@ -218,6 +218,33 @@ extension TraceEvent {
             p.name(.viewerDropped)
             p.field(.row, row)
             p.field(.id, id)
+        case .fileTrashed(let row, let id, let name):
+            p.name(.fileTrashed)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .fileRestored(let row, let id, let name):
+            p.name(.fileRestored)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .fileDeleted(let row, let id, let name):
+            p.name(.fileDeleted)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.name, name)
+        case .viewerRotate(let row, let id, let degrees):
+            p.name(.viewerRotate)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.degrees, degrees)
+        case .slideshowStart:
+            p.name(.slideshowStart)
+        case .slideshowStop:
+            p.name(.slideshowStop)
+        case .noticeShown(let text):
+            p.name(.noticeShown)
+            p.field(.text, text)
         case .framePainted:
             p.name(.framePainted)
         case .other(let name):

@@ -90,6 +90,21 @@ public enum TraceEvent: Sendable, Equatable {
     /// A low-memory warning made the viewer let go of a photo it had loaded ahead (its bytes
     /// and pictures).
     case viewerDropped(row: Int, id: PhotoID)
+    /// The photo `name` was moved to the desktop's trash (Delete).
+    case fileTrashed(row: Int, id: PhotoID, name: String)
+    /// A photo moved to the trash was put back (Undo), at `row`.
+    case fileRestored(row: Int, id: PhotoID, name: String)
+    /// The photo `name` was deleted for good (Shift+Delete, confirmed).
+    case fileDeleted(row: Int, id: PhotoID, name: String)
+    /// The photo shown was turned by `degrees` (90 clockwise, -90 counter-clockwise), and its
+    /// file written.
+    case viewerRotate(row: Int, id: PhotoID, degrees: Int)
+    /// The slideshow began.
+    case slideshowStart
+    /// The slideshow ended.
+    case slideshowStop
+    /// A notice (a toast) told the user `text`.
+    case noticeShown(text: String)
     /// The main window's frame clock finished painting a frame (only when
     /// `CLASSIC_PHOTOS_TRACE_FRAMES=1`; the benchmark takes frame intervals from these).
     case framePainted
@@ -137,6 +152,13 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
         case viewerDropped = "viewer.dropped"
+        case fileTrashed = "file.trashed"
+        case fileRestored = "file.restored"
+        case fileDeleted = "file.deleted"
+        case viewerRotate = "viewer.rotate"
+        case slideshowStart = "slideshow.start"
+        case slideshowStop = "slideshow.stop"
+        case noticeShown = "notice.shown"
         case framePainted = "frame.painted"
 
         public var description: String { rawValue }
@@ -147,7 +169,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame
+        case path, covers, frames, frame, degrees
     }
 }
 

@@ -127,6 +127,13 @@ extension TraceEvent {
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
         case .viewerDropped: self = try .viewerDropped(row: int(.row), id: id())
+        case .fileTrashed: self = try .fileTrashed(row: int(.row), id: id(), name: string(.name))
+        case .fileRestored: self = try .fileRestored(row: int(.row), id: id(), name: string(.name))
+        case .fileDeleted: self = try .fileDeleted(row: int(.row), id: id(), name: string(.name))
+        case .viewerRotate: self = try .viewerRotate(row: int(.row), id: id(), degrees: int(.degrees))
+        case .slideshowStart: self = .slideshowStart
+        case .slideshowStop: self = .slideshowStop
+        case .noticeShown: self = try .noticeShown(text: string(.text))
         case .framePainted: self = .framePainted
         }
     }
@@ -141,7 +148,8 @@ extension TraceEvent {
             .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
             .rowPreview(let row, _, _, _, _, _),
             .viewerImage(let row, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
-            .viewerDropped(let row, _), .viewerFrame(let row, _, _):
+            .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
+            .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _):
             row
         default: nil
         }
@@ -187,7 +195,9 @@ extension TraceEvent {
     /// The photo's name, for `listSelect`, `rowShown` and `viewerOpen`.
     public var photoName: String? {
         switch self {
-        case .listSelect(_, _, let name), .rowShown(_, _, let name), .viewerOpen(_, _, let name): name
+        case .listSelect(_, _, let name), .rowShown(_, _, let name), .viewerOpen(_, _, let name),
+            .fileTrashed(_, _, let name), .fileRestored(_, _, let name), .fileDeleted(_, _, let name):
+            name
         default: nil
         }
     }
@@ -228,10 +238,13 @@ extension TraceEvent {
         if case .rowState(_, _, let state) = self { state } else { nil }
     }
 
-    /// The status line, for `rowStatus` and `viewerStatus`; the subtitle, for `windowSubtitle`.
+    /// The text, for `rowStatus`, `viewerStatus` (the status line), `windowSubtitle` and
+    /// `noticeShown`.
     public var text: String? {
         switch self {
-        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text), .windowSubtitle(let text): text
+        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text), .windowSubtitle(let text),
+            .noticeShown(let text):
+            text
         default: nil
         }
     }
@@ -290,6 +303,11 @@ extension TraceEvent {
     /// The frames of the animation the viewer plays, for `viewerImage` (0: a still photo).
     public var frames: Int? {
         if case .viewerImage(_, _, _, _, _, let frames) = self { frames } else { nil }
+    }
+
+    /// The turn, for `viewerRotate` (90 clockwise, -90 counter-clockwise).
+    public var degrees: Int? {
+        if case .viewerRotate(_, _, let degrees) = self { degrees } else { nil }
     }
 
     /// The frame shown, for `viewerFrame`.

@@ -1,0 +1,234 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+
+/// What the viewer does to a photo's file: move it to the desktop's trash and back, delete it,
+/// turn it. Blocking file work: run it off the main thread.
+public enum PhotoFiles {
+    /// What went wrong, in GIO's words (or the app's).
+    public struct Failure: Error, Sendable, Equatable {
+        public let message: String
+        public init(message: String) { self.message = message }
+    }
+
+    // MARK: Trash
+
+    /// A photo moved to the trash: where it was, and where the trash keeps it (if it was found
+    /// there: a trash of the desktop's own, such as a network share's, may keep it elsewhere).
+    public struct Trashed: Sendable, Equatable {
+        public let originalPath: String
+        /// The file inside the trash's `files` folder.
+        public let trashedPath: String?
+        /// Its `.trashinfo` in the trash's `info` folder.
+        public let infoPath: String?
+    }
+
+    /// Moves the file at `path` to the desktop's trash (`g_file_trash`: the trash Files shows,
+    /// with a `.trashinfo` saying where it came from, so Files can put it back too).
+    public static func trash(_ path: String) -> Result<Trashed, Failure> {
+        let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        let trashes = trashFolders(for: path)
+        let before = Set(trashes.flatMap { infoFiles(in: $0) })
+        var error: UnsafeMutablePointer<GError>?
+        guard g_file_trash(file.opaque, nil, &error) != 0 else { return .failure(failure(error)) }
+        // The .trashinfo that names this file and was not there before.
+        let found = trashes.flatMap { trash in
+            infoFiles(in: trash).filter { !before.contains($0) }.compactMap { info -> (String, String)? in
+                guard originalPath(inInfo: info, trash: trash) == path else { return nil }
+                let name = ((info as NSString).lastPathComponent as NSString).deletingPathExtension
+                return (trash + "/files/" + name, info)
+            }
+        }.first
+        return .success(Trashed(originalPath: path, trashedPath: found?.0, infoPath: found?.1))
+    }
+
+    /// Puts a trashed photo back where it was: the file the trash keeps is moved back and its
+    /// `.trashinfo` removed. Nothing is overwritten: a new file where the photo was makes this
+    /// fail. Fails too when the trash keeps the photo where it was not found (a trash of the
+    /// desktop's own): `restore(_:from:)` then takes the item `trash:///` lists for it.
+    public static func restore(_ trashed: Trashed) -> Result<Void, Failure> {
+        guard let kept = trashed.trashedPath, FileManager.default.fileExists(atPath: kept) else {
+            return .failure(Failure(message: "The photo is no longer in the trash"))
+        }
+        let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
+        if case .failure(let failure) = move(source, to: trashed.originalPath) { return .failure(failure) }
+        if let info = trashed.infoPath { unlink(info) }
+        return .success(())
+    }
+
+    /// Puts a trashed photo back from `item`, its entry in the desktop's trash (`trash:///`,
+    /// whose backend removes its `.trashinfo`).
+    public static func restore(_ trashed: Trashed, from item: ObjectRef<GObject>) -> Result<Void, Failure> {
+        move(item, to: trashed.originalPath)
+    }
+
+    private static func move(_ source: ObjectRef<GObject>, to path: String) -> Result<Void, Failure> {
+        let target = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_file_move(source.opaque, target.opaque, G_FILE_COPY_NOFOLLOW_SYMLINKS, nil, nil, nil, &error) != 0
+        else {
+            return .failure(failure(error))
+        }
+        return .success(())
+    }
+
+    /// Deletes the file at `path` for good (`g_file_delete`).
+    public static func delete(_ path: String) -> Result<Void, Failure> {
+        let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_file_delete(file.opaque, nil, &error) != 0 else { return .failure(failure(error)) }
+        return .success(())
+    }
+
+    /// The trash folders a file at `path` may go to: the user's (`$XDG_DATA_HOME/Trash`) and
+    /// those at the top of other file systems on its way up (`.Trash-UID`, `.Trash/UID`).
+    static func trashFolders(for path: String) -> [String] {
+        var folders = [String(cString: g_get_user_data_dir()) + "/Trash"]
+        let uid = getuid()
+        var directory = (path as NSString).deletingLastPathComponent
+        while !directory.isEmpty {
+            for candidate in [directory + "/.Trash-\(uid)", directory + "/.Trash/\(uid)"]
+            where FileManager.default.fileExists(atPath: candidate + "/info") {
+                folders.append(candidate)
+            }
+            if directory == "/" { break }
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        return folders
+    }
+
+    private static func infoFiles(in trash: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: trash + "/info")) ?? []
+        return names.filter { $0.hasSuffix(".trashinfo") }.map { trash + "/info/" + $0 }
+    }
+
+    /// The `Path` a `.trashinfo` names (absolute; a top-level trash's may be relative to its
+    /// file system's top).
+    static func originalPath(inInfo info: String, trash: String) -> String? {
+        let keyFile = g_key_file_new()!
+        defer { g_key_file_free(keyFile) }
+        guard g_key_file_load_from_file(keyFile, info, G_KEY_FILE_NONE, nil) != 0,
+            let escaped = g_key_file_get_string(keyFile, "Trash Info", "Path", nil)
+        else { return nil }
+        defer { g_free(escaped) }
+        guard let unescaped = g_uri_unescape_string(escaped, nil) else { return nil }
+        defer { g_free(unescaped) }
+        let path = String(cString: unescaped)
+        if path.hasPrefix("/") { return path }
+        // Relative: to the folder holding the top-level trash.
+        var top = (trash as NSString).deletingLastPathComponent
+        if (top as NSString).lastPathComponent == ".Trash" { top = (top as NSString).deletingLastPathComponent }
+        return (top as NSString).appendingPathComponent(path)
+    }
+
+    // MARK: Turning
+
+    /// How a photo can be turned.
+    public enum TurnKind: Sendable, Equatable {
+        /// A JPEG: by its EXIF orientation, without touching its pixels.
+        case losslessJPEG
+        /// Decoded, turned and saved again in its format (`png`, `tiff`, …).
+        case reencode(format: String)
+        /// Not a file, or a format that cannot be written.
+        case unsupported
+    }
+
+    /// How the picture at `path` can be turned (read from its first bytes).
+    public static func turnKind(of path: String) -> TurnKind {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .unsupported }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .losslessJPEG }
+        guard let format = gdk_pixbuf_get_file_info(path, nil, nil), gdk_pixbuf_format_is_writable(format) != 0,
+            let name = gdk_pixbuf_format_get_name(format)
+        else { return .unsupported }
+        defer { g_free(name) }
+        return .reencode(format: String(cString: name))
+    }
+
+    /// What turning did: the orientation written (a JPEG's), or the format saved again.
+    public struct Turned: Sendable, Equatable {
+        public let kind: TurnKind
+        public let orientation: Int?
+    }
+
+    /// Turns the photo at `path` a quarter turn clockwise (or counter-clockwise): a JPEG by
+    /// its EXIF orientation (two bytes written in place where the tag is there), any other
+    /// writable format by decoding it whole, turning the pixels and saving it again in its
+    /// format (through a temporary file, `g_file_replace_contents`).
+    public static func turn(_ path: String, clockwise: Bool) -> Result<Turned, Failure> {
+        let kind = turnKind(of: path)
+        switch kind {
+        case .unsupported:
+            return .failure(Failure(message: "Pictures of this kind cannot be turned"))
+        case .losslessJPEG:
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return .failure(Failure(message: "The file cannot be read"))
+            }
+            let orientation = ExifOrientation.turned(ExifOrientation.orientation(of: data), clockwise: clockwise)
+            do throws(ExifOrientation.Failure) {
+                switch try ExifOrientation.change(data, to: orientation) {
+                case .patch(let offset, let bytes):
+                    let fd = open(path, O_WRONLY | O_CLOEXEC)
+                    guard fd >= 0 else { return .failure(Failure(message: String(cString: strerror(errno)))) }
+                    defer { close(fd) }
+                    let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+                    guard written == bytes.count else {
+                        return .failure(Failure(message: String(cString: strerror(errno))))
+                    }
+                case .rewrite(let rewritten):
+                    if case .failure(let failure) = replace(path, with: rewritten) { return .failure(failure) }
+                }
+            } catch {
+                return .failure(Failure(message: error.message))
+            }
+            return .success(Turned(kind: kind, orientation: orientation))
+        case .reencode(let format):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return .failure(Failure(message: "The file cannot be read"))
+            }
+            let cancellable = Cancellable()
+            do throws(PhotoFailure) {
+                let info = try Decoding.info(data, cancellable: cancellable)
+                let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
+                guard side >= max(info.width, info.height) else {
+                    return .failure(Failure(message: "The picture is too large to be turned"))
+                }
+                let image = try Decoding.picture(.bytes(data), size: .fit(side), cancellable: cancellable)
+                let turned = gdk_pixbuf_rotate_simple(
+                    image.pixbuf, clockwise ? GDK_PIXBUF_ROTATE_CLOCKWISE : GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE)!
+                defer { g_object_unref(UnsafeMutableRawPointer(turned)) }
+                var buffer: UnsafeMutablePointer<CChar>?
+                var size: gsize = 0
+                var error: UnsafeMutablePointer<GError>?
+                guard gdk_pixbuf_save_to_bufferv(turned, &buffer, &size, format, nil, nil, &error) != 0, let buffer
+                else { return .failure(failure(error)) }
+                let encoded = Data(bytes: buffer, count: Int(size))
+                g_free(buffer)
+                if case .failure(let failure) = replace(path, with: encoded) { return .failure(failure) }
+                return .success(Turned(kind: kind, orientation: nil))
+            } catch {
+                return .failure(Failure(message: error.detail))
+            }
+        }
+    }
+
+    /// Writes `data` as the file at `path`, whole or not at all (GIO writes a temporary file
+    /// beside it and renames it over the old one, keeping its permissions).
+    private static func replace(_ path: String, with data: Data) -> Result<Void, Failure> {
+        let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        var error: UnsafeMutablePointer<GError>?
+        let ok = data.withUnsafeBytes {
+            g_file_replace_contents(
+                file.opaque, $0.baseAddress?.assumingMemoryBound(to: CChar.self), gsize($0.count), nil, 0,
+                G_FILE_CREATE_NONE, nil, nil, &error)
+        }
+        return ok != 0 ? .success(()) : .failure(failure(error))
+    }
+
+    private static func failure(_ error: UnsafeMutablePointer<GError>?) -> Failure {
+        defer { if let error { g_error_free(error) } }
+        return Failure(message: error.map { String(cString: $0.pointee.message) } ?? "Unknown error")
+    }
+}

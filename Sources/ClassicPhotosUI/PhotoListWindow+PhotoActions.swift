@@ -208,7 +208,7 @@ extension PhotoListWindow {
                     showToast(
                         String(
                             format: tr("“%@” could not be moved to the trash: %@"), DisplayText.line(target.name),
-                            failure.message))
+                            failure.localizedMessage))
                 }
                 refreshPhotoActions()
             }
@@ -264,7 +264,7 @@ extension PhotoListWindow {
                     showToast(
                         String(
                             format: tr("“%@” could not be put back: %@"), DisplayText.line(last.entry.name),
-                            failure.message))
+                            failure.localizedMessage))
                 }
             }
         }
@@ -292,7 +292,7 @@ extension PhotoListWindow {
                         showToast(
                             String(
                                 format: tr("“%@” could not be deleted: %@"), DisplayText.line(target.name),
-                                failure.message))
+                                failure.localizedMessage))
                     }
                     refreshPhotoActions()
                 }
@@ -372,7 +372,8 @@ extension PhotoListWindow {
                 case .failure(let failure):
                     showToast(
                         String(
-                            format: tr("“%@” could not be rotated: %@"), DisplayText.line(target.name), failure.message)
+                            format: tr("“%@” could not be rotated: %@"), DisplayText.line(target.name),
+                            failure.localizedMessage)
                     )
                 }
             }

@@ -52,9 +52,11 @@ public enum ExifOrientation {
 
     /// The change that gives `jpeg` orientation `orientation` (1–8).
     public static func change(_ jpeg: Data, to orientation: Int) throws(Failure) -> Change {
-        guard (1...8).contains(orientation) else { throw Failure(message: "No such orientation") }
+        guard (1...8).contains(orientation) else { throw Failure(message: translatable("No such orientation")) }
         let bytes = [UInt8](jpeg)
-        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { throw Failure(message: "Not a JPEG file") }
+        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+            throw Failure(message: translatable("Not a JPEG file"))
+        }
         let segments = try Self.segments(bytes)
         guard let exif = segments.first(where: \.isExif) else {
             return .rewrite(Data(insertingExif(into: bytes, segments: segments, orientation: orientation)))
@@ -63,12 +65,12 @@ public enum ExifOrientation {
         let block = UnsafeTIFF(bytes: bytes, range: tiff..<exif.body.upperBound)
         guard block.isValid, let ifd0 = block.u32(4), ifd0 >= 8, let count = block.u16(ifd0), count < 1024,
             ifd0 + 2 + count * 12 + 4 <= block.count
-        else { throw Failure(message: "The EXIF block is damaged") }
+        else { throw Failure(message: translatable("The EXIF block is damaged")) }
         for n in 0..<count where block.u16(ifd0 + 2 + n * 12) == 0x0112 {
             let entry = ifd0 + 2 + n * 12
             // SHORT, one value: the value is in the entry itself, in its first two bytes.
             guard block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 else {
-                throw Failure(message: "The EXIF orientation is not a single number")
+                throw Failure(message: translatable("The EXIF orientation is not a single number"))
             }
             let value = block.encode16(orientation)
             return .patch(offset: tiff + entry + 8, bytes: value)
@@ -104,7 +106,9 @@ public enum ExifOrientation {
         var found: [Segment] = []
         var i = 2
         while true {
-            guard i + 4 <= b.count, b[i] == 0xFF else { throw Failure(message: "The JPEG file is damaged") }
+            guard i + 4 <= b.count, b[i] == 0xFF else {
+                throw Failure(message: translatable("The JPEG file is damaged"))
+            }
             let marker = b[i + 1]
             if marker == 0xFF { // fill byte
                 i += 1
@@ -112,7 +116,9 @@ public enum ExifOrientation {
             }
             if marker == 0xDA || marker == 0xD9 { return found }
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length >= 2, i + 2 + length <= b.count else { throw Failure(message: "The JPEG file is damaged") }
+            guard length >= 2, i + 2 + length <= b.count else {
+                throw Failure(message: translatable("The JPEG file is damaged"))
+            }
             let body = (i + 4)..<(i + 2 + length)
             let exif =
                 marker == 0xE1 && body.count >= 14 && Array(b[body.lowerBound..<(body.lowerBound + 6)]) == Self.exifName
@@ -160,7 +166,7 @@ public enum ExifOrientation {
         for entry in entries { tail += entry }
         tail += nextIFD
         let newLength = exif.body.count + tail.count + 2
-        guard newLength <= 0xFFFF else { throw Failure(message: "The EXIF block is full") }
+        guard newLength <= 0xFFFF else { throw Failure(message: translatable("The EXIF block is full")) }
         var out = b
         out.insert(contentsOf: tail, at: exif.body.upperBound)
         // The segment's length, and the header's pointer to IFD0.

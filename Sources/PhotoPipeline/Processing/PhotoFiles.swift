@@ -10,6 +10,8 @@ public enum PhotoFiles {
     public struct Failure: Error, Sendable, Equatable {
         public let message: String
         public init(message: String) { self.message = message }
+        /// The message in the user's language (GIO's and the C library's are already).
+        public var localizedMessage: String { MessageCatalogue.translate(message) }
     }
 
     // MARK: Trash
@@ -49,7 +51,7 @@ public enum PhotoFiles {
     /// desktop's own): `restore(_:from:)` then takes the item `trash:///` lists for it.
     public static func restore(_ trashed: Trashed) -> Result<Void, Failure> {
         guard let kept = trashed.trashedPath, FileManager.default.fileExists(atPath: kept) else {
-            return .failure(Failure(message: "The photo is no longer in the trash"))
+            return .failure(Failure(message: translatable("The photo is no longer in the trash")))
         }
         let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
         if case .failure(let failure) = move(source, to: trashed.originalPath) { return .failure(failure) }
@@ -161,10 +163,10 @@ public enum PhotoFiles {
         let kind = turnKind(of: path)
         switch kind {
         case .unsupported:
-            return .failure(Failure(message: "Pictures of this kind cannot be turned"))
+            return .failure(Failure(message: translatable("Pictures of this kind cannot be turned")))
         case .losslessJPEG:
             guard let data = FileManager.default.contents(atPath: path) else {
-                return .failure(Failure(message: "The file cannot be read"))
+                return .failure(Failure(message: translatable("The file cannot be read")))
             }
             let orientation = ExifOrientation.turned(ExifOrientation.orientation(of: data), clockwise: clockwise)
             do throws(ExifOrientation.Failure) {
@@ -186,14 +188,14 @@ public enum PhotoFiles {
             return .success(Turned(kind: kind, orientation: orientation))
         case .reencode(let format):
             guard let data = FileManager.default.contents(atPath: path) else {
-                return .failure(Failure(message: "The file cannot be read"))
+                return .failure(Failure(message: translatable("The file cannot be read")))
             }
             let cancellable = Cancellable()
             do throws(PhotoFailure) {
                 let info = try Decoding.info(data, cancellable: cancellable)
                 let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
                 guard side >= max(info.width, info.height) else {
-                    return .failure(Failure(message: "The picture is too large to be turned"))
+                    return .failure(Failure(message: translatable("The picture is too large to be turned")))
                 }
                 let image = try Decoding.picture(.bytes(data), size: .fit(side), cancellable: cancellable)
                 let turned = gdk_pixbuf_rotate_simple(
@@ -229,6 +231,6 @@ public enum PhotoFiles {
 
     private static func failure(_ error: UnsafeMutablePointer<GError>?) -> Failure {
         defer { if let error { g_error_free(error) } }
-        return Failure(message: error.map { String(cString: $0.pointee.message) } ?? "Unknown error")
+        return Failure(message: error.map { String(cString: $0.pointee.message) } ?? translatable("Unknown error"))
     }
 }

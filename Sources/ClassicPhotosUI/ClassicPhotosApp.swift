@@ -162,6 +162,7 @@ public final class ClassicPhotosApp {
     private func startup() {
         // Where pictures are decoded, said once when it is less confined than it should be.
         DecoderPool.shared.reportConfinementOnce()
+        DecoderPool.shared.prepare()
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }

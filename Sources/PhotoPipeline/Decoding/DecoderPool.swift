@@ -121,6 +121,20 @@ public final class DecoderPool: @unchecked Sendable {
         FileHandle.standardError.write(Data("classic-photos: \(confinementDescription)\n".utf8))
     }
 
+    /// Starts one helper now, in the background, unless one is there or starting, so that the
+    /// first picture does not wait for it: the app calls this as it starts, while its main
+    /// thread builds the window and the other core has little to do.
+    public func prepare() {
+        guard confinement != .inProcess else { return }
+        let idleOrStarting = condition.withLock { live > 0 || launching }
+        guard !idleOrStarting else { return }
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let cancellable = Cancellable()
+            guard let helper = try? checkOut(cancellable: cancellable) else { return }
+            checkIn(helper)
+        }
+    }
+
     // MARK: Decoding
 
     /// What a picture is handed to a helper as.

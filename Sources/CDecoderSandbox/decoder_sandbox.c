@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -93,8 +94,22 @@ static struct scmp_arg_cmp argument(unsigned index, enum scmp_compare op, scmp_d
     return comparison;
 }
 
+// Gives up every capability the process has (a helper started by an app running as root,
+// without bubblewrap, has them all): none effective, permitted or inheritable, none left in the
+// bounding set where that may be changed. 0 on success, else errno.
+static int drop_capabilities(void) {
+    for (int capability = 0; capability <= CAP_LAST_CAP; capability++)
+        prctl(PR_CAPBSET_DROP, capability, 0, 0, 0); // EPERM without CAP_SETPCAP: nothing to drop
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct none[2];
+    memset(none, 0, sizeof none);
+    return syscall(SYS_capset, &header, none) == 0 ? 0 : errno;
+}
+
 int cp_sandbox_apply(const char **message) {
     *message = NULL;
+    int dropped = drop_capabilities();
+    if (dropped != 0) { *message = "dropping capabilities"; return -dropped; }
     // If the app goes, so does the helper; and no exec'd program can gain privileges.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) { *message = "PR_SET_PDEATHSIG"; return -errno; }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) { *message = "PR_SET_NO_NEW_PRIVS"; return -errno; }
@@ -303,6 +318,11 @@ void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity) {
     if (syscall(SYS_fsopen, "tmpfs", 0) >= 0 || errno != EPERM) probe_note(report, capacity, "fsopen");
     if (fstat(2, &status) != 0 || !S_ISCHR(status.st_mode) || status.st_rdev != makedev(1, 3))
         probe_note(report, capacity, "stderr");
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct held[2];
+    if (syscall(SYS_capget, &header, held) != 0 || held[0].effective || held[0].permitted || held[1].effective ||
+        held[1].permitted)
+        probe_note(report, capacity, "capabilities");
     struct rlimit files;
     if (getrlimit(RLIMIT_FSIZE, &files) != 0 || files.rlim_max == RLIM_INFINITY) probe_note(report, capacity, "fsize");
 }

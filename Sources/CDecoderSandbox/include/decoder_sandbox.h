@@ -14,9 +14,9 @@ int cp_sandbox_limit_files(unsigned long long file_bytes, unsigned long long des
 // writing, created, removed or renamed, nor changed through a descriptor (mode, owner,
 // attributes, locks, leases); no exec, no new processes (threads only), no signals, limits or
 // priorities for other processes, no ptrace, mounts or namespaces (these fail with EPERM or
-// ENOSYS; exec kills the process). Also sets
-// no_new_privs and makes the process die with its parent. 0 on success, else a negative
-// errno; `*message` then says what failed (static text).
+// ENOSYS; exec kills the process). Also drops every capability, sets no_new_privs and makes
+// the process die with its parent. 0 on success, else a negative errno; `*message` then says
+// what failed (static text).
 int cp_sandbox_apply(const char **message);
 
 // Makes the app's own process undumpable: other processes of the user (a helper running
@@ -54,5 +54,5 @@ int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int erro
 // For tests only (a helper's `escape` fault): tries what the filter and limits should refuse
 // (signalling, limiting or renicing `app`, forking, new namespaces, changing or locking `fd`,
 // typing into a terminal, the mount API) and what should be in place (standard error on
-// /dev/null, a file size limit), and writes the names of whatever got through to `report`.
+// /dev/null, a file size limit, no capabilities), and writes the names of whatever got through to `report`.
 void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity);

@@ -192,9 +192,9 @@ extension PhotoListWindow {
     private func trashPhoto() {
         guard let target = photoTarget(), let path = target.path else { return }
         noteOwnChange(path)
-        Thread.detachNewThread {
-            let result = PhotoFiles.trash(path)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { PhotoFiles.trash(path) },
+            then: { [weak self] result in
                 guard let self else { return }
                 switch result {
                 case .success(let trashed):
@@ -211,7 +211,17 @@ extension PhotoListWindow {
                             failure.localizedMessage))
                 }
                 refreshPhotoActions()
-            }
+            })
+    }
+
+    /// Runs `work` (blocking file or bus work) on a thread of its own, then `done` with what it
+    /// gave, on the main loop.
+    private func inBackground<Value: Sendable>(
+        _ work: @escaping @Sendable () -> Value, then done: @escaping @MainActor @Sendable (Value) -> Void
+    ) {
+        Thread.detachNewThread {
+            let value = work()
+            MainLoop.onMainActor { done(value) }
         }
     }
 
@@ -233,12 +243,16 @@ extension PhotoListWindow {
         } else {
             photoActions.ownChanges[last.trashed.originalPath] = nil
         }
-        Thread.detachNewThread {
-            var result = PhotoFiles.restore(last.trashed)
-            if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath) {
-                result = PhotoFiles.restore(last.trashed, from: item)
-            }
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            {
+                let result = PhotoFiles.restore(last.trashed)
+                if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath)
+                {
+                    return PhotoFiles.restore(last.trashed, from: item)
+                }
+                return result
+            },
+            then: { [weak self] result in
                 guard let self else { return }
                 switch result {
                 case .success where last.list != listGeneration:
@@ -266,8 +280,7 @@ extension PhotoListWindow {
                             format: tr("“%@” could not be put back: %@"), DisplayText.line(last.entry.name),
                             failure.localizedMessage))
                 }
-            }
-        }
+            })
     }
 
     /// Deletes the photo for good, once the user said so.
@@ -279,9 +292,9 @@ extension PhotoListWindow {
             action: tr("_Delete"), destructive: true
         ) { [unowned self] in
             noteOwnChange(path)
-            Thread.detachNewThread {
-                let result = PhotoFiles.delete(path)
-                MainLoop.onMainActor { [weak self] in
+            inBackground(
+                { PhotoFiles.delete(path) },
+                then: { [weak self] result in
                     guard let self else { return }
                     switch result {
                     case .success:
@@ -295,8 +308,7 @@ extension PhotoListWindow {
                                 failure.localizedMessage))
                     }
                     refreshPhotoActions()
-                }
-            }
+                })
         }
     }
 
@@ -331,9 +343,9 @@ extension PhotoListWindow {
     /// follow.
     private func rotatePhoto(clockwise: Bool) {
         guard let target = photoTarget(), let path = target.path else { return }
-        Thread.detachNewThread {
-            let kind = PhotoFiles.turnKind(of: path)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { PhotoFiles.turnKind(of: path) },
+            then: { [weak self] kind in
                 guard let self else { return }
                 switch kind {
                 case .unsupported:
@@ -350,15 +362,14 @@ extension PhotoListWindow {
                         action: tr("_Rotate"), destructive: false
                     ) { [unowned self] in turn(target, path: path, clockwise: clockwise) }
                 }
-            }
-        }
+            })
     }
 
     private func turn(_ target: PhotoTarget, path: String, clockwise: Bool) {
         noteOwnChange(path)
-        Thread.detachNewThread {
-            let result = PhotoFiles.turn(path, clockwise: clockwise)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { PhotoFiles.turn(path, clockwise: clockwise) },
+            then: { [weak self] result in
                 guard let self else { return }
                 switch result {
                 case .success:
@@ -376,17 +387,16 @@ extension PhotoListWindow {
                             failure.localizedMessage)
                     )
                 }
-            }
-        }
+            })
     }
 
     // MARK: The desktop
 
     private func setBackground() {
         guard let target = photoTarget(), let path = target.path else { return }
-        Thread.detachNewThread {
-            let answer = DesktopServices.setBackground(path: path)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { DesktopServices.setBackground(path: path) },
+            then: { [weak self] answer in
                 switch answer {
                 case .done: break // the portal asks the user itself
                 case .missing:
@@ -394,16 +404,15 @@ extension PhotoListWindow {
                 case .failed(let message):
                     self?.showToast(String(format: tr("The background could not be set: %@"), message))
                 }
-            }
-        }
+            })
     }
 
     private func showInFiles() {
         guard let target = photoTarget(), let url = target.url, url.isFileURL else { return }
         let uri = url.absoluteString
-        Thread.detachNewThread {
-            let answer = DesktopServices.showInFiles(uri: uri)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { DesktopServices.showInFiles(uri: uri) },
+            then: { [weak self] answer in
                 switch answer {
                 case .done: break
                 case .missing:
@@ -411,8 +420,7 @@ extension PhotoListWindow {
                 case .failed(let message):
                     self?.showToast(String(format: tr("The photo could not be shown in Files: %@"), message))
                 }
-            }
-        }
+            })
     }
 
     /// Puts the photo's location on the clipboard: its path for a file, its address for a
@@ -468,17 +476,16 @@ extension PhotoListWindow {
             if viewer.shownPhoto != nil { showToast(tr("The photo is not loaded yet")) }
             return
         }
-        Thread.detachNewThread {
-            let picture = PhotoSaving.fullPicture(bytes: shown.bytes, sepia: shown.sepia)
-            MainLoop.onMainActor { [weak self] in
+        inBackground(
+            { PhotoSaving.fullPicture(bytes: shown.bytes, sepia: shown.sepia) },
+            then: { [weak self] picture in
                 guard let self else { return }
                 switch picture {
                 case .success(let image): runPrint(image, name: target.name)
                 case .failure(let failure):
                     showToast(String(format: tr("The photo could not be printed: %@"), failure.message))
                 }
-            }
-        }
+            })
     }
 
     private func runPrint(_ image: PhotoImage, name: String) {

@@ -6,10 +6,13 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -177,6 +180,59 @@ int cp_sandbox_apply(const char **message) {
     return status;
 }
 
+// Writes `nice` to an autogroup file, trying again while the kernel refuses for its rate
+// limit (EAGAIN: one change in 100 ms across the whole system, unless CAP_SYS_ADMIN).
+static int write_autogroup(int fd, int nice, int attempts) {
+    char text[16];
+    int length = snprintf(text, sizeof text, "%d", nice);
+    for (int attempt = 0;; attempt++) {
+        if (write(fd, text, (size_t)length) == length) return 0;
+        if (errno != EAGAIN || attempt + 1 >= attempts) return errno;
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+struct autogroup_retry {
+    int fd;
+    int nice;
+};
+
+static void *retry_autogroup(void *context) {
+    struct autogroup_retry *retry = context;
+    write_autogroup(retry->fd, retry->nice, 150); // for about 3 s
+    close(retry->fd);
+    free(retry);
+    return NULL;
+}
+
+int cp_sandbox_lower_autogroup(int nice) {
+    int fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    int status = write_autogroup(fd, nice, 1);
+    if (status != EAGAIN) {
+        close(fd);
+        return status;
+    }
+    // Another process changed its group a moment ago: a thread keeps trying, so that the
+    // helper need not wait for it. The descriptor is open already, as the filter will refuse
+    // opening files for writing.
+    struct autogroup_retry *retry = malloc(sizeof *retry);
+    pthread_t thread;
+    pthread_attr_t attributes;
+    if (retry) {
+        *retry = (struct autogroup_retry){.fd = fd, .nice = nice};
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        status = pthread_create(&thread, &attributes, retry_autogroup, retry);
+        pthread_attr_destroy(&attributes);
+        if (status == 0) return 0;
+        free(retry);
+    }
+    close(fd);
+    return status ? status : ENOMEM;
+}
+
 int cp_sandbox_protect_app(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : errno; }
 
 int cp_pipe(int ends[2]) { return pipe2(ends, O_CLOEXEC) == 0 ? 0 : errno; }
@@ -267,9 +323,8 @@ int cp_spawn_helper(
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
-    // A process group of its own (no signals from the terminal's keys), in the app's session.
-    posix_spawnattr_setpgroup(&attributes, 0);
-    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP;
+    // A session of its own: no controlling terminal, no signals from the terminal's keys.
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID;
     posix_spawnattr_setflags(&attributes, flags);
     int status = posix_spawn(pid, argv[0], &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
@@ -323,6 +378,21 @@ void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity) {
     if (syscall(SYS_capget, &header, held) != 0 || held[0].effective || held[0].permitted || held[1].effective ||
         held[1].permitted)
         probe_note(report, capacity, "capabilities");
+    if (getsid(0) != getpid()) probe_note(report, capacity, "session");
+    // "/autogroup-N nice K", where the kernel has autogroups
+    // (a change the kernel's rate limit deferred may take a moment)
+    for (int attempt = 0; attempt < 200; attempt++) {
+        FILE *group = fopen("/proc/self/autogroup", "r");
+        if (!group) break;
+        int niced = 0;
+        int read = fscanf(group, "/autogroup-%*d nice %d", &niced);
+        fclose(group);
+        if (read == 1 && niced > 0) break;
+        if (read != 1 || attempt == 199) probe_note(report, capacity, "autogroup");
+        if (read != 1) break;
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
     struct rlimit files;
     if (getrlimit(RLIMIT_FSIZE, &files) != 0 || files.rlim_max == RLIM_INFINITY) probe_note(report, capacity, "fsize");
 }

@@ -43,6 +43,16 @@ if let index = arguments.firstIndex(of: "--limit-memory"), index + 1 < arguments
     guard status == 0 else { refuse("limiting its files", status) }
 }
 
+// A session of its own, with no controlling terminal to type into. (bubblewrap's
+// `--new-session` gives one to the sandbox's first process; the helper leads its own.)
+_ = setsid()
+// Linux schedules a session as a group with a whole program's weight: niced to 10 (a tenth
+// of the weight) it takes the cores when the app leaves them idle, and little of them from the
+// app's main loop when it needs them. Where sessions are not grouped (no autogroups, or the
+// desktop's own CPU cgroups), the helper's threads are what is weighed: they are niced too.
+_ = cp_sandbox_lower_autogroup(10)
+_ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+
 var message: UnsafePointer<CChar>?
 let filterStatus = cp_sandbox_apply(&message)
 if filterStatus != 0 { refuse(message.map { String(cString: $0) } ?? "seccomp", -filterStatus) }

@@ -138,7 +138,7 @@ import TestSupport
     }
 
     @Test(
-        "A helper cannot signal, limit or renice the app, fork, make namespaces, change or lock the file it reads, type into a terminal or mount; its standard error is /dev/null",
+        "A helper cannot signal, limit or renice the app, fork, make namespaces, change or lock the file it reads, type into a terminal or mount; its standard error is /dev/null, it has a session of its own and weighs less than the app",
         arguments: modes)
     func nothingElseGetsThrough(_ sandbox: String?) throws {
         let pool = pool(sandbox)

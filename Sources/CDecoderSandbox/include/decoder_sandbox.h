@@ -19,6 +19,13 @@ int cp_sandbox_limit_files(unsigned long long file_bytes, unsigned long long des
 // what failed (static text).
 int cp_sandbox_apply(const char **message);
 
+// Gives the scheduling group of the process's session (its autogroup, where the kernel has
+// them) the weight of a process niced to `nice`, so that a helper busy decoding weighs less
+// than the app it works for. When the kernel's rate limit refuses for now, a thread of the
+// process tries again for a few seconds. 0 on success (or once the thread is trying), else
+// errno (ENOENT without autogroups).
+int cp_sandbox_lower_autogroup(int nice);
+
 // Makes the app's own process undumpable: other processes of the user (a helper running
 // without bubblewrap, which shares the app's view of /proc) cannot read its memory or attach
 // to it. 0 on success, else errno.
@@ -47,12 +54,13 @@ long cp_channel_receive(int socket, void *buffer, size_t capacity, int *fd);
 
 // Starts `argv[0]` (a path) with `envp`, its standard input and output on /dev/null, its
 // standard error on `error_output` (or /dev/null when -1), `socket` as descriptor 3 and no
-// other descriptors, in a process group of its own but the app's session. 0 and `*pid` on
+// other descriptors, in a session of its own. 0 and `*pid` on
 // success, else errno.
 int cp_spawn_helper(char *const argv[], char *const envp[], int socket, int error_output, pid_t *pid);
 
 // For tests only (a helper's `escape` fault): tries what the filter and limits should refuse
 // (signalling, limiting or renicing `app`, forking, new namespaces, changing or locking `fd`,
 // typing into a terminal, the mount API) and what should be in place (standard error on
-// /dev/null, a file size limit, no capabilities), and writes the names of whatever got through to `report`.
+// /dev/null, a file size limit, no capabilities, a session of its own with a lowered
+// autogroup), and writes the names of whatever got through to `report`.
 void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity);

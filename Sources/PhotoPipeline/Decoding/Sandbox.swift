@@ -9,14 +9,13 @@ enum Sandbox {
     /// a private `/proc` and a minimal `/dev`; nothing else, so no home folder,
     /// no `/tmp`, no sockets of other programs.
     ///
-    /// It stays in the app's session (no `--new-session`). A session of its own guards a
-    /// terminal against `TIOCSTI`, which the helper's filter refuses anyway (and it holds no
-    /// terminal); but the kernel schedules each session as a group (autogroup) weighing as
-    /// much as the whole app, so three busy helpers each got as much of the two cores as the
-    /// app's main loop and every other thread of it together, and the main loop stalled.
+    /// It runs in a session of its own (`--new-session`): no controlling terminal to type into.
+    /// Linux schedules each session as a group (autogroup) weighing as much as a whole
+    /// program, so the helper lowers its group's weight as it starts (see the helper's `main`).
     static func bubblewrapArguments(helper: String) -> [String] {
         var arguments = [
-            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL",
+            "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
             "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
         ]

@@ -6,8 +6,9 @@ import PhotoPipeline
 /// Hands the events of a source load to the window a little at a time.
 ///
 /// The loader reads on a worker and may have a hundred batches of 10,000 rows ready at once;
-/// run back to back they would hold the main loop for most of a second. The feed queues the
-/// events and hands over one piece of a batch per main-loop iteration, at idle priority, so
+/// run back to back they would hold the main loop for most of a second. The loader cuts them
+/// into pieces on its worker; the feed queues the events and hands over one piece per
+/// main-loop iteration, at idle priority, so
 /// input, drawing and the photo work's results get their turn in between. Events keep their
 /// order. The first piece of a load is small: the list view makes and binds its row widgets
 /// (up to about 200 in GTK 4.8) as the first rows arrive, which cost 45 ms for one piece of
@@ -19,7 +20,7 @@ final class SourceFeed {
     static let pieceRows = 2_000
 
     private let handle: (PhotoSourceEvent) -> Void
-    private var rowsHandedOver = 0
+    private var rowsQueued = 0
     private let sourceCount: Int
     private var loadEnded = false
     private var queue: [PhotoSourceEvent] = []
@@ -31,7 +32,9 @@ final class SourceFeed {
     init(loader: PhotoSourceLoader, sources: [any PhotoSource], handle: @escaping (PhotoSourceEvent) -> Void) {
         self.handle = handle
         sourceCount = sources.count
-        loading = loader.load(sources) { [weak self] event in self?.enqueue(event) }
+        loading = loader.load(sources, pieces: (Self.firstPieceRows, Self.pieceRows)) { [weak self] event in
+            self?.enqueue(event)
+        }
     }
 
     /// Stops reading and drops every event not yet handed over.
@@ -45,35 +48,12 @@ final class SourceFeed {
 
     private func enqueue(_ event: PhotoSourceEvent) {
         guard loading != nil else { return }
-        if case .batch(let index, let batch) = event {
-            queue += Self.pieces(of: batch, firstPieceRows: rowsHandedOver == 0 ? Self.firstPieceRows : Self.pieceRows)
-                .map { .batch(index: index, $0) }
-            rowsHandedOver += batch.entries.count
-        } else {
-            queue.append(event)
-        }
+        if case .batch(_, let piece) = event { rowsQueued += piece.entries.count }
+        queue.append(event)
         guard drain == nil else { return }
         drain = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             self?.handOver() ?? .remove
         }
-    }
-
-    /// `batch` cut into pieces of at most `pieceRows` rows (the first one `firstPieceRows`).
-    static func pieces(of batch: PhotoSourceBatch, firstPieceRows: Int) -> [PhotoSourceBatch] {
-        // An empty folder still says which folder it is.
-        if batch.entries.isEmpty { return [batch] }
-        var pieces: [PhotoSourceBatch] = []
-        var start = 0
-        while start < batch.entries.count {
-            let end = min(batch.entries.count, start + (pieces.isEmpty ? firstPieceRows : pieceRows))
-            let selected = batch.selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
-            var piece = batch
-            piece.entries = Array(batch.entries[start..<end])
-            piece.selected = selected
-            pieces.append(piece)
-            start = end
-        }
-        return pieces
     }
 
     /// Hands over events up to and including the next batch; removes itself when the queue is empty.
@@ -98,7 +78,7 @@ final class SourceFeed {
         queue.removeAll(keepingCapacity: false)
         next = 0
         drain = nil
-        if loadEnded, rowsHandedOver > 10_000 {
+        if loadEnded, rowsQueued > 10_000 {
             // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
             DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) }
         }

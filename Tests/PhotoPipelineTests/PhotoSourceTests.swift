@@ -511,6 +511,42 @@ func plist(_ body: String) -> String {
         #expect(names.count == 21)
     }
 
+    @Test(
+        "Asked for pieces, the loader cuts batches on its worker: a small first piece, then pieces of at most the size asked, every row once and in order"
+    )
+    func pieces() async throws {
+        let folder = try ScratchFolder()
+        var body = "<array>"
+        for n in 0..<12_000 {
+            body += "<dict><key>name</key><string>p\(n)</string><key>url</key><string>\(n).jpg</string></dict>"
+        }
+        let list = try folder.write("long.plist", plist(body + "</array>"))
+        let loader = PhotoSourceLoader(fetcher: PhotoFetcher())
+        var sizes: [Int] = []
+        var names: [String] = []
+        var finished = false
+        _ = loader.load([PropertyListSource(location: list)], pieces: (100, 2_000)) { event in
+            if case .batch(_, let batch) = event {
+                sizes.append(batch.entries.count)
+                names += batch.entries.map(\.name)
+            }
+            if case .finished = event { finished = true }
+        }
+        #expect(await iterate { finished })
+        // The source's batches are 10,000 rows: the first cut to 100 + 4 × 2,000 + 1,900, the
+        // second (2,000) whole.
+        #expect(sizes == [100, 2_000, 2_000, 2_000, 2_000, 1_900, 2_000], "\(sizes)")
+        #expect(names == (0..<12_000).map { "p\($0)" })
+
+        // The piece that holds a batch's selected entry points at it within the piece.
+        let batch = PhotoSourceBatch(
+            entries: names.prefix(250).map { PhotoEntry(name: $0, url: URL(fileURLWithPath: "/\($0)")) }, selected: 120)
+        let cut = batch.pieces(firstRows: 100, rows: 100)
+        #expect(cut.map(\.entries.count) == [100, 100, 50])
+        #expect(cut.map(\.selected) == [nil, 20, nil])
+        #expect(PhotoSourceBatch(entries: []).pieces(firstRows: 100, rows: 100).count == 1)
+    }
+
     @Test("Nothing is reported once the load is cancelled")
     func cancelled() async throws {
         let folder = try ScratchFolder()

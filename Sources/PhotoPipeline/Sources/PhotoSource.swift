@@ -46,6 +46,24 @@ public struct PhotoSourceBatch: Sendable {
         self.order = order
         self.wantedOrder = wantedOrder
     }
+
+    /// The batch cut into pieces of at most `rows` rows, the first of at most `firstRows`;
+    /// each keeps the batch's folder and order, and the piece holding the selected entry says so.
+    public func pieces(firstRows: Int, rows: Int) -> [PhotoSourceBatch] {
+        // An empty folder still says which folder it is.
+        if entries.isEmpty { return [self] }
+        var pieces: [PhotoSourceBatch] = []
+        var start = 0
+        while start < entries.count {
+            let end = min(entries.count, start + max(1, pieces.isEmpty ? firstRows : rows))
+            var piece = self
+            piece.entries = Array(entries[start..<end])
+            piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
+            pieces.append(piece)
+            start = end
+        }
+        return pieces
+    }
 }
 
 /// Why a whole source could not be read: what went wrong, with what it concerns. The words a

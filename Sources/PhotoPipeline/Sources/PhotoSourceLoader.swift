@@ -31,9 +31,13 @@ public final class PhotoSourceLoader: Sendable {
 
     /// Reads `sources` in turn, reporting each through `events` on the main actor. A source
     /// that fails does not stop the ones after it. Cancel the result to abandon the load.
+    ///
+    /// With `pieces`, batches are cut on the worker into pieces of at most `rows` rows, the
+    /// load's first of at most `firstRows` (see `PhotoSourceBatch.pieces`), so that the main
+    /// thread neither copies nor frees a source's big batches.
     @discardableResult
     public func load(
-        _ sources: [any PhotoSource],
+        _ sources: [any PhotoSource], pieces: (firstRows: Int, rows: Int)? = nil,
         events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void
     ) -> Cancellable {
         let cancellable = Cancellable()
@@ -44,6 +48,7 @@ public final class PhotoSourceLoader: Sendable {
             }
         }
         queue.addOperation { [fetcher] in
+            var rowsPosted = 0
             for (index, source) in sources.enumerated() {
                 guard !cancellable.isCancelled else { return }
                 post(.started(index: index, location: source.location))
@@ -51,7 +56,12 @@ public final class PhotoSourceLoader: Sendable {
                 do throws(PhotoSourceError) {
                     try source.read(using: fetcher, cancellable: cancellable) { batch in
                         rows += batch.entries.count
-                        post(.batch(index: index, batch))
+                        guard let pieces else { return post(.batch(index: index, batch)) }
+                        let firstRows = rowsPosted == 0 ? pieces.firstRows : pieces.rows
+                        for piece in batch.pieces(firstRows: firstRows, rows: pieces.rows) {
+                            post(.batch(index: index, piece))
+                        }
+                        rowsPosted += batch.entries.count
                     }
                     post(.finished(index: index, location: source.location, rows: rows))
                 } catch {

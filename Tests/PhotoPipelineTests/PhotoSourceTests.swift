@@ -467,6 +467,15 @@ func plist(_ body: String) -> String {
         return true
     }
 
+    /// A property list of `rows` photos named p0, p1, … in `folder`.
+    func longList(in folder: ScratchFolder, rows: Int) throws -> URL {
+        var body = "<array>"
+        for n in 0..<rows {
+            body += "<dict><key>name</key><string>p\(n)</string><key>url</key><string>\(n).jpg</string></dict>"
+        }
+        return try folder.write("long.plist", plist(body + "</array>"))
+    }
+
     /// A short description of an event, for comparing sequences.
     func describe(_ event: PhotoSourceEvent) -> String {
         switch event {
@@ -516,11 +525,7 @@ func plist(_ body: String) -> String {
     )
     func pieces() async throws {
         let folder = try ScratchFolder()
-        var body = "<array>"
-        for n in 0..<12_000 {
-            body += "<dict><key>name</key><string>p\(n)</string><key>url</key><string>\(n).jpg</string></dict>"
-        }
-        let list = try folder.write("long.plist", plist(body + "</array>"))
+        let list = try longList(in: folder, rows: 12_000)
         let loader = PhotoSourceLoader(fetcher: PhotoFetcher())
         var sizes: [Int] = []
         var names: [String] = []
@@ -550,11 +555,7 @@ func plist(_ body: String) -> String {
     @Test("Nothing is reported once the load is cancelled")
     func cancelled() async throws {
         let folder = try ScratchFolder()
-        var body = "<array>"
-        for n in 0..<30_000 {
-            body += "<dict><key>name</key><string>p\(n)</string><key>url</key><string>\(n).jpg</string></dict>"
-        }
-        let list = try folder.write("long.plist", plist(body + "</array>"))
+        let list = try longList(in: folder, rows: 30_000)
         let loader = PhotoSourceLoader(fetcher: PhotoFetcher())
         var events: [String] = []
         let loading = loader.load([PropertyListSource(location: list), PropertyListSource(location: list)]) { event in

@@ -8,11 +8,11 @@ import PhotoPipeline
 /// The loader reads on a worker and may have a hundred batches of 10,000 rows ready at once;
 /// run back to back they would hold the main loop for most of a second. The loader cuts them
 /// into pieces on its worker; the feed queues the events and hands over one piece per
-/// main-loop iteration, at idle priority, so
-/// input, drawing and the photo work's results get their turn in between. Events keep their
-/// order. The first piece of a load is small: the list view makes and binds its row widgets
-/// (up to about 200 in GTK 4.8) as the first rows arrive, which cost 45 ms for one piece of
-/// 10,000 rows; spread over two small pieces, each costs half.
+/// main-loop iteration, at idle priority, so input, drawing and the photo work's results get
+/// their turn in between. Events keep their order. The first piece of a load is small: the
+/// list view makes and binds its row widgets (up to about 200 in GTK 4.8) as the first rows
+/// arrive, which cost 45 ms for one piece of 10,000 rows; spread over two small pieces, each
+/// costs half.
 @MainActor
 final class SourceFeed {
     /// Rows handed over in the first piece of a load, and in each piece after it.

@@ -76,12 +76,15 @@ import TestSupport
         #expect(settled, "\(describe(records))")
         #expect(reasons(records) == [.tooManyPixels, .tooManyPixels, .tooManyPixels, nil], "\(describe(records))")
         #expect(records.last?.state == .filtered)
-        #expect(seconds < 5 * sanitizerSlowdown, "took \(seconds) s")
+        // Decoding the PNG would take 36 s, and any of them 190 MB (the JPEG at 1/8) to 14 GB.
+        // The bounds leave room for the suite's other tests, which run beside this one in the
+        // same process and have made it take 6.4 s, and the process grow by 108 MB, for
+        // 0.05 s and 3 MB of its own.
+        #expect(seconds < 15 * sanitizerSlowdown, "took \(seconds) s")
         print(
             "bombs: \(String(format: "%.2f", seconds)) s, peak resident growth \(growth >> 20) MB (peak reset: \(canReset))"
         )
-        // Decoding any of them would take 190 MB (the JPEG at 1/8) to 14 GB.
-        if canReset, measuresMemory { #expect(growth < 100 << 20, "peak grew by \(growth >> 20) MB") }
+        if canReset, measuresMemory { #expect(growth < 160 << 20, "peak grew by \(growth >> 20) MB") }
     }
 
     /// A 310-byte GIF claiming 64000×56424 (with JPEG bytes after its header), found by the

@@ -23,12 +23,12 @@ import TestSupport
     }
 
     @Test("Every translation is complete: msgfmt counts every message of the template translated, none fuzzy")
-    func translationsComplete() throws {
+    func translationsComplete() async throws {
         let template = try Catalogue(Self.po.appendingPathComponent("classic-photos.pot"))
         #expect(template.messages.count > 100, "the template holds only \(template.messages.count) messages")
         for language in Self.languages {
             let file = Self.po.appendingPathComponent("\(language).po")
-            let result = try run(
+            let result = try await run(
                 URL(fileURLWithPath: "/usr/bin/msgfmt"), ["--check", "--statistics", "-o", "/dev/null", file.path])
             #expect(result.status == 0, "msgfmt --check \(language).po: \(result.stderr)")
             let statistics = result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -44,28 +44,32 @@ import TestSupport
     }
 
     @Test("Every tr(), ntr() and translatable() literal in Sources is in the template")
-    func sourcesExtracted() throws {
+    func sourcesExtracted() async throws {
         let template = try Catalogue(Self.po.appendingPathComponent("classic-photos.pot"))
         let sources = Products.packageRoot.appendingPathComponent("Sources")
-        let files =
-            FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        // Scanning every source takes seconds of a debug build: not on a thread tasks share,
+        // where it would hold back the tests beside it.
+        let calls = try await onOwnThread {
+            let files =
+                FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+            return try files.flatMap { file in
+                MarkedCall.all(in: try String(contentsOf: file, encoding: .utf8)).map { (file.lastPathComponent, $0) }
+            }
+        }
         var found = 0
-        for file in files {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            for call in MarkedCall.all(in: text) {
-                let place = "\(file.lastPathComponent): \(call.function)(\(call.arguments.first ?? "…"))"
-                guard let singular = call.arguments.first else {
-                    Issue.record("\(place): the message must be one single-line literal, without interpolation")
-                    continue
-                }
-                found += 1
-                #expect(template.messages[singular] != nil, "\(place) is not in po/classic-photos.pot")
-                if call.function == "ntr" {
-                    #expect(
-                        call.arguments.count == 2 && template.messages[singular] == call.arguments.last,
-                        "\(place): its plural is not in po/classic-photos.pot")
-                }
+        for (name, call) in calls {
+            let place = "\(name): \(call.function)(\(call.arguments.first ?? "…"))"
+            guard let singular = call.arguments.first else {
+                Issue.record("\(place): the message must be one single-line literal, without interpolation")
+                continue
+            }
+            found += 1
+            #expect(template.messages[singular] != nil, "\(place) is not in po/classic-photos.pot")
+            if call.function == "ntr" {
+                #expect(
+                    call.arguments.count == 2 && template.messages[singular] == call.arguments.last,
+                    "\(place): its plural is not in po/classic-photos.pot")
             }
         }
         #expect(found > 80, "only \(found) marked messages found in Sources")

@@ -347,7 +347,11 @@ extension GUITests {
             let folder = try bigPictures("single", count: 5, width: 800, height: 600)
             defer { try? FileManager.default.removeItem(at: folder) }
             let app = try AppSession(source: folder.appendingPathComponent("p04.jpg").path)
-            let events = try app.waitFor("the picture in the viewer") { !images($0, state: .filtered).isEmpty }
+            // The list's end is handed over after the picture's row, and may come after the
+            // picture is shown: waited for as well.
+            let events = try app.waitFor("the picture in the viewer, and the whole folder") {
+                !images($0, state: .filtered).isEmpty && $0.contains { $0.event.name == .sourceLoaded }
+            }
             let selected = try #require(events.first { $0.event.name == .listSelect })
             let opened = try #require(events.first { $0.event.name == .viewerOpen })
             #expect(selected.event.row == 3 && opened.event.row == 3 && opened.event.photoName == "p04.jpg")

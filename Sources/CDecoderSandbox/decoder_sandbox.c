@@ -180,6 +180,11 @@ int cp_sandbox_apply(const char **message) {
     return status;
 }
 
+static void pause_20ms(void) {
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
 // Writes `nice` to an autogroup file, trying again while the kernel refuses for its rate
 // limit (EAGAIN: one change in 100 ms across the whole system, unless CAP_SYS_ADMIN).
 static int write_autogroup(int fd, int nice, int attempts) {
@@ -188,8 +193,7 @@ static int write_autogroup(int fd, int nice, int attempts) {
     for (int attempt = 0;; attempt++) {
         if (write(fd, text, (size_t)length) == length) return 0;
         if (errno != EAGAIN || attempt + 1 >= attempts) return errno;
-        struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        pause_20ms();
     }
 }
 
@@ -232,6 +236,8 @@ int cp_sandbox_lower_autogroup(int nice) {
     close(fd);
     return status ? status : ENOMEM;
 }
+
+int cp_nice_thread(int nice) { return setpriority(PRIO_PROCESS, 0, nice) == 0 ? 0 : errno; }
 
 int cp_sandbox_protect_app(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : errno; }
 
@@ -390,8 +396,7 @@ void cp_sandbox_probe(pid_t app, int fd, char *report, size_t capacity) {
         if (read == 1 && niced > 0) break;
         if (read != 1 || attempt == 199) probe_note(report, capacity, "autogroup");
         if (read != 1) break;
-        struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        pause_20ms();
     }
     struct rlimit files;
     if (getrlimit(RLIMIT_FSIZE, &files) != 0 || files.rlim_max == RLIM_INFINITY) probe_note(report, capacity, "fsize");

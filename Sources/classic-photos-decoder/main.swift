@@ -51,7 +51,7 @@ _ = setsid()
 // app's main loop when it needs them. Where sessions are not grouped (no autogroups, or the
 // desktop's own CPU cgroups), the helper's threads are what is weighed: they are niced too.
 _ = cp_sandbox_lower_autogroup(10)
-_ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+_ = cp_nice_thread(10)
 
 var message: UnsafePointer<CChar>?
 let filterStatus = cp_sandbox_apply(&message)

@@ -26,6 +26,10 @@ int cp_sandbox_apply(const char **message);
 // errno (ENOENT without autogroups).
 int cp_sandbox_lower_autogroup(int nice);
 
+// Sets the calling thread's niceness (on Linux it is a thread's, and threads and processes it
+// starts inherit it). 0 on success, else errno.
+int cp_nice_thread(int nice);
+
 // Makes the app's own process undumpable: other processes of the user (a helper running
 // without bubblewrap, which shares the app's view of /proc) cannot read its memory or attach
 // to it. 0 on success, else errno.

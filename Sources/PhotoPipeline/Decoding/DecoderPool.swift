@@ -623,10 +623,10 @@ private final class Spawner: @unchecked Sendable {
     }
 
     private func run() {
-        // Niceness is a thread's on Linux, and what it starts inherits it: helpers load Swift's
-        // runtime and Foundation (tens of milliseconds of a core) before they can lower their
-        // own weight, and should not take the cores from the app's main loop meanwhile.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        // What this thread starts inherits its niceness: where processes rather than sessions
+        // are weighed, helpers loading Swift's runtime and Foundation (tens of milliseconds of
+        // a core) before they lower themselves do not take the cores from the app's main loop.
+        _ = cp_nice_thread(10)
         while true {
             let job = condition.withLock {
                 while jobs.isEmpty { condition.wait() }

@@ -81,14 +81,16 @@ let package = Package(
         // MARK: The photo pipeline (no GTK): data source, records, operations, filter, scheduling
         .target(
             name: "PhotoPipeline",
-            dependencies: ["GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox"],
+            dependencies: [
+                "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
+            ],
             swiftSettings: strict),
 
         // MARK: The GTK application
         .target(
             name: "ClassicPhotosUI",
             dependencies: [
-                "GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoListModel", "CPhotoViewer",
+                "GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoViewer",
             ],
             swiftSettings: strict,
             plugins: ["EmbedResources", "CompileCatalogues"]),

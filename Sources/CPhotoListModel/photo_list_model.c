@@ -18,6 +18,11 @@ guint64 cp_photo_item_get_id(CpPhotoItem *item) {
 struct _CpPhotoListModel {
     GObject parent_instance;
     GArray *ids; /* guint64 per row */
+    /* The items handed out and still alive, by identity (not owned: each removes itself when
+     * it is finalized). A row taken out and put back in one splice is then the same object,
+     * which GTK's list views and selections recognise: they keep its widget, its selection and
+     * the scroll anchor on it instead of guessing a new place. */
+    GHashTable *alive;
 };
 
 static void cp_photo_list_model_iface_init(GListModelInterface *iface);
@@ -34,12 +39,27 @@ static guint cp_photo_list_model_get_n_items(GListModel *list) {
     return CP_PHOTO_LIST_MODEL(list)->ids->len;
 }
 
+/* An item was finalized: it is no longer handed out again. */
+static void cp_photo_list_model_item_gone(gpointer data, GObject *item) {
+    CpPhotoListModel *model = data;
+    guint64 id = CP_PHOTO_ITEM(item)->id;
+    if (g_hash_table_lookup(model->alive, &id) == item)
+        g_hash_table_remove(model->alive, &id);
+}
+
 static gpointer cp_photo_list_model_get_item(GListModel *list, guint position) {
     CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(list);
     if (position >= model->ids->len)
         return NULL;
-    CpPhotoItem *item = g_object_new(CP_TYPE_PHOTO_ITEM, NULL);
-    item->id = g_array_index(model->ids, guint64, position);
+    guint64 *key = &g_array_index(model->ids, guint64, position);
+    CpPhotoItem *item = g_hash_table_lookup(model->alive, key);
+    if (item != NULL)
+        return g_object_ref(item);
+    item = g_object_new(CP_TYPE_PHOTO_ITEM, NULL);
+    item->id = *key;
+    /* The key lives in the item itself, which outlives its entry. */
+    g_hash_table_insert(model->alive, &item->id, item);
+    g_object_weak_ref(G_OBJECT(item), cp_photo_list_model_item_gone, model);
     return item;
 }
 
@@ -49,8 +69,17 @@ static void cp_photo_list_model_iface_init(GListModelInterface *iface) {
     iface->get_item = cp_photo_list_model_get_item;
 }
 
+static void cp_photo_list_model_forget_item(gpointer key, gpointer value, gpointer model) {
+    (void)key;
+    g_object_weak_unref(G_OBJECT(value), cp_photo_list_model_item_gone, model);
+}
+
 static void cp_photo_list_model_finalize(GObject *object) {
-    g_array_unref(CP_PHOTO_LIST_MODEL(object)->ids);
+    CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(object);
+    /* Items that outlive the model must not call back into it. */
+    g_hash_table_foreach(model->alive, cp_photo_list_model_forget_item, model);
+    g_hash_table_unref(model->alive);
+    g_array_unref(model->ids);
     G_OBJECT_CLASS(cp_photo_list_model_parent_class)->finalize(object);
 }
 
@@ -60,6 +89,7 @@ static void cp_photo_list_model_class_init(CpPhotoListModelClass *klass) {
 
 static void cp_photo_list_model_init(CpPhotoListModel *model) {
     model->ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+    model->alive = g_hash_table_new(g_int64_hash, g_int64_equal);
 }
 
 CpPhotoListModel *cp_photo_list_model_new(void) {

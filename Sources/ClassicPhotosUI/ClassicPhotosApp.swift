@@ -166,7 +166,7 @@ public final class ClassicPhotosApp {
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
-        for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoListWindow.photoAcceleratorsByAction {
+        for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction {
             app.setAccelerators(accelerators, for: action)
         }
     }

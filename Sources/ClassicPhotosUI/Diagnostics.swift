@@ -22,7 +22,7 @@ public final class WindowDiagnostics {
         self.window = window
         watches = [
             "window": FinalizationWatch(window.window.widget),
-            "store": FinalizationWatch(window.store.pointer),
+            "store": FinalizationWatch(UnsafeMutablePointer<GObject>(window.photos.model)),
             "listView": FinalizationWatch(UnsafeMutablePointer<GObject>(window.listView)),
         ]
     }
@@ -37,10 +37,10 @@ public final class WindowDiagnostics {
     }
 
     /// The number of rows intersecting the viewport.
-    public var visibleRowCount: Int { window?.visibleRows().count ?? 0 }
+    public var visibleRowCount: Int { window?.pane.visibleRows().count ?? 0 }
 
     /// The number of row widgets the list view has made.
-    public var rowWidgetCount: Int { window?.rowWidgetCount ?? 0 }
+    public var rowWidgetCount: Int { window?.pane.rowWidgetCount ?? 0 }
 
     /// Closes the window (cancelling its work), destroys it and lets go of it.
     public func destroy() {

@@ -1,27 +1,19 @@
 import CGLib
 import Foundation
 import GLibKit
+import PhotoPipeline
 
 /// Watches one folder with a `GFileMonitor` and reports what happened to its files, a moment
 /// after the last of a burst of changes (a copy of a hundred photos is one report).
 @MainActor
 final class FolderWatch {
-    /// One thing that happened to a file of the folder, by path.
-    enum Change: Equatable {
-        case created(String)
-        case deleted(String)
-        case renamed(from: String, to: String)
-        /// The file was written and closed.
-        case changed(String)
-    }
-
     let folder: URL
     private let monitor: ObjectRef<GObject>
     private var connection: SignalConnection?
-    private var pending: [Change] = []
+    private var pending: [FolderChange] = []
     private var flush: MainLoopSource?
     /// Receives each burst of changes, in the order they happened.
-    var onChanges: (([Change]) -> Void)?
+    var onChanges: (([FolderChange]) -> Void)?
 
     /// How long the folder must be quiet before a burst of changes is reported.
     static let quietMilliseconds: UInt32 = 150

@@ -35,11 +35,16 @@ extension PhotoListWindow {
             sortChosen(PhotoOrder(key: photoOrder.key, descending: value == "descending"))
             return true
         }
+        addChoice("slideshow-interval", "5") { [unowned self] value in
+            guard let seconds = UInt32(value), [3, 5, 10].contains(seconds) else { return false }
+            viewer.slideshow.interval = seconds
+            return true
+        }
     }
 
     /// A stateful action with a string state, shown as radio items; `body` applies a new value
     /// and says whether it was taken.
-    func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
+    private func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
         // The type's text must live until the action has copied the type.
         let action = "s".withCString { type in
             ObjectRef(

@@ -8,22 +8,16 @@ import PhotoPipeline
 /// row) opens it; the list behind follows the photo shown.
 extension PhotoListWindow: PhotoViewerHost {
     func installViewer(in area: Widget<Overlay>) {
-        viewer = PhotoViewer(host: self, pipeline: processor.makeViewerPipeline())
+        viewer = PhotoViewer(host: self, photos: photos, processor: processor)
         area.addOverlay(viewer.root)
-        list.setSingleClickActivate(true)
-        connections.append(
-            list.connect(
-                "activate", int: { [unowned self] position in viewer.open(at: Int(UInt32(bitPattern: position))) }))
+        pane.onActivate = { [unowned self] position in viewer.open(at: position) }
+        // The picture opened shows in the viewer, its folder in the list behind.
+        pane.onPendingSelectionShown = { [unowned self] position in viewer.open(at: position) }
     }
 
-    var viewerList: PhotoCollection { processor.photos }
-
-    func viewerSnapshot(of id: PhotoID) -> PhotoSnapshot? { processor.snapshot(of: id) }
-
     func viewerMoved(to position: Int) {
-        selection.selected = position
-        list.scrollTo(position)
-        refreshPhotoActions()
+        pane.reveal(position)
+        photoActions.refresh()
     }
 
     func setHeaderBarVisible(_ visible: Bool) {
@@ -31,7 +25,7 @@ extension PhotoListWindow: PhotoViewerHost {
     }
 
     func viewerClosed() {
-        list.grabFocus()
-        refreshPhotoActions()
+        pane.grabFocus()
+        photoActions.refresh()
     }
 }

@@ -8,10 +8,6 @@ import PhotoPipeline
 @MainActor
 protocol PhotoViewerHost: AnyObject {
     var window: Widget<ApplicationWindow> { get }
-    /// The list paged through: which photo is where.
-    var viewerList: PhotoCollection { get }
-    /// The photo `id` as it is now (its name and address), nil once it left the list.
-    func viewerSnapshot(of id: PhotoID) -> PhotoSnapshot?
     /// Selects the row at `position` and scrolls it into view, behind the viewer.
     func viewerMoved(to position: Int)
     /// Hides or shows the window's header bar (fullscreen).
@@ -34,6 +30,10 @@ protocol PhotoViewerHost: AnyObject {
 @MainActor
 final class PhotoViewer {
     private unowned let host: any PhotoViewerHost
+    /// The list paged through: which photo is where (read only).
+    private let photos: any PhotoListReading
+    /// Where photos are loaded, and what is known of each.
+    private let processor: PhotoProcessor
     private let pipeline: ViewerPipeline
     private let chrome = ViewerChrome()
     private let export: ViewerExport
@@ -78,9 +78,11 @@ final class PhotoViewer {
     private var picture: Widget<ZoomPicture> { chrome.picture }
     private var zooming: ZoomingPicture { chrome.zooming }
 
-    init(host: any PhotoViewerHost, pipeline: ViewerPipeline) {
+    init(host: any PhotoViewerHost, photos: PhotoList, processor: PhotoProcessor) {
         self.host = host
-        self.pipeline = pipeline
+        self.photos = photos
+        self.processor = processor
+        pipeline = processor.makeViewerPipeline()
         export = ViewerExport(host: host)
         player = FramePlayer(
             show: { [unowned self] frame in showTexture(of: frame) },
@@ -119,6 +121,21 @@ final class PhotoViewer {
                     return true
                 }))
         host.window.addController(keys)
+        photos.observe(
+            willApply: { [unowned self] edit in
+                // A new list: nothing of the old one stays.
+                guard case .replaceAll = edit else { return }
+                close(animated: false)
+                cancelAll()
+            },
+            didApply: { [unowned self] change in
+                switch change.edit {
+                case .replaceAll, .append: break
+                case .replace: for id in change.replaced { photoChanged(id) }
+                case .insert, .remove, .move, .reorder: listChanged()
+                }
+            })
+        processor.observePhotos { [unowned self] snapshot in photoUpdated(snapshot) }
     }
 
     // MARK: Commands
@@ -127,8 +144,8 @@ final class PhotoViewer {
         switch command {
         case .escape: if isFullscreen { toggleFullscreen() } else { close() }
         case .close: close()
-        case .step(let delta): apply(paging.step(delta, in: host.viewerList))
-        case .jump(let toEnd): apply(paging.jump(toEnd: toEnd, in: host.viewerList))
+        case .step(let delta): apply(paging.step(delta, in: photos))
+        case .jump(let toEnd): apply(paging.jump(toEnd: toEnd, in: photos))
         case .zoomIn: zooming.zoom(by: ZoomGeometry.zoomStep)
         case .zoomOut: zooming.zoom(by: 1 / ZoomGeometry.zoomStep)
         case .fit: zooming.fit()
@@ -150,7 +167,7 @@ final class PhotoViewer {
 
     /// Opens the viewer on the photo at `position` (or moves to it if already open).
     func open(at position: Int) {
-        guard position >= 0, position < host.viewerList.count else { return }
+        guard position >= 0, position < photos.count else { return }
         if !isOpen || isClosing {
             isOpen = true
             isClosing = false
@@ -158,7 +175,7 @@ final class PhotoViewer {
             animate(in: true)
             picture.grabFocus()
         }
-        apply(paging.open(at: position, in: host.viewerList))
+        apply(paging.open(at: position, in: photos))
     }
 
     /// Closes the viewer: its work is cancelled, the photo fades out, the list gets the focus.
@@ -195,7 +212,7 @@ final class PhotoViewer {
     func memoryWarning() {
         for case .drop(let id) in paging.memoryWarning() {
             drop(id)
-            Trace.shared.emit(.viewerDropped(row: host.viewerList.position(of: id) ?? -1, id: id))
+            Trace.shared.emit(.viewerDropped(row: photos.position(of: id) ?? -1, id: id))
         }
     }
 
@@ -218,28 +235,28 @@ final class PhotoViewer {
 
     /// Rows came, went or moved (the folder changed, or was sorted): the photo shown stays,
     /// wherever it is now; if it went, the one that took its place is shown.
-    func listChanged() {
+    private func listChanged() {
         guard isOpen, !isClosing else { return }
-        if host.viewerList.count == 0 {
+        if photos.count == 0 {
             close(animated: false)
         } else {
-            apply(paging.listChanged(in: host.viewerList))
+            apply(paging.listChanged(in: photos))
         }
     }
 
     /// The photo `id`'s file was rewritten: what was decoded from it goes, and if it is shown,
     /// it is loaded again (the old picture stays until the new one is ready).
-    func photoChanged(_ id: PhotoID) {
+    private func photoChanged(_ id: PhotoID) {
         guard isOpen, !isClosing else { return }
-        apply(paging.photoChanged(id, in: host.viewerList))
+        apply(paging.photoChanged(id, in: photos))
     }
 
     /// A photo's snapshot changed (a renamed file keeps its picture under its new name).
-    func photoUpdated(_ snapshot: PhotoSnapshot) {
+    private func photoUpdated(_ snapshot: PhotoSnapshot) {
         guard let slot = slots[snapshot.id], slot.photo.entry != snapshot.entry else { return }
         slot.photo = snapshot
         if snapshot.id == paging.shown, let position = paging.position {
-            chrome.showPlace(name: snapshot.name, position: position, count: host.viewerList.count)
+            chrome.showPlace(name: snapshot.name, position: position, count: photos.count)
             refresh(slot)
         }
     }
@@ -256,14 +273,14 @@ final class PhotoViewer {
             case .show(let id, let position, let moved):
                 shown = (id, position, moved)
                 guard moved else { continue }
-                Trace.shared.emit(.viewerOpen(row: position, id: id, name: host.viewerSnapshot(of: id)?.name ?? ""))
+                Trace.shared.emit(.viewerOpen(row: position, id: id, name: processor.snapshot(of: id)?.name ?? ""))
                 // Another photo: fit, and whatever was drawn goes.
                 setShown(nil, state: nil)
                 zooming.setImageSize(width: 0, height: 0)
                 zooming.fit()
                 redecodeTimer = nil
             case .start(let id, let urgent):
-                guard let photo = slots[id]?.photo ?? host.viewerSnapshot(of: id) else { continue }
+                guard let photo = slots[id]?.photo ?? processor.snapshot(of: id) else { continue }
                 let slot = slots[id] ?? Slot(photo: photo)
                 slots[id] = slot
                 start(slot, urgent: urgent)
@@ -276,7 +293,7 @@ final class PhotoViewer {
             }
         }
         guard let shown, let slot = slots[shown.id] else { return }
-        chrome.showPlace(name: slot.photo.name, position: shown.position, count: host.viewerList.count)
+        chrome.showPlace(name: slot.photo.name, position: shown.position, count: photos.count)
         refresh(slot)
         if shown.moved { host.viewerMoved(to: shown.position) }
     }
@@ -468,10 +485,10 @@ final class PhotoViewer {
     /// The next photo, or the first after the last.
     private func advanceSlideshow() {
         guard isOpen, !isClosing, let position = paging.position else { return }
-        if position + 1 < host.viewerList.count {
-            apply(paging.step(1, in: host.viewerList))
+        if position + 1 < photos.count {
+            apply(paging.step(1, in: photos))
         } else {
-            apply(paging.open(at: 0, in: host.viewerList))
+            apply(paging.open(at: 0, in: photos))
         }
     }
 
@@ -482,7 +499,7 @@ final class PhotoViewer {
         case GDK_KEY_Escape, GDK_KEY_F5:
             stopSlideshow()
         case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up:
-            apply(paging.step(-1, in: host.viewerList))
+            apply(paging.step(-1, in: photos))
             slideshow.restartInterval()
         case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down:
             advanceSlideshow()

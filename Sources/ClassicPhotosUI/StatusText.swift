@@ -5,7 +5,7 @@ import PhotoPipeline
 /// wrong as typed values (`PhotoSourceError`); this is where they become words.
 enum StatusText {
     /// The status page shown for `status` instead of the list: its icon, title and description.
-    static func page(_ status: PhotoListWindow.Status) -> (icon: String, title: String, description: String?) {
+    static func page(_ status: WindowStatus.Status) -> (icon: String, title: String, description: String?) {
         switch status {
         case .loading:
             ("folder-pictures-symbolic", tr("Loading Photos…"), nil)

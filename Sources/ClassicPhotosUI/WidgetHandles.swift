@@ -414,8 +414,8 @@ extension Handle where Kind == ListView {
 extension Handle where Kind == SingleSelection {
     /// A new selection over `model` (a reference of its own, for `ListView.setModel`), with no
     /// row selected until one is, and none selected again when it is clicked twice.
-    static func make(over model: ObjectRef<GObject>) -> Self {
-        let selection = gtk_single_selection_new(OpaquePointer(g_object_ref(model.pointer)))!
+    static func make(over model: OpaquePointer) -> Self {
+        let selection = gtk_single_selection_new(OpaquePointer(g_object_ref(UnsafeMutableRawPointer(model))))!
         gtk_single_selection_set_autoselect(selection, 0)
         gtk_single_selection_set_can_unselect(selection, 1)
         gtk_single_selection_set_selected(selection, GTK_INVALID_LIST_POSITION)

@@ -35,7 +35,7 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
                 processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
                 let start = LoopbackServer.now()
                 processor.visibleRowsChanged(0..<rows)
-                let ids = (0..<rows).map { processor.photos.id(at: $0) }
+                let ids = (0..<rows).map { processor.list.id(at: $0) }
                 var photos = ids.compactMap { processor.snapshot(of: $0) }
                 while photos.contains(where: { $0.state == .new || $0.state == .downloaded })
                     || processor.hasWorkInFlight

@@ -52,8 +52,8 @@ func processorRun(_ urls: [URL]) async throws -> BatchTimes {
     var filteredAt: [Int: Double] = [:]
     var failed = false
     let start = LoopbackServer.now()
-    processor.onPhotoChanged = { snapshot in
-        guard let position = processor.photos.position(of: snapshot.id), visible.contains(position) else { return }
+    processor.observePhotos { snapshot in
+        guard let position = processor.list.position(of: snapshot.id), visible.contains(position) else { return }
         let now = LoopbackServer.now() - start
         if snapshot.state == .filtered, filteredAt[position] == nil { filteredAt[position] = now }
         if snapshot.state == .failed { failed = true }

@@ -9,6 +9,7 @@ import Testing
     }
 
     private func names(_ photos: PhotoCollection) -> [String] { (0..<photos.count).map { photos.name(at: $0) } }
+    private func names(_ list: PhotoList) -> [String] { (0..<list.count).map { list.name(at: $0) } }
 
     @Test("Removing, inserting, moving and renaming keep every photo's identity and position straight")
     func collectionChanges() {
@@ -79,5 +80,81 @@ import Testing
         let head = Data([0xFF, 0xD8] + segment)
         #expect(ExifReader.dateTaken(head) == "2020-02-29 12:34:56")
         #expect(ExifReader.dateTaken(Data([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x04, 0, 0])) == nil)
+    }
+
+    // MARK: Bursts of changes, planned
+
+    /// A list of the folder `/f` holding `names`, and the plan of `changes` to it by name.
+    private func plan(
+        _ changes: [FolderChange], in names: [String], order: PhotoOrder = .byName,
+        facts: [String: SortFacts] = [:]
+    ) -> (list: PhotoList, plan: FolderChangePlan) {
+        let list = PhotoList()
+        list.apply(.replaceAll(entries(names)))
+        let plan = FolderChanges.plan(
+            changes, list: list.snapshot(), order: order, link: { "file://\($0)" },
+            entry: { path in
+                let name = URL(fileURLWithPath: path).lastPathComponent
+                return name.hasPrefix(".") || name.hasSuffix(".txt")
+                    ? nil
+                    : PhotoEntry(
+                        name: name, link: "file://\(path)", base: nil)
+            },
+            facts: { facts[$0.name] })
+        return (list, plan)
+    }
+
+    @Test("A burst of new files is one sorted merge, applied in slices whose positions hold at every step")
+    func burstMerges() {
+        let existing = (1...20).map { "img\($0 * 2)" } // img2, img4, …, img40
+        let new = (1...20).map { "img\($0 * 2 - 1)" }.shuffled() + ["a0", "zz"] // odd ones, one before, one after
+        let (list, plan) = plan(new.map { .created("/f/\($0)") } + [.created("/f/notes.txt")], in: existing)
+        #expect(plan.added == 22 && plan.removedCount == 0 && plan.changed == 0)
+        #expect(plan.insertedAt == plan.insertedAt.sorted())
+        let edits = plan.edits(slice: 5)
+        #expect(edits.count == 5, "22 new photos in slices of at most 5")
+        let ids = (0..<list.count).map { list.id(at: $0) }
+        for edit in edits { list.apply(edit) }
+        let expected = ["a0"] + (1...40).map { "img\($0)" } + ["zz"]
+        #expect(names(list) == expected)
+        #expect(ids.allSatisfy(list.contains), "the photos there before keep their identity")
+    }
+
+    @Test("Removed, renamed, rewritten and editors' save-by-rename files give the edits the list needs")
+    func mixedBurst() {
+        let (list, plan) = plan(
+            [
+                .deleted("/f/b"),
+                .renamed(from: "/f/c", to: "/f/zz"), // moves to the end, same photo
+                .changed("/f/d"), // rewritten
+                .created("/f/.d.tmp"), .renamed(from: "/f/.d.tmp", to: "/f/e"), // an editor saving e
+                .created("/f/new"), .changed("/f/new"), // its writing done: no change of its own
+                .created("/f/gone"), .deleted("/f/gone"), // came and went in the same burst
+                .renamed(from: "/f/a", to: "/f/a.txt"), // no longer a picture by its name
+            ], in: ["a", "b", "c", "d", "e"])
+        let (a, b, c, d, e) = (list.id(at: 0), list.id(at: 1), list.id(at: 2), list.id(at: 3), list.id(at: 4))
+        #expect(plan.added == 2 && plan.removedCount == 3 && plan.changed == 3)
+        #expect(Set(plan.removed) == [a, b])
+        #expect(plan.moved.map(\.id) == [c] && plan.moved.first?.entry.name == "zz")
+        #expect(Set(plan.rewritten) == [d, e])
+        #expect(plan.inserted.map(\.name) == ["new"])
+        for edit in plan.edits(slice: 100) { list.apply(edit) }
+        #expect(names(list) == ["d", "e", "new", "zz"])
+        #expect(list.id(at: 3) == c, "a renamed photo stays who it is")
+    }
+
+    @Test("In an order that needs facts, new photos go by them, and only the photos compared are read")
+    func burstByDate() {
+        let taken: [String: SortFacts] = [
+            "p1": SortFacts(modified: 10, size: 1), "p2": SortFacts(modified: 30, size: 1),
+            "p3": SortFacts(modified: 50, size: 1), "late": SortFacts(modified: 60, size: 1),
+            "early": SortFacts(modified: 5, size: 1), "mid": SortFacts(modified: 40, size: 1),
+        ]
+        let (list, plan) = plan(
+            [.created("/f/late"), .created("/f/early"), .created("/f/mid")], in: ["p1", "p2", "p3"],
+            order: PhotoOrder(key: .dateModified), facts: taken)
+        for edit in plan.edits(slice: 1) { list.apply(edit) }
+        #expect(names(list) == ["early", "p1", "p2", "mid", "p3", "late"])
+        #expect(plan.factsRead.count <= 3, "facts of the photos already shown are read as compared")
     }
 }

@@ -23,7 +23,7 @@ import TestSupport
 
         init(_ processor: PhotoProcessor) {
             self.processor = processor
-            processor.onPhotoChanged = { [unowned self] snapshot in
+            processor.observePhotos { [unowned self] snapshot in
                 deliveries += 1
                 bound[snapshot.id]?.snapshot = snapshot
             }
@@ -33,9 +33,9 @@ import TestSupport
         func bind(_ positions: Range<Int>) {
             rows.removeAll()
             bound.removeAll()
-            for position in positions where position < processor.photos.count {
+            for position in positions where position < processor.list.count {
                 let row = FakeRow()
-                let id = processor.photos.id(at: position)
+                let id = processor.list.id(at: position)
                 row.photo = id
                 row.snapshot = processor.snapshot(at: position)
                 rows[position] = row
@@ -55,7 +55,7 @@ import TestSupport
     /// What is wrong with the rows now, if anything.
     static func violations(_ list: FakeList) -> [String] {
         var problems: [String] = []
-        let photos = list.processor.photos
+        let photos = list.processor.list
         for (position, row) in list.rows {
             let expected = photos.id(at: position)
             guard row.photo == expected else {
@@ -100,7 +100,7 @@ import TestSupport
             processor.setEntries(entries)
         }
         func randomRange() -> Range<Int> {
-            let count = processor.photos.count
+            let count = processor.list.count
             let first = Int.random(in: 0..<count, using: &rng)
             return first..<min(count, first + Int.random(in: 1...6, using: &rng))
         }
@@ -112,9 +112,9 @@ import TestSupport
         for step in 0..<30 {
             switch Int.random(in: 0..<10, using: &rng) {
             case 0..<4:
-                var positions = Array(0..<processor.photos.count)
+                var positions = Array(0..<processor.list.count)
                 positions.shuffle(using: &rng)
-                processor.reorder(positions)
+                processor.list.apply(.reorder(positions.map { processor.list.id(at: $0) }))
             case 4..<5:
                 newList()
                 visible = randomRange()
@@ -166,9 +166,8 @@ import TestSupport
         // was made new again (memory warning, eviction) in between.
         var lastFiltered: [PhotoID: ObjectIdentifier] = [:]
         var doubled: [String] = []
-        processor.onPhotoChanged = { [unowned list] snapshot in
-            list.deliveries += 1
-            list.bound[snapshot.id]?.snapshot = snapshot
+        // (After the list's own handler, which counts the delivery and updates the row.)
+        processor.observePhotos { snapshot in
             switch snapshot.state {
             case .filtered:
                 // The same result pushed again (a rebind, a cancel of nothing) is not a second
@@ -182,8 +181,8 @@ import TestSupport
             }
         }
         func randomRange() -> Range<Int> {
-            let first = Int.random(in: 0..<processor.photos.count, using: &rng)
-            return first..<min(processor.photos.count, first + Int.random(in: 1...8, using: &rng))
+            let first = Int.random(in: 0..<processor.list.count, using: &rng)
+            return first..<min(processor.list.count, first + Int.random(in: 1...8, using: &rng))
         }
         var visible = randomRange()
         var scrolling = false
@@ -252,17 +251,17 @@ import TestSupport
         let processor = PhotoProcessor(fetcher: PhotoFetcher())
         let base = URL(string: "https://example.org/")!
         processor.setEntries((0..<5).map { PhotoEntry(name: "p\($0)", url: base.appendingPathComponent("\($0).jpg")) })
-        let first = (0..<5).map { processor.photos.id(at: $0) }
+        let first = (0..<5).map { processor.list.id(at: $0) }
         #expect(Set(first).count == 5)
-        let record = try! #require(processor.photos.makeRecord(for: first[1]))
-        processor.reorder([4, 3, 2, 1, 0])
-        #expect(processor.photos.id(at: 3) == first[1])
+        let record = try! #require(processor.list.photos.makeRecord(for: first[1]))
+        processor.list.apply(.reorder([4, 3, 2, 1, 0].map { first[$0] }))
+        #expect(processor.list.id(at: 3) == first[1])
         #expect(record.position == 3)
-        #expect(processor.photos.name(at: 3) == "p1")
-        #expect(processor.photos.entry(at: 0).link == "https://example.org/4.jpg")
+        #expect(processor.list.name(at: 3) == "p1")
+        #expect(processor.list.entry(at: 0).link == "https://example.org/4.jpg")
         processor.setEntries([PhotoEntry(name: "q", url: base)])
-        #expect(!first.contains(processor.photos.id(at: 0)))
+        #expect(!first.contains(processor.list.id(at: 0)))
         #expect(record.position == -1)
-        #expect(processor.photos.position(of: first[0]) == nil)
+        #expect(processor.list.position(of: first[0]) == nil)
     }
 }

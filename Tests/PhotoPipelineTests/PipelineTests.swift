@@ -32,7 +32,7 @@ import TestSupport
         let processor = processor(
             for: server, paths: ["/photos/astronaut.jpg", "/photos/coffee.jpg", "/photos/retina.jpg"])
         var seen: [PhotoID: [PhotoState]] = [:]
-        processor.onPhotoChanged = { snapshot in seen[snapshot.id, default: []].append(snapshot.state) }
+        processor.observePhotos { snapshot in seen[snapshot.id, default: []].append(snapshot.state) }
         #expect(processor.records.allSatisfy { $0.state == .new })
         processor.visibleRowsChanged(0..<3)
         // Records change on the workers; the main actor hears of it a moment later.
@@ -111,7 +111,7 @@ import TestSupport
 
         // The file turns up; Retry on its row loads it.
         try FileManager.default.copyItem(at: coffee, to: late)
-        processor.retry(processor.photos.id(at: 0))
+        processor.retry(processor.list.id(at: 0))
         #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered } })
         #expect(processor.failedCount == 0)
         #expect(processor.records.allSatisfy { $0.image?.width == 80 })
@@ -185,13 +185,13 @@ import TestSupport
         #expect(await waitUntil { processor.records.first?.state == .downloaded })
         // Row 0 leaves the screen before its filter ran: the filter is cancelled.
         processor.visibleRowsChanged(1..<2)
-        #expect(processor.pendingOperations.filtrationsInProgress[processor.photos.id(at: 0)] == nil)
+        #expect(processor.pendingOperations.filtrationsInProgress[processor.list.id(at: 0)] == nil)
         processor.pendingOperations.filtrationQueue.isSuspended = false
         #expect(await waitUntil { processor.records.last?.state == .filtered })
         #expect(processor.records[0].state == .downloaded)
         // Back on screen: filtered from the downloaded image, not fetched again.
         processor.visibleRowsChanged(0..<1)
-        #expect(processor.pendingOperations.downloadsInProgress[processor.photos.id(at: 0)] == nil)
+        #expect(processor.pendingOperations.downloadsInProgress[processor.list.id(at: 0)] == nil)
         #expect(await waitUntil { processor.records[0].state == .filtered })
         #expect(server.requestCount("/photos/chelsea-the-cat.jpg") == 1)
     }
@@ -385,7 +385,7 @@ import TestSupport
 extension PhotoProcessor {
     /// Every photo's record, in list order.
     var records: [PhotoRecord] {
-        (0..<photos.count).compactMap { photos.makeRecord(for: photos.id(at: $0)) }
+        (0..<list.count).compactMap { list.photos.makeRecord(for: list.id(at: $0)) }
     }
 }
 

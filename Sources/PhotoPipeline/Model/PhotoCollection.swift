@@ -1,4 +1,5 @@
-/// The photos of the list shown, in display order, each with its identity.
+/// The photos of the list shown, in display order, each with its identity: the storage of
+/// `PhotoList`, which alone changes it.
 ///
 /// Built for lists of a million rows: names and addresses are packed into byte buffers, one
 /// per batch (8 bytes of bookkeeping per row beyond their text, and no buffer is ever copied
@@ -35,7 +36,7 @@ public final class PhotoCollection {
 
     /// Adds `entries` after the last row. Returns the positions they took.
     @discardableResult
-    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
+    func append(_ entries: [PhotoEntry]) -> Range<Int> {
         let start = count
         precondition(arrived + entries.count < Self.idBlock)
         guard !entries.isEmpty else { return start..<start }
@@ -63,7 +64,7 @@ public final class PhotoCollection {
 
     /// Shows the same photos in a new order: `positions[p]` is the current position of the
     /// photo to show at `p` (a permutation of `0..<count`).
-    public func reorder(_ positions: [Int]) {
+    func reorder(_ positions: [Int]) {
         precondition(
             positions.count == count && Set(positions).count == count
                 && positions.allSatisfy { (0..<count).contains($0) }, "not a permutation of the positions")
@@ -76,36 +77,78 @@ public final class PhotoCollection {
     /// Takes the photos `ids` out of the list. Returns the positions they had, in ascending
     /// order; their records are retired (position -1).
     @discardableResult
-    public func remove(_ ids: some Sequence<PhotoID>) -> [Int] {
+    func remove(_ ids: some Sequence<PhotoID>) -> [Int] {
         let ids = Array(ids)
-        let positions = ids.compactMap { position(of: $0) }.sorted()
+        let positions = Set(ids.compactMap { position(of: $0) }).sorted()
         guard !positions.isEmpty else { return [] }
-        var old = materializedOrder()
-        for position in positions.reversed() { old.remove(at: position) }
+        let old = materializedOrder()
+        // One pass, keeping the runs between the positions taken out.
+        var kept: [Int32] = []
+        kept.reserveCapacity(old.count - positions.count)
+        var start = 0
+        for position in positions {
+            kept.append(contentsOf: old[start..<position])
+            start = position + 1
+        }
+        kept.append(contentsOf: old[start...])
         for id in ids {
             records.removeValue(forKey: id)?.position = -1
         }
-        setOrder(old)
+        setOrder(kept)
         return positions
     }
 
     /// Adds `entry` as a new photo shown at `position` (0...count). Returns its identity.
     @discardableResult
-    public func insert(_ entry: PhotoEntry, at position: Int) -> PhotoID {
-        precondition((0...count).contains(position))
-        let index = arrived
-        append([entry])
-        if position != count - 1 {
-            var new = materializedOrder()
-            new.removeLast()
-            new.insert(Int32(index), at: position)
-            setOrder(new)
+    func insert(_ entry: PhotoEntry, at position: Int) -> PhotoID {
+        insert([entry], at: [position])[0]
+    }
+
+    /// Adds `entries` as new photos, each shown at the position of the same index in
+    /// `positions` once all are in (ascending, each within the list that results), in one pass
+    /// over the order however many they are. Returns their identities.
+    @discardableResult
+    func insert(_ entries: [PhotoEntry], at positions: [Int]) -> [PhotoID] {
+        precondition(entries.count == positions.count)
+        guard !entries.isEmpty else { return [] }
+        let total = count + entries.count
+        precondition(
+            zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 } && positions.first! >= 0
+                && positions.last! < total, "insertion positions out of order or range")
+        let firstIndex = arrived
+        let before = materializedOrder()
+        append(entries)
+        if positions.first! == total - entries.count {
+            return (0..<entries.count).map { PhotoID(rawValue: firstID + UInt64(firstIndex + $0)) }
         }
-        return PhotoID(rawValue: firstID + UInt64(index))
+        var new: [Int32] = []
+        new.reserveCapacity(total)
+        var old = 0
+        for (offset, position) in positions.enumerated() {
+            let keep = position - new.count
+            new.append(contentsOf: before[old..<old + keep])
+            old += keep
+            new.append(Int32(firstIndex + offset))
+        }
+        new.append(contentsOf: before[old...])
+        setOrder(new)
+        return (0..<entries.count).map { PhotoID(rawValue: firstID + UInt64(firstIndex + $0)) }
+    }
+
+    /// Shows the same photos in the order `ids` (each of them once).
+    func reorder(_ ids: [PhotoID]) {
+        precondition(ids.count == count, "not the photos of the list")
+        var new: [Int32] = []
+        new.reserveCapacity(ids.count)
+        for id in ids {
+            precondition(contains(id), "not a photo of the list")
+            new.append(Int32(id.rawValue - firstID))
+        }
+        setOrder(new)
     }
 
     /// Shows the photo `id` at `position` instead (positions of the others close up).
-    public func move(_ id: PhotoID, to position: Int) {
+    func move(_ id: PhotoID, to position: Int) {
         guard let from = self.position(of: id), from != position else { return }
         var new = materializedOrder()
         let index = new.remove(at: from)
@@ -114,7 +157,7 @@ public final class PhotoCollection {
     }
 
     /// Gives the photo `id` a new name and address (its file was renamed); it stays who it is.
-    public func rename(_ id: PhotoID, to entry: PhotoEntry) {
+    func rename(_ id: PhotoID, to entry: PhotoEntry) {
         guard contains(id) else { return }
         let index = Int(id.rawValue - firstID)
         let old = self.entry(index: index)
@@ -202,8 +245,15 @@ public final class PhotoCollection {
     var existingRecords: Dictionary<PhotoID, PhotoRecord>.Values { records.values }
 
     /// Marks every record as no longer shown (the list is being replaced).
-    public func retire() {
+    func retire() {
         for record in records.values { record.position = -1 }
+    }
+
+    /// The photos as they are now, to read on another thread (what a change of the folder
+    /// does to them is worked out there): the order is copied, the names and links are shared.
+    func snapshot() -> PhotoCollectionSnapshot {
+        PhotoCollectionSnapshot(
+            firstID: firstID, order: materializedOrder(), chunks: chunks, renamed: renamed)
     }
 
     // MARK: Storage
@@ -220,7 +270,9 @@ public final class PhotoCollection {
     }
 
     /// The chunk holding arrival index `index` (chunks are few: one per batch).
-    private func chunk(ofIndex index: Int) -> Chunk {
+    private func chunk(ofIndex index: Int) -> Chunk { Self.chunk(ofIndex: index, in: chunks) }
+
+    fileprivate nonisolated static func chunk(ofIndex index: Int, in chunks: [Chunk]) -> Chunk {
         var low = 0, high = chunks.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
@@ -230,7 +282,7 @@ public final class PhotoCollection {
     }
 
     /// The names and links of consecutive entries with one base, as UTF-8 in one buffer.
-    private final class Chunk {
+    final class Chunk: Sendable {
         let firstIndex: Int
         let base: PhotoEntryBase?
         private let text: [UInt8]
@@ -272,10 +324,27 @@ public final class PhotoCollection {
     }
 }
 
-extension PhotoCollection: @MainActor ViewerList {}
-
-extension PhotoCollection: @MainActor ScrollLayout {
-    public func needsWork(_ id: PhotoID) -> Bool {
+extension PhotoCollection {
+    func needsWork(_ id: PhotoID) -> Bool {
         records[id]?.needsWork ?? contains(id)
+    }
+}
+
+/// The photos of a `PhotoCollection` at one moment, in order, readable from any thread.
+public struct PhotoCollectionSnapshot: Sendable {
+    fileprivate let firstID: UInt64
+    fileprivate let order: [Int32]
+    fileprivate let chunks: [PhotoCollection.Chunk]
+    fileprivate let renamed: [Int: PhotoEntry]
+
+    public var count: Int { order.count }
+
+    public func id(at position: Int) -> PhotoID { PhotoID(rawValue: firstID + UInt64(order[position])) }
+
+    public func entry(at position: Int) -> PhotoEntry {
+        let index = Int(order[position])
+        if let entry = renamed[index] { return entry }
+        let chunk = PhotoCollection.chunk(ofIndex: index, in: chunks)
+        return PhotoEntry(name: chunk.name(index), link: chunk.link(index), base: chunk.base)
     }
 }

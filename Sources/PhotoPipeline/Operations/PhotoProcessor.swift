@@ -7,13 +7,15 @@ import GLibKit
 /// screen.
 @MainActor
 public final class PhotoProcessor {
-    /// The list shown.
-    public private(set) var photos = PhotoCollection()
+    /// The list shown, whose changes the work follows.
+    public let list: PhotoList
+    /// The photos of the list and their records.
+    private var photos: PhotoCollection { list.photos }
     let pendingOperations: PendingOperations
     private(set) var scheduler: ScrollScheduler<PhotoID>
-    /// Receives a fresh snapshot, on the main actor, whenever a photo's state, image or
+    /// What receives a fresh snapshot, on the main actor, whenever a photo's state, image or
     /// busy-ness changed: the `performSelectorOnMainThread` step of the tutorial.
-    public var onPhotoChanged: ((PhotoSnapshot) -> Void)?
+    private var photoObservers: [(PhotoSnapshot) -> Void] = []
     /// Receives the number of busy photos whenever it may have changed.
     public var onActivityChanged: ((Int) -> Void)?
     /// The longest side, in pixels, that downloads decode to (the row's size × scale factor).
@@ -45,9 +47,11 @@ public final class PhotoProcessor {
     /// How much the photos' pictures and bytes hold now, in bytes.
     public var memoryHeld: Int { memory.total }
     private var isShutDown = false
+    private var observation = 0
 
     public init(
-        fetcher: PhotoFetcher, pendingOperations: PendingOperations = PendingOperations(),
+        list: PhotoList = PhotoList(), fetcher: PhotoFetcher,
+        pendingOperations: PendingOperations = PendingOperations(),
         prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
         thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil
     ) {
@@ -58,86 +62,82 @@ public final class PhotoProcessor {
         self.scheduler = ScrollScheduler(prefetchMargin: prefetchMargin)
         self.maxPixelSize = maxPixelSize
         self.filter = filter
+        self.list = list
+        observation = list.observe(
+            willApply: { [weak self] edit in self?.listWillChange(edit) },
+            didApply: { [weak self] change in self?.listChanged(change) })
     }
 
     // MARK: The list
 
-    /// Starts a new, empty list; all earlier work is cancelled and its results are dropped.
-    public func replaceList() {
-        apply(scheduler.listChanged(rowCount: 0))
-        deferred.removeAll()
-        memory.removeAll()
-        photos.retire()
-        photos = PhotoCollection()
-        activityChanged()
+    /// Cancels the work of photos about to leave the list (while their records still say
+    /// where they were, for the trace).
+    private func listWillChange(_ edit: PhotoListEdit) {
+        switch edit {
+        case .replaceAll:
+            // All earlier work is cancelled and its results are dropped.
+            apply(scheduler.listChanged(rowCount: 0))
+            deferred.removeAll()
+            memory.removeAll()
+        case .remove(let ids):
+            for id in ids {
+                cancelOperations(for: id)
+                apply(scheduler.workFinished(id))
+                memory.remove(id)
+            }
+        case .append, .insert, .move, .reorder, .replace:
+            break
+        }
     }
 
-    /// Adds photos after the last row; returns the positions they took.
-    @discardableResult
-    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
-        let added = photos.append(entries)
-        scheduler.rowsAppended(rowCount: photos.count)
-        return added
+    /// Work follows its photos wherever the change put them.
+    private func listChanged(_ change: PhotoListChange) {
+        switch change.edit {
+        case .replaceAll, .append:
+            if list.count > 0 { scheduler.rowsAppended(rowCount: list.count) }
+        case .insert, .remove:
+            scheduler.rowCountChanged(list.count)
+            apply(scheduler.orderChanged(layout: list))
+        case .move:
+            for id in change.renamed { renamed(id) }
+            apply(scheduler.orderChanged(layout: list))
+        case .reorder:
+            apply(scheduler.orderChanged(layout: list))
+        case .replace:
+            for id in change.replaced { rewritten(id) }
+            apply(scheduler.orderChanged(layout: list))
+        }
+        activityChanged()
     }
 
     /// Replaces the list with `entries` in one step (tests, tools).
     public func setEntries(_ entries: [PhotoEntry]) {
-        replaceList()
-        append(entries)
+        list.apply(.replaceAll(entries))
     }
 
-    /// Shows the same photos in another order (see `PhotoCollection.reorder`); their work
-    /// follows them.
-    public func reorder(_ positions: [Int]) {
-        photos.reorder(positions)
-        apply(scheduler.orderChanged(layout: photos))
-    }
-
-    // MARK: A folder that changes
-
-    /// Takes photos out of the list (their files went away); their work is cancelled.
-    /// Returns the positions they had, ascending.
+    /// Adds photos after the last row (tests, tools); returns the positions they took.
     @discardableResult
-    public func remove(_ ids: [PhotoID]) -> [Int] {
-        for id in ids {
-            cancelOperations(for: id)
-            apply(scheduler.workFinished(id))
-            memory.remove(id)
-        }
-        let positions = photos.remove(ids)
-        scheduler.rowCountChanged(photos.count)
-        apply(scheduler.orderChanged(layout: photos))
-        activityChanged()
-        return positions
+    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
+        let start = list.count
+        list.apply(.append(entries))
+        return start..<list.count
     }
 
-    /// Adds a photo at `position` (a new file); loaded when it is wanted on screen.
-    @discardableResult
-    public func insert(_ entry: PhotoEntry, at position: Int) -> PhotoID {
-        let id = photos.insert(entry, at: position)
-        scheduler.rowCountChanged(photos.count)
-        apply(scheduler.orderChanged(layout: photos))
-        return id
-    }
-
-    /// The photo's file was renamed: it keeps its picture, under its new name, at `position`.
-    public func rename(_ id: PhotoID, to entry: PhotoEntry, at position: Int) {
-        guard photos.contains(id) else { return }
-        photos.rename(id, to: entry)
-        photos.move(id, to: position)
-        // Work in flight reads the old path: started again from the new one.
-        if pendingOperations.hasWork(for: id), let record = photos.existingRecord(for: id) {
+    /// The photo's file was renamed: it keeps its picture, under its new name; work in flight
+    /// reads the old path, so it starts again from the new one.
+    private func renamed(_ id: PhotoID) {
+        guard let record = photos.existingRecord(for: id) else { return }
+        if pendingOperations.hasWork(for: id) {
             cancelOperations(for: id)
             apply(scheduler.workFinished(id))
             record.reset()
         }
-        apply(scheduler.orderChanged(layout: photos))
-        if let record = photos.existingRecord(for: id) { changed(record) }
+        changed(record)
     }
 
     /// The photo's file was rewritten: whatever was made from it (its picture, the thumbnails
     /// cached for it) is dropped and it is loaded again, at once if it is on screen.
-    public func reload(_ id: PhotoID) {
+    private func rewritten(_ id: PhotoID) {
         guard let record = photos.existingRecord(for: id) else { return }
         if let url = try? record.entry.resolvedURL() {
             thumbnails?.forget(url)
@@ -150,8 +150,6 @@ public final class PhotoProcessor {
             Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
             changed(record)
         }
-        apply(scheduler.orderChanged(layout: photos))
-        activityChanged()
     }
 
     /// A snapshot of the photo at `position`, for a widget being bound to it.
@@ -169,6 +167,12 @@ public final class PhotoProcessor {
             id: id, entry: photos.entry(at: position), state: .new, image: nil, failure: nil, isBusy: false)
     }
 
+    /// Has `handler` receive a fresh snapshot of every photo that changed (state, image or
+    /// busy-ness), on the main actor, after those that began observing before it.
+    public func observePhotos(_ handler: @escaping (PhotoSnapshot) -> Void) {
+        photoObservers.append(handler)
+    }
+
     /// Whether any download or filtration is queued or running.
     public var hasWorkInFlight: Bool { !pendingOperations.photosInProgress.isEmpty }
 
@@ -184,20 +188,20 @@ public final class PhotoProcessor {
     public func scrollBegan() { apply(scheduler.scrollBegan()) }
 
     public func scrollEnded(visible: Range<Int>) {
-        apply(scheduler.scrollEnded(visible: visible, layout: photos))
+        apply(scheduler.scrollEnded(visible: visible, layout: list))
     }
 
     public func visibleRowsChanged(_ visible: Range<Int>) {
-        apply(scheduler.visibleRowsChanged(visible, layout: photos))
+        apply(scheduler.visibleRowsChanged(visible, layout: list))
     }
 
     public func rowBound(_ position: Int) {
         memory.touch(photos.id(at: position))
-        apply(scheduler.rowBound(position, layout: photos))
+        apply(scheduler.rowBound(position, layout: list))
     }
 
     public func windowHidden(_ hidden: Bool) {
-        apply(scheduler.windowHidden(hidden, layout: photos))
+        apply(scheduler.windowHidden(hidden, layout: list))
     }
 
     /// Cancels all work and forgets the images of photos that are not on screen.
@@ -218,7 +222,7 @@ public final class PhotoProcessor {
         memory.remove(id)
         Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
         changed(record)
-        if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: photos)) }
+        if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: list)) }
         activityChanged()
     }
 
@@ -228,7 +232,7 @@ public final class PhotoProcessor {
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
-        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: photos))
+        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: list))
         activityChanged()
     }
 
@@ -244,7 +248,7 @@ public final class PhotoProcessor {
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
-        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: photos))
+        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: list))
         activityChanged()
     }
 
@@ -401,7 +405,7 @@ public final class PhotoProcessor {
         trimMemory()
         if !pendingOperations.hasWork(for: id), scheduler.pending[id] != nil {
             if deferred.remove(id) != nil {
-                apply(scheduler.workDeferred(id, at: photos.position(of: id), layout: photos))
+                apply(scheduler.workDeferred(id, at: photos.position(of: id), layout: list))
             } else {
                 apply(scheduler.workFinished(id))
             }
@@ -429,9 +433,10 @@ public final class PhotoProcessor {
     /// abort their transfers), nothing new starts, and no result is delivered any more. The
     /// queues run again (if a scroll had suspended them) so the cancelled operations end.
     public func shutDown() {
-        onPhotoChanged = nil
+        photoObservers = []
         onActivityChanged = nil
         isShutDown = true
+        list.stopObserving(observation)
         for id in pendingOperations.photosInProgress.sorted() { cancelOperations(for: id) }
         pendingOperations.isSuspended = false
     }
@@ -443,7 +448,9 @@ public final class PhotoProcessor {
     }
 
     private func changed(_ record: PhotoRecord) {
-        onPhotoChanged?(snapshot(of: record))
+        guard !photoObservers.isEmpty else { return }
+        let snapshot = snapshot(of: record)
+        for observer in photoObservers { observer(snapshot) }
     }
 
     /// How many photos have work queued or running and are not yet final.

@@ -79,7 +79,18 @@ public struct FolderSource: PhotoSource {
 
     /// The entry a new file at `path` in a shown folder gets, if the folder lists it.
     public static func entry(forNewFile path: String) -> PhotoEntry? {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return FolderListing.entry(forFile: path, hiddenNames: FolderListing.hiddenNames(inFolder: folder))
+        newFileEntries()(path)
+    }
+
+    /// Gives the entries of new files in shown folders, reading each folder's hidden names
+    /// once (for a burst of changes; on one thread).
+    public static func newFileEntries() -> (String) -> PhotoEntry? {
+        var hiddenByFolder: [String: Set<String>] = [:]
+        return { path in
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            let hidden = hiddenByFolder[folder] ?? FolderListing.hiddenNames(inFolder: folder)
+            hiddenByFolder[folder] = hidden
+            return FolderListing.entry(forFile: path, hiddenNames: hidden)
+        }
     }
 }

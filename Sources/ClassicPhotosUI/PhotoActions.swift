@@ -1,0 +1,333 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+/// The photo actions (`win.*`), on the photo shown in the viewer, or the list's selected row
+/// when the viewer is closed: Move to Trash (with Undo) and Delete Permanently, Rotate Left and
+/// Right, Set as Background, Print, Open With…, Show in Files, Copy Location, and the slideshow.
+///
+/// It owns what the actions remember between a request and its answer (photos moved to the
+/// trash, files the app itself just wrote, the dialog or print job open) and changes the list
+/// only through its edits. File work runs off the main thread (`PhotoFiles`,
+/// `DesktopServices`); its answer comes back to the main actor, and a toast says what happened
+/// when something went wrong or can be undone.
+@MainActor
+final class PhotoActions {
+    /// Keyboard accelerators of the photo actions (added to the window's).
+    static let acceleratorsByAction: [(String, [String])] = [
+        ("win.trash", ["Delete", "KP_Delete"]),
+        ("win.delete", ["<Shift>Delete", "<Shift>KP_Delete"]),
+        ("win.undo-trash", ["<Control>z"]),
+        ("win.rotate-right", ["<Control>r"]),
+        ("win.rotate-left", ["<Control><Shift>r"]),
+        ("win.print", ["<Control>p"]),
+        ("win.copy-location", ["<Control><Shift>c"]),
+        ("win.set-background", ["<Control>F8"]),
+        ("win.open-with", ["<Control><Alt>o"]),
+        ("win.show-in-files", ["<Control><Alt>f"]),
+    ]
+
+    /// Actions that need the photo to be a file on this computer.
+    private static let fileActions = [
+        "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files",
+    ]
+
+    let window: Widget<ApplicationWindow>
+    let photos: PhotoList
+    private let processor: PhotoProcessor
+    private let pane: PhotoListPane
+    let viewer: PhotoViewer
+    let status: WindowStatus
+    /// The folder shown, when the list is one folder (photos put back go in its order).
+    var liveFolder: LiveFolder?
+
+    /// Photos moved to the trash, the latest last: what Undo puts back, and the list (its
+    /// generation) they were taken from.
+    private var trashed: [(trashed: PhotoFiles.Trashed, entry: PhotoEntry, position: Int, list: Int)] = []
+    /// Paths the app wrote, restored or removed, and when.
+    private var ownChanges: [String: Date] = [:]
+    private var actions: [String: ObjectRef<GObject>] = [:]
+    /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
+    var open: (owner: AnyObject, connections: [SignalConnection])?
+    private var connections: [SignalConnection] = []
+    /// The rows' context menu, a child of the list while the window lives.
+    private var rowMenu: UnsafeMutablePointer<GtkWidget>?
+    /// The photo the rows' menu was opened on, while it is open (and until its action ran):
+    /// closing the menu gives the list its focus back, which may select another row.
+    private var menuPhoto: PhotoID?
+    private var menuClosed: MainLoopSource?
+
+    /// Adds the actions to `window`, and the rows' context menu from `ui` (the window's file).
+    init(
+        ui: UIFile, window: Widget<ApplicationWindow>, photos: PhotoList, processor: PhotoProcessor,
+        pane: PhotoListPane, viewer: PhotoViewer, status: WindowStatus
+    ) {
+        self.window = window
+        self.photos = photos
+        self.processor = processor
+        self.pane = pane
+        self.viewer = viewer
+        self.status = status
+        addAction("trash") { [unowned self] in trashPhoto() }
+        addAction("undo-trash") { [unowned self] in undoTrash() }
+        addAction("delete") { [unowned self] in deletePhoto() }
+        addAction("rotate-right") { [unowned self] in rotatePhoto(clockwise: true) }
+        addAction("rotate-left") { [unowned self] in rotatePhoto(clockwise: false) }
+        addAction("set-background") { [unowned self] in setBackground() }
+        addAction("print") { [unowned self] in printPhoto() }
+        addAction("open-with") { [unowned self] in openWith() }
+        addAction("show-in-files") { [unowned self] in showInFiles() }
+        addAction("copy-location") { [unowned self] in copyLocation() }
+        addAction("slideshow") { [unowned self] in self.viewer.startSlideshow() }
+        addRowMenu(ui.object("row-menu", as: MenuModel.self))
+        refresh()
+    }
+
+    private func addAction(_ name: String, _ body: @escaping () -> Void) {
+        let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
+        connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
+        window.addAction(action)
+        actions[name] = action
+    }
+
+    /// A right click on a row selects it and opens the photo actions' menu there.
+    private func addRowMenu(_ model: Handle<MenuModel>) {
+        let menu = gtk_popover_menu_new_from_model(model.pointer(as: GMenuModel.self))!
+        gtk_widget_set_parent(menu, pane.list.widget)
+        gtk_popover_set_has_arrow(UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self), 0)
+        rowMenu = menu
+        connections.append(
+            SignalConnection.connect(UnsafeMutableRawPointer(menu), "closed") { [unowned self] in
+                // The item chosen runs its action first; the photo is forgotten after that.
+                menuClosed = MainLoopSource.onMainActor(.idle) { [weak self] in
+                    self?.menuPhoto = nil
+                    self?.menuClosed = nil
+                    return .remove
+                }
+            })
+        let click = gtk_gesture_click_new()!
+        gtk_gesture_single_set_button(click, 3)
+        connections.append(
+            SignalConnection.connect(
+                UnsafeMutableRawPointer(click), "pressed",
+                intPoint: { [unowned self] _, x, y in openRowMenu(x: x, y: y) }))
+        pane.list.addController(click)
+    }
+
+    private func openRowMenu(x: Double, y: Double) {
+        guard let menu = rowMenu, let position = pane.position(atY: y) else { return }
+        pane.select(position)
+        menuClosed = nil
+        menuPhoto = photos.id(at: position)
+        refresh()
+        var point = GdkRectangle(x: Int32(x), y: Int32(y), width: 1, height: 1)
+        let popover = UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self)
+        gtk_popover_set_pointing_to(popover, &point)
+        gtk_popover_popup(popover)
+    }
+
+    /// Turns the actions on or off for the photo they would act on now.
+    func refresh() {
+        let target = photoTarget()
+        let isFile = target?.path != nil
+        for name in Self.fileActions { setEnabled(name, isFile) }
+        setEnabled("copy-location", target != nil)
+        setEnabled("print", viewer.shownPhoto != nil)
+        setEnabled("slideshow", viewer.shownPhoto != nil)
+        setEnabled("undo-trash", !trashed.isEmpty)
+    }
+
+    private func setEnabled(_ name: String, _ enabled: Bool) {
+        guard let action = actions[name] else { return }
+        g_simple_action_set_enabled(action.opaque, enabled ? 1 : 0)
+    }
+
+    /// Lets go of the menu, dialogs and handlers (the window is closing).
+    func close() {
+        open = nil
+        connections.removeAll()
+        if let menu = rowMenu { gtk_widget_unparent(menu) }
+        rowMenu = nil
+        menuClosed = nil
+    }
+
+    // MARK: The photo acted on
+
+    /// A photo an action acts on.
+    struct PhotoTarget {
+        let id: PhotoID
+        let position: Int
+        let entry: PhotoEntry
+        let url: URL?
+        var name: String { entry.name }
+        /// Its file, for a photo on this computer.
+        var path: String? { url.flatMap { $0.isFileURL ? $0.path : nil } }
+    }
+
+    /// The photo shown in the viewer, or, with the viewer closed, the list's selected row.
+    func photoTarget() -> PhotoTarget? {
+        let chosen: (id: PhotoID, position: Int)?
+        if let shown = viewer.shownPhoto {
+            chosen = shown
+        } else if let id = menuPhoto, let position = photos.position(of: id) {
+            chosen = (id, position)
+        } else if let position = pane.selection.selected, position < photos.count {
+            chosen = (photos.id(at: position), position)
+        } else {
+            chosen = nil
+        }
+        guard let chosen, let snapshot = processor.snapshot(of: chosen.id) else { return nil }
+        return PhotoTarget(
+            id: chosen.id, position: chosen.position, entry: snapshot.entry, url: try? snapshot.entry.resolvedURL())
+    }
+
+    /// Remembers that the app itself changed `path` (the folder watch passes over it).
+    func noteOwnChange(_ path: String) {
+        let now = Date()
+        ownChanges = ownChanges.filter { now.timeIntervalSince($0.value) < 5 }
+        ownChanges[path] = now
+    }
+
+    /// Whether the app itself changed `path` a moment ago.
+    func isOwnChange(_ path: String) -> Bool {
+        ownChanges[path].map { Date().timeIntervalSince($0) < 5 } ?? false
+    }
+
+    /// Runs `work` (blocking file or bus work) on a thread of its own, then `done` with what it
+    /// gave, on the main loop.
+    func inBackground<Value: Sendable>(
+        _ work: @escaping @Sendable () -> Value, then done: @escaping @MainActor @Sendable (Value) -> Void
+    ) {
+        Thread.detachNewThread {
+            let value = work()
+            MainLoop.onMainActor { done(value) }
+        }
+    }
+
+    // MARK: Trash and Delete
+
+    private func trashPhoto() {
+        guard let target = photoTarget(), let path = target.path else { return }
+        noteOwnChange(path)
+        inBackground(
+            { PhotoFiles.trash(path) },
+            then: { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success(let trashed):
+                    self.trashed.append((trashed, target.entry, target.position, photos.generation))
+                    photos.apply(.remove([target.id]))
+                    Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
+                    status.showToast(
+                        String(format: tr("“%@” moved to the trash"), DisplayText.line(target.name)),
+                        button: (tr("_Undo"), "win.undo-trash"))
+                case .failure(let failure):
+                    status.showToast(
+                        String(
+                            format: tr("“%@” could not be moved to the trash: %@"), DisplayText.line(target.name),
+                            failure.localizedMessage))
+                }
+                refresh()
+            })
+    }
+
+    /// Puts the photo last moved to the trash back where it was, and back in the list.
+    private func undoTrash() {
+        guard let last = trashed.popLast() else { return }
+        refresh()
+        // Back in the list it left; a list opened since (a reload) finds the file itself, if it
+        // shows its folder.
+        if last.list == photos.generation {
+            noteOwnChange(last.trashed.originalPath)
+        } else {
+            ownChanges[last.trashed.originalPath] = nil
+        }
+        inBackground(
+            {
+                let result = PhotoFiles.restore(last.trashed)
+                if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath)
+                {
+                    return PhotoFiles.restore(last.trashed, from: item)
+                }
+                return result
+            },
+            then: { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success where last.list != photos.generation:
+                    break
+                case .success:
+                    let directory = (last.trashed.originalPath as NSString).deletingLastPathComponent
+                    let position =
+                        if let folder = liveFolder, folder.url.standardizedFileURL.path == directory {
+                            folder.position(for: last.entry)
+                        } else {
+                            min(last.position, photos.count)
+                        }
+                    guard let id = photos.apply(.insert([last.entry], at: [position])).inserted.first else { return }
+                    let shownAt = photos.position(of: id) ?? last.position
+                    Trace.shared.emit(.fileRestored(row: shownAt, id: id, name: last.entry.name))
+                    // The photo put back is the one shown again.
+                    if viewer.shownPhoto != nil { viewer.open(at: shownAt) } else { pane.select(shownAt) }
+                case .failure(let failure):
+                    status.showToast(
+                        String(
+                            format: tr("“%@” could not be put back: %@"), DisplayText.line(last.entry.name),
+                            failure.localizedMessage))
+                }
+            })
+    }
+
+    /// Deletes the photo for good, once the user said so.
+    private func deletePhoto() {
+        guard let target = photoTarget(), let path = target.path else { return }
+        confirm(
+            heading: String(format: tr("Delete “%@” Permanently?"), DisplayText.line(target.name)),
+            body: tr("The photo will be deleted for good: it cannot be brought back from the trash."),
+            action: tr("_Delete"), destructive: true
+        ) { [unowned self] in
+            noteOwnChange(path)
+            inBackground(
+                { PhotoFiles.delete(path) },
+                then: { [weak self] result in
+                    guard let self else { return }
+                    switch result {
+                    case .success:
+                        photos.apply(.remove([target.id]))
+                        Trace.shared.emit(.fileDeleted(row: target.position, id: target.id, name: target.name))
+                        status.showToast(String(format: tr("“%@” deleted"), DisplayText.line(target.name)))
+                    case .failure(let failure):
+                        status.showToast(
+                            String(
+                                format: tr("“%@” could not be deleted: %@"), DisplayText.line(target.name),
+                                failure.localizedMessage))
+                    }
+                    refresh()
+                })
+        }
+    }
+
+    /// A question with Cancel and one action (libadwaita's message dialog); `body` runs if the
+    /// action is chosen.
+    func confirm(heading: String, body: String, action: String, destructive: Bool, _ then: @escaping () -> Void) {
+        let made = adw_message_dialog_new(window.window, heading, body)!
+        let dialog = Widget<MessageDialog>(made: made)
+        let pointer = dialog.pointer(as: AdwMessageDialog.self)
+        adw_message_dialog_add_response(pointer, "cancel", tr("_Cancel"))
+        adw_message_dialog_add_response(pointer, "go", action)
+        adw_message_dialog_set_response_appearance(
+            pointer, "go", destructive ? ADW_RESPONSE_DESTRUCTIVE : ADW_RESPONSE_SUGGESTED)
+        adw_message_dialog_set_default_response(pointer, "cancel")
+        adw_message_dialog_set_close_response(pointer, "cancel")
+        dialog.setModal(true)
+        let holder = ObjectRef(retaining: UnsafeMutableRawPointer(made).assumingMemoryBound(to: GObject.self))
+        let response = dialog.onResponse { [unowned self] chosen in
+            open = nil
+            if chosen == "go" { then() }
+        }
+        open = (holder, [response])
+        dialog.present()
+    }
+}

@@ -1,0 +1,208 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+/// What the window says about its list: the title and subtitle (source, photo count, how many
+/// failed), the activity spinner, the status page shown instead of an empty or failed list,
+/// toasts (one for a run of failures, with Retry) and the "Oops!" alert. Its words are
+/// `StatusText`'s and the catalogue's.
+@MainActor
+final class WindowStatus {
+    private let parent: Widget<ApplicationWindow>
+    private let windowTitle: Widget<WindowTitle>
+    private let spinner: Widget<Spinner>
+    /// The list, or the status page instead of it (loading, empty, failed).
+    private let stack: Widget<Stack>
+    private let statusPage: Widget<StatusPage>
+    private let statusButtons: Widget<Box>
+    let toasts: Widget<ToastOverlay>
+    private let photos: any PhotoListReading
+    private let processor: PhotoProcessor
+    private var spinnerShowsBusy: Bool?
+    private var busyPhotos = 0
+    /// Whether sources are being read (the subtitle then says so, and the spinner turns).
+    var isLoading = false {
+        didSet { refreshSpinner() }
+    }
+    /// The failed count the subtitle shows, and its pending refresh.
+    private var failedInSubtitle = 0
+    private var subtitleRefresh: MainLoopSource?
+    /// Photos that failed since the last toast said so.
+    private var newFailures: Set<PhotoID> = []
+    private var failureToast: MainLoopSource?
+    private var alert: Alert?
+
+    init(ui: UIFile, parent: Widget<ApplicationWindow>, photos: PhotoList, processor: PhotoProcessor) {
+        self.parent = parent
+        self.photos = photos
+        self.processor = processor
+        windowTitle = ui.widget("title")
+        windowTitle.setTitle(AppInfo.displayName)
+        spinner = ui.widget("spinner")
+        statusPage = ui.widget("status")
+        statusButtons = ui.widget("status-buttons")
+        stack = ui.widget("stack")
+        toasts = ui.widget("toasts")
+        processor.observePhotos { [unowned self] snapshot in
+            // A photo failed, or one may have stopped failing (Retry): the count in the title.
+            if snapshot.state == .failed || failedInSubtitle > 0 { scheduleSubtitle() }
+            if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }
+        }
+        processor.onActivityChanged = { [unowned self] busy in
+            busyPhotos = busy
+            refreshSpinner()
+        }
+    }
+
+    // MARK: Title
+
+    /// A new list is being read from `sources`.
+    func loadingBegan(_ sources: [any PhotoSource]) {
+        failedInSubtitle = 0
+        showStatus(.loading)
+        windowTitle.setTitle(Self.title(of: sources))
+        setSubtitle(tr("Loading…"))
+        isLoading = true
+    }
+
+    private static func title(of sources: [any PhotoSource]) -> String {
+        guard sources.count == 1, let source = sources.first else {
+            return String(format: ntr("%@ source", "%@ sources", sources.count), Localization.number(sources.count))
+        }
+        return DisplayText.line(source.location.lastPathComponent)
+    }
+
+    private func setSubtitle(_ text: String) {
+        windowTitle.setSubtitle(text)
+        Trace.shared.emit(.windowSubtitle(text: text))
+    }
+
+    /// The subtitle once the list is in (the title names the source): how many photos, and how
+    /// many of those shown so far could not be loaded ("16 photos, 3 failed").
+    func refreshSubtitle() {
+        subtitleRefresh = nil
+        guard !isLoading else { return }
+        let count = photos.count
+        failedInSubtitle = processor.failedCount
+        let photos = String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+        let failed = failedInSubtitle
+        setSubtitle(
+            failed > 0
+                ? String(
+                    format: ntr("%1$@, %2$@ failed", "%1$@, %2$@ failed", failed), photos, Localization.number(failed))
+                : photos)
+    }
+
+    /// Refreshes the subtitle a moment later: photos that fail one after another update it once.
+    private func scheduleSubtitle() {
+        guard subtitleRefresh == nil else { return }
+        subtitleRefresh = MainLoopSource(.timeout(milliseconds: 250)) { [weak self] in
+            MainActor.assumeIsolated { self?.refreshSubtitle() }
+            return .remove
+        }
+    }
+
+    private func refreshSpinner() {
+        let busy = isLoading || busyPhotos > 0
+        // Called on every change of activity; GTK work (a tooltip set queries the display) only
+        // when busy-ness itself changed.
+        guard busy != spinnerShowsBusy else { return }
+        spinnerShowsBusy = busy
+        // Only the spinning changes (an idle spinner draws nothing): showing or hiding it would
+        // resize the header bar, and this runs during the list's layout too (from the
+        // adjustment's `changed`), which left the header bar unallocated for that frame.
+        spinner.isSpinning = busy
+        // A stopped spinner can stay on screen as a still frame; transparent, it cannot.
+        spinner.opacity = busy ? 1 : 0
+        spinner.setTooltip(busy ? tr("Loading") : nil)
+    }
+
+    // MARK: Status page
+
+    /// What the window shows instead of the list (its words are `StatusText`'s).
+    enum Status: Equatable {
+        /// The sources are being read, and no photo has arrived yet.
+        case loading
+        /// Every source was read, and none holds a picture.
+        case empty
+        /// No photo could be shown: why each source that failed did.
+        case failed([PhotoSourceError])
+    }
+
+    /// Shows the status page for `status`, or the list (nil).
+    func showStatus(_ status: Status?) {
+        guard let status else {
+            stack.showPage("list")
+            return
+        }
+        let (icon, title, description) = StatusText.page(status)
+        statusPage.setIconName(icon)
+        statusPage.setTitle(title)
+        statusPage.setDescription(markup: description.map(Self.markupEscaped))
+        statusButtons.isVisible = status != .loading
+        stack.showPage("status")
+    }
+
+    /// After rows came or went in a list read to its end: the status page if none is left,
+    /// and the count.
+    func listChanged() {
+        guard !isLoading else { return }
+        showStatus(photos.count == 0 ? .empty : nil)
+        refreshSubtitle()
+    }
+
+    /// `text` safe to show where markup is read (status page descriptions are).
+    private static func markupEscaped(_ text: String) -> String {
+        let escaped = g_markup_escape_text(text, -1)!
+        defer { g_free(escaped) }
+        return String(cString: escaped)
+    }
+
+    // MARK: Notices
+
+    /// Counts a failed photo; a moment after the last of a run of failures, one toast says how
+    /// many, with Retry (rows failing one after another make one notice, not a pile of them).
+    private func photoFailed(_ id: PhotoID) {
+        guard newFailures.insert(id).inserted else { return }
+        failureToast = MainLoopSource(.timeout(milliseconds: 1_000)) { [weak self] in
+            MainActor.assumeIsolated { self?.reportFailures() }
+            return .remove
+        }
+    }
+
+    private func reportFailures() {
+        guard !newFailures.isEmpty else { return }
+        let count = newFailures.count
+        newFailures = []
+        failureToast = nil
+        showToast(
+            String(
+                format: ntr("%@ photo could not be loaded", "%@ photos could not be loaded", count),
+                Localization.number(count)),
+            button: (tr("_Retry"), "win.retry-failed"))
+    }
+
+    /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an
+    /// optional button.
+    func showToast(_ title: String, button: (label: String, action: String)? = nil) {
+        Trace.shared.emit(.noticeShown(text: title))
+        toasts.addToast(markup: Self.markupEscaped(title), button: button)
+    }
+
+    /// The "Oops!" alert: a modal message with the reason, and Retry when it can help.
+    func showError(title: String, message: String, retry: (() -> Void)?) {
+        alert = Alert(parent: parent, title: title, message: message, retryable: retry != nil) { [weak self] retried in
+            self?.alert = nil
+            if retried { retry?() }
+        }
+    }
+
+    /// Stops every pending refresh (the window is closing).
+    func close() {
+        failureToast = nil
+        subtitleRefresh = nil
+        processor.onActivityChanged = nil
+    }
+}

@@ -1,0 +1,203 @@
+import CGLib
+import CPhotoListModel
+import GLibKit
+
+/// The list shown, and its one owner: the photos in display order (`PhotoCollection`) and the
+/// `GListModel` of their identities that every view binds to, changed together, and only
+/// through `apply(_:)`, which tells each observer once what changed.
+///
+/// Everything else reads it through `PhotoListReading`: views, the viewer's paging (which
+/// asks for neighbours by identity), the actions, the processor's scheduling.
+@MainActor
+public final class PhotoList {
+    /// The photos, and the records of those shown or worked on.
+    private(set) var photos = PhotoCollection()
+    private let store: ObjectRef<GObject>
+    private var observers: [(token: Int, willApply: ((PhotoListEdit) -> Void)?, didApply: (PhotoListChange) -> Void)] =
+        []
+    private var nextToken = 0
+    /// Counts the lists shown (`replaceAll`), so that work for an earlier one is recognised.
+    public private(set) var generation = 0
+    /// Counts the edits, so that what was worked out from a snapshot is known to be current.
+    public private(set) var version = 0
+
+    public init() {
+        store = ObjectRef(takingOpaque: cp_photo_list_model_new())
+    }
+
+    /// The `GListModel` of photo identities (items are `CpPhotoItem`s, made for the rows asked
+    /// for), for a view to bind to. Views never change it.
+    public var model: OpaquePointer { store.opaque }
+
+    // MARK: Observing
+
+    /// Calls `didApply` after every edit, with what changed, and `willApply` before it (while
+    /// the photos it takes away are still in the list). Observers are called in the order they
+    /// began observing. Returns what `stopObserving` takes.
+    @discardableResult
+    public func observe(
+        willApply: ((PhotoListEdit) -> Void)? = nil, didApply: @escaping (PhotoListChange) -> Void
+    ) -> Int {
+        nextToken += 1
+        observers.append((nextToken, willApply, didApply))
+        return nextToken
+    }
+
+    public func stopObserving(_ token: Int) {
+        observers.removeAll { $0.token == token }
+    }
+
+    // MARK: Changing
+
+    /// Carries out `edit` on the photos and the model at once (the model emits one
+    /// `items-changed`), and tells the observers.
+    @discardableResult
+    public func apply(_ edit: PhotoListEdit) -> PhotoListChange {
+        for observer in observers { observer.willApply?(edit) }
+        version += 1
+        let change = carryOut(edit)
+        for observer in observers { observer.didApply(change) }
+        return change
+    }
+
+    private func carryOut(_ edit: PhotoListEdit) -> PhotoListChange {
+        let before = photos.count
+        switch edit {
+        case .replaceAll(let entries):
+            photos.retire()
+            photos = PhotoCollection()
+            generation += 1
+            photos.append(entries)
+            splice(at: 0, removed: before, added: photos.count)
+            return PhotoListChange(edit: .replaceAll, inserted: ids(in: 0..<photos.count))
+        case .append(let entries):
+            let added = photos.append(entries)
+            splice(at: added.lowerBound, removed: 0, added: added.count)
+            return PhotoListChange(edit: .append, inserted: ids(in: added))
+        case .insert(let entries, let positions):
+            let ids = photos.insert(entries, at: positions)
+            if let first = positions.first, let last = positions.last {
+                let span = last - first + 1
+                splice(at: first, removed: span - positions.count, added: span)
+            }
+            return PhotoListChange(edit: .insert, inserted: ids)
+        case .remove(let ids):
+            let present = ids.filter(photos.contains)
+            let positions = photos.remove(present)
+            if let first = positions.first, let last = positions.last {
+                let span = last - first + 1
+                splice(at: first, removed: span, added: span - positions.count)
+            }
+            return PhotoListChange(edit: .remove, removed: present)
+        case .move(let id, let position, let renamed):
+            guard let from = photos.position(of: id) else { return PhotoListChange(edit: .move) }
+            if let renamed { photos.rename(id, to: renamed) }
+            photos.move(id, to: position)
+            let to = photos.position(of: id) ?? from
+            // The same place: the row is bound again, to show the new name.
+            let range = min(from, to)...max(from, to)
+            splice(at: range.lowerBound, removed: range.count, added: range.count)
+            return PhotoListChange(edit: .move, moved: [id], renamed: renamed == nil ? [] : [id])
+        case .reorder(let ids):
+            let old = self.ids(in: 0..<before)
+            photos.reorder(ids)
+            // Only the run between the first and the last row that moved changes in the model.
+            let prefix = zip(old, ids).prefix { $0 == $1 }.count
+            let suffix = zip(old.reversed(), ids.reversed()).prefix { $0 == $1 }.count
+            let changed = max(0, before - prefix - min(suffix, before - prefix))
+            splice(at: prefix, removed: changed, added: changed)
+            return PhotoListChange(edit: .reorder, moved: Array(ids[prefix..<prefix + changed]))
+        case .replace(let ids):
+            // The rows stay bound; what was made from the files goes (the processor's part).
+            return PhotoListChange(edit: .replace, replaced: ids.filter(photos.contains))
+        }
+    }
+
+    /// Mirrors a change of the photos in the model: `removed` rows at `position` gave way to
+    /// the `added` rows the photos now have there.
+    private func splice(at position: Int, removed: Int, added: Int) {
+        guard removed > 0 || added > 0 else { return }
+        var raw = (position..<position + added).map { guint64(photos.id(at: $0).rawValue) }
+        raw.withUnsafeMutableBufferPointer {
+            cp_photo_list_model_splice(
+                model, guint(position), guint(removed), $0.baseAddress, guint($0.count))
+        }
+    }
+
+    private func ids(in positions: Range<Int>) -> [PhotoID] { positions.map { photos.id(at: $0) } }
+
+    // MARK: Reading
+
+    public var count: Int { photos.count }
+    public func id(at position: Int) -> PhotoID { photos.id(at: position) }
+    public func position(of id: PhotoID) -> Int? { photos.position(of: id) }
+    public func entry(at position: Int) -> PhotoEntry { photos.entry(at: position) }
+    public func name(at position: Int) -> String { photos.name(at: position) }
+    public func id(forLink link: String) -> PhotoID? { photos.id(forLink: link) }
+    public func needsWork(_ id: PhotoID) -> Bool { photos.needsWork(id) }
+    /// The photos as they are now, to read on another thread.
+    public func snapshot() -> PhotoCollectionSnapshot { photos.snapshot() }
+
+    /// The photo of a row item of the model.
+    public static func id(ofItem item: OpaquePointer) -> PhotoID {
+        PhotoID(rawValue: UInt64(cp_photo_item_get_id(item)))
+    }
+}
+
+extension PhotoList: @MainActor PhotoListReading, @MainActor ScrollLayout {}
+
+/// What views, the viewer and the actions may know of the list: which photo is where.
+public protocol PhotoListReading: AnyObject, ViewerList {
+    func entry(at position: Int) -> PhotoEntry
+    func name(at position: Int) -> String
+    /// The photo whose address is `link`, exactly as its entry has it, if one is in the list.
+    func id(forLink link: String) -> PhotoID?
+}
+
+extension PhotoListReading {
+    public func contains(_ id: PhotoID) -> Bool { position(of: id) != nil }
+
+    /// The photo `offset` rows from `id` (negative: before it), if there is one.
+    public func neighbour(of id: PhotoID, _ offset: Int) -> PhotoID? {
+        guard let position = position(of: id), (0..<count).contains(position + offset) else { return nil }
+        return self.id(at: position + offset)
+    }
+}
+
+/// One change of the list, the only way it changes (see `PhotoList.apply`).
+public enum PhotoListEdit: Sendable {
+    /// A new list: every photo before leaves for good, `entries` arrive (new identities).
+    case replaceAll([PhotoEntry])
+    /// Photos after the last row.
+    case append([PhotoEntry])
+    /// New photos, each at the position of the same index once all are in (ascending).
+    case insert([PhotoEntry], at: [Int])
+    /// Photos that leave the list.
+    case remove([PhotoID])
+    /// A photo shown at `position` instead (the others close up), with a new name and address
+    /// if given (its file was renamed); it stays who it is.
+    case move(PhotoID, to: Int, renamed: PhotoEntry?)
+    /// The same photos in another order.
+    case reorder([PhotoID])
+    /// Photos whose files were rewritten: they stay, and their pictures are made again.
+    case replace([PhotoID])
+}
+
+/// What an edit did, as every observer of the list is told.
+public struct PhotoListChange: Sendable {
+    public enum Kind: Sendable { case replaceAll, append, insert, remove, move, reorder, replace }
+    public let edit: Kind
+    /// Photos that arrived.
+    public var inserted: [PhotoID] = []
+    /// Photos that left.
+    public var removed: [PhotoID] = []
+    /// Photos now at another position (besides the shifts that insertions and removals cause).
+    public var moved: [PhotoID] = []
+    /// Photos with a new name and address.
+    public var renamed: [PhotoID] = []
+    /// Photos whose files were rewritten.
+    public var replaced: [PhotoID] = []
+
+    /// Whether positions may have changed (anything but a rewrite).
+    public var reshaped: Bool { edit != .replace }
+}

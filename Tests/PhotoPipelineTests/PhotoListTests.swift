@@ -1,0 +1,109 @@
+import CGLib
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+
+/// The list's one owner: every edit changes the photos and the model views bind to together,
+/// with one `items-changed` and one notification, and the model's items keep their identity.
+@MainActor @Suite struct PhotoListTests {
+    private func entries(_ names: [String]) -> [PhotoEntry] {
+        names.map { PhotoEntry(name: $0, link: "file:///f/\($0)", base: nil) }
+    }
+
+    private func names(_ list: PhotoList) -> [String] { (0..<list.count).map { list.name(at: $0) } }
+
+    /// The identities the model holds, row by row, read through GListModel as a view would.
+    private func modelIDs(_ list: PhotoList) -> [PhotoID] {
+        (0..<Int(g_list_model_get_n_items(list.model))).map { position in
+            let item = g_list_model_get_item(list.model, guint(position))!
+            defer { g_object_unref(item) }
+            return PhotoList.id(ofItem: OpaquePointer(item))
+        }
+    }
+
+    private func listIDs(_ list: PhotoList) -> [PhotoID] { (0..<list.count).map { list.id(at: $0) } }
+
+    // MARK: Given a list and an observer; when each kind of edit is applied; then both agree
+
+    @Test("Each edit changes the photos and the model alike, with one items-changed and one notification")
+    func editsKeepModelAndPhotosEqual() {
+        let list = PhotoList()
+        var emissions: [(position: UInt32, removed: UInt32, added: UInt32)] = []
+        let connection = SignalConnection.connect(
+            UnsafeMutableRawPointer(list.model), "items-changed", uints: { emissions.append(($0, $1, $2)) })
+        var notified: [PhotoListChange.Kind] = []
+        var before: [PhotoListEdit] = []
+        list.observe(willApply: { before.append($0) }, didApply: { notified.append($0.edit) })
+
+        func check(_ expected: [String], _ kind: PhotoListChange.Kind) {
+            #expect(names(list) == expected)
+            #expect(modelIDs(list) == listIDs(list), "the model holds the photos' identities in order")
+            #expect(notified.last == kind && notified.count == before.count)
+        }
+
+        list.apply(.replaceAll(entries(["a", "b", "c", "d", "e"])))
+        check(["a", "b", "c", "d", "e"], .replaceAll)
+        let (a, b, c, d, e) = (list.id(at: 0), list.id(at: 1), list.id(at: 2), list.id(at: 3), list.id(at: 4))
+        list.apply(.append(entries(["f"])))
+        check(["a", "b", "c", "d", "e", "f"], .append)
+        #expect(emissions.last! == (5, 0, 1))
+
+        // Removing b and d touches rows 1...3 only: c is put back in the same emission.
+        list.apply(.remove([d, b]))
+        check(["a", "c", "e", "f"], .remove)
+        #expect(emissions.last! == (1, 3, 1))
+
+        // Inserting at final positions 1 and 3.
+        let inserted = list.apply(.insert(entries(["b2", "d2"]), at: [1, 3])).inserted
+        check(["a", "b2", "c", "d2", "e", "f"], .insert)
+        #expect(inserted.count == 2 && list.position(of: inserted[1]) == 3)
+        #expect(emissions.last! == (1, 1, 3))
+
+        list.apply(.move(e, to: 0, renamed: PhotoEntry(name: "z", link: "file:///f/z", base: nil)))
+        check(["z", "a", "b2", "c", "d2", "f"], .move)
+        #expect(list.id(forLink: "file:///f/z") == e && list.id(forLink: "file:///f/e") == nil)
+
+        // A reorder that keeps the first and last rows emits for the middle only.
+        let middle = [list.id(at: 0), list.id(at: 3), list.id(at: 2), list.id(at: 1), list.id(at: 4), list.id(at: 5)]
+        list.apply(.reorder(middle))
+        check(["z", "c", "b2", "a", "d2", "f"], .reorder)
+        #expect(emissions.last! == (1, 3, 3))
+
+        let count = emissions.count
+        list.apply(.replace([c]))
+        check(["z", "c", "b2", "a", "d2", "f"], .replace)
+        #expect(emissions.count == count, "a rewritten photo stays bound: no items-changed")
+
+        let generation = list.generation
+        list.apply(.replaceAll(entries(["x"])))
+        check(["x"], .replaceAll)
+        #expect(list.generation == generation + 1)
+        #expect(![a, b, c, d, e].contains(list.id(at: 0)) && list.position(of: a) == nil)
+        _ = connection
+    }
+
+    @Test("A row taken out and put back in one splice is the same item, so views keep its widget and selection")
+    func itemsKeepTheirIdentity() {
+        let list = PhotoList()
+        list.apply(.replaceAll(entries(["a", "b", "c"])))
+        let held = g_list_model_get_item(list.model, 1)!
+        let id = PhotoList.id(ofItem: OpaquePointer(held))
+        list.apply(.reorder([list.id(at: 2), list.id(at: 1), list.id(at: 0)]))
+        let again = g_list_model_get_item(list.model, 1)!
+        #expect(again == held && PhotoList.id(ofItem: OpaquePointer(again)) == id)
+        g_object_unref(again)
+        g_object_unref(held)
+    }
+
+    @Test("Neighbours are found by identity")
+    func neighbours() {
+        let list = PhotoList()
+        list.apply(.replaceAll(entries(["a", "b", "c"])))
+        let (a, b, c) = (list.id(at: 0), list.id(at: 1), list.id(at: 2))
+        #expect(list.neighbour(of: b, -1) == a && list.neighbour(of: b, 1) == c)
+        #expect(list.neighbour(of: a, -1) == nil && list.neighbour(of: c, 1) == nil)
+        list.apply(.remove([b]))
+        #expect(list.neighbour(of: a, 1) == c && list.neighbour(of: b, 1) == nil)
+    }
+}

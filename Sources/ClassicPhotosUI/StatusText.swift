@@ -34,17 +34,10 @@ enum StatusText {
         )
     }
 
-    /// The language of a sentence: the user's, or English (for the trace).
-    enum Language {
-        case user, english
-    }
-
     /// One sentence for why a source could not be read, in the user's language; in English
     /// for the trace's `error`.
-    static func sentence(_ error: PhotoSourceError, in language: Language = .user) -> String {
-        func tr(_ message: String) -> String {
-            language == .user ? MessageCatalogue.translate(message) : message
-        }
+    static func sentence(_ error: PhotoSourceError, in language: MessageCatalogue.Language = .user) -> String {
+        func tr(_ message: String) -> String { language.translate(message) }
         return switch error {
         case .cancelled:
             tr("Cancelled")

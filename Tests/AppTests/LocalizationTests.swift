@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -73,6 +74,38 @@ import TestSupport
             }
         }
         #expect(found > 80, "only \(found) marked messages found in Sources")
+    }
+
+    @Test(
+        "A failed photo's few words are made from its typed value, its number or name put into the translated words",
+        arguments: [
+            ("de", "Nicht gefunden (404)", "Format nicht unterstützt (Photoshop-Bild)", "Serverfehler (503)"),
+            ("es", "No encontrada (404)", "Formato no admitido (Photoshop-Bild)", "Error del servidor (503)"),
+        ])
+    func failureSummaries(language: String, notFound: String, format: String, serverError: String) throws {
+        let catalogue = try Catalogue(Self.po.appendingPathComponent("\(language).po"))
+        let translated = MessageCatalogue.Language { catalogue.translations[$0] ?? "(missing: \($0))" }
+        let http = PhotoFailure.http(status: 404, phrase: "Not Found")
+        #expect(http.kind == .http(status: 404) && http.reason == .http)
+        #expect(http.summary(in: translated) == notFound)
+        #expect(PhotoFailure.http(status: 503, phrase: "").summary(in: translated) == serverError)
+        let unsupported = PhotoFailure(.formatNotSupported(name: "Photoshop-Bild"), detail: "")
+        #expect(unsupported.reason == .unsupported)
+        #expect(unsupported.summary(in: translated) == format)
+        // English, as traced and asserted, is made the same way.
+        #expect(http.summary == "Not found (404)" && unsupported.summary == "Format not supported (Photoshop-Bild)")
+        // Every kind has its words in the catalogue.
+        let kinds: [PhotoFailure.Kind] =
+            PhotoFailure.Reason.allCases.map { .plain($0) }
+            + [401, 404, 429, 500, 418].map { .http(status: $0) }
+            + [
+                .folder, .notRegularFile, .unsupportedAddress, .wrongPart, .damaged, .unsupportedPicture,
+                .formatNotSupported(name: "JPEG XL"), .noRawPreview, .undecodable,
+            ]
+        for kind in kinds {
+            let words = PhotoFailure(kind, detail: "").summary(in: translated)
+            #expect(!words.contains("(missing: "), "\(language): \(kind): \(words)")
+        }
     }
 
     @Test("The scanner sees what xgettext could not read")
@@ -244,7 +277,10 @@ struct MarkedCall {
 /// The messages of a `.po` or `.pot` file: msgid → msgid_plural (or "" for a message without
 /// one), and the header.
 struct Catalogue {
+    /// Each message's plural ("" for none), by its `msgid`.
     var messages: [String: String] = [:]
+    /// Each message's translation (its `msgstr`), by its `msgid`; none in the template.
+    var translations: [String: String] = [:]
     var header = ""
 
     init(_ url: URL) throws {
@@ -253,7 +289,12 @@ struct Catalogue {
         var values: [String: String] = [:]
         func finish() {
             if let id = values["msgid"] {
-                if id.isEmpty { header = values["msgstr"] ?? "" } else { messages[id] = values["msgid_plural"] ?? "" }
+                if id.isEmpty {
+                    header = values["msgstr"] ?? ""
+                } else {
+                    messages[id] = values["msgid_plural"] ?? ""
+                    if let translation = values["msgstr"], !translation.isEmpty { translations[id] = translation }
+                }
             }
             values = [:]
         }

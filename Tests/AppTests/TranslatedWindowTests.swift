@@ -58,7 +58,7 @@ extension GUITests {
         }
 
         @Test(
-            "A failed photo's reason in German, numbers and all, also when the decoder helper gave it in English"
+            "A failed photo's reason in German, numbers and all, also when the decoder helper gave it"
         )
         func failureReasons() throws {
             try #require(Self.available("de_DE.UTF-8"), "the de_DE.UTF-8 locale is missing: run meson-helpers/setup.sh")

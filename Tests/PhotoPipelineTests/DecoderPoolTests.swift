@@ -63,6 +63,17 @@ import TestSupport
                 .bytes(HostilePictures.pngBomb()), size: .square(80), cancellable: Cancellable(), pool: pool)
         }
         #expect(bomb?.reason == .tooManyPixels)
+        // A failure with a value in it comes back as that value, not as words: the name of a
+        // format no loader reads (a Photoshop file's signature).
+        let photoshop = Data("8BPS".utf8) + Data([0, 1]) + Data(count: 64)
+        let format = #expect(throws: PhotoFailure.self) {
+            try Decoding.picture(.bytes(photoshop), size: .square(80), cancellable: Cancellable(), pool: pool)
+        }
+        guard case .formatNotSupported(let name)? = format?.kind else {
+            Issue.record("\(String(describing: format?.kind))")
+            return
+        }
+        #expect(name.contains("Photoshop") && format?.reason == .unsupported)
         #expect(pool.counts.crashed == 0)
     }
 

@@ -100,7 +100,7 @@ public enum DecoderHelper {
         func finished() { condition.withLock { current = nil } }
 
         /// The app's answers to reservations, by request.
-        private var answers: [UInt64: Refusal?] = [:]
+        private var answers: [UInt64: PhotoFailure?] = [:]
 
         /// Asks the app to reserve `bytes` for request `id`, and waits for its answer (the app
         /// stops waiting for room when the request is cancelled, and says so).
@@ -108,14 +108,14 @@ public enum DecoderHelper {
             _ bytes: Int, for id: UInt64, over channel: DecoderChannel, cancellable: Cancellable
         ) throws(PhotoFailure) {
             if channel.send(.reserve(id: id, bytes: bytes)) != nil { exit(0) }
-            let refusal: Refusal? = condition.withLock {
+            let refusal: PhotoFailure? = condition.withLock {
                 while answers[id] == nil { condition.wait() }
                 return answers.removeValue(forKey: id) ?? nil
             }
-            if let refusal { throw refusal.failure }
+            if let refusal { throw refusal }
         }
 
-        func reserved(_ id: UInt64, refusal: Refusal?) {
+        func reserved(_ id: UInt64, refusal: PhotoFailure?) {
             condition.withLock {
                 answers[id] = .some(refusal)
                 condition.broadcast()
@@ -128,14 +128,14 @@ public enum DecoderHelper {
         faults inbox: Inbox?
     ) -> (outcome: DecodeReply.Outcome, pixels: Int32?) {
         guard let fd else {
-            return (failure(PhotoFailure(.empty, detail: "The decoder was sent no picture")), nil)
+            return (.failure(PhotoFailure(.empty, detail: "The decoder was sent no picture")), nil)
         }
         let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
         if let inbox, let (fault, argument) = DecoderFault.asked(by: peek(fd)) {
             let attempt = Attempt(
                 id: request.id, argument: argument, fd: fd, budget: budget, budgetBytes: request.budgetBytes,
                 inbox: inbox, cancellable: cancellable)
-            return (failure(commit(fault, attempt)), nil)
+            return (.failure(commit(fault, attempt)), nil)
         }
         do throws(PhotoFailure) {
             switch request.job {
@@ -191,12 +191,8 @@ public enum DecoderHelper {
                 return (.file(byteCount: preview.count), try SealedPixels.sealedFile(holding: preview))
             }
         } catch {
-            return (failure(error), nil)
+            return (.failure(error), nil)
         }
-    }
-
-    private static func failure(_ failure: PhotoFailure) -> DecodeReply.Outcome {
-        .failure(reason: failure.reason.rawValue, summary: failure.summary, detail: failure.detail)
     }
 
     /// The picture's first bytes, read without moving the descriptor's offset.

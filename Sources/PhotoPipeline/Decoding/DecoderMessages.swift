@@ -15,22 +15,7 @@ enum DecoderMessage: Codable, Sendable {
     /// Helper → app: request `id`'s decode needs this many bytes of the app's memory budget.
     case reserve(id: UInt64, bytes: Int)
     /// App → helper: the memory asked for is reserved (nil), or cannot be (why).
-    case reserved(id: UInt64, refusal: Refusal?)
-}
-
-/// A failure sent between the processes.
-struct Refusal: Codable, Sendable {
-    var reason: String
-    var summary: String
-    var detail: String
-
-    init(_ failure: PhotoFailure) {
-        reason = failure.reason.rawValue
-        summary = failure.summary
-        detail = failure.detail
-    }
-
-    var failure: PhotoFailure { PhotoFailure(reason: reason, summary: summary, detail: detail) }
+    case reserved(id: UInt64, refusal: PhotoFailure?)
 }
 
 struct HelperReady: Codable, Sendable {
@@ -106,7 +91,9 @@ struct DecodeReply: Codable, Sendable {
         case animation(frames: [PixelLayout], offsets: [Int], delays: [Int], plays: Int)
         /// An animation that plays as a still picture (why).
         case still(reason: String)
-        case failure(reason: String, summary: String, detail: String)
+        /// The picture could not be decoded: the failure as a typed value (its kind and values,
+        /// not words), made into words by the app where it is shown.
+        case failure(PhotoFailure)
     }
 
     var id: UInt64
@@ -150,11 +137,5 @@ public enum DecoderFault: String, Codable, Sendable, CaseIterable {
         let words = line.split(separator: " ", maxSplits: 1)
         guard let first = words.first, let fault = DecoderFault(rawValue: String(first)) else { return nil }
         return (fault, words.count > 1 ? String(words[1]) : "")
-    }
-}
-
-extension PhotoFailure {
-    init(reason: String, summary: String, detail: String) {
-        self.init(Reason(rawValue: reason) ?? .notImage, summary: summary, detail: detail)
     }
 }

@@ -221,22 +221,20 @@ public final class DecoderPool: @unchecked Sendable {
                 return try decoded(reply.outcome, fd: fd, limits: limits)
             case .message(.reserve(let asked, let bytes), let fd) where asked == id:
                 if let fd { close(fd) }
-                var refusal: Refusal?
+                var refusal: PhotoFailure?
                 // One picture's reservations together fit in the budget (else two halves
                 // and a bit would wait for each other for ever); the wait ends with the decode's.
                 let held = reservations.reduce(0) { $0 + $1.bytes }
                 if bytes < 0 || bytes > budget.capacity - held {
-                    refusal = Refusal(
-                        PhotoFailure(
-                            .tooManyPixels,
-                            detail:
-                                "Decoding it would need more than \(PhotoLimits.megabytes(budget.capacity)) of memory"))
+                    refusal = PhotoFailure(
+                        .tooManyPixels,
+                        detail: "Decoding it would need more than \(PhotoLimits.megabytes(budget.capacity)) of memory")
                 } else {
                     do throws(PhotoFailure) {
                         reservations.append(
                             try budget.reserve(bytes, cancellable: cancellable, deadline: budgetDeadline))
                     } catch {
-                        refusal = Refusal(error)
+                        refusal = error
                     }
                 }
                 try send(.reserved(id: id, refusal: refusal))
@@ -276,9 +274,9 @@ public final class DecoderPool: @unchecked Sendable {
         default: break
         }
         switch outcome {
-        case .failure(let reason, let summary, let detail):
+        case .failure(let failure):
             if let fd { close(fd) }
-            throw PhotoFailure(reason: reason, summary: summary, detail: detail)
+            throw failure
         case .animation(let layouts, let offsets, _, _):
             guard let fd else {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no frames with its animation")

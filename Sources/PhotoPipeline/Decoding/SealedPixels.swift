@@ -154,6 +154,6 @@ enum SealedPixels {
 
     private static func failure(_ step: String) -> PhotoFailure {
         PhotoFailure(
-            .notImage, summary: "Could not be decoded", detail: "\(step) failed: \(String(cString: strerror(errno)))")
+            .undecodable, detail: "\(step) failed: \(String(cString: strerror(errno)))")
     }
 }

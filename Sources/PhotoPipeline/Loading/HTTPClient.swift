@@ -630,7 +630,7 @@ public final class HTTPClient: Sendable {
                     return end(
                         .failure(
                             PhotoFailure(
-                                .transport, summary: translatable("Wrong part sent"),
+                                .wrongPart,
                                 detail: "\(host) sent part of the photo (“\(given ?? "no Content-Range")”) "
                                     + "that is not the first \(self.head ?? 0) bytes asked for")))
                 }
@@ -693,7 +693,7 @@ public final class HTTPClient: Sendable {
                         return end(
                             .failure(
                                 PhotoFailure(
-                                    .transport, summary: translatable("Wrong part sent"),
+                                    .wrongPart,
                                     detail: "\(host) sent \(body.count) bytes for a range of \(partial.last + 1)")))
                     }
                     return end(.success(response(partialOf: partial.total)))

@@ -124,7 +124,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     /// The failure of an address whose scheme is none of http, https and file.
     static func unsupported(_ url: URL) -> PhotoFailure {
         PhotoFailure(
-            .unsupported, summary: translatable("Unsupported address"),
+            .unsupportedAddress,
             detail: "“\(url.absoluteString)”: only http, https and file addresses can be opened")
     }
 
@@ -221,10 +221,10 @@ public final class PhotoFetcher: @unchecked Sendable {
             }
         case S_IFDIR:
             throw PhotoFailure(
-                .notImage, summary: translatable("A folder, not a picture"), detail: "“\(path)” is a folder")
+                .folder, detail: "“\(path)” is a folder")
         default:
             throw PhotoFailure(
-                .blockedScheme, summary: translatable("Not a regular file"),
+                .notRegularFile,
                 detail: "“\(path)” is a device, FIFO or socket, not a regular file")
         }
     }

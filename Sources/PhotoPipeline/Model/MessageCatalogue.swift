@@ -1,11 +1,26 @@
 import CGLib
 import Foundation
 
-/// The app's text domain, as the pipeline sees it: the words it hands the window (a failed
-/// photo's few words, say) are English in its values, traces and tests, and translated where
-/// they are shown (`PhotoFailure.localizedSummary`). The app binds the domain at start.
+/// The app's text domain, as the pipeline sees it: its values say what happened as typed data
+/// (a failed photo's `PhotoFailure.Kind`, say), and their words are made where they are shown,
+/// in the user's language, or in English for traces and tests. The app binds the domain at start.
 public enum MessageCatalogue {
     public static let domain = "classic-photos"
+
+    /// A language words are made in: the user's, from the catalogue, or English as the sources
+    /// write it (the trace's).
+    public struct Language: Sendable {
+        /// The translation of a message into this language.
+        public let translate: @Sendable (String) -> String
+
+        /// A language translated by `translate` (a test's, from a `.po` file).
+        public init(translate: @escaping @Sendable (String) -> String) {
+            self.translate = translate
+        }
+
+        public static let user = Language { MessageCatalogue.translate($0) }
+        public static let english = Language { $0 }
+    }
 
     /// The translation of `message` in the user's language (the message itself where there is none).
     /// gettext hands back the very pointer it was given when it has no translation, which for

@@ -109,7 +109,7 @@ public struct PhotoEntry: Sendable, Equatable {
             }
         default:
             throw PhotoFailure(
-                .unsupported, summary: translatable("Unsupported address"),
+                .unsupportedAddress,
                 detail: "“\(link)”: only http, https and file addresses can be opened")
         }
     }

@@ -2,11 +2,13 @@ import CGLib
 import CSoup
 import GLibKit
 
-/// Why a photo could not be shown: a stable reason code (traced, and matched by tests), a
-/// short phrase for the row's subtitle, and the full detail for its tooltip.
-public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a photo could not be shown: what went wrong, as a typed value with the numbers and names
+/// it concerns (`kind`, whose stable `reason` code is traced and matched by tests), and the full
+/// detail for the tooltip and the trace. The few words a row shows are made from `kind` where
+/// they are shown, in the language they are shown in (`summary(in:)`).
+public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// Stable codes; the raw values are what the trace's `op.fail` carries as `reason`.
-    public enum Reason: String, Sendable, CaseIterable {
+    public enum Reason: String, Sendable, CaseIterable, Codable {
         /// The server answered with a status other than 2xx.
         case http
         /// The connection failed (refused, reset, DNS, TLS).
@@ -42,16 +44,61 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case cancelled
     }
 
-    public let reason: Reason
-    /// A few words for the row's subtitle: "Not found (404)", "Timed out", "Not a picture".
-    public let summary: String
-    /// The whole story, for the tooltip and logs.
+    /// What went wrong, where a reason alone says too little: each says more in the row's few
+    /// words, some with a value in them. It decides the reason.
+    public enum Kind: Sendable, Equatable, Codable {
+        /// Nothing more to say than the reason ("Timed out", "Not a picture").
+        case plain(Reason)
+        /// The server answered with `status`, not 2xx ("Not found (404)").
+        case http(status: Int)
+        /// A folder where a picture was to be read.
+        case folder
+        /// A device, FIFO or socket where a picture was to be read.
+        case notRegularFile
+        /// An address whose scheme is none of http, https and file.
+        case unsupportedAddress
+        /// The server sent another part of the photo than the one asked for.
+        case wrongPart
+        /// A picture whose data its loader found damaged.
+        case damaged
+        /// A picture of a kind the app does not open, though a loader may read it.
+        case unsupportedPicture
+        /// A picture in a format no installed loader reads; `name` as the desktop calls it.
+        case formatNotSupported(name: String)
+        /// A RAW file whose camera preview could not be read.
+        case noRawPreview
+        /// The decoder's pixels or file could not be handed back.
+        case undecodable
+
+        /// The stable code this kind of failure is traced with.
+        public var reason: Reason {
+            switch self {
+            case .plain(let reason): reason
+            case .http: .http
+            case .notRegularFile: .blockedScheme
+            case .unsupportedAddress, .unsupportedPicture, .formatNotSupported: .unsupported
+            case .wrongPart: .transport
+            case .folder, .damaged, .noRawPreview, .undecodable: .notImage
+            }
+        }
+    }
+
+    /// What went wrong, with its values.
+    public let kind: Kind
+    /// The whole story, for the tooltip, the trace and logs (English).
     public let detail: String
 
-    public init(_ reason: Reason, summary: String? = nil, detail: String) {
-        self.reason = reason
-        self.summary = summary ?? Self.defaultSummary(reason)
+    /// The stable code, traced as `op.fail`'s `reason`.
+    public var reason: Reason { kind.reason }
+
+    public init(_ kind: Kind, detail: String) {
+        self.kind = kind
         self.detail = detail
+    }
+
+    /// A failure with nothing more to say than its reason.
+    public init(_ reason: Reason, detail: String) {
+        self.init(.plain(reason), detail: detail)
     }
 
     public var description: String { detail }
@@ -59,65 +106,61 @@ public struct PhotoFailure: Error, Sendable, Equatable, CustomStringConvertible 
 
     public static let cancelled = PhotoFailure(.cancelled, detail: "Cancelled")
 
-    /// An HTTP status, summarised the way people know it ("Not found (404)").
+    /// An HTTP status, with the server's reason phrase in the detail.
     public static func http(status: Int, phrase: String) -> PhotoFailure {
-        let summary: String
-        switch status {
-        case 401, 403: summary = String(format: translatable("Access denied (%d)"), status)
-        case 404, 410: summary = String(format: translatable("Not found (%d)"), status)
-        case 429: summary = String(format: translatable("Too many requests (%d)"), status)
-        case 500..<600: summary = String(format: translatable("Server error (%d)"), status)
-        default: summary = String(format: translatable("HTTP error %d"), status)
-        }
-        return PhotoFailure(.http, summary: summary, detail: "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")")
+        PhotoFailure(.http(status: status), detail: "HTTP \(status)\(phrase.isEmpty ? "" : " \(phrase)")")
     }
 
-    static func defaultSummary(_ reason: Reason) -> String {
-        switch reason {
-        case .http: translatable("HTTP error")
-        case .transport: translatable("Connection failed")
-        case .timeout: translatable("Timed out")
-        case .tooLarge: translatable("Too large")
-        case .tooManyPixels: translatable("Too many pixels")
-        case .notImage: translatable("Not a picture")
-        case .empty: translatable("Empty file")
-        case .blockedScheme: translatable("Address not allowed")
-        case .redirects: translatable("Too many redirects")
-        case .blockedAddress: translatable("Private address not allowed")
-        case .decoderCrashed: translatable("Decoder crashed")
-        case .unsupported: translatable("Not supported")
-        case .invalidAddress: translatable("Invalid address")
-        case .missing: translatable("File not found")
-        case .unreadable: translatable("Cannot be read")
-        case .cancelled: translatable("Cancelled")
+    /// A few words for the row's subtitle, in English (as tests compare them): "Not found (404)".
+    public var summary: String { summary(in: .english) }
+
+    /// The few words in the user's language.
+    public var localizedSummary: String { summary(in: .user) }
+
+    /// The few words for the row's subtitle in `language`, made from the kind and its values
+    /// (an HTTP status the way people know it: "Not found (404)").
+    public func summary(in language: MessageCatalogue.Language) -> String {
+        // Marks each message for extraction and translates it as it is used.
+        func translatable(_ message: String) -> String { language.translate(message) }
+        return switch kind {
+        case .plain(let reason):
+            switch reason {
+            case .http: translatable("HTTP error")
+            case .transport: translatable("Connection failed")
+            case .timeout: translatable("Timed out")
+            case .tooLarge: translatable("Too large")
+            case .tooManyPixels: translatable("Too many pixels")
+            case .notImage: translatable("Not a picture")
+            case .empty: translatable("Empty file")
+            case .blockedScheme: translatable("Address not allowed")
+            case .redirects: translatable("Too many redirects")
+            case .blockedAddress: translatable("Private address not allowed")
+            case .decoderCrashed: translatable("Decoder crashed")
+            case .unsupported: translatable("Not supported")
+            case .invalidAddress: translatable("Invalid address")
+            case .missing: translatable("File not found")
+            case .unreadable: translatable("Cannot be read")
+            case .cancelled: translatable("Cancelled")
+            }
+        case .http(let status):
+            switch status {
+            case 401, 403: String(format: translatable("Access denied (%d)"), status)
+            case 404, 410: String(format: translatable("Not found (%d)"), status)
+            case 429: String(format: translatable("Too many requests (%d)"), status)
+            case 500..<600: String(format: translatable("Server error (%d)"), status)
+            default: String(format: translatable("HTTP error %d"), status)
+            }
+        case .folder: translatable("A folder, not a picture")
+        case .notRegularFile: translatable("Not a regular file")
+        case .unsupportedAddress: translatable("Unsupported address")
+        case .wrongPart: translatable("Wrong part sent")
+        case .damaged: translatable("Damaged picture")
+        case .unsupportedPicture: translatable("Unsupported picture")
+        case .formatNotSupported(let name): String(format: translatable("Format not supported (%@)"), name)
+        case .noRawPreview: translatable("No RAW preview")
+        case .undecodable: translatable("Could not be decoded")
         }
     }
-
-    /// The summary in the user's language. Summaries stay English in the value (it is traced,
-    /// and may come from a decoder helper), so they are looked up here: as they are, or, for
-    /// those with a number or a name in them, by the template they were made from.
-    public var localizedSummary: String {
-        let translated = MessageCatalogue.translate(summary)
-        if translated != summary { return translated }
-        for template in Self.summaryTemplates {
-            guard let placeholder = ["%d", "%@"].first(where: template.contains) else { continue }
-            let parts = template.components(separatedBy: placeholder)
-            guard parts.count == 2, summary.count > parts[0].count + parts[1].count, summary.hasPrefix(parts[0]),
-                summary.hasSuffix(parts[1])
-            else { continue }
-            let value = String(summary.dropFirst(parts[0].count).dropLast(parts[1].count))
-            let localized = MessageCatalogue.translate(template)
-            guard let target = ["%1$d", "%1$@", placeholder].first(where: localized.contains) else { return summary }
-            return localized.replacingOccurrences(of: target, with: value)
-        }
-        return summary
-    }
-
-    /// The summaries made with a value in them.
-    static let summaryTemplates = [
-        translatable("Access denied (%d)"), translatable("Not found (%d)"), translatable("Too many requests (%d)"),
-        translatable("Server error (%d)"), translatable("HTTP error %d"), translatable("Format not supported (%@)"),
-    ]
 }
 
 extension PhotoFailure {
@@ -149,7 +192,7 @@ extension PhotoFailure {
             if error.isIOError(G_IO_ERROR_NOT_FOUND) {
                 self.init(.missing, detail: detail)
             } else if error.isIOError(G_IO_ERROR_IS_DIRECTORY) {
-                self.init(.notImage, summary: translatable("A folder, not a picture"), detail: detail)
+                self.init(.folder, detail: detail)
             } else {
                 self.init(.unreadable, detail: detail)
             }

@@ -211,7 +211,7 @@ public enum ImageDecoder {
             defer { free(message) }
             guard status == 0 else {
                 throw PhotoFailure(
-                    .notImage, summary: translatable("Damaged picture"),
+                    .damaged,
                     detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
                 )
             }
@@ -229,7 +229,7 @@ public enum ImageDecoder {
                 let canvas = PictureSignature.webPSize(header)
             else {
                 throw PhotoFailure(
-                    .notImage, summary: translatable("Damaged picture"),
+                    .damaged,
                     detail: "The animated WebP's frames could not be read")
             }
             let frames = max(1, animation.frames.count) + 1
@@ -282,7 +282,7 @@ public enum ImageDecoder {
             let type = String(cString: guessed)
             guard let description = PictureTypes.unreadablePictureDescription(type) else { return nil }
             return PhotoFailure(
-                .unsupported, summary: String(format: translatable("Format not supported (%@)"), description),
+                .formatNotSupported(name: description),
                 detail: "\(description) files (\(type)) cannot be opened: no decoder for them is installed")
         }
 
@@ -291,7 +291,7 @@ public enum ImageDecoder {
         private func refuseWrappers(_ first: [UInt8]) throws(PhotoFailure) {
             if let kind = ImageDecoder.wrapperKind(first) {
                 throw PhotoFailure(
-                    .unsupported, summary: translatable("Unsupported picture"),
+                    .unsupportedPicture,
                     detail: "\(kind) pictures are not opened: their size cannot be checked before they are decoded")
             }
         }
@@ -311,7 +311,7 @@ public enum ImageDecoder {
                 refuse(
                     loader,
                     PhotoFailure(
-                        .unsupported, summary: translatable("Unsupported picture"),
+                        .unsupportedPicture,
                         detail: "Pictures of this kind (\(name!)) are not opened"))
                 return
             }
@@ -382,9 +382,9 @@ public enum ImageDecoder {
             let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(bitPattern: error.code)) : nil
             switch code {
             case GDK_PIXBUF_ERROR_CORRUPT_IMAGE:
-                throw PhotoFailure(.notImage, summary: translatable("Damaged picture"), detail: error.message)
+                throw PhotoFailure(.damaged, detail: error.message)
             case GDK_PIXBUF_ERROR_UNSUPPORTED_OPERATION:
-                throw PhotoFailure(.unsupported, summary: translatable("Unsupported picture"), detail: error.message)
+                throw PhotoFailure(.unsupportedPicture, detail: error.message)
             default:
                 throw PhotoFailure(.notImage, detail: error.message)
             }

@@ -27,7 +27,7 @@ public enum RawPhoto {
         guard status == 0, let data = preview.data else {
             let reason = message.map { String(cString: $0) } ?? "LibRaw could not read it"
             throw PhotoFailure(
-                .notImage, summary: translatable("No RAW preview"),
+                .noRawPreview,
                 detail: "The camera's preview could not be read: \(reason)")
         }
         defer { cp_raw_preview_free(&preview) }

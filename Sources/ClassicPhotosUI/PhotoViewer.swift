@@ -29,20 +29,20 @@ protocol PhotoViewerHost: AnyObject {
 /// asks for it), and what it knows of each photo comes as snapshots, as rows get them.
 @MainActor
 final class PhotoViewer {
-    private unowned let host: any PhotoViewerHost
+    unowned let host: any PhotoViewerHost
     /// The list paged through: which photo is where (read only).
-    private let photos: any PhotoListReading
+    let photos: any PhotoListReading
     /// Where photos are loaded, and what is known of each.
     private let processor: PhotoProcessor
     private let pipeline: ViewerPipeline
-    private let chrome = ViewerChrome()
+    let chrome = ViewerChrome()
     private let export: ViewerExport
-    private var player: FramePlayer!
-    private var paging = ViewerPaging()
+    var player: FramePlayer!
+    var paging = ViewerPaging()
     private var connections: [SignalConnection] = []
 
     /// One photo the viewer holds: the photo shown or a neighbour.
-    private final class Slot {
+    final class Slot {
         var photo: PhotoSnapshot
         var request: ViewerPipeline.Request?
         var picture: ViewerPicture?
@@ -61,22 +61,22 @@ final class PhotoViewer {
     private var slots: [PhotoID: Slot] = [:]
     /// On screen (from opening until the closing animation ends).
     private(set) var isOpen = false
-    private var isClosing = false
-    private var showsSepia = true
-    private(set) var isFullscreen = false
+    var isClosing = false
+    var showsSepia = true
+    var isFullscreen = false
     /// What the picture shows now (to trace and make a texture only on change).
-    private var shownImage: PhotoImage?
-    private var shownTexture: ObjectRef<GObject>?
-    private var shownState: ViewerImageState?
-    private var redecodeTimer: MainLoopSource?
+    var shownImage: PhotoImage?
+    var shownTexture: ObjectRef<GObject>?
+    var shownState: ViewerImageState?
+    var redecodeTimer: MainLoopSource?
     /// The slideshow (F5), and whether the window was fullscreen before it began.
     private(set) var slideshow: ViewerSlideshow!
-    private var fullscreenBeforeSlideshow = false
+    var fullscreenBeforeSlideshow = false
 
     /// The viewer's widget, an overlay child of the list's area.
     var root: Widget<Overlay> { chrome.root }
     private var picture: Widget<ZoomPicture> { chrome.picture }
-    private var zooming: ZoomingPicture { chrome.zooming }
+    var zooming: ZoomingPicture { chrome.zooming }
 
     init(host: any PhotoViewerHost, photos: PhotoList, processor: PhotoProcessor) {
         self.host = host
@@ -263,10 +263,10 @@ final class PhotoViewer {
 
     // MARK: Paging and loading
 
-    private var current: Slot? { paging.shown.flatMap { slots[$0] } }
+    var current: Slot? { paging.shown.flatMap { slots[$0] } }
 
     /// Carries out what `ViewerPaging` decided, then shows the photo shown.
-    private func apply(_ actions: [ViewerPaging.Action]) {
+    func apply(_ actions: [ViewerPaging.Action]) {
         var shown: (id: PhotoID, position: Int, moved: Bool)?
         for action in actions {
             switch action {
@@ -352,103 +352,6 @@ final class PhotoViewer {
         return max(1, side) * Int(max(1, root.scaleFactor))
     }
 
-    // MARK: Showing the photo
-
-    /// Shows what `slot` has: the picture (sepia or original), the failure, or the spinner.
-    private func refresh(_ slot: Slot) {
-        let failed = slot.picture == nil && slot.failure != nil
-        let reason = slot.failure.map {
-            $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
-        }
-        chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
-        chrome.info.show(
-            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
-            info: slot.picture?.info)
-        if failed, let reason {
-            if shownState != .failed, let position = paging.position {
-                Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
-            }
-            setShown(nil, state: .failed)
-            return
-        }
-        guard let picture = slot.picture else { return }
-        zooming.setImageSize(width: picture.info.width, height: picture.info.height)
-        if showsSepia, let sepia = slot.sepia {
-            setShown(sepia, state: .filtered, animation: slot.sepiaAnimation)
-        } else if showsSepia, shownImage != nil, shownState == .filtered {
-            // A larger decode is being filtered: the smaller sepia picture stays until then.
-        } else {
-            setShown(picture.original, state: .original, animation: picture.animation)
-        }
-    }
-
-    /// Puts `image` in the picture (an animation's first frame, with the animation), tracing
-    /// `viewer.image` when what is shown changed.
-    private func setShown(_ image: PhotoImage?, state: ViewerImageState?, animation: ViewerAnimation? = nil) {
-        guard image !== shownImage || state != shownState else { return }
-        if image !== shownImage {
-            shownImage = image
-            if let animation {
-                player.play(animation)
-            } else {
-                player.stop()
-                showTexture(of: image)
-            }
-        }
-        shownState = state
-        if let state, let position = paging.position, let id = paging.shown {
-            Trace.shared.emit(
-                .viewerImage(
-                    row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
-                    frames: player.frameCount))
-        }
-    }
-
-    private func showTexture(of image: PhotoImage?) {
-        shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
-        zooming.setPaintable(shownTexture)
-    }
-
-    private func setSepia(_ sepia: Bool) {
-        guard sepia != showsSepia else { return }
-        showsSepia = sepia
-        if let slot = current { refresh(slot) }
-    }
-
-    // MARK: Zoom
-
-    private func zoomChanged() {
-        guard isOpen, current?.picture != nil else { return }
-        let zoom = zooming.zoom
-        Trace.shared.emit(.viewerZoom(level: zoom))
-        chrome.showZoom(zoom)
-        // Decoding again waits until zooming pauses (a pinch changes the zoom every frame).
-        redecodeTimer = MainLoopSource.onMainActor(.timeout(milliseconds: 150)) { [weak self] in
-            self?.considerRedecode()
-            return .remove
-        }
-    }
-
-    /// Zoomed in past the decoded resolution: decodes again, larger, from the bytes the viewer
-    /// already has (`ViewerLimits.largerDecodeSide`).
-    private func considerRedecode() {
-        redecodeTimer = nil
-        // An animation is decoded once, at the size shown; zooming in enlarges its frames.
-        guard let slot = current, let picture = slot.picture, picture.animation == nil,
-            let side = ViewerLimits.largerDecodeSide(
-                width: picture.info.width, height: picture.info.height,
-                decoded: max(picture.original.width, picture.original.height),
-                zoom: zooming.zoom)
-        else { return }
-        if let request = slot.request, request.isBusy {
-            slot.wantsLargerDecode = true
-            return
-        }
-        slot.wantsLargerDecode = false
-        slot.nextLoad = (side, picture.bytes)
-        apply(paging.reload())
-    }
-
     // MARK: What the window's actions act on
 
     /// The photo shown, and where it is in the list, while the viewer is open.
@@ -463,62 +366,6 @@ final class PhotoViewer {
             return nil
         }
         return (picture.bytes, state == .filtered)
-    }
-
-    // MARK: Slideshow
-
-    /// Starts the slideshow from the photo shown, fullscreen.
-    func startSlideshow() {
-        guard isOpen, !isClosing, !slideshow.isRunning else { return }
-        fullscreenBeforeSlideshow = isFullscreen
-        if !isFullscreen { toggleFullscreen() }
-        chrome.popDownProperties()
-        slideshow.start()
-    }
-
-    func stopSlideshow() {
-        guard slideshow.isRunning else { return }
-        slideshow.stop()
-        if isFullscreen, !fullscreenBeforeSlideshow { toggleFullscreen() }
-    }
-
-    /// The next photo, or the first after the last.
-    private func advanceSlideshow() {
-        guard isOpen, !isClosing, let position = paging.position else { return }
-        if position + 1 < photos.count {
-            apply(paging.step(1, in: photos))
-        } else {
-            apply(paging.open(at: 0, in: photos))
-        }
-    }
-
-    /// A key during the slideshow: Escape and F5 stop it; Left and Right move, and the interval
-    /// starts again; any other key pauses it for a moment.
-    private func slideshowKey(_ keyval: UInt32) -> Bool {
-        switch Int32(bitPattern: keyval) {
-        case GDK_KEY_Escape, GDK_KEY_F5:
-            stopSlideshow()
-        case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up:
-            apply(paging.step(-1, in: photos))
-            slideshow.restartInterval()
-        case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down:
-            advanceSlideshow()
-            slideshow.restartInterval()
-        case GDK_KEY_Shift_L, GDK_KEY_Shift_R, GDK_KEY_Control_L, GDK_KEY_Control_R, GDK_KEY_Alt_L, GDK_KEY_Alt_R:
-            return false
-        default:
-            slideshow.userActed()
-        }
-        return true
-    }
-
-    // MARK: Fullscreen
-
-    func toggleFullscreen() {
-        isFullscreen.toggle()
-        host.setHeaderBarVisible(!isFullscreen)
-        host.window.setFullscreen(isFullscreen)
-        chrome.showFullscreen(isFullscreen)
     }
 
     // MARK: Copy and Save As…

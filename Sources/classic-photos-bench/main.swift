@@ -15,6 +15,8 @@
 //   folder      a folder of 120 camera photos opened cold and warm, vs eog and gThumb
 //   bigfolder   folders of 20,000 and 100,000 pictures (hard links to those photos), cold and
 //               warm: first row, first screen, whole list, main-loop stalls; vs eog and gThumb
+//   burst       2,000 and then 10,000 pictures arriving in an open folder of 20,000: time until
+//               the list holds them, main-loop stalls
 //   web         the same photos as a web list over a paced link: first screen and bytes sent
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
@@ -28,7 +30,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "web", "app",
+        "burst", "web", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -101,10 +103,11 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if wants("folder") || wants("bigfolder") || wants("web") {
+        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
             if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
+            if wants("burst") { try benchmarkFolderBursts(folder, rounds: options.appRounds, report: report) }
             if wants("web") { try benchmarkWebList(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }

@@ -156,12 +156,6 @@ public protocol PhotoListReading: AnyObject, ViewerList {
 
 extension PhotoListReading {
     public func contains(_ id: PhotoID) -> Bool { position(of: id) != nil }
-
-    /// The photo `offset` rows from `id` (negative: before it), if there is one.
-    public func neighbour(of id: PhotoID, _ offset: Int) -> PhotoID? {
-        guard let position = position(of: id), (0..<count).contains(position + offset) else { return nil }
-        return self.id(at: position + offset)
-    }
 }
 
 /// One change of the list, the only way it changes (see `PhotoList.apply`).

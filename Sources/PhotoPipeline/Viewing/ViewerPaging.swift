@@ -7,6 +7,14 @@ public protocol ViewerList {
     func position(of id: PhotoID) -> Int?
 }
 
+extension ViewerList {
+    /// The photo `offset` rows from `id` (negative: before it), if there is one.
+    public func neighbour(of id: PhotoID, _ offset: Int) -> PhotoID? {
+        guard let position = position(of: id), (0..<count).contains(position + offset) else { return nil }
+        return self.id(at: position + offset)
+    }
+}
+
 /// Which photo the viewer shows and which photos it holds, by identity, as a plain state
 /// machine (the viewer's counterpart of `ScrollScheduler`).
 ///
@@ -127,7 +135,7 @@ public struct ViewerPaging: Sendable, Equatable {
         shown = id
         self.position = position
         var actions: [Action] = [.show(id, position: position, moved: moved)]
-        let neighbours = [position - 1, position + 1].filter { (0..<list.count).contains($0) }.map { list.id(at: $0) }
+        let neighbours = [-1, 1].compactMap { list.neighbour(of: id, $0) }
         let keep = Set(neighbours + [id])
         for dropped in held.keys.filter({ !keep.contains($0) }).sorted() {
             held.removeValue(forKey: dropped)

@@ -1,0 +1,106 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import PhotoPipeline
+
+/// What the viewer's picture shows: the photo shown, sepia or original, its animation, and a
+/// larger decode when zooming in asks for one.
+extension PhotoViewer {
+    // MARK: Showing the photo
+
+    /// Shows what `slot` has: the picture (sepia or original), the failure, or the spinner.
+    func refresh(_ slot: Slot) {
+        let failed = slot.picture == nil && slot.failure != nil
+        let reason = slot.failure.map {
+            $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
+        }
+        chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
+        chrome.info.show(
+            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
+            info: slot.picture?.info)
+        if failed, let reason {
+            if shownState != .failed, let position = paging.position {
+                Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
+            }
+            setShown(nil, state: .failed)
+            return
+        }
+        guard let picture = slot.picture else { return }
+        zooming.setImageSize(width: picture.info.width, height: picture.info.height)
+        if showsSepia, let sepia = slot.sepia {
+            setShown(sepia, state: .filtered, animation: slot.sepiaAnimation)
+        } else if showsSepia, shownImage != nil, shownState == .filtered {
+            // A larger decode is being filtered: the smaller sepia picture stays until then.
+        } else {
+            setShown(picture.original, state: .original, animation: picture.animation)
+        }
+    }
+
+    /// Puts `image` in the picture (an animation's first frame, with the animation), tracing
+    /// `viewer.image` when what is shown changed.
+    func setShown(_ image: PhotoImage?, state: ViewerImageState?, animation: ViewerAnimation? = nil) {
+        guard image !== shownImage || state != shownState else { return }
+        if image !== shownImage {
+            shownImage = image
+            if let animation {
+                player.play(animation)
+            } else {
+                player.stop()
+                showTexture(of: image)
+            }
+        }
+        shownState = state
+        if let state, let position = paging.position, let id = paging.shown {
+            Trace.shared.emit(
+                .viewerImage(
+                    row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
+                    frames: player.frameCount))
+        }
+    }
+
+    func showTexture(of image: PhotoImage?) {
+        shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
+        zooming.setPaintable(shownTexture)
+    }
+
+    func setSepia(_ sepia: Bool) {
+        guard sepia != showsSepia else { return }
+        showsSepia = sepia
+        if let slot = current { refresh(slot) }
+    }
+
+    // MARK: Zoom
+
+    func zoomChanged() {
+        guard isOpen, current?.picture != nil else { return }
+        let zoom = zooming.zoom
+        Trace.shared.emit(.viewerZoom(level: zoom))
+        chrome.showZoom(zoom)
+        // Decoding again waits until zooming pauses (a pinch changes the zoom every frame).
+        redecodeTimer = MainLoopSource.onMainActor(.timeout(milliseconds: 150)) { [weak self] in
+            self?.considerRedecode()
+            return .remove
+        }
+    }
+
+    /// Zoomed in past the decoded resolution: decodes again, larger, from the bytes the viewer
+    /// already has (`ViewerLimits.largerDecodeSide`).
+    func considerRedecode() {
+        redecodeTimer = nil
+        // An animation is decoded once, at the size shown; zooming in enlarges its frames.
+        guard let slot = current, let picture = slot.picture, picture.animation == nil,
+            let side = ViewerLimits.largerDecodeSide(
+                width: picture.info.width, height: picture.info.height,
+                decoded: max(picture.original.width, picture.original.height),
+                zoom: zooming.zoom)
+        else { return }
+        if let request = slot.request, request.isBusy {
+            slot.wantsLargerDecode = true
+            return
+        }
+        slot.wantsLargerDecode = false
+        slot.nextLoad = (side, picture.bytes)
+        apply(paging.reload())
+    }
+}

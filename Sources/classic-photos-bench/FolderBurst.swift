@@ -94,9 +94,10 @@ func benchmarkFolderBursts(_ camera: CameraFolder, rounds: Int, report: Report) 
         The app showing a folder of 20,000 pictures (hard links to the camera photos, as in the section above) \
         while 2,000 and then 10,000 more are linked into it as fast as the file system takes them, each named \
         after a picture already there (`IMG_000007-2.jpg` after `IMG_000007.jpg`), so that every burst is \
-        spread over the whole list. Read from the app's trace: from the burst's first event to the \
-        `source.changed` whose row count holds the whole burst (the folder watch reports 150 ms after the \
-        folder falls quiet), and the longest main-loop stall from then until a second after. Median of \
+        spread over the whole list. Timed from the first link until the app's trace, read every 50 ms, had \
+        the `source.changed` whose row count holds the whole burst (linking is part of that time, and the \
+        folder watch reports 150 ms after the folder falls quiet); and the longest main-loop stall the trace \
+        has from the first link until a second after that. Median of \
         \(rounds) round\(rounds == 1 ? "" : "s").
         """)
     report.table(["burst", "until the list holds it", "longest main-loop stall"], table)

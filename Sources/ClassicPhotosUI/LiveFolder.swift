@@ -156,13 +156,11 @@ final class LiveFolder {
     }
 
     /// Where a photo named `entry` goes in the folder's order now (a photo put back from the
-    /// trash): a plan of one.
+    /// trash).
     func position(for entry: PhotoEntry) -> Int {
-        guard let path = Self.path(ofLink: entry.link) else { return photos.count }
-        let plan = FolderChanges.plan(
-            [.created(path)], list: photos.snapshot(), order: order, known: facts, link: Self.link,
-            entry: { _ in entry }, facts: { [order] in SortFacts.read(link: $0.link, taken: order.key == .dateTaken) })
-        return plan.insertedAt.first ?? photos.count
+        FolderChanges.position(of: entry, in: photos.snapshot(), order: order, known: facts) { [order] in
+            SortFacts.read(link: $0.link, taken: order.key == .dateTaken)
+        }
     }
 
     // MARK: Sorting

@@ -157,4 +157,15 @@ import Testing
         #expect(names(list) == ["early", "p1", "p2", "mid", "p3", "late"])
         #expect(plan.factsRead.count <= 3, "facts of the photos already shown are read as compared")
     }
+
+    @Test("A photo put back goes where the order places it")
+    func positionOfOne() {
+        let list = PhotoList()
+        list.apply(.replaceAll(entries(["img1", "img3", "img10"])))
+        let back = entries(["img4"])[0]
+        #expect(FolderChanges.position(of: back, in: list.snapshot(), order: .byName, facts: { _ in nil }) == 2)
+        let descending = PhotoOrder(key: .name, descending: true)
+        list.apply(.reorder([list.id(at: 2), list.id(at: 1), list.id(at: 0)]))
+        #expect(FolderChanges.position(of: back, in: list.snapshot(), order: descending, facts: { _ in nil }) == 1)
+    }
 }

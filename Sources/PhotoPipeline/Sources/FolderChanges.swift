@@ -136,6 +136,19 @@ public enum FolderChanges {
         }
     }
 
+    /// Where a photo named `entry` goes in `list`, sorted by `order` (a binary search: only the
+    /// photos compared have their facts read).
+    public static func position(
+        of entry: PhotoEntry, in list: PhotoCollectionSnapshot, order: PhotoOrder,
+        known: [PhotoID: SortFacts] = [:], facts: (PhotoEntry) -> SortFacts?
+    ) -> Int {
+        withoutActuallyEscaping(facts) { facts in
+            var placing = Placing(list: list, order: order, known: known, facts: facts)
+            let rows = (0..<list.count).map(Placing.Row.at)
+            return placing.insertionPoint(entry, order.needsFacts ? facts(entry) : nil, in: rows, from: 0)
+        }
+    }
+
     /// A photo of the list, or one new in this burst (by its place among the new ones).
     enum Slot: Equatable {
         case existing(PhotoID)
@@ -273,7 +286,7 @@ public enum FolderChanges {
 
         /// The first row at or after `from` that a photo named `entry` with `facts` precedes
         /// (a binary search).
-        private mutating func insertionPoint(
+        mutating func insertionPoint(
             _ entry: PhotoEntry, _ facts: SortFacts?, in rows: [Row], from: Int
         )
             -> Int

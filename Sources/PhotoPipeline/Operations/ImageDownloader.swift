@@ -13,6 +13,8 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     private let maxPixelSize: Int
     private let chain: DownloadChain
     private let fetched = Locked<Data?>(nil)
+    /// This download's place among the rows' downloads the viewer may join (see `start()`).
+    private let shared = Locked<WorkSharing<PhotoRequest, Operation, Data?>.Ticket?>(nil)
 
     /// - Parameters:
     ///   - thumbnails: the desktop's thumbnail cache, read and written for local pictures
@@ -34,7 +36,25 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     /// while it downloads, waits for the download and decodes these at its own size.
     public var bytes: Data? { fetched.withLock { $0 } }
 
+    /// Offers the download to the viewer as it starts: the viewer, opened on this photo while it
+    /// runs, joins it for its bytes.
+    public override func start() {
+        if !isCancelled, let url = try? record.entry.resolvedURL() {
+            let request = PhotoRequest(address: url, size: nil, kind: .rowDownload(record.id))
+            let ticket = fetcher.rowDownloads.join(request) { _ in self }
+            shared.withLock { $0 = ticket }
+        }
+        super.start()
+    }
+
+    /// A cancelled download is not joined any more: a new one for its row takes its place.
+    public override func cancel() {
+        super.cancel()
+        endSharing()
+    }
+
     public override func main() {
+        defer { endSharing() }
         guard beginWork() else { return }
         let limits = fetcher.limits
         // The photo's deadline cancels its transfer alone, and says so: a timeout, where
@@ -61,6 +81,21 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 return
             }
             fail(error)
+        }
+    }
+
+    /// Hands the viewer, if it joined, the bytes downloaded (nil if none, or cancelled: it reads
+    /// the photo itself). Once only.
+    private func endSharing() {
+        guard
+            let ticket = shared.withLock({ ticket in
+                defer { ticket = nil }; return ticket
+            })
+        else { return }
+        if ticket.started {
+            fetcher.rowDownloads.finish(ticket.work, .success(bytes))
+        } else {
+            fetcher.rowDownloads.leave(ticket)
         }
     }
 }

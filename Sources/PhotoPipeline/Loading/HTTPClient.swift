@@ -162,20 +162,15 @@ public final class HTTPClient: Sendable {
         maxRedirects: Int, policy: AddressPolicy, useCache: Bool
     ) throws(PhotoFailure) -> HTTPResponse {
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
-        let waiter = Waiter()
-        // A head and a whole body are different results, and so are answers under different
-        // policies or past the cache: never one transfer for both.
-        let key =
-            "\(byteLimit) \(policy == .publicOnly ? "public " : "")\(useCache ? "" : "uncached ")"
-            + "\(head.map { "head \($0) " } ?? "")\(url.absoluteString)"
-        let transfer = core.join(key: key, waiter: waiter) {
+        let request = TransferRequest(url: url, head: head, byteLimit: byteLimit, policy: policy, useCache: useCache)
+        let ticket = core.join(request) { work in
             Transfer(
-                core: core, key: key, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
+                core: core, work: work, url: url, byteLimit: byteLimit, connectSeconds: connectSeconds,
                 maxRedirects: maxRedirects, head: head, policy: policy, useCache: useCache)
         }
         // Cancelling the request lets its waiter go at once (on the cancelling thread).
-        let handler = cancellable.onCancel { [core] in core.leave(transfer, waiter) }
-        let result = waiter.wait()
+        let handler = cancellable.onCancel { [core] in core.leave(ticket) }
+        let result = ticket.wait()
         handler.disconnect()
         return try result.get()
     }
@@ -231,14 +226,19 @@ public final class HTTPClient: Sendable {
 
     // MARK: - The network thread
 
-    /// One request waiting for a transfer: the first result it is given is its answer.
-    fileprivate final class Waiter: Sendable {
-        private let outcome = OneShot<Result<HTTPResponse, PhotoFailure>>()
-
-        func resolve(_ result: Result<HTTPResponse, PhotoFailure>) { outcome.set(result) }
-
-        func wait() -> Result<HTTPResponse, PhotoFailure> { outcome.wait() }
+    /// What one transfer is: a head and a whole body are different results, and so are
+    /// answers under different limits or policies, or past the cache; never one transfer for two.
+    fileprivate struct TransferRequest: Hashable, Sendable {
+        let url: URL
+        /// How many bytes from the start are asked for (nil: the whole body).
+        let head: Int?
+        let byteLimit: Int
+        let policy: AddressPolicy
+        let useCache: Bool
     }
+
+    /// Requests for the same transfer while it is in flight share it.
+    fileprivate typealias Transfers = WorkSharing<TransferRequest, Transfer, HTTPResponse>
 
     /// The thread, its main context, the session and the transfers in flight.
     fileprivate final class Core: @unchecked Sendable {
@@ -255,11 +255,8 @@ public final class HTTPClient: Sendable {
         /// restricted request to one of them never reuses a connection (network thread only).
         private var localHosts: Set<String> = []
 
-        private struct Shared {
-            var inFlight: [String: Transfer] = [:]
-            var isStopped = false
-        }
-        private let shared = Locked(Shared())
+        /// The transfers in flight, and the requests waiting for each.
+        private let transfers = Transfers()
         private let ended = DispatchSemaphore(value: 0)
         private let stopping = Atomic<Bool>(false)
 
@@ -371,7 +368,7 @@ public final class HTTPClient: Sendable {
         private func connected(_ message: OpaquePointer, to address: UnsafeMutablePointer<GSocketAddress>) {
             guard let peer = AddressScope.of(socketAddress: address), peer.scope == .local else { return }
             localHosts.insert(Self.hostKey(message))
-            let restricted = shared.withLock { $0.inFlight.values.filter { $0.policy == .publicOnly } }
+            let restricted = transfers.jobs.filter { $0.policy == .publicOnly }
             for transfer in restricted where transfer.sends(message) { transfer.block(peer: peer.text) }
         }
 
@@ -383,58 +380,35 @@ public final class HTTPClient: Sendable {
             return "\(g_uri_get_host(uri).map { String(cString: $0) } ?? ""):\(g_uri_get_port(uri))"
         }
 
-        /// Adds `waiter` to the transfer in flight for `key`, or to a new one (`make`), which
-        /// is started on the network thread. A stopped client fails the waiter at once.
-        func join(key: String, waiter: Waiter, make: () -> Transfer) -> Transfer {
-            let (transfer, isNew, stopped) = shared.withLock { shared in
-                if let running = shared.inFlight[key] {
-                    running.waiters.append(waiter)
-                    return (running, false, shared.isStopped)
-                }
-                let made = make()
-                made.waiters.append(waiter)
-                if !shared.isStopped { shared.inFlight[key] = made }
-                return (made, true, shared.isStopped)
-            }
-            if stopped {
-                waiter.resolve(.failure(.cancelled))
-            } else if isNew {
+        /// Joins the transfer in flight for `request`, or a new one (`make`), which is started on
+        /// the network thread. A stopped client fails the request at once.
+        func join(_ request: TransferRequest, make: (Transfers.Work) -> Transfer) -> Transfers.Ticket {
+            let ticket = transfers.join(request, make: make)
+            if ticket.started {
                 MainLoopSource.attachDetached(.idle, on: context) {
-                    transfer.start()
+                    ticket.job.start()
                     return .remove
                 }
             }
-            return transfer
+            return ticket
         }
 
-        /// A waiter's request was cancelled: it stops waiting now, and a transfer nobody
-        /// waits for any more is aborted.
-        func leave(_ transfer: Transfer, _ waiter: Waiter) {
-            let abandoned = shared.withLock { shared in
-                transfer.waiters.removeAll { $0 === waiter }
-                guard transfer.waiters.isEmpty, shared.inFlight[transfer.key] === transfer else { return false }
-                shared.inFlight[transfer.key] = nil
-                return true
-            }
-            waiter.resolve(.failure(.cancelled))
-            if abandoned { transfer.abort() }
+        /// A request was cancelled: it stops waiting now, and a transfer nobody waits for any
+        /// more is aborted.
+        func leave(_ ticket: Transfers.Ticket) {
+            if transfers.leave(ticket) { ticket.job.abort() }
         }
 
         /// A transfer ended: every request still waiting for it gets its result.
         func finish(_ transfer: Transfer, _ result: Result<HTTPResponse, PhotoFailure>) {
-            let waiters = shared.withLock { shared in
-                if shared.inFlight[transfer.key] === transfer { shared.inFlight[transfer.key] = nil }
-                defer { transfer.waiters = [] }
-                return transfer.waiters
-            }
             if case .success = result { cacheChanged = true }
-            for waiter in waiters { waiter.resolve(result) }
+            transfers.finish(transfer.work, result)
         }
 
         /// Runs `body` on the network thread and waits for it.
         func runAndWait(_ body: @escaping @Sendable (Core) -> Void) {
             let done = DispatchSemaphore(value: 0)
-            guard shared.withLock({ !$0.isStopped }) else { return }
+            guard !transfers.isClosed else { return }
             MainLoopSource.attachDetached(.idle, on: context) { [self] in
                 body(self)
                 done.signal()
@@ -444,12 +418,7 @@ public final class HTTPClient: Sendable {
         }
 
         func stop(wait: Bool) {
-            let transfers = shared.withLock { shared in
-                shared.isStopped = true
-                defer { shared.inFlight = [:] }
-                return Array(shared.inFlight.values)
-            }
-            for transfer in transfers { transfer.abort() }
+            for transfer in transfers.close() { transfer.abort() }
             guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
             // Through the context, so that a stop before the loop has started is not lost.
             MainLoopSource.attachDetached(.idle, on: context) { [self] in
@@ -462,10 +431,9 @@ public final class HTTPClient: Sendable {
 
     /// One GET on the network thread, with its redirects, read to the end into memory.
     fileprivate final class Transfer: @unchecked Sendable {
-        let key: String
+        /// What the requests waiting for this transfer share.
+        let work: Transfers.Work
         let cancellable = Cancellable()
-        /// Requests waiting for this transfer (guarded by the core's lock).
-        var waiters: [Waiter] = []
         private unowned let core: Core
         private var address: URL
         private let byteLimit: Int
@@ -492,14 +460,15 @@ public final class HTTPClient: Sendable {
         private var blocked: PhotoFailure?
 
         init(
-            core: Core, key: String, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int, head: Int?,
+            core: Core, work: Transfers.Work, url: URL, byteLimit: Int, connectSeconds: Double, maxRedirects: Int,
+            head: Int?,
             policy: AddressPolicy, useCache: Bool
         ) {
             self.head = head
             self.policy = policy
             self.useCache = useCache
             self.core = core
-            self.key = key
+            self.work = work
             self.address = url
             self.byteLimit = byteLimit
             self.connectSeconds = connectSeconds

@@ -19,6 +19,9 @@ public final class PhotoFetcher: @unchecked Sendable {
     public let limits: PhotoLimits
     /// The memory budget decodes of photos fetched here draw from.
     public let budget: DecodeMemoryBudget
+    /// Rows' downloads running with this fetcher (the job is the download's operation), which
+    /// the photo viewer joins for their bytes rather than fetching the photo a second time.
+    public let rowDownloads = WorkSharing<PhotoRequest, Operation, Data?>()
 
     /// - Parameters:
     ///   - maxConnections: parallel connections per host (downloads share a host); twice as

@@ -38,12 +38,8 @@ public final class PhotoRecord: Sendable {
     private struct Progress {
         var state = PhotoState.new
         var image: PhotoImage?
-        /// The photo's bytes, from its download until they are decoded (state `downloaded`).
-        var bytes: Data?
-        /// A local picture, checked and ready to be read by its decode (state `downloaded`).
-        var file: URL?
-        /// Where the desktop's thumbnail cache keeps this picture (local pictures only).
-        var thumbnailKey: ThumbnailCache.Key?
+        /// What the download got, until it is decoded (state `downloaded`).
+        var download: DownloadResult?
         var failure: PhotoFailure?
     }
     private let progress = Locked(Progress())
@@ -80,51 +76,25 @@ public final class PhotoRecord: Sendable {
         }
     }
 
-    /// What a downloaded photo holds for its filtration to turn into the picture shown.
-    public enum Downloaded: Sendable {
-        /// The file's bytes, still to be decoded; a local picture's thumbnail, once decoded,
-        /// is stored in the desktop's cache under `thumbnailKey`.
-        case bytes(Data, thumbnailKey: ThumbnailCache.Key?)
-        /// A picture decoded already (a thumbnail the desktop's cache had).
-        case image(PhotoImage)
-        /// A local picture, found to be a readable regular file within the size limit: its
-        /// decode reads it (a disk is fast enough that holding its bytes meanwhile would only
-        /// cost memory).
-        case file(URL, thumbnailKey: ThumbnailCache.Key?)
-    }
-
-    /// The bytes or picture of a downloaded photo; nil in any other state.
-    public var downloaded: Downloaded? {
-        progress.withLock { p in
-            guard p.state == .downloaded else { return nil }
-            // A file or bytes still to decode come first: an image beside them is only a
-            // preview shown meanwhile.
-            if let file = p.file { return .file(file, thumbnailKey: p.thumbnailKey) }
-            if let bytes = p.bytes { return .bytes(bytes, thumbnailKey: p.thumbnailKey) }
-            return p.image.map { .image($0) }
-        }
+    /// What a downloaded photo holds for its filtration to turn into the picture shown; nil in
+    /// any other state.
+    public var downloaded: DownloadResult? {
+        progress.withLock { p in p.state == .downloaded ? p.download : nil }
     }
 
     /// About how much memory the record holds: its picture's pixels, or the bytes waiting to
     /// be decoded.
     public var memoryCost: Int {
         progress.withLock { p in
-            (p.bytes?.count ?? 0) + (p.image.map { Int(gdk_pixbuf_get_byte_length($0.pixbuf)) } ?? 0)
+            let bytes = if case .bytes(let data, _)? = p.download { data.count } else { 0 }
+            return bytes + (p.image.map { Int(gdk_pixbuf_get_byte_length($0.pixbuf)) } ?? 0)
         }
     }
 
-    func markDownloaded(bytes: Data, thumbnailKey: ThumbnailCache.Key?) {
-        progress.withLock { $0 = Progress(state: .downloaded, bytes: bytes, thumbnailKey: thumbnailKey) }
-    }
-
-    /// - Parameter preview: a smaller picture shown until the file is decoded (the thumbnail
-    ///   the photo holds, when it is too small to serve the row).
-    func markDownloaded(file: URL, thumbnailKey: ThumbnailCache.Key?, preview: PhotoImage? = nil) {
-        progress.withLock { $0 = Progress(state: .downloaded, image: preview, file: file, thumbnailKey: thumbnailKey) }
-    }
-
-    func markDownloaded(_ image: PhotoImage) {
-        progress.withLock { $0 = Progress(state: .downloaded, image: image) }
+    /// The download is in; the row shows its picture (a preview, or the picture that serves
+    /// it) meanwhile.
+    func markDownloaded(_ download: DownloadResult) {
+        progress.withLock { $0 = Progress(state: .downloaded, image: download.shown, download: download) }
     }
 
     /// The picture shown from now on; the bytes it was decoded from are let go.
@@ -153,7 +123,7 @@ public final class PhotoRecord: Sendable {
     @discardableResult
     func dropImage() -> Bool {
         progress.withLock { p in
-            guard p.image != nil || p.bytes != nil || p.file != nil, p.state != .failed else { return false }
+            guard p.image != nil || p.download != nil, p.state != .failed else { return false }
             p = Progress()
             return true
         }

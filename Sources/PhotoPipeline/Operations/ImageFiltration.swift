@@ -65,11 +65,11 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             // place; one the record holds (a cached thumbnail) is copied first.
             let image: PhotoImage
             switch downloaded {
-            case .image(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
+            case .picture(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
             case .bytes(let bytes, let key):
                 let raw = (try? self.record.entry.resolvedURL()).map(RawPhoto.isRaw) ?? false
                 image = try self.decode(.bytes(bytes), raw: raw, thumbnailKey: key)
-            case .file(let url, let key):
+            case .file(let url, let key, _):
                 // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
                 let stream = try PhotoFetcher.openFile(
                     url, cancellable: self.cancellable, byteLimit: self.decoding.limits.maxBytes)

@@ -43,19 +43,28 @@ public struct ViewerBytes: Sendable {
 public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     private let knownBytes: Data?
-    private let sharing: ImageDownloader?
+    private let sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket?
     private let outcome = Locked<Result<ViewerBytes, PhotoFailure>?>(nil)
 
     /// - Parameters:
     ///   - bytes: the photo's bytes, if the viewer has them already (decoding again when zoomed).
-    ///   - sharing: the row's download in flight, whose bytes this one takes when it ends
-    ///     (added as a dependency here).
-    public init(record: PhotoRecord, fetcher: PhotoFetcher, bytes: Data? = nil, sharing: ImageDownloader? = nil) {
+    ///   - sharing: the row's download in flight, joined (`PhotoFetcher.rowDownloads`), whose
+    ///     bytes this one takes when it ends (its operation is added as a dependency here).
+    public init(
+        record: PhotoRecord, fetcher: PhotoFetcher, bytes: Data? = nil,
+        sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket? = nil
+    ) {
         self.fetcher = fetcher
         self.knownBytes = bytes
         self.sharing = sharing
         super.init(record: record, kind: .view, gate: nil)
-        if let sharing { addDependency(sharing) }
+        if let sharing { addDependency(sharing.job) }
+    }
+
+    /// Cancelling stops waiting for the row's download, which goes on for its row.
+    public override func cancel() {
+        super.cancel()
+        if let sharing { fetcher.rowDownloads.leave(sharing) }
     }
 
     /// The bytes or the failure, once the operation has finished (nil if cancelled).
@@ -66,7 +75,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
         do throws(PhotoFailure) {
             var bytes: Data
             let url = try record.entry.resolvedURL()
-            if let known = knownBytes ?? sharing?.bytes {
+            // The row's download has ended (a dependency); what it shares is waiting.
+            let shared = sharing.flatMap { try? $0.wait().get() } ?? nil
+            if let known = knownBytes ?? shared {
                 bytes = known
             } else {
                 bytes = try fetcher.readAll(

@@ -108,12 +108,13 @@ public final class ViewerPipeline {
         // A download of this photo for its row that is already running is shared: the viewer
         // waits for its bytes rather than downloading them a second time. One still waiting in
         // its queue is not waited for (it may wait for a long time, or be cancelled).
-        var sharing: ImageDownloader?
-        if bytes == nil, let download = pendingOperations.downloadsInProgress[record.id],
-            download.isExecuting, !download.isCancelled
-        {
-            sharing = download
-        }
+        let sharing =
+            bytes == nil
+            ? (try? record.entry.resolvedURL()).flatMap { url in
+                fetcher.rowDownloads.joinRunning(PhotoRequest(address: url, size: nil, kind: .rowDownload(record.id))) {
+                    !$0.isCancelled
+                }
+            } : nil
         let loader = ViewerImageLoader(record: record, fetcher: fetcher, bytes: bytes, sharing: sharing)
         let filtration = ViewerImageFiltration(loader: loader, fetcher: fetcher, wantedSide: wantedSide, filter: filter)
         let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow

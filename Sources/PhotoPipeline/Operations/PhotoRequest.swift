@@ -1,0 +1,23 @@
+import Foundation
+
+/// What shared photo work is of (see `WorkSharing`): a photo by its address, the size it is
+/// wanted at, and which work.
+public struct PhotoRequest: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
+        /// A row's picture: decoded into a square of `size` pixels, and sepia.
+        case picture
+        /// The download of the row showing the photo `PhotoID` (which the viewer joins).
+        case rowDownload(PhotoID)
+    }
+
+    public let address: URL
+    /// In pixels; nil where the work does not depend on it.
+    public let size: Int?
+    public let kind: Kind
+
+    public init(address: URL, size: Int?, kind: Kind) {
+        self.address = address
+        self.size = size
+        self.kind = kind
+    }
+}

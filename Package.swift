@@ -77,6 +77,8 @@ let package = Package(
 
         // MARK: Interop: owned references, signals, errors, main-loop marshalling
         .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
+        // Typed handles on GTK and libadwaita objects: widgets, windows, controllers, dialogs.
+        .target(name: "GtkKit", dependencies: ["GLibKit", "CGLib", "CGtk"], swiftSettings: strict),
 
         // MARK: The photo pipeline (no GTK): data source, records, operations, filter, scheduling
         .target(
@@ -90,7 +92,7 @@ let package = Package(
         .target(
             name: "ClassicPhotosUI",
             dependencies: [
-                "GLibKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoViewer",
+                "GLibKit", "GtkKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoViewer",
             ],
             swiftSettings: strict,
             plugins: ["EmbedResources", "CompileCatalogues"]),

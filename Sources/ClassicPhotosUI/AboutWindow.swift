@@ -1,11 +1,12 @@
 import CGtk
+import GtkKit
 import PhotoPipeline
 
 /// The About window (libadwaita's): name, version, what the app is, credits and licence.
 @MainActor
 enum AboutWindow {
     static func present(over parent: Widget<ApplicationWindow>?) {
-        let about = Widget<About>(made: adw_about_window_new())
+        let about = Widget<About>.make()
         about.setApplicationName(AppInfo.displayName)
         about.setApplicationIcon(AppInfo.applicationID)
         about.setVersion(AppInfo.version)
@@ -30,8 +31,7 @@ enum AboutWindow {
         let counts = pool.counts
         return """
             \(AppInfo.displayName) \(AppInfo.version)
-            GTK \(gtk_get_major_version()).\(gtk_get_minor_version()).\(gtk_get_micro_version()), \
-            libadwaita \(adw_get_major_version()).\(adw_get_minor_version()).\(adw_get_micro_version())
+            \(Toolkit.versions)
 
             Decoding
             \(pool.confinementDescription)

@@ -1,5 +1,6 @@
 import CGtk
 import GLibKit
+import GtkKit
 
 /// The error alert ("Oops!", as in the tutorial when its list fails to load): a modal
 /// libadwaita message dialog with the reason, Close and, when it can help, Retry

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The application: one instance per desktop session (a second `classic-photos SOURCE` hands
@@ -89,23 +90,13 @@ public final class ClassicPhotosApp {
                 _ = newWindow(with: [])
             })
         connections.append(
-            SignalConnection.connect(
-                app.raw, "command-line",
-                pointerReturningInt: { [unowned self] line in
-                    commandLine(line!.assumingMemoryBound(to: GApplicationCommandLine.self))
-                }))
+            app.onCommandLine { [unowned self] arguments, directory in
+                commandLine(arguments, directory: directory)
+            })
         connections.append(
-            SignalConnection.connect(
-                app.raw, "open",
-                pointerIntPointer: { [unowned self] files, count, _ in
-                    let files = files!.assumingMemoryBound(to: OpaquePointer?.self)
-                    let uris = (0..<Int(count)).compactMap { index -> String? in
-                        guard let file = files[index], let uri = g_file_get_uri(file) else { return nil }
-                        defer { g_free(uri) }
-                        return String(cString: uri)
-                    }
-                    _ = newWindow(with: uris.map { PhotoSources.source(for: $0) })
-                }))
+            app.onOpen { [unowned self] uris in
+                _ = newWindow(with: uris.map { PhotoSources.source(for: $0) })
+            })
         installQuitSignals()
     }
 
@@ -122,15 +113,11 @@ public final class ClassicPhotosApp {
 
     /// A command line, this process's own or one handed over by a second launch: its sources
     /// open in a new window (none: the last sources, or the bundled photos).
-    private func commandLine(_ line: UnsafeMutablePointer<GApplicationCommandLine>) -> Int32 {
-        var count: Int32 = 0
-        let argv = g_application_command_line_get_arguments(line, &count)
-        defer { g_strfreev(argv) }
-        let arguments = (0..<Int(count)).dropFirst().compactMap { argv?[$0].map { String(cString: $0) } }
+    private func commandLine(_ arguments: [String], directory: String?) -> Int32 {
         let cwd =
-            g_application_command_line_get_cwd(line).map { URL(fileURLWithPath: String(cString: $0)) }
+            directory.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        guard case .run(let options) = CommandLineOptions.parse(arguments) else { return 2 }
+        guard case .run(let options) = CommandLineOptions.parse(Array(arguments.dropFirst())) else { return 2 }
         _ = newWindow(with: options.sources.map { PhotoSources.source(for: $0, relativeTo: cwd) })
         return 0
     }

@@ -90,9 +90,7 @@ enum DesktopServices {
             defer { g_free(date) }
             let when = date.map { String(cString: $0) } ?? ""
             if best == nil || when > best!.date {
-                best = (
-                    when, ObjectRef(retaining: UnsafeMutableRawPointer(child).assumingMemoryBound(to: GObject.self))
-                )
+                best = (when, ObjectRef(retainingOpaque: child))
             }
         }
         return best?.child

@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The real main window, driven from outside the module by out-of-process checks (the

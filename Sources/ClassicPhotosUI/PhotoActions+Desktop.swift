@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The photo actions that turn a photo's file, or hand it to the desktop: Rotate, Set as
@@ -98,7 +99,7 @@ extension PhotoActions {
     func copyLocation() {
         guard let target = photoTarget() else { return }
         let text = target.path ?? target.url?.absoluteString ?? target.entry.link
-        gdk_clipboard_set_text(gtk_widget_get_clipboard(window.widget), text)
+        window.copyToClipboard(text: text)
         status.showToast(tr("Location copied"))
     }
 
@@ -106,36 +107,22 @@ extension PhotoActions {
     func openWith() {
         guard let target = photoTarget(), let path = target.path else { return }
         let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
-        let flags = GtkDialogFlags(rawValue: GTK_DIALOG_MODAL.rawValue | GTK_DIALOG_DESTROY_WITH_PARENT.rawValue)
-        let made = gtk_app_chooser_dialog_new(window.window, flags, file.opaque)!
-        let holder = ObjectRef(retaining: UnsafeMutableRawPointer(made).assumingMemoryBound(to: GObject.self))
-        let response = SignalConnection.connect(
-            UnsafeMutableRawPointer(made), "response",
-            int: { [unowned self] response in
-                defer {
-                    gtk_window_destroy(UnsafeMutableRawPointer(made).assumingMemoryBound(to: GtkWindow.self))
-                    open = nil
-                }
-                guard response == GTK_RESPONSE_OK.rawValue,
-                    let app = gtk_app_chooser_get_app_info(OpaquePointer(made))
-                else { return }
-                defer { g_object_unref(UnsafeMutableRawPointer(app)) }
-                let context = gdk_display_get_app_launch_context(gtk_widget_get_display(window.widget))
-                defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
-                let files = g_list_append(nil, UnsafeMutableRawPointer(file.pointer))
-                defer { g_list_free(files) }
-                var error: UnsafeMutablePointer<GError>?
-                let launchContext = context.map {
-                    UnsafeMutableRawPointer($0).assumingMemoryBound(to: GAppLaunchContext.self)
-                }
-                if g_app_info_launch(app, files, launchContext, &error) == 0 {
-                    let message = error.map { String(cString: $0.pointee.message) } ?? ""
-                    if let error { g_error_free(error) }
-                    status.showToast(String(format: tr("The photo could not be opened: %@"), message))
-                }
-            })
+        let chooser = Widget<AppChooserDialog>.make(for: file, parent: window)
+        let holder = chooser.retained()
+        let response = chooser.onResponse { [unowned self] chosen in
+            defer {
+                chooser.destroy()
+                open = nil
+            }
+            guard chosen else { return }
+            do throws(GLibError) {
+                try chooser.launchChosenApp(with: file)
+            } catch {
+                status.showToast(String(format: tr("The photo could not be opened: %@"), error.message))
+            }
+        }
         open = (holder, [response])
-        gtk_window_present(UnsafeMutableRawPointer(made).assumingMemoryBound(to: GtkWindow.self))
+        chooser.present()
     }
 
     // MARK: Print
@@ -159,50 +146,29 @@ extension PhotoActions {
     }
 
     private func runPrint(_ image: PhotoImage, name: String) {
-        let operation = ObjectRef(taking: gtk_print_operation_new()!)
-        let op = operation.pointer
-        gtk_print_operation_set_n_pages(op, 1)
-        gtk_print_operation_set_job_name(op, name)
-        gtk_print_operation_set_allow_async(op, 1)
         // A landscape photo on a landscape page.
-        let setup = gtk_page_setup_new()!
-        gtk_page_setup_set_orientation(
-            setup, image.width > image.height ? GTK_PAGE_ORIENTATION_LANDSCAPE : GTK_PAGE_ORIENTATION_PORTRAIT)
-        gtk_print_operation_set_default_page_setup(op, setup)
-        g_object_unref(UnsafeMutableRawPointer(setup))
-        let draw = SignalConnection.connect(
-            UnsafeMutableRawPointer(operation.pointer), "draw-page",
-            pointerInt: { printContext, _ in
-                guard let printContext else { return }
-                let context = OpaquePointer(printContext)
-                let cr = gtk_print_context_get_cairo_context(context)
-                let (width, height) = (gtk_print_context_get_width(context), gtk_print_context_get_height(context))
-                let scale = min(width / Double(image.width), height / Double(image.height))
-                cairo_translate(
-                    cr, (width - Double(image.width) * scale) / 2, (height - Double(image.height) * scale) / 2)
-                cairo_scale(cr, scale, scale)
-                gdk_cairo_set_source_pixbuf(cr, image.pixbuf, 0, 0)
-                cairo_paint(cr)
-            })
-        let done = SignalConnection.connect(
-            UnsafeMutableRawPointer(operation.pointer), "done",
-            int: { [unowned self] result in
-                if result == Int32(GTK_PRINT_OPERATION_RESULT_ERROR.rawValue) {
-                    var error: UnsafeMutablePointer<GError>?
-                    gtk_print_operation_get_error(op, &error)
-                    let message = error.map { String(cString: $0.pointee.message) } ?? ""
-                    if let error { g_error_free(error) }
-                    status.showToast(String(format: tr("The photo could not be printed: %@"), message))
-                }
-                MainLoop.onMainActor { [weak self] in self?.open = nil }
-            })
-        open = (operation, [draw, done])
-        var error: UnsafeMutablePointer<GError>?
-        let result = gtk_print_operation_run(op, GTK_PRINT_OPERATION_ACTION_PRINT_DIALOG, window.window, &error)
-        if result == GTK_PRINT_OPERATION_RESULT_ERROR {
-            let message = error.map { String(cString: $0.pointee.message) } ?? ""
-            if let error { g_error_free(error) }
-            status.showToast(String(format: tr("The photo could not be printed: %@"), message))
+        let owner = Handle<PrintOperation>.make(
+            jobName: name,
+            orientation: image.width > image.height ? GTK_PAGE_ORIENTATION_LANDSCAPE : GTK_PAGE_ORIENTATION_PORTRAIT)
+        let operation = Handle<PrintOperation>(owner)
+        let draw = operation.onDrawPage { page in
+            let (width, height) = (page.width, page.height)
+            let scale = min(width / Double(image.width), height / Double(image.height))
+            page.draw(
+                image.pixbuf, scale: scale, x: (width - Double(image.width) * scale) / 2,
+                y: (height - Double(image.height) * scale) / 2)
+        }
+        let done = operation.onDone { [unowned self] failure in
+            if let failure {
+                status.showToast(String(format: tr("The photo could not be printed: %@"), failure.message))
+            }
+            MainLoop.onMainActor { [weak self] in self?.open = nil }
+        }
+        open = (owner, [draw, done])
+        do {
+            try operation.run(parent: window)
+        } catch {
+            status.showToast(String(format: tr("The photo could not be printed: %@"), error.message))
             open = nil
         }
     }

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The photo actions (`win.*`), on the photo shown in the viewer, or the list's selected row
@@ -53,7 +54,7 @@ final class PhotoActions {
     var open: (owner: AnyObject, connections: [SignalConnection])?
     private var connections: [SignalConnection] = []
     /// The rows' context menu, a child of the list while the window lives.
-    private var rowMenu: UnsafeMutablePointer<GtkWidget>?
+    private var rowMenu: Widget<PopoverMenu>?
     /// The photo the rows' menu was opened on, while it is open (and until its action ran):
     /// closing the menu gives the list its focus back, which may select another row.
     private var menuPhoto: PhotoID?
@@ -94,12 +95,12 @@ final class PhotoActions {
 
     /// A right click on a row selects it and opens the photo actions' menu there.
     private func addRowMenu(_ model: Handle<MenuModel>) {
-        let menu = gtk_popover_menu_new_from_model(model.pointer(as: GMenuModel.self))!
-        gtk_widget_set_parent(menu, pane.list.widget)
-        gtk_popover_set_has_arrow(UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self), 0)
+        let menu = Widget<PopoverMenu>.make(from: model)
+        menu.setParent(pane.list)
+        menu.setHasArrow(false)
         rowMenu = menu
         connections.append(
-            SignalConnection.connect(UnsafeMutableRawPointer(menu), "closed") { [unowned self] in
+            menu.connect("closed") { [unowned self] in
                 // The item chosen runs its action first; the photo is forgotten after that.
                 menuClosed = MainLoopSource.onMainActor(.idle) { [weak self] in
                     self?.menuPhoto = nil
@@ -107,12 +108,8 @@ final class PhotoActions {
                     return .remove
                 }
             })
-        let click = gtk_gesture_click_new()!
-        gtk_gesture_single_set_button(click, 3)
-        connections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(click), "pressed",
-                intPoint: { [unowned self] _, x, y in openRowMenu(x: x, y: y) }))
+        let click = Handle<GestureClick>.make(button: 3)
+        connections.append(click.onPressed { [unowned self] _, x, y in openRowMenu(x: x, y: y) })
         pane.list.addController(click)
     }
 
@@ -122,10 +119,7 @@ final class PhotoActions {
         menuClosed = nil
         menuPhoto = photos.id(at: position)
         refresh()
-        var point = GdkRectangle(x: Int32(x), y: Int32(y), width: 1, height: 1)
-        let popover = UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkPopover.self)
-        gtk_popover_set_pointing_to(popover, &point)
-        gtk_popover_popup(popover)
+        menu.popUp(at: x, y)
     }
 
     /// Turns the actions on or off for the photo they would act on now.
@@ -148,7 +142,7 @@ final class PhotoActions {
     func close() {
         open = nil
         connections.removeAll()
-        if let menu = rowMenu { gtk_widget_unparent(menu) }
+        rowMenu?.unparent()
         rowMenu = nil
         menuClosed = nil
     }
@@ -312,17 +306,14 @@ final class PhotoActions {
     /// A question with Cancel and one action (libadwaita's message dialog); `body` runs if the
     /// action is chosen.
     func confirm(heading: String, body: String, action: String, destructive: Bool, _ then: @escaping () -> Void) {
-        let made = adw_message_dialog_new(window.window, heading, body)!
-        let dialog = Widget<MessageDialog>(made: made)
-        let pointer = dialog.pointer(as: AdwMessageDialog.self)
-        adw_message_dialog_add_response(pointer, "cancel", tr("_Cancel"))
-        adw_message_dialog_add_response(pointer, "go", action)
-        adw_message_dialog_set_response_appearance(
-            pointer, "go", destructive ? ADW_RESPONSE_DESTRUCTIVE : ADW_RESPONSE_SUGGESTED)
-        adw_message_dialog_set_default_response(pointer, "cancel")
-        adw_message_dialog_set_close_response(pointer, "cancel")
+        let dialog = Widget<MessageDialog>.make(parent: window, heading: heading, body: body)
+        dialog.addResponse("cancel", label: tr("_Cancel"))
+        dialog.addResponse(
+            "go", label: action, appearance: destructive ? ADW_RESPONSE_DESTRUCTIVE : ADW_RESPONSE_SUGGESTED)
+        dialog.setDefaultResponse("cancel")
+        dialog.setCloseResponse("cancel")
         dialog.setModal(true)
-        let holder = ObjectRef(retaining: UnsafeMutableRawPointer(made).assumingMemoryBound(to: GObject.self))
+        let holder = dialog.retained()
         let response = dialog.onResponse { [unowned self] chosen in
             open = nil
             if chosen == "go" { then() }

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The list view of the window: the rows bound to the list's model, the selection, scrolling

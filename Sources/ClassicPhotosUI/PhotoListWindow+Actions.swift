@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The window's actions (`win.*`): Open…, Open Folder…, Open Location…, Reload, Close, and

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// Drag and drop onto the window: files, folders, photo lists and links (from a file manager,

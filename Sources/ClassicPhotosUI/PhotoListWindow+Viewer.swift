@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The window's side of the photo viewer: a row activated (a click, or Enter on the focused

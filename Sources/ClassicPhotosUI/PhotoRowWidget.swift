@@ -1,6 +1,7 @@
 import CGLib
 import CGtk
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// One row of the photo list: thumbnail (or a symbolic placeholder that follows the style),
@@ -43,11 +44,11 @@ final class PhotoRowWidget {
     private var shownAccessible: (name: String, state: String)?
 
     init() {
-        root = Widget(made: gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12))
+        root = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 12)
         root.setSizeRequest(width: -1, height: Self.height)
         root.addCSSClass("photo-row")
 
-        picture = Widget(made: gtk_picture_new())
+        picture = Widget<Picture>.make()
         picture.setCanShrink(true)
         picture.setContentFit(GTK_CONTENT_FIT_COVER)
         picture.setSizeRequest(width: Self.height, height: Self.height)
@@ -55,7 +56,7 @@ final class PhotoRowWidget {
         picture.addCSSClass("photo-thumbnail")
         root.append(picture)
 
-        labels = Widget(made: gtk_box_new(GTK_ORIENTATION_VERTICAL, 2))
+        labels = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 2)
         labels.setVerticalAlign(GTK_ALIGN_CENTER)
         labels.setHorizontalExpand(true)
         // One line each whatever the text (names are made one line too: see `DisplayText`).
@@ -71,7 +72,7 @@ final class PhotoRowWidget {
 
     /// One line of text, ellipsized at the end, as tall as the font makes a line.
     private static func inscription() -> Widget<Inscription> {
-        let text = Widget<Inscription>(made: gtk_inscription_new(nil))
+        let text = Widget<Inscription>.make()
         text.setTextOverflow(GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END)
         text.setXAlign(0)
         text.setNaturalLines(1)
@@ -81,7 +82,7 @@ final class PhotoRowWidget {
     /// Shows or hides the Retry button, making it when first needed.
     private func setRetryVisible(_ visible: Bool) {
         if visible, retryButton == nil {
-            let button = Widget<Button>(made: gtk_button_new_from_icon_name("view-refresh-symbolic"))
+            let button = Widget<Button>.make(iconName: "view-refresh-symbolic")
             button.setVerticalAlign(GTK_ALIGN_CENTER)
             button.addCSSClass("flat")
             button.addCSSClass("circular")
@@ -98,7 +99,7 @@ final class PhotoRowWidget {
     /// Shows or hides the spinner, making it (last in the row) when first needed.
     private func setWorking(_ working: Bool) {
         if working, spinner == nil {
-            let made = Widget<Spinner>(made: gtk_spinner_new())
+            let made = Widget<Spinner>.make()
             made.setVerticalAlign(GTK_ALIGN_CENTER)
             made.setMarginEnd(12)
             root.append(made)
@@ -137,7 +138,7 @@ final class PhotoRowWidget {
             // A texture is made once per image: rows are re-shown far more often than their
             // image changes, and each new texture would be uploaded again.
             setPicture(
-                image === shownImage ? shownTexture : ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf(image.pixbuf)),
+                image === shownImage ? shownTexture : Handle<Texture>.make(from: image.pixbuf),
                 of: image)
         } else {
             setPlaceholder("placeholder")
@@ -168,7 +169,7 @@ final class PhotoRowWidget {
         guard texture !== shownTexture else { return }
         shownTexture = texture
         shownImage = image
-        picture.setPaintable(texture?.opaque)
+        picture.setPaintable(texture)
     }
 
     /// Shows a symbolic icon where the thumbnail goes, drawn as the picture's CSS background

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// What the viewer's picture shows: the photo shown, sepia or original, its animation, and a
@@ -60,7 +61,7 @@ extension PhotoViewer {
     }
 
     func showTexture(of image: PhotoImage?) {
-        shownTexture = image.map { ObjectRef(takingOpaque: gdk_texture_new_for_pixbuf($0.pixbuf)) }
+        shownTexture = image.map { Handle<Texture>.make(from: $0.pixbuf) }
         zooming.setPaintable(shownTexture)
     }
 

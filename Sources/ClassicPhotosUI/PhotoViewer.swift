@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// What the viewer needs from the window it opens in.
@@ -106,20 +107,16 @@ final class PhotoViewer {
         slideshow.onAdvance = { [unowned self] in advanceSlideshow() }
         slideshow.onShowControls = { [unowned self] shown in chrome.showControls(shown) }
         // Keys, seen by the window before the list behind: only while the viewer is open.
-        let keys = gtk_event_controller_key_new()!
-        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        let keys = Handle<KeyController>.make()
+        keys.setPropagationPhase(GTK_PHASE_CAPTURE)
         connections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(keys), "key-pressed",
-                keys: { [unowned self] keyval, _, state in
-                    guard isOpen, !isClosing else { return false }
-                    if slideshow.isRunning { return slideshowKey(keyval) }
-                    guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else {
-                        return false
-                    }
-                    perform(command)
-                    return true
-                }))
+            keys.onKeyPressed { [unowned self] keyval, _, state in
+                guard isOpen, !isClosing else { return false }
+                if slideshow.isRunning { return slideshowKey(keyval) }
+                guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }
+                perform(command)
+                return true
+            })
         host.window.addController(keys)
         photos.observe(
             willApply: { [unowned self] edit in

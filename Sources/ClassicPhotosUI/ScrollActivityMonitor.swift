@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// Turns every way of scrolling into one "began" / "ended" pair.
@@ -34,68 +35,59 @@ final class ScrollActivityMonitor {
         quietPeriodMs = Self.configuredQuietPeriod
 
         // Wheel and touchpad, seen before the scrolled window handles them (capture phase).
-        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
-        let controller = UnsafeMutableRawPointer(scroll)
-        gtk_event_controller_set_propagation_phase(scroll, GTK_PHASE_CAPTURE)
+        let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)
+        scroll.setPropagationPhase(GTK_PHASE_CAPTURE)
         connections.append(
-            SignalConnection.connect(controller, "scroll-begin") { [unowned self] in
+            scroll.connect("scroll-begin") { [unowned self] in
                 fingerOnTouchpad = true
                 begin(.touchpad)
             })
         connections.append(
-            SignalConnection.connect(controller, "scroll-end") { [unowned self] in
+            scroll.connect("scroll-end") { [unowned self] in
                 fingerOnTouchpad = false
                 touchpadLiftedAt = g_get_monotonic_time()
                 restartQuietTimer()
             })
         connections.append(
-            SignalConnection.connect(
-                controller, "scroll",
-                doubles: { [unowned self] _, _ in
-                    let unit = gtk_event_controller_scroll_get_unit(scroll)
-                    if unit == GDK_SCROLL_UNIT_WHEEL {
-                        lastWheelAt = g_get_monotonic_time()
-                        begin(.wheel)
-                    } else {
-                        begin(.touchpad)
-                    }
-                    return false // let the scrolled window scroll
-                }))
+            scroll.onScroll { [unowned self] _, _ in
+                if scroll.unit == GDK_SCROLL_UNIT_WHEEL {
+                    lastWheelAt = g_get_monotonic_time()
+                    begin(.wheel)
+                } else {
+                    begin(.touchpad)
+                }
+                return false // let the scrolled window scroll
+            })
         scrolledWindow.addController(scroll)
 
         // A button held on the scrollbar is a drag in progress, moving or not.
         if let scrollbar = scrolledWindow.verticalScrollbar {
-            let legacy = gtk_event_controller_legacy_new()!
-            gtk_event_controller_set_propagation_phase(legacy, GTK_PHASE_CAPTURE)
+            let legacy = Handle<LegacyController>.make()
+            legacy.setPropagationPhase(GTK_PHASE_CAPTURE)
             connections.append(
-                SignalConnection.connect(
-                    UnsafeMutableRawPointer(legacy), "event",
-                    pointerReturning: { [unowned self] event in
-                        guard let event else { return false }
-                        switch gdk_event_get_event_type(OpaquePointer(event)) {
-                        case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
-                            scrollbarHeld = true
-                            begin(.scrollbar)
-                        case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
-                            scrollbarHeld = false
-                            restartQuietTimer()
-                        default: break
-                        }
-                        return false
-                    }))
+                legacy.onEvent { [unowned self] type in
+                    switch type {
+                    case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
+                        scrollbarHeld = true
+                        begin(.scrollbar)
+                    case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
+                        scrollbarHeld = false
+                        restartQuietTimer()
+                    default: break
+                    }
+                    return false
+                })
             scrollbar.addController(legacy)
         }
 
         // Keys that scroll the list; the list view itself handles them.
-        let keys = gtk_event_controller_key_new()!
-        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+        let keys = Handle<KeyController>.make()
+        keys.setPropagationPhase(GTK_PHASE_CAPTURE)
         connections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(keys), "key-pressed",
-                keys: { [unowned self] keyval, _, _ in
-                    if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
-                    return false
-                }))
+            keys.onKeyPressed { [unowned self] keyval, _, _ in
+                if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
+                return false
+            })
         keyTarget.addController(keys)
 
         // Every movement, whatever caused it.

@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 
 /// The app's GResource (`data/resources`, embedded at build time) and the GtkBuilder files in it.
 @MainActor
@@ -46,26 +47,24 @@ final class UIFile {
         self.name = name
         let path = "\(AppResourceBundle.basePath)/ui/\(name).ui"
         guard let ids else {
-            builder = ObjectRef(takingOpaque: gtk_builder_new_from_resource(path))
+            builder = Handle<Builder>.make(resource: path)
             return
         }
-        builder = ObjectRef(takingOpaque: gtk_builder_new())
-        var names: [UnsafePointer<CChar>?] = ids.map { UnsafePointer(strdup($0)) } + [nil]
-        defer { names.forEach { free(UnsafeMutableRawPointer(mutating: $0)) } }
-        var error: UnsafeMutablePointer<GError>?
-        guard gtk_builder_add_objects_from_resource(builder.opaque, path, &names, &error) != 0 else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "?"
-            preconditionFailure("\(name).ui does not build: \(message)")
+        do {
+            builder = try Handle<Builder>.make(resource: path, only: ids)
+        } catch {
+            preconditionFailure("\(name).ui does not build: \(error.message)")
         }
     }
 
     /// The object `id`, which must be a `Kind`.
     func object<Kind: GObjectKind>(_ id: String, as kind: Kind.Type = Kind.self) -> Handle<Kind> {
-        guard let object = gtk_builder_get_object(builder.opaque, id) else {
+        guard let object = Handle<Builder>(builder).object(id) else {
             preconditionFailure("\(name).ui has no object “\(id)”")
         }
-        let handle = Handle<Kind>(UnsafeMutableRawPointer(object))
-        precondition(handle.isA(Kind.type), "“\(id)” in \(name).ui is not a \(Kind.self)")
+        guard let handle = object.checked(as: kind) else {
+            preconditionFailure("“\(id)” in \(name).ui is not a \(Kind.self)")
+        }
         return handle
     }
 

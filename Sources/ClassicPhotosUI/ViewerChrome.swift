@@ -1,6 +1,7 @@
 import CGLib
 import CGtk
 import GLibKit
+import GtkKit
 
 /// The photo viewer's widgets: the dimmed backdrop, the zoomable picture, the spinner and the
 /// failed placeholder, and the on-screen controls in the OSD style (title and counter, info,

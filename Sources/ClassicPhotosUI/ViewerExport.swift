@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The viewer's Copy and Save As…: the photo shown goes on the clipboard as the texture shown;

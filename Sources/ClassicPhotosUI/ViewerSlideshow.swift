@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The viewer's slideshow: the next photo every few seconds (3, 5 or 10, as chosen in the
@@ -32,11 +33,8 @@ final class ViewerSlideshow {
 
     init(root: Widget<Overlay>) {
         self.root = root
-        let motion = gtk_event_controller_motion_new()!
-        connections.append(
-            SignalConnection.connect(
-                UnsafeMutableRawPointer(motion), "motion",
-                point: { [unowned self] x, y in pointerMoved(x: x, y: y) }))
+        let motion = Handle<MotionController>.make()
+        connections.append(motion.onMotion { [unowned self] x, y in pointerMoved(x: x, y: y) })
         root.addController(motion)
     }
 
@@ -105,6 +103,6 @@ final class ViewerSlideshow {
 
     private func showControls(_ shown: Bool) {
         onShowControls?(shown)
-        gtk_widget_set_cursor_from_name(root.widget, shown ? nil : "none")
+        root.setCursor(named: shown ? nil : "none")
     }
 }

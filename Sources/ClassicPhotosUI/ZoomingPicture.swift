@@ -1,7 +1,7 @@
 import CGLib
 import CGtk
-import CPhotoViewer
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// The viewer's picture: a photo that zooms and pans.
@@ -39,7 +39,7 @@ final class ZoomingPicture {
     /// The drag under way: the centre it began at, and whether it pans (or may be a swipe).
     private var drag: (start: Point, pans: Bool)?
     private var connections: [SignalConnection] = []
-    private var reveal: (animation: ObjectRef<AdwAnimation>, done: SignalConnection)?
+    private var reveal: (owner: ObjectRef<GObject>, animation: Handle<TimedAnimation>, done: SignalConnection)?
     private var revealFinished: (() -> Void)?
 
     /// The entrance's length; the exit takes the same.
@@ -47,9 +47,9 @@ final class ZoomingPicture {
 
     /// A picture whose entrance fades `fading` (the viewer as a whole) in.
     init(fading: Widget<Overlay>) {
-        let made = cp_zoom_picture_new()!
-        picture = ObjectRef(sinking: made)
-        widget = Widget(made: made)
+        let made = Widget<ZoomPicture>.make()
+        picture = ObjectRef(sinking: made.widget)
+        widget = made
         self.fading = fading
         keep(
             widget.connect("resized") { [unowned self] in
@@ -73,7 +73,7 @@ final class ZoomingPicture {
 
     /// The picture drawn over the whole image's area (nil: nothing). Zoom and pan stay.
     func setPaintable(_ paintable: ObjectRef<GObject>?) {
-        cp_zoom_picture_set_paintable(picture.pointer, paintable?.opaque)
+        widget.setPaintable(paintable)
     }
 
     /// The image's own size in pixels (what 100 % means); a new size goes back to fit.
@@ -136,7 +136,7 @@ final class ZoomingPicture {
         let rect = geometry.imageRect
         if rect != drawn {
             drawn = rect
-            cp_zoom_picture_set_view(picture.pointer, rect.x, rect.y, rect.width, rect.height)
+            widget.setView(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
         }
         guard geometry.hasImage else {
             reportedZoom = nil
@@ -156,100 +156,71 @@ final class ZoomingPicture {
     }
 
     private func addPointerTracking() {
-        let motion = gtk_event_controller_motion_new()!
-        for signal in ["enter", "motion"] {
-            keep(
-                .connect(
-                    UnsafeMutableRawPointer(motion), signal,
-                    point: { [unowned self] x, y in
-                        pointer = Point(x: x, y: y)
-                    }))
-        }
-        gtk_widget_add_controller(picture.pointer, motion)
+        let motion = Handle<MotionController>.make()
+        keep(motion.onEnter { [unowned self] x, y in pointer = Point(x: x, y: y) })
+        keep(motion.onMotion { [unowned self] x, y in pointer = Point(x: x, y: y) })
+        widget.addController(motion)
     }
 
     /// Ctrl+wheel zooms around the pointer (a notch by a quarter, smooth scrolling in
     /// proportion); the wheel alone pans a picture larger than the view, and otherwise goes on
     /// to the widgets behind.
     private func addScrolling() {
-        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
+        let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)
         keep(
-            .connect(
-                UnsafeMutableRawPointer(scroll), "scroll",
-                doubles: { [unowned self] dx, dy in
-                    let state = gtk_event_controller_get_current_event_state(scroll)
-                    if state.rawValue & GDK_CONTROL_MASK.rawValue != 0 {
-                        change { $0.zoom(by: ZoomGeometry.wheelZoomFactor(dy: dy), around: pointer) }
-                        return true
-                    }
-                    guard geometry.canPan else { return false }
-                    let wheel = gtk_event_controller_scroll_get_unit(scroll) == GDK_SCROLL_UNIT_WHEEL
-                    let step = wheel ? ZoomGeometry.wheelPanDistance : 1
-                    pan { $0.pan(dx: dx * step, dy: dy * step) }
+            scroll.onScroll { [unowned self] dx, dy in
+                if scroll.currentModifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0 {
+                    change { $0.zoom(by: ZoomGeometry.wheelZoomFactor(dy: dy), around: pointer) }
                     return true
-                }))
-        gtk_widget_add_controller(picture.pointer, scroll)
+                }
+                guard geometry.canPan else { return false }
+                let step = scroll.unit == GDK_SCROLL_UNIT_WHEEL ? ZoomGeometry.wheelPanDistance : 1
+                pan { $0.pan(dx: dx * step, dy: dy * step) }
+                return true
+            })
+        widget.addController(scroll)
     }
 
     /// A pinch zooms from the zoom it began at, around the fingers' centre.
     private func addPinch() {
-        let pinch = gtk_gesture_zoom_new()!
+        let pinch = Handle<GestureZoom>.make()
+        keep(pinch.onBegin { [unowned self] in pinchStartZoom = geometry.zoom })
         keep(
-            .connect(
-                UnsafeMutableRawPointer(pinch), "begin",
-                pointer: { [unowned self] _ in
-                    pinchStartZoom = geometry.zoom
-                }))
-        keep(
-            .connect(
-                UnsafeMutableRawPointer(pinch), "scale-changed",
-                double: { [unowned self] scale in
-                    var x = 0.0, y = 0.0
-                    let centre = gtk_gesture_get_bounding_box_center(pinch, &x, &y) != 0 ? Point(x: x, y: y) : nil
-                    change { $0.setZoom(pinchStartZoom * scale, around: centre) }
-                }))
-        gtk_widget_add_controller(picture.pointer, pinch)
+            pinch.onScaleChanged { [unowned self] scale in
+                let centre = pinch.boundingBoxCenter.map { Point(x: $0.x, y: $0.y) }
+                change { $0.setZoom(pinchStartZoom * scale, around: centre) }
+            })
+        widget.addController(pinch)
     }
 
     private func addDoubleClick() {
-        let click = gtk_gesture_click_new()!
+        let click = Handle<GestureClick>.make()
         keep(
-            .connect(
-                UnsafeMutableRawPointer(click), "pressed",
-                intPoint: { [unowned self] presses, x, y in
-                    guard presses == 2 else { return }
-                    change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
-                }))
-        gtk_widget_add_controller(picture.pointer, click)
+            click.onPressed { [unowned self] presses, x, y in
+                guard presses == 2 else { return }
+                change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
+            })
+        widget.addController(click)
     }
 
     /// A drag of a picture larger than the view pans it (and claims the drag); any other drag
     /// is judged when it ends, and may be a swipe.
     private func addDrag() {
-        let gesture = gtk_gesture_drag_new()!
+        let gesture = Handle<GestureDrag>.make()
+        keep(gesture.onDragBegin { [unowned self] _, _ in drag = (geometry.center, geometry.canPan) })
         keep(
-            .connect(
-                UnsafeMutableRawPointer(gesture), "drag-begin",
-                point: { [unowned self] _, _ in
-                    drag = (geometry.center, geometry.canPan)
-                }))
+            gesture.onDragUpdate { [unowned self] dx, dy in
+                guard let drag, drag.pans else { return }
+                gesture.claim()
+                pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
+            })
         keep(
-            .connect(
-                UnsafeMutableRawPointer(gesture), "drag-update",
-                point: { [unowned self] dx, dy in
-                    guard let drag, drag.pans else { return }
-                    gtk_gesture_set_state(gesture, GTK_EVENT_SEQUENCE_CLAIMED)
-                    pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
-                }))
-        keep(
-            .connect(
-                UnsafeMutableRawPointer(gesture), "drag-end",
-                point: { [unowned self] dx, dy in
-                    guard let drag else { return }
-                    self.drag = nil
-                    if let swipe = ZoomGeometry.swipe(dx: dx, dy: dy, pans: drag.pans) { onSwipe?(swipe.step) }
-                }))
-        gtk_widget_add_controller(picture.pointer, gesture)
+            gesture.onDragEnd { [unowned self] dx, dy in
+                guard let drag else { return }
+                self.drag = nil
+                if let swipe = ZoomGeometry.swipe(dx: dx, dy: dy, pans: drag.pans) { onSwipe?(swipe.step) }
+            })
+        widget.addController(gesture)
     }
 
     // MARK: Entrance and exit
@@ -260,29 +231,29 @@ final class ZoomingPicture {
     /// animations off.
     func playReveal(entering: Bool, then done: @escaping () -> Void) {
         let animation = revealAnimation()
-        let value = adw_animation_get_value(animation.pointer)
-        adw_animation_reset(animation.pointer)
-        adw_timed_animation_set_value_from(animation.opaque, entering ? (value < 1 ? value : 0) : value)
-        adw_timed_animation_set_value_to(animation.opaque, entering ? 1 : 0)
+        let value = animation.value
+        animation.reset()
+        animation.setValueFrom(entering ? (value < 1 ? value : 0) : value)
+        animation.setValueTo(entering ? 1 : 0)
         revealFinished = done
-        adw_animation_play(animation.pointer)
+        animation.play()
     }
 
     /// The reveal animation, made the first time: it drives the widget's "reveal" property,
     /// and the faded widget's opacity follows that property.
-    private func revealAnimation() -> ObjectRef<AdwAnimation> {
+    private func revealAnimation() -> Handle<TimedAnimation> {
         if let reveal { return reveal.animation }
-        g_object_bind_property(picture.pointer, "reveal", fading.raw, "opacity", G_BINDING_DEFAULT)
-        let target = adw_property_animation_target_new(picture.object, "reveal")
-        let animation = ObjectRef(
-            taking: adw_timed_animation_new(fading.widget, 0, 1, Self.revealMilliseconds, target)!)
-        adw_timed_animation_set_easing(animation.opaque, ADW_EASE_OUT_CUBIC)
-        let done = SignalConnection.connect(UnsafeMutableRawPointer(animation.pointer), "done") { [unowned self] in
+        widget.bind("reveal", to: fading, "opacity")
+        let owner = Handle<TimedAnimation>.make(
+            animating: "reveal", of: widget, on: fading, from: 0, to: 1, milliseconds: Self.revealMilliseconds)
+        let animation = Handle<TimedAnimation>(owner)
+        animation.setEasing(ADW_EASE_OUT_CUBIC)
+        let done = animation.onDone { [unowned self] in
             let finished = revealFinished
             revealFinished = nil
             finished?()
         }
-        reveal = (animation, done)
+        reveal = (owner, animation, done)
         return animation
     }
 

@@ -77,4 +77,9 @@ extension ObjectRef where T == GObject {
     public convenience init(takingOpaque pointer: OpaquePointer) {
         self.init(taking: UnsafeMutablePointer(pointer))
     }
+
+    /// Adds a reference of our own to an instance whose C type Swift imports as opaque.
+    public convenience init(retainingOpaque pointer: OpaquePointer) {
+        self.init(retaining: UnsafeMutablePointer(pointer))
+    }
 }

@@ -1,0 +1,50 @@
+import CGLib
+import CGtk
+
+// Buttons, and the popovers a button or a click opens.
+
+extension Handle where Kind == Button {
+    /// A new button showing the icon named `iconName`.
+    public static func make(iconName: String) -> Self { Self(made: gtk_button_new_from_icon_name(iconName)) }
+
+    public func setIconName(_ name: String) { gtk_button_set_icon_name(pointer(), name) }
+}
+
+extension Handle where Kind == ToggleButton {
+    public var isActive: Bool {
+        get { gtk_toggle_button_get_active(pointer()) != 0 }
+        nonmutating set { gtk_toggle_button_set_active(pointer(), newValue ? 1 : 0) }
+    }
+}
+
+extension Handle where Kind == MenuButton {
+    public func setPopover(_ popover: Widget<some PopoverKind>) {
+        gtk_menu_button_set_popover(opaque, popover.widget)
+    }
+    public func popUp() { gtk_menu_button_popup(opaque) }
+    public func popDown() { gtk_menu_button_popdown(opaque) }
+    /// The button inside, which draws it.
+    public var innerButton: Widget<AnyWidget>? {
+        gtk_widget_get_first_child(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
+    }
+}
+
+extension Handle where Kind: PopoverKind {
+    /// Whether it points at what it opened from with an arrow.
+    public func setHasArrow(_ arrow: Bool) { gtk_popover_set_has_arrow(pointer(), arrow ? 1 : 0) }
+    public func popUp() { gtk_popover_popup(pointer()) }
+    /// Opens it pointing at `x`, `y` in its parent's coordinates.
+    public func popUp(at x: Double, _ y: Double) {
+        var point = GdkRectangle(x: Int32(x), y: Int32(y), width: 1, height: 1)
+        gtk_popover_set_pointing_to(pointer(), &point)
+        gtk_popover_popup(pointer())
+    }
+    public func popDown() { gtk_popover_popdown(pointer()) }
+}
+
+extension Handle where Kind == PopoverMenu {
+    /// A new popover menu of `model`'s items (to be given a parent with `setParent`).
+    public static func make(from model: Handle<MenuModel>) -> Self {
+        Self(made: gtk_popover_menu_new_from_model(model.pointer(as: GMenuModel.self)))
+    }
+}

@@ -1,0 +1,30 @@
+import CGtk
+
+// Widgets that hold others: boxes, libadwaita's bin, overlays and stacks.
+
+extension Handle where Kind == Box {
+    /// A new box laying its children out along `orientation`, `spacing` pixels apart.
+    public static func make(_ orientation: GtkOrientation, spacing: Int32) -> Self {
+        Self(made: gtk_box_new(orientation, spacing))
+    }
+
+    public func append(_ child: Widget<some WidgetKind>) { gtk_box_append(pointer(), child.widget) }
+    /// Puts `child` right after `sibling`, a child of the box already.
+    public func insert(_ child: Widget<some WidgetKind>, after sibling: Widget<some WidgetKind>) {
+        gtk_box_insert_child_after(pointer(), child.widget, sibling.widget)
+    }
+}
+
+extension Handle where Kind == Bin {
+    public func setChild(_ child: Widget<some WidgetKind>) { adw_bin_set_child(pointer(), child.widget) }
+}
+
+extension Handle where Kind == Overlay {
+    /// Adds `child` over the overlay's main child (above those added before).
+    public func addOverlay(_ child: Widget<some WidgetKind>) { gtk_overlay_add_overlay(opaque, child.widget) }
+}
+
+extension Handle where Kind == Stack {
+    /// Shows the page named `name`.
+    public func showPage(_ name: String) { gtk_stack_set_visible_child_name(opaque, name) }
+}

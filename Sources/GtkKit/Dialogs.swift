@@ -1,0 +1,123 @@
+import CGLib
+import CGtk
+import GLibKit
+
+// Dialogs: libadwaita's message dialog, the desktop's file chooser and its app chooser.
+
+extension Handle where Kind == MessageDialog {
+    /// A new dialog over `parent` asking `heading`, explained by `body` (no responses yet).
+    public static func make(parent: Widget<some WindowKind>, heading: String, body: String) -> Self {
+        Self(made: adw_message_dialog_new(parent.window, heading, body))
+    }
+
+    public func setHeading(_ heading: String) { adw_message_dialog_set_heading(pointer(), heading) }
+    public func setBody(_ body: String) { adw_message_dialog_set_body(pointer(), body) }
+
+    /// Adds a button labelled `label` (with its mnemonic) answering `id`, drawn as `appearance`.
+    public func addResponse(
+        _ id: String, label: String, appearance: AdwResponseAppearance = ADW_RESPONSE_DEFAULT
+    ) {
+        adw_message_dialog_add_response(pointer(), id, label)
+        adw_message_dialog_set_response_appearance(pointer(), id, appearance)
+    }
+    /// The response Enter chooses.
+    public func setDefaultResponse(_ id: String) { adw_message_dialog_set_default_response(pointer(), id) }
+    /// The response Escape, or closing the dialog, stands for.
+    public func setCloseResponse(_ id: String) { adw_message_dialog_set_close_response(pointer(), id) }
+
+    /// Connects `body` to "response", which passes the chosen response's ID (the close
+    /// response's when the dialog was closed otherwise).
+    public func onResponse(_ body: @escaping (String?) -> Void) -> SignalConnection {
+        SignalConnection.connect(
+            raw, "response",
+            pointer: { id in body(id.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }) })
+    }
+}
+
+extension Handle where Kind == FileChooserNative {
+    /// A new file chooser (the desktop's, a portal where there is one) over `parent`, as the
+    /// reference that keeps it alive while it is open.
+    public static func make(
+        title: String, parent: Widget<some WindowKind>, action: GtkFileChooserAction, accept: String, cancel: String
+    ) -> ObjectRef<GObject> {
+        ObjectRef(takingOpaque: gtk_file_chooser_native_new(title, parent.window, action, accept, cancel)!)
+    }
+
+    /// The file name a save chooser proposes.
+    public func setCurrentName(_ name: String) { gtk_file_chooser_set_current_name(opaque, name) }
+
+    public var selectsMultiple: Bool {
+        get { gtk_file_chooser_get_select_multiple(opaque) != 0 }
+        nonmutating set { gtk_file_chooser_set_select_multiple(opaque, newValue ? 1 : 0) }
+    }
+
+    /// Adds a choice of what files to show: those named `name`, of the formats GdkPixbuf reads
+    /// (when `pictures`), of `mimeTypes`, or matching `patterns`.
+    public func addFilter(_ name: String, pictures: Bool = false, mimeTypes: [String] = [], patterns: [String] = []) {
+        let filter = gtk_file_filter_new()!
+        gtk_file_filter_set_name(filter, name)
+        if pictures { gtk_file_filter_add_pixbuf_formats(filter) }
+        for type in mimeTypes { gtk_file_filter_add_mime_type(filter, type) }
+        for pattern in patterns { gtk_file_filter_add_pattern(filter, pattern) }
+        gtk_file_chooser_add_filter(opaque, filter)
+        g_object_unref(UnsafeMutableRawPointer(filter))
+    }
+
+    /// The addresses of the files chosen.
+    public var chosenURIs: [String] {
+        guard let files = gtk_file_chooser_get_files(opaque) else { return [] }
+        defer { g_object_unref(UnsafeMutableRawPointer(files)) }
+        var uris: [String] = []
+        for index in 0..<g_list_model_get_n_items(files) {
+            guard let file = g_list_model_get_item(files, index) else { continue }
+            if let uri = g_file_get_uri(OpaquePointer(file)) {
+                uris.append(String(cString: uri))
+                g_free(uri)
+            }
+            g_object_unref(file)
+        }
+        return uris
+    }
+
+    /// The path of the file chosen (the one file of a save chooser), if it has one.
+    public var chosenPath: String? {
+        guard let file = gtk_file_chooser_get_file(opaque) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
+        guard let path = g_file_get_path(file) else { return nil }
+        defer { g_free(path) }
+        return String(cString: path)
+    }
+
+    public func show() { gtk_native_dialog_show(pointer()) }
+}
+
+extension Handle where Kind == AppChooserDialog {
+    /// A new modal chooser of the apps that open `file` (a `GFile`), over `parent` and
+    /// destroyed with it.
+    public static func make(for file: ObjectRef<GObject>, parent: Widget<some WindowKind>) -> Self {
+        let flags = GtkDialogFlags(rawValue: GTK_DIALOG_MODAL.rawValue | GTK_DIALOG_DESTROY_WITH_PARENT.rawValue)
+        return Self(made: gtk_app_chooser_dialog_new(parent.window, flags, file.opaque))
+    }
+
+    /// Connects `body` to "response", with whether an app was chosen (rather than cancelled).
+    public func onResponse(_ body: @escaping (Bool) -> Void) -> SignalConnection {
+        connect("response", int: { response in body(response == GTK_RESPONSE_OK.rawValue) })
+    }
+
+    /// Opens `file` with the app chosen, if one is, on the dialog's display.
+    public func launchChosenApp(with file: ObjectRef<GObject>) throws(GLibError) {
+        guard let app = gtk_app_chooser_get_app_info(opaque) else { return }
+        defer { g_object_unref(UnsafeMutableRawPointer(app)) }
+        let context = gdk_display_get_app_launch_context(gtk_widget_get_display(widget))
+        defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
+        let files = g_list_append(nil, UnsafeMutableRawPointer(file.pointer))
+        defer { g_list_free(files) }
+        var error: UnsafeMutablePointer<GError>?
+        let launchContext = context.map {
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: GAppLaunchContext.self)
+        }
+        if g_app_info_launch(app, files, launchContext, &error) == 0 {
+            throw error.map { GLibError(consuming: $0) } ?? GLibError(domain: "", code: 0, message: "")
+        }
+    }
+}

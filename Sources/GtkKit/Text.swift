@@ -1,0 +1,50 @@
+import CGtk
+
+// Widgets that show or take text: labels, one-line inscriptions, titles, status pages, toasts
+// and entries.
+
+extension Handle where Kind == Label {
+    public func setText(_ text: String) { gtk_label_set_text(opaque, text) }
+}
+
+extension Handle where Kind == Inscription {
+    /// A new inscription with no text.
+    public static func make() -> Self { Self(made: gtk_inscription_new(nil)) }
+
+    /// Sets the text (the same text again changes nothing).
+    public func setText(_ text: String) { gtk_inscription_set_text(opaque, text) }
+    public func setTextOverflow(_ overflow: GtkInscriptionOverflow) {
+        gtk_inscription_set_text_overflow(opaque, overflow)
+    }
+    public func setXAlign(_ xalign: Float) { gtk_inscription_set_xalign(opaque, xalign) }
+    /// The number of lines it asks room for.
+    public func setNaturalLines(_ lines: UInt32) { gtk_inscription_set_nat_lines(opaque, lines) }
+}
+
+extension Handle where Kind == Entry {
+    public var text: String { String(cString: gtk_editable_get_text(opaque)) }
+}
+
+extension Handle where Kind == StatusPage {
+    public func setIconName(_ name: String) { adw_status_page_set_icon_name(opaque, name) }
+    public func setTitle(_ title: String) { adw_status_page_set_title(opaque, title) }
+    /// Sets the text under the title, which is read as Pango markup.
+    public func setDescription(markup: String?) { adw_status_page_set_description(opaque, markup) }
+}
+
+extension Handle where Kind == WindowTitle {
+    public func setTitle(_ title: String) { adw_window_title_set_title(opaque, title) }
+    public func setSubtitle(_ subtitle: String) { adw_window_title_set_subtitle(opaque, subtitle) }
+}
+
+extension Handle where Kind == ToastOverlay {
+    /// Shows a toast titled `markup` (Pango markup), with a button that activates `action`.
+    public func addToast(markup: String, button: (label: String, action: String)?) {
+        let toast = adw_toast_new(markup)!
+        if let button {
+            adw_toast_set_button_label(toast, button.label)
+            adw_toast_set_action_name(toast, button.action)
+        }
+        adw_toast_overlay_add_toast(opaque, toast) // takes the toast's reference
+    }
+}

@@ -1,0 +1,82 @@
+import CGLib
+import CGtk
+import GLibKit
+
+// What every widget can do: be shown, sized, styled and described, and take event controllers.
+
+extension Handle where Kind: WidgetKind {
+    /// A widget that a GTK constructor (`gtk_box_new`, or the app's own C widget's) has just
+    /// made as a `Kind`.
+    public init(made widget: UnsafeMutablePointer<GtkWidget>) {
+        self.init(UnsafeMutableRawPointer(widget))
+        assert(isA(Kind.type), "the widget made is not a \(Kind.self)")
+    }
+
+    /// The widget as GTK's C type, for the functions that take a widget.
+    public var widget: UnsafeMutablePointer<GtkWidget> { pointer(as: GtkWidget.self) }
+
+    public var isVisible: Bool {
+        get { gtk_widget_get_visible(widget) != 0 }
+        nonmutating set { gtk_widget_set_visible(widget, newValue ? 1 : 0) }
+    }
+
+    /// Whether the widget is on screen (mapped): visible, and inside a window that is shown.
+    public var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
+
+    public var isSensitive: Bool {
+        get { gtk_widget_get_sensitive(widget) != 0 }
+        nonmutating set { gtk_widget_set_sensitive(widget, newValue ? 1 : 0) }
+    }
+
+    public var opacity: Double {
+        get { gtk_widget_get_opacity(widget) }
+        nonmutating set { gtk_widget_set_opacity(widget, newValue) }
+    }
+
+    public var width: Int32 { gtk_widget_get_width(widget) }
+    public var height: Int32 { gtk_widget_get_height(widget) }
+    /// Device pixels per logical pixel on the widget's display (2 on HiDPI).
+    public var scaleFactor: Int32 { gtk_widget_get_scale_factor(widget) }
+    /// The widget it is a child of, if any.
+    public var parent: Widget<AnyWidget>? {
+        gtk_widget_get_parent(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
+    }
+    /// The clock the widget's frames are painted by, once it is on screen.
+    public var frameClock: Handle<FrameClock>? {
+        gtk_widget_get_frame_clock(widget).map { Handle<FrameClock>(UnsafeMutableRawPointer($0)) }
+    }
+
+    /// Makes the widget a child of `parent` outside any layout of its own (a popover's place).
+    public func setParent(_ parent: Widget<some WidgetKind>) { gtk_widget_set_parent(widget, parent.widget) }
+    /// Takes the widget out of the parent `setParent` gave it, which lets go of it.
+    public func unparent() { gtk_widget_unparent(widget) }
+
+    public func setTooltip(_ text: String?) { gtk_widget_set_tooltip_text(widget, text) }
+    public func addCSSClass(_ name: String) { gtk_widget_add_css_class(widget, name) }
+    public func removeCSSClass(_ name: String) { gtk_widget_remove_css_class(widget, name) }
+    public func grabFocus() { gtk_widget_grab_focus(widget) }
+    public func setSizeRequest(width: Int32, height: Int32) { gtk_widget_set_size_request(widget, width, height) }
+    public func setVerticalAlign(_ align: GtkAlign) { gtk_widget_set_valign(widget, align) }
+    public func setHorizontalExpand(_ expand: Bool) { gtk_widget_set_hexpand(widget, expand ? 1 : 0) }
+    public func setMarginEnd(_ margin: Int32) { gtk_widget_set_margin_end(widget, margin) }
+    /// Shows the pointer over the widget as the cursor named `name` ("none" hides it); nil
+    /// gives it back its usual look.
+    public func setCursor(named name: String?) { gtk_widget_set_cursor_from_name(widget, name) }
+
+    /// Adds an event controller (made by its kind's `make`); the widget takes its reference.
+    public func addController(_ controller: Handle<some ControllerKind>) {
+        gtk_widget_add_controller(widget, controller.opaque)
+    }
+
+    /// Puts `texture` on the clipboard of the widget's display.
+    public func copyToClipboard(_ texture: ObjectRef<GObject>) {
+        gdk_clipboard_set_texture(gtk_widget_get_clipboard(widget), texture.opaque)
+    }
+    /// Puts `text` on the clipboard of the widget's display.
+    public func copyToClipboard(text: String) { gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text) }
+
+    /// Sets what a screen reader says for the widget: its name and a description.
+    public func setAccessibleLabel(_ label: String, description: String) {
+        cp_accessible_set_label(opaque, label, description)
+    }
+}

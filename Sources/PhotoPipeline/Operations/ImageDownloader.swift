@@ -115,7 +115,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
             fetched.withLock { $0 = data }
             // A whole JPEG (a server that ignored the range, or a head that could not serve):
             // its thumbnail still spares the decode, if large enough.
-            if data.starts(with: [0xFF, 0xD8]),
+            if PictureSignature.isJPEG(data),
                 let preview = traced(
                     Decoding.preview(data.prefix(128 << 10), squareSide: maxPixelSize, cancellable: link.child)),
                 preview.covers(squareSide: maxPixelSize)
@@ -154,7 +154,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
         guard let first = try buffer.read(stream, cancellable: cancellable) else { return nil }
         var head = Data(first)
         let isHEIF = PictureSignature.isHEIF(head.prefix(12))
-        guard isHEIF || head.starts(with: [0xFF, 0xD8]) else { return nil }
+        guard isHEIF || PictureSignature.isJPEG(head) else { return nil }
         let wanted = isHEIF ? byteLimit : 128 << 10
         while head.count < wanted, !isCancelled, let chunk = try buffer.read(stream, cancellable: cancellable) {
             head.append(contentsOf: chunk)

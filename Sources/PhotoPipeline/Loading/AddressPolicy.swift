@@ -16,7 +16,7 @@ public enum AddressPolicy: Sendable, Equatable {
     /// is on this computer or its network as written (`127.0.0.1`, `localhost`, `nas.local`),
     /// may name anything; any other web address only public ones.
     public static func forList(at url: URL) -> AddressPolicy {
-        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return .any }
+        guard url.isWebAddress else { return .any }
         return AddressScope.ofHost(url.host ?? "") == .local ? .any : .publicOnly
     }
 

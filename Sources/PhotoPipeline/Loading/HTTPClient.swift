@@ -609,7 +609,7 @@ public final class HTTPClient: Sendable {
                 guard let location, let target = URL(string: location, relativeTo: address)?.absoluteURL else {
                     return end(.failure(PhotoFailure.http(status: Int(status), phrase: "without a usable Location")))
                 }
-                guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
+                guard target.isWebAddress else {
                     return end(
                         .failure(
                             PhotoFailure(

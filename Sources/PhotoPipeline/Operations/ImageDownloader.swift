@@ -73,7 +73,7 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
                 traceFinished(state: .downloaded)
                 return
             }
-            guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            guard url.isWebAddress else {
                 throw PhotoFetcher.unsupported(url)
             }
             if let remoteThumbnails,

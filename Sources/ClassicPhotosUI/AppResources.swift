@@ -1,20 +1,19 @@
 import CGtk
 import Foundation
 import GLibKit
+import PhotoPipeline
 
 /// Finds the app's data folder: the bundled photo list and its photos.
 enum AppResources {
-    /// The folder holding `ClassicPhotos.plist` and its photos: `$CLASSIC_PHOTOS_DATADIR`, the
-    /// installed share folder beside the binary, or the source tree's `data/` above it.
-    static let dataDirectory: URL? = {
+    /// The folder holding `ClassicPhotos.plist` and its photos: `given` (the configuration's,
+    /// `$CLASSIC_PHOTOS_DATADIR`) if it holds them, the installed share folder beside the
+    /// binary, or the source tree's `data/` above it.
+    static func dataDirectory(_ given: String?) -> URL? {
         let fm = FileManager.default
         func holdsData(_ url: URL) -> Bool {
             fm.fileExists(atPath: url.appendingPathComponent("ClassicPhotos.plist").path)
         }
-        if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DATADIR"], holdsData(URL(fileURLWithPath: env))
-        {
-            return URL(fileURLWithPath: env)
-        }
+        if let given, holdsData(URL(fileURLWithPath: given)) { return URL(fileURLWithPath: given) }
         var folder = executable.deletingLastPathComponent()
         let installed = folder.deletingLastPathComponent().appendingPathComponent("share/classic-photos")
         if holdsData(installed) { return installed }
@@ -24,7 +23,7 @@ enum AppResources {
             folder.deleteLastPathComponent()
         }
         return nil
-    }()
+    }
 
     /// The running binary, symbolic links resolved. The kernel's record of it, not `argv[0]`:
     /// started by name from `PATH` (from a terminal), `argv[0]` is only "classic-photos".
@@ -36,5 +35,7 @@ enum AppResources {
     }
 
     /// The photo list shown when none is given.
-    static var bundledList: URL? { dataDirectory?.appendingPathComponent("ClassicPhotos.plist") }
+    static func bundledList(_ configuration: AppConfiguration) -> URL? {
+        dataDirectory(configuration.dataDirectory)?.appendingPathComponent("ClassicPhotos.plist")
+    }
 }

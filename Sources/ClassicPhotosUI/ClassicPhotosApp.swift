@@ -20,10 +20,13 @@ public final class ClassicPhotosApp {
     private let settings = AppSettings()
     /// All of the app's HTTP, with the disk cache of downloaded photos, shared by every window.
     private let http: HTTPClient
+    /// What the environment asked for, read once as the process started.
+    private let configuration: AppConfiguration
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
-        Localization.setUp()
+        let configuration = AppConfiguration.current
+        Localization.setUp(configuration)
         leaveGLAloneUnderCairo()
         // A launcher may hand these down blocked (a libdispatch thread's mask, say); the app
         // quits cleanly on them, so make sure they arrive. Threads started later inherit this.
@@ -39,7 +42,7 @@ public final class ClassicPhotosApp {
             FileHandle(fileDescriptor: status == 0 ? 1 : 2).write(Data((message + "\n").utf8))
             return status
         }
-        if let path = options.tracePath ?? ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE"], !path.isEmpty {
+        if let path = options.tracePath ?? configuration.tracePath, !path.isEmpty {
             if !Trace.shared.open(path: path) {
                 FileHandle.standardError.write(Data("classic-photos: cannot write the trace to \(path)\n".utf8))
                 return 1
@@ -48,7 +51,7 @@ public final class ClassicPhotosApp {
         Trace.shared.emit(.appStart(version: AppInfo.version))
         MainLoop.claimCurrentThread()
         MainActorLoop.install()
-        let app = ClassicPhotosApp(separateInstance: options.separateInstance)
+        let app = ClassicPhotosApp(separateInstance: options.separateInstance, configuration: configuration)
         // GApplication sees only what it handles itself: the sources (handed to the running
         // instance, if there is one) and --gapplication-service (D-Bus activation).
         let forwarded =
@@ -74,7 +77,8 @@ public final class ClassicPhotosApp {
         setenv("GDK_DEBUG", flags.isEmpty ? "gl-disable" : flags + ",gl-disable", 1)
     }
 
-    init(separateInstance: Bool) {
+    init(separateInstance: Bool, configuration: AppConfiguration) {
+        self.configuration = configuration
         g_set_application_name(AppInfo.displayName)
         http = HTTPClient(
             silenceSeconds: settings.limits.silenceSeconds, cacheDirectory: HTTPClient.standardCacheDirectory)
@@ -135,7 +139,9 @@ public final class ClassicPhotosApp {
         }
         var sources = sources
         if sources.isEmpty { sources = settings.lastSources.map { PhotoSources.source(for: $0) } }
-        if sources.isEmpty, let bundled = AppResources.bundledList { sources = [PhotoSources.source(for: bundled)] }
+        if sources.isEmpty, let bundled = AppResources.bundledList(configuration) {
+            sources = [PhotoSources.source(for: bundled)]
+        }
         if sources.isEmpty {
             window.showError(title: StatusText.alertTitle, message: StatusText.noBundledList, retry: nil)
         } else {

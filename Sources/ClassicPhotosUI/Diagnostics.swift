@@ -32,7 +32,7 @@ public final class WindowDiagnostics {
     public func presentBundledList() -> Bool {
         guard let window else { return false }
         window.window.present()
-        guard let list = AppResources.bundledList else { return false }
+        guard let list = AppResources.bundledList(.current) else { return false }
         window.open([PhotoSources.source(for: list.path, relativeTo: list.deletingLastPathComponent())])
         return true
     }

@@ -10,9 +10,9 @@ enum Localization {
     /// Takes the user's language and formats from the environment (`LANGUAGE`, `LC_ALL`,
     /// `LC_MESSAGES`, `LANG`, …) and binds the text domain to the app's compiled catalogues.
     /// Runs first thing in `main`, before any text is made.
-    static func setUp() {
+    static func setUp(_ configuration: AppConfiguration) {
         setlocale(LC_ALL, "")
-        if let directory = localeDirectory {
+        if let directory = localeDirectory(configuration.localeDirectory) {
             bindtextdomain(domain, directory.path)
         }
         bind_textdomain_codeset(domain, "UTF-8")
@@ -22,21 +22,19 @@ enum Localization {
     }
 
     /// Where the compiled catalogues (`<language>/LC_MESSAGES/classic-photos.mo`) are:
-    /// `$CLASSIC_PHOTOS_LOCALEDIR`; the installed `../share/locale` beside the binary (as the
-    /// data folder is found); or, run from a SwiftPM build, the catalogues the build compiled
-    /// from `po/` (the `CompileCatalogues` plugin). Nil: gettext's own default folder.
-    static let localeDirectory: URL? = {
-        let fm = FileManager.default
-        if let env = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_LOCALEDIR"], !env.isEmpty {
-            return URL(fileURLWithPath: env)
-        }
+    /// `given` (the configuration's, `$CLASSIC_PHOTOS_LOCALEDIR`); the installed `../share/locale`
+    /// beside the binary (as the data folder is found); or, run from a SwiftPM build, the
+    /// catalogues the build compiled from `po/` (the `CompileCatalogues` plugin). Nil: gettext's
+    /// own default folder.
+    private static func localeDirectory(_ given: String?) -> URL? {
+        if let given { return URL(fileURLWithPath: given) }
         let installed = AppResources.executable.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("share/locale")
         if holdsCatalogues(installed) { return installed }
         let built = URL(fileURLWithPath: BuiltCatalogues.directory)
         if holdsCatalogues(built) { return built }
         return nil
-    }()
+    }
 
     /// Whether `folder` holds a catalogue of the app's in any language.
     private static func holdsCatalogues(_ folder: URL) -> Bool {

@@ -109,9 +109,7 @@ extension PhotoListWindow {
             let text = address.text.trimmingCharacters(in: .whitespaces)
             dialog = nil
             guard chosen == "open", !text.isEmpty else { return }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme)
-            else {
+            guard let url = URL(string: text), url.isWebAddress else {
                 showToast(String(format: tr("“%@” is not a web address"), text))
                 return
             }

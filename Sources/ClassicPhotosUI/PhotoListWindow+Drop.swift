@@ -35,9 +35,7 @@ extension PhotoListWindow {
             let item = line.trimmingCharacters(in: .whitespaces)
             guard !item.isEmpty, !item.hasPrefix("#") else { return nil }
             if item.hasPrefix("/") { return URL(fileURLWithPath: item).standardizedFileURL }
-            guard let url = URL(string: item), let scheme = url.scheme?.lowercased(),
-                ["http", "https", "file"].contains(scheme)
-            else { return nil }
+            guard let url = URL(string: item), url.isWebAddress || url.isFileURL else { return nil }
             return url
         }
     }

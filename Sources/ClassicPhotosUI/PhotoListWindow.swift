@@ -230,7 +230,7 @@ final class PhotoListWindow {
                 processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, toplevel.scaleFactor)))
             })
         // Every painted frame, for the benchmark's frame intervals; off unless asked for.
-        if Trace.shared.isEnabled, ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_TRACE_FRAMES"] == "1",
+        if Trace.shared.isEnabled, AppConfiguration.current.testSwitches.traceFrames,
             let clock = toplevel.frameClock
         {
             surfaceConnections.append(clock.connect("after-paint") { Trace.shared.emit(.framePainted) })

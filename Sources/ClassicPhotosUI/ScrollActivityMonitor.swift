@@ -31,8 +31,13 @@ final class ScrollActivityMonitor {
     /// - Parameters:
     ///   - scrolledWindow: the scrolled window around the list.
     ///   - keyTarget: the widget whose key presses can scroll (the window).
-    init(scrolledWindow: Widget<ScrolledWindow>, keyTarget: Widget<some WidgetKind>) {
-        quietPeriodMs = Self.configuredQuietPeriod
+    ///   - quietMilliseconds: the quiet period (the configuration's, which tests and slow
+    ///     machines set with `CLASSIC_PHOTOS_SCROLL_QUIET_MS`).
+    init(
+        scrolledWindow: Widget<ScrolledWindow>, keyTarget: Widget<some WidgetKind>,
+        quietMilliseconds: UInt32 = AppConfiguration.current.testSwitches.scrollQuietMilliseconds
+    ) {
+        quietPeriodMs = quietMilliseconds
 
         // Wheel and touchpad, seen before the scrolled window handles them (capture phase).
         let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)
@@ -96,11 +101,6 @@ final class ScrollActivityMonitor {
             adjustment.connect("value-changed") { [unowned self] in
                 if isScrolling { restartQuietTimer() } else { begin(inferSource()) }
             })
-    }
-
-    /// The quiet period, overridable with CLASSIC_PHOTOS_SCROLL_QUIET_MS (tests, slow machines).
-    nonisolated static var configuredQuietPeriod: UInt32 {
-        ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCROLL_QUIET_MS"].flatMap(UInt32.init) ?? 150
     }
 
     private static let scrollingKeys: Set<UInt32> = [

@@ -4,6 +4,7 @@
 import Dispatch
 import Foundation
 import GLibKit
+import PhotoPipeline
 import TestSupport
 
 /// The generated folder, removed with the value.
@@ -113,12 +114,12 @@ final class CameraFolder {
         while at + 4 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
             let end = at + 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
             if bytes[at + 1] == 0xE1, end <= bytes.count,
-                bytes[(at + 4)..<min(end, at + 10)].elementsEqual(Array("Exif".utf8) + [0, 0])
+                bytes[(at + 4)..<min(end, at + 10)].elementsEqual(PictureSignature.exifHeader)
             {
                 // A start-of-image marker inside it: IFD1's thumbnail.
                 guard end - 2 > at + 10 else { return false }
                 return ((at + 10)..<(end - 2)).contains {
-                    bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD8 && bytes[$0 + 2] == 0xFF
+                    bytes[$0...].starts(with: PictureSignature.jpeg)
                 }
             }
             at = end

@@ -1,6 +1,7 @@
 // Camera-size photos made at benchmark time with ImageMagick: 12 and 24 megapixels, baseline
 // and progressive JPEG, upright and turned by an EXIF Orientation tag.
 import Foundation
+import PhotoPipeline
 import TestSupport
 
 /// One generated photo.
@@ -105,8 +106,8 @@ final class CameraPhotos {
             insertAt = 4 + (Int(bytes[4]) << 8 | Int(bytes[5]))
         }
         var app1: [UInt8] = [0xFF, 0xE1, 0x00, 34] // marker, length (34 bytes after the marker)
-        app1 += Array("Exif".utf8) + [0, 0]
-        app1 += [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08] // big-endian TIFF, first IFD at 8
+        app1 += PictureSignature.exifHeader
+        app1 += PictureSignature.tiffBigEndian + [0x00, 0x2A, 0x00, 0x00, 0x00, 0x08] // 42, first IFD at 8
         app1 += [0x00, 0x01] // one entry
         app1 += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01] // Orientation, SHORT, count 1
         app1 += [UInt8(orientation >> 8), UInt8(orientation & 0xFF), 0x00, 0x00]

@@ -62,4 +62,4 @@ close(nothing)
 
 DecoderHelper.serve(
     socket: 3, filtered: true, addressSpace: addressSpace,
-    faults: ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_DECODER_FAULTS"] == "1")
+    faults: AppConfiguration.current.testSwitches.decoderFaults)

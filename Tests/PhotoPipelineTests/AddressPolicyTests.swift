@@ -279,3 +279,18 @@ import TestSupport
         }
     }
 }
+
+/// The one check of the schemes fetched over HTTP.
+@Suite struct WebAddressTests {
+    @Test("http and https, in any case, are web addresses; files, other schemes and paths are not")
+    func webAddresses() {
+        for text in ["http://example.org/a.jpg", "https://example.org/", "HTTPS://EXAMPLE.ORG/", "Http://x/"] {
+            #expect(URL(string: text)!.isWebAddress, "\(text)")
+        }
+        for text in ["file:///tmp/a.jpg", "ftp://example.org/a.jpg", "httpx://example.org/", "a.jpg", "data:,x"] {
+            #expect(!URL(string: text)!.isWebAddress, "\(text)")
+        }
+        #expect(!URL(fileURLWithPath: "/tmp/a.jpg").isWebAddress)
+        #expect(URL.isWebScheme("HTTP") && !URL.isWebScheme("file"))
+    }
+}

@@ -12,7 +12,7 @@ import TestSupport
     private func pool(_ sandbox: String? = nil, deadline: Double = 3, helpers: Int = 2) -> DecoderPool {
         var environment = ["CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_DECODE_SECONDS": "\(deadline)"]
         environment["CLASSIC_PHOTOS_SANDBOX"] = sandbox
-        return DecoderPool(environment: environment, maxHelpers: helpers, idleSeconds: 30)
+        return DecoderPool(configuration: .fromEnvironment(environment), maxHelpers: helpers, idleSeconds: 30)
     }
 
     private static let modes: [String?] = [nil, "no-bwrap"]
@@ -215,7 +215,7 @@ import TestSupport
 
     @Test("Helpers idle for the pool's idle time leave, and the next picture starts a fresh one")
     func idleHelpersLeave() throws {
-        let pool = DecoderPool(environment: [:], maxHelpers: 2, idleSeconds: 0.5)
+        let pool = DecoderPool(configuration: AppConfiguration(), maxHelpers: 2, idleSeconds: 0.5)
         let bytes = try photo("coffee.jpg")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
         #expect(pool.processIdentifiers.count == 1)
@@ -264,7 +264,7 @@ import TestSupport
         .enabled(if: ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ_CORPUS"] != nil))
     func fuzzCorpus() throws {
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ_CORPUS"]!)
-        let pool = DecoderPool(environment: [:], maxHelpers: 2, idleSeconds: 30)
+        let pool = DecoderPool(configuration: AppConfiguration(), maxHelpers: 2, idleSeconds: 30)
         // The fuzzer's small limits, so that its inputs meet the same checks.
         let limits = DecodeLimits(maxBytes: 1 << 20, maxPixels: 4 << 20)
         var decoded = 0, refused = 0

@@ -1,4 +1,5 @@
-import PhotoPipeline
+import Foundation
+@testable import PhotoPipeline
 import Testing
 
 /// A small deterministic generator so every failure can be replayed from its seed.
@@ -95,15 +96,33 @@ struct SplitMix64: RandomNumberGenerator {
 
     // MARK: Random sequences
 
-    /// Stands in for the operation queues: tracks what is running and completes it on demand.
-    struct Executor {
-        var running: [Int: ScrollScheduler<Int>.Priority] = [:]
-        var suspended = false
-        var done: Set<Int> = []
-        var imageOfRow: [Int: Int] = [:]
-        var problems: [String] = []
+    /// The photo at each position of a real `PhotoCollection`, and which photos are done.
+    @MainActor struct CollectionLayout: @MainActor ScrollLayout {
+        let photos: PhotoCollection
+        let done: Set<PhotoID>
+        func id(at position: Int) -> PhotoID { photos.id(at: position) }
+        func needsWork(_ id: PhotoID) -> Bool { !done.contains(id) }
+    }
 
-        mutating func apply(_ actions: [Action], scrolling: Bool) {
+    /// Stands in for the operation queues and the list's rows: carries out the scheduler's
+    /// actions, makes each photo's work from its record (as the processor does), and delivers
+    /// a finished result to the row at its record's position, where it must find its photo.
+    @MainActor struct Executor {
+        /// Work started and neither finished nor cancelled: its priority and the record it was made for.
+        var running: [PhotoID: (priority: ScrollScheduler<PhotoID>.Priority, record: PhotoRecord)] = [:]
+        var suspended = false
+        var done: Set<PhotoID> = []
+        /// The picture each photo's finished work made: the address it was made from.
+        var pictures: [PhotoID: String] = [:]
+        /// The photo each row widget is bound to, and the picture it shows, by position.
+        var rowPhoto: [Int: PhotoID] = [:]
+        var rowPicture: [Int: String] = [:]
+        var problems: [String] = []
+        let photos: PhotoCollection
+
+        init(_ photos: PhotoCollection) { self.photos = photos }
+
+        mutating func apply(_ actions: [ScrollScheduler<PhotoID>.Action], scrolling: Bool) {
             for action in actions {
                 switch action {
                 case .suspendQueues:
@@ -112,105 +131,153 @@ struct SplitMix64: RandomNumberGenerator {
                 case .resumeQueues:
                     if !suspended { problems.append("resumed twice") }
                     suspended = false
-                case .start(let row, let priority):
-                    if scrolling { problems.append("started row \(row) while scrolling") }
-                    if running[row] != nil { problems.append("started row \(row) twice") }
-                    if done.contains(row) { problems.append("started finished row \(row)") }
-                    running[row] = priority
-                case .cancel(let row):
-                    if running.removeValue(forKey: row) == nil { problems.append("cancelled idle row \(row)") }
-                case .setPriority(let row, let priority):
-                    if running[row] == nil { problems.append("reprioritised idle row \(row)") }
-                    running[row] = priority
+                case .start(let id, let priority):
+                    if scrolling { problems.append("started \(id) while scrolling") }
+                    if running[id] != nil { problems.append("started \(id) twice") }
+                    if done.contains(id) { problems.append("started finished \(id)") }
+                    guard let record = photos.makeRecord(for: id) else {
+                        problems.append("started \(id), not in the list")
+                        continue
+                    }
+                    running[id] = (priority, record)
+                case .cancel(let id):
+                    if running.removeValue(forKey: id) == nil { problems.append("cancelled idle \(id)") }
+                case .setPriority(let id, let priority):
+                    if running[id] == nil { problems.append("reprioritised idle \(id)") }
+                    running[id]?.priority = priority
                 }
             }
         }
+
+        /// Binds the row at `position` to the photo there, showing that photo's picture if any.
+        mutating func bind(_ position: Int) {
+            let id = photos.id(at: position)
+            rowPhoto[position] = id
+            rowPicture[position] = pictures[id]
+        }
+
+        /// The queue finishes the photo's work: its picture goes to the row its record says
+        /// the photo is at, if a row is bound there.
+        mutating func finish(_ id: PhotoID) {
+            guard let work = running.removeValue(forKey: id) else { return }
+            done.insert(id)
+            pictures[id] = work.record.entry.link
+            let position = work.record.position
+            guard let bound = rowPhoto[position] else { return }
+            if bound != work.record.id {
+                problems.append("\(work.record.name)'s picture delivered to row \(position), bound to \(bound)")
+            }
+            rowPicture[position] = work.record.entry.link
+        }
+
+        /// What is wrong with the rows now: each must be bound to the photo at its position and
+        /// show nothing or that photo's picture.
+        func rowProblems() -> [String] {
+            var problems: [String] = []
+            for (position, id) in rowPhoto where photos.id(at: position) != id {
+                problems.append("row \(position) bound to \(id), the list has \(photos.id(at: position))")
+            }
+            for (position, picture) in rowPicture where picture != photos.entry(at: position).link {
+                problems.append("row \(position) (\(photos.name(at: position))) shows \(picture)")
+            }
+            return problems
+        }
     }
 
-    @Test("Random event sequences keep every rule", arguments: 0..<40)
-    func randomSequences(seed: UInt64) {
+    @Test("Random event sequences keep every rule, and every row shows its own photo", arguments: 0..<40)
+    @MainActor func randomSequences(seed: UInt64) {
         var rng = SplitMix64(state: seed &* 7919 &+ 1)
         let rows = Int.random(in: 1...400, using: &rng)
         let margin = Int.random(in: 0...4, using: &rng)
-        var s = ScrollScheduler<Int>(prefetchMargin: margin)
-        var e = Executor()
+        let photos = PhotoCollection()
+        let base = URL(string: "https://example.org/")!
+        photos.append((0..<rows).map { PhotoEntry(name: "p\($0)", url: base.appendingPathComponent("\($0).jpg")) })
+        var s = ScrollScheduler<PhotoID>(prefetchMargin: margin)
+        var e = Executor(photos)
         e.apply(s.listChanged(rowCount: rows), scrolling: false)
         func randomRange() -> Range<Int> {
             let first = Int.random(in: 0..<rows, using: &rng)
             return first..<min(rows, first + Int.random(in: 1...12, using: &rng))
         }
         for step in 0..<400 {
-            let needsWork: (Int) -> Bool = { [done = e.done] in !done.contains($0) }
+            let layout = CollectionLayout(photos: photos, done: e.done)
             let before = s.isScrolling
-            var actions: [Action] = []
+            var actions: [ScrollScheduler<PhotoID>.Action] = []
             var event = ""
             switch Int.random(in: 0..<100, using: &rng) {
-            case 0..<15: event = "begin"; actions = s.scrollBegan()
-            case 15..<27:
+            case 0..<13: event = "begin"; actions = s.scrollBegan()
+            case 13..<24:
                 let range = randomRange()
                 event = "end \(range)"
-                actions = s.scrollEnded(visible: range, needsWork: needsWork)
-            case 27..<37:
+                actions = s.scrollEnded(visible: range, layout: layout)
+            case 24..<33:
                 let range = randomRange()
                 event = "visible \(range)"
-                actions = s.visibleRowsChanged(range, needsWork: needsWork)
-            case 37..<60:
+                actions = s.visibleRowsChanged(range, layout: layout)
+            case 33..<54:
                 let row = Int.random(in: 0..<rows, using: &rng)
                 event = "bind \(row)"
-                actions = s.rowBound(row, needsWork: needsWork)
-            case 60..<88:
-                // The queue finishes one running row's work (it is then done: filtered or failed).
-                guard let row = e.running.keys.randomElement(using: &rng) else { continue }
-                event = "finish \(row)"
-                e.running.removeValue(forKey: row)
-                e.done.insert(row)
-                e.imageOfRow[row] = row
-                actions = s.workFinished(row)
-            case 88..<92:
-                // A completion that raced with a cancel arrives for a row with no work: ignored.
-                let row = Int.random(in: 0..<rows, using: &rng)
-                guard e.running[row] == nil else { continue }
-                event = "stale \(row)"
-                actions = s.workFinished(row)
-            case 92..<96:
+                e.bind(row)
+                actions = s.rowBound(row, layout: layout)
+            case 54..<62:
+                // Sorted: the same photos at other positions; GTK rebinds every row.
+                var positions = Array(0..<rows)
+                positions.shuffle(using: &rng)
+                event = "reorder"
+                photos.reorder(positions)
+                for position in e.rowPhoto.keys { e.bind(position) }
+                actions = s.orderChanged(layout: layout)
+            case 62..<86:
+                // The queue finishes one running photo's work (it is then done: filtered or failed).
+                guard let id = e.running.keys.randomElement(using: &rng) else { continue }
+                event = "finish \(id)"
+                e.finish(id)
+                actions = s.workFinished(id)
+            case 86..<90:
+                // A completion that raced with a cancel arrives for a photo with no work: ignored.
+                let id = photos.id(at: Int.random(in: 0..<rows, using: &rng))
+                guard e.running[id] == nil else { continue }
+                event = "stale \(id)"
+                actions = s.workFinished(id)
+            case 90..<95:
                 let hidden = Bool.random(using: &rng)
                 event = "hidden \(hidden)"
-                actions = s.windowHidden(hidden, needsWork: needsWork)
-            case 96..<98: event = "memory"; actions = s.memoryWarning()
+                actions = s.windowHidden(hidden, layout: layout)
+            case 95..<97: event = "memory"; actions = s.memoryWarning()
             default:
-                // Memory pressure dropped a finished row's image: it needs work again.
-                guard let row = e.done.randomElement(using: &rng), e.running[row] == nil else { continue }
-                event = "dropped \(row)"
-                e.done.remove(row)
-                e.imageOfRow[row] = nil
+                // Memory pressure dropped a finished photo's picture: it needs work again.
+                guard let id = e.done.randomElement(using: &rng), e.running[id] == nil else { continue }
+                event = "dropped \(id)"
+                e.done.remove(id)
+                e.pictures[id] = nil
+                for (position, bound) in e.rowPhoto where bound == id { e.rowPicture[position] = nil }
             }
             e.apply(actions, scrolling: before && s.isScrolling)
             let context = "seed \(seed) step \(step) after \(event)"
 
-            var violations = e.problems
+            var violations = e.problems + e.rowProblems()
             if Set(e.running.keys) != Set(s.pending.keys) { violations.append("running and pending differ") }
-            if e.running != s.pending { violations.append("priorities differ") }
+            if e.running.mapValues({ $0.priority }) != s.pending { violations.append("priorities differ") }
             if e.suspended != (s.isScrolling || s.isHidden) { violations.append("suspension wrong") }
             if s.isScrolling {
                 if actions.contains(where: { if case .start = $0 { true } else { false } }) {
                     violations.append("started while scrolling")
                 }
             } else {
-                for row in s.pending.keys where !s.wanted.contains(row) {
-                    violations.append("row \(row) runs outside \(s.wanted)")
+                let wantedPhotos = Set(s.wanted.map(photos.id(at:)))
+                for id in s.pending.keys where !wantedPhotos.contains(id) {
+                    violations.append("\(id) runs outside \(s.wanted)")
                 }
-                if !s.isHidden, event.hasPrefix("end") || event.hasPrefix("visible") {
-                    for row in s.visible where !e.done.contains(row) && s.pending[row] != .visible {
-                        violations.append("visible row \(row) not started")
+                if !s.isHidden, event.hasPrefix("end") || event.hasPrefix("visible") || event == "reorder" {
+                    for id in s.visible.map(photos.id(at:)) where !e.done.contains(id) && s.pending[id] != .visible {
+                        violations.append("visible \(id) not started")
                     }
                 }
-            }
-            for (row, image) in e.imageOfRow where row != image {
-                violations.append("row \(row) shows \(image)'s image")
             }
             #expect(violations.isEmpty, "\(context): \(violations)")
             if !violations.isEmpty { return }
         }
+        #expect(e.rowPicture.count > 0, "seed \(seed): no row ever showed a picture")
     }
 }
 

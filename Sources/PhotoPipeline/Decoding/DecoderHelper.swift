@@ -208,7 +208,7 @@ public enum DecoderHelper {
     /// been checked: a PNG within the limits.
     private static func cachedThumbnail(_ fd: Int32, limits: DecodeLimits) throws(PhotoFailure) -> PhotoImage {
         let head = [UInt8](peek(fd).prefix(24))
-        guard head.count == 24, head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+        guard head.count == 24, head.starts(with: PictureSignature.png),
             head[12..<16].elementsEqual("IHDR".utf8)
         else { throw PhotoFailure(.notImage, detail: "A thumbnail is a PNG file; this is not one") }
         let width = head[16..<20].reduce(0) { $0 << 8 | Int($1) }

@@ -29,7 +29,8 @@ public final class DecoderPool: @unchecked Sendable {
         case inProcess
     }
 
-    public static let shared = DecoderPool()
+    /// The pool the app decodes in, as the process configuration asks.
+    public static let shared = DecoderPool(configuration: .current)
 
     /// The most helpers at once: one a core for the rows, and one more so that a photo's
     /// quick embedded preview need not wait behind the decodes of whole photos.
@@ -60,20 +61,20 @@ public final class DecoderPool: @unchecked Sendable {
     private var launching = false
 
     public init(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        configuration: AppConfiguration = .current,
         maxHelpers: Int = ProcessInfo.processInfo.activeProcessorCount + 1, idleSeconds: Double = 20
     ) {
         self.maxHelpers = max(1, maxHelpers)
         self.idleSeconds = idleSeconds
-        deadlineSeconds = environment["CLASSIC_PHOTOS_DECODE_SECONDS"].flatMap(Double.init) ?? 30
+        deadlineSeconds = configuration.decodeSeconds
         addressSpaceBytes = 1 << 30
-        faults = environment["CLASSIC_PHOTOS_DECODER_FAULTS"] == "1"
-        helperPath = Self.findHelper(environment)
-        bubblewrapPath = Self.findProgram("bwrap", environment)
-        switch environment["CLASSIC_PHOTOS_SANDBOX"] {
-        case "off": confinementValue = .inProcess
-        case "no-bwrap": confinementValue = .processes("turned off by CLASSIC_PHOTOS_SANDBOX=no-bwrap")
-        default:
+        faults = configuration.testSwitches.decoderFaults
+        helperPath = Self.findHelper(configuration.decoderPath)
+        bubblewrapPath = Self.findProgram("bwrap", in: configuration.programSearchPath)
+        switch configuration.sandbox {
+        case .off: confinementValue = .inProcess
+        case .withoutBubblewrap: confinementValue = .processes("turned off by CLASSIC_PHOTOS_SANDBOX=no-bwrap")
+        case .confined:
             if helperPath == nil {
                 confinementValue = .inProcess
             } else if bubblewrapPath == nil {
@@ -559,8 +560,8 @@ public final class DecoderPool: @unchecked Sendable {
         }
     }
 
-    private static func findHelper(_ environment: [String: String]) -> String? {
-        if let given = environment["CLASSIC_PHOTOS_DECODER"], access(given, X_OK) == 0 { return given }
+    private static func findHelper(_ given: String?) -> String? {
+        if let given, access(given, X_OK) == 0 { return given }
         // Beside the app (a build folder, or bin/), else in libexec/ beside bin/.
         guard let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         let executable = URL(fileURLWithPath: own).deletingLastPathComponent()
@@ -573,9 +574,8 @@ public final class DecoderPool: @unchecked Sendable {
         return nil
     }
 
-    private static func findProgram(_ name: String, _ environment: [String: String]) -> String? {
-        let path = environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    private static func findProgram(_ name: String, in path: String) -> String? {
+        path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
 }
 

@@ -49,7 +49,7 @@ public enum Decoding {
         _ head: Data, squareSide: Int, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) -> EmbeddedPreview? {
         // Only JPEG and HEIF files carry one: nothing to send the others for.
-        guard head.starts(with: [0xFF, 0xD8]) || PictureSignature.isHEIF(head.prefix(12)) else { return nil }
+        guard PictureSignature.isJPEG(head) || PictureSignature.isHEIF(head.prefix(12)) else { return nil }
         if pool.confinement == .inProcess { return EmbeddedPreview.read(head, squareSide: squareSide) }
         let limits = DecodeLimits(maxBytes: max(head.count, 1), maxPixels: DecodeLimits.standard.maxPixels)
         guard

@@ -85,7 +85,7 @@ enum Sandbox {
             ["LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "GDK_PIXBUF_MODULE_FILE"].contains(name)
                 || name.hasPrefix("TSAN_") || name.hasPrefix("ASAN_") || name.hasPrefix("UBSAN_")
         }
-        if faults { kept["CLASSIC_PHOTOS_DECODER_FAULTS"] = "1" }
+        if faults { kept[AppConfiguration.Variable.decoderFaults.rawValue] = "1" }
         // Swift's crash reporter would start a program to print the backtrace: the filter
         // kills a helper that tries, and the app reports the crash itself.
         kept["SWIFT_BACKTRACE"] = "enable=no"

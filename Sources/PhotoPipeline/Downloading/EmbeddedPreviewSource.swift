@@ -33,7 +33,7 @@ public struct EmbeddedPreviewSource: PhotoDownloadSource {
         guard let first = try buffer.read(stream, cancellable: attempt.cancellable) else { return nil }
         var head = Data(first)
         let isHEIF = PictureSignature.isHEIF(head.prefix(12))
-        guard isHEIF || head.starts(with: [0xFF, 0xD8]) else { return nil }
+        guard isHEIF || PictureSignature.isJPEG(head) else { return nil }
         let wanted = isHEIF ? byteLimit : 128 << 10
         while head.count < wanted, !attempt.isCancelled,
             let chunk = try buffer.read(stream, cancellable: attempt.cancellable)

@@ -52,7 +52,7 @@ public final class DownloadAttempt {
     public var isCancelled: Bool { cancelled() }
 
     /// Whether the photo is on the web (`http` or `https`).
-    var isWeb: Bool { ["http", "https"].contains(url.scheme?.lowercased() ?? "") }
+    var isWeb: Bool { url.isWebAddress }
 
     /// The thumbnail `head` (a photo's first bytes, or all of them) holds, if any can be
     /// trusted; traced as `row.preview`.

@@ -25,7 +25,7 @@ public struct WholeWebPhotoSource: PhotoDownloadSource {
         let data = response.data
         guard !data.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
         attempt.fetched(body: data)
-        if data.starts(with: [0xFF, 0xD8]), let preview = attempt.preview(in: data.prefix(128 << 10)),
+        if PictureSignature.isJPEG(data), let preview = attempt.preview(in: data.prefix(128 << 10)),
             preview.covers(squareSide: attempt.squareSide)
         {
             remoteThumbnails?.keep(preview, ofRemote: url, totalBytes: data.count, freshUntil: response.freshUntil)

@@ -16,7 +16,7 @@ public enum AddressPolicy: Sendable, Equatable {
     /// is on this computer or its network as written (`127.0.0.1`, `localhost`, `nas.local`),
     /// may name anything; any other web address only public ones.
     public static func forList(at url: URL) -> AddressPolicy {
-        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return .any }
+        guard url.isWebAddress else { return .any }
         return AddressScope.ofHost(url.host ?? "") == .local ? .any : .publicOnly
     }
 
@@ -111,12 +111,10 @@ public enum AddressScope: Sendable, Equatable {
     }
 
     /// Addresses taken as public although they are not, so that the protection can be tried on
-    /// one computer (a list served from 127.0.0.2 naming photos on 127.0.0.1): the comma-separated
-    /// addresses in `CLASSIC_PHOTOS_PUBLIC_ADDRESSES`, read once. For debugging only.
+    /// one computer (a list served from 127.0.0.2 naming photos on 127.0.0.1): the process
+    /// configuration's `publicAddresses` (`CLASSIC_PHOTOS_PUBLIC_ADDRESSES`). For debugging only.
     private static let treatedAsPublic = Locked<Set<[UInt8]>>(
-        Set(
-            (ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_PUBLIC_ADDRESSES"] ?? "").split(separator: ",")
-                .compactMap { addressBytes($0.trimmingCharacters(in: .whitespaces)) }))
+        Set(AppConfiguration.current.testSwitches.publicAddresses.compactMap(addressBytes)))
 
     /// Takes `address` as public from now on in this process (as the environment variable
     /// does, for tests that run in one process).

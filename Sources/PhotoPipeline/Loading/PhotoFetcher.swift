@@ -46,7 +46,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     ) throws(PhotoFailure) -> ObjectRef<GInputStream> {
         let limit = byteLimit ?? limits.maxPhotoBytes
         switch url.scheme?.lowercased() {
-        case "http", "https":
+        case let scheme? where URL.isWebScheme(scheme):
             let data = try fetchHTTP(url, cancellable: cancellable, byteLimit: limit).data
             let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count))! }
             defer { g_bytes_unref(bytes) }
@@ -72,7 +72,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     public func readList(
         _ url: URL, cancellable: Cancellable
     ) throws(PhotoFailure) -> (data: Data, policy: AddressPolicy) {
-        guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+        guard url.isWebAddress else {
             return (try readAll(url, cancellable: cancellable), AddressPolicy.forList(at: url))
         }
         let response = try withListDeadline(cancellable) { child throws(PhotoFailure) in
@@ -107,7 +107,7 @@ public final class PhotoFetcher: @unchecked Sendable {
     public func read(
         _ url: URL, cancellable: Cancellable, limit: Int, policy: AddressPolicy = .any
     ) throws(PhotoFailure) -> Data {
-        if ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+        if url.isWebAddress {
             return try fetchHTTP(url, cancellable: cancellable, byteLimit: limit, policy: policy).data
         }
         let stream = try open(url, cancellable: cancellable, byteLimit: limit)

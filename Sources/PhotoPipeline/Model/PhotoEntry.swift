@@ -61,7 +61,7 @@ public struct PhotoEntry: Sendable, Equatable {
             }
             let host = g_uri_get_host(parsed).map { String(cString: $0) } ?? ""
             g_uri_unref(parsed)
-            if scheme == "http" || scheme == "https" {
+            if URL.isWebScheme(scheme) {
                 guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { throw invalid }
             }
             guard
@@ -88,8 +88,7 @@ public struct PhotoEntry: Sendable, Equatable {
 
     /// Whether the list this entry comes from was read over the network.
     public var isFromNetwork: Bool {
-        guard let scheme = base?.url.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        base?.url.isWebAddress ?? false
     }
 
     /// What the photo may reach: its list's policy (`.any` for an entry without a list).
@@ -97,7 +96,7 @@ public struct PhotoEntry: Sendable, Equatable {
 
     private func checkPolicy(_ url: URL) throws(PhotoFailure) {
         switch url.scheme?.lowercased() {
-        case "http", "https":
+        case let scheme? where URL.isWebScheme(scheme):
             try addressPolicy.check(url)
         case "file":
             if isFromNetwork {

@@ -85,7 +85,7 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
                     policy: record.entry.addressPolicy)
             }
             // A RAW photo is shown through its camera's preview (already, if the bytes were known).
-            if RawPhoto.isRaw(url), !bytes.starts(with: [0xFF, 0xD8]), !bytes.starts(with: Array("P6".utf8)) {
+            if RawPhoto.isRaw(url), !PictureSignature.isJPEG(bytes), !bytes.starts(with: PictureSignature.ppm) {
                 bytes = try Decoding.rawPreview(bytes, cancellable: cancellable)
             }
             if isCancelled { return }

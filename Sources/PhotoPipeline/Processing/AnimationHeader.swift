@@ -41,8 +41,10 @@ public struct AnimationHeader: Sendable, Equatable {
     public static func read(_ bytes: Data, maxFrames: Int) -> AnimationHeader? {
         bytes.withUnsafeBytes { raw -> AnimationHeader? in
             let b = raw.bindMemory(to: UInt8.self)
-            if b.count >= 13, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 { return readGIF(b, maxFrames: maxFrames) }
-            if b.count >= 16, Array(b[0..<4]) == Array("RIFF".utf8), Array(b[8..<12]) == Array("WEBP".utf8) {
+            if b.count >= 13, b.starts(with: PictureSignature.gif) { return readGIF(b, maxFrames: maxFrames) }
+            if b.count >= 16, b[0..<4].elementsEqual(PictureSignature.riff),
+                b[8..<12].elementsEqual(PictureSignature.webP)
+            {
                 return readWebP(b, maxFrames: maxFrames)
             }
             return nil

@@ -64,7 +64,7 @@ enum DecodeCost {
     )
         -> (width: Int, height: Int, progressive: Bool, components: Int, sampling: [(Int, Int)])?
     {
-        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        guard bytes.count >= 4, PictureSignature.isJPEG(bytes) else { return nil }
         var i = 2
         while i + 4 <= bytes.count {
             guard bytes[i] == 0xFF else { return nil }

@@ -31,7 +31,7 @@ public struct EmbeddedPreview: Sendable {
     /// first 64 KB of a JPEG hold its EXIF block; a HEIF file is read whole). Nil when it
     /// has none, or none that can be trusted.
     public static func read(_ bytes: Data, squareSide: Int) -> EmbeddedPreview? {
-        if bytes.starts(with: [0xFF, 0xD8]) { return exif(in: bytes) }
+        if PictureSignature.isJPEG(bytes) { return exif(in: bytes) }
         if PictureSignature.isHEIF(bytes.prefix(12)) { return heif(in: bytes, squareSide: squareSide) }
         return nil
     }
@@ -84,41 +84,6 @@ public struct EmbeddedPreview: Sendable {
         // The height the preview would have at its width, had it the photo's shape.
         let expected = Double(width) * Double(photoHeight) / Double(photoWidth)
         return abs(expected - Double(height)) <= max(1.5, Double(height) * 0.01)
-    }
-}
-
-/// What a file's first bytes say it is, for the kinds the decoder treats apart.
-enum PictureSignature {
-    /// HEIF and AVIF: an ISO media file whose `ftyp` box names an image brand.
-    static func isHEIF<Bytes: Collection<UInt8>>(_ first: Bytes) -> Bool {
-        let head = Array(first.prefix(12))
-        guard head.count == 12, head[4..<8].elementsEqual("ftyp".utf8) else { return false }
-        let brand = String(decoding: head[8..<12], as: UTF8.self)
-        return ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"].contains(brand)
-    }
-
-    /// A WebP file's canvas size, from its first 30 bytes: the lossy (VP8), lossless (VP8L)
-    /// or extended (VP8X) header; and whether it is animated.
-    static func webPSize<Bytes: Collection<UInt8>>(_ first: Bytes) -> (width: Int, height: Int, animated: Bool)? {
-        let b = Array(first.prefix(30))
-        guard b.count == 30, b[0..<4].elementsEqual("RIFF".utf8), b[8..<12].elementsEqual("WEBP".utf8) else {
-            return nil
-        }
-        func u16(_ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
-        func u24(_ at: Int) -> Int { u16(at) | Int(b[at + 2]) << 16 }
-        switch String(decoding: b[12..<16], as: UTF8.self) {
-        case "VP8 ":
-            guard b[23] == 0x9D, b[24] == 0x01, b[25] == 0x2A else { return nil }
-            return (u16(26) & 0x3FFF, u16(28) & 0x3FFF, false)
-        case "VP8L":
-            guard b[20] == 0x2F else { return nil }
-            let bits = u24(21) | Int(b[24]) << 24
-            return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, false)
-        case "VP8X":
-            return (u24(24) + 1, u24(27) + 1, b[20] & 0x02 != 0)
-        default:
-            return nil
-        }
     }
 }
 

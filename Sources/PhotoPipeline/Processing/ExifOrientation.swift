@@ -54,7 +54,7 @@ public enum ExifOrientation {
     public static func change(_ jpeg: Data, to orientation: Int) throws(Failure) -> Change {
         guard (1...8).contains(orientation) else { throw Failure(message: translatable("No such orientation")) }
         let bytes = [UInt8](jpeg)
-        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+        guard bytes.count > 4, PictureSignature.isJPEG(bytes) else {
             throw Failure(message: translatable("Not a JPEG file"))
         }
         let segments = try Self.segments(bytes)
@@ -121,20 +121,18 @@ public enum ExifOrientation {
             }
             let body = (i + 4)..<(i + 2 + length)
             let exif =
-                marker == 0xE1 && body.count >= 14 && Array(b[body.lowerBound..<(body.lowerBound + 6)]) == Self.exifName
+                marker == 0xE1 && body.count >= 14 && b[body].starts(with: PictureSignature.exifHeader)
                 && found.allSatisfy { !$0.isExif }
             found.append(Segment(marker: marker, start: i, body: body, isExif: exif))
             i += 2 + length
         }
     }
 
-    private static let exifName: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0] // "Exif\0\0"
-
     /// A new APP1 with a little-endian TIFF block whose IFD0 holds only the orientation, after
     /// SOI (and a leading JFIF APP0).
     private static func insertingExif(into b: [UInt8], segments: [Segment], orientation: Int) -> [UInt8] {
-        var app1: [UInt8] = [0xFF, 0xE1, 0x00, 0x22] + exifName
-        app1 += [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // "II", 42, IFD0 at 8
+        var app1: [UInt8] = [0xFF, 0xE1, 0x00, 0x22] + PictureSignature.exifHeader
+        app1 += PictureSignature.tiffLittleEndian + [0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // 42, IFD0 at 8
         app1 += [0x01, 0x00] // one entry
         app1 += [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, UInt8(orientation), 0x00, 0x00, 0x00]
         app1 += [0x00, 0x00, 0x00, 0x00] // no IFD1
@@ -187,13 +185,16 @@ public enum ExifOrientation {
         init(bytes: [UInt8], range: Range<Int>) {
             self.bytes = bytes
             self.range = range
-            little = range.count >= 2 && bytes[range.lowerBound] == 0x49 && bytes[range.lowerBound + 1] == 0x49
+            little = bytes[range].starts(with: PictureSignature.tiffLittleEndian)
         }
 
         var isValid: Bool {
             guard range.count >= 8 else { return false }
-            let order = (bytes[range.lowerBound], bytes[range.lowerBound + 1])
-            return (order == (0x49, 0x49) || order == (0x4D, 0x4D)) && u16(2) == 42
+            let block = bytes[range]
+            let ordered = [PictureSignature.tiffLittleEndian, PictureSignature.tiffBigEndian].contains {
+                block.starts(with: $0)
+            }
+            return ordered && u16(2) == 42
         }
 
         func decode16(_ a: UInt8, _ b: UInt8) -> Int { little ? Int(a) | Int(b) << 8 : Int(a) << 8 | Int(b) }

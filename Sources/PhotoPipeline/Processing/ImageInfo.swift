@@ -131,7 +131,7 @@ public enum ExifReader {
 
     /// The TIFF block inside a JPEG's `Exif` APP1 segment.
     private static func exifRange(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+        guard b.count > 4, PictureSignature.isJPEG(b) else { return nil }
         var i = 2
         while i + 4 <= b.count, b[i] == 0xFF {
             let marker = b[i + 1]
@@ -142,10 +142,7 @@ public enum ExifReader {
             // its start is found in the first few kilobytes of a photo.
             guard i + 2 + length <= b.count || marker == 0xE1 else { return nil }
             let body = (i + 4)..<min(b.count, i + 2 + length)
-            if marker == 0xE1, body.count > 6,
-                b[body.lowerBound] == 0x45, b[body.lowerBound + 1] == 0x78, b[body.lowerBound + 2] == 0x69,
-                b[body.lowerBound + 3] == 0x66, b[body.lowerBound + 4] == 0, b[body.lowerBound + 5] == 0
-            {
+            if marker == 0xE1, body.count > 6, b[body].starts(with: PictureSignature.exifHeader) {
                 return (body.lowerBound + 6)..<body.upperBound
             }
             i += 2 + length
@@ -161,10 +158,12 @@ public enum ExifReader {
         var tags = Tags()
         guard t.count >= 8 else { return tags }
         let little: Bool
-        switch (t[0], t[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return tags
+        if t.starts(with: PictureSignature.tiffLittleEndian) {
+            little = true
+        } else if t.starts(with: PictureSignature.tiffBigEndian) {
+            little = false
+        } else {
+            return tags
         }
         func u16(_ at: Int) -> Int? {
             guard at >= 0, at + 2 <= t.count else { return nil }

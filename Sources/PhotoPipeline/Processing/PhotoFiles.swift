@@ -141,7 +141,7 @@ public enum PhotoFiles {
         guard let handle = FileHandle(forReadingAtPath: path) else { return .unsupported }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 4)) ?? Data()
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .losslessJPEG }
+        if head.starts(with: PictureSignature.jpeg) { return .losslessJPEG }
         guard let format = gdk_pixbuf_get_file_info(path, nil, nil), gdk_pixbuf_format_is_writable(format) != 0,
             let name = gdk_pixbuf_format_get_name(format)
         else { return .unsupported }

@@ -39,19 +39,19 @@ public enum RawPhoto {
     /// `jpeg` with an EXIF block saying `orientation` put first, unless it is upright or
     /// the JPEG has an EXIF orientation of its own.
     static func tagged(_ jpeg: Data, orientation: Int) -> Data {
-        guard (2...8).contains(orientation), jpeg.starts(with: [0xFF, 0xD8]), ExifReader.read(jpeg).orientation == 1
+        guard (2...8).contains(orientation), PictureSignature.isJPEG(jpeg), ExifReader.read(jpeg).orientation == 1
         else {
             return jpeg
         }
         // APP1 "Exif": a little-endian TIFF header and one IFD with the Orientation tag.
         var segment: [UInt8] = [0xFF, 0xE1, 0x00, 0x22]
-        segment += Array("Exif".utf8) + [0, 0]
-        segment += [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // "II", 42, first IFD at 8
+        segment += PictureSignature.exifHeader
+        segment += PictureSignature.tiffLittleEndian + [0x2A, 0x00, 0x08, 0x00, 0x00, 0x00] // 42, first IFD at 8
         segment += [0x01, 0x00] // one entry
         segment += [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, UInt8(orientation), 0x00, 0x00, 0x00]
         segment += [0x00, 0x00, 0x00, 0x00] // no next IFD
         var result = Data(capacity: jpeg.count + segment.count)
-        result.append(contentsOf: [0xFF, 0xD8])
+        result.append(contentsOf: PictureSignature.jpegStart)
         result.append(contentsOf: segment)
         result.append(jpeg.dropFirst(2))
         return result

@@ -27,7 +27,7 @@ public enum PhotoSources {
         relativeTo directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) -> URL {
         if let url = URL(string: argument), let scheme = url.scheme,
-            ["http", "https", "file"].contains(scheme.lowercased())
+            URL.isWebScheme(scheme) || scheme.lowercased() == "file"
         {
             return url
         }

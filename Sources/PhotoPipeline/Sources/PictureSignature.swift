@@ -1,0 +1,62 @@
+/// The signatures (magic numbers) pictures and their parts begin with, in one table, and what
+/// a file's first bytes say it is, for the kinds the decoder treats apart.
+public enum PictureSignature {
+    /// A JPEG's start-of-image marker (SOI): every JPEG begins with it, the thumbnail inside
+    /// a camera JPEG's EXIF block too.
+    public static let jpegStart: [UInt8] = [0xFF, 0xD8]
+    /// SOI and the first byte of the marker after it (FF D8 FF): what file managers' magic
+    /// takes for a JPEG.
+    public static let jpeg: [UInt8] = jpegStart + [0xFF]
+    /// PNG's eight bytes.
+    public static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// GIF: "GIF", then its version ("87a" or "89a").
+    public static let gif: [UInt8] = Array("GIF".utf8)
+    /// A binary PPM ("P6"): what RAW converters write a photo as.
+    public static let ppm: [UInt8] = Array("P6".utf8)
+    /// WebP: a RIFF container ("RIFF", its size) whose form is "WEBP".
+    public static let riff: [UInt8] = Array("RIFF".utf8)
+    public static let webP: [UInt8] = Array("WEBP".utf8)
+    /// An ISO media file's (HEIF, AVIF) first box, at byte 4: "ftyp", then the brand.
+    public static let fileTypeBox: [UInt8] = Array("ftyp".utf8)
+    /// A TIFF block's byte order (EXIF's block is one), then the number 42: "II" little-endian,
+    /// "MM" big-endian.
+    public static let tiffLittleEndian: [UInt8] = [0x49, 0x49]
+    public static let tiffBigEndian: [UInt8] = [0x4D, 0x4D]
+    /// What a JPEG's APP1 segment holding EXIF begins with: "Exif" and two zero bytes.
+    public static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
+
+    /// Whether `bytes` begin as a JPEG does (its start-of-image marker).
+    public static func isJPEG(_ bytes: some Collection<UInt8>) -> Bool { bytes.starts(with: jpegStart) }
+
+    /// HEIF and AVIF: an ISO media file whose `ftyp` box names an image brand.
+    static func isHEIF<Bytes: Collection<UInt8>>(_ first: Bytes) -> Bool {
+        let head = Array(first.prefix(12))
+        guard head.count == 12, head[4..<8].elementsEqual(fileTypeBox) else { return false }
+        let brand = String(decoding: head[8..<12], as: UTF8.self)
+        return ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"].contains(brand)
+    }
+
+    /// A WebP file's canvas size, from its first 30 bytes: the lossy (VP8), lossless (VP8L)
+    /// or extended (VP8X) header; and whether it is animated.
+    static func webPSize<Bytes: Collection<UInt8>>(_ first: Bytes) -> (width: Int, height: Int, animated: Bool)? {
+        let b = Array(first.prefix(30))
+        guard b.count == 30, b[0..<4].elementsEqual(riff), b[8..<12].elementsEqual(webP) else {
+            return nil
+        }
+        func u16(_ at: Int) -> Int { Int(b[at]) | Int(b[at + 1]) << 8 }
+        func u24(_ at: Int) -> Int { u16(at) | Int(b[at + 2]) << 16 }
+        switch String(decoding: b[12..<16], as: UTF8.self) {
+        case "VP8 ":
+            guard b[23] == 0x9D, b[24] == 0x01, b[25] == 0x2A else { return nil }
+            return (u16(26) & 0x3FFF, u16(28) & 0x3FFF, false)
+        case "VP8L":
+            guard b[20] == 0x2F else { return nil }
+            let bits = u24(21) | Int(b[24]) << 24
+            return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, false)
+        case "VP8X":
+            return (u24(24) + 1, u24(27) + 1, b[20] & 0x02 != 0)
+        default:
+            return nil
+        }
+    }
+}

@@ -58,39 +58,6 @@ import Testing
         #expect(SignalConnection.liveClosureCount == baseline)
     }
 
-    @Test("An asynchronous GIO call's completion runs once, with its result, and then lets go of what it held")
-    func asyncCallCompletes() {
-        final class Holder {}
-        let context = g_main_context_new()!
-        g_main_context_push_thread_default(context)
-        defer {
-            g_main_context_pop_thread_default(context)
-            g_main_context_unref(context)
-        }
-        let file = ObjectRef(takingOpaque: g_file_new_for_path("/dev/null")!)
-        weak var held: Holder?
-        var completions = 0
-        var opened = false
-        do {
-            let holder = Holder()
-            held = holder
-            AsyncCall.start { callback, data in
-                g_file_read_async(file.opaque, G_PRIORITY_DEFAULT, nil, callback, data)
-            } completion: { result in
-                withExtendedLifetime(holder) { completions += 1 }
-                if let stream = g_file_read_finish(file.opaque, result, nil) {
-                    opened = true
-                    g_object_unref(stream)
-                }
-            }
-        }
-        #expect(held != nil) // kept by the call in flight
-        let deadline = g_get_monotonic_time() + 5_000_000
-        while completions == 0, g_get_monotonic_time() < deadline { g_main_context_iteration(context, 0) }
-        #expect(completions == 1 && opened)
-        #expect(held == nil)
-    }
-
     @Test("GError becomes a Swift error with domain, code and message")
     func gerrorBridges() throws {
         let error = #expect(throws: GLibError.self) {

@@ -1,5 +1,13 @@
 #include "photo_list_model.h"
 
+#include <gio/gio.h>
+
+#define CP_TYPE_PHOTO_ITEM (cp_photo_item_get_type())
+G_DECLARE_FINAL_TYPE(CpPhotoItem, cp_photo_item, CP, PHOTO_ITEM, GObject)
+
+#define CP_TYPE_PHOTO_LIST_MODEL (cp_photo_list_model_get_type())
+G_DECLARE_FINAL_TYPE(CpPhotoListModel, cp_photo_list_model, CP, PHOTO_LIST_MODEL, GObject)
+
 struct _CpPhotoItem {
     GObject parent_instance;
     guint64 id;
@@ -10,9 +18,9 @@ G_DEFINE_FINAL_TYPE(CpPhotoItem, cp_photo_item, G_TYPE_OBJECT)
 static void cp_photo_item_class_init(CpPhotoItemClass *klass) { (void)klass; }
 static void cp_photo_item_init(CpPhotoItem *item) { (void)item; }
 
-guint64 cp_photo_item_get_id(CpPhotoItem *item) {
+uint64_t cp_photo_item_get_id(void *item) {
     g_return_val_if_fail(CP_IS_PHOTO_ITEM(item), 0);
-    return item->id;
+    return CP_PHOTO_ITEM(item)->id;
 }
 
 struct _CpPhotoListModel {
@@ -92,13 +100,14 @@ static void cp_photo_list_model_init(CpPhotoListModel *model) {
     model->alive = g_hash_table_new(g_int64_hash, g_int64_equal);
 }
 
-CpPhotoListModel *cp_photo_list_model_new(void) {
+void *cp_photo_list_model_new(void) {
     return g_object_new(CP_TYPE_PHOTO_LIST_MODEL, NULL);
 }
 
-void cp_photo_list_model_splice(CpPhotoListModel *model, guint position, guint removed,
-                                const guint64 *ids, guint added) {
-    g_return_if_fail(CP_IS_PHOTO_LIST_MODEL(model));
+void cp_photo_list_model_splice(void *list, unsigned position, unsigned removed, const uint64_t *ids,
+                                unsigned added) {
+    g_return_if_fail(CP_IS_PHOTO_LIST_MODEL(list));
+    CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(list);
     g_return_if_fail(position <= model->ids->len && removed <= model->ids->len - position);
     if (removed > 0)
         g_array_remove_range(model->ids, position, removed);
@@ -108,7 +117,8 @@ void cp_photo_list_model_splice(CpPhotoListModel *model, guint position, guint r
         g_list_model_items_changed(G_LIST_MODEL(model), position, removed, added);
 }
 
-guint64 cp_photo_list_model_get_id(CpPhotoListModel *model, guint position) {
-    g_return_val_if_fail(CP_IS_PHOTO_LIST_MODEL(model), 0);
+uint64_t cp_photo_list_model_get_id(void *list, unsigned position) {
+    g_return_val_if_fail(CP_IS_PHOTO_LIST_MODEL(list), 0);
+    CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(list);
     return position < model->ids->len ? g_array_index(model->ids, guint64, position) : 0;
 }

@@ -32,6 +32,12 @@ private let releaseBox: GClosureNotify = { data, _ in
 /// box when the handler is disconnected or the instance is finalized, so nothing leaks and
 /// nothing is freed twice. A `SignalConnection` disconnects in `deinit` if the instance is
 /// still alive (checked through a `GWeakRef`, never a dangling pointer).
+///
+/// The closure runs on the thread that emits the signal, which for most objects is the main
+/// thread. For an object used on a thread of its own (`HTTPClient`'s session and messages),
+/// connect, keep and drop the connection on that thread: the closure then never runs anywhere
+/// else, and the box it lives in (immutable once made, its count atomic) may be released by
+/// GLib on whichever thread finalizes the instance.
 public final class SignalConnection {
     /// Counts the closure boxes not yet released by GLib (for leak tests).
     public static var liveClosureCount: Int { SignalBox.liveCount }
@@ -160,6 +166,19 @@ extension SignalConnection {
 }
 
 extension SignalConnection {
+    /// A signal with an integer (or an enumeration) and a pointer, e.g. `SoupMessage::network-event`
+    /// (the `GSocketClientEvent`, and the connection).
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        intPointer handler: @escaping (Int32, UnsafeMutableRawPointer?) -> Void
+    ) -> SignalConnection {
+        typealias F = (Int32, UnsafeMutableRawPointer?) -> Void
+        let thunk: @convention(c) (gpointer?, gint, gpointer?, gpointer?) -> Void = { _, n, a, data in
+            unbox(data, as: F.self)(n, a)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
     /// A signal with two integer arguments, e.g. `GdkPixbufLoader::size-prepared`.
     public static func connect(
         _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,

@@ -1,30 +1,25 @@
 // A GListModel of photo identities for the GTK list view.
 //
 // GtkListView asks its model only for the items it binds, so a list of a million photos needs
-// no million objects: this model keeps one 64-bit identity per row and makes a small
-// CpPhotoItem (carrying the identity) when an item is asked for.
+// no million objects: this model keeps one 64-bit identity per row and makes a small item
+// (carrying the identity) when an item is asked for.
+//
+// The header names only plain C types: GLib's headers belong to the CGLib module, and a second
+// module including them would own a copy of their declarations, which Swift then finds in
+// whichever module clang built first.
 #pragma once
-#include <gio/gio.h>
+#include <stdint.h>
 
-G_BEGIN_DECLS
-
-#define CP_TYPE_PHOTO_ITEM (cp_photo_item_get_type())
-G_DECLARE_FINAL_TYPE(CpPhotoItem, cp_photo_item, CP, PHOTO_ITEM, GObject)
-
-/// The identity of the photo this item stands for.
-guint64 cp_photo_item_get_id(CpPhotoItem *item);
-
-#define CP_TYPE_PHOTO_LIST_MODEL (cp_photo_list_model_get_type())
-G_DECLARE_FINAL_TYPE(CpPhotoListModel, cp_photo_list_model, CP, PHOTO_LIST_MODEL, GObject)
-
-CpPhotoListModel *cp_photo_list_model_new(void);
+/// A new model (a GListModel; the caller owns the reference).
+void *cp_photo_list_model_new(void);
 
 /// Removes `removed` rows at `position` and inserts `added` identities there (one
 /// items-changed emission).
-void cp_photo_list_model_splice(CpPhotoListModel *model, guint position, guint removed,
-                                const guint64 *ids, guint added);
+void cp_photo_list_model_splice(void *model, unsigned position, unsigned removed, const uint64_t *ids,
+                                unsigned added);
 
 /// The identity at `position` (0 if out of range).
-guint64 cp_photo_list_model_get_id(CpPhotoListModel *model, guint position);
+uint64_t cp_photo_list_model_get_id(void *model, unsigned position);
 
-G_END_DECLS
+/// The identity of the photo an item of the model stands for.
+uint64_t cp_photo_item_get_id(void *item);

@@ -254,6 +254,9 @@ public final class HTTPClient: Sendable {
         /// Hosts (`host:port`) found on this computer or its network when connected to; a
         /// restricted request to one of them never reuses a connection (network thread only).
         private var localHosts: Set<String> = []
+        /// The session's handlers, and those of each message it has queued (network thread only).
+        private var sessionConnections: [SignalConnection] = []
+        private var messageConnections: [OpaquePointer: [SignalConnection]] = [:]
 
         /// The transfers in flight, and the requests waiting for each.
         private let transfers = Transfers()
@@ -315,6 +318,8 @@ public final class HTTPClient: Sendable {
                 // The session's last callbacks (aborted transfers) run before it goes.
                 soup_session_abort(session)
                 while g_main_context_iteration(context, 0) != 0 {}
+                messageConnections = [:]
+                sessionConnections = []
                 g_object_unref(session)
                 g_main_context_pop_thread_default(context)
                 ended.signal()
@@ -331,35 +336,43 @@ public final class HTTPClient: Sendable {
 
         /// Has the connection of every request the session sends, the disk cache's revalidations
         /// included, checked by `connected(_:to:)` before anything is written on it: a new one
-        /// once connected (before TLS), any one just before the request is written. The core
-        /// outlives the session, so the handlers hold it unretained.
+        /// once connected (before TLS), any one just before the request is written. The
+        /// handlers are connected, run and dropped on this thread (the session's signals are
+        /// emitted on its context); the core outlives the session, so they hold it unowned.
         private func watchConnections() {
-            let queued: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, message, core in
-                let event: @convention(c) (gpointer?, GSocketClientEvent, gpointer?, gpointer?) -> Void = {
-                    message, event, stream, core in
-                    guard event == G_SOCKET_CLIENT_CONNECTED, let stream,
-                        g_type_check_instance_is_a(
-                            stream.assumingMemoryBound(to: GTypeInstance.self), g_socket_connection_get_type()) != 0,
-                        let address = g_socket_connection_get_remote_address(
-                            stream.assumingMemoryBound(to: GSocketConnection.self), nil)
-                    else { return }
-                    defer { g_object_unref(address) }
-                    Unmanaged<Core>.fromOpaque(core!).takeUnretainedValue().connected(
-                        OpaquePointer(message!), to: address)
-                }
-                let starting: @convention(c) (gpointer?, gpointer?) -> Void = { message, core in
-                    guard let address = soup_message_get_remote_address(OpaquePointer(message!)) else { return }
-                    Unmanaged<Core>.fromOpaque(core!).takeUnretainedValue().connected(
-                        OpaquePointer(message!), to: address)
-                }
-                g_signal_connect_data(
-                    message, "network-event", unsafeBitCast(event, to: GCallback.self), core, nil, GConnectFlags(0))
-                g_signal_connect_data(
-                    message, "starting", unsafeBitCast(starting, to: GCallback.self), core, nil, GConnectFlags(0))
-            }
-            g_signal_connect_data(
-                session, "request-queued", unsafeBitCast(queued, to: GCallback.self),
-                Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(0))
+            sessionConnections = [
+                SignalConnection.connect(
+                    UnsafeMutableRawPointer(session!), "request-queued",
+                    pointer: { [unowned self] message in watch(OpaquePointer(message!)) }),
+                // Done with the message: its handlers go (the message may live on a while).
+                SignalConnection.connect(
+                    UnsafeMutableRawPointer(session!), "request-unqueued",
+                    pointer: { [unowned self] message in messageConnections[OpaquePointer(message!)] = nil }),
+            ]
+        }
+
+        /// Connects the checks of `message`'s connection, until the session is done with it.
+        private func watch(_ message: OpaquePointer) {
+            let object = UnsafeMutableRawPointer(message)
+            messageConnections[message] = [
+                SignalConnection.connect(
+                    object, "network-event",
+                    intPointer: { [unowned self] event, stream in
+                        guard event == Int32(bitPattern: G_SOCKET_CLIENT_CONNECTED.rawValue), let stream,
+                            g_type_check_instance_is_a(
+                                stream.assumingMemoryBound(to: GTypeInstance.self), g_socket_connection_get_type())
+                                != 0,
+                            let address = g_socket_connection_get_remote_address(
+                                stream.assumingMemoryBound(to: GSocketConnection.self), nil)
+                        else { return }
+                        defer { g_object_unref(address) }
+                        connected(message, to: address)
+                    }),
+                SignalConnection.connect(object, "starting") { [unowned self] in
+                    guard let address = soup_message_get_remote_address(message) else { return }
+                    connected(message, to: address)
+                },
+            ]
         }
 
         /// `message`'s connection goes to `address`: if that is on this computer or its network,
@@ -511,6 +524,7 @@ public final class HTTPClient: Sendable {
                     return .remove
                 }
             }
+            // The transfer lives until its answer came.
             let callback: GAsyncReadyCallback = { _, result, data in
                 let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
                 transfer.sent(result)

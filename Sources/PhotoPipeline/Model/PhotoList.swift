@@ -22,7 +22,7 @@ public final class PhotoList {
     public private(set) var version = 0
 
     public init() {
-        store = ObjectRef(takingOpaque: cp_photo_list_model_new())
+        store = ObjectRef(takingOpaque: OpaquePointer(cp_photo_list_model_new()!))
     }
 
     /// The `GListModel` of photo identities (items are `CpPhotoItem`s, made for the rows asked
@@ -117,10 +117,10 @@ public final class PhotoList {
     /// the `added` rows the photos now have there.
     private func splice(at position: Int, removed: Int, added: Int) {
         guard removed > 0 || added > 0 else { return }
-        var raw = (position..<position + added).map { guint64(photos.id(at: $0).rawValue) }
+        var raw = (position..<position + added).map { photos.id(at: $0).rawValue }
         raw.withUnsafeMutableBufferPointer {
             cp_photo_list_model_splice(
-                model, guint(position), guint(removed), $0.baseAddress, guint($0.count))
+                store.pointer, UInt32(position), UInt32(removed), $0.baseAddress, UInt32($0.count))
         }
     }
 
@@ -140,7 +140,7 @@ public final class PhotoList {
 
     /// The photo of a row item of the model.
     public static func id(ofItem item: OpaquePointer) -> PhotoID {
-        PhotoID(rawValue: UInt64(cp_photo_item_get_id(item)))
+        PhotoID(rawValue: cp_photo_item_get_id(UnsafeMutableRawPointer(item)))
     }
 }
 

@@ -239,8 +239,8 @@ public enum DecoderHelper {
         var value: gpointer?
         while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
             guard let key, let value else { continue }
-            let name = String(cString: key.assumingMemoryBound(to: CChar.self))
-            if name.hasPrefix("tEXt::") { options[name] = String(cString: value.assumingMemoryBound(to: CChar.self)) }
+            let name = String(cStringAt: key)
+            if name.hasPrefix("tEXt::") { options[name] = String(cStringAt: value) }
         }
         return options
     }

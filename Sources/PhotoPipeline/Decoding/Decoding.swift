@@ -138,11 +138,10 @@ public enum Decoding {
         switch source {
         case .bytes(let bytes): return .bytes(bytes)
         case .stream(let stream):
-            let object = UnsafeMutableRawPointer(stream.pointer).assumingMemoryBound(to: GTypeInstance.self)
-            if g_type_check_instance_is_a(object, g_unix_input_stream_get_type()) != 0 {
-                return .descriptor(
-                    g_unix_input_stream_get_fd(
-                        UnsafeMutableRawPointer(stream.pointer).assumingMemoryBound(to: GUnixInputStream.self)))
+            if let file = GObjectCast.instance(
+                stream.pointer, of: g_unix_input_stream_get_type(), as: GUnixInputStream.self)
+            {
+                return .descriptor(g_unix_input_stream_get_fd(file))
             }
             return .bytes(try readAll(stream, limit: limits.maxBytes, cancellable: cancellable))
         }

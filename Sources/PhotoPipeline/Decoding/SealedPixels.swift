@@ -2,6 +2,7 @@ import CDecoderSandbox
 import CGdkPixbuf
 import CGLib
 import Foundation
+import GLibKit
 
 /// Pixels handed from a decoder helper to the app in a sealed memfd: once sealed, the helper
 /// can neither change them nor shrink the file under the app's mapping.
@@ -43,7 +44,7 @@ enum SealedPixels {
             munmap(pixels, Int(bitPattern: length))
         }
         let pixbuf = gdk_pixbuf_new_from_data(
-            mapped.assumingMemoryBound(to: guchar.self), GDK_COLORSPACE_RGB, layout.hasAlpha ? 1 : 0, 8,
+            mapped.cBytes, GDK_COLORSPACE_RGB, layout.hasAlpha ? 1 : 0, 8,
             Int32(layout.width), Int32(layout.height), Int32(layout.rowstride), unmap,
             UnsafeMutableRawPointer(bitPattern: length))!
         return PhotoImage(taking: pixbuf)

@@ -127,11 +127,11 @@ public enum AddressScope: Sendable, Equatable {
     /// address that is not an IP socket address, or a proxy's (where the photo's server is,
     /// only the proxy knows).
     static func of(socketAddress: UnsafeMutablePointer<GSocketAddress>) -> (scope: AddressScope, text: String)? {
-        let instance = UnsafeMutableRawPointer(socketAddress).assumingMemoryBound(to: GTypeInstance.self)
-        guard g_type_check_instance_is_a(instance, g_inet_socket_address_get_type()) != 0,
-            g_type_check_instance_is_a(instance, g_proxy_address_get_type()) == 0
+        guard
+            let socket = GObjectCast.instance(
+                socketAddress, of: g_inet_socket_address_get_type(), as: GInetSocketAddress.self),
+            !GObjectCast.isInstance(socketAddress, of: g_proxy_address_get_type())
         else { return nil }
-        let socket = UnsafeMutableRawPointer(socketAddress).assumingMemoryBound(to: GInetSocketAddress.self)
         guard let address = g_inet_socket_address_get_address(socket) else { return nil }
         let size = Int(g_inet_address_get_native_size(address))
         guard size == 4 || size == 16, let start = g_inet_address_to_bytes(address) else { return nil }

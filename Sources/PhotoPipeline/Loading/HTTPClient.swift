@@ -359,11 +359,9 @@ public final class HTTPClient: Sendable {
                     object, "network-event",
                     intPointer: { [unowned self] event, stream in
                         guard event == Int32(bitPattern: G_SOCKET_CLIENT_CONNECTED.rawValue), let stream,
-                            g_type_check_instance_is_a(
-                                stream.assumingMemoryBound(to: GTypeInstance.self), g_socket_connection_get_type())
-                                != 0,
-                            let address = g_socket_connection_get_remote_address(
-                                stream.assumingMemoryBound(to: GSocketConnection.self), nil)
+                            let connection = GObjectCast.instance(
+                                stream, of: g_socket_connection_get_type(), as: GSocketConnection.self),
+                            let address = g_socket_connection_get_remote_address(connection, nil)
                         else { return }
                         defer { g_object_unref(address) }
                         connected(message, to: address)
@@ -526,12 +524,11 @@ public final class HTTPClient: Sendable {
             }
             // The transfer lives until its answer came.
             let callback: GAsyncReadyCallback = { _, result, data in
-                let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
-                transfer.sent(result)
+                CallbackData.take(data, as: Transfer.self).sent(result)
             }
             soup_session_send_async(
                 core.session, made, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
-                Unmanaged.passRetained(self).toOpaque())
+                CallbackData.retain(self))
         }
 
         private func sent(_ result: OpaquePointer?) {
@@ -650,12 +647,11 @@ public final class HTTPClient: Sendable {
 
         private func readMore() {
             let callback: GAsyncReadyCallback = { _, result, data in
-                let transfer = Unmanaged<Transfer>.fromOpaque(data!).takeRetainedValue()
-                transfer.read(result)
+                CallbackData.take(data, as: Transfer.self).read(result)
             }
             g_input_stream_read_bytes_async(
                 stream, 64 << 10, G_PRIORITY_DEFAULT, cancellable.pointer, callback,
-                Unmanaged.passRetained(self).toOpaque())
+                CallbackData.retain(self))
         }
 
         private func read(_ result: OpaquePointer?) {
@@ -691,7 +687,7 @@ public final class HTTPClient: Sendable {
                             detail: "“\(address.lastPathComponent)” is larger than \(PhotoLimits.megabytes(byteLimit))")
                     ))
             }
-            if let start { body.append(start.assumingMemoryBound(to: UInt8.self), count: Int(size)) }
+            if let start { body.append(start.cBytes, count: Int(size)) }
             readMore()
         }
 

@@ -194,7 +194,7 @@ public final class PhotoFetcher: @unchecked Sendable {
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         let stream = g_unix_input_stream_new(fd, 1)!
-        return ObjectRef(taking: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self))
+        return ObjectRef(taking: GObjectCast.upcast(stream, to: GInputStream.self))
     }
 
     /// Reads a local file whole (see `openFile` for what is checked).

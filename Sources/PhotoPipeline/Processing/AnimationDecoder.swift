@@ -170,7 +170,7 @@ public enum AnimationDecoder {
         var error: UnsafeMutablePointer<GError>?
         let written = bytes.withUnsafeBytes { raw in
             gdk_pixbuf_loader_write(
-                loader.pointer, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize(raw.count), &error) != 0
+                loader.pointer, raw.cBytes, gsize(raw.count), &error) != 0
         }
         let closed = written && gdk_pixbuf_loader_close(loader.pointer, &error) != 0
         if !written { gdk_pixbuf_loader_close(loader.pointer, nil) }

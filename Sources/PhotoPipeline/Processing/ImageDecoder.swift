@@ -65,7 +65,7 @@ public enum ImageDecoder {
             do throws(PhotoFailure) {
                 try loaderCall {
                     gdk_pixbuf_loader_write(
-                        loader.pointer, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        loader.pointer, chunk.cBytes,
                         gsize(chunk.count), $0)
                 }
             } catch {
@@ -275,7 +275,7 @@ public enum ImageDecoder {
         func unsupportedFormat(_ failure: PhotoFailure) -> PhotoFailure? {
             guard failure.reason == .notImage, !sizeKnown, !header.isEmpty else { return nil }
             let guessed = header.withUnsafeBytes {
-                g_content_type_guess(nil, $0.baseAddress?.assumingMemoryBound(to: guchar.self), gsize($0.count), nil)
+                g_content_type_guess(nil, $0.cBytes, gsize($0.count), nil)
             }
             guard let guessed else { return nil }
             defer { g_free(guessed) }

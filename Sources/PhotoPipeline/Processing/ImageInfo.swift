@@ -81,9 +81,9 @@ public struct ImageInfo: Sendable, Equatable, Codable {
         bytes.withUnsafeBytes { raw in
             while size == nil, offset < raw.count {
                 let n = min(piece, raw.count - offset)
-                let base = raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+                let piece = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + n])
                 offset += n
-                if gdk_pixbuf_loader_write(loader.pointer, base, gsize(n), nil) == 0 { break }
+                if gdk_pixbuf_loader_write(loader.pointer, piece.cBytes, gsize(n), nil) == 0 { break }
             }
         }
         // Some small files only reach the loader's header parsing when it is closed.

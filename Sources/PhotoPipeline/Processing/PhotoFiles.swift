@@ -223,7 +223,7 @@ public enum PhotoFiles {
         var error: UnsafeMutablePointer<GError>?
         let ok = data.withUnsafeBytes {
             g_file_replace_contents(
-                file.opaque, $0.baseAddress?.assumingMemoryBound(to: CChar.self), gsize($0.count), nil, 0,
+                file.opaque, $0.cChars, gsize($0.count), nil, 0,
                 G_FILE_CREATE_NONE, nil, nil, &error)
         }
         return ok != 0 ? .success(()) : .failure(failure(error))

@@ -1,6 +1,7 @@
 import CGdkPixbuf
 import CGLib
 import Foundation
+import GLibKit
 
 /// Recognises pictures by their content, the way gdk-pixbuf will see them when they load;
 /// camera RAW files by their names; and pictures of kinds nothing here decodes, which are
@@ -116,7 +117,7 @@ final class PictureTypes {
         close(descriptor)
         guard length > 0,
             let guessed = g_content_type_guess(
-                nil, buffer.baseAddress!.assumingMemoryBound(to: guchar.self),
+                nil, UnsafeRawBufferPointer(buffer).cBytes,
                 gsize(length), nil)
         else { return false }
         let sniffed = String(cString: guessed)

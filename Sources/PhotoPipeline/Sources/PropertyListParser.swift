@@ -122,13 +122,13 @@ private struct XMLListReader {
         parser.initialize(
             to: GMarkupParser(
                 start_element: { _, element, _, _, data, error in
-                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.start(Tag(element!), error)
+                    CallbackData.value(data, as: XMLListReader.self).pointee.start(Tag(element!), error)
                 },
                 end_element: { _, element, data, error in
-                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.end(error)
+                    CallbackData.value(data, as: XMLListReader.self).pointee.end(error)
                 },
                 text: { _, text, length, data, _ in
-                    data!.assumingMemoryBound(to: XMLListReader.self).pointee.text(text!, Int(length))
+                    CallbackData.value(data, as: XMLListReader.self).pointee.text(text!, Int(length))
                 },
                 passthrough: nil, error: nil))
         let context = g_markup_parse_context_new(parser, G_MARKUP_TREAT_CDATA_AS_TEXT, reader, nil)!
@@ -147,8 +147,8 @@ private struct XMLListReader {
                 while offset < bytes.count {
                     if cancellable?.isCancelled == true { return false }
                     let length = min(slice, bytes.count - offset)
-                    let base = (bytes.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
-                    guard g_markup_parse_context_parse(context, base, length, error) != 0 else { return false }
+                    let piece = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+                    guard g_markup_parse_context_parse(context, piece.cChars, length, error) != 0 else { return false }
                     offset += length
                 }
                 return g_markup_parse_context_end_parse(context, error) != 0

@@ -94,6 +94,57 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(s.pending[3] == .visible)
     }
 
+    // MARK: A grid
+
+    @Test("In a grid the visible cells start nearest the centre first, then one row of cells each side")
+    func gridStartsFromTheCentre() {
+        var s = ScrollScheduler<Int>(prefetchMargin: 2)
+        _ = s.listChanged(rowCount: 100)
+        // Four columns; rows 2, 3 and 4 on screen (cells 8 to 19).
+        let actions = s.columnsChanged(4, visible: 8..<20, layout: IdentityLayout { _ in true })
+        let started = actions.compactMap { action -> Int? in
+            if case .start(let id, _) = action { id } else { nil }
+        }
+        #expect(s.margin == 4 && s.wanted == 4..<24)
+        // The middle row's two middle cells, then the cells straight above and below them, then
+        // the ends of the middle row, the corners of the screen last; then the margin: the row
+        // above, nearest first, and the row below.
+        #expect(started == [13, 14, 9, 10, 17, 18, 12, 15, 8, 11, 16, 19, 7, 6, 5, 4, 20, 21, 22, 23])
+        #expect(
+            actions.allSatisfy {
+                if case .start(let id, let p) = $0 { (p == .visible) == (8..<20).contains(id) } else { true }
+            })
+    }
+
+    @Test("Changing the columns (a new cell size) cancels the cells no longer wanted and starts the new ones")
+    func columnsChangeReconciles() {
+        var s = ScrollScheduler<Int>(prefetchMargin: 1)
+        _ = s.listChanged(rowCount: 200)
+        _ = s.columnsChanged(6, visible: 0..<24, layout: IdentityLayout { _ in true }) // margin 6: 0..<30
+        #expect(Set(s.pending.keys) == Set(0..<30))
+        // Larger cells: three columns, nine cells on screen.
+        let actions = s.columnsChanged(3, visible: 0..<9, layout: IdentityLayout { _ in true })
+        #expect(Set(s.pending.keys) == Set(0..<12))
+        #expect(actions.filter { if case .cancel = $0 { true } else { false } }.count == 18)
+        #expect(!actions.contains { if case .start = $0 { true } else { false } })
+        // Back to a list: the seeds' margin in rows, from the top.
+        let list = s.columnsChanged(1, visible: 0..<5, layout: IdentityLayout { _ in true })
+        #expect(s.margin == 1 && Set(s.pending.keys) == Set(0..<6))
+        #expect(list.filter { if case .cancel = $0 { true } else { false } }.count == 6)
+    }
+
+    @Test("While scrolling, a new column count is remembered and decided when the scroll ends")
+    func columnsWhileScrolling() {
+        var s = ScrollScheduler<Int>(prefetchMargin: 2)
+        _ = s.listChanged(rowCount: 100)
+        _ = s.visibleRowsChanged(0..<5) { _ in true }
+        _ = s.scrollBegan()
+        #expect(s.columnsChanged(5, visible: 0..<20, layout: IdentityLayout { _ in true }) == [])
+        let end = s.scrollEnded(visible: 20..<40) { _ in true }
+        #expect(end.last == .resumeQueues)
+        #expect(Set(s.pending.keys) == Set(15..<45))
+    }
+
     // MARK: Random sequences
 
     /// The photo at each position of a real `PhotoCollection`, and which photos are done.

@@ -31,8 +31,11 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         case setPriority(ID, priority: Priority)
     }
 
-    /// Rows beyond each end of the visible range that are loaded ahead of time.
+    /// Rows beyond each end of the visible range that are loaded ahead of time, in a list.
     public let prefetchMargin: Int
+    /// Cells in one row of the view: 1 for a list, the columns of a grid. In a grid the margin
+    /// is at most one row of cells each side, and visible cells start nearest the centre first.
+    public private(set) var columns = 1
     public private(set) var rowCount = 0
     public private(set) var isScrolling = false
     public private(set) var isHidden = false
@@ -47,10 +50,13 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         self.prefetchMargin = prefetchMargin
     }
 
+    /// Positions loaded ahead of time beyond each end of the visible ones.
+    public var margin: Int { columns > 1 ? min(prefetchMargin, 1) * columns : prefetchMargin }
+
     /// Positions kept loaded at rest: the visible ones plus the margin, within the list.
     public var wanted: Range<Int> {
         guard !visible.isEmpty else { return 0..<0 }
-        return max(0, visible.lowerBound - prefetchMargin)..<min(rowCount, visible.upperBound + prefetchMargin)
+        return max(0, visible.lowerBound - margin)..<min(rowCount, visible.upperBound + margin)
     }
 
     // MARK: Events
@@ -104,6 +110,17 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         self.visible = clamp(visible)
         guard !isScrolling else { return [] }
         return reconcile(layout, starting: !isHidden)
+    }
+
+    /// The view now shows `columns` cells to a row (a list is 1; a grid changes with its size
+    /// and its width) and `visible` positions. Like the end of a scroll, it cancels and
+    /// starts work for the new wanted cells, unless a scroll is still going on.
+    public mutating func columnsChanged(
+        _ columns: Int, visible: Range<Int>, layout: some ScrollLayout<ID>
+    ) -> [Action] {
+        precondition(columns >= 1)
+        self.columns = columns
+        return visibleRowsChanged(visible, layout: layout)
     }
 
     /// The row at `position` got a widget. Work starts only at rest, for a wanted row (the
@@ -166,7 +183,7 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
         // Visible first, then the margin nearest the screen first.
         let prefetch =
             Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
-        let order = Array(visible) + prefetch
+        let order = visibleInOrder() + prefetch
         var wantedPriority: [ID: Priority] = [:]
         for position in order {
             wantedPriority[layout.id(at: position)] = visible.contains(position) ? .visible : .prefetch
@@ -189,6 +206,21 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
             actions.append(.start(id, priority: priority))
         }
         return actions
+    }
+
+    /// The visible positions in the order their work starts: from the top in a list (the
+    /// seeds' order); in a grid, nearest the centre of the screen first, where the eye is.
+    private func visibleInOrder() -> [Int] {
+        guard columns > 1, visible.count > 1 else { return Array(visible) }
+        let firstRow = visible.lowerBound / columns
+        let lastRow = (visible.upperBound - 1) / columns
+        let centre = (row: Double(firstRow + lastRow) / 2, column: Double(columns - 1) / 2)
+        func distance(_ position: Int) -> Double {
+            let row = Double(position / columns) - centre.row
+            let column = Double(position % columns) - centre.column
+            return row * row + column * column
+        }
+        return visible.sorted { (distance($0), $0) < (distance($1), $1) }
     }
 
     private mutating func updateSuspension() -> [Action] {

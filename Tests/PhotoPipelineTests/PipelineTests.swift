@@ -119,6 +119,14 @@ import TestSupport
         // A display with another scale factor: the shown photos are decoded again at the new size.
         processor.setThumbnailSize(40)
         #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered && $0.image?.width == 40 } })
+
+        // One step smaller (a grid's cells): the pictures are kept and drawn smaller, no new work.
+        processor.setThumbnailSize(32)
+        #expect(processor.records.allSatisfy { $0.state == .filtered && $0.image?.width == 40 })
+        #expect(!processor.hasWorkInFlight)
+        // Larger again: decoded for the new size.
+        processor.setThumbnailSize(48)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered && $0.image?.width == 48 } })
     }
 
     @Test("Cancelling a running download closes the connection promptly, and its filter never runs")

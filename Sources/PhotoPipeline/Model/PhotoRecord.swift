@@ -64,6 +64,17 @@ public final class PhotoRecord: Sendable {
     public var state: PhotoState { progress.withLock { $0.state } }
     public var image: PhotoImage? { progress.withLock { $0.image } }
     public var failure: PhotoFailure? { progress.withLock { $0.failure } }
+    /// Whether the photo is filtered and its picture fits a square of `side` pixels as a
+    /// decode for it would: its shorter side at least `side` and less than twice as long (a
+    /// picture for a far larger square costs memory and drawing time in a small one).
+    func fits(side: Int) -> Bool {
+        progress.withLock { p in
+            guard p.state == .filtered, let image = p.image else { return false }
+            let shorter = Int(min(gdk_pixbuf_get_width(image.pixbuf), gdk_pixbuf_get_height(image.pixbuf)))
+            return shorter >= side && shorter < 2 * side
+        }
+    }
+
     /// Whether anything is left to do (download and/or filter).
     public var needsWork: Bool { progress.withLock { $0.state == .new || $0.state == .downloaded } }
 

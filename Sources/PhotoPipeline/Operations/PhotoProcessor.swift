@@ -195,6 +195,12 @@ public final class PhotoProcessor {
         apply(scheduler.visibleRowsChanged(visible, layout: list))
     }
 
+    /// The view shows `columns` cells to a row (1: the list) with `visible` positions on
+    /// screen: the margin and the order work starts in follow (see `ScrollScheduler`).
+    public func columnsChanged(_ columns: Int, visible: Range<Int>) {
+        apply(scheduler.columnsChanged(max(1, columns), visible: visible, layout: list))
+    }
+
     public func rowBound(_ position: Int) {
         memory.touch(photos.id(at: position))
         apply(scheduler.rowBound(position, layout: list))
@@ -237,13 +243,15 @@ public final class PhotoProcessor {
     }
 
     /// The size thumbnails are decoded at changed (the window moved to a display with another
-    /// scale factor): work in flight is cancelled, and every photo is decoded again at the new
-    /// size when shown, those on screen first.
+    /// scale factor, the grid's cells were made larger or smaller, the view changed): work in
+    /// flight is cancelled, and every photo whose picture does not fit the new size is decoded
+    /// again when shown, those on screen first. A picture less than twice as large is kept and
+    /// drawn smaller: one step down needs no new decode (see `PhotoRecord.fits(side:)`).
     public func setThumbnailSize(_ pixels: Int) {
         guard pixels != maxPixelSize else { return }
         maxPixelSize = pixels
         apply(scheduler.memoryWarning()) // cancels everything
-        for record in photos.existingRecords where record.state != .failed && record.reset() {
+        for record in photos.existingRecords where record.state != .failed && !record.fits(side: pixels) && record.reset() {
             memory.remove(record.id)
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)

@@ -84,6 +84,28 @@ final class AppSettings {
         }
     }
 
+    /// How photos are shown (`view-mode`); the list where nothing is kept.
+    var viewMode: PhotoViewMode {
+        get {
+            guard let settings, let text = g_settings_get_string(settings.pointer, "view-mode") else { return .list }
+            defer { g_free(text) }
+            return PhotoViewMode(rawValue: String(cString: text)) ?? .list
+        }
+        set {
+            guard let settings else { return }
+            g_settings_set_string(settings.pointer, "view-mode", newValue.rawValue)
+        }
+    }
+
+    /// The side of the grid's squares (`grid-thumbnail-size`), in logical pixels.
+    var gridSize: Int32 {
+        get { settings.map { g_settings_get_int($0.pointer, "grid-thumbnail-size") } ?? PhotoGridCell.defaultSize }
+        set {
+            guard let settings else { return }
+            g_settings_set_int(settings.pointer, "grid-thumbnail-size", newValue)
+        }
+    }
+
     /// What photos and lists may cost (bytes, pixels, memory, time, redirects); the standard
     /// limits where nothing is remembered. Read when a window opens.
     var limits: PhotoLimits {

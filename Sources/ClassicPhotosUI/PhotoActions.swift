@@ -55,6 +55,8 @@ final class PhotoActions {
     private var connections: [SignalConnection] = []
     /// The rows' context menu, a child of the list while the window lives.
     private var rowMenu: Widget<PopoverMenu>?
+    /// Keeps the menu alive while it moves from one view to the other.
+    private var rowMenuReference: ObjectRef<GObject>?
     /// The photo the rows' menu was opened on, while it is open (and until its action ran):
     /// closing the menu gives the list its focus back, which may select another row.
     private var menuPhoto: PhotoID?
@@ -96,7 +98,8 @@ final class PhotoActions {
     /// A right click on a row selects it and opens the photo actions' menu there.
     private func addRowMenu(_ model: Handle<MenuModel>) {
         let menu = Widget<PopoverMenu>.make(from: model)
-        menu.setParent(pane.list)
+        rowMenuReference = menu.retained()
+        menu.setParent(pane.view)
         menu.setHasArrow(false)
         rowMenu = menu
         connections.append(
@@ -110,11 +113,16 @@ final class PhotoActions {
             })
         let click = Handle<GestureClick>.make(button: 3)
         connections.append(click.onPressed { [unowned self] _, x, y in openRowMenu(x: x, y: y) })
-        pane.list.addController(click)
+        // On the scrolled window, whose coordinates are those of the view it shows.
+        pane.scrolled.addController(click)
     }
 
     private func openRowMenu(x: Double, y: Double) {
-        guard let menu = rowMenu, let position = pane.position(atY: y) else { return }
+        guard let menu = rowMenu, let position = pane.position(atX: x, y: y) else { return }
+        if menu.parent?.raw != pane.view.raw {
+            menu.unparent()
+            menu.setParent(pane.view)
+        }
         pane.select(position)
         menuClosed = nil
         menuPhoto = photos.id(at: position)
@@ -144,6 +152,7 @@ final class PhotoActions {
         connections.removeAll()
         rowMenu?.unparent()
         rowMenu = nil
+        rowMenuReference = nil
         menuClosed = nil
     }
 

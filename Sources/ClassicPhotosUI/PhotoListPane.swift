@@ -5,62 +5,100 @@ import GLibKit
 import GtkKit
 import PhotoPipeline
 
-/// The list view of the window: the rows bound to the list's model, the selection, scrolling
-/// (the scroll-activity monitor, visible rows) and what the processor is told of them.
+/// How the photos are shown: a list of rows, or a grid of squares.
+enum PhotoViewMode: String, CaseIterable {
+    case list, grid
+}
+
+/// The view of the window: the list or the grid, both bound to the list's model through one
+/// selection, in one scrolled window (the one shown is its child; the other is unbound and
+/// waits), scrolling (the scroll-activity monitor, visible rows and cells) and what the
+/// processor is told of them.
 ///
 /// It reads the list, never changes it. Each photo snapshot the processor pushes goes into the
-/// row widget bound to that photo, if any: rows are found by the photo's identity, never by
+/// row or cell bound to that photo, if any: they are found by the photo's identity, never by
 /// position.
 @MainActor
 final class PhotoListPane {
     let list: Widget<ListView>
+    let grid: Widget<GridView>
     let scrolled: Widget<ScrolledWindow>
     let selection: Handle<SingleSelection>
+    /// What keeps the selection, the factories and the view taken out of the window alive.
+    private let owned: [ObjectRef<GObject>]
+    private let listFactory: Handle<SignalListItemFactory>
+    private let gridFactory: Handle<SignalListItemFactory>
     private let photos: any PhotoListReading
     private let processor: PhotoProcessor
     private var scrollMonitor: ScrollActivityMonitor!
-    private var rowWidgets: [UnsafeMutableRawPointer: PhotoRowWidget] = [:]
-    /// The widget bound to each photo that has one.
-    private var boundWidgets: [PhotoID: PhotoRowWidget] = [:]
+    /// The rows and cells made, by their list item.
+    private var tiles: [UnsafeMutableRawPointer: any PhotoTile] = [:]
+    /// The row or cell bound to each photo that has one.
+    private var boundTiles: [PhotoID: any PhotoTile] = [:]
     private var connections: [SignalConnection] = []
     private var lastVisible: Range<Int> = 0..<0
+    /// The view shown, and the side of the grid's squares (logical pixels).
+    private(set) var mode: PhotoViewMode = .list
+    private(set) var cellSize: Int32 = PhotoGridCell.defaultSize
+    /// Cells to a row as last told to the processor and traced.
+    private var shownLayout: (mode: PhotoViewMode, columns: Int, size: Int32)?
     /// A photo to select and show in the viewer once the list has been laid out (a single
     /// picture was opened).
     private var pendingSelection: Int?
+    /// A photo to bring into view once the view just shown has been laid out.
+    private var pendingReveal: Int?
+    /// Touchpad pinch-free zooming: Ctrl and the wheel's movement not yet turned into a step.
+    private var zoomDelta = 0.0
     /// A row was activated (a click, or Enter on the focused row).
     var onActivate: ((Int) -> Void)?
     /// The selection moved.
     var onSelectionChanged: (() -> Void)?
     /// The picture opened is shown in the viewer once its row is in view.
     var onPendingSelectionShown: ((Int) -> Void)?
+    /// The view or the grid's size changed (thumbnails are then decoded for the new size).
+    var onLayoutChanged: (() -> Void)?
 
     init(ui: UIFile, photos: PhotoList, processor: PhotoProcessor, keyTarget: Widget<ApplicationWindow>) {
         self.photos = photos
         self.processor = processor
         // A model of photo identities (items are made only for the rows bound), one photo
-        // selectable, shown through a factory.
-        let factory = Handle<SignalListItemFactory>.make()
+        // selectable, shown through a factory for each view.
         selection = .make(over: photos.model)
+        listFactory = .make()
+        gridFactory = .make()
         list = ui.widget("list")
-        list.setModel(selection, factory: factory) // the list view owns both from here
+        grid = Handle<GridView>.make()
+        grid.addCSSClass("photo-grid")
+        grid.setMaxColumns(Self.maxColumns)
+        owned = [
+            ObjectRef(takingOpaque: selection.opaque), ObjectRef(takingOpaque: listFactory.opaque),
+            ObjectRef(takingOpaque: gridFactory.opaque), list.retained(), grid.retained(),
+        ]
+        list.show(selection, factory: listFactory)
         list.setSingleClickActivate(true)
+        grid.setSingleClickActivate(true)
         scrolled = ui.widget("scrolled")
-        connectFactory(factory)
+        connectFactory(listFactory) { PhotoRowWidget() }
+        connectFactory(gridFactory) { [unowned self] in PhotoGridCell(side: cellSize) }
         processor.observePhotos { [unowned self] snapshot in
-            if let row = boundWidgets[snapshot.id] { show(snapshot, in: row) }
+            if let tile = boundTiles[snapshot.id] { show(snapshot, in: tile) }
         }
-        connections.append(
-            list.connect("activate", int: { [unowned self] position in onActivate?(Int(UInt32(bitPattern: position))) })
-        )
+        for view in [list.checked(as: AnyWidget.self)!, grid.checked(as: AnyWidget.self)!] {
+            connections.append(
+                view.connect(
+                    "activate", int: { [unowned self] position in onActivate?(Int(UInt32(bitPattern: position))) }))
+        }
         connections.append(selection.onNotify("selected") { [unowned self] in onSelectionChanged?() })
         if let adjustment = scrolled.verticalAdjustment {
-            // Upper or page size changed: first layout, a resize, a new list.
+            // Upper or page size changed: first layout, a resize, a new list, another view.
             connections.append(
                 adjustment.connect("changed") { [unowned self] in
                     updateVisibleRows()
                     if pendingSelection != nil { scrollToPendingSelection() }
+                    if pendingReveal != nil { revealPending() }
                 })
         }
+        connections.append(contentsOf: zoomByWheel())
         scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolled, keyTarget: keyTarget)
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit(.scrollBegin(via: source))
@@ -68,6 +106,7 @@ final class PhotoListPane {
         }
         scrollMonitor.onEnded = { [unowned self] in
             let visible = visibleRows()
+            noteLayout(visible: visible)
             lastVisible = visible
             Trace.shared.emit(.scrollEnd(first: visible.lowerBound, last: visible.upperBound - 1))
             self.processor.scrollEnded(visible: visible)
@@ -75,48 +114,48 @@ final class PhotoListPane {
     }
 
     /// How many row widgets the list has made (for diagnostics).
-    var rowWidgetCount: Int { rowWidgets.count }
+    var rowWidgetCount: Int { tiles.count }
 
     // MARK: Rows
 
-    private func connectFactory(_ factory: Handle<SignalListItemFactory>) {
+    private func connectFactory(_ factory: Handle<SignalListItemFactory>, make: @escaping () -> any PhotoTile) {
         connections.append(
             factory.connectItem("setup") { [unowned self] item in
-                let row = PhotoRowWidget()
-                row.onRetry = { [unowned self] id in processor.retry(id) }
-                rowWidgets[item.raw] = row
-                item.setChild(row.root)
+                let tile = make()
+                tile.onRetry = { [unowned self] id in processor.retry(id) }
+                tiles[item.raw] = tile
+                item.setChild(tile.root)
             })
         connections.append(
             factory.connectItem("bind") { [unowned self] item in
-                guard let row = rowWidgets[item.raw], let photo = item.item else { return }
+                guard let tile = tiles[item.raw], let photo = item.item else { return }
                 let id = PhotoList.id(ofItem: photo)
                 let position = item.position
-                boundWidgets[id] = row
+                boundTiles[id] = tile
                 processor.rowBound(position)
                 let snapshot = processor.snapshot(at: position)
                 Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
-                show(snapshot, in: row)
+                show(snapshot, in: tile)
             })
         connections.append(
             factory.connectItem("unbind") { [unowned self] item in
-                guard let widget = rowWidgets[item.raw] else { return }
+                guard let tile = tiles[item.raw] else { return }
                 // The row keeps showing what it showed: GTK 4.8 unbinds and binds again every row
                 // between the old and the new selected one when the selection moves (End from the
                 // top of a 10,000-row list rebinds all 200 rows it has just bound, to the same
                 // photos), and a row bound again to its photo then changes nothing. Bound to
                 // another photo, it changes what differs; torn down, it lets go of its texture.
-                if let id = widget.photo, boundWidgets[id] === widget { boundWidgets.removeValue(forKey: id) }
+                if let id = tile.photo, boundTiles[id] === tile { boundTiles.removeValue(forKey: id) }
             })
         connections.append(
             factory.connectItem("teardown") { [unowned self] item in
-                rowWidgets.removeValue(forKey: item.raw)
+                tiles.removeValue(forKey: item.raw)
             })
     }
 
-    /// Puts `snapshot` in `row`; a failed photo's status line (its short reason) is traced.
-    private func show(_ snapshot: PhotoSnapshot, in row: PhotoRowWidget) {
-        let status = row.show(snapshot)
+    /// Puts `snapshot` in `tile`; a failed photo's status line (its short reason) is traced.
+    private func show(_ snapshot: PhotoSnapshot, in tile: any PhotoTile) {
+        let status = tile.show(snapshot)
         if snapshot.state == .failed, let position = photos.position(of: snapshot.id) {
             Trace.shared.emit(.rowStatus(row: position, id: snapshot.id, text: status))
         }
@@ -124,39 +163,86 @@ final class PhotoListPane {
 
     // MARK: What is on screen
 
-    /// Rows that intersect the viewport, from the adjustment and the (uniform) row height.
-    /// GtkListView binds rows beyond the viewport, so bound rows are not the visible ones.
-    func visibleRows() -> Range<Int> {
+    /// Cells in a row: 1 in the list; in the grid, as many as GTK fits: the view's width over
+    /// a cell's least width, measured as GTK measures it (with the grid's own padding around
+    /// each cell), or worked out before any cell is made.
+    var columns: Int {
+        guard mode == .grid else { return 1 }
+        let width = Int(grid.width)
+        guard width > 0 else { return 1 }
+        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
+        return min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
+    }
+
+    /// The most cells a row of the grid has (GTK's own default, 7, is too few for small
+    /// squares on a wide window).
+    static let maxColumns = 64
+
+    /// The height of one row of the view, from the adjustment; at least a row's requested height
+    /// in the list. While rows are being added the adjustment still has the height of the list
+    /// before, and its upper bound over the new count would make every row tiny.
+    private func rowHeight(columns: Int) -> Double? {
         let count = photos.count
-        guard count > 0, let adjustment = scrolled.verticalAdjustment else { return 0..<0 }
-        let (upper, page, value) = (adjustment.upper, adjustment.pageSize, adjustment.value)
-        guard upper > 0, page > 0 else { return 0..<0 }
-        // Rows are at least their requested height. While rows are being added the adjustment
-        // still has the height of the list before, and upper / count alone would make every row
-        // tiny and the visible range tens of thousands of rows long.
-        let rowHeight = max(upper / Double(count), Double(PhotoRowWidget.height))
+        guard count > 0, let adjustment = scrolled.verticalAdjustment, adjustment.upper > 0 else { return nil }
+        let rows = (count + columns - 1) / columns
+        let floor = mode == .list ? Double(PhotoRowWidget.height) : Double(cellSize)
+        return max(adjustment.upper / Double(rows), floor)
+    }
+
+    /// Positions that intersect the viewport: whole rows of cells, from the adjustment and the
+    /// (uniform) row height. GTK binds rows beyond the viewport, so bound ones are not the
+    /// visible ones.
+    func visibleRows() -> Range<Int> {
+        let columns = columns
+        let count = photos.count
+        guard let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0,
+            let rowHeight = rowHeight(columns: columns)
+        else { return 0..<0 }
+        let (page, value) = (adjustment.pageSize, adjustment.value)
         let first = max(0, Int((value / rowHeight).rounded(.down)))
         // A row counts when at least one pixel of it is inside the viewport.
-        let last = min(count, Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up)))
-        return first..<max(first, last)
+        let last = Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up))
+        let lower = min(count, first * columns)
+        return lower..<max(lower, min(count, last * columns))
+    }
+
+    /// Traces the view's layout and tells the processor its columns, when they changed since
+    /// last time; says whether they did.
+    @discardableResult
+    private func noteLayout(visible: Range<Int>) -> Bool {
+        let columns = columns
+        let layout = (mode, columns, mode == .list ? PhotoRowWidget.height : cellSize)
+        guard shownLayout.map({ $0 != layout }) ?? true else { return false }
+        shownLayout = layout
+        Trace.shared.emit(.viewMode(mode: mode.rawValue, columns: columns, size: Int(layout.2)))
+        processor.columnsChanged(columns, visible: visible)
+        return true
     }
 
     func updateVisibleRows() {
-        guard !scrollMonitor.isScrolling else { return }
+        guard !scrollMonitor.isScrolling else {
+            // Remembered; the end of the scroll decides.
+            noteLayout(visible: lastVisible)
+            return
+        }
         let visible = visibleRows()
         if visible != lastVisible {
             lastVisible = visible
             Trace.shared.emit(.viewVisible(first: visible.lowerBound, last: visible.upperBound - 1))
         }
-        processor.visibleRowsChanged(visible)
+        if !noteLayout(visible: visible) { processor.visibleRowsChanged(visible) }
     }
 
-    /// The row under `y` (in the list's coordinates), if any.
-    func position(atY y: Double) -> Int? {
-        let count = photos.count
-        guard count > 0, let adjustment = scrolled.verticalAdjustment else { return nil }
-        let position = Int((adjustment.value + y) / max(1, adjustment.upper / Double(count)))
-        return (0..<count).contains(position) ? position : nil
+    /// The photo under (`x`, `y`) in the view's coordinates, if any.
+    func position(atX x: Double, y: Double) -> Int? {
+        let columns = columns
+        guard let adjustment = scrolled.verticalAdjustment, let rowHeight = rowHeight(columns: columns) else {
+            return nil
+        }
+        let row = Int(((adjustment.value + y) / rowHeight).rounded(.down))
+        let column = mode == .list ? 0 : Int((x / (Double(grid.width) / Double(columns))).rounded(.down))
+        let position = row * columns + min(max(0, column), columns - 1)
+        return row >= 0 && (0..<photos.count).contains(position) ? position : nil
     }
 
     /// Runs `change` (which reorders the list) keeping the photo at the top of the view, or
@@ -165,17 +251,109 @@ final class PhotoListPane {
         let visible = visibleRows()
         let selected = selection.selected
         let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
+        let columns = columns
         let adjustment = scrolled.verticalAdjustment
-        let rowHeight = adjustment.map { $0.upper / Double(max(1, photos.count)) } ?? 0
+        let rowHeight = rowHeight(columns: columns) ?? 0
         let anchor: (id: PhotoID, offset: Double)? =
             if visible.isEmpty || adjustment == nil { nil } else {
-                (photos.id(at: anchorPosition), Double(anchorPosition) * rowHeight - adjustment!.value)
+                (photos.id(at: anchorPosition), Double(anchorPosition / columns) * rowHeight - adjustment!.value)
             }
         let selectedID = selected.flatMap { $0 < photos.count ? photos.id(at: $0) : nil }
         change()
         if let selectedID, let position = photos.position(of: selectedID) { selection.selected = position }
         if let anchor, let adjustment, let position = photos.position(of: anchor.id) {
-            adjustment.value = Double(position) * rowHeight - anchor.offset
+            adjustment.value = Double(position / columns) * rowHeight - anchor.offset
+        }
+    }
+
+    // MARK: The view and the grid's size
+
+    /// The view shown.
+    var view: Widget<AnyWidget> {
+        switch mode {
+        case .list: list.checked(as: AnyWidget.self)!
+        case .grid: grid.checked(as: AnyWidget.self)!
+        }
+    }
+
+    /// Shows the photos as `mode`, keeping the selected photo (or the first on screen) in view.
+    func show(_ mode: PhotoViewMode) {
+        guard mode != self.mode else { return }
+        let visible = visibleRows()
+        let anchor = selection.selected.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
+        // The view taken out lets go of its rows; the one put in binds its own.
+        switch mode {
+        case .grid: list.show(nil, factory: listFactory)
+        case .list: grid.show(nil, factory: gridFactory)
+        }
+        boundTiles.removeAll()
+        self.mode = mode
+        switch mode {
+        case .grid:
+            scrolled.setChild(grid)
+            grid.show(selection, factory: gridFactory)
+        case .list:
+            scrolled.setChild(list)
+            list.show(selection, factory: listFactory)
+        }
+        pendingReveal = anchor
+        onLayoutChanged?()
+    }
+
+    /// Makes the grid's squares `side` logical pixels (clamped to the sizes offered). Like a
+    /// scroll, it suspends the queues until the cells on screen settle.
+    func setCellSize(_ side: Int32) {
+        let side = min(max(side, PhotoGridCell.sizes.first!), PhotoGridCell.sizes.last!)
+        guard side != cellSize else { return }
+        let visible = visibleRows()
+        let anchor = selection.selected.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
+        cellSize = side
+        guard mode == .grid else { return }
+        scrollMonitor.noteMovement(.zoom)
+        for case let cell as PhotoGridCell in tiles.values { cell.setSide(side) }
+        updateVisibleRows() // the new columns, remembered until the zoom's scroll ends
+        pendingReveal = anchor
+        onLayoutChanged?()
+    }
+
+    /// One size larger (`steps` 1) or smaller (-1), among the sizes offered.
+    func stepCellSize(_ steps: Int) {
+        let sizes = PhotoGridCell.sizes
+        let index = sizes.lastIndex { $0 <= cellSize } ?? 0
+        setCellSize(sizes[min(max(0, index + steps), sizes.count - 1)])
+    }
+
+    /// Ctrl and the wheel (or two fingers on a touchpad) over the grid make its squares larger
+    /// or smaller, a step for each notch.
+    private func zoomByWheel() -> [SignalConnection] {
+        let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)
+        scroll.setPropagationPhase(GTK_PHASE_CAPTURE)
+        let connection = scroll.onScroll { [unowned self] _, dy in
+            guard mode == .grid, scroll.currentModifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0 else {
+                return false
+            }
+            zoomDelta += dy
+            if abs(zoomDelta) >= 1 {
+                stepCellSize(zoomDelta < 0 ? 1 : -1)
+                zoomDelta = 0
+            }
+            return true // the grid does not scroll
+        }
+        scrolled.addController(scroll)
+        return [connection]
+    }
+
+    private func revealPending() {
+        guard let position = pendingReveal, let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0
+        else { return }
+        pendingReveal = nil
+        if position < photos.count { scrollTo(position) }
+    }
+
+    private func scrollTo(_ position: Int) {
+        switch mode {
+        case .list: list.scrollTo(position)
+        case .grid: grid.scrollTo(position)
         }
     }
 
@@ -188,7 +366,7 @@ final class PhotoListPane {
     /// Selects the photo at `position` and scrolls it into view.
     func reveal(_ position: Int) {
         selection.selected = position
-        list.scrollTo(position)
+        scrollTo(position)
     }
 
     /// Selects the photo at `position`, scrolls it into view once the list is laid out, and
@@ -214,11 +392,16 @@ final class PhotoListPane {
             return
         }
         pendingSelection = nil
-        list.scrollTo(position)
+        scrollTo(position)
         onPendingSelectionShown?(position)
     }
 
-    func grabFocus() { list.grabFocus() }
+    func grabFocus() {
+        switch mode {
+        case .list: list.grabFocus()
+        case .grid: grid.grabFocus()
+        }
+    }
 
     /// Lets go of every signal handler (the window is closing).
     func close() {
@@ -227,5 +410,6 @@ final class PhotoListPane {
         onActivate = nil
         onSelectionChanged = nil
         onPendingSelectionShown = nil
+        onLayoutChanged = nil
     }
 }

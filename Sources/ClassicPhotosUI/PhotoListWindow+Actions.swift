@@ -15,7 +15,15 @@ extension PhotoListWindow {
         ("win.open-location", ["<Control>l"]),
         ("win.reload", ["F5"]),
         ("win.close", ["<Control>w"]),
+        ("win.view-mode::list", ["<Control>1", "<Control>KP_1"]),
+        ("win.view-mode::grid", ["<Control>2", "<Control>KP_2"]),
+        ("win.zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"]),
+        ("win.zoom-out", ["<Control>minus", "<Control>KP_Subtract"]),
+        ("win.zoom-reset", ["<Control>0", "<Control>KP_0"]),
     ]
+
+    /// The actions that change the view, which the viewer's own keys take while it is open.
+    static let viewActions = ["view-mode", "zoom-in", "zoom-out", "zoom-reset"]
 
     func addActions() {
         addAction("open") { [unowned self] in chooseFiles(folders: false) }
@@ -36,6 +44,14 @@ extension PhotoListWindow {
             sortChosen(PhotoOrder(key: photoOrder.key, descending: value == "descending"))
             return true
         }
+        addChoice("view-mode", pane.mode.rawValue) { [unowned self] value in
+            guard let mode = PhotoViewMode(rawValue: value) else { return false }
+            pane.show(mode)
+            return true
+        }
+        addAction("zoom-in") { [unowned self] in pane.stepCellSize(1) }
+        addAction("zoom-out") { [unowned self] in pane.stepCellSize(-1) }
+        addAction("zoom-reset") { [unowned self] in pane.setCellSize(PhotoGridCell.defaultSize) }
         addChoice("slideshow-interval", "5") { [unowned self] value in
             guard let seconds = UInt32(value), [3, 5, 10].contains(seconds) else { return false }
             viewer.slideshow.interval = seconds
@@ -60,6 +76,14 @@ extension PhotoListWindow {
                     if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
                 }))
         toplevel.addAction(action)
+    }
+
+    /// Turns the view's actions on or off: they act while the viewer is closed, and the size's
+    /// only on the grid.
+    func refreshViewActions(viewerOpen: Bool) {
+        for name in Self.viewActions {
+            toplevel.setActionEnabled(name, !viewerOpen && (name == "view-mode" || pane.mode == .grid))
+        }
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {

@@ -19,6 +19,7 @@ extension PhotoListWindow: PhotoViewerHost {
     func viewerMoved(to position: Int) {
         pane.reveal(position)
         photoActions.refresh()
+        refreshViewActions(viewerOpen: true)
     }
 
     func setHeaderBarVisible(_ visible: Bool) {
@@ -28,5 +29,6 @@ extension PhotoListWindow: PhotoViewerHost {
     func viewerClosed() {
         pane.grabFocus()
         photoActions.refresh()
+        refreshViewActions(viewerOpen: false)
     }
 }

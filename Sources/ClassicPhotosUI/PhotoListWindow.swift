@@ -80,6 +80,9 @@ final class PhotoListWindow {
         let ui = UIFile("window")
         headerBar = ui.widget("header-bar")
         pane = PhotoListPane(ui: ui, photos: photos, processor: processor, keyTarget: toplevel)
+        // The view and the grid's size as last chosen.
+        pane.setCellSize(settings.gridSize)
+        pane.show(settings.viewMode)
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
@@ -90,6 +93,7 @@ final class PhotoListWindow {
             ui: ui, window: toplevel, photos: photos, processor: processor, pane: pane, viewer: viewer,
             status: status)
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
+        pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }
@@ -97,6 +101,7 @@ final class PhotoListWindow {
         }
         connectWindow()
         addActions()
+        refreshViewActions(viewerOpen: false)
         acceptDrops(on: status.toasts)
     }
 
@@ -215,9 +220,24 @@ final class PhotoListWindow {
         }
     }
 
+    /// The side thumbnails are decoded at, in device pixels: a row's height or a grid's square
+    /// (logical pixels) times the display's scale (80 for a row, 160 on HiDPI).
+    private var thumbnailPixels: Int {
+        Int(pane.mode == .list ? PhotoRowWidget.height : pane.cellSize) * Int(max(1, toplevel.scaleFactor))
+    }
+
+    /// Another view, or the grid's squares another size: remembered, and thumbnails are decoded
+    /// for it from now on.
+    private func viewLayoutChanged() {
+        settings.viewMode = pane.mode
+        settings.gridSize = pane.cellSize
+        processor.setThumbnailSize(thumbnailPixels)
+        refreshViewActions(viewerOpen: viewer?.isOpen ?? false)
+    }
+
     private func windowMapped() {
-        // Thumbnails are decoded for the display's scale: 80 logical pixels, 160 on HiDPI.
-        processor.maxPixelSize = Int(PhotoRowWidget.height) * Int(max(1, toplevel.scaleFactor))
+        // Thumbnails are decoded for the display's scale.
+        processor.maxPixelSize = thumbnailPixels
         processor.windowHidden(false)
         guard let surface = toplevel.surface else { return }
         surfaceConnections = [
@@ -227,7 +247,7 @@ final class PhotoListWindow {
         // Moved to a display with another scale factor: thumbnails are decoded again for it.
         surfaceConnections.append(
             toplevel.onNotify("scale-factor") { [unowned self] in
-                processor.setThumbnailSize(Int(PhotoRowWidget.height) * Int(max(1, toplevel.scaleFactor)))
+                processor.setThumbnailSize(thumbnailPixels)
             })
         // Every painted frame, for the benchmark's frame intervals; off unless asked for.
         if Trace.shared.isEnabled, AppConfiguration.current.testSwitches.traceFrames,

@@ -182,7 +182,7 @@ final class PhotoRowWidget {
         picture.addCSSClass(style)
     }
 
-    private static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {
+    static func statusText(_ state: PhotoState, working: Bool, failure: PhotoFailure?) -> String {
         switch state {
         case .new: working ? tr("Downloading…") : tr("Waiting")
         case .downloaded: working ? tr("Applying sepia…") : tr("Downloaded")
@@ -192,7 +192,7 @@ final class PhotoRowWidget {
     }
 
     /// What a screen reader says after the name.
-    private static func accessibleState(_ state: PhotoState, failure: PhotoFailure?) -> String {
+    static func accessibleState(_ state: PhotoState, failure: PhotoFailure?) -> String {
         switch state {
         case .new: tr("loading")
         case .downloaded: tr("downloaded")

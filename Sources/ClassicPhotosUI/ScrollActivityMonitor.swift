@@ -121,6 +121,10 @@ final class ScrollActivityMonitor {
         return .program
     }
 
+    /// Movement the monitor cannot see by itself (the grid's cells made larger or smaller):
+    /// a scroll begins, or goes on, and ends after the quiet period as any other.
+    func noteMovement(_ source: ScrollVia) { begin(source) }
+
     /// Notes movement: the quiet period starts over, and the scroll begins if it had not.
     private func begin(_ source: ScrollVia) {
         restartQuietTimer()

@@ -20,6 +20,8 @@ extension Handle where Kind == Bin {
 }
 
 extension Handle where Kind == Overlay {
+    public static func make() -> Self { Self(made: gtk_overlay_new()) }
+    public func setChild(_ child: Widget<some WidgetKind>) { gtk_overlay_set_child(opaque, child.widget) }
     /// Adds `child` over the overlay's main child (above those added before).
     public func addOverlay(_ child: Widget<some WidgetKind>) { gtk_overlay_add_overlay(opaque, child.widget) }
 }

@@ -54,6 +54,7 @@ public enum Stack: WidgetKind { public static var type: GType { gtk_stack_get_ty
 public enum StatusPage: WidgetKind { public static var type: GType { adw_status_page_get_type() } }
 public enum ScrolledWindow: WidgetKind { public static var type: GType { gtk_scrolled_window_get_type() } }
 public enum ListView: WidgetKind { public static var type: GType { gtk_list_view_get_type() } }
+public enum GridView: WidgetKind { public static var type: GType { gtk_grid_view_get_type() } }
 
 // MARK: Windows
 

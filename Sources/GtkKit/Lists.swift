@@ -14,6 +14,12 @@ extension Handle where Kind == ScrolledWindow {
     }
 }
 
+extension Handle where Kind == ScrolledWindow {
+    /// Puts `child` (a list or grid view) in the window in place of the one there; the one
+    /// taken out is kept alive only by what else holds it.
+    public func setChild(_ child: Widget<some WidgetKind>) { gtk_scrolled_window_set_child(opaque, child.widget) }
+}
+
 extension Handle where Kind == Adjustment {
     public var value: Double {
         get { gtk_adjustment_get_value(pointer()) }
@@ -38,6 +44,38 @@ extension Handle where Kind == ListView {
     }
 
     /// Scrolls the row at `position` into view (GTK 4.8 has no function for it, only the action).
+    public func scrollTo(_ position: Int) {
+        gtk_widget_activate_action_variant(widget, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
+    }
+
+    /// Shows `model` (nil: none, and no row is bound) through `factory`; the view holds
+    /// references of its own to both.
+    public func show(_ model: Handle<SingleSelection>?, factory: Handle<SignalListItemFactory>) {
+        gtk_list_view_set_factory(opaque, factory.opaque)
+        gtk_list_view_set_model(opaque, model?.opaque)
+    }
+}
+
+extension Handle where Kind == GridView {
+    /// A new grid view, with no model yet.
+    public static func make() -> Widget<GridView> { Widget(made: gtk_grid_view_new(nil, nil)) }
+
+    /// Shows `model` (nil: none, and no cell is bound) through `factory`; the view holds
+    /// references of its own to both.
+    public func show(_ model: Handle<SingleSelection>?, factory: Handle<SignalListItemFactory>) {
+        gtk_grid_view_set_factory(opaque, factory.opaque)
+        gtk_grid_view_set_model(opaque, model?.opaque)
+    }
+
+    /// The most cells a row may have (GTK's default is 7, too few for small cells on a wide window).
+    public func setMaxColumns(_ columns: Int) { gtk_grid_view_set_max_columns(opaque, guint(columns)) }
+
+    /// Whether a single click activates a cell (a double click otherwise).
+    public func setSingleClickActivate(_ single: Bool) {
+        gtk_grid_view_set_single_click_activate(opaque, single ? 1 : 0)
+    }
+
+    /// Scrolls the cell at `position` into view (GTK 4.8 has no function for it, only the action).
     public func scrollTo(_ position: Int) {
         gtk_widget_activate_action_variant(widget, "list.scroll-to-item", g_variant_new_uint32(guint32(position)))
     }

@@ -37,6 +37,12 @@ extension Handle where Kind: WidgetKind {
     public var height: Int32 { gtk_widget_get_height(widget) }
     /// Device pixels per logical pixel on the widget's display (2 on HiDPI).
     public var scaleFactor: Int32 { gtk_widget_get_scale_factor(widget) }
+    /// The least width the widget asks for, as its parent's layout measures it.
+    public var minimumWidth: Int32 {
+        var minimum: Int32 = 0
+        gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, nil, nil, nil)
+        return minimum
+    }
     /// The widget it is a child of, if any.
     public var parent: Widget<AnyWidget>? {
         gtk_widget_get_parent(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }
@@ -57,6 +63,13 @@ extension Handle where Kind: WidgetKind {
     public func grabFocus() { gtk_widget_grab_focus(widget) }
     public func setSizeRequest(width: Int32, height: Int32) { gtk_widget_set_size_request(widget, width, height) }
     public func setVerticalAlign(_ align: GtkAlign) { gtk_widget_set_valign(widget, align) }
+    public func setHorizontalAlign(_ align: GtkAlign) { gtk_widget_set_halign(widget, align) }
+    public func setMargin(_ margin: Int32) {
+        gtk_widget_set_margin_top(widget, margin)
+        gtk_widget_set_margin_bottom(widget, margin)
+        gtk_widget_set_margin_start(widget, margin)
+        gtk_widget_set_margin_end(widget, margin)
+    }
     public func setHorizontalExpand(_ expand: Bool) { gtk_widget_set_hexpand(widget, expand ? 1 : 0) }
     public func setMarginEnd(_ margin: Int32) { gtk_widget_set_margin_end(widget, margin) }
     /// Shows the pointer over the widget as the cursor named `name` ("none" hides it); nil

@@ -56,6 +56,11 @@ extension Handle where Kind == ApplicationWindow {
     }
     /// Adds `action` to the window's actions (`win.` and its name).
     public func addAction(_ action: ObjectRef<GObject>) { g_action_map_add_action(opaque, action.opaque) }
+    /// Turns the window's action `name` (a `GSimpleAction` it was given) on or off.
+    public func setActionEnabled(_ name: String, _ enabled: Bool) {
+        guard let action = g_action_map_lookup_action(opaque, name) else { return }
+        g_simple_action_set_enabled(action, enabled ? 1 : 0)
+    }
 }
 
 extension Handle where Kind == About {

@@ -92,6 +92,11 @@ extension TraceEvent {
             p.name(.viewVisible)
             p.field(.first, first)
             p.field(.last, last)
+        case .viewMode(let mode, let columns, let size):
+            p.name(.viewMode)
+            p.field(.mode, mode)
+            p.field(.columns, columns)
+            p.field(.size, size)
         case .scrollBegin(let via):
             p.name(.scrollBegin)
             p.field(.via, via)

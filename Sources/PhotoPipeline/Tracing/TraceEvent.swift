@@ -32,6 +32,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// The rows on screen changed without scrolling (`last` is `first - 1` when no row is on
     /// screen).
     case viewVisible(first: Int, last: Int)
+    /// The photos are shown as `mode` (`list` or `grid`), `columns` to a row, each `size`
+    /// logical pixels high (the grid's squares; the list's rows): whenever one of them changes.
+    case viewMode(mode: String, columns: Int, size: Int)
     /// Scrolling began.
     case scrollBegin(via: ScrollVia)
     /// Scrolling and any deceleration ended; the rows then on screen.
@@ -126,6 +129,7 @@ public enum TraceEvent: Sendable, Equatable {
         case listSorted = "list.sorted"
         case listSelect = "list.select"
         case viewVisible = "view.visible"
+        case viewMode = "view.mode"
         case scrollBegin = "scroll.begin"
         case scrollEnd = "scroll.end"
         case queuesSuspended = "queues.suspended"
@@ -169,7 +173,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees
+        case path, covers, frames, frame, degrees, mode, columns, size
     }
 }
 

@@ -1,0 +1,193 @@
+import CGLib
+import CGtk
+import GLibKit
+import GtkKit
+import PhotoPipeline
+
+/// What the list's rows and the grid's cells have in common: a widget that shows one photo's
+/// snapshot and asks for a failed photo to be tried again.
+@MainActor
+protocol PhotoTile: AnyObject {
+    var root: Widget<Box> { get }
+    /// The photo shown (the one last bound; an unbound tile keeps it until bound again).
+    var photo: PhotoID? { get }
+    var onRetry: ((PhotoID) -> Void)? { get set }
+    /// Shows the photo as `snapshot` has it; returns the status line (the short reason of a
+    /// failed photo, which the trace records).
+    @discardableResult func show(_ snapshot: PhotoSnapshot) -> String
+}
+
+extension PhotoRowWidget: PhotoTile {}
+
+/// One cell of the photo grid: the photo as a square (cropped to fill it, as the list's
+/// thumbnails are), its name beneath, and for a failed photo the placeholder with the short
+/// reason and Retry in the square, and the whole story in the tooltip.
+///
+/// While a photo is decoded again for a larger cell, the cell keeps showing the smaller picture
+/// it had, drawn larger, until the new one arrives.
+@MainActor
+final class PhotoGridCell: PhotoTile {
+    /// The side of the square, in logical pixels: from 96 to 384, in steps.
+    static let sizes: [Int32] = [96, 128, 160, 192, 256, 320, 384]
+    static let defaultSize: Int32 = 160
+    /// Space around the square and the name, inside the cell.
+    static let padding: Int32 = 6
+    /// The smallest width a cell takes, for a square of `side`: the grid has as many columns
+    /// as there are such widths in its own.
+    static func width(for side: Int32) -> Int32 { side + 2 * padding }
+
+    let root: Widget<Box>
+    private let square: Widget<Overlay>
+    private let picture: Widget<Picture>
+    private let title: Widget<Inscription>
+    private let reason: Widget<Inscription>
+    private var spinner: Widget<Spinner>?
+    private var retryButton: Widget<Button>?
+    private var retryClicked: SignalConnection?
+    var onRetry: ((PhotoID) -> Void)?
+    private(set) var photo: PhotoID?
+    private var shownTexture: ObjectRef<GObject>?
+    private var shownImage: PhotoImage?
+    private var shownTooltip: String?
+    private var shownPlaceholder: String?
+    private var shownFailed = false
+    private var shownAccessible: (name: String, state: String)?
+    private var side: Int32 = 0
+
+    init(side: Int32) {
+        root = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 4)
+        root.addCSSClass("photo-cell")
+        root.setMargin(Self.padding)
+        root.setHorizontalAlign(GTK_ALIGN_CENTER)
+
+        picture = Widget<Picture>.make()
+        picture.setCanShrink(true)
+        picture.setContentFit(GTK_CONTENT_FIT_COVER)
+        picture.addCSSClass("photo-thumbnail")
+        square = Widget<Overlay>.make()
+        square.setChild(picture)
+        square.setHorizontalAlign(GTK_ALIGN_CENTER)
+        square.addCSSClass("photo-square")
+        root.append(square)
+
+        title = Self.inscription()
+        root.append(title)
+        // The short reason of a failure, in the square under the placeholder, so that every
+        // cell is as tall as the others.
+        reason = Self.inscription()
+        reason.addCSSClass("caption")
+        reason.addCSSClass("error")
+        reason.setVerticalAlign(GTK_ALIGN_END)
+        reason.setMargin(8)
+        reason.isVisible = false
+        square.addOverlay(reason)
+        setSide(side)
+    }
+
+    private static func inscription() -> Widget<Inscription> {
+        let text = Widget<Inscription>.make()
+        text.setTextOverflow(GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE)
+        text.setXAlign(0.5)
+        text.setNaturalLines(1)
+        return text
+    }
+
+    /// Makes the square `side` logical pixels wide and high.
+    func setSide(_ side: Int32) {
+        guard side != self.side else { return }
+        self.side = side
+        picture.setSizeRequest(width: side, height: side)
+        title.setSizeRequest(width: side, height: -1)
+    }
+
+    @discardableResult
+    func show(_ snapshot: PhotoSnapshot) -> String {
+        let samePhoto = photo == snapshot.id
+        photo = snapshot.id
+        let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
+        let failed = state == .failed
+        let statusLine = PhotoRowWidget.statusText(state, working: working, failure: snapshot.failure)
+        let name = snapshot.displayName
+        title.setText(name)
+        reason.setText(failed ? statusLine : "")
+        setTooltip(failed ? DisplayText.line(snapshot.failure?.detail ?? tr("Failed to load"), limit: 1000) : name)
+        if failed != shownFailed {
+            shownFailed = failed
+            reason.isVisible = failed
+            setRetryVisible(failed)
+        }
+        if failed {
+            setPlaceholder("missing")
+        } else if let image {
+            setPicture(image === shownImage ? shownTexture : Handle<Texture>.make(from: image.pixbuf), of: image)
+        } else if !(samePhoto && state == .new && shownTexture != nil) {
+            // A photo decoded again for a larger cell keeps its smaller picture until then.
+            setPlaceholder("placeholder")
+        }
+        setWorking(working)
+        let accessible = (name, PhotoRowWidget.accessibleState(state, failure: snapshot.failure))
+        if shownAccessible.map({ $0 != accessible }) ?? true {
+            shownAccessible = accessible
+            root.setAccessibleLabel(accessible.0, description: accessible.1)
+            picture.setAlternativeText(name)
+        }
+        return statusLine
+    }
+
+    private func setTooltip(_ text: String?) {
+        guard text != shownTooltip else { return }
+        shownTooltip = text
+        root.setTooltip(text)
+    }
+
+    private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {
+        if let shownPlaceholder {
+            self.shownPlaceholder = nil
+            picture.removeCSSClass(shownPlaceholder)
+        }
+        guard texture !== shownTexture else { return }
+        shownTexture = texture
+        shownImage = image
+        picture.setPaintable(texture)
+    }
+
+    private func setPlaceholder(_ style: String) {
+        guard style != shownPlaceholder else { return }
+        setPicture(nil, of: nil)
+        shownPlaceholder = style
+        picture.addCSSClass(style)
+    }
+
+    /// Retry, over the square's upper right corner, made the first time a photo fails.
+    private func setRetryVisible(_ visible: Bool) {
+        if visible, retryButton == nil {
+            let button = Widget<Button>.make(iconName: "view-refresh-symbolic")
+            button.setHorizontalAlign(GTK_ALIGN_END)
+            button.setVerticalAlign(GTK_ALIGN_START)
+            button.setMargin(6)
+            button.addCSSClass("circular")
+            button.addCSSClass("osd")
+            button.setTooltip(tr("Retry"))
+            square.addOverlay(button)
+            retryClicked = button.connect("clicked") { [unowned self] in
+                if let photo { onRetry?(photo) }
+            }
+            retryButton = button
+        }
+        retryButton?.isVisible = visible
+    }
+
+    /// A spinner over the square's centre while work is pending, made when first needed.
+    private func setWorking(_ working: Bool) {
+        if working, spinner == nil {
+            let made = Widget<Spinner>.make()
+            made.setHorizontalAlign(GTK_ALIGN_CENTER)
+            made.setVerticalAlign(GTK_ALIGN_CENTER)
+            square.addOverlay(made)
+            spinner = made
+        }
+        guard let spinner else { return }
+        spinner.isVisible = working
+        spinner.isSpinning = working
+    }
+}

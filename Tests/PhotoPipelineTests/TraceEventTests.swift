@@ -53,6 +53,11 @@ import Testing
             )
         case .viewVisible:
             (.viewVisible(first: 0, last: -1), #"{"t":1.500000,"ev":"view.visible","first":0,"last":-1}"#)
+        case .viewMode:
+            (
+                .viewMode(mode: "grid", columns: 7, size: 160),
+                #"{"t":1.500000,"ev":"view.mode","mode":"grid","columns":7,"size":160}"#
+            )
         case .scrollBegin:
             (.scrollBegin(via: .scrollbar), #"{"t":1.500000,"ev":"scroll.begin","via":"scrollbar"}"#)
         case .scrollEnd:

@@ -251,7 +251,8 @@ public final class PhotoProcessor {
         guard pixels != maxPixelSize else { return }
         maxPixelSize = pixels
         apply(scheduler.memoryWarning()) // cancels everything
-        for record in photos.existingRecords where record.state != .failed && !record.fits(side: pixels) && record.reset() {
+        let stale = photos.existingRecords.filter { $0.state != .failed && !$0.fits(side: pixels) }
+        for record in stale where record.reset() {
             memory.remove(record.id)
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)

@@ -106,7 +106,7 @@ final class PhotoListPane {
         }
         scrollMonitor.onEnded = { [unowned self] in
             let visible = visibleRows()
-            noteLayout(visible: visible)
+            if traceLayout() { self.processor.columnsChanged(columns, visible: visible) }
             lastVisible = visible
             Trace.shared.emit(.scrollEnd(first: visible.lowerBound, last: visible.upperBound - 1))
             self.processor.scrollEnded(visible: visible)
@@ -206,23 +206,22 @@ final class PhotoListPane {
         return lower..<max(lower, min(count, last * columns))
     }
 
-    /// Traces the view's layout and tells the processor its columns, when they changed since
-    /// last time; says whether they did.
-    @discardableResult
-    private func noteLayout(visible: Range<Int>) -> Bool {
+    /// Traces the view's layout when it changed since last time; says whether it did (the
+    /// processor is then told the new columns).
+    private func traceLayout() -> Bool {
         let columns = columns
         let layout = (mode, columns, mode == .list ? PhotoRowWidget.height : cellSize)
         guard shownLayout.map({ $0 != layout }) ?? true else { return false }
         shownLayout = layout
         Trace.shared.emit(.viewMode(mode: mode.rawValue, columns: columns, size: Int(layout.2)))
-        processor.columnsChanged(columns, visible: visible)
         return true
     }
 
     func updateVisibleRows() {
+        let layoutChanged = traceLayout()
         guard !scrollMonitor.isScrolling else {
             // Remembered; the end of the scroll decides.
-            noteLayout(visible: lastVisible)
+            if layoutChanged { processor.columnsChanged(columns, visible: lastVisible) }
             return
         }
         let visible = visibleRows()
@@ -230,7 +229,11 @@ final class PhotoListPane {
             lastVisible = visible
             Trace.shared.emit(.viewVisible(first: visible.lowerBound, last: visible.upperBound - 1))
         }
-        if !noteLayout(visible: visible) { processor.visibleRowsChanged(visible) }
+        if layoutChanged {
+            processor.columnsChanged(columns, visible: visible)
+        } else {
+            processor.visibleRowsChanged(visible)
+        }
     }
 
     /// The photo under (`x`, `y`) in the view's coordinates, if any.
@@ -297,6 +300,7 @@ final class PhotoListPane {
             list.show(selection, factory: listFactory)
         }
         pendingReveal = anchor
+        grabFocus() // the keys go on moving through the photos
         onLayoutChanged?()
     }
 

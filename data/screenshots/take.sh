@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Takes the README's and the metainfo's screenshots from the real window under Xvfb: the
-# bundled photos, scrolled to a failed row, in the light and the dark style; and the photo
-# viewer (fitted, zoomed in, with its info popover) in a window a small window manager sizes
+# bundled photos, scrolled to a failed row, in the light and the dark style; the same photos
+# as a grid; and the photo viewer (fitted, zoomed in, with its info popover) in a window a small window manager sizes
 # to the screen.
 # Needs Xvfb, xdotool, ImageMagick, matchbox-window-manager and xcompmgr (meson-helpers/setup.sh
 # installs all but xcompmgr: apt-get install xcompmgr).
@@ -37,6 +37,24 @@ shoot() { # scheme, output file
 }
 shoot prefer-light data/screenshots/main-window.png
 shoot prefer-dark data/screenshots/main-window-dark.png
+
+shoot_grid() { # output file
+  DISPLAY=$display GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1 GSK_RENDERER=cairo GSETTINGS_BACKEND=memory \
+    "$app" --new-instance >/dev/null 2>&1 &
+  local pid=$! id geometry
+  sleep 2
+  id=$(DISPLAY=$display xdotool search --onlyvisible --name "Classic Photos" | head -1)
+  # A window as wide as the screen, the grid (Ctrl+2), and the pointer away from the cells.
+  DISPLAY=$display xdotool windowsize "$id" 1000 760 mousemove 500 20 key ctrl+2 mousemove 1010 880
+  sleep 3
+  geometry=$(DISPLAY=$display xdotool getwindowgeometry --shell "$id" | tr '\n' ' ')
+  eval "$geometry"
+  import -display "$display" -window root -crop "${WIDTH}x${HEIGHT}+${X}+${Y}" +repage "$1"
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  echo "wrote $1"
+}
+shoot_grid data/screenshots/grid.png
 
 shoot_viewer() { # output files: fitted, zoomed, info
   local keys wm compositor pid

@@ -52,3 +52,24 @@ static inline GdkContentProvider *cp_content_provider_new_for_uris(const char *c
     g_value_unset(&value);
     return provider;
 }
+
+/// Content for the clipboard or a drag: the files at `uris` as a file list (which GTK offers as
+/// text/uri-list too), the way GNOME's file managers copy files (x-special/gnome-copied-files,
+/// so that Files pastes copies), and as plain text (`text`: their paths, one a line).
+static inline GdkContentProvider *cp_content_provider_new_for_files(const char *const *uris, const char *text) {
+    GString *copied = g_string_new("copy");
+    for (const char *const *uri = uris; *uri != NULL; uri++) {
+        g_string_append_c(copied, '\n');
+        g_string_append(copied, *uri);
+    }
+    GBytes *copied_bytes = g_string_free_to_bytes(copied);
+    GBytes *text_bytes = g_bytes_new(text, strlen(text));
+    GdkContentProvider *providers[] = {
+        cp_content_provider_new_for_uris(uris),
+        gdk_content_provider_new_for_bytes("x-special/gnome-copied-files", copied_bytes),
+        gdk_content_provider_new_for_bytes("text/plain;charset=utf-8", text_bytes),
+    };
+    g_bytes_unref(copied_bytes);
+    g_bytes_unref(text_bytes);
+    return gdk_content_provider_new_union(providers, G_N_ELEMENTS(providers));
+}

@@ -10,29 +10,54 @@ import PhotoPipeline
 extension PhotoActions {
     // MARK: Rotate
 
-    /// Turns the photo a quarter turn: a JPEG by its EXIF orientation, other formats (after a
-    /// confirmation) by saving them again, turned. The row, the shared thumbnail and the viewer
-    /// follow.
-    func rotatePhoto(clockwise: Bool) {
-        guard let target = photoTarget(), let path = target.path else { return }
+    /// Turns the photos a quarter turn: JPEGs by their EXIF orientation, other formats (after
+    /// one confirmation for all of them) by saving them again, turned. Rows, shared thumbnails
+    /// and the viewer follow.
+    func rotatePhotos(clockwise: Bool) {
+        let targets = photoTargets().filter { $0.path != nil }
+        guard !targets.isEmpty else { return }
+        let paths = targets.map { $0.path! }
         inBackground(
-            { PhotoFiles.turnKind(of: path) },
-            then: { [weak self] kind in
+            { paths.map { PhotoFiles.turnKind(of: $0) } },
+            then: { [weak self] kinds in
                 guard let self else { return }
-                switch kind {
-                case .unsupported:
-                    status.showToast(String(format: tr("“%@” cannot be rotated"), DisplayText.line(target.name)))
-                case .losslessJPEG:
-                    turn(target, path: path, clockwise: clockwise)
-                case .reencode(let format):
+                var lossless: [PhotoTarget] = []
+                var reencoded: [(PhotoTarget, String)] = []
+                var unsupported: [PhotoTarget] = []
+                for (target, kind) in zip(targets, kinds) {
+                    switch kind {
+                    case .unsupported: unsupported.append(target)
+                    case .losslessJPEG: lossless.append(target)
+                    case .reencode(let format): reencoded.append((target, format))
+                    }
+                }
+                for target in lossless { turn(target, path: target.path!, clockwise: clockwise) }
+                if let (target, format) = reencoded.first {
                     confirm(
                         heading: tr("Rotate by Saving Again?"),
-                        body: String(
-                            format: tr(
-                                "“%@” is a %@ picture, which has no lossless way to be turned: it will be saved again, turned."
-                            ), DisplayText.line(target.name), format.uppercased()),
+                        body: reencoded.count == 1
+                            ? String(
+                                format: tr(
+                                    "“%@” is a %@ picture, which has no lossless way to be turned: it will be saved again, turned."
+                                ), DisplayText.line(target.name), format.uppercased())
+                            : String(
+                                format: ntr(
+                                    "%d picture has no lossless way to be turned: it will be saved again, turned.",
+                                    "%d pictures have no lossless way to be turned: they will be saved again, turned.",
+                                    reencoded.count), reencoded.count),
                         action: tr("_Rotate"), destructive: false
-                    ) { [unowned self] in turn(target, path: path, clockwise: clockwise) }
+                    ) { [unowned self] in
+                        for (target, _) in reencoded { turn(target, path: target.path!, clockwise: clockwise) }
+                    }
+                }
+                if let first = unsupported.first {
+                    status.showToast(
+                        unsupported.count == 1
+                            ? String(format: tr("“%@” cannot be rotated"), DisplayText.line(first.name))
+                            : String(
+                                format: ntr(
+                                    "%d photo cannot be rotated", "%d photos cannot be rotated", unsupported.count),
+                                unsupported.count))
                 }
             })
     }
@@ -97,16 +122,48 @@ extension PhotoActions {
     /// Puts the photo's location on the clipboard: its path for a file, its address for a
     /// photo on the web.
     func copyLocation() {
-        guard let target = photoTarget() else { return }
-        let text = target.path ?? target.url?.absoluteString ?? target.entry.link
+        let targets = photoTargets()
+        guard !targets.isEmpty else { return }
+        let text = targets.map { $0.path ?? $0.url?.absoluteString ?? $0.entry.link }.joined(separator: "\n")
         window.copyToClipboard(text: text)
-        status.showToast(tr("Location copied"))
+        status.showToast(targets.count == 1 ? tr("Location copied") : tr("Locations copied"))
+    }
+
+    /// Puts the photos' files on the clipboard the way the file manager copies files: Files
+    /// pastes copies of them, a mail program attaches them, a text field gets their paths.
+    func copyFiles() {
+        let targets = photoTargets().filter { $0.path != nil }
+        guard !targets.isEmpty else { return }
+        window.copyToClipboard(files: Self.offered(targets))
+        status.showToast(
+            targets.count == 1
+                ? String(format: tr("“%@” copied"), DisplayText.line(targets[0].name))
+                : String(format: ntr("%d photo copied", "%d photos copied", targets.count), targets.count))
+    }
+
+    /// The files of `targets` as other programs take them.
+    static func offered(_ targets: [PhotoTarget]) -> OfferedFiles {
+        let paths = targets.compactMap(\.path)
+        return OfferedFiles(
+            uris: paths.map { URL(fileURLWithPath: $0).absoluteString }, text: paths.joined(separator: "\n"))
+    }
+
+    /// What a drag that began on `id` carries: every photo selected when it is one of them;
+    /// otherwise it alone, selected. Photos on the web are not files, and are not dragged.
+    func dragOffer(for id: PhotoID) -> OfferedFiles? {
+        guard let position = photos.position(of: id) else { return nil }
+        if !pane.selection.contains(position) { pane.select(position) }
+        let targets = photoTargets().filter { $0.path != nil }
+        return targets.isEmpty ? nil : Self.offered(targets)
     }
 
     /// The desktop's app chooser for the photo's file; the app chosen opens it.
     func openWith() {
-        guard let target = photoTarget(), let path = target.path else { return }
-        let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
+        let paths = photoTargets().compactMap(\.path)
+        guard !paths.isEmpty else { return }
+        let files = paths.map { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+        // The apps offered are those for the first file's type; the one chosen gets them all.
+        let file = files[0]
         let chooser = Widget<AppChooserDialog>.make(for: file, parent: window)
         let holder = chooser.retained()
         let response = chooser.onResponse { [unowned self] chosen in
@@ -116,7 +173,7 @@ extension PhotoActions {
             }
             guard chosen else { return }
             do throws(GLibError) {
-                try chooser.launchChosenApp(with: file)
+                try chooser.launchChosenApp(with: files)
             } catch {
                 status.showToast(String(format: tr("The photo could not be opened: %@"), error.message))
             }

@@ -24,6 +24,7 @@ final class PhotoActions {
         ("win.rotate-right", ["<Control>r"]),
         ("win.rotate-left", ["<Control><Shift>r"]),
         ("win.print", ["<Control>p"]),
+        ("win.copy", ["<Control>c"]),
         ("win.copy-location", ["<Control><Shift>c"]),
         ("win.set-background", ["<Control>F8"]),
         ("win.open-with", ["<Control><Alt>o"]),
@@ -38,17 +39,16 @@ final class PhotoActions {
     let window: Widget<ApplicationWindow>
     let photos: PhotoList
     private let processor: PhotoProcessor
-    private let pane: PhotoListPane
+    let pane: PhotoListPane
     let viewer: PhotoViewer
     let status: WindowStatus
     /// The folder shown, when the list is one folder (photos put back go in its order).
     var liveFolder: LiveFolder?
 
-    /// Photos moved to the trash, the latest last: what Undo puts back, and the list (its
-    /// generation) they were taken from.
-    private var trashed: [(trashed: PhotoFiles.Trashed, entry: PhotoEntry, position: Int, list: Int)] = []
+    /// What was moved to the trash, a batch for each time, the latest last: what Undo puts back.
+    var trashed: [TrashedBatch] = []
     /// Paths the app wrote, restored or removed, and when.
-    private var ownChanges: [String: Date] = [:]
+    var ownChanges: [String: Date] = [:]
     private var actions: [String: ObjectRef<GObject>] = [:]
     /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
     var open: (owner: AnyObject, connections: [SignalConnection])?
@@ -73,11 +73,12 @@ final class PhotoActions {
         self.pane = pane
         self.viewer = viewer
         self.status = status
-        addAction("trash") { [unowned self] in trashPhoto() }
+        addAction("trash") { [unowned self] in trashPhotos() }
         addAction("undo-trash") { [unowned self] in undoTrash() }
-        addAction("delete") { [unowned self] in deletePhoto() }
-        addAction("rotate-right") { [unowned self] in rotatePhoto(clockwise: true) }
-        addAction("rotate-left") { [unowned self] in rotatePhoto(clockwise: false) }
+        addAction("delete") { [unowned self] in deletePhotos() }
+        addAction("rotate-right") { [unowned self] in rotatePhotos(clockwise: true) }
+        addAction("rotate-left") { [unowned self] in rotatePhotos(clockwise: false) }
+        addAction("copy") { [unowned self] in copyFiles() }
         addAction("set-background") { [unowned self] in setBackground() }
         addAction("print") { [unowned self] in printPhoto() }
         addAction("open-with") { [unowned self] in openWith() }
@@ -123,18 +124,21 @@ final class PhotoActions {
             menu.unparent()
             menu.setParent(pane.view)
         }
-        pane.select(position)
+        // A photo outside the selection is selected alone; one inside keeps the others.
+        if !pane.selection.contains(position) { pane.select(position) }
         menuClosed = nil
         menuPhoto = photos.id(at: position)
         refresh()
         menu.popUp(at: x, y)
     }
 
-    /// Turns the actions on or off for the photo they would act on now.
+    /// Turns the actions on or off for the photos they would act on now.
     func refresh() {
         let target = photoTarget()
         let isFile = target?.path != nil
         for name in Self.fileActions { setEnabled(name, isFile) }
+        // Ctrl+C in the viewer copies its picture (the viewer's own key).
+        setEnabled("copy", isFile && viewer.shownPhoto == nil)
         setEnabled("copy-location", target != nil)
         setEnabled("print", viewer.shownPhoto != nil)
         setEnabled("slideshow", viewer.shownPhoto != nil)
@@ -169,21 +173,31 @@ final class PhotoActions {
         var path: String? { url.flatMap { $0.isFileURL ? $0.path : nil } }
     }
 
-    /// The photo shown in the viewer, or, with the viewer closed, the list's selected row.
-    func photoTarget() -> PhotoTarget? {
-        let chosen: (id: PhotoID, position: Int)?
+    /// The photos an action acts on: the one shown in the viewer; with the viewer closed, every
+    /// photo selected, or the one a row's menu was opened on when it is not among them.
+    func photoTargets() -> [PhotoTarget] {
+        let chosen: [(id: PhotoID, position: Int)]
         if let shown = viewer.shownPhoto {
-            chosen = shown
-        } else if let id = menuPhoto, let position = photos.position(of: id) {
-            chosen = (id, position)
-        } else if let position = pane.selection.selected, position < photos.count {
-            chosen = (photos.id(at: position), position)
+            chosen = [shown]
+        } else if let id = menuPhoto, let position = photos.position(of: id), !pane.selection.contains(position) {
+            chosen = [(id, position)]
         } else {
-            chosen = nil
+            chosen = pane.selection.positions.compactMap { $0 < photos.count ? (photos.id(at: $0), $0) : nil }
         }
-        guard let chosen, let snapshot = processor.snapshot(of: chosen.id) else { return nil }
-        return PhotoTarget(
-            id: chosen.id, position: chosen.position, entry: snapshot.entry, url: try? snapshot.entry.resolvedURL())
+        return chosen.compactMap { target($0.id, at: $0.position) }
+    }
+
+    /// The one photo an action on a single photo acts on: the one shown, or the first of those
+    /// `photoTargets` gives.
+    func photoTarget() -> PhotoTarget? {
+        if let shown = viewer.shownPhoto { return target(shown.id, at: shown.position) }
+        if let id = menuPhoto, let position = photos.position(of: id) { return target(id, at: position) }
+        return pane.selection.first.flatMap { $0 < photos.count ? target(photos.id(at: $0), at: $0) : nil }
+    }
+
+    private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
+        guard let snapshot = processor.snapshot(of: id) else { return nil }
+        return PhotoTarget(id: id, position: position, entry: snapshot.entry, url: try? snapshot.entry.resolvedURL())
     }
 
     /// Remembers that the app itself changed `path` (the folder watch passes over it).
@@ -206,109 +220,6 @@ final class PhotoActions {
         Thread.detachNewThread {
             let value = work()
             MainLoop.onMainActor { done(value) }
-        }
-    }
-
-    // MARK: Trash and Delete
-
-    private func trashPhoto() {
-        guard let target = photoTarget(), let path = target.path else { return }
-        noteOwnChange(path)
-        inBackground(
-            { PhotoFiles.trash(path) },
-            then: { [weak self] result in
-                guard let self else { return }
-                switch result {
-                case .success(let trashed):
-                    self.trashed.append((trashed, target.entry, target.position, photos.generation))
-                    photos.apply(.remove([target.id]))
-                    Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
-                    status.showToast(
-                        String(format: tr("“%@” moved to the trash"), DisplayText.line(target.name)),
-                        button: (tr("_Undo"), "win.undo-trash"))
-                case .failure(let failure):
-                    status.showToast(
-                        String(
-                            format: tr("“%@” could not be moved to the trash: %@"), DisplayText.line(target.name),
-                            failure.localizedMessage))
-                }
-                refresh()
-            })
-    }
-
-    /// Puts the photo last moved to the trash back where it was, and back in the list.
-    private func undoTrash() {
-        guard let last = trashed.popLast() else { return }
-        refresh()
-        // Back in the list it left; a list opened since (a reload) finds the file itself, if it
-        // shows its folder.
-        if last.list == photos.generation {
-            noteOwnChange(last.trashed.originalPath)
-        } else {
-            ownChanges[last.trashed.originalPath] = nil
-        }
-        inBackground(
-            {
-                let result = PhotoFiles.restore(last.trashed)
-                if case .failure = result, let item = DesktopServices.trashItem(originalPath: last.trashed.originalPath)
-                {
-                    return PhotoFiles.restore(last.trashed, from: item)
-                }
-                return result
-            },
-            then: { [weak self] result in
-                guard let self else { return }
-                switch result {
-                case .success where last.list != photos.generation:
-                    break
-                case .success:
-                    let directory = (last.trashed.originalPath as NSString).deletingLastPathComponent
-                    let position =
-                        if let folder = liveFolder, folder.url.standardizedFileURL.path == directory {
-                            folder.position(for: last.entry)
-                        } else {
-                            min(last.position, photos.count)
-                        }
-                    guard let id = photos.apply(.insert([last.entry], at: [position])).inserted.first else { return }
-                    let shownAt = photos.position(of: id) ?? last.position
-                    Trace.shared.emit(.fileRestored(row: shownAt, id: id, name: last.entry.name))
-                    // The photo put back is the one shown again.
-                    if viewer.shownPhoto != nil { viewer.open(at: shownAt) } else { pane.select(shownAt) }
-                case .failure(let failure):
-                    status.showToast(
-                        String(
-                            format: tr("“%@” could not be put back: %@"), DisplayText.line(last.entry.name),
-                            failure.localizedMessage))
-                }
-            })
-    }
-
-    /// Deletes the photo for good, once the user said so.
-    private func deletePhoto() {
-        guard let target = photoTarget(), let path = target.path else { return }
-        confirm(
-            heading: String(format: tr("Delete “%@” Permanently?"), DisplayText.line(target.name)),
-            body: tr("The photo will be deleted for good: it cannot be brought back from the trash."),
-            action: tr("_Delete"), destructive: true
-        ) { [unowned self] in
-            noteOwnChange(path)
-            inBackground(
-                { PhotoFiles.delete(path) },
-                then: { [weak self] result in
-                    guard let self else { return }
-                    switch result {
-                    case .success:
-                        photos.apply(.remove([target.id]))
-                        Trace.shared.emit(.fileDeleted(row: target.position, id: target.id, name: target.name))
-                        status.showToast(String(format: tr("“%@” deleted"), DisplayText.line(target.name)))
-                    case .failure(let failure):
-                        status.showToast(
-                            String(
-                                format: tr("“%@” could not be deleted: %@"), DisplayText.line(target.name),
-                                failure.localizedMessage))
-                    }
-                    refresh()
-                })
         }
     }
 

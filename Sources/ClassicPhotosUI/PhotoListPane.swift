@@ -23,16 +23,17 @@ final class PhotoListPane {
     let list: Widget<ListView>
     let grid: Widget<GridView>
     let scrolled: Widget<ScrolledWindow>
-    let selection: Handle<SingleSelection>
+    /// The photos selected, in either view.
+    let selection: PhotoSelection
     /// What keeps the selection, the factories and the view taken out of the window alive.
     private let owned: [ObjectRef<GObject>]
     private let listFactory: Handle<SignalListItemFactory>
     private let gridFactory: Handle<SignalListItemFactory>
-    private let photos: any PhotoListReading
+    let photos: any PhotoListReading
     private let processor: PhotoProcessor
     private var scrollMonitor: ScrollActivityMonitor!
     /// The rows and cells made, by their list item.
-    private var tiles: [UnsafeMutableRawPointer: any PhotoTile] = [:]
+    private(set) var tiles: [UnsafeMutableRawPointer: any PhotoTile] = [:]
     /// The row or cell bound to each photo that has one.
     private var boundTiles: [PhotoID: any PhotoTile] = [:]
     private var connections: [SignalConnection] = []
@@ -57,13 +58,17 @@ final class PhotoListPane {
     var onPendingSelectionShown: ((Int) -> Void)?
     /// The view or the grid's size changed (thumbnails are then decoded for the new size).
     var onLayoutChanged: (() -> Void)?
+    /// A drag begins on a photo: the files it carries out of the window (nil: none).
+    var onDrag: ((PhotoID) -> OfferedFiles?)?
+    /// Each row's or cell's drag handler, by its list item.
+    private var drags: [UnsafeMutableRawPointer: SignalConnection] = [:]
 
     init(ui: UIFile, photos: PhotoList, processor: PhotoProcessor, keyTarget: Widget<ApplicationWindow>) {
         self.photos = photos
         self.processor = processor
         // A model of photo identities (items are made only for the rows bound), one photo
         // selectable, shown through a factory for each view.
-        selection = .make(over: photos.model)
+        selection = PhotoSelection(photos: photos)
         listFactory = .make()
         gridFactory = .make()
         list = ui.widget("list")
@@ -71,12 +76,13 @@ final class PhotoListPane {
         grid.addCSSClass("photo-grid")
         grid.setMaxColumns(Self.maxColumns)
         owned = [
-            ObjectRef(takingOpaque: selection.opaque), ObjectRef(takingOpaque: listFactory.opaque),
-            ObjectRef(takingOpaque: gridFactory.opaque), list.retained(), grid.retained(),
+            ObjectRef(takingOpaque: listFactory.opaque), ObjectRef(takingOpaque: gridFactory.opaque), list.retained(),
+            grid.retained(),
         ]
-        list.show(selection, factory: listFactory)
-        list.setSingleClickActivate(true)
-        grid.setSingleClickActivate(true)
+        list.show(selection.model, factory: listFactory)
+        // A click selects, as in the file manager (Ctrl and Shift add to it, a band drawn over
+        // empty space selects what it covers); a double click or Enter opens the photo.
+        for rubberband in [list.setRubberband, grid.setRubberband] { rubberband(true) }
         scrolled = ui.widget("scrolled")
         connectFactory(listFactory) { PhotoRowWidget() }
         connectFactory(gridFactory) { [unowned self] in PhotoGridCell(side: cellSize) }
@@ -88,7 +94,7 @@ final class PhotoListPane {
                 view.connect(
                     "activate", int: { [unowned self] position in onActivate?(Int(UInt32(bitPattern: position))) }))
         }
-        connections.append(selection.onNotify("selected") { [unowned self] in onSelectionChanged?() })
+        selection.onChanged = { [unowned self] in onSelectionChanged?() }
         if let adjustment = scrolled.verticalAdjustment {
             // Upper or page size changed: first layout, a resize, a new list, another view.
             connections.append(
@@ -125,6 +131,12 @@ final class PhotoListPane {
                 tile.onRetry = { [unowned self] id in processor.retry(id) }
                 tiles[item.raw] = tile
                 item.setChild(tile.root)
+                // Photos dragged out go to the file manager, a mail, a browser.
+                let drag = Handle<DragSource>.make()
+                drags[item.raw] = drag.onPrepare { [unowned self, unowned tile] _, _ in
+                    tile.photo.flatMap { onDrag?($0) }
+                }
+                tile.root.addController(drag)
             })
         connections.append(
             factory.connectItem("bind") { [unowned self] item in
@@ -150,6 +162,7 @@ final class PhotoListPane {
         connections.append(
             factory.connectItem("teardown") { [unowned self] item in
                 tiles.removeValue(forKey: item.raw)
+                drags.removeValue(forKey: item.raw)
             })
     }
 
@@ -162,49 +175,6 @@ final class PhotoListPane {
     }
 
     // MARK: What is on screen
-
-    /// Cells in a row: 1 in the list; in the grid, as many as GTK fits: the view's width over
-    /// a cell's least width, measured as GTK measures it (with the grid's own padding around
-    /// each cell), or worked out before any cell is made.
-    var columns: Int {
-        guard mode == .grid else { return 1 }
-        let width = Int(grid.width)
-        guard width > 0 else { return 1 }
-        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
-        return min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
-    }
-
-    /// The most cells a row of the grid has (GTK's own default, 7, is too few for small
-    /// squares on a wide window).
-    static let maxColumns = 64
-
-    /// The height of one row of the view, from the adjustment; at least a row's requested height
-    /// in the list. While rows are being added the adjustment still has the height of the list
-    /// before, and its upper bound over the new count would make every row tiny.
-    private func rowHeight(columns: Int) -> Double? {
-        let count = photos.count
-        guard count > 0, let adjustment = scrolled.verticalAdjustment, adjustment.upper > 0 else { return nil }
-        let rows = (count + columns - 1) / columns
-        let floor = mode == .list ? Double(PhotoRowWidget.height) : Double(cellSize)
-        return max(adjustment.upper / Double(rows), floor)
-    }
-
-    /// Positions that intersect the viewport: whole rows of cells, from the adjustment and the
-    /// (uniform) row height. GTK binds rows beyond the viewport, so bound ones are not the
-    /// visible ones.
-    func visibleRows() -> Range<Int> {
-        let columns = columns
-        let count = photos.count
-        guard let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0,
-            let rowHeight = rowHeight(columns: columns)
-        else { return 0..<0 }
-        let (page, value) = (adjustment.pageSize, adjustment.value)
-        let first = max(0, Int((value / rowHeight).rounded(.down)))
-        // A row counts when at least one pixel of it is inside the viewport.
-        let last = Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up))
-        let lower = min(count, first * columns)
-        return lower..<max(lower, min(count, last * columns))
-    }
 
     /// Traces the view's layout when it changed since last time; says whether it did (the
     /// processor is then told the new columns).
@@ -236,23 +206,11 @@ final class PhotoListPane {
         }
     }
 
-    /// The photo under (`x`, `y`) in the view's coordinates, if any.
-    func position(atX x: Double, y: Double) -> Int? {
-        let columns = columns
-        guard let adjustment = scrolled.verticalAdjustment, let rowHeight = rowHeight(columns: columns) else {
-            return nil
-        }
-        let row = Int(((adjustment.value + y) / rowHeight).rounded(.down))
-        let column = mode == .list ? 0 : Int((x / (Double(grid.width) / Double(columns))).rounded(.down))
-        let position = row * columns + min(max(0, column), columns - 1)
-        return row >= 0 && (0..<photos.count).contains(position) ? position : nil
-    }
-
     /// Runs `change` (which reorders the list) keeping the photo at the top of the view, or
     /// the one selected if on screen, in its place on screen, and the selection on its photo.
     func keepingPlace(_ change: () -> Void) {
         let visible = visibleRows()
-        let selected = selection.selected
+        let selected = selection.first
         let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
         let columns = columns
         let adjustment = scrolled.verticalAdjustment
@@ -261,9 +219,7 @@ final class PhotoListPane {
             if visible.isEmpty || adjustment == nil { nil } else {
                 (photos.id(at: anchorPosition), Double(anchorPosition / columns) * rowHeight - adjustment!.value)
             }
-        let selectedID = selected.flatMap { $0 < photos.count ? photos.id(at: $0) : nil }
-        change()
-        if let selectedID, let position = photos.position(of: selectedID) { selection.selected = position }
+        change() // the selection follows its photos by itself
         if let anchor, let adjustment, let position = photos.position(of: anchor.id) {
             adjustment.value = Double(position / columns) * rowHeight - anchor.offset
         }
@@ -283,7 +239,7 @@ final class PhotoListPane {
     func show(_ mode: PhotoViewMode) {
         guard mode != self.mode else { return }
         let visible = visibleRows()
-        let anchor = selection.selected.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
+        let anchor = selection.first.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
         // The view taken out lets go of its rows; the one put in binds its own.
         switch mode {
         case .grid: list.show(nil, factory: listFactory)
@@ -294,10 +250,10 @@ final class PhotoListPane {
         switch mode {
         case .grid:
             scrolled.setChild(grid)
-            grid.show(selection, factory: gridFactory)
+            grid.show(selection.model, factory: gridFactory)
         case .list:
             scrolled.setChild(list)
-            list.show(selection, factory: listFactory)
+            list.show(selection.model, factory: listFactory)
         }
         pendingReveal = anchor
         grabFocus() // the keys go on moving through the photos
@@ -310,7 +266,7 @@ final class PhotoListPane {
         let side = min(max(side, PhotoGridCell.sizes.first!), PhotoGridCell.sizes.last!)
         guard side != cellSize else { return }
         let visible = visibleRows()
-        let anchor = selection.selected.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
+        let anchor = selection.first.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
         cellSize = side
         guard mode == .grid else { return }
         scrollMonitor.noteMovement(.zoom)
@@ -364,19 +320,19 @@ final class PhotoListPane {
     // MARK: Selection and focus
 
     func select(_ position: Int) {
-        selection.selected = position
+        selection.selectOnly(position)
     }
 
     /// Selects the photo at `position` and scrolls it into view.
     func reveal(_ position: Int) {
-        selection.selected = position
+        selection.selectOnly(position)
         scrollTo(position)
     }
 
     /// Selects the photo at `position`, scrolls it into view once the list is laid out, and
     /// then has it shown (the picture the user opened).
     func selectWhenLaidOut(_ position: Int) {
-        selection.selected = position
+        selection.selectOnly(position)
         pendingSelection = position
         Trace.shared.emit(.listSelect(row: position, id: photos.id(at: position), name: photos.name(at: position)))
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
@@ -415,5 +371,8 @@ final class PhotoListPane {
         onSelectionChanged = nil
         onPendingSelectionShown = nil
         onLayoutChanged = nil
+        onDrag = nil
+        drags.removeAll()
+        selection.close()
     }
 }

@@ -94,6 +94,7 @@ final class PhotoListWindow {
             status: status)
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
+        pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }

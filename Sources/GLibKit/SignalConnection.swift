@@ -235,6 +235,19 @@ extension SignalConnection {
 }
 
 extension SignalConnection {
+    /// A signal with two doubles returning a pointer, e.g. `GtkDragSource::prepare` (where the
+    /// drag began; the content offered, a reference the caller gives).
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        doublesReturningPointer handler: @escaping (Double, Double) -> UnsafeMutableRawPointer?
+    ) -> SignalConnection {
+        typealias F = (Double, Double) -> UnsafeMutableRawPointer?
+        let thunk: @convention(c) (gpointer?, Double, Double, gpointer?) -> gpointer? = { _, x, y, data in
+            unbox(data, as: F.self)(x, y)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
     /// A signal with a pointer and two doubles returning a gboolean, e.g. `GtkDropTarget::drop`
     /// (the dropped value, and where it was dropped).
     public static func connect(

@@ -106,11 +106,17 @@ extension Handle where Kind == AppChooserDialog {
 
     /// Opens `file` with the app chosen, if one is, on the dialog's display.
     public func launchChosenApp(with file: ObjectRef<GObject>) throws(GLibError) {
+        try launchChosenApp(with: [file])
+    }
+
+    /// Starts the app chosen on all of `files` at once.
+    public func launchChosenApp(with chosenFiles: [ObjectRef<GObject>]) throws(GLibError) {
         guard let app = gtk_app_chooser_get_app_info(opaque) else { return }
         defer { g_object_unref(UnsafeMutableRawPointer(app)) }
         let context = gdk_display_get_app_launch_context(gtk_widget_get_display(widget))
         defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
-        let files = g_list_append(nil, UnsafeMutableRawPointer(file.pointer))
+        var files: UnsafeMutablePointer<GList>?
+        for file in chosenFiles.reversed() { files = g_list_prepend(files, UnsafeMutableRawPointer(file.pointer)) }
         defer { g_list_free(files) }
         var error: UnsafeMutablePointer<GError>?
         let launchContext = context.map {

@@ -2,7 +2,55 @@ import CGLib
 import CGtk
 import GLibKit
 
-// Drops onto a widget: files, links and text, as strings.
+// Drops onto a widget: files, links and text, as strings; drags out of one, and the clipboard:
+// files, as the file manager offers them.
+
+/// Files offered to other programs: by a drag, or on the clipboard.
+public struct OfferedFiles {
+    /// Each file's URI.
+    public var uris: [String]
+    /// What a program that takes only text gets: their paths, one a line.
+    public var text: String
+
+    public init(uris: [String], text: String) {
+        self.uris = uris
+        self.text = text
+    }
+
+    /// A content provider offering them (a reference the caller owns).
+    func provider() -> UnsafeMutableRawPointer {
+        let copies = uris.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let list: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return list.withUnsafeBufferPointer {
+            UnsafeMutableRawPointer(cp_content_provider_new_for_files($0.baseAddress, text)!)
+        }
+    }
+}
+
+extension Handle where Kind == DragSource {
+    /// A new drag source (for `addController`) that copies.
+    public static func make() -> Self {
+        let source = gtk_drag_source_new()!
+        gtk_drag_source_set_actions(source, GDK_ACTION_COPY)
+        return Self(UnsafeMutableRawPointer(source))
+    }
+
+    /// Connects `body` to "prepare": where the drag began, and what it offers (nil: no drag).
+    public func onPrepare(_ body: @escaping (Double, Double) -> OfferedFiles?) -> SignalConnection {
+        SignalConnection.connect(raw, "prepare", doublesReturningPointer: { x, y in body(x, y)?.provider() })
+    }
+}
+
+extension Handle where Kind: WidgetKind {
+    /// Puts `files` on the clipboard of the widget's display, as the file manager copies files.
+    public func copyToClipboard(files: OfferedFiles) {
+        let provider = files.provider()
+        defer { g_object_unref(provider) }
+        gdk_clipboard_set_content(
+            gtk_widget_get_clipboard(widget), provider.assumingMemoryBound(to: GdkContentProvider.self))
+    }
+}
 
 extension Handle where Kind == DropTarget {
     /// A new drop target (for `addController`) taking copies of files (a file list, which is

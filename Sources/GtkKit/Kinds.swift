@@ -18,6 +18,8 @@ public enum Texture: GObjectKind { public static var type: GType { gdk_texture_g
 public enum TimedAnimation: GObjectKind { public static var type: GType { adw_timed_animation_get_type() } }
 public enum Adjustment: GObjectKind { public static var type: GType { gtk_adjustment_get_type() } }
 public enum SingleSelection: GObjectKind { public static var type: GType { gtk_single_selection_get_type() } }
+/// A selection of any number of a list's items (click, Ctrl+click, Shift+click, a rubber band).
+public enum MultiSelection: GObjectKind { public static var type: GType { gtk_multi_selection_get_type() } }
 public enum SignalListItemFactory: GObjectKind {
     public static var type: GType { gtk_signal_list_item_factory_get_type() }
 }
@@ -68,6 +70,8 @@ public enum About: WindowKind { public static var type: GType { adw_about_window
 // MARK: Event controllers
 
 public enum DropTarget: ControllerKind { public static var type: GType { gtk_drop_target_get_type() } }
+/// The start of a drag out of a widget, and what it offers.
+public enum DragSource: ControllerKind { public static var type: GType { gtk_drag_source_get_type() } }
 public enum KeyController: ControllerKind { public static var type: GType { gtk_event_controller_key_get_type() } }
 public enum ScrollController: ControllerKind {
     public static var type: GType { gtk_event_controller_scroll_get_type() }

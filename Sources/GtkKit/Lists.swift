@@ -50,10 +50,13 @@ extension Handle where Kind == ListView {
 
     /// Shows `model` (nil: none, and no row is bound) through `factory`; the view holds
     /// references of its own to both.
-    public func show(_ model: Handle<SingleSelection>?, factory: Handle<SignalListItemFactory>) {
+    public func show(_ model: Handle<MultiSelection>?, factory: Handle<SignalListItemFactory>) {
         gtk_list_view_set_factory(opaque, factory.opaque)
         gtk_list_view_set_model(opaque, model?.opaque)
     }
+
+    /// Whether dragging over empty space (or from outside any row's own drag) selects a band.
+    public func setRubberband(_ enabled: Bool) { gtk_list_view_set_enable_rubberband(opaque, enabled ? 1 : 0) }
 }
 
 extension Handle where Kind == GridView {
@@ -62,10 +65,13 @@ extension Handle where Kind == GridView {
 
     /// Shows `model` (nil: none, and no cell is bound) through `factory`; the view holds
     /// references of its own to both.
-    public func show(_ model: Handle<SingleSelection>?, factory: Handle<SignalListItemFactory>) {
+    public func show(_ model: Handle<MultiSelection>?, factory: Handle<SignalListItemFactory>) {
         gtk_grid_view_set_factory(opaque, factory.opaque)
         gtk_grid_view_set_model(opaque, model?.opaque)
     }
+
+    /// Whether dragging over empty space (or from outside any cell's own drag) selects a band.
+    public func setRubberband(_ enabled: Bool) { gtk_grid_view_set_enable_rubberband(opaque, enabled ? 1 : 0) }
 
     /// The most cells a row may have (GTK's default is 7, too few for small cells on a wide window).
     public func setMaxColumns(_ columns: Int) { gtk_grid_view_set_max_columns(opaque, guint(columns)) }
@@ -102,6 +108,58 @@ extension Handle where Kind == SingleSelection {
             gtk_single_selection_set_selected(opaque, newValue.map { guint($0) } ?? GTK_INVALID_LIST_POSITION)
         }
     }
+}
+
+extension Handle where Kind == MultiSelection {
+    /// A new selection over `model`, nothing selected (a reference of its own).
+    public static func make(over model: OpaquePointer) -> Self {
+        let selection = gtk_multi_selection_new(OpaquePointer(g_object_ref(UnsafeMutableRawPointer(model))))!
+        return Self(UnsafeMutableRawPointer(selection))
+    }
+
+    /// The positions selected, in order.
+    public var positions: [Int] {
+        let set = gtk_selection_model_get_selection(opaque)!
+        defer { gtk_bitset_unref(set) }
+        var positions: [Int] = []
+        positions.reserveCapacity(Int(gtk_bitset_get_size(set)))
+        var iterator = GtkBitsetIter()
+        var value: guint = 0
+        var more = gtk_bitset_iter_init_first(&iterator, set, &value) != 0
+        while more {
+            positions.append(Int(value))
+            more = gtk_bitset_iter_next(&iterator, &value) != 0
+        }
+        return positions
+    }
+
+    /// How many positions are selected.
+    public var count: Int {
+        let set = gtk_selection_model_get_selection(opaque)!
+        defer { gtk_bitset_unref(set) }
+        return Int(gtk_bitset_get_size(set))
+    }
+
+    public func isSelected(_ position: Int) -> Bool { gtk_selection_model_is_selected(opaque, guint(position)) != 0 }
+
+    /// Selects `position` alone.
+    public func selectOnly(_ position: Int) { gtk_selection_model_select_item(opaque, guint(position), 1) }
+
+    /// Selects exactly `positions` (all others unselected).
+    public func setSelected(_ positions: [Int]) {
+        let selected = gtk_bitset_new_empty()!
+        let mask = gtk_bitset_new_empty()!
+        defer {
+            gtk_bitset_unref(selected)
+            gtk_bitset_unref(mask)
+        }
+        for position in positions { gtk_bitset_add(selected, guint(position)) }
+        let count = g_list_model_get_n_items(opaque)
+        if count > 0 { gtk_bitset_add_range(mask, 0, count) }
+        gtk_selection_model_set_selection(opaque, selected, mask)
+    }
+
+    public func unselectAll() { gtk_selection_model_unselect_all(opaque) }
 }
 
 extension Handle where Kind == SignalListItemFactory {

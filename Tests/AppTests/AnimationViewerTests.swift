@@ -12,7 +12,7 @@ extension GUITests {
             let window = try app.windowGeometry()
             try app.xdotool([
                 "mousemove", "\(window.x + window.width / 2)", "\(window.y + ViewerTests.headerHeight + 80 * row + 40)",
-                "click", "1",
+                "click", "--repeat", "2", "--delay", "80", "1",
             ])
         }
 

@@ -56,7 +56,8 @@ extension GUITests {
 
             // Keyboard to the end of the list: every name gets shown, both broken rows fail.
             let window = try app.windowGeometry()
-            // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
+            // The click selects that row and gives the list the keyboard (Escape closes the viewer,
+            // were one open).
             try app.xdotool([
                 "mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape",
             ])

@@ -32,7 +32,8 @@ extension GUITests {
             // flight, and the first screen's images are off screen.
             server.photoLatencyMs.store(30_000, ordering: .relaxed)
             let window = try app.windowGeometry()
-            // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
+            // The click selects that row and gives the list the keyboard (Escape closes the viewer,
+            // were one open).
             try app.xdotool([
                 "mousemove", "\(window.x + window.width / 2)", "\(window.y + 150)", "click", "1", "key", "Escape",
             ])

@@ -118,7 +118,8 @@ extension GUITests {
         @Test("Keyboard: Page Down scrolls and schedules like the wheel")
         func keyboard() throws {
             let run = try start()
-            // The click opens the photo viewer on that row; Escape closes it, leaving the list focused.
+            // The click selects that row and gives the list the keyboard (Escape closes the viewer,
+            // were one open).
             try run.app.xdotool([
                 "mousemove", "\(run.window.x + run.window.width / 2)", "\(run.window.y + 120)", "click", "1", "key",
                 "Escape",

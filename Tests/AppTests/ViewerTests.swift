@@ -54,7 +54,8 @@ extension GUITests {
             let header = 2 * Self.headerHeight
             // Row 1, in device pixels: rows are 80 logical pixels high.
             try app.xdotool([
-                "mousemove", "\(window.x + window.width / 2)", "\(window.y + header + 2 * (80 + 40))", "click", "1",
+                "mousemove", "\(window.x + window.width / 2)", "\(window.y + header + 2 * (80 + 40))", "click",
+                "--repeat", "2", "--delay", "80", "1",
             ])
             let events = try app.waitFor("row 1 shown filtered in the viewer") {
                 !images($0, row: 1, state: .filtered).isEmpty

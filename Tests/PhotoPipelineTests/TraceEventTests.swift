@@ -58,6 +58,8 @@ import Testing
                 .viewMode(mode: "grid", columns: 7, size: 160),
                 #"{"t":1.500000,"ev":"view.mode","mode":"grid","columns":7,"size":160}"#
             )
+        case .selectionChanged:
+            (.selectionChanged(count: 12), #"{"t":1.500000,"ev":"selection.changed","count":12}"#)
         case .scrollBegin:
             (.scrollBegin(via: .scrollbar), #"{"t":1.500000,"ev":"scroll.begin","via":"scrollbar"}"#)
         case .scrollEnd:

@@ -271,10 +271,11 @@ public final class AppSession: @unchecked Sendable {
         return (window.x + window.width / 2, window.y + Self.headerHeight + 80 * row + 40)
     }
 
-    /// Clicks row `row` of the list (which opens its photo in the viewer).
+    /// Double-clicks row `row` of the list, which opens its photo in the viewer (a single click
+    /// selects it).
     public func clickRow(_ row: Int) throws {
         let point = try rowPoint(row)
-        _ = try xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "1"])
+        _ = try xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "--repeat", "2", "--delay", "80", "1"])
     }
 
     public func windowGeometry() throws -> (x: Int, y: Int, width: Int, height: Int) {

@@ -97,6 +97,9 @@ extension TraceEvent {
             p.field(.mode, mode)
             p.field(.columns, columns)
             p.field(.size, size)
+        case .selectionChanged(let count):
+            p.name(.selectionChanged)
+            p.field(.count, count)
         case .scrollBegin(let via):
             p.name(.scrollBegin)
             p.field(.via, via)

@@ -35,6 +35,8 @@ public enum TraceEvent: Sendable, Equatable {
     /// The photos are shown as `mode` (`list` or `grid`), `columns` to a row, each `size`
     /// logical pixels high (the grid's squares; the list's rows): whenever one of them changes.
     case viewMode(mode: String, columns: Int, size: Int)
+    /// The selection now holds `count` photos.
+    case selectionChanged(count: Int)
     /// Scrolling began.
     case scrollBegin(via: ScrollVia)
     /// Scrolling and any deceleration ended; the rows then on screen.
@@ -130,6 +132,7 @@ public enum TraceEvent: Sendable, Equatable {
         case listSelect = "list.select"
         case viewVisible = "view.visible"
         case viewMode = "view.mode"
+        case selectionChanged = "selection.changed"
         case scrollBegin = "scroll.begin"
         case scrollEnd = "scroll.end"
         case queuesSuspended = "queues.suspended"
@@ -173,7 +176,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees, mode, columns, size
+        case path, covers, frames, frame, degrees, mode, columns, size, count
     }
 }
 

@@ -1,0 +1,66 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import GtkKit
+import PhotoPipeline
+
+/// Where the photos are on screen: the columns of the view, the height of its rows, the
+/// positions in view, and the photo under a point. Rows (and a grid's rows of cells) are all
+/// as tall, so all of it follows from the scrolled window's adjustment.
+extension PhotoListPane {
+    /// Cells in a row: 1 in the list; in the grid, as many as GTK fits: the view's width over
+    /// a cell's least width, measured as GTK measures it (with the grid's own padding around
+    /// each cell), or worked out before any cell is made.
+    var columns: Int {
+        guard mode == .grid else { return 1 }
+        let width = Int(grid.width)
+        guard width > 0 else { return 1 }
+        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
+        return min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
+    }
+
+    /// The most cells a row of the grid has (GTK's own default, 7, is too few for small
+    /// squares on a wide window).
+    static let maxColumns = 64
+
+    /// The height of one row of the view, from the adjustment; at least a row's requested height
+    /// in the list. While rows are being added the adjustment still has the height of the list
+    /// before, and its upper bound over the new count would make every row tiny.
+    func rowHeight(columns: Int) -> Double? {
+        let count = photos.count
+        guard count > 0, let adjustment = scrolled.verticalAdjustment, adjustment.upper > 0 else { return nil }
+        let rows = (count + columns - 1) / columns
+        let floor = mode == .list ? Double(PhotoRowWidget.height) : Double(cellSize)
+        return max(adjustment.upper / Double(rows), floor)
+    }
+
+    /// Positions that intersect the viewport: whole rows of cells, from the adjustment and the
+    /// (uniform) row height. GTK binds rows beyond the viewport, so bound ones are not the
+    /// visible ones.
+    func visibleRows() -> Range<Int> {
+        let columns = columns
+        let count = photos.count
+        guard let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0,
+            let rowHeight = rowHeight(columns: columns)
+        else { return 0..<0 }
+        let (page, value) = (adjustment.pageSize, adjustment.value)
+        let first = max(0, Int((value / rowHeight).rounded(.down)))
+        // A row counts when at least one pixel of it is inside the viewport.
+        let last = Int(((value + page) / rowHeight - 0.5 / rowHeight).rounded(.up))
+        let lower = min(count, first * columns)
+        return lower..<max(lower, min(count, last * columns))
+    }
+
+    /// The photo under (`x`, `y`) in the view's coordinates, if any.
+    func position(atX x: Double, y: Double) -> Int? {
+        let columns = columns
+        guard let adjustment = scrolled.verticalAdjustment, let rowHeight = rowHeight(columns: columns) else {
+            return nil
+        }
+        let row = Int(((adjustment.value + y) / rowHeight).rounded(.down))
+        let column = mode == .list ? 0 : Int((x / (Double(grid.width) / Double(columns))).rounded(.down))
+        let position = row * columns + min(max(0, column), columns - 1)
+        return row >= 0 && (0..<photos.count).contains(position) ? position : nil
+    }
+}

@@ -50,6 +50,9 @@ let package = Package(
         .systemLibrary(
             name: "CGtk",
             providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -85,6 +88,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
+                "CSQLite",
             ],
             swiftSettings: strict),
 
@@ -130,7 +134,8 @@ let package = Package(
             name: "GLibKitTests", dependencies: ["GLibKit", "CGLib", "TestSupport", "glibkit-probe"],
             swiftSettings: strict),
         .testTarget(
-            name: "PhotoPipelineTests", dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "TestSupport"],
+            name: "PhotoPipelineTests",
+            dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "CSQLite", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "AppTests", dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport"],

@@ -178,9 +178,11 @@ public final class ClassicPhotosApp {
         let http = http
         Thread.detachNewThread {
             let thumbnails = ThumbnailCache.remote.directory
-            let freed = http.cacheSize + DiskUsage.bytes(under: thumbnails)
+            var freed = http.cacheSize + DiskUsage.bytes(under: thumbnails)
             http.clearCache()
             try? FileManager.default.removeItem(at: thumbnails)
+            // The dates taken the app remembers go too (read again from the photos when needed).
+            freed += PhotoIndex.shared?.clear() ?? 0
             MainLoop.onMainActor { [weak self] in
                 Trace.shared.emit(.cacheCleared(bytes: freed))
                 self?.windows.last?.showToast(

@@ -81,6 +81,7 @@ final class LiveFolder {
             let plan = FolderChanges.plan(
                 changes, list: snapshot, order: order, known: known, link: Self.link, entry: entry,
                 facts: { SortFacts.read(link: $0.link, taken: order.key == .dateTaken) })
+            PhotoIndex.shared?.flush() // the dates read, remembered for the next time
             MainLoop.onMainActor { [weak self] in
                 guard let self, !cancellable.isCancelled else { return }
                 planning = nil
@@ -187,6 +188,7 @@ final class LiveFolder {
                             ?? SortFacts.read(link: entry.link, taken: order.key == .dateTaken))
                 }
             }
+            if order.key == .dateTaken { PhotoIndex.shared?.flush() }
             if cancellable.isCancelled { return }
             let sorted = order.order(names: entries.map(\.name), links: entries.map(\.link), facts: facts)
             let newIDs = sorted.map { ids[$0] }

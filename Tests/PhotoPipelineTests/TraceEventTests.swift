@@ -58,6 +58,8 @@ import Testing
                 .viewMode(mode: "grid", columns: 7, size: 160),
                 #"{"t":1.500000,"ev":"view.mode","mode":"grid","columns":7,"size":160}"#
             )
+        case .indexRead:
+            (.indexRead(rows: 240, hits: 238), #"{"t":1.500000,"ev":"index.read","rows":240,"hits":238}"#)
         case .selectionChanged:
             (.selectionChanged(count: 12), #"{"t":1.500000,"ev":"selection.changed","count":12}"#)
         case .scrollBegin:

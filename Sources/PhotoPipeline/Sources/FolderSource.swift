@@ -38,17 +38,29 @@ public struct FolderSource: PhotoSource {
     /// name (as on disk) of a picture to mark as selected; it is listed even when hidden.
     static func readPictures(
         in folder: URL, selecting: String?, order wanted: PhotoOrder, cancellable: Cancellable,
-        _ deliver: (PhotoSourceBatch) -> Void
+        index: PhotoIndex? = PhotoIndex.shared, _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         var listing = try FolderListing.read(
             folder, selecting: selecting, facts: wanted.needsFacts,
             cancellable: cancellable)
         var used = wanted
         if wanted.key == .dateTaken {
-            if listing.names.count <= inlineDatesLimit {
+            // What the index remembers of the folder's photos, at once: a folder sorted before
+            // settles in its order without reading its files again.
+            let known = index?.facts(inFolder: folder.standardizedFileURL.path) ?? [:]
+            let misses = zip(listing.facts, listing.links).count { facts, link in
+                guard let facts, let path = FolderSource.path(of: link), let held = known[path] else { return true }
+                return held.size != facts.size || held.modified != facts.modified
+            }
+            if misses <= inlineDatesLimit {
+                var hits = 0
                 listing.facts = zip(listing.facts, listing.links).map { facts, link in
-                    facts?.addingDateTaken(link: link)
+                    guard let read = facts?.addingDateTaken(link: link, index: index, known: known) else { return nil }
+                    if read.fromIndex { hits += 1 }
+                    return read.facts
                 }
+                index?.flush()
+                if index != nil { Trace.shared.emit(.indexRead(rows: listing.names.count, hits: hits)) }
             } else {
                 used = PhotoOrder(key: .dateModified, descending: wanted.descending)
             }
@@ -75,6 +87,13 @@ public struct FolderSource: PhotoSource {
                     wantedOrder: wanted))
             start = end
         }
+    }
+
+    /// The local path of a `file:` address, as the index keys it.
+    static func path(of link: String) -> String? {
+        guard let path = g_filename_from_uri(link, nil, nil) else { return nil }
+        defer { g_free(path) }
+        return String(cString: path)
     }
 
     /// The entry a new file at `path` in a shown folder gets, if the folder lists it.

@@ -42,7 +42,7 @@ public struct SortFacts: Sendable, Equatable {
         var facts = SortFacts(
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
             size: Int64(status.st_size))
-        if taken { facts.taken = Self.dateTaken(path: path) ?? Self.localTime(seconds: Int64(status.st_mtim.tv_sec)) }
+        if taken { facts.fillDateTaken(path: path, index: PhotoIndex.shared) }
         return facts
     }
 
@@ -54,15 +54,42 @@ public struct SortFacts: Sendable, Equatable {
     }
 
     /// These facts with the date taken of the photo at the `file:` address `link` filled in
-    /// (its modification time where it has none).
-    func addingDateTaken(link: String) -> SortFacts {
+    /// (its modification time where it has none): from `known` (what the index holds for its
+    /// folder) or `index` when they hold it for this size and time. Says whether they did.
+    func addingDateTaken(
+        link: String, index: PhotoIndex? = PhotoIndex.shared, known: [String: PhotoIndex.Facts]? = nil
+    ) -> (facts: SortFacts, fromIndex: Bool) {
         var facts = self
+        var fromIndex = false
         if let path = g_filename_from_uri(link, nil, nil) {
             defer { g_free(path) }
-            facts.taken = Self.dateTaken(path: path)
+            fromIndex = facts.fillDateTaken(path: path, index: index, known: known)
         }
         facts.taken = facts.taken ?? Self.localTime(seconds: modified / 1_000_000_000)
-        return facts
+        return (facts, fromIndex)
+    }
+
+    /// Fills in the date taken of the photo at `path`, whose size and time these facts hold:
+    /// from `known` or `index` where they have it, else read from the file (its modification
+    /// time where the file says nothing) and given to the index. Says whether the index had it.
+    @discardableResult
+    mutating func fillDateTaken(
+        path: UnsafePointer<CChar>, index: PhotoIndex?, known: [String: PhotoIndex.Facts]? = nil
+    ) -> Bool {
+        let key = String(cString: path)
+        if let known {
+            if let held = known[key], held.size == size, held.modified == modified {
+                taken = held.taken
+                return true
+            }
+        } else if let held = index?.dateTaken(path: key, size: size, modified: modified) {
+            taken = held
+            return true
+        }
+        let read = Self.dateTaken(path: path) ?? Self.localTime(seconds: modified / 1_000_000_000)
+        taken = read
+        index?.remember(path: key, PhotoIndex.Facts(size: size, modified: modified, taken: read))
+        return false
     }
 
     /// The date in the photo's EXIF, from its first 16 KB (64 KB when its EXIF block is long

@@ -97,6 +97,10 @@ extension TraceEvent {
             p.field(.mode, mode)
             p.field(.columns, columns)
             p.field(.size, size)
+        case .indexRead(let rows, let hits):
+            p.name(.indexRead)
+            p.field(.rows, rows)
+            p.field(.hits, hits)
         case .selectionChanged(let count):
             p.name(.selectionChanged)
             p.field(.count, count)

@@ -37,6 +37,8 @@ public enum TraceEvent: Sendable, Equatable {
     case viewMode(mode: String, columns: Int, size: Int)
     /// The selection now holds `count` photos.
     case selectionChanged(count: Int)
+    /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
+    case indexRead(rows: Int, hits: Int)
     /// Scrolling began.
     case scrollBegin(via: ScrollVia)
     /// Scrolling and any deceleration ended; the rows then on screen.
@@ -133,6 +135,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewVisible = "view.visible"
         case viewMode = "view.mode"
         case selectionChanged = "selection.changed"
+        case indexRead = "index.read"
         case scrollBegin = "scroll.begin"
         case scrollEnd = "scroll.end"
         case queuesSuspended = "queues.suspended"
@@ -176,7 +179,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees, mode, columns, size, count
+        case path, covers, frames, frame, degrees, mode, columns, size, count, hits
     }
 }
 

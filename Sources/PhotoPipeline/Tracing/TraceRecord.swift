@@ -86,6 +86,7 @@ extension TraceEvent {
         case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
         case .viewMode: self = try .viewMode(mode: string(.mode), columns: int(.columns), size: int(.size))
         case .selectionChanged: self = try .selectionChanged(count: int(.count))
+        case .indexRead: self = try .indexRead(rows: int(.rows), hits: int(.hits))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))
         case .scrollEnd: self = try .scrollEnd(first: int(.first), last: int(.last))
         case .queuesSuspended: self = .queuesSuspended

@@ -1,0 +1,283 @@
+import CGLib
+import CSQLite
+import Foundation
+import GLibKit
+
+/// What the app has read from photos that is slow to read again (the date taken, from each
+/// file's EXIF), kept between runs in an SQLite database in the app's cache folder, keyed by
+/// path, size and modification time: a file rewritten in place changes one of them, and is
+/// read again.
+///
+/// It is used off the main thread only (folders are read and sorted on workers). Writes are
+/// gathered and made in one transaction at a time, the database in WAL mode so that a second
+/// window's reads do not wait for them. A database that is damaged, or is not this app's, is
+/// set aside (renamed beside it) and made anew; one that stays locked is passed over for this
+/// run. The index is a cache: a miss only costs a read of the file.
+public final class PhotoIndex: @unchecked Sendable {
+    /// What the index holds for one file.
+    public struct Facts: Sendable, Equatable {
+        public var size: Int64
+        /// Modification time, in nanoseconds since 1970.
+        public var modified: Int64
+        /// When the photo was taken, as `SortFacts` writes it ("2021-07-04 18:30:05").
+        public var taken: String
+
+        public init(size: Int64, modified: Int64, taken: String) {
+            self.size = size
+            self.modified = modified
+            self.taken = taken
+        }
+    }
+
+    /// Why an index could not be opened.
+    public enum OpenFailure: Error, Equatable {
+        /// Another process holds it locked (it is left alone).
+        case locked
+        /// It is damaged or not this app's (it is set aside).
+        case unusable(String)
+        /// The folder or the file cannot be made.
+        case unavailable(String)
+    }
+
+    /// "CPIX", the app's mark in the database header (`PRAGMA application_id`).
+    static let applicationID: Int32 = 0x4350_4958
+    static let schemaVersion: Int32 = 1
+    /// Writes gathered before they are made.
+    static let batchSize = 1_000
+
+    public let path: String
+    private let lock = NSLock()
+    private var database: OpaquePointer?
+    private var lookupStatement: OpaquePointer?
+    private var pending: [(path: String, facts: Facts)] = []
+
+    /// The index of this user's cache (`$XDG_CACHE_HOME/classic-photos/index.sqlite`), opened
+    /// when first used; nil where it cannot be opened at all.
+    public static let shared: PhotoIndex? = {
+        let cache = String(cString: g_get_user_cache_dir())
+        return try? PhotoIndex(path: cache + "/classic-photos/index.sqlite")
+    }()
+
+    /// Opens the index at `path`, making it (and its folder) where there is none; a damaged or
+    /// foreign file there is set aside and a new index made in its place.
+    public init(path: String) throws(OpenFailure) {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        guard g_mkdir_with_parents(folder, 0o700) == 0 else {
+            throw .unavailable("“\(folder)” cannot be made: \(String(cString: strerror(errno)))")
+        }
+        do throws(OpenFailure) {
+            try connect()
+        } catch .unusable(_) {
+            close()
+            setAside()
+            try connect()
+        }
+    }
+
+    deinit { close() }
+
+    // MARK: Reading
+
+    /// What the index holds for every file in the folder at `folderPath` and below it, by path.
+    public func facts(inFolder folderPath: String) -> [String: Facts] {
+        let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
+        // Paths between "folder/" and "folder0" ("0" follows "/"): the folder's files and those
+        // of its sub-folders.
+        let end = String(prefix.dropLast()) + "0"
+        var found: [String: Facts] = [:]
+        withDatabase { database in
+            var statement: OpaquePointer?
+            guard
+                sqlite3_prepare_v2(
+                    database, "SELECT path, size, modified, taken FROM photos WHERE path >= ?1 AND path < ?2", -1,
+                    &statement, nil) == SQLITE_OK
+            else { return }
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_text(statement, 1, prefix, -1, cp_sqlite_transient())
+            sqlite3_bind_text(statement, 2, end, -1, cp_sqlite_transient())
+            while sqlite3_step(statement) == SQLITE_ROW {
+                guard let path = sqlite3_column_text(statement, 0), let taken = sqlite3_column_text(statement, 3)
+                else { continue }
+                found[String(cString: path)] = Facts(
+                    size: sqlite3_column_int64(statement, 1), modified: sqlite3_column_int64(statement, 2),
+                    taken: String(cString: taken))
+            }
+        }
+        return found
+    }
+
+    /// The date taken of the file at `path`, if the index holds it for this size and time.
+    public func dateTaken(path: String, size: Int64, modified: Int64) -> String? {
+        var taken: String?
+        withDatabase { _ in
+            guard let statement = lookupStatement else { return }
+            defer { sqlite3_reset(statement) }
+            sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
+            guard sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_int64(statement, 0) == size,
+                sqlite3_column_int64(statement, 1) == modified, let text = sqlite3_column_text(statement, 2)
+            else { return }
+            taken = String(cString: text)
+        }
+        return taken
+    }
+
+    // MARK: Writing
+
+    /// Keeps `facts` for the file at `path`, written with the next batch.
+    public func remember(path: String, _ facts: Facts) {
+        lock.lock()
+        pending.append((path, facts))
+        let full = pending.count >= Self.batchSize
+        lock.unlock()
+        if full { flush() }
+    }
+
+    /// Writes what was gathered, in one transaction.
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database, !pending.isEmpty else { return }
+        let batch = pending
+        pending.removeAll(keepingCapacity: true)
+        guard sqlite3_exec(database, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { return }
+        var statement: OpaquePointer?
+        guard
+            sqlite3_prepare_v2(
+                database, "INSERT OR REPLACE INTO photos (path, size, modified, taken) VALUES (?1, ?2, ?3, ?4)", -1,
+                &statement, nil) == SQLITE_OK
+        else {
+            sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
+            return
+        }
+        defer { sqlite3_finalize(statement) }
+        for (path, facts) in batch {
+            sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
+            sqlite3_bind_int64(statement, 2, facts.size)
+            sqlite3_bind_int64(statement, 3, facts.modified)
+            sqlite3_bind_text(statement, 4, facts.taken, -1, cp_sqlite_transient())
+            _ = sqlite3_step(statement)
+            sqlite3_reset(statement)
+        }
+        if sqlite3_exec(database, "COMMIT", nil, nil, nil) != SQLITE_OK {
+            sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
+        }
+    }
+
+    /// Forgets everything (Clear Cache); returns the bytes the index held on disk.
+    @discardableResult
+    public func clear() -> Int {
+        let before = diskSize
+        lock.lock()
+        pending.removeAll()
+        if let database {
+            sqlite3_exec(database, "DELETE FROM photos", nil, nil, nil)
+            sqlite3_exec(database, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+            sqlite3_exec(database, "VACUUM", nil, nil, nil)
+        }
+        lock.unlock()
+        return max(0, before - diskSize)
+    }
+
+    /// How many files the index holds.
+    public var count: Int {
+        var count = 0
+        withDatabase { database in
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(database, "SELECT count(*) FROM photos", -1, &statement, nil) == SQLITE_OK
+            else { return }
+            defer { sqlite3_finalize(statement) }
+            if sqlite3_step(statement) == SQLITE_ROW { count = Int(sqlite3_column_int64(statement, 0)) }
+        }
+        return count
+    }
+
+    /// The bytes the database and its log take on disk.
+    public var diskSize: Int {
+        ["", "-wal"].reduce(0) { total, suffix in
+            total + (((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? Int) ?? 0)
+        }
+    }
+
+    // MARK: Opening
+
+    private func withDatabase(_ body: (OpaquePointer) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let database { body(database) }
+    }
+
+    private func connect() throws(OpenFailure) {
+        var made: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &made, flags, nil) == SQLITE_OK, let made else {
+            let message = made.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(made)
+            throw .unavailable(message)
+        }
+        database = made
+        // Another window (another process) writing: wait a little, then pass over.
+        sqlite3_busy_timeout(made, 250)
+        try check(sqlite3_exec(made, "PRAGMA journal_mode=WAL", nil, nil, nil), "journal mode")
+        let application = try integer("PRAGMA application_id")
+        let version = try integer("PRAGMA user_version")
+        let tables = try integer("SELECT count(*) FROM sqlite_master")
+        if application == 0, version == 0, tables == 0 {
+            try check(
+                sqlite3_exec(
+                    made,
+                    """
+                    PRAGMA application_id=\(Self.applicationID);
+                    PRAGMA user_version=\(Self.schemaVersion);
+                    CREATE TABLE photos (
+                        path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
+                        taken TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    """, nil, nil, nil), "schema")
+        } else if application != Self.applicationID || version != Self.schemaVersion {
+            throw .unusable("not an index of this app (application \(application), version \(version))")
+        } else {
+            var statement: OpaquePointer?
+            try check(sqlite3_prepare_v2(made, "PRAGMA quick_check", -1, &statement, nil), "check")
+            defer { sqlite3_finalize(statement) }
+            let answer = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_text(statement, 0) : nil
+            guard let answer, String(cString: answer) == "ok" else { throw .unusable("damaged") }
+        }
+        sqlite3_exec(made, "PRAGMA synchronous=NORMAL", nil, nil, nil)
+        var lookup: OpaquePointer?
+        try check(
+            sqlite3_prepare_v2(made, "SELECT size, modified, taken FROM photos WHERE path = ?1", -1, &lookup, nil),
+            "lookup")
+        lookupStatement = lookup
+    }
+
+    private func integer(_ query: String) throws(OpenFailure) -> Int32 {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(database, query, -1, &statement, nil), query)
+        defer { sqlite3_finalize(statement) }
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_ROW else { try check(step, query); return 0 }
+        return sqlite3_column_int(statement, 0)
+    }
+
+    private func check(_ code: Int32, _ what: String) throws(OpenFailure) {
+        guard code != SQLITE_OK, code != SQLITE_DONE, code != SQLITE_ROW else { return }
+        if code == SQLITE_BUSY || code == SQLITE_LOCKED { throw .locked }
+        let message = database.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(code)"
+        throw .unusable("\(what): \(message)")
+    }
+
+    private func close() {
+        sqlite3_finalize(lookupStatement)
+        lookupStatement = nil
+        sqlite3_close_v2(database)
+        database = nil
+    }
+
+    /// Moves the file (and its log) aside, as `index.sqlite.set-aside`, so that a new one can be
+    /// made and the old one can still be looked at.
+    private func setAside() {
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        rename(path, path + ".set-aside")
+    }
+}

@@ -1,0 +1,132 @@
+import CSQLite
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// The index of dates taken: what it keeps and by which key, how it survives a damaged or
+/// foreign file, and a folder sorted by date served from it the second time.
+@Suite struct PhotoIndexTests {
+    private func place() throws -> (folder: URL, index: String) {
+        let folder = try TestPictures.makeFolder("index")
+        return (folder, folder.appendingPathComponent("cache/classic-photos/index.sqlite").path)
+    }
+
+    @Test("Facts kept are found again by path, size and time, after the index is opened anew")
+    func roundTrip() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let index = try PhotoIndex(path: path)
+            index.remember(path: "/p/a.jpg", .init(size: 10, modified: 100, taken: "2020-01-01 10:00:00"))
+            index.remember(path: "/p/sub/b.jpg", .init(size: 20, modified: 200, taken: "2021-01-01 10:00:00"))
+            index.remember(path: "/p2/c.jpg", .init(size: 30, modified: 300, taken: "2022-01-01 10:00:00"))
+            index.flush()
+        }
+        let index = try PhotoIndex(path: path)
+        #expect(index.count == 3)
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 100) == "2020-01-01 10:00:00")
+        // The file rewritten since (another size or another time) is not known.
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 11, modified: 100) == nil)
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 101) == nil)
+        #expect(index.dateTaken(path: "/p/x.jpg", size: 10, modified: 100) == nil)
+        // A folder's files and its sub-folders', not a sibling whose name starts the same.
+        #expect(Set(index.facts(inFolder: "/p").keys) == ["/p/a.jpg", "/p/sub/b.jpg"])
+        #expect(index.clear() >= 0 && index.count == 0)
+    }
+
+    @Test("A damaged or foreign index is set aside and made anew; a locked one does not block")
+    func damagedForeignLocked() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // Garbage where the index was.
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        var index = try PhotoIndex(path: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".set-aside")) == garbage)
+        index.remember(path: "/p/a.jpg", .init(size: 1, modified: 2, taken: "2020-01-01 10:00:00"))
+        index.flush()
+        #expect(index.count == 1)
+
+        // Another program's database.
+        index = try PhotoIndex(path: folder.appendingPathComponent("unused.sqlite").path)
+        try FileManager.default.removeItem(atPath: path)
+        var foreign: OpaquePointer?
+        #expect(sqlite3_open(path, &foreign) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(foreign, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')", nil, nil, nil)
+                == SQLITE_OK)
+        sqlite3_close(foreign)
+        index = try PhotoIndex(path: path)
+        #expect(index.count == 0)
+        #expect(FileManager.default.fileExists(atPath: path + ".set-aside"))
+
+        // Another process writing: reads go on, a write waits a moment and is given up.
+        index.remember(path: "/p/a.jpg", .init(size: 1, modified: 2, taken: "2020-01-01 10:00:00"))
+        index.flush()
+        var writer: OpaquePointer?
+        #expect(sqlite3_open(path, &writer) == SQLITE_OK)
+        #expect(sqlite3_exec(writer, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
+        let second = try PhotoIndex(path: path)
+        #expect(second.dateTaken(path: "/p/a.jpg", size: 1, modified: 2) == "2020-01-01 10:00:00")
+        let started = Date()
+        second.remember(path: "/p/b.jpg", .init(size: 1, modified: 2, taken: "2020-01-01 10:00:00"))
+        second.flush()
+        #expect(Date().timeIntervalSince(started) < 5, "a locked index held the writer up")
+        sqlite3_exec(writer, "ROLLBACK", nil, nil, nil)
+        sqlite3_close(writer)
+    }
+
+    @Test("A folder sorted by date is served from the index the second time; a photo rewritten is read again")
+    func folderServedFromIndex() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        // Names in one order, dates in the other.
+        let dates = ["2024:01:01 10:00:00", "2023:01:01 10:00:00", "2022:01:01 10:00:00", "2021:01:01 10:00:00"]
+        for (n, date) in dates.enumerated() {
+            let jpeg = try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: date, orientation: 1, little: n % 2 == 0)
+            let file = photos.appendingPathComponent("img\(n + 1).jpg")
+            try jpeg.write(to: file)
+            // Whole seconds, which setting the time again below keeps exactly.
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(n))], ofItemAtPath: file.path)
+        }
+        let index = try PhotoIndex(path: path)
+        func read() throws -> [String] {
+            var names: [String] = []
+            try FolderSource.readPictures(
+                in: photos, selecting: nil, order: PhotoOrder(key: .dateTaken), cancellable: Cancellable(),
+                index: index
+            ) { batch in names += batch.entries.map(\.name) }
+            return names
+        }
+        #expect(try read() == ["img4.jpg", "img3.jpg", "img2.jpg", "img1.jpg"])
+        #expect(index.count == 4)
+
+        // The files' dates changed behind the index's back, size and time kept: the index answers.
+        for n in 1...4 {
+            let file = photos.appendingPathComponent("img\(n).jpg")
+            var bytes = try Data(contentsOf: file)
+            let date = Data("2025:0\(n):01 10:00:00".utf8)
+            let at = try #require(bytes.range(of: Data(dates[n - 1].utf8)))
+            bytes.replaceSubrange(at, with: date)
+            try bytes.write(to: file)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(n - 1))], ofItemAtPath: file.path
+            )
+        }
+        #expect(try read() == ["img4.jpg", "img3.jpg", "img2.jpg", "img1.jpg"], "dates came from the files")
+
+        // img4 rewritten (a new time): its new date is read, and it goes last.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -10)],
+            ofItemAtPath: photos.appendingPathComponent("img4.jpg").path)
+        #expect(try read() == ["img3.jpg", "img2.jpg", "img1.jpg", "img4.jpg"])
+    }
+}

@@ -184,7 +184,7 @@ final class PhotoActions {
         } else {
             chosen = pane.selection.positions.compactMap { $0 < photos.count ? (photos.id(at: $0), $0) : nil }
         }
-        return chosen.compactMap { target($0.id, at: $0.position) }
+        return chosen.compactMap { target($0.id, at: $0.position) }.filter { !$0.entry.isFolder }
     }
 
     /// The one photo an action on a single photo acts on: the one shown, or the first of those
@@ -196,7 +196,7 @@ final class PhotoActions {
     }
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
-        guard let snapshot = processor.snapshot(of: id) else { return nil }
+        guard let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else { return nil }
         return PhotoTarget(id: id, position: position, entry: snapshot.entry, url: try? snapshot.entry.resolvedURL())
     }
 

@@ -104,6 +104,7 @@ final class PhotoGridCell: PhotoTile {
     func show(_ snapshot: PhotoSnapshot) -> String {
         let samePhoto = photo == snapshot.id
         photo = snapshot.id
+        if snapshot.entry.isFolder { return showFolder(snapshot) }
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let failed = state == .failed
         let statusLine = PhotoRowWidget.statusText(state, working: working, failure: snapshot.failure)
@@ -132,6 +133,26 @@ final class PhotoGridCell: PhotoTile {
             picture.setAlternativeText(name)
         }
         return statusLine
+    }
+
+    /// A sub-folder: the folder icon in the square, its name beneath, its path as the tooltip.
+    private func showFolder(_ snapshot: PhotoSnapshot) -> String {
+        let name = snapshot.displayName
+        title.setText(name)
+        setTooltip(FolderItem.path(of: snapshot.entry))
+        if shownFailed {
+            shownFailed = false
+            reason.isVisible = false
+            setRetryVisible(false)
+        }
+        setPlaceholder("folder")
+        setWorking(false)
+        let accessible = (name, tr("folder"))
+        if shownAccessible.map({ $0 != accessible }) ?? true {
+            shownAccessible = accessible
+            root.setAccessibleLabel(accessible.0, description: accessible.1)
+        }
+        return ""
     }
 
     private func setTooltip(_ text: String?) {
@@ -189,5 +210,13 @@ final class PhotoGridCell: PhotoTile {
         guard let spinner else { return }
         spinner.isVisible = working
         spinner.isSpinning = working
+    }
+}
+
+/// What the views show of a sub-folder.
+enum FolderItem {
+    /// The folder's path, for its tooltip.
+    static func path(of entry: PhotoEntry) -> String {
+        (try? entry.resolvedURL()).map { $0.path } ?? entry.name
     }
 }

@@ -146,7 +146,9 @@ final class PhotoListPane {
                 boundTiles[id] = tile
                 processor.rowBound(position)
                 let snapshot = processor.snapshot(at: position)
-                Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name))
+                Trace.shared.emit(
+                    .rowShown(
+                        row: position, id: id, name: snapshot.name, kind: snapshot.entry.isFolder ? .folder : .photo))
                 show(snapshot, in: tile)
             })
         connections.append(
@@ -341,7 +343,18 @@ final class PhotoListPane {
         }
     }
 
-    func forgetPendingSelection() { pendingSelection = nil }
+    func forgetPendingSelection() {
+        pendingSelection = nil
+        pendingReveal = nil
+    }
+
+    /// Selects the row at `position` and brings it into view once the list is laid out (a
+    /// folder returned from).
+    func revealWhenLaidOut(_ position: Int) {
+        selection.selectOnly(position)
+        pendingReveal = position
+        revealPending()
+    }
 
     private func scrollToPendingSelection() {
         guard let position = pendingSelection, position < photos.count else { return }

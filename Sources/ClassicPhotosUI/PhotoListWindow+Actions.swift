@@ -20,10 +20,12 @@ extension PhotoListWindow {
         ("win.zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"]),
         ("win.zoom-out", ["<Control>minus", "<Control>KP_Subtract"]),
         ("win.zoom-reset", ["<Control>0", "<Control>KP_0"]),
+        ("win.go-back", ["<Alt>Left", "<Alt>KP_Left"]),
+        ("win.go-up", ["<Alt>Up", "<Alt>KP_Up"]),
     ]
 
     /// The actions that change the view, which the viewer's own keys take while it is open.
-    static let viewActions = ["view-mode", "zoom-in", "zoom-out", "zoom-reset"]
+    static let viewActions = ["view-mode", "zoom-in", "zoom-out", "zoom-reset", "go-back", "go-up"]
 
     func addActions() {
         addAction("open") { [unowned self] in chooseFiles(folders: false) }
@@ -49,6 +51,8 @@ extension PhotoListWindow {
             pane.show(mode)
             return true
         }
+        addAction("go-back") { [unowned self] in goBack() }
+        addAction("go-up") { [unowned self] in goUp() }
         addAction("zoom-in") { [unowned self] in pane.stepCellSize(1) }
         addAction("zoom-out") { [unowned self] in pane.stepCellSize(-1) }
         addAction("zoom-reset") { [unowned self] in pane.setCellSize(PhotoGridCell.defaultSize) }
@@ -82,7 +86,14 @@ extension PhotoListWindow {
     /// only on the grid.
     func refreshViewActions(viewerOpen: Bool) {
         for name in Self.viewActions {
-            toplevel.setActionEnabled(name, !viewerOpen && (name == "view-mode" || pane.mode == .grid))
+            let applies =
+                switch name {
+                case "view-mode": true
+                case "go-back": !history.isEmpty
+                case "go-up": parentFolder != nil
+                default: pane.mode == .grid
+                }
+            toplevel.setActionEnabled(name, !viewerOpen && applies)
         }
     }
 
@@ -90,6 +101,37 @@ extension PhotoListWindow {
         let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
         connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
         toplevel.addAction(action)
+    }
+
+    // MARK: Folders within folders
+
+    /// Opens the sub-folder at `url` in this window; Back returns to what was shown.
+    func openFolder(_ url: URL) {
+        history.append(sources)
+        open([PhotoSources.source(for: url)])
+    }
+
+    /// The folder the one shown is in, when the list is one folder (and not the root).
+    var parentFolder: URL? {
+        guard let folder = liveFolder?.url.standardizedFileURL, folder.path != "/" else { return nil }
+        return folder.deletingLastPathComponent()
+    }
+
+    /// Back (Alt+Left): what was shown before the last folder opened, with the folder left
+    /// selected in it.
+    func goBack() {
+        guard let previous = history.popLast() else { return }
+        let left = liveFolder?.url
+        open(previous)
+        if let left { selectWhenLoaded(folder: left) }
+    }
+
+    /// Up (Alt+Up): the folder the one shown is in, with the folder left selected.
+    func goUp() {
+        guard let parent = parentFolder, let left = liveFolder?.url else { return }
+        history.append(sources)
+        open([PhotoSources.source(for: parent)])
+        selectWhenLoaded(folder: left)
     }
 
     // MARK: Open… and Open Folder…

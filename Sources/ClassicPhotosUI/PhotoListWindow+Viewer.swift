@@ -11,7 +11,16 @@ extension PhotoListWindow: PhotoViewerHost {
     func installViewer(in area: Widget<Overlay>) {
         viewer = PhotoViewer(host: self, photos: photos, processor: processor)
         area.addOverlay(viewer.root)
-        pane.onActivate = { [unowned self] position in viewer.open(at: position) }
+        // A photo opens in the viewer; a sub-folder opens in its place, in the same window.
+        pane.onActivate = { [unowned self] position in
+            guard position < photos.count else { return }
+            let entry = photos.entry(at: position)
+            if entry.isFolder, let url = try? entry.resolvedURL() {
+                openFolder(url)
+            } else {
+                viewer.open(at: position)
+            }
+        }
         // The picture opened shows in the viewer, its folder in the list behind.
         pane.onPendingSelectionShown = { [unowned self] position in viewer.open(at: position) }
     }

@@ -51,6 +51,10 @@ final class PhotoListWindow {
     private(set) var photoOrder: PhotoOrder
     /// Whether every source of the list has been read.
     var loadingFinished: Bool { loading == nil }
+    /// What was shown before each sub-folder opened (its sources), the latest last.
+    var history: [[any PhotoSource]] = []
+    /// A sub-folder to select once the list holds it (the one left by Back or Up).
+    private var folderToSelect: String?
     /// A file chooser or location dialog while one is open: what holds it, and its handlers.
     var dialog: (owner: AnyObject, connections: [SignalConnection])?
 
@@ -140,8 +144,20 @@ final class PhotoListWindow {
         }
     }
 
+    /// Selects the sub-folder at `folder` once the list being loaded holds it.
+    func selectWhenLoaded(folder: URL) {
+        var link = folder.standardizedFileURL.absoluteString
+        if !link.hasSuffix("/") { link += "/" }
+        folderToSelect = link
+    }
+
     private func finishedLoading(failures: [PhotoSourceError]) {
         loading = nil
+        if let link = folderToSelect, let id = photos.id(forLink: link), let position = photos.position(of: id) {
+            pane.revealWhenLaidOut(position)
+        }
+        folderToSelect = nil
+        refreshViewActions(viewerOpen: viewer.isOpen)
         status.isLoading = false
         if let folder = liveFolder, folder.order != photoOrder {
             // Not yet in the order asked for (the dates taken of a big folder): worked out now.

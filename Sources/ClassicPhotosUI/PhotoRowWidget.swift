@@ -114,6 +114,7 @@ final class PhotoRowWidget {
     @discardableResult
     func show(_ snapshot: PhotoSnapshot) -> String {
         photo = snapshot.id
+        if snapshot.entry.isFolder { return showFolder(snapshot) }
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
         // Names are shown through `DisplayText`: one line, no control or bidi characters.
@@ -151,6 +152,27 @@ final class PhotoRowWidget {
             picture.setAlternativeText(name)
         }
         return statusLine
+    }
+
+    /// A sub-folder: the folder icon, its name, and "Folder"; its path as the tooltip.
+    private func showFolder(_ snapshot: PhotoSnapshot) -> String {
+        let name = snapshot.displayName
+        title.setText(name)
+        status.setText(tr("Folder"))
+        setTooltip(FolderItem.path(of: snapshot.entry))
+        if shownFailed {
+            shownFailed = false
+            status.removeCSSClass("error")
+            setRetryVisible(false)
+        }
+        setPlaceholder("folder")
+        setWorking(false)
+        let accessible = (name, tr("folder"))
+        if shownAccessible.map({ $0 != accessible }) ?? true {
+            shownAccessible = accessible
+            root.setAccessibleLabel(accessible.0, description: accessible.1)
+        }
+        return ""
     }
 
     /// Sets the tooltip only when it changes: GTK queries the display for tooltips on every

@@ -85,9 +85,19 @@ final class WindowStatus {
     func refreshSubtitle() {
         subtitleRefresh = nil
         guard !isLoading else { return }
-        let count = photos.count
+        // Sub-folders head the list; the count is of photos.
+        let folders = photos.firstPhoto
+        let count = photos.count - folders
         failedInSubtitle = processor.failedCount
-        let photos = String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+        var photos = String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+        if folders > 0 {
+            photos =
+                count == 0
+                ? String(format: ntr("%@ folder", "%@ folders", folders), Localization.number(folders))
+                : String(
+                    format: ntr("%1$@ folder, %2$@", "%1$@ folders, %2$@", folders), Localization.number(folders),
+                    photos)
+        }
         let failed = failedInSubtitle
         setSubtitle(
             failed > 0

@@ -42,7 +42,7 @@ extension GUITests {
                 #expect(app.terminate() == 0)
                 let read = try #require(events.first { $0.event.name == .indexRead })
                 var names: [Int: String] = [:]
-                for case .rowShown(let row, _, let name) in events.map(\.event) { names[row] = name }
+                for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
                 return (read, (0..<3).compactMap { names[$0] })
             }
             let first = try launch()

@@ -14,7 +14,7 @@ extension GUITests {
         /// Name and identity shown per row (from `row.shown`), the latest for each row.
         private func shown(_ events: [TraceRecord]) -> [Int: (name: String, id: PhotoID)] {
             var rows: [Int: (name: String, id: PhotoID)] = [:]
-            for case .rowShown(let row, let id, let name) in self.events(events, .rowShown).map(\.event) {
+            for case .rowShown(let row, let id, let name, _) in self.events(events, .rowShown).map(\.event) {
                 rows[row] = (name, id)
             }
             return rows

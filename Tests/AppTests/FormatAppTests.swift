@@ -63,7 +63,7 @@ extension GUITests {
                     && Set(statuses).isSuperset(of: [6, 7])
             }
             var shown: [Int: String] = [:]
-            for case .rowShown(let row, _, let name) in events.map(\.event) { shown[row] = name }
+            for case .rowShown(let row, _, let name, _) in events.map(\.event) { shown[row] = name }
             #expect((0..<names.count).map { shown[$0] } == names)
             let states = AppSession.rowStates(events)
             #expect((0..<6).allSatisfy { states[$0] == .filtered }, "\(states)")

@@ -132,7 +132,7 @@ extension GUITests {
             }
             // The trace keeps each name as the list has it.
             let shown = events.compactMap { record -> (Int, String)? in
-                guard case .rowShown(let row, _, let name) = record.event else { return nil }
+                guard case .rowShown(let row, _, let name, _) = record.event else { return nil }
                 return (row, name)
             }
             #expect(shown.first { $0.0 == 9 }?.1 == rows[9].name)

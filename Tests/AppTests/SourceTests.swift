@@ -14,7 +14,7 @@ extension GUITests {
         /// Names shown per row (from `row.shown`), latest first wins.
         private func shownNames(_ events: [TraceRecord]) -> [Int: String] {
             var names: [Int: String] = [:]
-            for case .rowShown(let row, _, let name) in self.events(events, .rowShown).map(\.event) {
+            for case .rowShown(let row, _, let name, _) in self.events(events, .rowShown).map(\.event) {
                 names[row] = name
             }
             return names
@@ -23,11 +23,16 @@ extension GUITests {
         private func settled(_ events: [TraceRecord]) -> Bool {
             guard let range = AppSession.visibleRanges(events).last else { return false }
             let states = AppSession.rowStates(events)
-            return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
+            var folders = Set<Int>()
+            for case .rowShown(let row, _, _, .folder) in self.events(events, .rowShown).map(\.event) {
+                folders.insert(row)
+            }
+            return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed || folders.contains($0) }
         }
 
         /// A folder of pictures in several formats with names that sort naturally, plus a text
-        /// file, a text file named like a JPEG, and a sub-folder holding a picture.
+        /// file, a text file named like a JPEG, and a sub-folder holding a picture (listed first,
+        /// as a folder).
         private func mixedFolder() throws -> (folder: URL, pictures: [String]) {
             let folder = try TestPictures.makeFolder("mixed")
             var pictures: [String] = []
@@ -53,21 +58,28 @@ extension GUITests {
             return (folder, order.filter(pictures.contains))
         }
 
-        @Test("A folder shows its pictures by name, of every format, in natural order, and turns them sepia")
+        @Test(
+            "A folder shows its sub-folder first, then its pictures by name, of every format, in natural order, and turns them sepia"
+        )
         func folder() throws {
             let (folder, pictures) = try mixedFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             #expect(pictures.count >= 5, "gdk-pixbuf saved too few formats: \(pictures)")
             let app = try AppSession(source: folder.path)
             let loaded = try app.waitFor(event: .sourceLoaded)
-            #expect(loaded.event.rows == pictures.count)
+            #expect(loaded.event.rows == pictures.count + 1)
             let events = try app.waitFor("folder rows settled") { settled($0) }
             let names = shownNames(events)
-            #expect((0..<pictures.count).map { names[$0] } == pictures)
+            #expect((0...pictures.count).map { names[$0] } == ["img5-folder"] + pictures)
+            let folderRow = events.first {
+                if case .rowShown(0, _, _, let kind) = $0.event { kind == .folder } else { false }
+            }
+            #expect(folderRow != nil, "the sub-folder is shown as a folder")
             let states = AppSession.rowStates(events)
-            #expect(states[0] == .failed, "\(states)")
-            #expect(self.events(events, .opFail).first { $0.event.row == 0 }?.event.reason == .notImage)
-            #expect((1..<pictures.count).allSatisfy { states[$0] == .filtered }, "\(states)")
+            #expect(states[0] == nil, "a folder has no work: \(states)")
+            #expect(states[1] == .failed, "\(states)")
+            #expect(self.events(events, .opFail).first { $0.event.row == 1 }?.event.reason == .notImage)
+            #expect((2...pictures.count).allSatisfy { states[$0] == .filtered }, "\(states)")
             #expect(app.terminate() == 0)
         }
 

@@ -342,11 +342,12 @@ func plist(_ body: String) -> String {
         let order = [
             "anim.gif", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "no-extension", "photo.tiff",
         ]
-        return (folder, order.filter(pictures.contains))
+        // Sub-folders first, by name (a folder named like a picture is a folder).
+        return (folder, ["folder.jpg", "sub"] + order.filter(pictures.contains))
     }
 
     @Test(
-        "A folder lists its pictures by name (content only where the name says nothing), hidden and backup files left out, in natural order"
+        "A folder lists its sub-folders, then its pictures by name (content only where the name says nothing), hidden and backup files left out, in natural order"
     )
     func folder() throws {
         let (folder, expected) = try mixedFolder()
@@ -355,10 +356,13 @@ func plist(_ body: String) -> String {
         let entries = batches.flatMap(\.entries)
         #expect(entries.map(\.name) == expected)
         #expect(batches.allSatisfy { $0.selected == nil })
+        #expect(entries.map(\.isFolder) == entries.indices.map { $0 < 2 })
         for entry in entries {
             #expect(entry.base == nil)
             #expect(entry.link.hasPrefix("file:///"))
-            #expect(entry.url.standardizedFileURL == folder.url.appendingPathComponent(entry.name).standardizedFileURL)
+            #expect(
+                entry.url.standardizedFileURL.path
+                    == folder.url.appendingPathComponent(entry.name).standardizedFileURL.path)
         }
         // The same, with the folder named as an argument.
         let named = try readEntries(PhotoSources.source(for: folder.url.path))

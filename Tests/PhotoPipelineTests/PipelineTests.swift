@@ -84,7 +84,9 @@ import TestSupport
         let folder = Products.packageRoot.appendingPathComponent("data/photos")
         processor.setEntries([
             PhotoEntry(name: "missing", url: folder.appendingPathComponent("no-such-photo.jpg")),
-            PhotoEntry(name: "folder", url: folder),
+            // A folder named where a photo is expected (without the trailing "/" that makes an
+            // entry a folder to open).
+            PhotoEntry(name: "folder", link: "file://" + folder.path, base: nil),
             PhotoEntry(name: "ftp", link: "ftp://example.org/a.jpg", base: nil),
             PhotoEntry(name: "blank", link: "  ", base: PhotoEntryBase(server.baseURL)),
         ])

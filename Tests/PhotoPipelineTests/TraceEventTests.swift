@@ -72,8 +72,8 @@ import Testing
             (.queuesResumed, #"{"t":1.500000,"ev":"queues.resumed"}"#)
         case .rowShown:
             (
-                .rowShown(row: 7, id: id, name: "Fish & Chips 🐟"),
-                #"{"t":1.500000,"ev":"row.shown","row":7,"id":42,"name":"Fish & Chips 🐟"}"#
+                .rowShown(row: 7, id: id, name: "Fish & Chips 🐟", kind: .folder),
+                #"{"t":1.500000,"ev":"row.shown","row":7,"id":42,"name":"Fish & Chips 🐟","kind":"folder"}"#
             )
         case .opStart:
             (

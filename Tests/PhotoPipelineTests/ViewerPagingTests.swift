@@ -9,11 +9,31 @@ private struct Photos: ViewerList {
     var count: Int { ids.count }
     func id(at position: Int) -> PhotoID { ids[position] }
     func position(of id: PhotoID) -> Int? { ids.firstIndex(of: id) }
+    /// Sub-folders heading the list.
+    var folders = 0
+    var firstPhoto: Int { folders }
 }
 
 private func p(_ raw: UInt64) -> PhotoID { PhotoID(rawValue: raw) }
 
 @Suite struct ViewerPagingTests {
+    @Test("Sub-folders heading the list are passed over: not opened, not neighbours, not reached by Home")
+    func foldersPassedOver() {
+        var list = Photos(1...6)
+        list.folders = 2 // 1 and 2 are folders
+        var paging = ViewerPaging()
+        #expect(paging.open(at: 1, in: list) == [] && !paging.isOpen)
+        #expect(
+            paging.open(at: 2, in: list) == [
+                .show(p(3), position: 2, moved: true), .start(p(3), urgent: true), .start(p(4), urgent: false),
+            ])
+        #expect(paging.step(-1, in: list) == [])
+        _ = paging.step(3, in: list)
+        #expect(paging.shown == p(6))
+        _ = paging.jump(toEnd: false, in: list)
+        #expect(paging.shown == p(3) && paging.position == 2)
+    }
+
     @Test("Opening shows the photo, loads it urgently and its neighbours after it")
     func open() {
         var paging = ViewerPaging()

@@ -325,8 +325,11 @@ public final class PhotoCollection {
 }
 
 extension PhotoCollection {
+    /// Whether the photo still needs its work (a folder never does).
     func needsWork(_ id: PhotoID) -> Bool {
-        records[id]?.needsWork ?? contains(id)
+        if let record = records[id] { return record.needsWork }
+        guard let position = position(of: id) else { return false }
+        return !entry(at: position).isFolder
     }
 }
 

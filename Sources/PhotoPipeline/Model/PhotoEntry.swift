@@ -86,6 +86,10 @@ public struct PhotoEntry: Sendable, Equatable {
         return url
     }
 
+    /// Whether the entry is a folder (a sub-folder of the folder shown) rather than a photo: a
+    /// `file:` address ending in "/". A folder has no picture; opening it shows its photos.
+    public var isFolder: Bool { link.hasSuffix("/") && link.hasPrefix("file:") }
+
     /// Whether the list this entry comes from was read over the network.
     public var isFromNetwork: Bool {
         base?.url.isWebAddress ?? false

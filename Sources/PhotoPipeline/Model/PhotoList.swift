@@ -134,6 +134,16 @@ public final class PhotoList {
     public func entry(at position: Int) -> PhotoEntry { photos.entry(at: position) }
     public func name(at position: Int) -> String { photos.name(at: position) }
     public func id(forLink link: String) -> PhotoID? { photos.id(forLink: link) }
+    /// How many sub-folders head the list (they always come first): the position of its
+    /// first photo. A binary search, reading a few entries.
+    public var firstPhoto: Int {
+        var low = 0, high = photos.count
+        while low < high {
+            let middle = (low + high) / 2
+            if photos.entry(at: middle).isFolder { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
     public func needsWork(_ id: PhotoID) -> Bool { photos.needsWork(id) }
     /// The photos as they are now, to read on another thread.
     public func snapshot() -> PhotoCollectionSnapshot { photos.snapshot() }

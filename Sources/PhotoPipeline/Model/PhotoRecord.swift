@@ -76,7 +76,9 @@ public final class PhotoRecord: Sendable {
     }
 
     /// Whether anything is left to do (download and/or filter).
-    public var needsWork: Bool { progress.withLock { $0.state == .new || $0.state == .downloaded } }
+    public var needsWork: Bool {
+        !entry.isFolder && progress.withLock { $0.state == .new || $0.state == .downloaded }
+    }
 
     /// State, image and failure taken together.
     func snapshot(isBusy: Bool) -> PhotoSnapshot {

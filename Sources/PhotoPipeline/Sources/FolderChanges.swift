@@ -295,7 +295,11 @@ public enum FolderChanges {
             while low < high {
                 let middle = (low + high) / 2
                 let (other, otherFacts) = describe(rows[middle])
-                if order.precedes(facts, named: entry.name, otherFacts, named: other.name) {
+                // Sub-folders come first, whatever the order: a photo never goes before one.
+                let precedes =
+                    other.isFolder != entry.isFolder
+                    ? entry.isFolder : order.precedes(facts, named: entry.name, otherFacts, named: other.name)
+                if precedes {
                     high = middle
                 } else {
                     low = middle + 1

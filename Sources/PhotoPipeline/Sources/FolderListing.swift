@@ -16,6 +16,10 @@ struct FolderListing {
     var facts: [SortFacts?] = []
     /// The index of the picture asked for by name, if it was found.
     var selected: Int?
+    /// The folder's own sub-folders (not hidden): their names and `file:` addresses, each
+    /// ending in "/".
+    var folderNames: [String] = []
+    var folderLinks: [String] = []
 
     /// Reads `folder`; `selecting` is a file name (as on disk) to find and list even if hidden.
     /// With `facts`, each picture's modification time and size are read too, and with `taken`
@@ -55,10 +59,18 @@ struct FolderListing {
                     if name[0] == 0x2E, name[1] == 0 || (name[1] == 0x2E && name[2] == 0) { return false } // . and ..
                     let isSelected = selecting.map { strcmp($0, name) == 0 } ?? false
                     guard isSelected || !isHidden(name, hiddenNames) else { return false }
-                    guard isRegularFile(name, type: type, in: descriptor) else { return false }
                     path.removeSubrange(prefixLength...)
                     path.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name)))
                     path.append(0)
+                    if isFolder(name, type: type, in: descriptor) {
+                        if let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) }) {
+                            listing.folderNames.append(displayName(name))
+                            listing.folderLinks.append(String(cString: uri) + "/")
+                            g_free(uri)
+                        }
+                        return false
+                    }
+                    guard isRegularFile(name, type: type, in: descriptor) else { return false }
                     let isPicture =
                         switch pictures.verdict(forName: name) {
                         case .picture: true
@@ -127,6 +139,18 @@ struct FolderListing {
             var status = stat()
             let found = path.map { stat($0, &status) } ?? fstatat(directory, name, &status, 0)
             return found == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        default: return false
+        }
+    }
+
+    /// Whether `name` is a folder (or a symbolic link to one), from the directory entry's type
+    /// where it gives one.
+    private static func isFolder(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32) -> Bool {
+        switch Int32(type) {
+        case Int32(DT_DIR): return true
+        case Int32(DT_LNK), Int32(DT_UNKNOWN):
+            var status = stat()
+            return fstatat(directory, name, &status, 0) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
         default: return false
         }
     }

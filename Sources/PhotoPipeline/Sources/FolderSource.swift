@@ -68,18 +68,25 @@ public struct FolderSource: PhotoSource {
         if cancellable.isCancelled { throw .cancelled }
         let order = used.order(names: listing.names, links: listing.links, facts: listing.facts)
         let folderURL = folder.standardizedFileURL
-        if order.isEmpty {
+        // Sub-folders first, by name (as the file manager shows them), then the pictures.
+        let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
+            .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
+        let total = folders.count + order.count
+        if total == 0 {
             deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: wanted))
             return
         }
-        let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }
+        let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }.map { folders.count + $0 }
+        func entry(at position: Int) -> PhotoEntry {
+            if position < folders.count { return folders[position] }
+            let index = order[position - folders.count]
+            return PhotoEntry(name: listing.names[index], link: listing.links[index], base: nil)
+        }
         var start = 0
-        while start < order.count {
+        while start < total {
             if cancellable.isCancelled { throw .cancelled }
-            let end = min(start + PhotoSources.batchSize, order.count)
-            let entries = order[start..<end].map {
-                PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil)
-            }
+            let end = min(start + PhotoSources.batchSize, total)
+            let entries = (start..<end).map(entry(at:))
             let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
             deliver(
                 PhotoSourceBatch(

@@ -115,11 +115,12 @@ extension TraceEvent {
             p.name(.queuesSuspended)
         case .queuesResumed:
             p.name(.queuesResumed)
-        case .rowShown(let row, let id, let name):
+        case .rowShown(let row, let id, let name, let kind):
             p.name(.rowShown)
             p.field(.row, row)
             p.field(.id, id)
             p.field(.name, name)
+            p.field(.kind, kind.rawValue)
         case .opStart(let kind, let row, let id):
             p.name(.opStart)
             p.field(.kind, kind)

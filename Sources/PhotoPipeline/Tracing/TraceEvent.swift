@@ -47,8 +47,8 @@ public enum TraceEvent: Sendable, Equatable {
     case queuesSuspended
     /// Both operation queues were resumed.
     case queuesResumed
-    /// A row widget was bound to a photo.
-    case rowShown(row: Int, id: PhotoID, name: String)
+    /// A row widget (a grid cell) was bound to a photo, or to a sub-folder (`kind`).
+    case rowShown(row: Int, id: PhotoID, name: String, kind: RowKind)
     /// An operation began its work.
     case opStart(kind: OperationKind, row: Int, id: PhotoID)
     /// An operation completed its work in `ms` milliseconds.
@@ -181,6 +181,11 @@ public enum TraceEvent: Sendable, Equatable {
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits
     }
+}
+
+/// What a row shows: a photo, or a sub-folder of the folder shown.
+public enum RowKind: String, Sendable, CaseIterable {
+    case photo, folder
 }
 
 /// What the viewer's picture shows.

@@ -91,7 +91,8 @@ extension TraceEvent {
         case .scrollEnd: self = try .scrollEnd(first: int(.first), last: int(.last))
         case .queuesSuspended: self = .queuesSuspended
         case .queuesResumed: self = .queuesResumed
-        case .rowShown: self = try .rowShown(row: int(.row), id: id(), name: string(.name))
+        case .rowShown:
+            self = try .rowShown(row: int(.row), id: id(), name: string(.name), kind: code(.kind, as: RowKind.self))
         case .opStart: self = try .opStart(kind: kind(), row: int(.row), id: id())
         case .opFinish: self = try .opFinish(kind: kind(), row: int(.row), id: id(), ms: double(.ms))
         case .opFail:
@@ -146,7 +147,7 @@ extension TraceEvent {
     /// The list position the event is about, for events about one photo.
     public var row: Int? {
         switch self {
-        case .listSelect(let row, _, _), .rowShown(let row, _, _), .opStart(_, let row, _),
+        case .listSelect(let row, _, _), .rowShown(let row, _, _, _), .opStart(_, let row, _),
             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
             .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
             .rowPreview(let row, _, _, _, _, _),
@@ -198,7 +199,7 @@ extension TraceEvent {
     /// The photo's name, for `listSelect`, `rowShown` and `viewerOpen`.
     public var photoName: String? {
         switch self {
-        case .listSelect(_, _, let name), .rowShown(_, _, let name), .viewerOpen(_, _, let name),
+        case .listSelect(_, _, let name), .rowShown(_, _, let name, _), .viewerOpen(_, _, let name),
             .fileTrashed(_, _, let name), .fileRestored(_, _, let name), .fileDeleted(_, _, let name):
             name
         default: nil

@@ -5,12 +5,20 @@ public protocol ViewerList {
     func id(at position: Int) -> PhotoID
     /// Where `id` is now, or nil once it has left the list.
     func position(of id: PhotoID) -> Int?
+    /// The first position that holds a photo: the rows before it are sub-folders, which the
+    /// viewer passes over.
+    var firstPhoto: Int { get }
 }
 
 extension ViewerList {
+    public var firstPhoto: Int { 0 }
+
+    /// The positions of photos the viewer shows.
+    var photoPositions: Range<Int> { min(firstPhoto, count)..<count }
+
     /// The photo `offset` rows from `id` (negative: before it), if there is one.
     public func neighbour(of id: PhotoID, _ offset: Int) -> PhotoID? {
-        guard let position = position(of: id), (0..<count).contains(position + offset) else { return nil }
+        guard let position = position(of: id), photoPositions.contains(position + offset) else { return nil }
         return self.id(at: position + offset)
     }
 }
@@ -62,21 +70,21 @@ public struct ViewerPaging: Sendable, Equatable {
 
     /// Shows the photo at `position` (opening, or moving there when already open).
     public mutating func open(at position: Int, in list: some ViewerList) -> [Action] {
-        guard (0..<list.count).contains(position) else { return [] }
+        guard list.photoPositions.contains(position) else { return [] }
         return show(position, in: list)
     }
 
     /// Moves by `delta` photos, stopping at either end of the list.
     public mutating func step(_ delta: Int, in list: some ViewerList) -> [Action] {
-        guard let position, list.count > 0 else { return [] }
-        let target = max(0, min(list.count - 1, position + delta))
+        guard let position, !list.photoPositions.isEmpty else { return [] }
+        let target = max(list.photoPositions.lowerBound, min(list.count - 1, position + delta))
         return target == position ? [] : show(target, in: list)
     }
 
     /// Shows the first (`toEnd` false) or last photo.
     public mutating func jump(toEnd: Bool, in list: some ViewerList) -> [Action] {
         guard let position else { return [] }
-        return step(toEnd ? list.count - 1 - position : -position, in: list)
+        return step(toEnd ? list.count - 1 - position : list.photoPositions.lowerBound - position, in: list)
     }
 
     /// Rows came, went or moved: the photo shown stays wherever it is now; if it left, the
@@ -84,8 +92,8 @@ public struct ViewerPaging: Sendable, Equatable {
     public mutating func listChanged(in list: some ViewerList) -> [Action] {
         guard let shown, let position else { return [] }
         if let now = list.position(of: shown) { return show(now, in: list) }
-        guard list.count > 0 else { return close() }
-        return show(min(position, list.count - 1), in: list)
+        guard !list.photoPositions.isEmpty else { return close() }
+        return show(max(list.photoPositions.lowerBound, min(position, list.count - 1)), in: list)
     }
 
     /// The file of `id` was rewritten: what was loaded from it goes, and if it is shown (or a

@@ -1,0 +1,88 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// A Pictures folder kept as cameras leave it (years holding months): its sub-folders are
+    /// items, opened in place, with Back and Up.
+    @Suite(.serialized) struct FolderTreeTests {
+        /// 2023/01-jan (two photos), 2023/02-feb (one), 2023/loose.jpg, 2024/05-may (one),
+        /// and a hidden folder; nothing loose at the top.
+        private func tree() throws -> URL {
+            let top = try TestPictures.makeFolder("tree")
+            let photos = [
+                "2023/01-jan/a.png", "2023/01-jan/b.png", "2023/02-feb/c.png", "2023/loose.png",
+                "2024/05-may/d.png", ".hidden/e.png",
+            ]
+            for photo in photos {
+                let file = top.appendingPathComponent(photo)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                #expect(TestPictures.write(file, format: "png"))
+            }
+            return top
+        }
+
+        private func shown(_ events: [TraceRecord], after t: Double) -> [String: RowKind] {
+            var shown: [String: RowKind] = [:]
+            for record in events where record.t > t {
+                if case .rowShown(_, _, let name, let kind) = record.event { shown[name] = kind }
+            }
+            return shown
+        }
+
+        private func key(_ app: AppSession, _ keys: String...) throws {
+            try app.xdotool(["key", "--delay", "200"] + keys)
+        }
+
+        @Test(
+            "The top of a year/month tree shows its year folders; Enter opens one, Alt+Up goes back up, Alt+Left back")
+        func browseTheTree() throws {
+            let top = try tree()
+            defer { try? FileManager.default.removeItem(at: top) }
+            let app = try AppSession(source: top.path)
+            var events = try app.waitFor("the years shown") { shown($0, after: 0).count >= 2 }
+            let loaded = try #require(events.first { $0.event.name == .sourceLoaded })
+            #expect(loaded.event.rows == 2, "two folders, no photos, nothing hidden")
+            #expect(shown(events, after: 0) == ["2023": .folder, "2024": .folder])
+            #expect(!events.contains { $0.event.name == .opStart }, "a folder has no work")
+
+            // The list has the keyboard: Home, Enter opens 2023 in its place.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
+            func opened(_ events: [TraceRecord], _ suffix: String, after mark: Double) -> Double? {
+                events.first {
+                    if case .sourceStart(let url) = $0.event { $0.t > mark && url.hasSuffix(suffix) } else { false }
+                }?.t
+            }
+            var mark = events.last?.t ?? 0
+            try key(app, "Home", "Return")
+            events = try app.waitFor("2023 opened") { events in
+                opened(events, "/2023/", after: mark).map { shown(events, after: $0).count >= 3 } ?? false
+            }
+            let year = try #require(opened(events, "/2023/", after: mark))
+            #expect(shown(events, after: year) == ["01-jan": .folder, "02-feb": .folder, "loose.png": .photo])
+            let subtitles = events.compactMap { if case .windowSubtitle(let text) = $0.event { text } else { nil } }
+            #expect(subtitles.last == "2 folders, 1 photo", "\(subtitles)")
+
+            // Into January, then up again: 2023, with January selected.
+            mark = events.last?.t ?? 0
+            try key(app, "Home", "Return")
+            events = try app.waitFor("January opened") { events in
+                opened(events, "/01-jan/", after: mark).map { shown(events, after: $0).keys.contains("a.png") } ?? false
+            }
+            mark = events.last?.t ?? 0
+            try key(app, "alt+Up")
+            events = try app.waitFor("up to 2023, January selected") { events in
+                opened(events, "/2023/", after: mark) != nil
+                    && events.contains { $0.t > mark && $0.event == .selectionChanged(count: 1) }
+            }
+            // Back: January again.
+            mark = events.last?.t ?? 0
+            try key(app, "alt+Left")
+            events = try app.waitFor("back in January") { opened($0, "/01-jan/", after: mark) != nil }
+            #expect(app.terminate() == 0)
+        }
+    }
+}

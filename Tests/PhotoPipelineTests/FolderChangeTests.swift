@@ -82,6 +82,30 @@ import Testing
         #expect(ExifReader.dateTaken(Data([0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x04, 0, 0])) == nil)
     }
 
+    @Test("The date taken is read from a PNG's eXIf chunk and from a TIFF-based file's own IFDs")
+    func dateTakenFromPNGAndTIFF() throws {
+        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08] // big-endian, IFD0 at 8
+        tiff += [0x00, 0x01] // one entry
+        tiff += [0x01, 0x32, 0x00, 0x02, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1A] // DateTime, at 26
+        tiff += [0x00, 0x00, 0x00, 0x00]
+        tiff += Array("2019:07:04 18:30:05\u{0}".utf8)
+        // A TIFF (or a RAW file built on TIFF, as DNG and NEF are): its own IFD0.
+        #expect(ExifReader.dateTaken(Data(tiff)) == "2019-07-04 18:30:05")
+        // A PNG: the signature, an IHDR, then eXIf holding the same TIFF block.
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let length = UInt32(body.count)
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + Array(type.utf8) + body + [0, 0, 0, 0]
+        }
+        let png =
+            PictureSignature.png + chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]) + chunk("eXIf", tiff)
+            + chunk("IEND", [])
+        #expect(ExifReader.dateTaken(Data(png)) == "2019-07-04 18:30:05")
+        // A PNG without one says nothing.
+        let plain = PictureSignature.png + chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]) + chunk("IEND", [])
+        #expect(ExifReader.dateTaken(Data(plain)) == nil)
+    }
+
     // MARK: Bursts of changes, planned
 
     /// A list of the folder `/f` holding `names`, and the plan of `changes` to it by name.

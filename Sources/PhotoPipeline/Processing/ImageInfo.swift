@@ -151,8 +151,37 @@ public enum ExifReader {
     }
 
     /// When the photo in `bytes` (its start at least) was taken, as EXIF's
-    /// `DateTimeOriginal` (or `DateTime`) says, in the sortable form "2021-07-04 18:30:05".
-    public static func dateTaken(_ bytes: Data) -> String? { read(bytes).date }
+    /// `DateTimeOriginal` (or `DateTime`) says, in the sortable form "2021-07-04 18:30:05":
+    /// from a JPEG's APP1 segment, a PNG's `eXIf` chunk, or a TIFF-based file's own IFDs (TIFF,
+    /// and the camera RAW files built on it: DNG, NEF, CR2, ARW, PEF, …).
+    public static func dateTaken(_ bytes: Data) -> String? {
+        if PictureSignature.isJPEG(bytes) { return read(bytes).date }
+        return bytes.withUnsafeBytes { raw -> String? in
+            let b = raw.bindMemory(to: UInt8.self)
+            if b.starts(with: PictureSignature.png) {
+                return pngExifRange(b).flatMap { parseTIFF(UnsafeBufferPointer(rebasing: b[$0])).date }
+            }
+            if b.starts(with: PictureSignature.tiffLittleEndian) || b.starts(with: PictureSignature.tiffBigEndian) {
+                return parseTIFF(b).date
+            }
+            return nil
+        }
+    }
+
+    /// The TIFF block of a PNG's `eXIf` chunk, among the chunks within the bytes read.
+    private static func pngExifRange(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var i = PictureSignature.png.count
+        while i + 8 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            let type = b[(i + 4)..<(i + 8)]
+            let body = (i + 8)..<min(b.count, i + 8 + length)
+            if type.elementsEqual("eXIf".utf8) { return body }
+            if type.elementsEqual("IEND".utf8) { return nil }
+            guard length >= 0, length < Int(Int32.max) else { return nil }
+            i += 12 + length
+        }
+        return nil
+    }
 
     private static func parseTIFF(_ t: UnsafeBufferPointer<UInt8>) -> Tags {
         var tags = Tags()

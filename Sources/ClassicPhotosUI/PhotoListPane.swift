@@ -37,6 +37,11 @@ final class PhotoListPane {
     /// The row or cell bound to each photo that has one.
     private var boundTiles: [PhotoID: any PhotoTile] = [:]
     private var connections: [SignalConnection] = []
+    /// The window, whose width says how many columns the grid may have.
+    private let window: Widget<ApplicationWindow>
+    /// The grid's most columns, as last set (see `fitColumns`).
+    private var columnLimit = 0
+    private var fitting: MainLoopSource?
     private var lastVisible: Range<Int> = 0..<0
     /// The view shown, and the side of the grid's squares (logical pixels).
     private(set) var mode: PhotoViewMode = .list
@@ -66,6 +71,7 @@ final class PhotoListPane {
     init(ui: UIFile, photos: PhotoList, processor: PhotoProcessor, keyTarget: Widget<ApplicationWindow>) {
         self.photos = photos
         self.processor = processor
+        window = keyTarget
         // A model of photo identities (items are made only for the rows bound), one photo
         // selectable, shown through a factory for each view.
         selection = PhotoSelection(photos: photos)
@@ -74,7 +80,7 @@ final class PhotoListPane {
         list = ui.widget("list")
         grid = Handle<GridView>.make()
         grid.addCSSClass("photo-grid")
-        grid.setMaxColumns(Self.maxColumns)
+        grid.setMaxColumns(8) // until the window has a width (see `fitColumns`)
         owned = [
             ObjectRef(takingOpaque: listFactory.opaque), ObjectRef(takingOpaque: gridFactory.opaque), list.retained(),
             grid.retained(),
@@ -105,6 +111,10 @@ final class PhotoListPane {
                 })
         }
         connections.append(contentsOf: zoomByWheel())
+        // A wider or narrower window holds more or fewer columns.
+        for property in ["default-width", "maximized", "fullscreened"] {
+            connections.append(window.onNotify(property) { [unowned self] in fitColumnsSoon() })
+        }
         scrollMonitor = ScrollActivityMonitor(scrolledWindow: scrolled, keyTarget: keyTarget)
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit(.scrollBegin(via: source))
@@ -190,6 +200,7 @@ final class PhotoListPane {
     }
 
     func updateVisibleRows() {
+        fitColumns()
         let layoutChanged = traceLayout()
         guard !scrollMonitor.isScrolling else {
             // Remembered; the end of the scroll decides.
@@ -273,9 +284,34 @@ final class PhotoListPane {
         guard mode == .grid else { return }
         scrollMonitor.noteMovement(.zoom)
         for case let cell as PhotoGridCell in tiles.values { cell.setSide(side) }
+        fitColumns()
         updateVisibleRows() // the new columns, remembered until the zoom's scroll ends
         pendingReveal = anchor
         onLayoutChanged?()
+    }
+
+    /// Lets the grid have as many columns as the window's width holds, and no more. GTK 4.8's
+    /// grid keeps `max-columns` × 30 cells made and bound whatever the width: at 64 columns that
+    /// was 1,920 cells, about a second of the main loop when a big list arrived, and slower
+    /// frames while scrolling.
+    func fitColumns() {
+        guard mode == .grid else { return }
+        let width = Int(max(window.width, window.defaultSize.width))
+        guard width > 0 else { return }
+        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
+        let limit = min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
+        guard limit != columnLimit else { return }
+        columnLimit = limit
+        grid.setMaxColumns(limit)
+    }
+
+    /// `fitColumns` once the window has its new size.
+    private func fitColumnsSoon() {
+        fitting = MainLoopSource.onMainActor(.idle) { [weak self] in
+            self?.fitting = nil
+            self?.fitColumns()
+            return .remove
+        }
     }
 
     /// One size larger (`steps` 1) or smaller (-1), among the sizes offered.
@@ -386,6 +422,7 @@ final class PhotoListPane {
         onLayoutChanged = nil
         onDrag = nil
         drags.removeAll()
+        fitting = nil
         selection.close()
     }
 }

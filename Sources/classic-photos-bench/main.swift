@@ -18,6 +18,8 @@
 //   burst       2,000 and then 10,000 pictures arriving in an open folder of 20,000: time until
 //               the list holds them, main-loop stalls
 //   web         the same photos as a web list over a paced link: first screen and bytes sent
+//   grid        the grid at 1200 × 850: the camera folder cold vs gThumb's browser, End to the
+//               last screen, wheel over 10,000 cells vs a plain GtkGridView, 100,000 cells' memory
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
@@ -30,7 +32,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "app",
+        "burst", "web", "grid", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -80,7 +82,8 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         say("classic-photos-bench \(AppInfo.version): \(machine.cpu), \(machine.cores) cores, \(machine.memory)\n")
         let wants = { (name: String) in options.sections.contains(name) }
         let camera =
-            ["thumbnails", "visible", "launch", "scroll", "cache"].contains(where: wants) ? try CameraPhotos() : nil
+            ["thumbnails", "visible", "launch", "scroll", "cache", "grid"].contains(where: wants)
+            ? try CameraPhotos() : nil
 
         if wants("thumbnails"), let camera {
             try benchmarkThumbnails(camera: camera, rounds: options.rounds, report: report)
@@ -103,12 +106,15 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") {
+        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") || wants("grid") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
             if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
             if wants("burst") { try benchmarkFolderBursts(folder, rounds: options.appRounds, report: report) }
             if wants("web") { try benchmarkWebList(folder, rounds: options.appRounds, report: report) }
+            if wants("grid"), let camera {
+                try benchmarkGrid(folder, camera: camera, rounds: options.appRounds, report: report)
+            }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 
@@ -130,6 +136,10 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains(PlainGrid.flag) {
+    // A child run by the "grid" section: a plain grid of pictures, under Xvfb.
+    exit(PlainGrid.main(arguments))
+}
 if arguments.contains(SynchronousList.flag) || arguments.contains(SynchronousList.plainFlag) {
     // A child run by the "scroll" section: the tutorial's first, synchronous list (or the plain
     // list of names), under Xvfb.

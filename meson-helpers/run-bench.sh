@@ -6,7 +6,8 @@
 # real app under Xvfb (launch, cold and warm launch, wheel scrolling 10,000 rows against the
 # tutorial's synchronous list, big lists, a folder of camera photos against eog and gThumb,
 # folders of 20,000 and 100,000 pictures against the same two, the same photos as a web list
-# over a paced link).
+# over a paced link, and the grid: the camera folder against gThumb's browser, scrolling against
+# a plain GtkGridView, 100,000 cells).
 #
 #   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
 #   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3

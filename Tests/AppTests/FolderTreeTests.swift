@@ -42,7 +42,9 @@ extension GUITests {
             let top = try tree()
             defer { try? FileManager.default.removeItem(at: top) }
             let app = try AppSession(source: top.path)
-            var events = try app.waitFor("the years shown") { shown($0, after: 0).count >= 2 }
+            var events = try app.waitFor("the years shown") { events in
+                shown(events, after: 0).count >= 2 && events.contains { $0.event.name == .sourceLoaded }
+            }
             let loaded = try #require(events.first { $0.event.name == .sourceLoaded })
             #expect(loaded.event.rows == 2, "two folders, no photos, nothing hidden")
             #expect(shown(events, after: 0) == ["2023": .folder, "2024": .folder])
@@ -58,13 +60,15 @@ extension GUITests {
             }
             var mark = events.last?.t ?? 0
             try key(app, "Home", "Return")
-            events = try app.waitFor("2023 opened") { events in
-                opened(events, "/2023/", after: mark).map { shown(events, after: $0).count >= 3 } ?? false
+            func subtitles(_ events: [TraceRecord]) -> [String] {
+                events.compactMap { if case .windowSubtitle(let text) = $0.event { text } else { nil } }
+            }
+            events = try app.waitFor("2023 opened and counted") { events in
+                (opened(events, "/2023/", after: mark).map { shown(events, after: $0).count >= 3 } ?? false)
+                    && subtitles(events).last == "2 folders, 1 photo"
             }
             let year = try #require(opened(events, "/2023/", after: mark))
             #expect(shown(events, after: year) == ["01-jan": .folder, "02-feb": .folder, "loose.png": .photo])
-            let subtitles = events.compactMap { if case .windowSubtitle(let text) = $0.event { text } else { nil } }
-            #expect(subtitles.last == "2 folders, 1 photo", "\(subtitles)")
 
             // Into January, then up again: 2023, with January selected.
             mark = events.last?.t ?? 0

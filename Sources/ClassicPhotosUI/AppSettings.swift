@@ -97,6 +97,16 @@ final class AppSettings {
         }
     }
 
+    /// Whether a folder shows every picture beneath it rather than its sub-folders as items
+    /// (`include-subfolders`).
+    var includeSubfolders: Bool {
+        get { settings.map { g_settings_get_boolean($0.pointer, "include-subfolders") != 0 } ?? false }
+        set {
+            guard let settings else { return }
+            g_settings_set_boolean(settings.pointer, "include-subfolders", newValue ? 1 : 0)
+        }
+    }
+
     /// The side of the grid's squares (`grid-thumbnail-size`), in logical pixels.
     var gridSize: Int32 {
         get { settings.map { g_settings_get_int($0.pointer, "grid-thumbnail-size") } ?? PhotoGridCell.defaultSize }

@@ -53,9 +53,10 @@ public final class ClassicPhotosApp {
         MainActorLoop.install()
         let app = ClassicPhotosApp(separateInstance: options.separateInstance, configuration: configuration)
         // GApplication sees only what it handles itself: the sources (handed to the running
-        // instance, if there is one) and --gapplication-service (D-Bus activation).
+        // instance, if there is one, with --recursive) and --gapplication-service (D-Bus activation).
         let forwarded =
             [arguments.first ?? "classic-photos"] + (options.service ? ["--gapplication-service"] : [])
+            + (options.recursive ? ["--recursive"] : [])
             + (options.sources.isEmpty ? [] : ["--"] + options.sources)
         let status = app.run(forwarded)
         app.http.close() // aborts what is left and writes the disk cache's index
@@ -122,14 +123,18 @@ public final class ClassicPhotosApp {
             directory.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         guard case .run(let options) = CommandLineOptions.parse(Array(arguments.dropFirst())) else { return 2 }
-        _ = newWindow(with: options.sources.map { PhotoSources.source(for: $0, relativeTo: cwd) })
+        _ = newWindow(
+            with: options.sources.map { PhotoSources.source(for: $0, relativeTo: cwd) },
+            includingSubfolders: options.recursive ? true : nil)
         return 0
     }
 
     /// Opens a window on `sources`; with none, on the last sources shown, or the bundled photos.
+    /// `includingSubfolders` overrides the setting for this window (`--recursive`).
     @discardableResult
-    func newWindow(with sources: [any PhotoSource]) -> PhotoListWindow {
+    func newWindow(with sources: [any PhotoSource], includingSubfolders: Bool? = nil) -> PhotoListWindow {
         let window = PhotoListWindow(application: app, settings: settings, http: http)
+        if let includingSubfolders { window.includeSubfolders = includingSubfolders }
         windows.append(window)
         window.onClosed = { [unowned self, unowned window] in windows.removeAll { $0 === window } }
         window.window.present()
@@ -217,6 +222,8 @@ struct CommandLineOptions {
     var tracePath: String?
     /// Run as a process of its own even if the app is already running (tests).
     var separateInstance = false
+    /// Folders show every picture beneath them (`--recursive`).
+    var recursive = false
     /// Started by D-Bus activation (the launcher), not from a command line.
     var service = false
 
@@ -228,7 +235,7 @@ struct CommandLineOptions {
     /// What `--help` prints: one message, so a translation can keep its columns aligned.
     static var usage: String {
         tr(
-            "Usage: classic-photos [--trace PATH] [--new-instance] [SOURCE…]\n\nShows photos in a scrolling list, each downloaded and turned sepia as it scrolls into\nview. A SOURCE is any of:\n  FOLDER         the pictures directly inside it, in file-manager order\n  PICTURE        the pictures of its folder, with that one selected\n  LIST           a property list of photo name → image address (a path or an\n                 http(s):// address); relative addresses resolve against the list\nSeveral sources show as one list, in the order given. With none, the last sources\nshown open again (the bundled sample photos the first time). If Classic Photos is\nalready running, the sources open in a new window of that instance.\n\n  --trace PATH   write a JSON Lines trace of what the app does to PATH\n                 (also: CLASSIC_PHOTOS_TRACE=PATH)\n  --new-instance run separately from an instance that is already running\n  --version      print the version\n  -h, --help     print this help"
+            "Usage: classic-photos [--trace PATH] [--recursive] [--new-instance] [SOURCE…]\n\nShows photos in a scrolling list, each downloaded and turned sepia as it scrolls into\nview. A SOURCE is any of:\n  FOLDER         the pictures directly inside it, in file-manager order\n  PICTURE        the pictures of its folder, with that one selected\n  LIST           a property list of photo name → image address (a path or an\n                 http(s):// address); relative addresses resolve against the list\nSeveral sources show as one list, in the order given. With none, the last sources\nshown open again (the bundled sample photos the first time). If Classic Photos is\nalready running, the sources open in a new window of that instance.\n\n  --trace PATH   write a JSON Lines trace of what the app does to PATH\n                 (also: CLASSIC_PHOTOS_TRACE=PATH)\n  --recursive    show every picture beneath a FOLDER, sub-folders included\n  --new-instance run separately from an instance that is already running\n  --version      print the version\n  -h, --help     print this help"
         )
     }
 
@@ -245,6 +252,7 @@ struct CommandLineOptions {
                 }
                 options.tracePath = path
             case "--new-instance": options.separateInstance = true
+            case "--recursive", "-r": options.recursive = true
             case "--gapplication-service": options.service = true
             case _ where argument.hasPrefix("--trace="):
                 options.tracePath = String(argument.dropFirst("--trace=".count))

@@ -7,6 +7,10 @@ import PhotoPipeline
 /// rewritten by other programs), and sorted as the user chose (name, date taken, date
 /// modified, size).
 ///
+/// A folder shown with every picture beneath it (`tree`) is watched folder by folder, as far
+/// as the system allows watches: a folder made in it is read and watched too, and the photos
+/// of a folder that goes away leave with it.
+///
 /// A burst of changes becomes one plan, worked out off the main thread from a snapshot of the
 /// list (`FolderChanges.plan`: a sorted merge), then applied as the list's edits, new photos in
 /// slices of `sliceRows`, one slice per main-loop iteration, so that no burst holds the window
@@ -16,7 +20,18 @@ final class LiveFolder {
     let url: URL
     private let photos: PhotoList
     private let pane: PhotoListPane
-    private let watch: FolderWatch?
+    /// Whether the folder is shown with every picture beneath it.
+    let isTree: Bool
+    /// The folders watched, by path.
+    private var watches: [String: FolderWatch] = [:]
+    /// The most folders watched; past it, said once (`onWatchLimit`).
+    private let watchLimit: Int
+    private var watchLimitSaid = false
+    /// Told, once, when a tree has more folders than may be watched: how many are, of how many.
+    var onWatchLimit: ((Int, Int) -> Void)? {
+        didSet { sayWatchLimitIfReached() }
+    }
+    private var unwatched = 0
     /// The order the rows are in now.
     private(set) var order: PhotoOrder
     /// Sort facts read so far, by photo.
@@ -35,17 +50,46 @@ final class LiveFolder {
     /// New photos applied per main-loop iteration.
     static let sliceRows = 2_000
 
-    init(url: URL, order: PhotoOrder, photos: PhotoList, pane: PhotoListPane) {
+    init(url: URL, order: PhotoOrder, tree: [URL]? = nil, photos: PhotoList, pane: PhotoListPane) {
         self.url = url
         self.order = order
         self.photos = photos
         self.pane = pane
-        watch = FolderWatch(folder: url)
-        watch?.onChanges = { [unowned self] changes in changed(changes) }
+        isTree = tree != nil
+        watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
+        watch(tree ?? [url])
+    }
+
+    /// Watches each of `folders` (not yet watched) while there is room.
+    private func watch(_ folders: [URL]) {
+        for folder in folders where watches[folder.path] == nil {
+            guard watches.count < watchLimit else {
+                unwatched += 1
+                continue
+            }
+            let watch = FolderWatch(folder: folder)
+            watch?.onChanges = { [unowned self] changes in changed(changes) }
+            watches[folder.path] = watch
+        }
+        sayWatchLimitIfReached()
+    }
+
+    private func sayWatchLimitIfReached() {
+        guard unwatched > 0, !watchLimitSaid, let onWatchLimit else { return }
+        watchLimitSaid = true
+        onWatchLimit(watches.count, watches.count + unwatched)
+    }
+
+    /// Folders one window may watch: most of what the system lets each user watch
+    /// (`fs.inotify.max_user_watches`), leaving a quarter to other programs.
+    private static var systemWatchLimit: Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8)) ?? ""
+        return max(64, (Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 8_192) * 3 / 4)
     }
 
     func close() {
-        watch?.cancel()
+        for watch in watches.values { watch.cancel() }
+        watches = [:]
         sorting?.cancel()
         planning?.cancel()
         slices = nil
@@ -76,10 +120,18 @@ final class LiveFolder {
         let (order, known) = (order, facts)
         let cancellable = Cancellable()
         planning = cancellable
+        let top = isTree ? url : nil
+        let watched = Set(watches.keys)
         DispatchQueue.global(qos: .userInitiated).async {
-            let entry = FolderSource.newFileEntries()
+            let entry = FolderSource.newFileEntries(under: top)
+            // In a tree, a folder that came is read (and watched once planned); one that went
+            // takes its photos with it.
+            let (expanded, newFolders, goneFolders) =
+                top == nil
+                ? (changes, [], [])
+                : Self.expandFolders(changes, list: snapshot, watched: watched, cancellable: cancellable)
             let plan = FolderChanges.plan(
-                changes, list: snapshot, order: order, known: known, link: Self.link, entry: entry,
+                expanded, list: snapshot, order: order, known: known, link: Self.link, entry: entry,
                 facts: { SortFacts.read(link: $0.link, taken: order.key == .dateTaken) })
             PhotoIndex.shared?.flush() // the dates read, remembered for the next time
             MainLoop.onMainActor { [weak self] in
@@ -91,6 +143,8 @@ final class LiveFolder {
                     planIfIdle()
                     return
                 }
+                forgetWatches(goneFolders)
+                watch(newFolders)
                 start(plan)
             }
         }
@@ -144,13 +198,68 @@ final class LiveFolder {
                 rows: photos.count))
     }
 
+    /// The changes of a tree with its folders' own made plain: a folder that came becomes each
+    /// picture in it and beneath it (and is given back to be watched); one that went, each
+    /// photo shown from it and beneath it.
+    private nonisolated static func expandFolders(
+        _ changes: [FolderChange], list: PhotoCollectionSnapshot, watched: Set<String>, cancellable: Cancellable
+    ) -> (changes: [FolderChange], newFolders: [URL], goneFolders: [String]) {
+        var expanded: [FolderChange] = []
+        var newFolders: [URL] = []
+        var linksShown: [String]?
+        func photos(under folder: String) -> [FolderChange] {
+            let links = linksShown ?? (0..<list.count).map { list.entry(at: $0).link }
+            linksShown = links
+            let prefix = Self.link(folder) + "/"
+            return links.filter { $0.hasPrefix(prefix) }.compactMap { path(ofLink: $0).map(FolderChange.deleted) }
+        }
+        func added(_ folder: String) -> [FolderChange] {
+            let url = URL(fileURLWithPath: folder, isDirectory: true)
+            guard let tree = FolderSource.picturesBeneath(url, cancellable: cancellable) else { return [] }
+            newFolders += tree.folders
+            return tree.paths.map(FolderChange.created)
+        }
+        for change in changes {
+            switch change {
+            case .created(let path) where Self.isFolder(path): expanded += added(path)
+            case .deleted(let path) where watched.contains(path): expanded += photos(under: path)
+            case .renamed(let from, let to) where Self.isFolder(to):
+                expanded += photos(under: from) + added(to)
+            default: expanded.append(change)
+            }
+        }
+        let gone = changes.compactMap { change -> String? in
+            switch change {
+            case .deleted(let path) where watched.contains(path): path
+            case .renamed(let from, _) where watched.contains(from): from
+            default: nil
+            }
+        }
+        return (expanded, newFolders, gone)
+    }
+
+    private nonisolated static func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Stops watching the folders that went, and those beneath them.
+    private func forgetWatches(_ folders: [String]) {
+        for path in folders {
+            for (watched, watch) in watches where watched == path || watched.hasPrefix(path + "/") {
+                watch.cancel()
+                watches.removeValue(forKey: watched)
+            }
+        }
+    }
+
     private nonisolated static func link(_ path: String) -> String {
         guard let uri = g_filename_to_uri(path, nil, nil) else { return "" }
         defer { g_free(uri) }
         return String(cString: uri)
     }
 
-    private static func path(ofLink link: String) -> String? {
+    private nonisolated static func path(ofLink link: String) -> String? {
         guard let path = g_filename_from_uri(link, nil, nil) else { return nil }
         defer { g_free(path) }
         return String(cString: path)

@@ -111,7 +111,12 @@ final class PhotoGridCell: PhotoTile {
         let name = snapshot.displayName
         title.setText(name)
         reason.setText(failed ? statusLine : "")
-        setTooltip(failed ? DisplayText.line(snapshot.failure?.detail ?? tr("Failed to load"), limit: 1000) : name)
+        // A photo of a folder shown with everything beneath it says which folder it is in.
+        let place = snapshot.entry.subfolder.map {
+            "\(name)\n" + String(format: tr("In %@"), DisplayText.line(String($0)))
+        }
+        setTooltip(
+            failed ? DisplayText.line(snapshot.failure?.detail ?? tr("Failed to load"), limit: 1000) : place ?? name)
         if failed != shownFailed {
             shownFailed = failed
             reason.isVisible = failed

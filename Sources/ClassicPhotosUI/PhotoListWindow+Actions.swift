@@ -51,6 +51,9 @@ extension PhotoListWindow {
             pane.show(mode)
             return true
         }
+        addToggle("include-subfolders", includeSubfolders) { [unowned self] include in
+            includeSubfoldersChosen(include)
+        }
         addAction("go-back") { [unowned self] in goBack() }
         addAction("go-up") { [unowned self] in goUp() }
         addAction("zoom-in") { [unowned self] in pane.stepCellSize(1) }
@@ -78,6 +81,21 @@ extension PhotoListWindow {
                 pointer: { [action] value in
                     guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
                     if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
+                }))
+        toplevel.addAction(action)
+    }
+
+    /// A stateful action with a boolean state, shown as a check item; `body` applies a new value.
+    private func addToggle(_ name: String, _ initial: Bool, _ body: @escaping (Bool) -> Void) {
+        let action = ObjectRef(
+            takingOpaque: g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!)
+        connections.append(
+            SignalConnection.connect(
+                action.pointer, "change-state",
+                pointer: { [action] value in
+                    guard let value else { return }
+                    body(g_variant_get_boolean(OpaquePointer(value)) != 0)
+                    g_simple_action_set_state(action.opaque, OpaquePointer(value))
                 }))
         toplevel.addAction(action)
     }

@@ -49,6 +49,11 @@ final class PhotoListWindow {
     private(set) var liveFolder: LiveFolder?
     /// The order folders are shown in (the main menu's choice).
     private(set) var photoOrder: PhotoOrder
+    /// Whether folders show every picture beneath them (the main menu's Include Sub-folders, or
+    /// `--recursive`) rather than their sub-folders as items.
+    var includeSubfolders: Bool {
+        didSet { toplevel.setActionState("include-subfolders", includeSubfolders) }
+    }
     /// Whether every source of the list has been read.
     var loadingFinished: Bool { loading == nil }
     /// What was shown before each sub-folder opened (its sources), the latest last.
@@ -66,6 +71,7 @@ final class PhotoListWindow {
     init(application: Handle<Application>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
         photoOrder = settings.photoOrder
+        includeSubfolders = settings.includeSubfolders
         // Limits come from the settings; the decoding memory is one budget for the whole app.
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
@@ -117,8 +123,8 @@ final class PhotoListWindow {
     func open(_ sources: [any PhotoSource]) {
         self.sources = sources
         forgetFolder()
-        let order = photoOrder
-        let sources = sources.map { $0.ordered(by: order) }
+        let (order, recursive) = (photoOrder, includeSubfolders)
+        let sources = sources.map { $0.ordered(by: order).includingSubfolders(recursive) }
         settings.lastSources = sources.map(\.location.absoluteString)
         loading?.cancel()
         photos.apply(.replaceAll([]))
@@ -128,13 +134,16 @@ final class PhotoListWindow {
         var failures: [PhotoSourceError] = []
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
-            case .started(_, let location):
-                Trace.shared.emit(.sourceStart(url: location.absoluteString))
+            case .started(let index, let location):
+                Trace.shared.emit(
+                    .sourceStart(url: location.absoluteString, recursive: sources[index].includesSubfolders))
             case .batch(_, let batch):
                 folderBatchArrived(batch)
                 if !batch.entries.isEmpty { append(batch) }
-            case .finished(_, let location, let rows):
-                Trace.shared.emit(.sourceLoaded(url: location.absoluteString, rows: rows))
+            case .finished(let index, let location, let rows):
+                Trace.shared.emit(
+                    .sourceLoaded(
+                        url: location.absoluteString, rows: rows, recursive: sources[index].includesSubfolders))
             case .failed(_, let location, let error):
                 Trace.shared.emit(
                     .sourceFailed(url: location.absoluteString, error: StatusText.sentence(error, in: .english)))
@@ -194,7 +203,13 @@ final class PhotoListWindow {
     /// A batch of a source arrived: a list made of one folder is watched from now on.
     private func folderBatchArrived(_ batch: PhotoSourceBatch) {
         guard liveFolder == nil, sources.count == 1, let url = batch.folder, let order = batch.order else { return }
-        let folder = LiveFolder(url: url, order: order, photos: photos, pane: pane)
+        let folder = LiveFolder(url: url, order: order, tree: batch.tree, photos: photos, pane: pane)
+        folder.onWatchLimit = { [unowned self] watched, folders in
+            showToast(
+                String(
+                    format: tr("Only %1$@ of %2$@ folders are watched for changes: the system's limit is reached"),
+                    watched.formatted(), folders.formatted()))
+        }
         folder.isOwnChange = { [unowned self] path in photoActions.isOwnChange(path) }
         liveFolder = folder
         photoActions.liveFolder = folder
@@ -204,6 +219,14 @@ final class PhotoListWindow {
         liveFolder?.close()
         liveFolder = nil
         photoActions.liveFolder = nil
+    }
+
+    /// Include Sub-folders chosen in the menu: remembered, and the folder shown read again.
+    func includeSubfoldersChosen(_ include: Bool) {
+        guard include != includeSubfolders else { return }
+        includeSubfolders = include
+        settings.includeSubfolders = include
+        if liveFolder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
     }
 
     /// The sort chosen in the menu: remembered, and applied to the folder shown.

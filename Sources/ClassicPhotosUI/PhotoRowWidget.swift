@@ -121,7 +121,10 @@ final class PhotoRowWidget {
         let name = snapshot.displayName
         // (GtkInscription does nothing when the text is the one it shows.)
         title.setText(name)
-        status.setText(statusLine)
+        // A photo of a folder shown with everything beneath it says which folder it is in.
+        status.setText(
+            snapshot.entry.subfolder.map { String(format: tr("%1$@ · %2$@"), DisplayText.line(String($0)), statusLine) }
+                ?? statusLine)
         setTooltip(
             state == .failed ? DisplayText.line(snapshot.failure?.detail ?? tr("Failed to load"), limit: 1000) : nil)
         if (state == .failed) != shownFailed {

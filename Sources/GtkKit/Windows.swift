@@ -61,6 +61,12 @@ extension Handle where Kind == ApplicationWindow {
         guard let action = g_action_map_lookup_action(opaque, name) else { return }
         g_simple_action_set_enabled(action, enabled ? 1 : 0)
     }
+    /// Sets the state of the window's stateful action `name` (a `GSimpleAction` it was given)
+    /// without acting on it: a check item's tick.
+    public func setActionState(_ name: String, _ value: Bool) {
+        guard let action = g_action_map_lookup_action(opaque, name) else { return }
+        g_simple_action_set_state(action, g_variant_new_boolean(value ? 1 : 0))
+    }
 }
 
 extension Handle where Kind == About {

@@ -18,6 +18,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case scrollQuietMilliseconds = "CLASSIC_PHOTOS_SCROLL_QUIET_MS"
         case traceFrames = "CLASSIC_PHOTOS_TRACE_FRAMES"
         case publicAddresses = "CLASSIC_PHOTOS_PUBLIC_ADDRESSES"
+        case watchLimit = "CLASSIC_PHOTOS_WATCH_LIMIT"
     }
 
     /// How pictures are decoded (`CLASSIC_PHOTOS_SANDBOX`).
@@ -43,6 +44,9 @@ public struct AppConfiguration: Sendable, Equatable {
         /// Addresses taken as public although they are not, so that the private-network
         /// protection can be tried on one computer (`CLASSIC_PHOTOS_PUBLIC_ADDRESSES`, comma-separated).
         public var publicAddresses: [String] = []
+        /// The most folders one window watches, instead of what the system allows
+        /// (`CLASSIC_PHOTOS_WATCH_LIMIT`; tests of what happens at the limit).
+        public var watchLimit: Int?
 
         public init() {}
     }
@@ -86,6 +90,7 @@ public struct AppConfiguration: Sendable, Equatable {
             configuration.testSwitches.scrollQuietMilliseconds = quiet
         }
         configuration.testSwitches.traceFrames = value(.traceFrames) == "1"
+        configuration.testSwitches.watchLimit = value(.watchLimit).flatMap { Int($0) }
         configuration.testSwitches.publicAddresses = (value(.publicAddresses) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return configuration

@@ -45,7 +45,7 @@ extension GUITests {
             let loaded = events.filter { $0.event.name == .sourceLoaded }
             #expect(loaded.last?.event.rows == 2)
             let starts = events.compactMap { record -> String? in
-                if case .sourceStart(let url) = record.event { return url }
+                if case .sourceStart(let url, _) = record.event { return url }
                 return nil
             }
             #expect(starts.count == 2 && starts.last?.contains(second.lastPathComponent) == true, "\(starts)")
@@ -117,7 +117,7 @@ extension GUITests {
             // No source named: the last one opens again.
             let second = try AppSession(arguments: [], environment: environment)
             let started = try second.waitFor(event: .sourceStart)
-            if case .sourceStart(let url) = started.event {
+            if case .sourceStart(let url, _) = started.event {
                 #expect(
                     url == photos.absoluteString || url == photos.absoluteString + "/"
                         || URL(string: url)?.path == photos.path,
@@ -174,7 +174,7 @@ extension GUITests {
                 events.filter { $0.event.name == .sourceLoaded }.count == 3
             }
             let starts = events.compactMap { record -> String? in
-                if case .sourceStart(let url) = record.event { return url }
+                if case .sourceStart(let url, _) = record.event { return url }
                 return nil
             }
             #expect(starts.count == 3, "\(starts)")

@@ -55,7 +55,7 @@ extension GUITests {
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
             func opened(_ events: [TraceRecord], _ suffix: String, after mark: Double) -> Double? {
                 events.first {
-                    if case .sourceStart(let url) = $0.event { $0.t > mark && url.hasSuffix(suffix) } else { false }
+                    if case .sourceStart(let url, _) = $0.event { $0.t > mark && url.hasSuffix(suffix) } else { false }
                 }?.t
             }
             var mark = events.last?.t ?? 0
@@ -86,6 +86,95 @@ extension GUITests {
             mark = events.last?.t ?? 0
             try key(app, "alt+Left")
             events = try app.waitFor("back in January") { opened($0, "/01-jan/", after: mark) != nil }
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "--recursive shows every picture beneath with its folder, one two folders down arrives live; the menu's Include Sub-folders goes back to folders and is remembered"
+        )
+        func everyPhotoBeneath() throws {
+            let top = try tree()
+            defer { try? FileManager.default.removeItem(at: top) }
+            let environment = try privateSettings()
+            let app = try AppSession(arguments: ["--recursive", top.path], environment: environment)
+            let address = top.standardizedFileURL.absoluteString
+            let link = address.hasSuffix("/") ? address : address + "/"
+            var events = try app.waitFor("the whole tree shown") { events in
+                shown(events, after: 0).count >= 5 && events.contains { $0.event.name == .sourceLoaded }
+            }
+            #expect(events.contains { $0.event == .sourceStart(url: link, recursive: true) })
+            #expect(events.contains { $0.event == .sourceLoaded(url: link, rows: 5, recursive: true) })
+            // Each folder's pictures together, in natural order; the hidden folder left out.
+            #expect(
+                shown(events, after: 0) == [
+                    "2023/loose.png": .photo, "2023/01-jan/a.png": .photo, "2023/01-jan/b.png": .photo,
+                    "2023/02-feb/c.png": .photo, "2024/05-may/d.png": .photo,
+                ])
+            var rows: [Int: String] = [:]
+            for case .rowShown(let row, _, let name, _) in events.map(\.event) { rows[row] = name }
+            #expect(rows[0] == "2023/loose.png" && rows[4] == "2024/05-may/d.png")
+
+            // A picture made two folders down is shown where its folder's pictures are.
+            var mark = events.last?.t ?? 0
+            #expect(TestPictures.write(top.appendingPathComponent("2024/05-may/c.png"), format: "png"))
+            events = try app.waitFor("the new picture shown") { events in
+                events.contains { record in
+                    guard record.t > mark, case .sourceChanged(_, let added, _, _, let rows) = record.event else {
+                        return false
+                    }
+                    return added == 1 && rows == 6
+                }
+            }
+            // A folder made with a picture in it, and the folder renamed: both followed.
+            mark = events.last?.t ?? 0
+            let made = top.appendingPathComponent("2025/01-jan")
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+            #expect(TestPictures.write(made.appendingPathComponent("e.png"), format: "png"))
+            events = try app.waitFor("the new folder's picture shown") { events in
+                events.contains { record in
+                    if case .sourceChanged(_, _, _, _, 7) = record.event { record.t > mark } else { false }
+                }
+            }
+            mark = events.last?.t ?? 0
+            try FileManager.default.removeItem(at: top.appendingPathComponent("2023"))
+            events = try app.waitFor("a folder removed takes its pictures") { events in
+                events.contains { record in
+                    if case .sourceChanged(_, _, _, _, 3) = record.event { record.t > mark } else { false }
+                }
+            }
+
+            // Main menu (F10) › Include Sub-folders (its mnemonic): the folders again.
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
+            mark = events.last?.t ?? 0
+            for key in ["F10", "f"] {
+                try app.xdotool(["key", key])
+                Thread.sleep(forTimeInterval: 0.4)
+            }
+            events = try app.waitFor("the folders again") { events in
+                events.contains { $0.t > mark && $0.event == .sourceLoaded(url: link, rows: 2, recursive: false) }
+            }
+            #expect(app.terminate() == 0)
+            let keyfile = try String(
+                contentsOf: URL(fileURLWithPath: environment["XDG_CONFIG_HOME"]!)
+                    .appendingPathComponent("glib-2.0/settings/keyfile"),
+                encoding: .utf8)
+            #expect(keyfile.contains("include-subfolders=false"), "\(keyfile)")
+        }
+
+        @Test("A tree with more folders than may be watched says so once, and shows every picture all the same")
+        func watchLimit() throws {
+            let top = try tree()
+            defer { try? FileManager.default.removeItem(at: top) }
+            let app = try AppSession(
+                arguments: ["--recursive", top.path], environment: ["CLASSIC_PHOTOS_WATCH_LIMIT": "2"])
+            let events = try app.waitFor("the tree shown and the limit said") { events in
+                events.contains { $0.event.name == .sourceLoaded } && events.contains { $0.event.name == .noticeShown }
+            }
+            let notices = events.compactMap { if case .noticeShown(let text) = $0.event { text } else { nil } }
+            #expect(
+                notices == ["Only 2 of 6 folders are watched for changes: the system's limit is reached"], "\(notices)")
+            #expect(events.contains { $0.event.rows == 5 })
             #expect(app.terminate() == 0)
         }
     }

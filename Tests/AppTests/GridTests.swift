@@ -8,29 +8,6 @@ extension GUITests {
     /// keys, its size, what it remembers, its look at scale 1 and 2, the keyboard, and the
     /// scheduling of its cells as the seeds schedule rows.
     @Suite(.serialized) struct GridTests {
-        /// Settings of the test's own (a keyfile), with the app's schema compiled beside them,
-        /// and a window of `width` × `height`.
-        private static func settings(
-            _ values: [String: String] = [:], width: Int = 1000, height: Int = 700
-        ) throws -> [String: String] {
-            let state = try TestPictures.makeFolder("grid-state")
-            let compiled = try run(
-                URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"),
-                ["--strict", "--targetdir=\(state.path)", Products.packageRoot.appendingPathComponent("data").path])
-            #expect(compiled.status == 0, "\(compiled.stderr)")
-            let environment = [
-                "GSETTINGS_SCHEMA_DIR": state.path, "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": state.path,
-            ]
-            let all = values.merging(["window-width": "\(width)", "window-height": "\(height)"]) { a, _ in a }
-            for (key, value) in all {
-                let set = try run(
-                    URL(fileURLWithPath: "/usr/bin/gsettings"), ["set", AppInfo.applicationID, key, value],
-                    environment: environment, timeout: 30)
-                #expect(set.status == 0, "\(set.stderr)")
-            }
-            return environment
-        }
-
         /// A folder of `count` pictures of 600 × 400 pixels, each a gradient of its own colour.
         private static func folder(_ count: Int) throws -> URL {
             let folder = try TestPictures.makeFolder("grid")
@@ -74,7 +51,7 @@ extension GUITests {
         func gridSizeAndMemory() throws {
             let folder = try Self.folder(40)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let environment = try Self.settings()
+            let environment = try privateSettings()
 
             let app = try AppSession(arguments: [folder.path], environment: environment)
             var events = try app.waitFor("the list settled") { Self.settled($0) }
@@ -139,7 +116,7 @@ extension GUITests {
         func hiDPI() throws {
             let folder = try Self.folder(24)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let environment = try Self.settings(["view-mode": "grid"], width: 500, height: 440)
+            let environment = try privateSettings(["view-mode": "grid"], width: 500, height: 440)
             let app = try AppSession(
                 arguments: [folder.path], environment: environment.merging(["GDK_SCALE": "2"]) { $1 })
             let events = try app.waitFor("the grid settled") { Self.settled($0) }
@@ -159,7 +136,7 @@ extension GUITests {
             let server = try LoopbackServer()
             server.photoLatencyMs.store(1500, ordering: .relaxed)
             let rows = 2000
-            let environment = try Self.settings(["view-mode": "grid"], width: 1000, height: 700)
+            let environment = try privateSettings(["view-mode": "grid"], width: 1000, height: 700)
             let app = try AppSession(
                 arguments: [server.url("/list.plist?rows=\(rows)").absoluteString], environment: environment)
             try app.waitFor("first downloads under way") { $0.contains { $0.event.name == .opStart } }

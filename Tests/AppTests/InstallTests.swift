@@ -115,7 +115,7 @@ extension GUITests {
                 ],
                 unsetting: ["CLASSIC_PHOTOS_DATADIR", "GSETTINGS_SCHEMA_DIR"])
             let loaded = try app.waitFor(event: .sourceLoaded, timeout: 30)
-            guard case .sourceLoaded(let url, let rows) = loaded.event else { return }
+            guard case .sourceLoaded(let url, let rows, _) = loaded.event else { return }
             #expect(rows == 18)
             #expect(url.contains(installed("share/classic-photos/ClassicPhotos.plist")), "loaded \(url)")
             #expect(app.terminate() == 0)

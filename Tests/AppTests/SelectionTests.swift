@@ -147,7 +147,7 @@ extension GUITests {
             try source.xdotool(steps)
             func dropped(_ events: [TraceRecord]) -> [String] {
                 events.compactMap { record in
-                    if case .sourceStart(let url) = record.event, url.contains("/drag") { url } else { nil }
+                    if case .sourceStart(let url, _) = record.event, url.contains("/drag") { url } else { nil }
                 }
             }
             let events = try target.waitFor("the dropped photos opened", timeout: 20) { dropped($0).count >= 2 }

@@ -24,7 +24,7 @@ import Testing
             "CLASSIC_PHOTOS_DECODE_SECONDS": "2.5", "CLASSIC_PHOTOS_SANDBOX": "no-bwrap",
             "CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_SCROLL_QUIET_MS": "40",
             "CLASSIC_PHOTOS_TRACE_FRAMES": "1", "CLASSIC_PHOTOS_PUBLIC_ADDRESSES": " 127.0.0.2, ::1 ,,",
-            "PATH": "/opt/bin", "UNRELATED": "x",
+            "CLASSIC_PHOTOS_WATCH_LIMIT": "12", "PATH": "/opt/bin", "UNRELATED": "x",
         ])
         #expect(configuration.tracePath == "/tmp/trace.jsonl")
         #expect(configuration.localeDirectory == "/opt/locale")
@@ -37,7 +37,8 @@ import Testing
         #expect(configuration.testSwitches.scrollQuietMilliseconds == 40)
         #expect(configuration.testSwitches.traceFrames)
         #expect(configuration.testSwitches.publicAddresses == ["127.0.0.2", "::1"])
-        #expect(AppConfiguration.Variable.allCases.count == 10)
+        #expect(configuration.testSwitches.watchLimit == 12)
+        #expect(AppConfiguration.Variable.allCases.count == 11)
     }
 
     @Test("Values that cannot be read leave the defaults; switches are on only for 1")

@@ -167,6 +167,38 @@ import Testing
         #expect(list.id(at: 3) == c, "a renamed photo stays who it is")
     }
 
+    @Test("A sub-folder made, renamed and removed while its parent is shown: its item comes first, moves and goes")
+    func folderItems() {
+        let list = PhotoList()
+        list.apply(
+            .replaceAll([
+                PhotoEntry(name: "old", link: "file:///f/old/", base: nil),
+                PhotoEntry(name: "a.jpg", link: "file:///f/a.jpg", base: nil),
+            ]))
+        let folders: Set<String> = ["/f/new", "/f/renamed"]
+        func apply(_ changes: [FolderChange]) -> FolderChangePlan {
+            let plan = FolderChanges.plan(
+                changes, list: list.snapshot(), order: .byName, link: { "file://\($0)" },
+                entry: { path in
+                    let name = URL(fileURLWithPath: path).lastPathComponent
+                    return PhotoEntry(
+                        name: name, link: "file://\(path)" + (folders.contains(path) ? "/" : ""), base: nil)
+                }, facts: { _ in nil })
+            for edit in plan.edits(slice: 100) { list.apply(edit) }
+            return plan
+        }
+        // Made: its contents' changes reported on it are nothing to its item.
+        let made = apply([.created("/f/new"), .changed("/f/new")])
+        #expect(made.added == 1 && made.changed == 0)
+        #expect(names(list) == ["new", "old", "a.jpg"])
+        let renamed = apply([.renamed(from: "/f/old", to: "/f/renamed"), .changed("/f/new")])
+        #expect(renamed.changed == 1 && renamed.added == 0 && renamed.removedCount == 0)
+        #expect(names(list) == ["new", "renamed", "a.jpg"])
+        let removed = apply([.deleted("/f/new")])
+        #expect(removed.removedCount == 1)
+        #expect(names(list) == ["renamed", "a.jpg"])
+    }
+
     @Test("In an order that needs facts, new photos go by them, and only the photos compared are read")
     func burstByDate() {
         let taken: [String: SortFacts] = [

@@ -75,6 +75,7 @@ public enum DisplayText {
 }
 
 extension PhotoSnapshot {
-    /// The name as rows and the viewer show it (see `DisplayText`).
-    public var displayName: String { DisplayText.line(name) }
+    /// The name as rows and the viewer show it (see `DisplayText`): a photo's own name,
+    /// without the sub-folder it is in (see `PhotoEntry.subfolder`).
+    public var displayName: String { DisplayText.line(String(entry.leafName)) }
 }

@@ -90,6 +90,20 @@ public struct PhotoEntry: Sendable, Equatable {
     /// `file:` address ending in "/". A folder has no picture; opening it shows its photos.
     public var isFolder: Bool { link.hasSuffix("/") && link.hasPrefix("file:") }
 
+    /// For a photo of a folder shown with every picture beneath it, the sub-folder it is in,
+    /// as a path below the folder shown ("2023/07 July"); nil for a photo of the folder itself
+    /// or of a list. Such a photo is named by its path below the folder (see `FolderTree`).
+    public var subfolder: Substring? {
+        guard base == nil, link.hasPrefix("file:"), !isFolder, let slash = name.lastIndex(of: "/") else { return nil }
+        return name[..<slash]
+    }
+
+    /// The photo's own name, without `subfolder`.
+    public var leafName: Substring {
+        guard subfolder != nil, let slash = name.lastIndex(of: "/") else { return name[...] }
+        return name[name.index(after: slash)...]
+    }
+
     /// Whether the list this entry comes from was read over the network.
     public var isFromNetwork: Bool {
         base?.url.isWebAddress ?? false

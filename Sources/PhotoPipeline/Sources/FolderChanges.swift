@@ -65,6 +65,11 @@ public enum FolderChanges {
     ) -> FolderChangePlan {
         var overlay = Overlay(list: list)
         var plan = FolderChangePlan()
+        // A photo's address, or a sub-folder's (which ends in "/").
+        func shown(_ path: String) -> Slot? {
+            let address = link(path)
+            return overlay.find(address) ?? overlay.find(address + "/")
+        }
         for change in changes {
             switch change {
             case .created(let path):
@@ -76,12 +81,12 @@ public enum FolderChanges {
                     plan.added += 1
                 }
             case .deleted(let path):
-                if let slot = overlay.find(link(path)) {
+                if let slot = shown(path) {
                     overlay.remove(slot)
                     plan.removedCount += 1
                 }
             case .renamed(let from, let to):
-                let old = overlay.find(link(from))
+                let old = shown(from)
                 let new = entry(to)
                 if let target = overlay.find(link(to)), target != old {
                     // Moved over a photo shown (how editors save: a hidden file, then a rename):
@@ -113,6 +118,8 @@ public enum FolderChanges {
                     break
                 }
             case .changed(let path):
+                // A sub-folder's contents changed: nothing to its item.
+                if shown(path) != nil, overlay.find(link(path)) == nil { continue }
                 guard let slot = overlay.find(link(path)) else {
                     // Written and closed, not created: a file that was not a picture by its
                     // content before (no extension) may be one now.

@@ -99,13 +99,19 @@ struct FolderListing {
 
     /// The entry for the file at `path` (one that appeared in a folder being watched), if it
     /// is a picture the folder would list: not hidden, a regular file, a picture by its name
-    /// (or, where the name says nothing, by its content).
-    static func entry(forFile path: String, hiddenNames: Set<String>) -> PhotoEntry? {
+    /// (or, where the name says nothing, by its content); with `folders`, also a sub-folder
+    /// (not hidden) as an item.
+    static func entry(forFile path: String, hiddenNames: Set<String>, folders: Bool = false) -> PhotoEntry? {
         let url = URL(fileURLWithPath: path)
         let name = url.lastPathComponent
         return name.withCString { name -> PhotoEntry? in
-            guard !isHidden(name, hiddenNames), isRegularFile(name, type: UInt8(DT_UNKNOWN), in: AT_FDCWD, path: path)
-            else { return nil }
+            guard !isHidden(name, hiddenNames) else { return nil }
+            if folders, isFolder(name, type: UInt8(DT_UNKNOWN), in: AT_FDCWD, path: path) {
+                guard let uri = g_filename_to_uri(path, nil, nil) else { return nil }
+                defer { g_free(uri) }
+                return PhotoEntry(name: displayName(name), link: String(cString: uri) + "/", base: nil)
+            }
+            guard isRegularFile(name, type: UInt8(DT_UNKNOWN), in: AT_FDCWD, path: path) else { return nil }
             let pictures = PictureTypes()
             let isPicture =
                 switch pictures.verdict(forName: name) {
@@ -145,12 +151,15 @@ struct FolderListing {
 
     /// Whether `name` is a folder (or a symbolic link to one), from the directory entry's type
     /// where it gives one.
-    private static func isFolder(_ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32) -> Bool {
+    static func isFolder(
+        _ name: UnsafePointer<CChar>, type: UInt8, in directory: Int32, path: String? = nil
+    ) -> Bool {
         switch Int32(type) {
         case Int32(DT_DIR): return true
         case Int32(DT_LNK), Int32(DT_UNKNOWN):
             var status = stat()
-            return fstatat(directory, name, &status, 0) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+            let found = path.map { stat($0, &status) } ?? fstatat(directory, name, &status, 0)
+            return found == 0 && (status.st_mode & S_IFMT) == S_IFDIR
         default: return false
         }
     }

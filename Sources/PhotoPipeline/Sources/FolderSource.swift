@@ -9,40 +9,63 @@ import GLibKit
 /// of 100,000 photos is on screen in a fraction of a second. Only files whose names say
 /// nothing (no extension, or an unregistered one) have their first bytes read. A file whose
 /// name lies (text called `.jpg`) stays in the list and fails as `not-image` when its row
-/// loads, so nothing moves under the user. Sub-folders, hidden files and other files are left
-/// out. Each entry is named after the file's display name and points at the file's URI.
+/// loads, so nothing moves under the user. Sub-folders come first, as items (see
+/// `PhotoEntry.isFolder`); hidden files and other files are left out. Each entry is named
+/// after the file's display name and points at the file's URI.
+///
+/// With `includesSubfolders`, every picture beneath the folder is listed instead, named by
+/// its path below it (see `FolderTree`), and no folder is an item.
 public struct FolderSource: PhotoSource {
     public let location: URL
     public var order: PhotoOrder
+    public var includesSubfolders: Bool
 
-    public init(location: URL, order: PhotoOrder = .byName) {
+    public init(location: URL, order: PhotoOrder = .byName, includesSubfolders: Bool = false) {
         self.location = location
         self.order = order
+        self.includesSubfolders = includesSubfolders
     }
 
     public func read(
         using fetcher: PhotoFetcher, cancellable: Cancellable,
         deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
-        try Self.readPictures(in: location, selecting: nil, order: order, cancellable: cancellable, deliver)
+        try Self.readPictures(
+            in: location, selecting: nil, order: order, recursive: includesSubfolders, cancellable: cancellable,
+            deliver)
     }
 
-    public func ordered(by order: PhotoOrder) -> any PhotoSource { FolderSource(location: location, order: order) }
+    public func ordered(by order: PhotoOrder) -> any PhotoSource {
+        FolderSource(location: location, order: order, includesSubfolders: includesSubfolders)
+    }
+
+    public func includingSubfolders(_ include: Bool) -> any PhotoSource {
+        FolderSource(location: location, order: order, includesSubfolders: include)
+    }
 
     /// Up to this many pictures, dates taken are read before the folder is shown (about 50 µs
     /// each); a bigger folder shows in modification order at once, and settles into the order
     /// taken once the dates are read in the background.
     static let inlineDatesLimit = 3_000
 
-    /// Lists the pictures in `folder` and delivers them in batches. `selecting` is the file
-    /// name (as on disk) of a picture to mark as selected; it is listed even when hidden.
+    /// Lists the pictures in `folder` (`recursive`: beneath it) and delivers them in batches.
+    /// `selecting` is the file name (as on disk) of a picture in `folder` to mark as selected;
+    /// it is listed even when hidden.
     static func readPictures(
-        in folder: URL, selecting: String?, order wanted: PhotoOrder, cancellable: Cancellable,
-        index: PhotoIndex? = PhotoIndex.shared, _ deliver: (PhotoSourceBatch) -> Void
+        in folder: URL, selecting: String?, order wanted: PhotoOrder, recursive: Bool = false,
+        cancellable: Cancellable, index: PhotoIndex? = PhotoIndex.shared, _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
-        var listing = try FolderListing.read(
-            folder, selecting: selecting, facts: wanted.needsFacts,
-            cancellable: cancellable)
+        var tree: [URL]?
+        var listing: FolderListing
+        if recursive {
+            let read = try FolderTree.read(
+                folder, selecting: selecting, facts: wanted.needsFacts, cancellable: cancellable)
+            listing = read.listing
+            tree = read.folders.map(\.standardizedFileURL)
+        } else {
+            listing = try FolderListing.read(
+                folder, selecting: selecting, facts: wanted.needsFacts, cancellable: cancellable)
+        }
         var used = wanted
         if wanted.key == .dateTaken {
             // What the index remembers of the folder's photos, at once: a folder sorted before
@@ -73,7 +96,7 @@ public struct FolderSource: PhotoSource {
             .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
         let total = folders.count + order.count
         if total == 0 {
-            deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: wanted))
+            deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: wanted, tree: tree))
             return
         }
         let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }.map { folders.count + $0 }
@@ -91,7 +114,7 @@ public struct FolderSource: PhotoSource {
             deliver(
                 PhotoSourceBatch(
                     entries: entries, selected: selectedHere, folder: folderURL, order: used,
-                    wantedOrder: wanted))
+                    wantedOrder: wanted, tree: tree))
             start = end
         }
     }
@@ -103,20 +126,38 @@ public struct FolderSource: PhotoSource {
         return String(cString: path)
     }
 
+    /// The paths of every picture in `folder` and beneath it, and every folder read (`folder`
+    /// first); nil if `folder` cannot be read (a folder that came into a tree shown).
+    public static func picturesBeneath(_ folder: URL, cancellable: Cancellable) -> (paths: [String], folders: [URL])? {
+        guard let tree = try? FolderTree.read(folder, selecting: nil, facts: false, cancellable: cancellable)
+        else { return nil }
+        return (tree.listing.links.compactMap(path(of:)), tree.folders)
+    }
+
     /// The entry a new file at `path` in a shown folder gets, if the folder lists it.
     public static func entry(forNewFile path: String) -> PhotoEntry? {
         newFileEntries()(path)
     }
 
     /// Gives the entries of new files in shown folders, reading each folder's hidden names
-    /// once (for a burst of changes; on one thread).
-    public static func newFileEntries() -> (String) -> PhotoEntry? {
+    /// once (for a burst of changes; on one thread). With `top` (a folder shown with every
+    /// picture beneath it), pictures are named by their path below it and folders are not
+    /// items; without, a new sub-folder is an item.
+    public static func newFileEntries(under top: URL? = nil) -> (String) -> PhotoEntry? {
         var hiddenByFolder: [String: Set<String>] = [:]
+        let topPath = top.map { $0.standardizedFileURL.path + "/" }
         return { path in
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             let hidden = hiddenByFolder[folder] ?? FolderListing.hiddenNames(inFolder: folder)
             hiddenByFolder[folder] = hidden
-            return FolderListing.entry(forFile: path, hiddenNames: hidden)
+            guard let topPath else { return FolderListing.entry(forFile: path, hiddenNames: hidden, folders: true) }
+            guard path.hasPrefix(topPath),
+                let found = FolderListing.entry(forFile: path, hiddenNames: hidden, folders: false)
+            else { return nil }
+            let below = String(path.dropFirst(topPath.count))
+            // The name as shown: each folder's part as the listing shows it.
+            let parts = below.split(separator: "/").dropLast().map(String.init) + [found.name]
+            return PhotoEntry(name: parts.joined(separator: "/"), link: found.link, base: nil)
         }
     }
 }

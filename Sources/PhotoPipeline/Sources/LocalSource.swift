@@ -9,13 +9,22 @@ public struct LocalSource: PhotoSource {
     public let location: URL
     /// The order of a folder's pictures.
     public var order: PhotoOrder
+    /// Whether a folder (or a picture's) shows every picture beneath it (see `FolderSource`).
+    public var includesSubfolders: Bool
 
-    public init(location: URL, order: PhotoOrder = .byName) {
+    public init(location: URL, order: PhotoOrder = .byName, includesSubfolders: Bool = false) {
         self.location = location
         self.order = order
+        self.includesSubfolders = includesSubfolders
     }
 
-    public func ordered(by order: PhotoOrder) -> any PhotoSource { LocalSource(location: location, order: order) }
+    public func ordered(by order: PhotoOrder) -> any PhotoSource {
+        LocalSource(location: location, order: order, includesSubfolders: includesSubfolders)
+    }
+
+    public func includingSubfolders(_ include: Bool) -> any PhotoSource {
+        LocalSource(location: location, order: order, includesSubfolders: include)
+    }
 
     public func read(
         using fetcher: PhotoFetcher, cancellable: Cancellable,
@@ -38,7 +47,9 @@ public struct LocalSource: PhotoSource {
         }
         switch g_file_info_get_file_type(info.opaque) {
         case G_FILE_TYPE_DIRECTORY:
-            try FolderSource.readPictures(in: location, selecting: nil, order: order, cancellable: cancellable, deliver)
+            try FolderSource.readPictures(
+                in: location, selecting: nil, order: order, recursive: includesSubfolders, cancellable: cancellable,
+                deliver)
         case G_FILE_TYPE_REGULAR:
             let nameType = g_file_info_get_attribute_string(info.opaque, G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE)
                 .map { String(cString: $0) }
@@ -48,7 +59,7 @@ public struct LocalSource: PhotoSource {
             if isPicture, let name = g_file_info_get_name(info.opaque) {
                 try FolderSource.readPictures(
                     in: location.deletingLastPathComponent(), selecting: String(cString: name),
-                    order: order, cancellable: cancellable, deliver)
+                    order: order, recursive: includesSubfolders, cancellable: cancellable, deliver)
             } else {
                 try PropertyListSource(location: location).read(
                     using: fetcher, cancellable: cancellable, deliver: deliver)

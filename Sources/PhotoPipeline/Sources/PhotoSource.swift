@@ -17,10 +17,19 @@ public protocol PhotoSource: Sendable {
 
     /// The same source, showing a folder's pictures in `order` (lists keep their own order).
     func ordered(by order: PhotoOrder) -> any PhotoSource
+
+    /// The same source, showing a folder's sub-folders as items (false) or every picture
+    /// beneath it instead (true). Lists are what they are.
+    func includingSubfolders(_ include: Bool) -> any PhotoSource
+
+    /// Whether a folder is shown with every picture beneath it.
+    var includesSubfolders: Bool { get }
 }
 
 extension PhotoSource {
     public func ordered(by order: PhotoOrder) -> any PhotoSource { self }
+    public func includingSubfolders(_ include: Bool) -> any PhotoSource { self }
+    public var includesSubfolders: Bool { false }
 }
 
 /// Consecutive entries of one source, in display order.
@@ -35,16 +44,20 @@ public struct PhotoSourceBatch: Sendable {
     /// big folder's dates taken are still to be read.
     public var order: PhotoOrder?
     public var wantedOrder: PhotoOrder?
+    /// When the source is a folder with every picture beneath it: every folder read, `folder`
+    /// first.
+    public var tree: [URL]?
 
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-        wantedOrder: PhotoOrder? = nil
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil
     ) {
         self.entries = entries
         self.selected = selected
         self.folder = folder
         self.order = order
         self.wantedOrder = wantedOrder
+        self.tree = tree
     }
 
     /// The batch cut into pieces of at most `rows` rows, the first of at most `firstRows`;

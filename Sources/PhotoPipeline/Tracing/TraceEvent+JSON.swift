@@ -60,13 +60,15 @@ extension TraceEvent {
         case .windowSubtitle(let text):
             p.name(.windowSubtitle)
             p.field(.text, text)
-        case .sourceStart(let url):
+        case .sourceStart(let url, let recursive):
             p.name(.sourceStart)
             p.field(.url, url)
-        case .sourceLoaded(let url, let rows):
+            if recursive { p.field(.recursive, true) }
+        case .sourceLoaded(let url, let rows, let recursive):
             p.name(.sourceLoaded)
             p.field(.url, url)
             p.field(.rows, rows)
+            if recursive { p.field(.recursive, true) }
         case .sourceFailed(let url, let error):
             p.name(.sourceFailed)
             p.field(.url, url)

@@ -15,10 +15,11 @@ public enum TraceEvent: Sendable, Equatable {
     /// The window's subtitle now reads `text` (how many photos, how many failed), in the
     /// user's language.
     case windowSubtitle(text: String)
-    /// A source began loading.
-    case sourceStart(url: String)
+    /// A source began loading; `recursive` when it is a folder with every picture beneath it
+    /// (written only then).
+    case sourceStart(url: String, recursive: Bool = false)
     /// A source was read and its `rows` shown.
-    case sourceLoaded(url: String, rows: Int)
+    case sourceLoaded(url: String, rows: Int, recursive: Bool = false)
     /// A source could not be read; `error` says why, in words.
     case sourceFailed(url: String, error: String)
     /// The folder at `url` changed while shown: pictures `added`, `removed` and `changed`
@@ -179,7 +180,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees, mode, columns, size, count, hits
+        case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive
     }
 }
 

@@ -71,8 +71,13 @@ extension TraceEvent {
         case .appQuit: self = .appQuit
         case .windowShown: self = .windowShown
         case .windowSubtitle: self = try .windowSubtitle(text: string(.text))
-        case .sourceStart: self = try .sourceStart(url: string(.url))
-        case .sourceLoaded: self = try .sourceLoaded(url: string(.url), rows: int(.rows))
+        case .sourceStart:
+            self = try .sourceStart(
+                url: string(.url), recursive: c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false)
+        case .sourceLoaded:
+            self = try .sourceLoaded(
+                url: string(.url), rows: int(.rows),
+                recursive: c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false)
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
         case .listSorted:
             self = try .listSorted(
@@ -182,7 +187,7 @@ extension TraceEvent {
     /// (the whole list's).
     public var rows: Int? {
         switch self {
-        case .sourceLoaded(_, let rows), .sourceChanged(_, _, _, _, let rows), .listSorted(_, _, let rows): rows
+        case .sourceLoaded(_, let rows, _), .sourceChanged(_, _, _, _, let rows), .listSorted(_, _, let rows): rows
         default: nil
         }
     }

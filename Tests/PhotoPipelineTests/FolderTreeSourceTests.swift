@@ -1,0 +1,91 @@
+import CGLib
+import Foundation
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// A folder shown with every picture beneath it (Include Sub-folders, `--recursive`).
+@Suite struct FolderTreeSourceTests {
+    /// A year/month tree with pictures at each level, a hidden folder, a folder that is a link
+    /// back up the tree, and a folder of nothing but text.
+    func yearTree() throws -> ScratchFolder {
+        let folder = try ScratchFolder()
+        for name in [
+            "top.png", "2023/07 July/img10.png", "2023/07 July/img9.png", "2023/12 December/a.png",
+            "2023/loose.png", "2024/01 January/b.png", "10/x.png", "9/x.png", ".private/secret.png",
+        ] {
+            #expect(try folder.savePicture(name, format: "png"))
+        }
+        try folder.write("notes/readme.txt", "Not a picture\n")
+        try FileManager.default.createSymbolicLink(
+            at: folder.url.appendingPathComponent("2024/back-up"), withDestinationURL: folder.url)
+        return folder
+    }
+
+    @Test(
+        "Every picture beneath the folder, named by its path below it: each folder's own pictures, then its sub-folders' in natural order; hidden folders left out, a link back up read once"
+    )
+    func wholeTree() throws {
+        let folder = try yearTree()
+        let batches = try readBatches(FolderSource(location: folder.url, includesSubfolders: true))
+        let entries = batches.flatMap(\.entries)
+        #expect(
+            entries.map(\.name) == [
+                "top.png", "9/x.png", "10/x.png", "2023/loose.png", "2023/07 July/img9.png", "2023/07 July/img10.png",
+                "2023/12 December/a.png", "2024/01 January/b.png",
+            ])
+        #expect(entries.allSatisfy { !$0.isFolder })
+        #expect(
+            entries.map { $0.subfolder.map(String.init) } == [
+                nil, "9", "10", "2023", "2023/07 July", "2023/07 July", "2023/12 December", "2024/01 January",
+            ])
+        #expect(entries.map { String($0.leafName) }[1] == "x.png")
+        for entry in entries {
+            #expect(entry.url.path == folder.url.appendingPathComponent(entry.name).path)
+        }
+        // Every folder read is given to be watched, the top one first; the link back up and the
+        // hidden folder are not among them.
+        let tree = try #require(batches.first?.tree)
+        #expect(tree.first == folder.url.standardizedFileURL)
+        #expect(tree.count == 9, "\(tree.map(\.lastPathComponent))")
+        #expect(!tree.contains { $0.path.contains(".private") || $0.path.hasSuffix("back-up") })
+
+        // Named as an argument, with sub-folders included, and a picture in it: the same list,
+        // that picture selected.
+        let local = LocalSource(location: folder.url.appendingPathComponent("top.png")).includingSubfolders(true)
+        let fromPicture = try readBatches(local)
+        #expect(fromPicture.flatMap(\.entries) == entries)
+        #expect(fromPicture.first?.selected == 0)
+        #expect(local.includesSubfolders && !LocalSource(location: folder.url).includesSubfolders)
+    }
+
+    @Test("A tree sorted by date modified mixes its folders; ties and names keep the path order")
+    func treeByDate() throws {
+        let folder = try yearTree()
+        func touch(_ name: String, _ seconds: Int) {
+            var times = [
+                timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0),
+            ]
+            _ = utimensat(AT_FDCWD, folder.url.appendingPathComponent(name).path, &times, 0)
+        }
+        for (index, name) in ["2024/01 January/b.png", "top.png", "2023/07 July/img9.png"].enumerated() {
+            touch(name, 1_000_000 + index)
+        }
+        let newest = try readEntries(
+            FolderSource(location: folder.url, order: PhotoOrder(key: .dateModified), includesSubfolders: true))
+        #expect(Array(newest.prefix(3).map(\.name)) == ["2024/01 January/b.png", "top.png", "2023/07 July/img9.png"])
+    }
+
+    @Test("Natural order of paths below a folder: a folder's own names first, then each sub-folder's")
+    func pathOrder() {
+        let names = ["b/c.png", "a.png", "b.png", "b/a/z.png", "b/z.png", "B2/a.png", "b10/a.png", "b9/a.png"]
+        let order = NaturalOrder.order(names: names, links: names)
+        #expect(
+            order.map { names[$0] } == [
+                "a.png", "b.png", "b/c.png", "b/z.png", "b/a/z.png", "B2/a.png", "b9/a.png", "b10/a.png",
+            ])
+        #expect(NaturalOrder.compare("b/z.png", "b/a/z.png") < 0)
+        #expect(NaturalOrder.compare("b9/a.png", "b10/a.png") < 0)
+        #expect(NaturalOrder.compare("img2.png", "img10.png") < 0, "names without folders as before")
+    }
+}

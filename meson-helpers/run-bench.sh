@@ -7,7 +7,8 @@
 # tutorial's synchronous list, big lists, a folder of camera photos against eog and gThumb,
 # folders of 20,000 and 100,000 pictures against the same two, the same photos as a web list
 # over a paced link, and the grid: the camera folder against gThumb's browser, scrolling against
-# a plain GtkGridView, 100,000 cells).
+# a plain GtkGridView, 100,000 cells; and a Pictures tree of 100,000 pictures in 2,000 folders,
+# recursive and by date taken, against find and exiftool).
 #
 #   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
 #   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3

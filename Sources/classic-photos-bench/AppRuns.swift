@@ -58,7 +58,16 @@ func launchToFirstScreen(
 ) throws
     -> (app: AppSession, screen: (t: Double, rows: ClosedRange<Int>))
 {
-    let app = try AppSession(arguments: [list], environment: environment, display: display)
+    try launchToFirstScreen(arguments: [list], environment: environment, display: display)
+}
+
+/// The same, with the app's command line.
+func launchToFirstScreen(
+    arguments: [String], environment: [String: String] = [:], display: XvfbDisplay? = nil
+) throws
+    -> (app: AppSession, screen: (t: Double, rows: ClosedRange<Int>))
+{
+    let app = try AppSession(arguments: arguments, environment: environment, display: display)
     var screen: (t: Double, rows: ClosedRange<Int>)?
     try app.waitFor("the first screen of thumbnails", timeout: 120) { events in
         screen = firstScreen(events)

@@ -32,7 +32,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "app",
+        "burst", "web", "grid", "tree", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -106,7 +106,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") || wants("grid") {
+        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") || wants("grid") || wants("tree") {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
             if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
@@ -115,6 +115,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("grid"), let camera {
                 try benchmarkGrid(folder, camera: camera, rounds: options.appRounds, report: report)
             }
+            if wants("tree") { try benchmarkPictureTree(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 

@@ -23,10 +23,11 @@ struct FolderListing {
 
     /// Reads `folder`; `selecting` is a file name (as on disk) to find and list even if hidden.
     /// With `facts`, each picture's modification time and size are read too, and with `taken`
-    /// its date taken.
+    /// its date taken. `pictures` is the recogniser to use (and whose answers to keep), for
+    /// several folders read one after another on one thread.
     static func read(
         _ folder: URL, selecting: String?, facts: Bool = false, taken: Bool = false,
-        cancellable: Cancellable
+        pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderListing {
         // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
         var path = folder.withUnsafeFileSystemRepresentation {
@@ -41,7 +42,6 @@ struct FolderListing {
         defer { closedir(directory) }
         let descriptor = dirfd(directory)
         let hiddenNames = Self.hiddenNames(in: descriptor)
-        let pictures = PictureTypes()
         var listing = FolderListing()
         var seen = 0
 

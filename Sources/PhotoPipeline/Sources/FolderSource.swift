@@ -56,11 +56,13 @@ public struct FolderSource: PhotoSource {
         cancellable: Cancellable, index: PhotoIndex? = PhotoIndex.shared, _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         var tree: [URL]?
+        var nameOrder: [Int]?
         var listing: FolderListing
         if recursive {
             let read = try FolderTree.read(
                 folder, selecting: selecting, facts: wanted.needsFacts, cancellable: cancellable)
             listing = read.listing
+            nameOrder = read.nameOrder
             tree = read.folders.map(\.standardizedFileURL)
         } else {
             listing = try FolderListing.read(
@@ -89,7 +91,8 @@ public struct FolderSource: PhotoSource {
             }
         }
         if cancellable.isCancelled { throw .cancelled }
-        let order = used.order(names: listing.names, links: listing.links, facts: listing.facts)
+        let order = used.order(
+            names: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
         let folderURL = folder.standardizedFileURL
         // Sub-folders first, by name (as the file manager shows them), then the pictures.
         let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])

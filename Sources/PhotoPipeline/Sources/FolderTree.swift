@@ -6,44 +6,108 @@ import GLibKit
 /// first: no picture is opened to list it). A picture is named by its path relative to the
 /// top folder ("2023/07 July/IMG_0042.jpg"), which `NaturalOrder` sorts folder by folder.
 ///
-/// Hidden folders are left out, as they are from a folder's items. A folder reached twice
-/// (through a symbolic link to a folder above it, or to one already read) is read once. A
-/// sub-folder that cannot be read is passed over; only the top folder's failure is the
-/// source's.
+/// The folders of each depth are read at once, on every core. Hidden folders are left out, as
+/// they are from a folder's items. A folder reached twice (through a symbolic link to a folder
+/// above it, or to one already read) is read once. A sub-folder that cannot be read is passed
+/// over; only the top folder's failure is the source's.
 struct FolderTree {
     var listing = FolderListing()
     /// Every folder read, the top one first, then each one's sub-folders before its next
     /// sibling (in natural order).
     var folders: [URL] = []
+    /// The pictures' positions in name order (`NaturalOrder` of their paths): each folder's
+    /// own pictures, then its sub-folders' in turn. Sorting folder by folder gives it without
+    /// comparing whole paths.
+    var nameOrder: [Int] = []
+
+    /// One folder read: its pictures, and its sub-folders (their node numbers) in natural order.
+    private struct Node {
+        var url: URL
+        var prefix: String
+        var listing: FolderListing?
+        var children: [Int] = []
+    }
 
     static func read(
         _ top: URL, selecting: String?, facts: Bool, cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderTree {
-        var tree = FolderTree()
+        var nodes = [Node(url: top, prefix: "")]
         var visited = Set<FolderIdentity>()
-        // Depth first, the sub-folders of each in natural order.
-        var pending: [(url: URL, prefix: String)] = [(top, "")]
-        while let (folder, prefix) = pending.popLast() {
+        var level = [0]
+        while !level.isEmpty {
             if cancellable.isCancelled { throw .cancelled }
-            guard let identity = FolderIdentity(folder), visited.insert(identity).inserted else { continue }
-            let listing: FolderListing
-            do throws(PhotoSourceError) {
-                listing = try FolderListing.read(
-                    folder, selecting: prefix.isEmpty ? selecting : nil, facts: facts, cancellable: cancellable)
-            } catch {
-                if error == .cancelled || tree.folders.isEmpty { throw error }
-                continue // a sub-folder that cannot be read
+            // The top folder is read whatever it is (its failure is the source's).
+            let folders = level.filter { node in
+                FolderIdentity(nodes[node].url).map { visited.insert($0).inserted } ?? (node == 0)
             }
-            tree.folders.append(folder)
-            if let selected = listing.selected { tree.listing.selected = tree.listing.names.count + selected }
+            let read = readAll(
+                folders.map { nodes[$0].url }, selecting: nodes[0].listing == nil ? selecting : nil, facts: facts,
+                cancellable: cancellable)
+            if nodes[0].listing == nil, case .failure(let error) = read[0] { throw error }
+            if cancellable.isCancelled { throw .cancelled }
+            var next: [Int] = []
+            for (node, result) in zip(folders, read) {
+                guard case .success(let listing) = result else { continue } // a sub-folder that cannot be read
+                nodes[node].listing = listing
+                for child in NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks) {
+                    guard let url = URL(string: listing.folderLinks[child]) else { continue }
+                    nodes[node].children.append(nodes.count)
+                    next.append(nodes.count)
+                    nodes.append(Node(url: url, prefix: nodes[node].prefix + listing.folderNames[child] + "/"))
+                }
+            }
+            level = next
+        }
+        return assemble(nodes)
+    }
+
+    /// Reads `folders` on every core; each folder's listing, or why it could not be read.
+    private static func readAll(
+        _ folders: [URL], selecting: String?, facts: Bool, cancellable: Cancellable
+    ) -> [Result<FolderListing, PhotoSourceError>] {
+        let results = Locked([Result<FolderListing, PhotoSourceError>?](repeating: nil, count: folders.count))
+        let next = Locked(0)
+        let workers = min(folders.count, ProcessInfo.processInfo.activeProcessorCount)
+        DispatchQueue.concurrentPerform(iterations: max(1, workers)) { _ in
+            // One recogniser a worker: what a name's extension says is worked out once.
+            let pictures = PictureTypes()
+            while true {
+                let index = next.withLock { value in
+                    defer { value += 1 }
+                    return value
+                }
+                guard index < folders.count else { return }
+                let result: Result<FolderListing, PhotoSourceError>
+                do throws(PhotoSourceError) {
+                    result = .success(
+                        try FolderListing.read(
+                            folders[index], selecting: selecting, facts: facts, pictures: pictures,
+                            cancellable: cancellable))
+                } catch {
+                    result = .failure(error)
+                }
+                results.withLock { $0[index] = result }
+            }
+        }
+        return results.withLock { $0.map { $0 ?? .failure(.cancelled) } }
+    }
+
+    /// The pictures of every folder read, folder after folder in depth-first order, and their
+    /// name order.
+    private static func assemble(_ nodes: [Node]) -> FolderTree {
+        var tree = FolderTree()
+        var stack = [0]
+        while let node = stack.popLast() {
+            guard let listing = nodes[node].listing else { continue }
+            let prefix = nodes[node].prefix
+            let start = tree.listing.names.count
+            tree.folders.append(nodes[node].url)
+            if let selected = listing.selected { tree.listing.selected = start + selected }
             tree.listing.names += prefix.isEmpty ? listing.names : listing.names.map { prefix + $0 }
             tree.listing.links += listing.links
             tree.listing.facts += listing.facts
-            let children = NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks)
-            for child in children.reversed() {
-                guard let url = URL(string: listing.folderLinks[child]) else { continue }
-                pending.append((url, prefix + listing.folderNames[child] + "/"))
-            }
+            tree.nameOrder += NaturalOrder.order(names: listing.names, links: listing.links).map { start + $0 }
+            stack += nodes[node].children.reversed()
         }
         return tree
     }

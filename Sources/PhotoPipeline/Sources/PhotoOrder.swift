@@ -135,16 +135,18 @@ extension PhotoOrder {
     /// The indexes of photos named `names` with `facts` in this order. Names order ties,
     /// ascending whichever way the rest goes. Sub-folders (see `PhotoEntry.isFolder`) come
     /// first, by name, whatever the order.
-    public func order(names: [String], links: [String], facts: [SortFacts?]) -> [Int] {
-        let ordered = photoOrder(names: names, links: links, facts: facts)
+    /// `nameOrder`, when given, is the photos' name order already known (a tree's, read folder
+    /// by folder).
+    public func order(names: [String], links: [String], facts: [SortFacts?], nameOrder: [Int]? = nil) -> [Int] {
+        let ordered = photoOrder(names: names, links: links, facts: facts, nameOrder: nameOrder)
         guard links.contains(where: { $0.hasSuffix("/") }) else { return ordered }
         let isFolder = links.map { PhotoEntry(name: "", link: $0, base: nil).isFolder }
         let folders = NaturalOrder.order(names: names, links: links).filter { isFolder[$0] }
         return folders + ordered.filter { !isFolder[$0] }
     }
 
-    private func photoOrder(names: [String], links: [String], facts: [SortFacts?]) -> [Int] {
-        let byName = NaturalOrder.order(names: names, links: links)
+    private func photoOrder(names: [String], links: [String], facts: [SortFacts?], nameOrder: [Int]?) -> [Int] {
+        let byName = nameOrder ?? NaturalOrder.order(names: names, links: links)
         guard key != .name || descending else { return byName }
         if key == .name { return byName.reversed() }
         var rank = [Int](repeating: 0, count: byName.count)

@@ -304,6 +304,17 @@ final class LiveFolder {
         }
     }
 
+    /// The date taken of a photo shown, as sorting read it, or as the index holds it; nil
+    /// where neither knows it (nothing is read from the file here).
+    func dateTaken(of id: PhotoID, link: String) -> String? {
+        if let taken = facts[id]?.taken { return taken }
+        guard let path = Self.path(ofLink: link) else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        return PhotoIndex.shared?.dateTaken(path: path, size: Int64(status.st_size), modified: modified)
+    }
+
     // MARK: Sorting
 
     /// The folder is to be shown in `order`: worked out off the main thread (reading what it

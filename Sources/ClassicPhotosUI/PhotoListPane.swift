@@ -63,6 +63,10 @@ final class PhotoListPane {
     var onPendingSelectionShown: ((Int) -> Void)?
     /// The view or the grid's size changed (thumbnails are then decoded for the new size).
     var onLayoutChanged: (() -> Void)?
+    /// Where the view is, for the label floating over it while it scrolls: the words for the
+    /// photo at a position (nil: nothing to say, as for a list that is one folder by name).
+    var placeText: ((Int) -> String?)?
+    private let placeLabel: PlaceLabel
     /// A drag begins on a photo: the files it carries out of the window (nil: none).
     var onDrag: ((PhotoID) -> OfferedFiles?)?
     /// Each row's or cell's drag handler, by its list item.
@@ -90,6 +94,7 @@ final class PhotoListPane {
         // empty space selects what it covers); a double click or Enter opens the photo.
         for rubberband in [list.setRubberband, grid.setRubberband] { rubberband(true) }
         scrolled = ui.widget("scrolled")
+        placeLabel = PlaceLabel(label: ui.widget("place"))
         connectFactory(listFactory) { PhotoRowWidget() }
         connectFactory(gridFactory) { [unowned self] in PhotoGridCell(side: cellSize) }
         processor.observePhotos { [unowned self] snapshot in
@@ -109,6 +114,8 @@ final class PhotoListPane {
                     if pendingSelection != nil { scrollToPendingSelection() }
                     if pendingReveal != nil { revealPending() }
                 })
+            // Scrolled: where the view is now floats over it.
+            connections.append(adjustment.connect("value-changed") { [unowned self] in showPlace() })
         }
         connections.append(contentsOf: zoomByWheel())
         // A wider or narrower window holds more or fewer columns.
@@ -121,6 +128,7 @@ final class PhotoListPane {
             self.processor.scrollBegan()
         }
         scrollMonitor.onEnded = { [unowned self] in
+            placeLabel.scrollEnded()
             let visible = visibleRows()
             if traceLayout() { self.processor.columnsChanged(columns, visible: visible) }
             lastVisible = visible
@@ -217,6 +225,15 @@ final class PhotoListPane {
         } else {
             processor.visibleRowsChanged(visible)
         }
+    }
+
+    /// While the view scrolls, the words for the photo at its top float over it, when the view
+    /// is long enough (three screens and more) for them to help.
+    private func showPlace() {
+        guard scrollMonitor.isScrolling, let placeText else { return }
+        let visible = visibleRows()
+        guard !visible.isEmpty, photos.count >= 3 * visible.count else { return placeLabel.show(nil) }
+        placeLabel.show(placeText(visible.lowerBound))
     }
 
     /// Runs `change` (which reorders the list) keeping the photo at the top of the view, or

@@ -105,6 +105,7 @@ final class PhotoListWindow {
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
+        pane.placeText = { [unowned self] position in placeText(at: position) }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }
@@ -213,6 +214,22 @@ final class PhotoListWindow {
         folder.isOwnChange = { [unowned self] path in photoActions.isOwnChange(path) }
         liveFolder = folder
         photoActions.liveFolder = folder
+    }
+
+    /// Where the photo at `position` is, for the label floating over a long view while it
+    /// scrolls: its month when the folder is sorted by date taken, its folder in a tree.
+    private func placeText(at position: Int) -> String? {
+        guard let folder = liveFolder, position < photos.count else { return nil }
+        let entry = photos.entry(at: position)
+        guard !entry.isFolder else { return nil }
+        if folder.order.key == .dateTaken,
+            let taken = folder.dateTaken(of: photos.id(at: position), link: entry.link),
+            let month = PlaceLabel.month(of: taken)
+        {
+            return month
+        }
+        guard folder.isTree else { return nil }
+        return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.url.lastPathComponent
     }
 
     private func forgetFolder() {

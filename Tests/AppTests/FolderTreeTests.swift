@@ -177,5 +177,40 @@ extension GUITests {
             #expect(events.contains { $0.event.rows == 5 })
             #expect(app.terminate() == 0)
         }
+
+        @Test("While a long tree scrolls, the folder of the photo at the top floats over it, folder after folder")
+        func whereYouAre() throws {
+            // 12 folders of 10 pictures (hard links to one), 120 rows: many screens.
+            let top = try TestPictures.makeFolder("long-tree")
+            defer { try? FileManager.default.removeItem(at: top) }
+            let picture = top.appendingPathComponent("picture.png")
+            #expect(TestPictures.write(picture, format: "png"))
+            let folders = (1...12).map { String(format: "2024/%02d", $0) }
+            for folder in folders {
+                let made = top.appendingPathComponent(folder)
+                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+                for n in 0..<10 {
+                    try FileManager.default.linkItem(at: picture, to: made.appendingPathComponent("img\(n).png"))
+                }
+            }
+            try FileManager.default.removeItem(at: picture)
+            let app = try AppSession(arguments: ["--recursive", top.path])
+            _ = try app.waitFor("the tree listed") { events in
+                events.contains { $0.event.name == .sourceLoaded && $0.event.rows == 120 }
+            }
+            let window = try app.windowGeometry()
+            try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
+            try app.xdotool(["click", "--repeat", "25", "--delay", "40", "5"])
+            let events = try app.waitFor("the places shown while scrolling") { events in
+                events.filter { $0.event.name == .viewPlace }.count >= 3
+                    && events.contains { $0.event.name == .scrollEnd }
+            }
+            let places = events.compactMap { if case .viewPlace(let text) = $0.event { text } else { nil } }
+            #expect(places.allSatisfy(folders.contains), "\(places)")
+            // Scrolling down, the folders come in their order, each once.
+            let positions = places.compactMap(folders.firstIndex(of:))
+            #expect(positions == positions.sorted() && Set(positions).count == positions.count, "\(places)")
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -53,6 +53,8 @@ import Testing
             )
         case .viewVisible:
             (.viewVisible(first: 0, last: -1), #"{"t":1.500000,"ev":"view.visible","first":0,"last":-1}"#)
+        case .viewPlace:
+            (.viewPlace(text: "2023/07 July"), #"{"t":1.500000,"ev":"view.place","text":"2023/07 July"}"#)
         case .viewMode:
             (
                 .viewMode(mode: "grid", columns: 7, size: 160),

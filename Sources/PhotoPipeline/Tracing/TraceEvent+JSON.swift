@@ -94,6 +94,9 @@ extension TraceEvent {
             p.name(.viewVisible)
             p.field(.first, first)
             p.field(.last, last)
+        case .viewPlace(let text):
+            p.name(.viewPlace)
+            p.field(.text, text)
         case .viewMode(let mode, let columns, let size):
             p.name(.viewMode)
             p.field(.mode, mode)

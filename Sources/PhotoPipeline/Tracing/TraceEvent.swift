@@ -36,6 +36,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// The photos are shown as `mode` (`list` or `grid`), `columns` to a row, each `size`
     /// logical pixels high (the grid's squares; the list's rows): whenever one of them changes.
     case viewMode(mode: String, columns: Int, size: Int)
+    /// While scrolling a long view, where it is now floats over it: `text` (the folder, or the
+    /// month when sorted by date taken), traced when it changes.
+    case viewPlace(text: String)
     /// The selection now holds `count` photos.
     case selectionChanged(count: Int)
     /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
@@ -135,6 +138,7 @@ public enum TraceEvent: Sendable, Equatable {
         case listSelect = "list.select"
         case viewVisible = "view.visible"
         case viewMode = "view.mode"
+        case viewPlace = "view.place"
         case selectionChanged = "selection.changed"
         case indexRead = "index.read"
         case scrollBegin = "scroll.begin"

@@ -12,8 +12,9 @@ import GLibKit
 struct FolderListing {
     var names: [String] = []
     var links: [String] = []
-    /// Each picture's sort facts, when asked for.
+    /// Each picture's sort facts, when asked for, and its path (what the index keys it by).
     var facts: [SortFacts?] = []
+    var paths: [String] = []
     /// The index of the picture asked for by name, if it was found.
     var selected: Int?
     /// The folder's own sub-folders (not hidden): their names and `file:` addresses, each
@@ -22,11 +23,10 @@ struct FolderListing {
     var folderLinks: [String] = []
 
     /// Reads `folder`; `selecting` is a file name (as on disk) to find and list even if hidden.
-    /// With `facts`, each picture's modification time and size are read too, and with `taken`
-    /// its date taken. `pictures` is the recogniser to use (and whose answers to keep), for
+    /// With `facts`, each picture's modification time and size are read too (no date taken). `pictures` is the recogniser to use (and whose answers to keep), for
     /// several folders read one after another on one thread.
     static func read(
-        _ folder: URL, selecting: String?, facts: Bool = false, taken: Bool = false,
+        _ folder: URL, selecting: String?, facts: Bool = false,
         pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderListing {
         // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
@@ -86,8 +86,10 @@ struct FolderListing {
                     listing.names.append(displayName(name))
                     listing.links.append(String(cString: uri))
                     if facts {
-                        listing.facts.append(
-                            path.withUnsafeBufferPointer { SortFacts.read(path: $0.baseAddress!, taken: taken) })
+                        // Beside the folder, not by the whole path: no walk down it for each file.
+                        var status = stat()
+                        listing.facts.append(fstatat(descriptor, name, &status, 0) == 0 ? SortFacts(status) : nil)
+                        listing.paths.append(path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
                     }
                     return true
                 }

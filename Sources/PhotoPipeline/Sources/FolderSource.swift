@@ -73,19 +73,29 @@ public struct FolderSource: PhotoSource {
             // What the index remembers of the folder's photos, at once: a folder sorted before
             // settles in its order without reading its files again.
             let known = index?.facts(inFolder: folder.standardizedFileURL.path) ?? [:]
-            let misses = zip(listing.facts, listing.links).count { facts, link in
-                guard let facts, let path = FolderSource.path(of: link), let held = known[path] else { return true }
-                return held.size != facts.size || held.modified != facts.modified
-            }
-            if misses <= inlineDatesLimit {
-                var hits = 0
-                listing.facts = zip(listing.facts, listing.links).map { facts, link in
-                    guard let read = facts?.addingDateTaken(link: link, index: index, known: known) else { return nil }
-                    if read.fromIndex { hits += 1 }
-                    return read.facts
+            var filled = listing.facts
+            var misses: [Int] = []
+            for position in filled.indices {
+                guard let facts = filled[position] else { continue }
+                if let held = known[listing.paths[position]], held.size == facts.size, held.modified == facts.modified {
+                    filled[position]?.taken = held.taken
+                } else {
+                    misses.append(position)
                 }
+            }
+            if misses.count <= inlineDatesLimit {
+                // What the index did not hold is read from the files (and given to it).
+                for position in misses {
+                    listing.paths[position].withCString { path in
+                        _ = filled[position]?.fillDateTaken(path: path, index: index, known: [:])
+                    }
+                }
+                listing.facts = filled
                 index?.flush()
-                if index != nil { Trace.shared.emit(.indexRead(rows: listing.names.count, hits: hits)) }
+                if index != nil {
+                    let hits = filled.count { $0 != nil } - misses.count
+                    Trace.shared.emit(.indexRead(rows: listing.names.count, hits: hits))
+                }
             } else {
                 used = PhotoOrder(key: .dateModified, descending: wanted.descending)
             }

@@ -106,6 +106,7 @@ struct FolderTree {
             tree.listing.names += prefix.isEmpty ? listing.names : listing.names.map { prefix + $0 }
             tree.listing.links += listing.links
             tree.listing.facts += listing.facts
+            tree.listing.paths += listing.paths
             tree.nameOrder += NaturalOrder.order(names: listing.names, links: listing.links).map { start + $0 }
             stack += nodes[node].children.reversed()
         }

@@ -39,9 +39,7 @@ public struct SortFacts: Sendable, Equatable {
     public static func read(path: UnsafePointer<CChar>, taken: Bool) -> SortFacts? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        var facts = SortFacts(
-            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-            size: Int64(status.st_size))
+        var facts = SortFacts(status)
         if taken { facts.fillDateTaken(path: path, index: PhotoIndex.shared) }
         return facts
     }
@@ -51,22 +49,6 @@ public struct SortFacts: Sendable, Equatable {
         guard let path = g_filename_from_uri(link, nil, nil) else { return nil }
         defer { g_free(path) }
         return read(path: path, taken: taken)
-    }
-
-    /// These facts with the date taken of the photo at the `file:` address `link` filled in
-    /// (its modification time where it has none): from `known` (what the index holds for its
-    /// folder) or `index` when they hold it for this size and time. Says whether they did.
-    func addingDateTaken(
-        link: String, index: PhotoIndex? = PhotoIndex.shared, known: [String: PhotoIndex.Facts]? = nil
-    ) -> (facts: SortFacts, fromIndex: Bool) {
-        var facts = self
-        var fromIndex = false
-        if let path = g_filename_from_uri(link, nil, nil) {
-            defer { g_free(path) }
-            fromIndex = facts.fillDateTaken(path: path, index: index, known: known)
-        }
-        facts.taken = facts.taken ?? Self.localTime(seconds: modified / 1_000_000_000)
-        return (facts, fromIndex)
     }
 
     /// Fills in the date taken of the photo at `path`, whose size and time these facts hold:
@@ -115,6 +97,15 @@ public struct SortFacts: Sendable, Equatable {
         return String(
             format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}
+
+extension SortFacts {
+    /// The modification time and size a file's status gives.
+    init(_ status: stat) {
+        self.init(
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            size: Int64(status.st_size))
     }
 }
 

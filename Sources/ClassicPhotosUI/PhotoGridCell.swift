@@ -12,6 +12,8 @@ protocol PhotoTile: AnyObject {
     /// The photo shown (the one last bound; an unbound tile keeps it until bound again).
     var photo: PhotoID? { get }
     var onRetry: ((PhotoID) -> Void)? { get set }
+    /// What a sub-folder holds, in words, once known ("3 folders, 12 photos").
+    var folderSummary: ((PhotoEntry) -> String?)? { get set }
     /// Shows the photo as `snapshot` has it; returns the status line (the short reason of a
     /// failed photo, which the trace records).
     @discardableResult func show(_ snapshot: PhotoSnapshot) -> String
@@ -45,6 +47,7 @@ final class PhotoGridCell: PhotoTile {
     private var retryButton: Widget<Button>?
     private var retryClicked: SignalConnection?
     var onRetry: ((PhotoID) -> Void)?
+    var folderSummary: ((PhotoEntry) -> String?)?
     private(set) var photo: PhotoID?
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
@@ -144,7 +147,8 @@ final class PhotoGridCell: PhotoTile {
     private func showFolder(_ snapshot: PhotoSnapshot) -> String {
         let name = snapshot.displayName
         title.setText(name)
-        setTooltip(FolderItem.path(of: snapshot.entry))
+        let summary = folderSummary?(snapshot.entry)
+        setTooltip(FolderItem.path(of: snapshot.entry) + (summary.map { "\n" + $0 } ?? ""))
         if shownFailed {
             shownFailed = false
             reason.isVisible = false
@@ -152,7 +156,7 @@ final class PhotoGridCell: PhotoTile {
         }
         setPlaceholder("folder")
         setWorking(false)
-        let accessible = (name, tr("folder"))
+        let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
             root.setAccessibleLabel(accessible.0, description: accessible.1)

@@ -67,6 +67,8 @@ final class PhotoListPane {
     /// photo at a position (nil: nothing to say, as for a list that is one folder by name).
     var placeText: ((Int) -> String?)?
     private let placeLabel: PlaceLabel
+    /// What each sub-folder shown holds, counted as its row is first shown.
+    let folderCounts = FolderCounts()
     /// A drag begins on a photo: the files it carries out of the window (nil: none).
     var onDrag: ((PhotoID) -> OfferedFiles?)?
     /// Each row's or cell's drag handler, by its list item.
@@ -99,6 +101,11 @@ final class PhotoListPane {
         connectFactory(gridFactory) { [unowned self] in PhotoGridCell(side: cellSize) }
         processor.observePhotos { [unowned self] snapshot in
             if let tile = boundTiles[snapshot.id] { show(snapshot, in: tile) }
+        }
+        folderCounts.onCounted = { [unowned self] link in
+            guard let id = photos.id(forLink: link), let tile = boundTiles[id], let position = photos.position(of: id)
+            else { return }
+            show(processor.snapshot(at: position), in: tile)
         }
         for view in [list.checked(as: AnyWidget.self)!, grid.checked(as: AnyWidget.self)!] {
             connections.append(
@@ -147,6 +154,7 @@ final class PhotoListPane {
             factory.connectItem("setup") { [unowned self] item in
                 let tile = make()
                 tile.onRetry = { [unowned self] id in processor.retry(id) }
+                tile.folderSummary = { [unowned self] entry in folderCounts.summary(of: entry) }
                 tiles[item.raw] = tile
                 item.setChild(tile.root)
                 // Photos dragged out go to the file manager, a mail, a browser.

@@ -130,6 +130,7 @@ final class PhotoListWindow {
         loading?.cancel()
         photos.apply(.replaceAll([]))
         pane.forgetPendingSelection()
+        pane.folderCounts.forget()
         focusWhenFilled = true
         status.loadingBegan(sources)
         var failures: [PhotoSourceError] = []

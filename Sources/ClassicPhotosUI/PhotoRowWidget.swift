@@ -32,6 +32,7 @@ final class PhotoRowWidget {
     private var retryClicked: SignalConnection?
     /// Asked to load the failed photo shown again.
     var onRetry: ((PhotoID) -> Void)?
+    var folderSummary: ((PhotoEntry) -> String?)?
     /// The photo shown (the one last bound; an unbound row keeps it until it is bound again).
     private(set) var photo: PhotoID?
     /// The picture's current texture, and the image it was made from.
@@ -161,7 +162,8 @@ final class PhotoRowWidget {
     private func showFolder(_ snapshot: PhotoSnapshot) -> String {
         let name = snapshot.displayName
         title.setText(name)
-        status.setText(tr("Folder"))
+        let summary = folderSummary?(snapshot.entry)
+        status.setText(summary ?? tr("Folder"))
         setTooltip(FolderItem.path(of: snapshot.entry))
         if shownFailed {
             shownFailed = false
@@ -170,7 +172,7 @@ final class PhotoRowWidget {
         }
         setPlaceholder("folder")
         setWorking(false)
-        let accessible = (name, tr("folder"))
+        let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
             root.setAccessibleLabel(accessible.0, description: accessible.1)

@@ -89,15 +89,10 @@ final class WindowStatus {
         let folders = photos.firstPhoto
         let count = photos.count - folders
         failedInSubtitle = processor.failedCount
-        var photos = String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
-        if folders > 0 {
-            photos =
-                count == 0
-                ? String(format: ntr("%@ folder", "%@ folders", folders), Localization.number(folders))
-                : String(
-                    format: ntr("%1$@ folder, %2$@", "%1$@ folders, %2$@", folders), Localization.number(folders),
-                    photos)
-        }
+        let photos =
+            folders > 0
+            ? FolderCounts.text(folders: folders, pictures: count)
+            : String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
         let failed = failedInSubtitle
         setSubtitle(
             failed > 0

@@ -59,6 +59,8 @@ struct TreeAppRun {
     var settled: Double?
     var settledAtLoad: Bool
     var stall: Double
+    /// What the app was doing when its longest stall began.
+    var stallPhase = ""
     var peak: Double
     var indexHits: Int
 }
@@ -107,19 +109,32 @@ func runAppOnTree(
     usleep(2_000_000) // a stall is written when the loop answers again
     events = app.events()
     let end = (settled ?? listed.t) + 1
-    let stalls = events.compactMap { record -> Double? in
+    let stalls = events.compactMap { record -> (ms: Double, began: Double)? in
         guard record.event.name == .mainloopStall, let ms = record.event.ms, record.t - ms / 1000 <= end else {
             return nil
         }
-        return ms
+        return (ms, record.t - ms / 1000)
     }
-    return TreeAppRun(
+    let longest = stalls.max { $0.ms < $1.ms }
+    let firstRow = events.first { $0.event.name == .rowShown }?.t ?? 0
+    let phase =
+        longest.map { stall in
+            switch stall.began {
+            case ..<firstRow: "before the first row"
+            case ..<listed.t: "while the rows were handed over"
+            case ..<((settled ?? listed.t) - 0.1): "while the dates were read"
+            default: "as the order settled"
+            }
+        } ?? ""
+    var run = TreeAppRun(
         firstRow: events.first { $0.event.name == .rowShown }?.t, firstScreen: screen.t,
         screenRows: screen.rows.count, listed: listed.t,
         listing: listed.t - (events.first { $0.event.name == .sourceStart }?.t ?? 0), rows: listed.event.rows ?? 0,
         settled: settled,
-        settledAtLoad: atLoad, stall: stalls.max() ?? 0, peak: memory(of: app.processIdentifier).peak,
+        settledAtLoad: atLoad, stall: longest?.ms ?? 0, peak: memory(of: app.processIdentifier).peak,
         indexHits: hits ?? 0)
+    run.stallPhase = phase
+    return run
 }
 
 @MainActor
@@ -188,7 +203,9 @@ func benchmarkPictureTree(_ camera: CameraFolder, rounds: Int, report: Report) t
                 + (middle(chosen.map(\.rows)) == tree.count ? "" : " (\(grouped(middle(chosen.map(\.rows)))) rows)")
                 + "; the source itself \(ms(median(chosen.map(\.listing))))",
             settled.map { ms(exec + $0) + ", \(how)" } ?? "not within 10 minutes",
-            stallText(median(chosen.map(\.stall))), megabytes(median(chosen.map(\.peak))),
+            stallText(median(chosen.map(\.stall)))
+                + " (" + chosen.map { $0.stall == 0 ? "–" : $0.stallPhase }.joined(separator: "; ") + ")",
+            megabytes(median(chosen.map(\.peak))),
         ])
     }
 

@@ -55,5 +55,52 @@ extension GUITests {
                 FileManager.default.fileExists(
                     atPath: state.appendingPathComponent("cache/classic-photos/index.sqlite").path))
         }
+
+        @Test(
+            "Sorted by date taken: a JPEG, a PNG's eXIf, a HEIC's Exif item, a DNG's own IFD and another JPEG, whose dates run against their names"
+        )
+        func datesFromEveryKind() throws {
+            let folder = try TestPictures.makeFolder("dated-kinds")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // By name 1 … 5; by date taken 5 (2015), 4 (2016), 3 (2018), 2 (2021), 1 (2022).
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2022:01:01 10:00:00", orientation: 1, little: true
+            ).write(to: folder.appendingPathComponent("1.jpg"))
+            let png = folder.appendingPathComponent("2.png")
+            #expect(TestPictures.write(png, format: "png"))
+            let tagged = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-q", "-overwrite_original", "-DateTimeOriginal=2021:01:01 10:00:00", png.path], timeout: 30)
+            #expect(tagged.status == 0, "\(tagged.stderr)")
+            let source = folder.appendingPathComponent("heic-source.jpeg.tmp")
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2018:01:01 10:00:00", orientation: 1, little: false
+            ).write(to: source)
+            let encoded = try run(
+                URL(fileURLWithPath: "/usr/bin/heif-enc"),
+                ["-q", "50", "-o", folder.appendingPathComponent("3.heic").path, source.path], timeout: 60)
+            #expect(encoded.status == 0, "\(encoded.stderr)")
+            try FileManager.default.removeItem(at: source)
+            let preview = try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x80_60_40))
+            try CameraFiles.dng(
+                preview: preview, previewWidth: 64, previewHeight: 48, width: 32, height: 24, orientation: 1,
+                dateTime: "2016:01:01 10:00:00"
+            ).write(to: folder.appendingPathComponent("4.dng"))
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2015:01:01 10:00:00", orientation: 1, little: true
+            ).write(to: folder.appendingPathComponent("5.jpg"))
+
+            let environment = try privateSettings(["sort-by": "'date-taken'"])
+            let app = try AppSession(arguments: [folder.path], environment: environment)
+            let events = try app.waitFor("the folder shown") { events in
+                events.contains { $0.event.name == .sourceLoaded }
+                    && Set(events.compactMap { if case .rowShown(let row, _, _, _) = $0.event { row } else { nil } })
+                        .count >= 5
+            }
+            #expect(app.terminate() == 0)
+            var names: [Int: String] = [:]
+            for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
+            #expect((0..<5).compactMap { names[$0] } == ["5.jpg", "4.dng", "3.heic", "2.png", "1.jpg"])
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PhotoPipeline
 import Testing
+import TestSupport
 
 /// The collection as a folder changes under it, and the orders a folder can be sorted in.
 @MainActor @Suite struct FolderChangeTests {
@@ -104,6 +105,40 @@ import Testing
         // A PNG without one says nothing.
         let plain = PictureSignature.png + chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]) + chunk("IEND", [])
         #expect(ExifReader.dateTaken(Data(plain)) == nil)
+    }
+
+    @Test("The date taken is read from a HEIC's and an AVIF's Exif item; damaged HEIF boxes yield nothing")
+    func dateTakenFromHEIF() throws {
+        let folder = try ScratchFolder()
+        let jpeg = folder.url.appendingPathComponent("taken.jpg")
+        #expect(
+            try run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", "64x48", "xc:gray", jpeg.path]).status == 0)
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-DateTimeOriginal=2019:03:04 05:06:07", jpeg.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        for (name, extra) in [("taken.heic", [String]()), ("taken.avif", ["-A"])] {
+            let heif = folder.url.appendingPathComponent(name)
+            let made = try run(
+                URL(fileURLWithPath: "/usr/bin/heif-enc"), ["-q", "50"] + extra + ["-o", heif.path, jpeg.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(SortFacts.read(path: heif.path, taken: true)?.taken == "2019-03-04 05:06:07", "\(name)")
+            // Every byte of its boxes' headers changed in turn, and the file cut short: no date
+            // or another, never a read out of bounds.
+            let bytes = try Data(contentsOf: heif)
+            for at in 0..<min(bytes.count, 400) {
+                for value: UInt8 in [0x00, 0xFF, bytes[at] ^ 0x80] {
+                    var damaged = bytes
+                    damaged[at] = value
+                    if let range = HEIFExif.itemRange(in: damaged) {
+                        #expect(range.lowerBound >= 0 && range.count <= 1 << 24)
+                    }
+                }
+                _ = HEIFExif.itemRange(in: bytes.prefix(at))
+            }
+        }
+        // A picture that is no HEIF has no Exif item.
+        #expect(HEIFExif.itemRange(in: try Data(contentsOf: jpeg)) == nil)
     }
 
     // MARK: Bursts of changes, planned

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import GLibKit
 @testable import PhotoPipeline
 import Testing
 import TestSupport
@@ -57,6 +58,16 @@ import TestSupport
         #expect(fromPicture.flatMap(\.entries) == entries)
         #expect(fromPicture.first?.selected == 0)
         #expect(local.includesSubfolders && !LocalSource(location: folder.url).includesSubfolders)
+    }
+
+    @Test("A folder's contents as its item says them: its own sub-folders, and every picture beneath it")
+    func contents() throws {
+        let folder = try yearTree()
+        let counted = try #require(FolderSource.contents(of: folder.url, cancellable: Cancellable()))
+        #expect(counted.folders == 5, "2023, 2024, 9, 10 and notes; not .private")
+        #expect(counted.pictures == 8)
+        #expect(
+            FolderSource.contents(of: folder.url.appendingPathComponent("missing"), cancellable: Cancellable()) == nil)
     }
 
     @Test("A tree sorted by date modified mixes its folders; ties and names keep the path order")

@@ -139,6 +139,15 @@ public struct FolderSource: PhotoSource {
         return String(cString: path)
     }
 
+    /// How many sub-folders `folder` holds, and how many pictures are in it and beneath it,
+    /// as it would list them; nil if it cannot be read.
+    public static func contents(of folder: URL, cancellable: Cancellable) -> (folders: Int, pictures: Int)? {
+        guard let tree = try? FolderTree.read(folder, selecting: nil, facts: false, cancellable: cancellable) else {
+            return nil
+        }
+        return (tree.topFolders, tree.listing.names.count)
+    }
+
     /// The paths of every picture in `folder` and beneath it, and every folder read (`folder`
     /// first); nil if `folder` cannot be read (a folder that came into a tree shown).
     public static func picturesBeneath(_ folder: URL, cancellable: Cancellable) -> (paths: [String], folders: [URL])? {

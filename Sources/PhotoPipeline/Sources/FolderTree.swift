@@ -19,6 +19,8 @@ struct FolderTree {
     /// own pictures, then its sub-folders' in turn. Sorting folder by folder gives it without
     /// comparing whole paths.
     var nameOrder: [Int] = []
+    /// How many sub-folders the top folder itself holds.
+    var topFolders = 0
 
     /// One folder read: its pictures, and its sub-folders (their node numbers) in natural order.
     private struct Node {
@@ -96,6 +98,7 @@ struct FolderTree {
     /// name order.
     private static func assemble(_ nodes: [Node]) -> FolderTree {
         var tree = FolderTree()
+        tree.topFolders = nodes[0].children.count
         var stack = [0]
         while let node = stack.popLast() {
             guard let listing = nodes[node].listing else { continue }

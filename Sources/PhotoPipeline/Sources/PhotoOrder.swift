@@ -75,17 +75,26 @@ public struct SortFacts: Sendable, Equatable {
     }
 
     /// The date in the photo's EXIF, from its first 16 KB (64 KB when its EXIF block is long
-    /// and the date was not in the first part).
+    /// and the date was not in the first part); for a HEIF photo, from its `Exif` item,
+    /// wherever its item locations put it.
     private static func dateTaken(path: UnsafePointer<CChar>) -> String? {
         let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { return nil }
         defer { close(file) }
+        func read(_ range: Range<Int>) -> Data? {
+            var bytes = Data(count: range.count)
+            let count = bytes.withUnsafeMutableBytes {
+                pread(file, $0.baseAddress, range.count, off_t(range.lowerBound))
+            }
+            return count > 0 ? bytes.prefix(count) : nil
+        }
         for length in [16 << 10, 64 << 10] {
-            var bytes = Data(count: length)
-            let count = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, 0) }
-            guard count > 4 else { return nil }
-            if let date = ExifReader.dateTaken(bytes.prefix(count)) { return date }
-            if count < length { return nil }
+            guard let head = read(0..<length), head.count > 4 else { return nil }
+            if let date = ExifReader.dateTaken(head) { return date }
+            if let item = HEIFExif.itemRange(in: head) {
+                return read(item).flatMap(HEIFExif.tiffBlock(ofItem:)).flatMap(ExifReader.dateTaken)
+            }
+            if head.count < length { return nil }
         }
         return nil
     }

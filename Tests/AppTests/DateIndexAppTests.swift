@@ -7,7 +7,7 @@ extension GUITests {
     /// The index of dates taken, on the real app: a folder sorted by date, opened twice with
     /// the same cache.
     @Suite(.serialized) struct DateIndexAppTests {
-        @Test("The second launch of a folder sorted by date takes its dates from the index (index.read)")
+        @Test("The second launch of a folder sorted by date takes its dates from the index (index.read); a photo rewritten is read again; an index of garbage is made again")
         func secondLaunchFromIndex() throws {
             let folder = try TestPictures.makeFolder("dated")
             let state = try TestPictures.makeFolder("dated-state")
@@ -51,9 +51,29 @@ extension GUITests {
             let second = try launch()
             #expect(second.read.event == .indexRead(rows: 3, hits: 3))
             #expect(second.names == first.names)
-            #expect(
-                FileManager.default.fileExists(
-                    atPath: state.appendingPathComponent("cache/classic-photos/index.sqlite").path))
+            let index = state.appendingPathComponent("cache/classic-photos/index.sqlite")
+            #expect(FileManager.default.fileExists(atPath: index.path))
+
+            // A photo rewritten in place (another date, the same name) is read again; the
+            // others still come from the index.
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2018:05:01 10:00:00", orientation: 1, little: true
+            ).write(to: folder.appendingPathComponent("photo2.jpg"))
+            let rewritten = try launch()
+            #expect(rewritten.read.event == .indexRead(rows: 3, hits: 2))
+            #expect(rewritten.names == ["photo2.jpg", "photo1.jpg", "photo3.jpg"])
+
+            // An index overwritten with garbage is set aside and made again: the dates are read
+            // from the files, and the launch after takes them from the new index.
+            for file in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] {
+                try? FileManager.default.removeItem(at: index.deletingLastPathComponent().appendingPathComponent(file))
+            }
+            try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: index)
+            let rebuilt = try launch()
+            #expect(rebuilt.read.event == .indexRead(rows: 3, hits: 0))
+            #expect(rebuilt.names == rewritten.names)
+            let again = try launch()
+            #expect(again.read.event == .indexRead(rows: 3, hits: 3))
         }
 
         @Test(

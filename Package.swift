@@ -53,6 +53,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLcms2",
+            providers: [.apt(["liblcms2-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -88,7 +91,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite",
+                "CSQLite", "CLcms2",
             ],
             swiftSettings: strict),
 
@@ -135,7 +138,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PhotoPipelineTests",
-            dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "CSQLite", "TestSupport"],
+            dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "CSQLite", "CLcms2", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "AppTests", dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport"],

@@ -6,7 +6,8 @@ import GtkKit
 import PhotoPipeline
 
 /// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,
-/// format, and the camera and date taken where the photo's EXIF has them. Traced as
+/// format, the camera and date taken where the photo's EXIF has them, and the colour profile
+/// its colours were turned into sRGB from ("sRGB (assumed)" where it has none). Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
 final class PhotoInfoPopover {
@@ -28,6 +29,7 @@ final class PhotoInfoPopover {
         case size
         case fileSize = "file-size"
         case format, camera, date
+        case profile
     }
 
     init() {
@@ -76,7 +78,7 @@ final class PhotoInfoPopover {
     }
 
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.
-    func show(name: String, address: String, url: URL?, info: ImageInfo?) {
+    func show(name: String, address: String, url: URL?, info: ImageInfo?, profile: String? = nil) {
         var text: [Row: String] = [.name: name]
         text[.address] = url.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? address
         if let info {
@@ -91,6 +93,7 @@ final class PhotoInfoPopover {
             text[.camera] = info.camera
             text[.date] = info.date.map(Self.localDate)
         }
+        text[.profile] = profile
         for row in Row.allCases {
             let value = text[row]
             values[row]!.setText(value ?? "")

@@ -17,9 +17,10 @@ extension PhotoViewer {
             $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
         }
         chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
+        shownProfile = slot.picture.flatMap { ColorProfile.name(of: $0.original) }
         chrome.info.show(
             name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
-            info: slot.picture?.info)
+            info: slot.picture?.info, profile: slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"))
         if failed, let reason {
             if shownState != .failed, let position = paging.position {
                 Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
@@ -56,7 +57,7 @@ extension PhotoViewer {
             Trace.shared.emit(
                 .viewerImage(
                     row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
-                    frames: player.frameCount))
+                    frames: player.frameCount, profile: shownProfile))
         }
     }
 

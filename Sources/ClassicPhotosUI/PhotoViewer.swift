@@ -69,6 +69,9 @@ final class PhotoViewer {
     var shownImage: PhotoImage?
     var shownTexture: ObjectRef<GObject>?
     var shownState: ViewerImageState?
+    /// The colour profile the shown photo's colours were turned into sRGB from (nil: none,
+    /// sRGB assumed), for the info and the trace.
+    var shownProfile: String?
     var redecodeTimer: MainLoopSource?
     /// The slideshow (F5), and whether the window was fullscreen before it began.
     private(set) var slideshow: ViewerSlideshow!

@@ -7,7 +7,9 @@ extension GUITests {
     /// The index of dates taken, on the real app: a folder sorted by date, opened twice with
     /// the same cache.
     @Suite(.serialized) struct DateIndexAppTests {
-        @Test("The second launch of a folder sorted by date takes its dates from the index (index.read); a photo rewritten is read again; an index of garbage is made again")
+        @Test(
+            "The second launch of a folder sorted by date takes its dates from the index (index.read); a photo rewritten is read again; an index of garbage is made again"
+        )
         func secondLaunchFromIndex() throws {
             let folder = try TestPictures.makeFolder("dated")
             let state = try TestPictures.makeFolder("dated-state")

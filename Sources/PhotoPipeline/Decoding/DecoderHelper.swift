@@ -151,7 +151,10 @@ public enum DecoderHelper {
                         stream, size: size, limits: request.limits, budget: budget, cancellable: cancellable)
                 }
                 let (pixels, layout) = try SealedPixels.seal(image)
-                return (.picture(layout, options: [:]), pixels)
+                return (
+                    .picture(layout, options: ColorProfile.name(of: image).map { [ColorProfile.optionKey: $0] } ?? [:]),
+                    pixels
+                )
             case .cachedThumbnail:
                 let image = try cachedThumbnail(fd, limits: request.limits)
                 let (pixels, layout) = try SealedPixels.seal(image)

@@ -41,6 +41,10 @@ public enum Decoding {
         guard let image = decoded.image else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no picture")
         }
+        // What the helper said of the picture's colours (see `ColorProfile.optionKey`).
+        if case .picture(_, let options) = decoded.outcome, let profile = options[ColorProfile.optionKey] {
+            gdk_pixbuf_set_option(image.pixbuf, ColorProfile.optionKey, profile)
+        }
         return image
     }
 

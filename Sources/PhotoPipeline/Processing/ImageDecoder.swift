@@ -103,10 +103,19 @@ public enum ImageDecoder {
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
             throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
         }
+        // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
+        // a thumbnail's few pixels, not the photo's many).
+        let colours = ColorProfile.convertEmbedded(pixbuf)
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
-        guard case .square(let side) = size else { return oriented }
-        return centreSquare(of: oriented, side: side)
+        let image: PhotoImage
+        if case .square(let side) = size {
+            image = centreSquare(of: oriented, side: side)
+        } else {
+            image = oriented
+        }
+        ColorProfile.mark(image.pixbuf, colours)
+        return image
     }
 
     /// Decodes a whole file held in memory (see the stream version), without copying it.

@@ -182,7 +182,7 @@ extension TraceEvent {
             p.field(.row, row)
             p.field(.id, id)
             p.field(.name, name)
-        case .viewerImage(let row, let id, let width, let height, let state, let frames):
+        case .viewerImage(let row, let id, let width, let height, let state, let frames, let profile):
             p.name(.viewerImage)
             p.field(.row, row)
             p.field(.id, id)
@@ -190,6 +190,7 @@ extension TraceEvent {
             p.field(.h, height)
             p.field(.state, state)
             if frames > 0 { p.field(.frames, frames) }
+            if let profile { p.field(.profile, profile) }
         case .viewerFrame(let row, let id, let frame):
             p.name(.viewerFrame)
             p.field(.row, row)

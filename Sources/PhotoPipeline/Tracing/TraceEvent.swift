@@ -78,7 +78,8 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerOpen(row: Int, id: PhotoID, name: String)
     /// The viewer's picture is ready; `w`×`h` is its decoded size. `frames` is the number of
     /// frames of an animation it plays (written only then; 0 for a still photo).
-    case viewerImage(row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState, frames: Int = 0)
+    case viewerImage(
+        row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState, frames: Int = 0, profile: String? = nil)
     /// The viewer's animation moved to frame `frame` (0-based). Only the frame changes of an
     /// animation's first two plays are traced, to keep traces small.
     case viewerFrame(row: Int, id: PhotoID, frame: Int)
@@ -184,7 +185,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive
+        case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile
     }
 }
 

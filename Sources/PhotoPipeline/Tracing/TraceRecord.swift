@@ -121,7 +121,8 @@ extension TraceEvent {
             self = try .viewerImage(
                 row: int(.row), id: id(), w: int(.w), h: int(.h),
                 state: code(.state, as: ViewerImageState.self),
-                frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0)
+                frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0,
+                profile: c.decodeIfPresent(String.self, forKey: .profile))
         case .viewerFrame: self = try .viewerFrame(row: int(.row), id: id(), frame: int(.frame))
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
@@ -157,7 +158,7 @@ extension TraceEvent {
             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
             .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
             .rowPreview(let row, _, _, _, _, _),
-            .viewerImage(let row, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
+            .viewerImage(let row, _, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
             .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
             .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _):
             row
@@ -277,7 +278,7 @@ extension TraceEvent {
     /// The size in pixels: decoded, for `viewerImage`; written, for `viewerSaved`.
     public var imageSize: (w: Int, h: Int)? {
         switch self {
-        case .viewerImage(_, _, let w, let h, _, _), .viewerSaved(_, _, let w, let h): (w, h)
+        case .viewerImage(_, _, let w, let h, _, _, _), .viewerSaved(_, _, let w, let h): (w, h)
         default: nil
         }
     }
@@ -307,12 +308,12 @@ extension TraceEvent {
 
     /// What the viewer's picture shows, for `viewerImage`.
     public var viewerState: ViewerImageState? {
-        if case .viewerImage(_, _, _, _, let state, _) = self { state } else { nil }
+        if case .viewerImage(_, _, _, _, let state, _, _) = self { state } else { nil }
     }
 
     /// The frames of the animation the viewer plays, for `viewerImage` (0: a still photo).
     public var frames: Int? {
-        if case .viewerImage(_, _, _, _, _, let frames) = self { frames } else { nil }
+        if case .viewerImage(_, _, _, _, _, let frames, _) = self { frames } else { nil }
     }
 
     /// The turn, for `viewerRotate` (90 clockwise, -90 counter-clockwise).

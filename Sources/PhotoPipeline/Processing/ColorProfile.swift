@@ -1,0 +1,136 @@
+import CGdkPixbuf
+import CGLib
+import CLcms2
+import Foundation
+import GLibKit
+
+/// A picture's embedded colour profile (ICC), and the turning of its pixels into sRGB, the
+/// colours GTK 4.8 shows textures in, with Little CMS.
+///
+/// It runs where pictures are decoded: in the decoder helpers, so that untrusted profiles are
+/// parsed inside their confinement, as the pictures themselves are. A profile Little CMS
+/// refuses (truncated, or with impossible tag counts), one that is not of RGB pixels, or one
+/// that is sRGB already changes nothing: the picture is shown as it was decoded.
+public enum ColorProfile {
+    /// What became of a picture's colours.
+    public enum Outcome: Sendable, Equatable {
+        /// No profile: the picture is taken to be sRGB.
+        case assumedSRGB
+        /// An sRGB profile: nothing to do (its description).
+        case srgb(String)
+        /// Turned into sRGB from the profile with this description.
+        case converted(String)
+        /// A profile that was not used (damaged, or for pixels of another kind), and why.
+        case ignored(String)
+
+        /// How the info names the profile: its description, or "sRGB (assumed)".
+        public var description: String? {
+            switch self {
+            case .assumedSRGB: nil
+            case .srgb(let name), .converted(let name): name
+            case .ignored: nil
+            }
+        }
+    }
+
+    /// Turns `pixbuf`'s pixels (8-bit RGB or RGBA, as gdk-pixbuf decodes) from the colour space
+    /// `profile` describes into sRGB, in place.
+    public static func convert(_ pixbuf: OpaquePointer, from profile: Data) -> Outcome {
+        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
+        else { return .ignored("not 8-bit RGB pixels") }
+        guard let source = profile.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return .ignored("not a colour profile Little CMS reads") }
+        defer { cmsCloseProfile(source) }
+        let name = description(of: source) ?? "Unnamed profile"
+        guard cmsGetColorSpace(source) == cmsSigRgbData else { return .ignored("a profile of \(kind(source)) pixels") }
+        if isSRGB(source) { return .srgb(name) }
+        guard let srgb = cmsCreate_sRGBProfile() else { return .ignored("no sRGB profile") }
+        defer { cmsCloseProfile(srgb) }
+        let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
+        let format = alpha ? pixelFormat(channels: 4) : pixelFormat(channels: 3)
+        guard
+            let transform = cmsCreateTransform(
+                source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
+                cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0))
+        else { return .ignored("Little CMS made no transform from it") }
+        defer { cmsDeleteTransform(transform) }
+        let width = gdk_pixbuf_get_width(pixbuf), height = gdk_pixbuf_get_height(pixbuf)
+        let stride = gdk_pixbuf_get_rowstride(pixbuf)
+        guard let pixels = gdk_pixbuf_get_pixels(pixbuf), width > 0, height > 0 else { return .converted(name) }
+        // Row by row (the rows are padded to their stride), the same buffer in and out.
+        cmsDoTransformLineStride(
+            transform, pixels, pixels, cmsUInt32Number(width), cmsUInt32Number(height), cmsUInt32Number(stride),
+            cmsUInt32Number(stride), 0, 0)
+        return .converted(name)
+    }
+
+    /// The profile gdk-pixbuf found in the picture (its `icc-profile` option, in base64: JPEG,
+    /// PNG, TIFF, HEIF and AVIF), if any.
+    public static func embedded(in pixbuf: OpaquePointer) -> Data? {
+        guard let text = gdk_pixbuf_get_option(pixbuf, "icc-profile") else { return nil }
+        var length: gsize = 0
+        guard let bytes = g_base64_decode(text, &length) else { return nil }
+        defer { g_free(bytes) }
+        return length > 0 ? Data(bytes: bytes, count: Int(length)) : nil
+    }
+
+    /// Turns the picture into sRGB from its embedded profile, if it has one.
+    public static func convertEmbedded(_ pixbuf: OpaquePointer) -> Outcome {
+        guard let profile = embedded(in: pixbuf) else { return .assumedSRGB }
+        return convert(pixbuf, from: profile)
+    }
+
+    /// The pixbuf option that names the profile a decoded picture's colours came from, as the
+    /// info shows it (unset: sRGB assumed).
+    public static let optionKey = "x-classic-photos::profile"
+
+    /// Notes on a decoded picture what became of its colours: the profile's name where it had
+    /// one that was used; its `icc-profile` option goes once its pixels are sRGB, so that
+    /// nothing saves or reads them as in the old space.
+    static func mark(_ pixbuf: OpaquePointer, _ outcome: Outcome) {
+        if case .converted = outcome { gdk_pixbuf_remove_option(pixbuf, "icc-profile") }
+        if let name = outcome.description, gdk_pixbuf_get_option(pixbuf, optionKey) == nil {
+            gdk_pixbuf_set_option(pixbuf, optionKey, name)
+        }
+    }
+
+    /// The profile a decoded picture's colours came from (see `optionKey`); nil: sRGB assumed.
+    public static func name(of image: PhotoImage) -> String? {
+        gdk_pixbuf_get_option(image.pixbuf, optionKey).map { String(cString: $0) }
+    }
+
+    /// Little CMS's pixel format for 8-bit RGB with `channels` channels (3, or 4 with alpha).
+    static func pixelFormat(channels: Int) -> cmsUInt32Number {
+        // COLORSPACE_SH(PT_RGB) | CHANNELS_SH(3) | BYTES_SH(1), and EXTRA_SH(1) for alpha: the
+        // TYPE_RGB_8 and TYPE_RGBA_8 macros, which Swift cannot import.
+        let rgb = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1
+        return channels == 4 ? rgb | 1 << 7 : rgb
+    }
+
+    /// The profile's description, in English where it has several.
+    static func description(of profile: cmsHPROFILE) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let length = cmsGetProfileInfoASCII(
+            profile, cmsInfoDescription, "en", "US", &buffer, cmsUInt32Number(buffer.count))
+        guard length > 1 else { return nil }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Whether the profile is sRGB by its description ("sRGB IEC61966-2.1", "sRGB built-in"):
+    /// turning it into sRGB would change nothing but the time taken.
+    static func isSRGB(_ profile: cmsHPROFILE) -> Bool {
+        if let name = description(of: profile)?.lowercased(), name.hasPrefix("srgb") { return true }
+        return false
+    }
+
+    private static func kind(_ profile: cmsHPROFILE) -> String {
+        switch cmsGetColorSpace(profile) {
+        case cmsSigCmykData: "CMYK"
+        case cmsSigGrayData: "grey"
+        case cmsSigLabData: "Lab"
+        default: "other"
+        }
+    }
+}

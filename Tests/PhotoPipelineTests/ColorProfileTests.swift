@@ -1,0 +1,235 @@
+import CGdkPixbuf
+import CGLib
+import CLcms2
+import Foundation
+import GLibKit
+import PhotoPipeline
+import Testing
+import TestSupport
+
+/// Pictures with colour profiles made by Little CMS itself, saved by gdk-pixbuf's savers with
+/// the profile embedded, and decoded through the decoder helpers: their pixels must be what
+/// Little CMS's own transform of the whole picture to sRGB gives.
+@Suite(.serialized) struct ColorProfileTests {
+    /// An RGB profile of D65 white with these primaries (CIE xy) and one gamma for all three.
+    static func profile(red: (Double, Double), green: (Double, Double), blue: (Double, Double), gamma: Double) -> Data {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+            Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
+        let curve = cmsBuildGamma(nil, gamma)!
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        let made = curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)! }
+        defer { cmsCloseProfile(made) }
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(made, nil, &length)
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(made, &bytes, &length)
+        return Data(bytes)
+    }
+
+    static let adobeRGB = profile(red: (0.64, 0.33), green: (0.21, 0.71), blue: (0.15, 0.06), gamma: 2.2)
+    static let displayP3 = profile(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060), gamma: 2.2)
+    /// Red and blue the other way round: a picture's red is shown blue.
+    static let swapped = profile(red: (0.15, 0.06), green: (0.30, 0.60), blue: (0.64, 0.33), gamma: 2.2)
+
+    /// A 48×32 picture of saturated and middle colours, saved as `format` with `profile`.
+    static func picture(_ format: String, profile: Data?) throws -> Data {
+        let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, 48, 32)!
+        defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        let pixels = gdk_pixbuf_get_pixels(pixbuf)!
+        for y in 0..<32 {
+            for x in 0..<48 {
+                let at = y * stride + x * 3
+                // Six bands of strong colours, light to dark from top to bottom.
+                let band = x / 8
+                let level = UInt8(255 - y * 5)
+                pixels[at] = [0, 1, 5].contains(band) ? level : 40
+                pixels[at + 1] = [1, 2, 3].contains(band) ? level : 60
+                pixels[at + 2] = [3, 4, 5].contains(band) ? level : 80
+            }
+        }
+        var keys: [UnsafeMutablePointer<CChar>?] = []
+        var values: [UnsafeMutablePointer<CChar>?] = []
+        // gdk-pixbuf 2.42's PNG saver hands libpng the profile before the picture's colour type,
+        // which libpng then refuses: the chunk is put in here instead.
+        if let profile, format != "png" {
+            keys.append(strdup("icc-profile"))
+            values.append(profile.withUnsafeBytes { g_base64_encode($0.baseAddress, gsize($0.count)) })
+        }
+        if format == "jpeg" {
+            keys.append(strdup("quality"))
+            values.append(strdup("100"))
+        }
+        keys.append(nil)
+        values.append(nil)
+        defer {
+            for key in keys { free(key) }
+            for value in values { g_free(value) }
+        }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size: gsize = 0
+        var error: UnsafeMutablePointer<GError>?
+        let saved = gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, format, &keys, &values, &error) != 0
+        if let error {
+            defer { g_error_free(error) }
+            throw BenchlessError(String(cString: error.pointee.message))
+        }
+        guard saved, let buffer else { throw BenchlessError("gdk-pixbuf saved no \(format)") }
+        defer { g_free(buffer) }
+        let file = Data(bytes: buffer, count: Int(size))
+        guard format == "png", let profile else { return file }
+        return withICCP(file, profile: profile)
+    }
+
+    /// A PNG with an `iCCP` chunk holding `profile` after its header (the profile in a zlib
+    /// stream of stored blocks: valid, if not small).
+    static func withICCP(_ png: Data, profile: Data) -> Data {
+        var zlib: [UInt8] = [0x78, 0x01]
+        var rest = profile[...]
+        repeat {
+            let block = rest.prefix(65_535)
+            rest = rest.dropFirst(block.count)
+            let length = UInt16(block.count)
+            zlib += [
+                rest.isEmpty ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF),
+                UInt8(~length >> 8),
+            ]
+            zlib += block
+        } while !rest.isEmpty
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in profile {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        zlib += bigEndian(b << 16 | a)
+        let body = Array("ICC profile".utf8) + [0, 0] + zlib
+        let chunk =
+            bigEndian(UInt32(body.count)) + Array("iCCP".utf8) + body + bigEndian(crc32(Array("iCCP".utf8) + body))
+        // After the signature (8) and IHDR (25).
+        return png.prefix(33) + Data(chunk) + png.dropFirst(33)
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    struct BenchlessError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The picture decoded as gdk-pixbuf decodes it, its colours then turned into sRGB by
+    /// Little CMS's own transform of the whole picture: the reference.
+    static func reference(_ bytes: Data, profile: Data) -> [UInt8] {
+        let plain = plainPixels(bytes)
+        let source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
+        let srgb = cmsCreate_sRGBProfile()!
+        defer {
+            cmsCloseProfile(source)
+            cmsCloseProfile(srgb)
+        }
+        let format = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1
+        let transform = cmsCreateTransform(source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+        defer { cmsDeleteTransform(transform) }
+        var out = [UInt8](repeating: 0, count: plain.count)
+        cmsDoTransform(transform, plain, &out, cmsUInt32Number(plain.count / 3))
+        return out
+    }
+
+    /// The picture's pixels as gdk-pixbuf decodes them, packed RGB.
+    static func plainPixels(_ bytes: Data) -> [UInt8] {
+        let loader = gdk_pixbuf_loader_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        _ = bytes.withUnsafeBytes { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), nil) }
+        gdk_pixbuf_loader_close(loader, nil)
+        return packed(PhotoImage(taking: gdk_pixbuf_copy(gdk_pixbuf_loader_get_pixbuf(loader)!)!))
+    }
+
+    static func packed(_ image: PhotoImage) -> [UInt8] {
+        var out: [UInt8] = []
+        for y in 0..<image.height {
+            for x in 0..<image.width {
+                let (r, g, b, _) = image.pixel(x: x, y: y)
+                out += [r, g, b]
+            }
+        }
+        return out
+    }
+
+    static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return .infinity }
+        return Double(zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.count)
+    }
+
+    @Test(
+        "Pictures with Adobe RGB, Display P3 and channel-swapping profiles, as JPEG, PNG and TIFF, are decoded into sRGB as Little CMS turns them",
+        arguments: ["jpeg", "png", "tiff"])
+    func convertedAsLittleCMSDoes(_ format: String) throws {
+        for (name, profile) in [("Adobe RGB", Self.adobeRGB), ("P3", Self.displayP3), ("swapped", Self.swapped)] {
+            let bytes = try Self.picture(format, profile: profile)
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+            let decoded = Self.packed(image)
+            let reference = Self.reference(bytes, profile: profile)
+            let difference = Self.meanDifference(decoded, reference)
+            #expect(difference <= 3.1, "\(format), \(name): mean difference \(difference)")
+            // And not what the file holds: the profile changed the colours.
+            #expect(Self.meanDifference(decoded, Self.plainPixels(bytes)) > 1, "\(format), \(name)")
+            #expect(ColorProfile.name(of: image) != nil, "\(format), \(name): the profile is named")
+        }
+    }
+
+    @Test("A profile that swaps red and blue shows the picture's red as blue")
+    func swappedChannels() throws {
+        let bytes = try Self.picture("png", profile: Self.swapped)
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+        // Band 0 is red in the file (x 0–7), band 4 blue (x 32–39).
+        let (r, _, b, _) = image.pixel(x: 3, y: 2)
+        #expect(b > 150 && r < 100, "red in the file is shown as (\(r), _, \(b))")
+        let (r4, _, b4, _) = image.pixel(x: 35, y: 2)
+        #expect(r4 > 150 && b4 < 100, "blue in the file is shown as (\(r4), _, \(b4))")
+    }
+
+    @Test("No profile, an sRGB one, and damaged ones (cut short, garbage, huge tag counts) leave the pixels as decoded")
+    func unchangedPictures() throws {
+        var damaged: [Data] = [Self.adobeRGB.prefix(60), Data(repeating: 0xA5, count: 600)]
+        var hugeCount = Self.adobeRGB
+        hugeCount.replaceSubrange(128..<132, with: [0x7F, 0xFF, 0xFF, 0xFF]) // tag count
+        damaged.append(hugeCount)
+        let srgb = cmsCreate_sRGBProfile()!
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(srgb, nil, &length)
+        var srgbBytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(srgb, &srgbBytes, &length)
+        cmsCloseProfile(srgb)
+        for profile in [nil, Data(srgbBytes)] + damaged {
+            let bytes = try Self.picture("png", profile: profile)
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+            #expect(Self.packed(image) == Self.plainPixels(bytes))
+        }
+        // Named only where there is a profile it used.
+        let plain = try Decoding.picture(
+            .bytes(try Self.picture("png", profile: nil)), size: .fit(100), cancellable: Cancellable())
+        #expect(ColorProfile.name(of: plain) == nil)
+    }
+
+    @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")
+    func thumbnails() throws {
+        let bytes = try Self.picture("jpeg", profile: Self.adobeRGB)
+        let thumbnail = try Decoding.picture(.bytes(bytes), size: .square(16), cancellable: Cancellable())
+        let plain = try ImageDecoder.decode(
+            try Self.picture("jpeg", profile: nil), size: .square(16), cancellable: Cancellable())
+        #expect(Self.meanDifference(Self.packed(thumbnail), Self.packed(plain)) > 1)
+    }
+}

@@ -112,6 +112,28 @@ import TestSupport
         return png.prefix(33) + Data(chunk) + png.dropFirst(33)
     }
 
+    /// The picture as an extended WebP with `profile` in its ICCP chunk: ImageMagick writes the
+    /// lossless picture, and the chunks around it are put together here.
+    static func webP(profile: Data) throws -> Data {
+        let folder = try ScratchFolder()
+        let png = try folder.write("picture.png", try picture("png", profile: nil))
+        let webp = folder.url.appendingPathComponent("picture.webp")
+        let made = try run(
+            URL(fileURLWithPath: "/usr/bin/convert"), [png.path, "-define", "webp:lossless=true", webp.path])
+        guard made.status == 0 else { throw BenchlessError("convert: \(made.stderr)") }
+        let plain = [UInt8](try Data(contentsOf: webp))
+        guard plain.count > 20, plain[12..<16].elementsEqual("VP8L".utf8) else {
+            throw BenchlessError("ImageMagick wrote no lossless WebP")
+        }
+        func littleEndian(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(value >> (8 * $0) & 0xFF) } }
+        let vp8x =
+            Array("VP8X".utf8) + littleEndian(10, 4) + [0x20, 0, 0, 0] + littleEndian(47, 3) + littleEndian(31, 3)
+        var iccp = Array("ICCP".utf8) + littleEndian(profile.count, 4) + profile
+        if profile.count % 2 == 1 { iccp.append(0) }
+        let body = Array("WEBP".utf8) + vp8x + iccp + plain[12...]
+        return Data(Array("RIFF".utf8) + littleEndian(body.count, 4) + body)
+    }
+
     static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
@@ -188,6 +210,16 @@ import TestSupport
             #expect(Self.meanDifference(decoded, Self.plainPixels(bytes)) > 1, "\(format), \(name)")
             #expect(ColorProfile.name(of: image) != nil, "\(format), \(name): the profile is named")
         }
+    }
+
+    @Test("A WebP's ICCP chunk, which gdk-pixbuf does not hand over, is read from its header and used")
+    func webPProfile() throws {
+        let bytes = try Self.webP(profile: Self.adobeRGB)
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+        let difference = Self.meanDifference(Self.packed(image), Self.reference(bytes, profile: Self.adobeRGB))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(Self.meanDifference(Self.packed(image), Self.plainPixels(bytes)) > 1)
+        #expect(ColorProfile.name(of: image) != nil)
     }
 
     @Test("A profile that swaps red and blue shows the picture's red as blue")

@@ -105,7 +105,9 @@ public enum ImageDecoder {
         }
         // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
         // a thumbnail's few pixels, not the photo's many).
-        let colours = ColorProfile.convertEmbedded(pixbuf)
+        let colours =
+            ColorProfile.embedded(in: pixbuf).map { ColorProfile.convert(pixbuf, from: $0) }
+            ?? check.webPProfile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
         let image: PhotoImage
@@ -162,6 +164,9 @@ public enum ImageDecoder {
         private var sizeKnown = false
         /// The first bytes, which hold the header, until the size is known.
         private var header: [UInt8] = []
+        /// A WebP's colour profile, read from its header (see `PictureSignature.webPProfile`).
+        private(set) var webPProfile: Data?
+        private var webPProfileLooked = false
 
         init(limits: DecodeLimits, size: DecodeSize, budget: DecodeMemoryBudget, cancellable: Cancellable) {
             self.limits = limits
@@ -191,6 +196,17 @@ public enum ImageDecoder {
             if !kindChecked, header.count >= 8 {
                 kindChecked = true
                 try refuseWrappers(header)
+            }
+            if !webPProfileLooked, header.count >= 38 {
+                // Extended WebP with a profile: its ICCP chunk comes right after VP8X.
+                if header[12..<16].elementsEqual("VP8X".utf8), header[20] & 0x20 != 0,
+                    header[0..<4].elementsEqual("RIFF".utf8)
+                {
+                    webPProfile = PictureSignature.webPProfile(header)
+                    webPProfileLooked = webPProfile != nil || header.count >= 1 << 20
+                } else {
+                    webPProfileLooked = true
+                }
             }
             if !signatureRead, header.count >= 30 {
                 signatureRead = true

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The signatures (magic numbers) pictures and their parts begin with, in one table, and what
 /// a file's first bytes say it is, for the kinds the decoder treats apart.
 public enum PictureSignature {
@@ -58,5 +60,18 @@ public enum PictureSignature {
         default:
             return nil
         }
+    }
+
+    /// The colour profile of an extended WebP (its `ICCP` chunk, which follows `VP8X` when the
+    /// VP8X flags say there is one), once `first` holds all of it; nil when there is none, or
+    /// not yet. (gdk-pixbuf's WebP loader does not hand it over.)
+    static func webPProfile(_ first: [UInt8]) -> Data? {
+        guard first.count >= 38, first[0..<4].elementsEqual(riff), first[8..<12].elementsEqual(webP),
+            first[12..<16].elementsEqual("VP8X".utf8), first[20] & 0x20 != 0,
+            first[30..<34].elementsEqual("ICCP".utf8)
+        else { return nil }
+        let length = Int(first[34]) | Int(first[35]) << 8 | Int(first[36]) << 16 | Int(first[37]) << 24
+        guard length > 0, length <= 1 << 22, 38 + length <= first.count else { return nil }
+        return Data(first[38..<(38 + length)])
     }
 }

@@ -125,7 +125,7 @@ let package = Package(
         // synchronous list it compares the app with.
         .executableTarget(
             name: "classic-photos-bench",
-            dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk"],
+            dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk", "CLcms2"],
             swiftSettings: strict),
 
         // MARK: Tests

@@ -32,7 +32,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "app",
+        "burst", "web", "grid", "tree", "colour", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -82,13 +82,16 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         say("classic-photos-bench \(AppInfo.version): \(machine.cpu), \(machine.cores) cores, \(machine.memory)\n")
         let wants = { (name: String) in options.sections.contains(name) }
         let camera =
-            ["thumbnails", "visible", "launch", "scroll", "cache", "grid"].contains(where: wants)
+            ["thumbnails", "visible", "launch", "scroll", "cache", "grid", "colour"].contains(where: wants)
             ? try CameraPhotos() : nil
 
         if wants("thumbnails"), let camera {
             try benchmarkThumbnails(camera: camera, rounds: options.rounds, report: report)
         }
         if wants("sepia") { try benchmarkSepia(rounds: options.rounds, report: report) }
+        if wants("colour"), let camera {
+            try benchmarkColour(camera: camera, rounds: options.rounds, report: report)
+        }
         if wants("visible"), let camera {
             try await benchmarkVisibleRows(camera: camera, rounds: options.rounds, report: report)
         }

@@ -222,6 +222,45 @@ import TestSupport
         #expect(ColorProfile.name(of: image) != nil)
     }
 
+    @Test("A JPEG whose EXIF says Adobe RGB (colour space uncalibrated, interoperability R03) is turned from Adobe RGB")
+    func exifAdobeRGB() throws {
+        let folder = try ScratchFolder()
+        let file = try folder.write("adobe.jpg", try Self.picture("jpeg", profile: nil))
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-ColorSpace#=65535", "-InteropIndex=R03", file.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let bytes = try Data(contentsOf: file)
+        #expect(ExifReader.read(bytes).isAdobeRGB)
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+        let difference = Self.meanDifference(Self.packed(image), Self.reference(bytes, profile: ColorProfile.adobeRGB))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(ColorProfile.name(of: image) == "Adobe RGB (1998), from EXIF")
+    }
+
+    @Test("An EXIF thumbnail is shown in its photo's colours: the photo's own profile turns it too")
+    func exifThumbnail() throws {
+        let folder = try ScratchFolder()
+        let photo = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 640, height: 480, rgb: 0x20_C0_40, thumbWidth: 160, thumbHeight: 120, thumbRGB: 0xE0_30_30))
+        let file = try folder.write("photo.jpg", photo)
+        let icc = try folder.write("p3.icc", Self.displayP3)
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", file.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let bytes = try Data(contentsOf: file)
+        #expect(ColorProfile.jpegProfile(in: bytes) == Self.displayP3)
+        let preview = try #require(Decoding.preview(bytes.prefix(64 << 10), squareSide: 80))
+        let range = try #require(ExifReader.read(bytes).thumbnail)
+        let thumbnail = bytes.subdata(in: range)
+        let difference = Self.meanDifference(
+            Self.packed(preview.image), Self.reference(thumbnail, profile: Self.displayP3))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(Self.meanDifference(Self.packed(preview.image), Self.plainPixels(thumbnail)) > 1)
+    }
+
     @Test("A profile that swaps red and blue shows the picture's red as blue")
     func swappedChannels() throws {
         let bytes = try Self.picture("png", profile: Self.swapped)

@@ -80,6 +80,66 @@ public enum ColorProfile {
         return convert(pixbuf, from: profile)
     }
 
+    /// The profile of a JPEG whose first bytes are `head`: its APP2 `ICC_PROFILE` segments in
+    /// order (a profile may be split over several), when all of them are in `head`.
+    public static func jpegProfile(in head: Data) -> Data? {
+        head.withUnsafeBytes { raw -> Data? in
+            let b = raw.bindMemory(to: UInt8.self)
+            guard b.count > 4, PictureSignature.isJPEG(b) else { return nil }
+            let marker = Array("ICC_PROFILE".utf8) + [0]
+            var parts: [Int: Range<Int>] = [:]
+            var count = 0
+            var i = 2
+            while i + 4 <= b.count, b[i] == 0xFF {
+                let kind = b[i + 1]
+                if kind == 0xDA || kind == 0xD9 { break } // the image data: no profile after it
+                let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                guard length >= 2, i + 2 + length <= b.count else { return nil }
+                let body = (i + 4)..<(i + 2 + length)
+                if kind == 0xE2, body.count > marker.count + 2, b[body].starts(with: marker) {
+                    let sequence = Int(b[body.lowerBound + marker.count])
+                    count = Int(b[body.lowerBound + marker.count + 1])
+                    parts[sequence] = (body.lowerBound + marker.count + 2)..<body.upperBound
+                }
+                i += 2 + length
+            }
+            guard count > 0, (1...count).allSatisfy({ parts[$0] != nil }) else { return nil }
+            var profile = Data()
+            for sequence in 1...count {
+                profile.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[parts[sequence]!]))
+            }
+            return profile
+        }
+    }
+
+    /// Adobe RGB (1998), for photos whose EXIF says they are in it without a profile of
+    /// their own (see `ExifReader.Tags.isAdobeRGB`): its primaries, D65 white and its gamma of
+    /// 563/256, as Little CMS builds it.
+    public static let adobeRGB: Data = {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: 0.64, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.21, y: 0.71, Y: 1),
+            Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
+        guard let curve = cmsBuildGamma(nil, 563.0 / 256.0) else { return Data() }
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        guard
+            let made = curves.withUnsafeMutableBufferPointer({ cmsCreateRGBProfile(&white, &primaries, $0.baseAddress) }
+            )
+        else { return Data() }
+        defer { cmsCloseProfile(made) }
+        if let name = cmsMLUalloc(nil, 1) {
+            defer { cmsMLUfree(name) }
+            cmsMLUsetASCII(name, "en", "US", "Adobe RGB (1998), from EXIF")
+            cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
+        }
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(made, nil, &length)
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(made, &bytes, &length)
+        return Data(bytes)
+    }()
+
     /// The pixbuf option that names the profile a decoded picture's colours came from, as the
     /// info shows it (unset: sRGB assumed).
     public static let optionKey = "x-classic-photos::profile"

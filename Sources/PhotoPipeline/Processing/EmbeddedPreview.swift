@@ -51,6 +51,11 @@ public struct EmbeddedPreview: Sendable {
                 cancellable: Cancellable()),
             shapesMatch(thumbnail.width, thumbnail.height, frame.width, frame.height)
         else { return nil }
+        // The thumbnail is in its photo's colours: the photo's profile (its APP2 segments, when
+        // they are within the head), or Adobe RGB where EXIF says so.
+        if let profile = ColorProfile.jpegProfile(in: head) ?? (tags.isAdobeRGB ? ColorProfile.adobeRGB : nil) {
+            ColorProfile.mark(thumbnail.pixbuf, ColorProfile.convert(thumbnail.pixbuf, from: profile))
+        }
         let turned = (5...8).contains(tags.orientation)
         return EmbeddedPreview(
             origin: .exif, image: thumbnail.oriented(tags.orientation),

@@ -105,9 +105,9 @@ public enum ImageDecoder {
         }
         // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
         // a thumbnail's few pixels, not the photo's many).
-        let colours =
-            ColorProfile.embedded(in: pixbuf).map { ColorProfile.convert(pixbuf, from: $0) }
-            ?? check.webPProfile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
+        let profile =
+            ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? (check.exifAdobeRGB ? ColorProfile.adobeRGB : nil)
+        let colours = profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
         let image: PhotoImage
@@ -164,6 +164,8 @@ public enum ImageDecoder {
         private var sizeKnown = false
         /// The first bytes, which hold the header, until the size is known.
         private var header: [UInt8] = []
+        /// Whether a JPEG's EXIF says it is Adobe RGB without a profile of its own.
+        private(set) var exifAdobeRGB = false
         /// A WebP's colour profile, read from its header (see `PictureSignature.webPProfile`).
         private(set) var webPProfile: Data?
         private var webPProfileLooked = false
@@ -322,6 +324,8 @@ public enum ImageDecoder {
         }
 
         func sizePrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) {
+            // A JPEG's EXIF comes before its frame header: all of it is in the header kept.
+            if PictureSignature.isJPEG(header) { exifAdobeRGB = ExifReader.read(Data(header)).isAdobeRGB }
             if checkedAhead {
                 let (w, h) = scaledSize(width: width, height: height, for: size)
                 if w != width || h != height { gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h)) }

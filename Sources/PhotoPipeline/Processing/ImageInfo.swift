@@ -114,6 +114,14 @@ public enum ExifReader {
         /// Where, in the bytes read, the JPEG thumbnail of EXIF's second image (IFD1) lies,
         /// if it has one that lies wholly within them.
         public var thumbnail: Range<Int>?
+        /// EXIF's `ColorSpace` (1: sRGB, 0xFFFF: uncalibrated) and the interoperability
+        /// index (`R98` sRGB, `R03` Adobe RGB), where the photo has them.
+        public var colorSpace: Int?
+        public var interoperability: String?
+
+        /// Whether EXIF says the photo is in Adobe RGB without a profile of its own: colour
+        /// space uncalibrated, interoperability index `R03` (the DCF rule cameras follow).
+        public var isAdobeRGB: Bool { colorSpace == 0xFFFF && interoperability == "R03" }
     }
 
     public static func read(_ bytes: Data) -> Tags {
@@ -244,9 +252,23 @@ public enum ExifReader {
                 tags.thumbnail = offset..<(offset + length)
             }
         }
+        var interopIFD: Int?
         if let exifIFD, exifIFD != first {
             walk(exifIFD) { tag, entry in
-                if tag == 0x9003 { original = ascii(entry) }
+                switch tag {
+                case 0x9003: original = ascii(entry)
+                case 0xA001: if u16(entry + 2) == 3 { tags.colorSpace = u16(entry + 8) }
+                case 0xA005: interopIFD = u32(entry + 8)
+                default: break
+                }
+            }
+        }
+        if let interopIFD, interopIFD != first, interopIFD != exifIFD {
+            walk(interopIFD) { tag, entry in
+                // InteroperabilityIndex: four ASCII bytes, held in the entry itself.
+                if tag == 0x0001, u16(entry + 2) == 2, entry + 11 <= t.count {
+                    tags.interoperability = String(decoding: t[(entry + 8)..<(entry + 11)], as: UTF8.self)
+                }
             }
         }
         switch (make, model) {

@@ -1,0 +1,153 @@
+// Colour profiles: camera photos carrying a Display P3 and an Adobe RGB profile, turned into
+// sRGB as they are decoded, against the same photos without a profile: the row's thumbnail and
+// the viewer's full-size decode, in a decoder helper; and how far the pixels are from Little
+// CMS's own transform of the whole picture.
+import CGdkPixbuf
+import CGLib
+import CLcms2
+import Foundation
+import GLibKit
+import PhotoPipeline
+import TestSupport
+
+/// An RGB profile of D65 white with these primaries (CIE xy) and a gamma of 2.2, as ICC bytes.
+private func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double)) -> Data {
+    var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+    var primaries = cmsCIExyYTRIPLE(
+        Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
+        Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
+    let curve = cmsBuildGamma(nil, 2.2)!
+    defer { cmsFreeToneCurve(curve) }
+    var curves: [OpaquePointer?] = [curve, curve, curve]
+    let made = curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)! }
+    defer { cmsCloseProfile(made) }
+    var length: cmsUInt32Number = 0
+    cmsSaveProfileToMem(made, nil, &length)
+    var bytes = [UInt8](repeating: 0, count: Int(length))
+    cmsSaveProfileToMem(made, &bytes, &length)
+    return Data(bytes)
+}
+
+/// The picture's pixels as gdk-pixbuf decodes it (no profile used), turned into sRGB by one
+/// Little CMS transform of the whole picture, packed RGB; and the decoded size.
+private func referencePixels(_ url: URL, profile: Data) throws -> (pixels: [UInt8], width: Int, height: Int) {
+    guard let loaded = gdk_pixbuf_new_from_file(url.path, nil) else { throw BenchError("gdk-pixbuf read no \(url)") }
+    let plain = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(loaded)!)
+    g_object_unref(UnsafeMutableRawPointer(loaded))
+    var packed = packedPixels(plain)
+    let source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
+    let srgb = cmsCreate_sRGBProfile()!
+    defer {
+        cmsCloseProfile(source)
+        cmsCloseProfile(srgb)
+    }
+    let format = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1
+    let transform = cmsCreateTransform(source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+    defer { cmsDeleteTransform(transform) }
+    let input = packed
+    cmsDoTransform(transform, input, &packed, cmsUInt32Number(packed.count / 3))
+    return (packed, plain.width, plain.height)
+}
+
+private func packedPixels(_ image: PhotoImage) -> [UInt8] {
+    let stride = Int(gdk_pixbuf_get_rowstride(image.pixbuf))
+    let channels = Int(gdk_pixbuf_get_n_channels(image.pixbuf))
+    let base = gdk_pixbuf_read_pixels(image.pixbuf)!
+    var out: [UInt8] = []
+    out.reserveCapacity(image.width * image.height * 3)
+    for y in 0..<image.height {
+        let row = base + y * stride
+        for x in 0..<image.width {
+            out += [row[x * channels], row[x * channels + 1], row[x * channels + 2]]
+        }
+    }
+    return out
+}
+
+@MainActor
+func benchmarkColour(camera: CameraPhotos, rounds requested: Int, report: Report) throws {
+    let rounds = min(requested, 3)
+    let folder = try temporaryFolder("colour")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let profiles = [
+        ("Display P3", rgbProfile(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060))),
+        ("Adobe RGB", rgbProfile(red: (0.64, 0.33), green: (0.21, 0.71), blue: (0.15, 0.06))),
+    ]
+    // The 12 MP photos, baseline and progressive, with each profile embedded by exiftool (as
+    // a camera writes it: APP2 ICC_PROFILE segments).
+    let plain = camera.of(kind: "12 MP baseline") + camera.of(kind: "12 MP progressive")
+    var profiled: [String: [URL]] = [:]
+    for (name, profile) in profiles {
+        let icc = folder.appendingPathComponent("\(name).icc")
+        try profile.write(to: icc)
+        for photo in plain {
+            let copy = folder.appendingPathComponent("\(name)-\(photo.url.lastPathComponent)")
+            try FileManager.default.copyItem(at: photo.url, to: copy)
+            let tagged = try run(
+                URL(fileURLWithPath: CameraFolder.exiftool),
+                ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", copy.path],
+                timeout: 60)
+            guard tagged.status == 0 else { throw BenchError("exiftool: \(tagged.stderr)") }
+            profiled[name, default: []].append(copy)
+        }
+    }
+    let fetcher = PhotoFetcher()
+    func decode(_ url: URL, _ size: DecodeSize) throws -> PhotoImage {
+        let cancellable = Cancellable()
+        return try Decoding.picture(
+            .stream(try fetcher.open(url, cancellable: cancellable)), size: size, cancellable: cancellable)
+    }
+    // A helper started before the clock runs.
+    _ = try decode(plain[0].url, .square(160))
+    func perPhoto(_ urls: [URL], _ size: DecodeSize) throws -> Double {
+        try timed(rounds: rounds) { for url in urls { _ = try decode(url, size) } } / Double(urls.count)
+    }
+    let full = DecodeSize.fit(8192)
+    let plainThumbnail = try perPhoto(plain.map(\.url), .square(160))
+    let plainFull = try perPhoto(plain.map(\.url), full)
+    var rows: [[String]] = [["no profile (sRGB assumed)", ms(plainThumbnail, 1), ms(plainFull), "–"]]
+    var thumbnailRatio = 0.0, fullRatio = 0.0, worstDifference = 0.0
+    for (name, profile) in profiles {
+        let urls = profiled[name] ?? []
+        let thumbnail = try perPhoto(urls, .square(160))
+        let whole = try perPhoto(urls, full)
+        // Accuracy: one photo at full size against Little CMS's transform of the whole picture.
+        let decoded = packedPixels(try decode(urls[0], full))
+        let reference = try referencePixels(urls[0], profile: profile)
+        let difference =
+            decoded.count == reference.pixels.count
+            ? Double(zip(decoded, reference.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) })
+                / Double(decoded.count)
+            : .infinity
+        thumbnailRatio = max(thumbnailRatio, thumbnail / plainThumbnail)
+        fullRatio = max(fullRatio, whole / plainFull)
+        worstDifference = max(worstDifference, difference)
+        rows.append([
+            name, "\(ms(thumbnail, 1)) (\(format(thumbnail / plainThumbnail, 2)) ×)",
+            "\(ms(whole)) (\(format(whole / plainFull, 2)) ×)", format(difference, 2),
+        ])
+    }
+
+    report.heading("Colour profiles: camera photos in Display P3 and Adobe RGB")
+    report.add(
+        """
+        The 12 MP camera photos of the thumbnails section (\(plain.count): baseline and progressive), \
+        as they are and with a Display P3 and an Adobe RGB profile (built by Little CMS, D65, gamma \
+        2.2) embedded by exiftool as cameras write them (APP2 `ICC_PROFILE`). Each decoded in a \
+        decoder helper, one at a time, as the app does: the row's 160 px square (the colours turned \
+        after the loader's scaling) and the viewer's full-size decode (4000 × 3000), per photo, \
+        median of \(rounds) rounds. Accuracy: the mean absolute difference per channel between the \
+        app's full-size decode of the first photo and gdk-pixbuf's decode of it turned into sRGB by \
+        one Little CMS transform of the whole picture (perceptual intent).
+        """)
+    report.table(["", "thumbnail (160 px square)", "full-size decode", "difference from Little CMS's own"], rows)
+    report.target(
+        "thumbnails of profiled camera photos, converted vs not", target: "≤ 1.1 × time",
+        measured: "\(format(thumbnailRatio, 2)) × (the slower profile)", met: thumbnailRatio <= 1.1)
+    report.target(
+        "viewer's full-size decode, converted vs not", target: "≤ 1.2 × time",
+        measured: "\(format(fullRatio, 2)) × (the slower profile)", met: fullRatio <= 1.2)
+    report.target(
+        "converted pixels vs Little CMS's transform of the whole picture", target: "mean absolute difference ≤ 3.1",
+        measured: format(worstDifference, 2), met: worstDifference <= 3.1)
+}

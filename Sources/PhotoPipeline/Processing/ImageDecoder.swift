@@ -301,6 +301,10 @@ public enum ImageDecoder {
         /// kind none of them reads (a Photoshop file, JPEG XL), by their content; nil otherwise.
         func unsupportedFormat(_ failure: PhotoFailure) -> PhotoFailure? {
             guard failure.reason == .notImage, !sizeKnown, !header.isEmpty else { return nil }
+            if let name = PictureSignature.unsupportedPicture(header) {
+                return PhotoFailure(
+                    .formatNotSupported(name: name), detail: "\(name) pictures cannot be opened: nothing here decodes them")
+            }
             let guessed = header.withUnsafeBytes {
                 g_content_type_guess(nil, $0.cBytes, gsize($0.count), nil)
             }

@@ -74,4 +74,16 @@ public enum PictureSignature {
         guard length > 0, length <= 1 << 22, 38 + length <= first.count else { return nil }
         return Data(first[38..<(38 + length)])
     }
+
+    /// The name of a kind of picture that nothing here decodes and that shared-mime-info does
+    /// not know (so that no content type says it is a picture), from a file's first bytes:
+    /// such a file is listed, and says "Format not supported" on its row, rather than vanish.
+    static func unsupportedPicture<Bytes: Collection<UInt8>>(_ first: Bytes) -> String? {
+        let kinds: [(signature: [UInt8], name: String)] = [
+            (Array("#?RADIANCE".utf8), "Radiance HDR"), (Array("#?RGBE".utf8), "Radiance HDR"),
+            (Array("qoif".utf8), "QOI"), (Array("farbfeld".utf8), "farbfeld"),
+            ([0x76, 0x2F, 0x31, 0x01], "OpenEXR"),
+        ]
+        return kinds.first { first.starts(with: $0.signature) }?.name
+    }
 }

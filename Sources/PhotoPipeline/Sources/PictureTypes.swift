@@ -129,6 +129,10 @@ final class PictureTypes {
         // A picture no loader here reads (Photoshop, JPEG XL) is listed all the same, and
         // says so on its row rather than vanishing.
         if Self.unreadablePictureDescription(sniffed) != nil { return true }
+        // And so is one of the kinds shared-mime-info does not know (Radiance HDR, QOI, …).
+        if PictureSignature.unsupportedPicture(UnsafeRawBufferPointer(rebasing: buffer[..<length])) != nil {
+            return true
+        }
         // The content names only a generic parent of what the name says (XML for SVG, plain
         // bytes for a format without magic): believe the name. Text called `.jpg` stays text,
         // as image/jpeg is no kind of text/plain.

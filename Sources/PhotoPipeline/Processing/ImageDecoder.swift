@@ -303,7 +303,8 @@ public enum ImageDecoder {
             guard failure.reason == .notImage, !sizeKnown, !header.isEmpty else { return nil }
             if let name = PictureSignature.unsupportedPicture(header) {
                 return PhotoFailure(
-                    .formatNotSupported(name: name), detail: "\(name) pictures cannot be opened: nothing here decodes them")
+                    .formatNotSupported(name: name),
+                    detail: "\(name) pictures cannot be opened: nothing here decodes them")
             }
             let guessed = header.withUnsafeBytes {
                 g_content_type_guess(nil, $0.cBytes, gsize($0.count), nil)

@@ -193,6 +193,21 @@ extension SignalConnection {
 }
 
 extension SignalConnection {
+    /// A signal with four integer arguments, e.g. `GdkPixbufLoader::area-updated` (x, y, width,
+    /// height).
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        fourInts handler: @escaping (Int32, Int32, Int32, Int32) -> Void
+    ) -> SignalConnection {
+        typealias F = (Int32, Int32, Int32, Int32) -> Void
+        let thunk: @convention(c) (gpointer?, gint, gint, gint, gint, gpointer?) -> Void = { _, a, b, c, d, data in
+            unbox(data, as: F.self)(a, b, c, d)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+}
+
+extension SignalConnection {
     /// A signal with one pointer argument returning a gboolean, e.g. `GtkEventControllerLegacy::event`.
     public static func connect(
         _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,

@@ -34,18 +34,19 @@ import TestSupport
     /// Red and blue the other way round: a picture's red is shown blue.
     static let swapped = profile(red: (0.15, 0.06), green: (0.30, 0.60), blue: (0.64, 0.33), gamma: 2.2)
 
-    /// A 48×32 picture of saturated and middle colours, saved as `format` with `profile`.
-    static func picture(_ format: String, profile: Data?) throws -> Data {
-        let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, 48, 32)!
+    /// A picture of saturated and middle colours (48×32 unless asked), saved as `format` with
+    /// `profile`.
+    static func picture(_ format: String, profile: Data?, width: Int = 48, height: Int = 32) throws -> Data {
+        let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, Int32(width), Int32(height))!
         defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
         let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
         let pixels = gdk_pixbuf_get_pixels(pixbuf)!
-        for y in 0..<32 {
-            for x in 0..<48 {
+        for y in 0..<height {
+            for x in 0..<width {
                 let at = y * stride + x * 3
                 // Six bands of strong colours, light to dark from top to bottom.
-                let band = x / 8
-                let level = UInt8(255 - y * 5)
+                let band = x * 6 / width
+                let level = UInt8(255 - y * 160 / height)
                 pixels[at] = [0, 1, 5].contains(band) ? level : 40
                 pixels[at + 1] = [1, 2, 3].contains(band) ? level : 60
                 pixels[at + 2] = [3, 4, 5].contains(band) ? level : 80
@@ -293,6 +294,30 @@ import TestSupport
         let plain = try Decoding.picture(
             .bytes(try Self.picture("png", profile: nil)), size: .fit(100), cancellable: Cancellable())
         #expect(ColorProfile.name(of: plain) == nil)
+    }
+
+    @Test("A large JPEG, sequential or progressive, is turned whole (a sequential one band by band as it decodes)")
+    func largePictures() throws {
+        let folder = try ScratchFolder()
+        let sequential = try Self.picture("jpeg", profile: Self.displayP3, width: 1600, height: 1000)
+        let file = try folder.write("sequential.jpg", sequential)
+        let progressiveFile = folder.url.appendingPathComponent("progressive.jpg")
+        let made = try run(
+            URL(fileURLWithPath: "/usr/bin/convert"), [file.path, "-interlace", "JPEG", progressiveFile.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let progressive = try Data(contentsOf: progressiveFile)
+        #expect(ColorProfile.jpegProfile(in: progressive) == Self.displayP3, "ImageMagick kept the profile")
+        for (name, bytes) in [("sequential", sequential), ("progressive", progressive)] {
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(4000), cancellable: Cancellable())
+            #expect(image.width == 1600 && image.height == 1000)
+            let difference = Self.meanDifference(Self.packed(image), Self.reference(bytes, profile: Self.displayP3))
+            #expect(difference <= 3.1, "\(name): mean difference \(difference)")
+            // Every band turned: the last rows as well as the first.
+            let last = Self.packed(image).suffix(1600 * 3 * 8)
+            let lastReference = Self.reference(bytes, profile: Self.displayP3).suffix(1600 * 3 * 8)
+            #expect(Self.meanDifference(Array(last), Array(lastReference)) <= 3.1, "\(name): the last rows")
+            #expect(ColorProfile.name(of: image) != nil)
+        }
     }
 
     @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")

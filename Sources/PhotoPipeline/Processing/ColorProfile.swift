@@ -36,32 +36,119 @@ public enum ColorProfile {
     /// Turns `pixbuf`'s pixels (8-bit RGB or RGBA, as gdk-pixbuf decodes) from the colour space
     /// `profile` describes into sRGB, in place.
     public static func convert(_ pixbuf: OpaquePointer, from profile: Data) -> Outcome {
-        guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
-        else { return .ignored("not 8-bit RGB pixels") }
-        guard let source = profile.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
-        else { return .ignored("not a colour profile Little CMS reads") }
-        defer { cmsCloseProfile(source) }
-        let name = description(of: source) ?? "Unnamed profile"
-        guard cmsGetColorSpace(source) == cmsSigRgbData else { return .ignored("a profile of \(kind(source)) pixels") }
-        if isSRGB(source) { return .srgb(name) }
-        guard let srgb = cmsCreate_sRGBProfile() else { return .ignored("no sRGB profile") }
-        defer { cmsCloseProfile(srgb) }
-        let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
-        let format = alpha ? pixelFormat(channels: 4) : pixelFormat(channels: 3)
-        guard
-            let transform = cmsCreateTransform(
-                source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
-                cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0))
-        else { return .ignored("Little CMS made no transform from it") }
-        defer { cmsDeleteTransform(transform) }
-        let width = gdk_pixbuf_get_width(pixbuf), height = gdk_pixbuf_get_height(pixbuf)
-        let stride = gdk_pixbuf_get_rowstride(pixbuf)
-        guard let pixels = gdk_pixbuf_get_pixels(pixbuf), width > 0, height > 0 else { return .converted(name) }
-        // Row by row (the rows are padded to their stride), the same buffer in and out.
-        cmsDoTransformLineStride(
-            transform, pixels, pixels, cmsUInt32Number(width), cmsUInt32Number(height), cmsUInt32Number(stride),
-            cmsUInt32Number(stride), 0, 0)
-        return .converted(name)
+        let conversion = Conversion(pixbuf, from: profile)
+        conversion.rows(0..<conversion.height, shared: true)
+        return conversion.outcome
+    }
+
+    /// The turning of one picture's pixels into sRGB, which may be run a band of rows at a time
+    /// (as a decoder finishes them) or over the whole picture at once.
+    final class Conversion: @unchecked Sendable {
+        /// What becomes of the picture's colours (`converted` once its rows are run).
+        let outcome: Outcome
+        /// nil when there is nothing to do (see `outcome`).
+        private let transform: cmsHTRANSFORM?
+        private let pixels: UnsafeMutablePointer<UInt8>?
+        let width: Int, height: Int, stride: Int
+
+        init(_ pixbuf: OpaquePointer, from profile: Data) {
+            width = Int(gdk_pixbuf_get_width(pixbuf))
+            height = Int(gdk_pixbuf_get_height(pixbuf))
+            stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+            pixels = gdk_pixbuf_get_pixels(pixbuf)
+            (transform, outcome) = Self.make(pixbuf, profile)
+        }
+
+        deinit { if let transform { cmsDeleteTransform(transform) } }
+
+        private static func make(_ pixbuf: OpaquePointer, _ profile: Data) -> (cmsHTRANSFORM?, Outcome) {
+            guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
+            else { return (nil, .ignored("not 8-bit RGB pixels")) }
+            guard
+                let source = profile.withUnsafeBytes({
+                    cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))
+                })
+            else { return (nil, .ignored("not a colour profile Little CMS reads")) }
+            defer { cmsCloseProfile(source) }
+            let name = description(of: source) ?? "Unnamed profile"
+            guard cmsGetColorSpace(source) == cmsSigRgbData else {
+                return (nil, .ignored("a profile of \(kind(source)) pixels"))
+            }
+            if isSRGB(source) { return (nil, .srgb(name)) }
+            guard let srgb = cmsCreate_sRGBProfile() else { return (nil, .ignored("no sRGB profile")) }
+            defer { cmsCloseProfile(srgb) }
+            let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
+            let format = alpha ? pixelFormat(channels: 4) : pixelFormat(channels: 3)
+            guard
+                let transform = cmsCreateTransform(
+                    source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
+                    cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0))
+            else { return (nil, .ignored("Little CMS made no transform from it")) }
+            return (transform, .converted(name))
+        }
+
+        /// Turns `rows` in place. `shared`: a large band is split between the cores (one Little
+        /// CMS transform may be run by several threads at once on rows of their own).
+        func rows(_ rows: Range<Int>, shared: Bool = false) {
+            guard transform != nil, width > 0, !rows.isEmpty else { return }
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            guard shared, width * rows.count >= SepiaFilter.parallelPixels, cores > 1 else { return band(rows) }
+            let bandRows = max(16, (rows.count + cores * 4 - 1) / (cores * 4))
+            let bands = (rows.count + bandRows - 1) / bandRows
+            DispatchQueue.concurrentPerform(iterations: bands) { n in
+                let first = rows.lowerBound + n * bandRows
+                self.band(first..<min(rows.upperBound, first + bandRows))
+            }
+        }
+
+        private func band(_ rows: Range<Int>) {
+            guard let transform, let pixels else { return }
+            // Rows are padded to their stride; the same buffer is read and written.
+            let start = pixels + rows.lowerBound * stride
+            cmsDoTransformLineStride(
+                transform, start, start, cmsUInt32Number(width), cmsUInt32Number(rows.count),
+                cmsUInt32Number(stride), cmsUInt32Number(stride), 0, 0)
+        }
+    }
+
+    /// A conversion run behind a decoder: bands of rows are turned on another thread as the
+    /// decoder reports them done, so that on a machine with a spare core the picture is in
+    /// sRGB almost as soon as it is decoded.
+    final class RowConversion: @unchecked Sendable {
+        private let conversion: Conversion
+        private let queue = DispatchQueue(label: "classic-photos.colour-rows")
+        /// Rows handed to the queue so far (used on the decoding thread only).
+        private var handed = 0
+        private var finished = false
+
+        init(_ conversion: Conversion) { self.conversion = conversion }
+
+        /// The decoder has finished every row above `row`: those not yet handed over are turned,
+        /// in bands of at least 64 rows.
+        func ready(upTo row: Int) {
+            let end = min(row, conversion.height)
+            guard !finished, end - handed >= 64 else { return }
+            let rows = handed..<end
+            handed = end
+            queue.async { self.conversion.rows(rows) }
+        }
+
+        /// Turns the rows left, waits for every band, and says what became of the colours.
+        @discardableResult func finish() -> Outcome {
+            if !finished {
+                finished = true
+                let rows = handed..<conversion.height
+                handed = conversion.height
+                queue.sync { conversion.rows(rows, shared: true) }
+            }
+            return conversion.outcome
+        }
+
+        /// Waits for the bands handed over, and hands over no more (the decode failed).
+        func wait() {
+            finished = true
+            queue.sync {}
+        }
     }
 
     /// The profile gdk-pixbuf found in the picture (its `icc-profile` option, in base64: JPEG,

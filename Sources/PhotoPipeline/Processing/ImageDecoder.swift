@@ -53,9 +53,15 @@ public enum ImageDecoder {
         let prepared = SignalConnection.connect(UnsafeMutableRawPointer(loader.pointer), "area-prepared") {
             check.areaPrepared(loader.pointer)
         }
+        let updated = SignalConnection.connect(
+            UnsafeMutableRawPointer(loader.pointer), "area-updated",
+            fourInts: { _, y, _, height in check.rowsDone(upTo: Int(y) + Int(height)) })
         defer {
             fit.disconnect()
             prepared.disconnect()
+            updated.disconnect()
+            // Bands still being turned into sRGB are written into the loader's pixels.
+            check.colours?.wait()
             gdk_pixbuf_loader_close(loader.pointer, nil)
             check.reservation?.release()
         }
@@ -104,10 +110,14 @@ public enum ImageDecoder {
             throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
         }
         // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
-        // a thumbnail's few pixels, not the photo's many).
-        let profile =
-            ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? (check.exifAdobeRGB ? ColorProfile.adobeRGB : nil)
-        let colours = profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
+        // a thumbnail's few pixels, not the photo's many), unless that was done as it decoded.
+        let colours: ColorProfile.Outcome
+        if let started = check.colours {
+            colours = started.finish()
+        } else {
+            let profile = ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? check.exifProfile
+            colours = profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
+        }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
         let image: PhotoImage
@@ -166,6 +176,12 @@ public enum ImageDecoder {
         private var header: [UInt8] = []
         /// Whether a JPEG's EXIF says it is Adobe RGB without a profile of its own.
         private(set) var exifAdobeRGB = false
+        var exifProfile: Data? { exifAdobeRGB ? ColorProfile.adobeRGB : nil }
+        /// Whether the picture is a JPEG decoded top to bottom once (not progressive): its rows
+        /// are final as the loader reports them, and may be turned into sRGB while it decodes.
+        private var sequentialJPEG = false
+        /// The turning of a large sequential JPEG's rows into sRGB, begun while it decodes.
+        private(set) var colours: ColorProfile.RowConversion?
         /// A WebP's colour profile, read from its header (see `PictureSignature.webPProfile`).
         private(set) var webPProfile: Data?
         private var webPProfileLooked = false
@@ -330,7 +346,10 @@ public enum ImageDecoder {
 
         func sizePrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) {
             // A JPEG's EXIF comes before its frame header: all of it is in the header kept.
-            if PictureSignature.isJPEG(header) { exifAdobeRGB = ExifReader.read(Data(header)).isAdobeRGB }
+            if PictureSignature.isJPEG(header) {
+                exifAdobeRGB = ExifReader.read(Data(header)).isAdobeRGB
+                sequentialJPEG = header.withUnsafeBytes { DecodeCost.jpegInfo($0)?.progressive == false }
+            }
             if checkedAhead {
                 let (w, h) = scaledSize(width: width, height: height, for: size)
                 if w != width || h != height { gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h)) }
@@ -372,12 +391,23 @@ public enum ImageDecoder {
         /// The pixels are allocated: a loader that never said its size is checked now (late,
         /// but before it decodes further).
         func areaPrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>) {
+            // A large sequential JPEG with a profile (the loader has set it by now): its rows
+            // are turned into sRGB on another core as they are decoded.
+            if sequentialJPEG, refusal == nil, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader),
+                Int(gdk_pixbuf_get_width(pixbuf)) * Int(gdk_pixbuf_get_height(pixbuf)) >= SepiaFilter.parallelPixels,
+                let profile = ColorProfile.embedded(in: pixbuf) ?? exifProfile
+            {
+                colours = ColorProfile.RowConversion(ColorProfile.Conversion(pixbuf, from: profile))
+            }
             guard !sizeKnown, refusal == nil, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader) else { return }
             let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
             if width * height > limits.maxPixels {
                 refusal = ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
             }
         }
+
+        /// The loader has finished the rows above `row`.
+        func rowsDone(upTo row: Int) { colours?.ready(upTo: row) }
 
         private func refuse(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, _ failure: PhotoFailure) {
             refusal = failure

@@ -123,8 +123,9 @@ final class PhotoGridCell: PhotoTile {
         if failed != shownFailed {
             shownFailed = failed
             reason.isVisible = failed
-            setRetryVisible(failed)
         }
+        // Retry only where trying again may help (not for a format nothing here reads).
+        setRetryVisible(failed && snapshot.failure?.retryHelps ?? true)
         if failed {
             setPlaceholder("missing")
         } else if let image {
@@ -204,7 +205,7 @@ final class PhotoGridCell: PhotoTile {
             }
             retryButton = button
         }
-        retryButton?.isVisible = visible
+        if retryButton?.isVisible != visible { retryButton?.isVisible = visible }
     }
 
     /// A spinner over the square's centre while work is pending, made when first needed.

@@ -194,11 +194,14 @@ final class PhotoListPane {
             })
     }
 
-    /// Puts `snapshot` in `tile`; a failed photo's status line (its short reason) is traced.
+    /// Puts `snapshot` in `tile`; a failed photo's status line (its short reason, and whether
+    /// it offers Retry) is traced.
     private func show(_ snapshot: PhotoSnapshot, in tile: any PhotoTile) {
         let status = tile.show(snapshot)
         if snapshot.state == .failed, let position = photos.position(of: snapshot.id) {
-            Trace.shared.emit(.rowStatus(row: position, id: snapshot.id, text: status))
+            Trace.shared.emit(
+                .rowStatus(
+                    row: position, id: snapshot.id, text: status, retry: snapshot.failure?.retryHelps ?? true))
         }
     }
 

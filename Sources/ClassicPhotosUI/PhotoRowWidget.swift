@@ -94,7 +94,7 @@ final class PhotoRowWidget {
             }
             retryButton = button
         }
-        retryButton?.isVisible = visible
+        if retryButton?.isVisible != visible { retryButton?.isVisible = visible }
     }
 
     /// Shows or hides the spinner, making it (last in the row) when first needed.
@@ -135,8 +135,9 @@ final class PhotoRowWidget {
             } else {
                 status.removeCSSClass("error")
             }
-            setRetryVisible(shownFailed)
         }
+        // Retry only where trying again may help (not for a format nothing here reads).
+        setRetryVisible(state == .failed && snapshot.failure?.retryHelps ?? true)
         if state == .failed {
             setPlaceholder("missing")
         } else if let image {

@@ -32,6 +32,8 @@ final class WindowStatus {
     private var subtitleRefresh: MainLoopSource?
     /// Photos that failed since the last toast said so.
     private var newFailures: Set<PhotoID> = []
+    /// How many of `newFailures` trying again may help.
+    private var newRetryable = 0
     private var failureToast: MainLoopSource?
     private var alert: Alert?
 
@@ -49,7 +51,9 @@ final class WindowStatus {
         processor.observePhotos { [unowned self] snapshot in
             // A photo failed, or one may have stopped failing (Retry): the count in the title.
             if snapshot.state == .failed || failedInSubtitle > 0 { scheduleSubtitle() }
-            if snapshot.state == .failed, !snapshot.isBusy { photoFailed(snapshot.id) }
+            if snapshot.state == .failed, !snapshot.isBusy {
+                photoFailed(snapshot.id, retryHelps: snapshot.failure?.retryHelps ?? true)
+            }
         }
         processor.onActivityChanged = { [unowned self] busy in
             busyPhotos = busy
@@ -170,8 +174,9 @@ final class WindowStatus {
 
     /// Counts a failed photo; a moment after the last of a run of failures, one toast says how
     /// many, with Retry (rows failing one after another make one notice, not a pile of them).
-    private func photoFailed(_ id: PhotoID) {
+    private func photoFailed(_ id: PhotoID, retryHelps: Bool) {
         guard newFailures.insert(id).inserted else { return }
+        if retryHelps { newRetryable += 1 }
         failureToast = MainLoopSource(.timeout(milliseconds: 1_000)) { [weak self] in
             MainActor.assumeIsolated { self?.reportFailures() }
             return .remove
@@ -181,13 +186,16 @@ final class WindowStatus {
     private func reportFailures() {
         guard !newFailures.isEmpty else { return }
         let count = newFailures.count
+        let retryable = newRetryable
         newFailures = []
+        newRetryable = 0
         failureToast = nil
+        // Retry only when trying again may help one of them.
         showToast(
             String(
                 format: ntr("%@ photo could not be loaded", "%@ photos could not be loaded", count),
                 Localization.number(count)),
-            button: (tr("_Retry"), "win.retry-failed"))
+            button: retryable > 0 ? (tr("_Retry"), "win.retry-failed") : nil)
     }
 
     /// A notice at the bottom of the window that hides by itself (a libadwaita toast), with an

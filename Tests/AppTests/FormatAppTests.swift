@@ -68,9 +68,15 @@ extension GUITests {
             let states = AppSession.rowStates(events)
             #expect((0..<6).allSatisfy { states[$0] == .filtered }, "\(states)")
             var texts: [Int: String] = [:]
-            for case .rowStatus(let row, _, let text) in events.map(\.event) { texts[row] = text }
+            var retries: [Int: Bool] = [:]
+            for case .rowStatus(let row, _, let text, let retry) in events.map(\.event) {
+                texts[row] = text
+                retries[row] = retry
+            }
             #expect(texts[6] == "Format not supported (Photoshop image)")
             #expect(texts[7] == "Format not supported (JPEG XL image)")
+            // Trying again would not help: no Retry on these rows.
+            #expect(retries[6] == false && retries[7] == false)
             for case .opFail(_, let row, _, _, let reason) in events.map(\.event) {
                 #expect(row >= 6 && reason == .unsupported, "row \(row) failed: \(reason)")
             }

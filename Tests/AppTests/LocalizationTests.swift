@@ -99,7 +99,7 @@ import TestSupport
             PhotoFailure.Reason.allCases.map { .plain($0) }
             + [401, 404, 429, 500, 418].map { .http(status: $0) }
             + [
-                .folder, .notRegularFile, .unsupportedAddress, .wrongPart, .damaged, .unsupportedPicture,
+                .folder, .notRegularFile, .unsupportedAddress, .wrongPart, .damaged(format: "BMP"), .unsupportedPicture,
                 .formatNotSupported(name: "JPEG XL"), .noRawPreview, .undecodable,
             ]
         for kind in kinds {

@@ -123,12 +123,13 @@ extension GUITests {
         @Test("Each failure kind ends its row failed, with its reason code in the trace and a short reason on the row")
         func failureReasons() throws {
             let server = try LoopbackServer()
-            let cases: [(path: String, reason: PhotoFailure.Reason, text: String)] = [
-                ("/status/404", .http, "Not found (404)"),
-                ("/status/503", .http, "Server error (503)"),
-                ("/reset", .transport, "Connection failed"),
-                ("/text", .notImage, "Not a picture"),
-                ("/empty", .empty, "Empty file"),
+            // Each with whether its row offers Retry (where trying again may help).
+            let cases: [(path: String, reason: PhotoFailure.Reason, text: String, retry: Bool)] = [
+                ("/status/404", .http, "Not found (404)", false),
+                ("/status/503", .http, "Server error (503)", true),
+                ("/reset", .transport, "Connection failed", true),
+                ("/text", .notImage, "Not a picture", false),
+                ("/empty", .empty, "Empty file", true),
             ]
             let list = try TestPictures.makeFolder("failures").appendingPathComponent("list.plist")
             defer { try? FileManager.default.removeItem(at: list.deletingLastPathComponent()) }
@@ -144,10 +145,14 @@ extension GUITests {
             }
             let fails = self.events(events, .opFail)
             let statuses = self.events(events, .rowStatus)
-            let expected = cases.map { ($0.reason, $0.text) } + [(PhotoFailure.Reason.missing, "File not found")]
-            for (row, (reason, text)) in expected.enumerated() {
+            let expected =
+                cases.map { ($0.reason, $0.text, $0.retry) } + [(PhotoFailure.Reason.missing, "File not found", true)]
+            for (row, (reason, text, retry)) in expected.enumerated() {
                 #expect(fails.first { $0.event.row == row }?.event.reason == reason, "row \(row)")
-                #expect(statuses.last { $0.event.row == row }?.event.text == text, "row \(row)")
+                let status = statuses.last { $0.event.row == row }?.event
+                #expect(status?.text == text, "row \(row)")
+                guard case .rowStatus(_, _, _, let offered) = status else { continue }
+                #expect(offered == retry, "row \(row): Retry offered \(offered)")
             }
             #expect(AppSession.rowStates(events).values.allSatisfy { $0 == .failed })
             #expect(app.terminate() == 0)

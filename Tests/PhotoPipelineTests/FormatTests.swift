@@ -143,6 +143,51 @@ import TestSupport
         }
     }
 
+    @Test("Pictures of a known kind that their loader refuses say so, naming the kind, and offer no Retry")
+    func refusedVariants() async throws {
+        let folder = try TestPictures.makeFolder("refused")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func made(_ name: String, _ arguments: [String]) async throws -> Data {
+            let file = folder.appendingPathComponent(name)
+            // ImageMagick's TIFF writer complains of a tag libtiff does not know, and exits
+            // with 1 having written the file: the file is what counts.
+            _ = await AnimatedPictures.convert(arguments + [file.path])
+            return try Data(contentsOf: file)
+        }
+        // A 32-bit floating-point TIFF; an icon whose picture is PNG-compressed (as every
+        // 256-pixel icon is); a BMP whose header says its pixels are a JPEG.
+        let float = try await made(
+            "float.tif", ["-size", "64x48", "xc:blue", "-define", "quantum:format=floating-point", "-depth", "32"])
+        let icon = try await made("icon.ico", ["-size", "256x256", "xc:red"])
+        var bmp = [UInt8](try await made("plain.bmp", ["-size", "64x48", "xc:green"]))
+        bmp[30] = 4 // biCompression: BI_JPEG
+        for (bytes, kind) in [(float, "TIFF"), (icon, "Windows icon"), (Data(bmp), "BMP")] {
+            do throws(PhotoFailure) {
+                _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable())
+                Issue.record("\(kind) decoded")
+            } catch {
+                #expect(error.reason == .damagedOrUnsupported, "\(kind): \(error)")
+                #expect(error.summary == "Damaged or unsupported \(kind) image")
+                #expect(!error.retryHelps)
+            }
+        }
+    }
+
+    @Test("Retry is offered where trying again can help, and not where the same failure would come back")
+    func retryHelps() {
+        let helps: [PhotoFailure.Kind] = [
+            .plain(.transport), .plain(.timeout), .plain(.decoderCrashed), .plain(.missing), .plain(.unreadable),
+            .http(status: 503), .http(status: 429), .wrongPart,
+        ]
+        let useless: [PhotoFailure.Kind] = [
+            .plain(.notImage), .plain(.tooLarge), .plain(.tooManyPixels), .plain(.blockedAddress),
+            .plain(.blockedScheme), .plain(.invalidAddress), .http(status: 404), .damaged(format: "BMP"),
+            .formatNotSupported(name: "QOI"), .unsupportedPicture, .unsupportedAddress, .folder,
+        ]
+        for kind in helps { #expect(PhotoFailure(kind, detail: "").retryHelps, "\(kind)") }
+        for kind in useless { #expect(!PhotoFailure(kind, detail: "").retryHelps, "\(kind)") }
+    }
+
     @Test("A WebP claiming a huge canvas is refused from its header, before its loader allocates it")
     func webPBomb() async throws {
         // RIFF / WEBP / VP8X with a 16384×16384 canvas, and nothing after.

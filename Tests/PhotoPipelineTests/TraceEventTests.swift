@@ -104,8 +104,8 @@ import Testing
             )
         case .rowStatus:
             (
-                .rowStatus(row: 9, id: id, text: "Not found (404)"),
-                #"{"t":1.500000,"ev":"row.status","row":9,"id":42,"text":"Not found (404)"}"#
+                .rowStatus(row: 9, id: id, text: "Not found (404)", retry: false),
+                #"{"t":1.500000,"ev":"row.status","row":9,"id":42,"text":"Not found (404)","retry":false}"#
             )
         case .rowPreview:
             (
@@ -241,7 +241,7 @@ import Testing
     @Test("Strings with quotes, back-slashes, control characters and any script survive the line")
     func escaping() throws {
         let text = "\"quoted\" \\ back\u{1}\u{1f}\r\n\t é 漢字 🐟"
-        let event = TraceEvent.rowStatus(row: 0, id: Self.id, text: text)
+        let event = TraceEvent.rowStatus(row: 0, id: Self.id, text: text, retry: true)
         let line = event.jsonLine(t: 0)
         #expect(!line.contains("\n") && !line.contains("\u{1}"))
         #expect(line.contains(#"\u0001\u001f\r\n\t"#))

@@ -21,6 +21,9 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
         case tooManyPixels = "too-many-pixels"
         /// The bytes are not a picture any installed loader reads.
         case notImage = "not-image"
+        /// A picture of a kind a loader here reads, which that loader refused: damaged, or a
+        /// variant of the format it does not read.
+        case damagedOrUnsupported = "damaged-or-unsupported"
         /// No bytes at all.
         case empty
         /// An address whose scheme the app refuses to follow (e.g. `file:` from a web list).
@@ -59,8 +62,9 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
         case unsupportedAddress
         /// The server sent another part of the photo than the one asked for.
         case wrongPart
-        /// A picture whose data its loader found damaged.
-        case damaged
+        /// A picture of a known kind (`format`, as people call it: "BMP") whose loader refused
+        /// it: damaged, or a variant of the format it does not read.
+        case damaged(format: String)
         /// A picture of a kind the app does not open, though a loader may read it.
         case unsupportedPicture
         /// A picture in a format no installed loader reads; `name` as the desktop calls it.
@@ -78,7 +82,8 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
             case .notRegularFile: .blockedScheme
             case .unsupportedAddress, .unsupportedPicture, .formatNotSupported: .unsupported
             case .wrongPart: .transport
-            case .folder, .damaged, .noRawPreview, .undecodable: .notImage
+            case .damaged: .damagedOrUnsupported
+            case .folder, .noRawPreview, .undecodable: .notImage
             }
         }
     }
@@ -102,6 +107,25 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
     }
 
     public var description: String { detail }
+
+    /// Whether trying again may help, as Retry is offered only then: the network, a server's
+    /// passing trouble, a timeout, a crashed decoder, or a file that may yet turn up, be made
+    /// readable or be written whole. A format nothing here reads, an address that is refused
+    /// or a picture over the limits will fail the same way again.
+    public var retryHelps: Bool {
+        switch kind {
+        case .http(let status): status >= 500 || status == 408 || status == 429
+        case .wrongPart: true
+        case .plain(let reason):
+            switch reason {
+            case .transport, .timeout, .decoderCrashed, .missing, .unreadable, .empty, .http: true
+            default: false
+            }
+        case .damaged, .folder, .notRegularFile, .unsupportedAddress, .unsupportedPicture, .formatNotSupported,
+            .noRawPreview, .undecodable:
+            false
+        }
+    }
     public var isCancellation: Bool { reason == .cancelled }
 
     public static let cancelled = PhotoFailure(.cancelled, detail: "Cancelled")
@@ -131,6 +155,7 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
             case .tooLarge: translatable("Too large")
             case .tooManyPixels: translatable("Too many pixels")
             case .notImage: translatable("Not a picture")
+            case .damagedOrUnsupported: translatable("Damaged or unsupported picture")
             case .empty: translatable("Empty file")
             case .blockedScheme: translatable("Address not allowed")
             case .redirects: translatable("Too many redirects")
@@ -154,7 +179,7 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
         case .notRegularFile: translatable("Not a regular file")
         case .unsupportedAddress: translatable("Unsupported address")
         case .wrongPart: translatable("Wrong part sent")
-        case .damaged: translatable("Damaged picture")
+        case .damaged(let format): String(format: translatable("Damaged or unsupported %@ image"), format)
         case .unsupportedPicture: translatable("Unsupported picture")
         case .formatNotSupported(let name): String(format: translatable("Format not supported (%@)"), name)
         case .noRawPreview: translatable("No RAW preview")

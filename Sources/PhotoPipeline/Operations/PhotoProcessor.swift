@@ -232,9 +232,11 @@ public final class PhotoProcessor {
         activityChanged()
     }
 
-    /// Tries every failed photo again; those on screen load at once, the others when shown.
+    /// Tries every failed photo again where that may help (see `PhotoFailure.retryHelps`);
+    /// those on screen load at once, the others when shown.
     public func retryFailed() {
-        for record in photos.existingRecords where record.state == .failed && record.reset() {
+        for record in photos.existingRecords
+        where record.state == .failed && record.failure?.retryHelps ?? true && record.reset() {
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }

@@ -141,7 +141,7 @@ public enum AnimationDecoder {
             }
             guard let pixbuf = gdk_pixbuf_animation_iter_get_pixbuf(iter) else {
                 throw PhotoFailure(
-                    .damaged,
+                    .damaged(format: header.format == .gif ? "GIF" : "WebP"),
                     detail: "Frame \(index + 1) could not be decoded")
             }
             // Always a copy: the GIF iterator composites every frame into the same pixbuf.

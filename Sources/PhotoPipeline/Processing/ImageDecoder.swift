@@ -69,7 +69,7 @@ public enum ImageDecoder {
         let buffer = ChunkBuffer()
         func feed(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
             do throws(PhotoFailure) {
-                try loaderCall {
+                try loaderCall(loader) {
                     gdk_pixbuf_loader_write(
                         loader.pointer, chunk.cBytes,
                         gsize(chunk.count), $0)
@@ -101,13 +101,15 @@ public enum ImageDecoder {
         try check.checkWholeFile()
         if check.holdsBack { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
         do throws(PhotoFailure) {
-            try loaderCall { gdk_pixbuf_loader_close(loader.pointer, $0) }
+            try loaderCall(loader) { gdk_pixbuf_loader_close(loader.pointer, $0) }
         } catch {
             throw check.refusal ?? check.unsupportedFormat(error) ?? error
         }
         if let refusal = check.refusal { throw refusal }
         guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
-            throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
+            let detail = "No picture could be decoded from the data"
+            throw formatName(loader).map { PhotoFailure(.damaged(format: $0), detail: detail) }
+                ?? PhotoFailure(.notImage, detail: detail)
         }
         // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
         // a thumbnail's few pixels, not the photo's many), unless that was done as it decoded.
@@ -254,7 +256,7 @@ public enum ImageDecoder {
             defer { free(message) }
             guard status == 0 else {
                 throw PhotoFailure(
-                    .damaged,
+                    .damaged(format: "HEIF"),
                     detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
                 )
             }
@@ -272,7 +274,7 @@ public enum ImageDecoder {
                 let canvas = PictureSignature.webPSize(header)
             else {
                 throw PhotoFailure(
-                    .damaged,
+                    .damaged(format: "WebP"),
                     detail: "The animated WebP's frames could not be read")
             }
             let frames = max(1, animation.frames.count) + 1
@@ -437,21 +439,46 @@ public enum ImageDecoder {
                 + "a photo may have at most \(megapixels(Double(limit)))")
     }
 
-    /// Runs a loader call; a GError from it means the data is not a picture gdk-pixbuf reads.
+    /// Runs a loader call. A GError from it means the data is a picture of the kind the loader
+    /// reads that it refused (damaged, or a variant it does not read) once a loader was chosen
+    /// for it; before that, that the data is not a picture gdk-pixbuf reads.
     private static func loaderCall(
+        _ loader: ObjectRef<GdkPixbufLoader>,
         _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gboolean
     ) throws(PhotoFailure) {
         do { _ = try withGError(body) } catch {
             let pixbufDomain = String(cString: g_quark_to_string(gdk_pixbuf_error_quark()))
             let code = error.domain == pixbufDomain ? GdkPixbufError(rawValue: UInt32(bitPattern: error.code)) : nil
-            switch code {
-            case GDK_PIXBUF_ERROR_CORRUPT_IMAGE:
-                throw PhotoFailure(.damaged, detail: error.message)
-            case GDK_PIXBUF_ERROR_UNSUPPORTED_OPERATION:
+            if code == GDK_PIXBUF_ERROR_UNSUPPORTED_OPERATION {
                 throw PhotoFailure(.unsupportedPicture, detail: error.message)
-            default:
-                throw PhotoFailure(.notImage, detail: error.message)
             }
+            if let format = formatName(loader) {
+                throw PhotoFailure(.damaged(format: format), detail: error.message)
+            }
+            throw PhotoFailure(.notImage, detail: error.message)
+        }
+    }
+
+    /// The kind of picture the loader took the data for, as people call it ("JPEG", "BMP"),
+    /// once it has chosen one; nil before.
+    static func formatName(_ loader: ObjectRef<GdkPixbufLoader>) -> String? {
+        guard let format = gdk_pixbuf_loader_get_format(loader.pointer),
+            let name = gdk_pixbuf_format_get_name(format)
+        else { return nil }
+        defer { g_free(name) }
+        return displayName(ofFormat: String(cString: name))
+    }
+
+    /// A gdk-pixbuf loader's name as people call its format.
+    static func displayName(ofFormat name: String) -> String {
+        switch name {
+        case "webp": "WebP"
+        case "ico": "Windows icon"
+        case "ani": "animated cursor"
+        case "icns": "Mac icon"
+        case "qtif": "QuickTime"
+        case "svg": "SVG"
+        default: name.uppercased()
         }
     }
 

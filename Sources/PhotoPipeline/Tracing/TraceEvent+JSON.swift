@@ -155,11 +155,12 @@ extension TraceEvent {
             p.field(.row, row)
             p.field(.id, id)
             p.field(.state, state)
-        case .rowStatus(let row, let id, let text):
+        case .rowStatus(let row, let id, let text, let retry):
             p.name(.rowStatus)
             p.field(.row, row)
             p.field(.id, id)
             p.field(.text, text)
+            p.field(.retry, retry)
         case .rowPreview(let row, let id, let source, let width, let height, let covers):
             p.name(.rowPreview)
             p.field(.row, row)

@@ -64,7 +64,7 @@ public enum TraceEvent: Sendable, Equatable {
     /// A photo changed state.
     case rowState(row: Int, id: PhotoID, state: PhotoState)
     /// A failed photo's row shows its short reason.
-    case rowStatus(row: Int, id: PhotoID, text: String)
+    case rowStatus(row: Int, id: PhotoID, text: String, retry: Bool)
     /// A row's download found a thumbnail the photo holds (`source`: `exif`, `heif`), `w`×`h`
     /// upright; `covers`: large enough for the row, so the photo is not decoded.
     case rowPreview(row: Int, id: PhotoID, source: String, w: Int, h: Int, covers: Bool)
@@ -185,7 +185,7 @@ public enum TraceEvent: Sendable, Equatable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
-        case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile
+        case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
     }
 }
 

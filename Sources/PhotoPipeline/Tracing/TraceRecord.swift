@@ -108,7 +108,10 @@ extension TraceEvent {
         case .opCancel:
             self = try .opCancel(kind: kind(), row: int(.row), id: id(), running: c.decode(Bool.self, forKey: .running))
         case .rowState: self = try .rowState(row: int(.row), id: id(), state: code(.state, as: PhotoState.self))
-        case .rowStatus: self = try .rowStatus(row: int(.row), id: id(), text: string(.text))
+        case .rowStatus:
+            self = try .rowStatus(
+                row: int(.row), id: id(), text: string(.text),
+                retry: c.decodeIfPresent(Bool.self, forKey: .retry) ?? false)
         case .rowPreview:
             self = try .rowPreview(
                 row: int(.row), id: id(), source: string(.source), w: int(.w), h: int(.h),
@@ -156,7 +159,7 @@ extension TraceEvent {
         switch self {
         case .listSelect(let row, _, _), .rowShown(let row, _, _, _), .opStart(_, let row, _),
             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
-            .rowState(let row, _, _), .rowStatus(let row, _, _), .viewerOpen(let row, _, _),
+            .rowState(let row, _, _), .rowStatus(let row, _, _, _), .viewerOpen(let row, _, _),
             .rowPreview(let row, _, _, _, _, _),
             .viewerImage(let row, _, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
             .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
@@ -253,7 +256,7 @@ extension TraceEvent {
     /// `noticeShown`.
     public var text: String? {
         switch self {
-        case .rowStatus(_, _, let text), .viewerStatus(_, _, let text), .windowSubtitle(let text),
+        case .rowStatus(_, _, let text, _), .viewerStatus(_, _, let text), .windowSubtitle(let text),
             .noticeShown(let text):
             text
         default: nil

@@ -56,6 +56,9 @@ let package = Package(
         .systemLibrary(
             name: "CLcms2",
             providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(
+            name: "CJxl",
+            providers: [.apt(["libjxl-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -91,7 +94,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite", "CLcms2",
+                "CSQLite", "CLcms2", "CJxl",
             ],
             swiftSettings: strict),
 

@@ -320,6 +320,28 @@ import TestSupport
         }
     }
 
+    @Test("Profiles with bytes changed all over (header, tag table, curves) never take the helper down")
+    func mutatedProfiles() throws {
+        var generator = SystemRandomNumberGenerator()
+        let base = [UInt8](Self.displayP3)
+        for round in 0..<48 {
+            var profile = base
+            // A few bytes anywhere, and one in the header or the tag table every time.
+            for _ in 0..<(1 + round % 4) {
+                profile[Int.random(in: 0..<profile.count, using: &generator)] = .random(in: 0...255, using: &generator)
+            }
+            profile[Int.random(in: 0..<min(profile.count, 256), using: &generator)] = .random(
+                in: 0...255, using: &generator)
+            let bytes = try Self.picture(round % 2 == 0 ? "png" : "jpeg", profile: Data(profile))
+            do throws(PhotoFailure) {
+                let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+                #expect(image.width == 48)
+            } catch {
+                Issue.record("round \(round): \(error)")
+            }
+        }
+    }
+
     @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")
     func thumbnails() throws {
         let bytes = try Self.picture("jpeg", profile: Self.adobeRGB)

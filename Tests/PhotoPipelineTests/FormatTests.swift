@@ -121,7 +121,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = folder.appendingPathComponent("source.jpg")
         try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: Self.red)).write(to: source)
-        for (kind, words) in [("psd", "Photoshop"), ("jxl", "JPEG XL")] {
+        for (kind, words) in [("psd", "Photoshop")] {
             let file = folder.appendingPathComponent("picture.\(kind)")
             try await FormatFiles.convert(source, to: kind, at: file)
             let bytes = try Data(contentsOf: file)
@@ -141,6 +141,73 @@ import TestSupport
         } catch {
             #expect(error.reason == .notImage)
         }
+    }
+
+    @Test("JPEG XL is decoded with libjxl in the helper: scaled, within the limits, its profile honoured")
+    func jpegXL() async throws {
+        let folder = try TestPictures.makeFolder("jxl")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("source.jpg")
+        try #require(CameraFiles.jpeg(width: 640, height: 480, rgb: Self.red)).write(to: source)
+        let file = folder.appendingPathComponent("photo.jxl")
+        try await FormatFiles.convert(source, to: "jxl", at: file)
+        let bytes = try Data(contentsOf: file)
+        #expect(JXLDecoder.isJXL(bytes))
+        let square = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable())
+        #expect((square.width, square.height) == (80, 80))
+        #expect(isRed(square))
+        let whole = try Decoding.picture(.bytes(bytes), size: .fit(4000), cancellable: Cancellable())
+        #expect((whole.width, whole.height) == (640, 480))
+        let info = try ImageInfo.read(bytes)
+        #expect((info.width, info.height, info.format) == (640, 480, "jxl"))
+
+        // Over the pixel limit: refused from the header.
+        do throws(PhotoFailure) {
+            _ = try ImageDecoder.decode(
+                bytes, size: .square(80), limits: DecodeLimits(maxBytes: 1 << 20, maxPixels: 100_000),
+                cancellable: Cancellable())
+            Issue.record("decoded over the limit")
+        } catch {
+            #expect(error.reason == .tooManyPixels, "\(error)")
+        }
+        // Cut short: damaged, said as such.
+        do throws(PhotoFailure) {
+            _ = try Decoding.picture(
+                .bytes(bytes.prefix(bytes.count / 2)), size: .square(80), cancellable: Cancellable())
+            Issue.record("a half file decoded")
+        } catch {
+            #expect(error.summary == "Damaged or unsupported JPEG XL image", "\(error)")
+        }
+
+        // Bytes changed all over: each decodes or fails with a reason; no helper dies.
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<32 {
+            var mutant = [UInt8](bytes)
+            let at =
+                round < 8
+                ? Int.random(in: 0..<64, using: &generator) : Int.random(in: 0..<mutant.count, using: &generator)
+            mutant[at] = .random(in: 0...255, using: &generator)
+            do throws(PhotoFailure) {
+                _ = try Decoding.picture(.bytes(Data(mutant)), size: .square(80), cancellable: Cancellable())
+            } catch {
+                #expect(error.reason != .decoderCrashed, "byte \(at): \(error)")
+            }
+        }
+
+        // A lossless JPEG XL of a Display P3 picture keeps its profile: turned into sRGB.
+        let png = try ColorProfileTests.picture("png", profile: ColorProfileTests.displayP3)
+        let pngFile = folder.appendingPathComponent("p3.png")
+        try png.write(to: pngFile)
+        let p3File = folder.appendingPathComponent("p3.jxl")
+        let made = try await run(URL(fileURLWithPath: "/usr/bin/cjxl"), [pngFile.path, p3File.path, "-d", "0"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let p3 = try Decoding.picture(
+            .bytes(try Data(contentsOf: p3File)), size: .fit(100), cancellable: Cancellable())
+        let reference = ColorProfileTests.reference(png, profile: ColorProfileTests.displayP3)
+        let difference = ColorProfileTests.meanDifference(ColorProfileTests.packed(p3), reference)
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(ColorProfileTests.meanDifference(ColorProfileTests.packed(p3), ColorProfileTests.plainPixels(png)) > 1)
+        #expect(ColorProfile.name(of: p3) != nil)
     }
 
     @Test("Pictures of a known kind that their loader refuses say so, naming the kind, and offer no Retry")

@@ -163,9 +163,9 @@ struct TIFFWriter {
     }
 }
 
-/// Pictures in the formats gdk-pixbuf reads only through extra loaders (HEIF, AVIF, WebP), and
-/// in formats nothing here decodes (Photoshop, JPEG XL), made from a JPEG with Debian's own
-/// encoders, as a person's files would have been.
+/// Pictures in the formats gdk-pixbuf reads only through extra loaders (HEIF, AVIF, WebP), in
+/// JPEG XL (which libjxl decodes here), and in formats nothing here decodes (Photoshop), made
+/// from a JPEG with Debian's own encoders, as a person's files would have been.
 public enum FormatFiles {
     /// Writes `jpeg` (a file) as `kind` ("heic", "avif", "webp", "psd", "jxl") at `output`,
     /// HEIC with a thumbnail item of `thumbnail` pixels (0: none). Throws with the tool's words

@@ -79,6 +79,32 @@ public enum ImageDecoder {
             }
             if let refusal = check.refusal { throw refusal }
         }
+        /// Ends the gdk-pixbuf loader's decode: its picture (the loader's), and its colours
+        /// turned into sRGB as its profile says.
+        func finishLoading() throws(PhotoFailure) -> (OpaquePointer, ColorProfile.Outcome, PhotoImage?) {
+            // HEIF and AVIF are decoded whole when the loader is closed, and an animated WebP is
+            // held back from its loader until here: their sizes are checked first.
+            try check.checkWholeFile()
+            if check.holdsBack { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
+            do throws(PhotoFailure) {
+                try loaderCall(loader) { gdk_pixbuf_loader_close(loader.pointer, $0) }
+            } catch {
+                throw check.refusal ?? check.unsupportedFormat(error) ?? error
+            }
+            if let refusal = check.refusal { throw refusal }
+            guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
+                let detail = "No picture could be decoded from the data"
+                throw formatName(loader).map { PhotoFailure(.damaged(format: $0), detail: detail) }
+                    ?? PhotoFailure(.notImage, detail: detail)
+            }
+            // Colours as the picture's profile says, turned into sRGB (after the loader's
+            // scaling: a thumbnail's few pixels, not the photo's many), unless that was done as
+            // it decoded.
+            if let started = check.colours { return (pixbuf, started.finish(), nil) }
+            let profile = ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? check.exifProfile
+            return (pixbuf, profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB, nil)
+        }
+
         var total = 0
         while true {
             if cancellable.isCancelled { throw PhotoFailure.cancelled }
@@ -91,35 +117,13 @@ public enum ImageDecoder {
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
             try check.keepHeader(chunk)
-            if !check.holdsBack { try feed(chunk) }
+            if !check.holdsBack, !check.isJXL { try feed(chunk) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-        // HEIF and AVIF are decoded whole when the loader is closed, and an animated WebP is
-        // held back from its loader until here: their sizes are checked first.
-        try check.checkWholeFile()
-        if check.holdsBack { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
-        do throws(PhotoFailure) {
-            try loaderCall(loader) { gdk_pixbuf_loader_close(loader.pointer, $0) }
-        } catch {
-            throw check.refusal ?? check.unsupportedFormat(error) ?? error
-        }
-        if let refusal = check.refusal { throw refusal }
-        guard let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader.pointer) else {
-            let detail = "No picture could be decoded from the data"
-            throw formatName(loader).map { PhotoFailure(.damaged(format: $0), detail: detail) }
-                ?? PhotoFailure(.notImage, detail: detail)
-        }
-        // Colours as the picture's profile says, turned into sRGB (after the loader's scaling:
-        // a thumbnail's few pixels, not the photo's many), unless that was done as it decoded.
-        let colours: ColorProfile.Outcome
-        if let started = check.colours {
-            colours = started.finish()
-        } else {
-            let profile = ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? check.exifProfile
-            colours = profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB
-        }
+        let (pixbuf, colours, decodedApart) = try check.isJXL ? check.decodeJXL() : finishLoading()
+        defer { withExtendedLifetime(decodedApart) {} }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
         let image: PhotoImage
@@ -195,6 +199,35 @@ public enum ImageDecoder {
             self.cancellable = cancellable
         }
 
+        /// A JPEG XL file: kept whole, and decoded with libjxl rather than a gdk-pixbuf loader.
+        private(set) var isJXL = false
+
+        /// Decodes the JPEG XL file kept whole, scales it to the size asked for, and turns its
+        /// colours into sRGB: the picture (owned by the image returned with it).
+        func decodeJXL() throws(PhotoFailure) -> (OpaquePointer, ColorProfile.Outcome, PhotoImage?) {
+            let bytes = header
+            header = []
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(PhotoFailure) in
+                    try JXLDecoder.decode(raw, limits: limits, budget: budget, cancellable: cancellable)
+                }
+            }
+            let decoded = try result.get()
+            let whole = decoded.image
+            let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
+            var image = whole
+            if (w, h) != (whole.width, whole.height) {
+                guard let scaled = gdk_pixbuf_scale_simple(whole.pixbuf, Int32(w), Int32(h), GDK_INTERP_BILINEAR) else {
+                    throw PhotoFailure(.tooManyPixels, detail: "No memory to scale the picture to \(w)×\(h)")
+                }
+                image = PhotoImage(taking: scaled)
+            }
+            let colours =
+                decoded.profile.map { ColorProfile.convert(image.pixbuf, from: $0) }
+                ?? decoded.describedAs.map { .srgb($0) } ?? .assumedSRGB
+            return (image.pixbuf, colours, image)
+        }
+
         private var kindChecked = false
         private var signatureRead = false
         /// A HEIF or AVIF file: kept whole, as its size is read (with libheif) from boxes that
@@ -210,7 +243,7 @@ public enum ImageDecoder {
         /// Keeps the first bytes (up to 1 MB; a HEIF file whole) until the size is known, and
         /// checks the kind of picture as soon as there are enough of them.
         func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
-            let whole = isHEIF || holdsBack
+            let whole = isHEIF || holdsBack || isJXL
             guard !sizeKnown, whole || header.count < 1 << 20 else { return }
             header.append(contentsOf: whole ? chunk[...] : chunk.prefix((1 << 20) - header.count))
             if !kindChecked, header.count >= 8 {
@@ -230,7 +263,9 @@ public enum ImageDecoder {
             }
             if !signatureRead, header.count >= 30 {
                 signatureRead = true
-                if PictureSignature.isHEIF(header) {
+                if JXLDecoder.isJXL(header) {
+                    isJXL = true
+                } else if PictureSignature.isHEIF(header) {
                     isHEIF = true
                 } else if let webP = PictureSignature.webPSize(header), webP.animated {
                     holdsBack = true
@@ -316,7 +351,7 @@ public enum ImageDecoder {
         }
 
         /// "Format not supported (…)" when the loaders failed on bytes that are a picture of a
-        /// kind none of them reads (a Photoshop file, JPEG XL), by their content; nil otherwise.
+        /// kind none of them reads (a Photoshop file), by their content; nil otherwise.
         func unsupportedFormat(_ failure: PhotoFailure) -> PhotoFailure? {
             guard failure.reason == .notImage, !sizeKnown, !header.isEmpty else { return nil }
             if let name = PictureSignature.unsupportedPicture(header) {

@@ -25,8 +25,12 @@ public struct ImageInfo: Sendable, Equatable, Codable {
     /// the EXIF block of a JPEG. Throws `not-image` when gdk-pixbuf finds no picture.
     public static func read(_ bytes: Data) throws(PhotoFailure) -> ImageInfo {
         let exif = ExifReader.read(bytes)
-        guard let header = probe(bytes) else {
-            throw PhotoFailure(.notImage, detail: "No picture could be decoded from the data")
+        var refusedBy: String?
+        guard let header = probe(bytes, refusedBy: &refusedBy) else {
+            let detail = "No picture could be decoded from the data"
+            // A loader took the bytes for its kind of picture and then found no size in them.
+            throw refusedBy.map { PhotoFailure(.damaged(format: $0), detail: detail) }
+                ?? PhotoFailure(.notImage, detail: detail)
         }
         let rotated = (5...8).contains(exif.orientation)
         return ImageInfo(
@@ -43,7 +47,9 @@ public struct ImageInfo: Sendable, Equatable, Codable {
     /// asked for, so a 310-byte GIF claiming 60000×60000 made this probe allocate 14 GB (found
     /// by the decode fuzzer). Wrapper formats whose inner loader never sees the size asked
     /// for are not probed at all.
-    private static func probe(_ bytes: Data) -> (width: Int, height: Int, format: String, description: String)? {
+    private static func probe(
+        _ bytes: Data, refusedBy: inout String?
+    ) -> (width: Int, height: Int, format: String, description: String)? {
         if ImageDecoder.wrapperKind(bytes.prefix(8)) != nil { return nil }
         // HEIF's loader reads the size only once it has decoded the whole picture, and WebP's
         // allocates the whole canvas as it reads it, whatever size is asked for: their sizes
@@ -59,6 +65,10 @@ public struct ImageInfo: Sendable, Equatable, Codable {
                 bytes.count >= 12 && bytes[bytes.startIndex + 8..<bytes.startIndex + 12].elementsEqual("avif".utf8)
             return status == 0 && width > 0 && height > 0
                 ? (Int(width), Int(height), avif ? "avif" : "heif", avif ? "AVIF image" : "HEIF image") : nil
+        }
+        if JXLDecoder.isJXL(bytes.prefix(12)) {
+            let size = bytes.withUnsafeBytes { JXLDecoder.size(of: $0) }
+            return size.map { ($0.width, $0.height, "jxl", "JPEG XL image") }
         }
         if let webP = PictureSignature.webPSize(bytes.prefix(30)) {
             return webP.width > 0 && webP.height > 0 ? (webP.width, webP.height, "webp", "WebP image") : nil
@@ -88,6 +98,7 @@ public struct ImageInfo: Sendable, Equatable, Codable {
         }
         // Some small files only reach the loader's header parsing when it is closed.
         if size == nil { gdk_pixbuf_loader_close(loader.pointer, nil) }
+        if size == nil { refusedBy = ImageDecoder.formatName(loader) }
         guard let (width, height) = size, width > 0, height > 0,
             let format = gdk_pixbuf_loader_get_format(loader.pointer)
         else { return nil }

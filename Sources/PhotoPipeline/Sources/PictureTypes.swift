@@ -13,9 +13,10 @@ import GLibKit
 /// counts only where the content is too generic to say more (an SVG whose `<svg>` starts
 /// late reads as XML, a format without magic as plain bytes).
 final class PictureTypes {
-    /// MIME types of gdk-pixbuf's enabled loaders (read once per process).
+    /// MIME types of gdk-pixbuf's enabled loaders (read once per process), and JPEG XL, which
+    /// the decoder helpers read with libjxl (see `JXLDecoder`).
     static let loadable: [String] = {
-        var types: [String] = []
+        var types: [String] = ["image/jxl"]
         var formats = gdk_pixbuf_get_formats()
         defer { g_slist_free(formats) }
         while let node = formats {
@@ -126,7 +127,7 @@ final class PictureTypes {
         // A camera's RAW file reads as TIFF or plain bytes inside: its name says what it is,
         // and LibRaw reads its preview.
         if let nameType, g_content_type_is_a(nameType, "image/x-dcraw") != 0 { return true }
-        // A picture no loader here reads (Photoshop, JPEG XL) is listed all the same, and
+        // A picture no loader here reads (Photoshop) is listed all the same, and
         // says so on its row rather than vanishing.
         if Self.unreadablePictureDescription(sniffed) != nil { return true }
         // And so is one of the kinds shared-mime-info does not know (Radiance HDR, QOI, …).

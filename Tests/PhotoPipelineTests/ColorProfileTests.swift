@@ -342,6 +342,71 @@ import TestSupport
         }
     }
 
+    /// A grey profile of D65 white and one gamma.
+    static func greyProfile(gamma: Double) -> Data {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        let curve = cmsBuildGamma(nil, gamma)!
+        defer { cmsFreeToneCurve(curve) }
+        let made = cmsCreateGrayProfile(&white, curve)!
+        defer { cmsCloseProfile(made) }
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(made, nil, &length)
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(made, &bytes, &length)
+        return Data(bytes)
+    }
+
+    @Test(
+        "Grey pictures with a grey profile (a linear one here), as PNG and JPEG, are turned into sRGB; a colour picture with a grey profile is left as it is"
+    )
+    func greyPictures() async throws {
+        let folder = try ScratchFolder()
+        let linear = Self.greyProfile(gamma: 1.0)
+        let icc = try folder.write("grey.icc", linear)
+        // A grey ramp, written grey by ImageMagick (PNG colour type 0; a one-component JPEG).
+        let png = folder.url.appendingPathComponent("ramp.png")
+        let jpeg = folder.url.appendingPathComponent("ramp.jpg")
+        for file in [png, jpeg] {
+            let made = try await run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                ["-size", "32x48", "gradient:white-black", "-colorspace", "Gray", "-type", "Grayscale", file.path])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", jpeg.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let pictures = [
+            ("png", Self.withICCP(try Data(contentsOf: png), profile: linear)), ("jpeg", try Data(contentsOf: jpeg)),
+        ]
+        let source = linear.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
+        let srgb = cmsCreate_sRGBProfile()!
+        let toSRGB = cmsCreateTransform(
+            source, cmsUInt32Number(PT_GRAY) << 16 | 1 << 3 | 1, srgb, cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1,
+            cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+        defer {
+            cmsDeleteTransform(toSRGB)
+            cmsCloseProfile(source)
+            cmsCloseProfile(srgb)
+        }
+        for (format, bytes) in pictures {
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+            let plain = Self.plainPixels(bytes)
+            // Each pixel as Little CMS turns its grey.
+            let greys = stride(from: 0, to: plain.count, by: 3).map { plain[$0] }
+            var reference = [UInt8](repeating: 0, count: plain.count)
+            cmsDoTransform(toSRGB, greys, &reference, cmsUInt32Number(greys.count))
+            let difference = Self.meanDifference(Self.packed(image), reference)
+            #expect(difference <= 3.1, "\(format): mean difference \(difference)")
+            #expect(Self.meanDifference(Self.packed(image), plain) > 10, "\(format): a linear grey is lighter in sRGB")
+            #expect(ColorProfile.name(of: image) != nil, "\(format)")
+        }
+        // The grey profile on a picture in colour: nothing to do with it.
+        let colour = try Self.picture("png", profile: linear)
+        let image = try Decoding.picture(.bytes(colour), size: .fit(100), cancellable: Cancellable())
+        #expect(Self.packed(image) == Self.plainPixels(colour))
+    }
+
     @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")
     func thumbnails() throws {
         let bytes = try Self.picture("jpeg", profile: Self.adobeRGB)

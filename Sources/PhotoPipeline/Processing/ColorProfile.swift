@@ -71,18 +71,31 @@ public enum ColorProfile {
             else { return (nil, .ignored("not a colour profile Little CMS reads")) }
             defer { cmsCloseProfile(source) }
             let name = description(of: source) ?? "Unnamed profile"
-            guard cmsGetColorSpace(source) == cmsSigRgbData else {
-                return (nil, .ignored("a profile of \(kind(source)) pixels"))
-            }
-            if isSRGB(source) { return (nil, .srgb(name)) }
-            guard let srgb = cmsCreate_sRGBProfile() else { return (nil, .ignored("no sRGB profile")) }
-            defer { cmsCloseProfile(srgb) }
+            let space = cmsGetColorSpace(source)
             let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
             let format = alpha ? pixelFormat(channels: 4) : pixelFormat(channels: 3)
+            let input: cmsUInt32Number
+            switch space {
+            case cmsSigRgbData:
+                if isSRGB(source) { return (nil, .srgb(name)) }
+                input = format
+            case cmsSigGrayData:
+                // gdk-pixbuf gives a grey picture as RGB with the three alike: the grey is read
+                // from the first of them, the other two (and alpha) passed over.
+                guard isGrey(pixbuf) else { return (nil, .ignored("a grey profile on a picture in colour")) }
+                input = greyFormat(extra: alpha ? 3 : 2)
+            default:
+                return (nil, .ignored("a profile of \(kind(source)) pixels"))
+            }
+            guard let srgb = cmsCreate_sRGBProfile() else { return (nil, .ignored("no sRGB profile")) }
+            defer { cmsCloseProfile(srgb) }
+            // Alpha is copied where both sides have it; from grey it is left where it is (the
+            // same bytes are read and written).
+            let copyAlpha = alpha && space == cmsSigRgbData
             guard
                 let transform = cmsCreateTransform(
-                    source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
-                    cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0))
+                    source, input, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
+                    cmsUInt32Number(copyAlpha ? cmsFLAGS_COPY_ALPHA : 0))
             else { return (nil, .ignored("Little CMS made no transform from it")) }
             return (transform, .converted(name))
         }
@@ -252,6 +265,33 @@ public enum ColorProfile {
         // TYPE_RGB_8 and TYPE_RGBA_8 macros, which Swift cannot import.
         let rgb = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1
         return channels == 4 ? rgb | 1 << 7 : rgb
+    }
+
+    /// Little CMS's pixel format for 8-bit grey followed by `extra` bytes it passes over.
+    static func greyFormat(extra: Int) -> cmsUInt32Number {
+        // COLORSPACE_SH(PT_GRAY) | EXTRA_SH(extra) | CHANNELS_SH(1) | BYTES_SH(1).
+        cmsUInt32Number(PT_GRAY) << 16 | cmsUInt32Number(extra) << 7 | 1 << 3 | 1
+    }
+
+    /// Whether a decoded picture is grey: red, green and blue alike in every pixel of every
+    /// eighth row (a grey JPEG or PNG as gdk-pixbuf gives it).
+    static func isGrey(_ pixbuf: OpaquePointer) -> Bool {
+        guard let pixels = gdk_pixbuf_get_pixels(pixbuf) else { return false }
+        let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
+        for y in Swift.stride(from: 0, to: height, by: 8) {
+            var p = pixels + y * stride
+            for _ in 0..<width {
+                if p[0] != p[1] || p[0] != p[2] { return false }
+                p += channels
+            }
+        }
+        return true
+    }
+
+    /// Whether an ICC profile's header says it is for RGB pixels (its colour space field).
+    static func isRGBProfile(_ profile: Data) -> Bool {
+        profile.count >= 20 && profile[profile.startIndex + 16..<profile.startIndex + 20].elementsEqual("RGB ".utf8)
     }
 
     /// The profile's description, in English where it has several.

@@ -432,7 +432,7 @@ public enum ImageDecoder {
             // are turned into sRGB on another core as they are decoded.
             if sequentialJPEG, refusal == nil, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader),
                 Int(gdk_pixbuf_get_width(pixbuf)) * Int(gdk_pixbuf_get_height(pixbuf)) >= SepiaFilter.parallelPixels,
-                let profile = ColorProfile.embedded(in: pixbuf) ?? exifProfile
+                let profile = ColorProfile.embedded(in: pixbuf) ?? exifProfile, ColorProfile.isRGBProfile(profile)
             {
                 colours = ColorProfile.RowConversion(ColorProfile.Conversion(pixbuf, from: profile))
             }

@@ -125,10 +125,53 @@ int cp_heif_probe(const void *bytes, size_t length, int *width, int *height, int
     return 0;
 }
 
+/* Reads `handle`'s colour description into `colour`; 1 if it has one, 0 if not. */
+static int heif_colour_of(const struct heif_image_handle *handle, cp_heif_colour *colour) {
+    switch (heif_image_handle_get_color_profile_type(handle)) {
+    case heif_color_profile_type_rICC:
+    case heif_color_profile_type_prof: {
+        size_t size = heif_image_handle_get_raw_color_profile_size(handle);
+        if (size == 0 || size > (64u << 20)) return 0;
+        uint8_t *icc = malloc(size);
+        if (!icc) return 0;
+        if (heif_image_handle_get_raw_color_profile(handle, icc).code != heif_error_Ok) {
+            free(icc);
+            return 0;
+        }
+        colour->icc = icc;
+        colour->icc_length = size;
+        return 1;
+    }
+    case heif_color_profile_type_nclx: {
+        struct heif_color_profile_nclx *nclx = NULL;
+        if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code != heif_error_Ok || !nclx) return 0;
+        colour->primaries = (int)nclx->color_primaries;
+        colour->transfer = (int)nclx->transfer_characteristics;
+        heif_nclx_color_profile_free(nclx);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+int cp_heif_primary_colour(const void *bytes, size_t length, cp_heif_colour *colour, char **message) {
+    if (message) *message = NULL;
+    memset(colour, 0, sizeof *colour);
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    if (heif_open(bytes, length, &context, &primary, message) != 0) return -1;
+    heif_colour_of(primary, colour);
+    heif_image_handle_release(primary);
+    heif_context_free(context);
+    return 0;
+}
+
 int cp_heif_thumbnail(const void *bytes, size_t length, int min_side, uint8_t **pixels, int *width, int *height,
-                      int *stride, int *image_width, int *image_height, char **message) {
+                      int *stride, int *image_width, int *image_height, cp_heif_colour *colour, char **message) {
     if (message) *message = NULL;
     *pixels = NULL;
+    memset(colour, 0, sizeof *colour);
     struct heif_context *context;
     struct heif_image_handle *primary;
     if (heif_open(bytes, length, &context, &primary, message) != 0) return -1;
@@ -164,6 +207,7 @@ int cp_heif_thumbnail(const void *bytes, size_t length, int min_side, uint8_t **
             }
         }
         if (chosen) {
+            if (!heif_colour_of(chosen, colour)) heif_colour_of(primary, colour);
             struct heif_image *image = NULL;
             struct heif_error error = heif_decode_image(chosen, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, NULL);
             if (error.code != heif_error_Ok) {

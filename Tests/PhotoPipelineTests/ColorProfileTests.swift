@@ -407,6 +407,83 @@ import TestSupport
         #expect(Self.packed(image) == Self.plainPixels(colour))
     }
 
+    /// A PNG with a chunk of `type` holding `body` put in after its header.
+    static func withChunk(_ png: Data, _ type: String, _ body: [UInt8]) -> Data {
+        let chunk =
+            bigEndian(UInt32(body.count)) + Array(type.utf8) + body + bigEndian(crc32(Array(type.utf8) + body))
+        return png.prefix(33) + Data(chunk) + png.dropFirst(33)
+    }
+
+    /// `bytes` decoded through the helpers, against the reference made with `profile`.
+    static func check(_ bytes: Data, against profile: Data, _ label: String) throws {
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+        let difference = meanDifference(packed(image), reference(bytes, profile: profile))
+        #expect(difference <= 3.1, "\(label): mean difference \(difference)")
+        #expect(meanDifference(packed(image), plainPixels(bytes)) > 1, "\(label): the colours changed")
+        #expect(ColorProfile.name(of: image) != nil, "\(label): named")
+    }
+
+    @Test("PNG's cICP (before an embedded profile) and gAMA / cHRM (without one) say what the colours are")
+    func pngChunks() throws {
+        let plain = try Self.picture("png", profile: nil)
+        // cICP: Display P3 primaries, sRGB's curve.
+        let p3 = try #require(ColourDescription.profile(primaries: 12, transfer: 13, from: "cICP"))
+        try Self.check(Self.withChunk(plain, "cICP", [12, 13, 0, 1]), against: p3, "cICP")
+        // cICP saying sRGB wins over an embedded profile that would swap the channels.
+        let both = Self.withChunk(Self.withICCP(plain, profile: Self.swapped), "cICP", [1, 13, 0, 1])
+        let image = try Decoding.picture(.bytes(both), size: .fit(100), cancellable: Cancellable())
+        #expect(Self.packed(image) == Self.plainPixels(both))
+        // gAMA alone: a linear picture (gamma 1.0).
+        let linear = Self.profile(
+            red: (0.64, 0.33), green: (0.30, 0.60), blue: (0.15, 0.06), gamma: 1.0)
+        try Self.check(Self.withChunk(plain, "gAMA", Self.bigEndian(100_000)), against: linear, "gAMA")
+        // gAMA and cHRM: Adobe RGB's primaries at gamma 2.2.
+        let chrm = [31_270, 32_900, 64_000, 33_000, 21_000, 71_000, 15_000, 6_000].flatMap {
+            Self.bigEndian(UInt32($0))
+        }
+        let adobe = Self.withChunk(Self.withChunk(plain, "cHRM", chrm), "gAMA", Self.bigEndian(45_455))
+        try Self.check(adobe, against: Self.adobeRGB, "gAMA and cHRM")
+        // sRGB's own gamma without primaries, or an sRGB chunk: nothing to do.
+        for described in [Self.withChunk(plain, "gAMA", Self.bigEndian(45_455)), Self.withChunk(plain, "sRGB", [0])] {
+            let image = try Decoding.picture(.bytes(described), size: .fit(100), cancellable: Cancellable())
+            #expect(Self.packed(image) == Self.plainPixels(described))
+            #expect(ColorProfile.name(of: image) == nil)
+        }
+    }
+
+    @Test(
+        "An AVIF with only an nclx colour description (Display P3) is turned from it; a HEIC's thumbnail item from its profile"
+    )
+    func heifColours() async throws {
+        let folder = try ScratchFolder()
+        let png = try folder.write("picture.png", try Self.picture("png", profile: nil))
+        let avif = folder.url.appendingPathComponent("p3.avif")
+        let made = try await run(
+            URL(fileURLWithPath: "/usr/bin/avifenc"),
+            ["--cicp", "12/13/6", "-s", "10", "--min", "0", "--max", "0", png.path, avif.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let p3 = try #require(ColourDescription.profile(primaries: 12, transfer: 13, from: "nclx"))
+        let bytes = try Data(contentsOf: avif)
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+        let difference = Self.meanDifference(Self.packed(image), Self.reference(bytes, profile: p3))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(ColorProfile.name(of: image) == "Display P3 (nclx)")
+
+        // heif-enc carries a PNG's profile into the HEIC; its thumbnail item, shown before the
+        // picture is decoded, is in the picture's colours too.
+        let profiled = try folder.write("adobe.png", try Self.picture("png", profile: Self.adobeRGB))
+        let heic = folder.url.appendingPathComponent("adobe.heic")
+        let madeHEIC = try await run(
+            URL(fileURLWithPath: "/usr/bin/heif-enc"), ["-q", "100", "-t", "32", profiled.path, "-o", heic.path])
+        #expect(madeHEIC.status == 0, "\(madeHEIC.stderr)")
+        let heicBytes = try Data(contentsOf: heic)
+        let preview = try #require(Decoding.preview(heicBytes, squareSide: 16))
+        #expect(preview.origin == .heif)
+        #expect(ColorProfile.name(of: preview.image) != nil, "the thumbnail turned from the picture's profile")
+        let decoded = try Decoding.picture(.bytes(heicBytes), size: .fit(100), cancellable: Cancellable())
+        #expect(ColorProfile.name(of: decoded) == ColorProfile.name(of: preview.image))
+    }
+
     @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")
     func thumbnails() throws {
         let bytes = try Self.picture("jpeg", profile: Self.adobeRGB)

@@ -36,6 +36,20 @@ void cp_raw_preview_free(cp_raw_preview *preview);
  * found no decoder. Call before anything uses libheif; later calls do nothing. */
 void cp_heif_prepare(void);
 
+/* How an image of a HEIF / AVIF file describes its colours: an ICC profile (`icc`, malloc'd,
+ * `icc_length` bytes: free() it), or, when it has none, the code points of an `nclx` colour
+ * description (ISO/IEC 23091-2: `primaries`, `transfer`; 0 when there is none either). */
+typedef struct {
+    uint8_t *icc;
+    size_t icc_length;
+    int primaries;
+    int transfer;
+} cp_heif_colour;
+
+/* The primary image's colour description. Returns 0 on success, or a negative value with
+ * libheif's message (as below). */
+int cp_heif_primary_colour(const void *bytes, size_t length, cp_heif_colour *colour, char **message);
+
 /* A HEIF / AVIF file's primary image size (transformations applied, as shown) and the
  * number of its thumbnail items. Returns 0 on success, or a negative value with libheif's
  * message (owned by the caller: free() it). */
@@ -44,9 +58,10 @@ int cp_heif_probe(const void *bytes, size_t length, int *width, int *height, int
 /* The primary image's smallest thumbnail item whose shorter side is at least `min_side`
  * (or its largest one if none is), decoded to 8-bit RGBA with the image's rotation and
  * mirroring applied. On success returns 0 and sets `pixels` (malloc'd, `stride` bytes a
- * row; free() it), its size, and the primary image's size. Returns 1 when the file has no
+ * row; free() it), its size, the primary image's size, and the thumbnail's colour
+ * description (the primary image's where the thumbnail has none of its own). Returns 1 when the file has no
  * thumbnail, or a negative value on failure (`message` as above). */
 int cp_heif_thumbnail(const void *bytes, size_t length, int min_side, uint8_t **pixels, int *width, int *height,
-                      int *stride, int *image_width, int *image_height, char **message);
+                      int *stride, int *image_width, int *image_height, cp_heif_colour *colour, char **message);
 
 #endif

@@ -152,7 +152,7 @@ public enum DecoderHelper {
                 }
                 let (pixels, layout) = try SealedPixels.seal(image)
                 return (
-                    .picture(layout, options: ColorProfile.name(of: image).map { [ColorProfile.optionKey: $0] } ?? [:]),
+                    .picture(layout, options: ColorProfile.options(of: image)),
                     pixels
                 )
             case .cachedThumbnail:
@@ -165,8 +165,8 @@ public enum DecoderHelper {
                 let (pixels, layout) = try SealedPixels.seal(preview.image)
                 return (
                     .preview(
-                        layout, origin: preview.origin, photoWidth: preview.photoWidth, photoHeight: preview.photoHeight
-                    ),
+                        layout, origin: preview.origin, photoWidth: preview.photoWidth,
+                        photoHeight: preview.photoHeight, options: ColorProfile.options(of: preview.image)),
                     pixels
                 )
             case .info:

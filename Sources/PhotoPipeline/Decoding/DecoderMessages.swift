@@ -81,7 +81,8 @@ struct PixelLayout: Codable, Sendable, Equatable {
 struct DecodeReply: Codable, Sendable {
     enum Outcome: Codable, Sendable {
         case picture(PixelLayout, options: [String: String])
-        case preview(PixelLayout, origin: EmbeddedPreview.Origin, photoWidth: Int, photoHeight: Int)
+        case preview(
+            PixelLayout, origin: EmbeddedPreview.Origin, photoWidth: Int, photoHeight: Int, options: [String: String])
         /// The photo carries no preview that can be trusted.
         case noPreview
         case info(ImageInfo)

@@ -252,7 +252,7 @@ public final class DecoderPool: @unchecked Sendable {
     ) throws(PhotoFailure) -> Decoded {
         let unusable = PhotoFailure(.decoderCrashed, detail: "The decoder helper's answer is larger than was asked for")
         switch outcome {
-        case .picture(let layout, _), .preview(let layout, _, _, _):
+        case .picture(let layout, _), .preview(let layout, _, _, _, _):
             guard layout.isWithin(maxPixels: limits.maxPixels) else {
                 if let fd { close(fd) }
                 throw unusable
@@ -292,7 +292,7 @@ public final class DecoderPool: @unchecked Sendable {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no file with its answer")
             }
             return Decoded(image: nil, outcome: outcome, file: try SealedPixels.bytes(from: fd, byteCount: byteCount))
-        case .picture(let layout, _), .preview(let layout, _, _, _):
+        case .picture(let layout, _), .preview(let layout, _, _, _, _):
             guard let fd else {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no pixels with its picture")
             }

@@ -41,10 +41,7 @@ public enum Decoding {
         guard let image = decoded.image else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no picture")
         }
-        // What the helper said of the picture's colours (see `ColorProfile.optionKey`).
-        if case .picture(_, let options) = decoded.outcome, let profile = options[ColorProfile.optionKey] {
-            gdk_pixbuf_set_option(image.pixbuf, ColorProfile.optionKey, profile)
-        }
+        if case .picture(_, let options) = decoded.outcome { ColorProfile.restore(options, on: image) }
         return image
     }
 
@@ -60,8 +57,10 @@ public enum Decoding {
             let decoded = try? pool.run(
                 .preview(squareSide: squareSide), input: .bytes(head), limits: limits,
                 budget: .shared, cancellable: cancellable),
-            case .preview(_, let origin, let photoWidth, let photoHeight) = decoded.outcome, let image = decoded.image
+            case .preview(_, let origin, let photoWidth, let photoHeight, let options) = decoded.outcome,
+            let image = decoded.image
         else { return nil }
+        ColorProfile.restore(options, on: image)
         return EmbeddedPreview(origin: origin, image: image, photoWidth: photoWidth, photoHeight: photoHeight)
     }
 

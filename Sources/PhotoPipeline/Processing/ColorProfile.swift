@@ -254,6 +254,16 @@ public enum ColorProfile {
         }
     }
 
+    /// What a helper sends back with a picture it decoded: the profile its colours came from.
+    static func options(of image: PhotoImage) -> [String: String] {
+        name(of: image).map { [optionKey: $0] } ?? [:]
+    }
+
+    /// Puts what a helper said of a picture's colours (`options(of:)`) on the picture received.
+    static func restore(_ options: [String: String], on image: PhotoImage) {
+        if let profile = options[optionKey] { gdk_pixbuf_set_option(image.pixbuf, optionKey, profile) }
+    }
+
     /// The profile a decoded picture's colours came from (see `optionKey`); nil: sRGB assumed.
     public static func name(of image: PhotoImage) -> String? {
         gdk_pixbuf_get_option(image.pixbuf, optionKey).map { String(cString: $0) }

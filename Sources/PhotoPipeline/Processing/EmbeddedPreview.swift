@@ -68,17 +68,26 @@ public struct EmbeddedPreview: Sendable {
         var pixels: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0, stride: Int32 = 0, photoWidth: Int32 = 0, photoHeight: Int32 = 0
         var message: UnsafeMutablePointer<CChar>?
+        var colour = cp_heif_colour()
         let status = bytes.withUnsafeBytes { raw in
             cp_heif_thumbnail(
                 raw.baseAddress, raw.count, Int32(squareSide), &pixels, &width, &height, &stride,
-                &photoWidth, &photoHeight, &message)
+                &photoWidth, &photoHeight, &colour, &message)
         }
         free(message)
+        defer { free(colour.icc) }
         guard status == 0, let pixels else { return nil }
         let destroy: GdkPixbufDestroyNotify = { pixels, _ in free(pixels) }
         let image = PhotoImage(
             taking: gdk_pixbuf_new_from_data(pixels, GDK_COLORSPACE_RGB, 1, 8, width, height, stride, destroy, nil)!)
         guard shapesMatch(image.width, image.height, Int(photoWidth), Int(photoHeight)) else { return nil }
+        // In its photo's colours: its own profile or colour description, or the photo's.
+        let profile =
+            colour.icc.map { Data(bytes: $0, count: colour.icc_length) }
+            ?? (colour.primaries != 0
+                ? ColourDescription.profile(
+                    primaries: Int(colour.primaries), transfer: Int(colour.transfer), from: "nclx") : nil)
+        if let profile { ColorProfile.mark(image.pixbuf, ColorProfile.convert(image.pixbuf, from: profile)) }
         return EmbeddedPreview(origin: .heif, image: image, photoWidth: Int(photoWidth), photoHeight: Int(photoHeight))
     }
 

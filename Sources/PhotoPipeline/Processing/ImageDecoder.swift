@@ -101,7 +101,13 @@ public enum ImageDecoder {
             // scaling: a thumbnail's few pixels, not the photo's many), unless that was done as
             // it decoded.
             if let started = check.colours { return (pixbuf, started.finish(), nil) }
-            let profile = ColorProfile.embedded(in: pixbuf) ?? check.webPProfile ?? check.exifProfile
+            let embedded = ColorProfile.embedded(in: pixbuf)
+            let profile: Data?
+            switch check.pngColours {
+            case .replaces(let described): profile = described
+            case .fallback(let described): profile = embedded ?? described
+            case .none: profile = embedded ?? check.webPProfile ?? check.exifProfile ?? check.nclxProfile
+            }
             return (pixbuf, profile.map { ColorProfile.convert(pixbuf, from: $0) } ?? .assumedSRGB, nil)
         }
 
@@ -183,6 +189,11 @@ public enum ImageDecoder {
         /// Whether a JPEG's EXIF says it is Adobe RGB without a profile of its own.
         private(set) var exifAdobeRGB = false
         var exifProfile: Data? { exifAdobeRGB ? ColorProfile.adobeRGB : nil }
+        /// What a PNG's `cICP`, `sRGB`, `gAMA` and `cHRM` chunks say of its colours.
+        private(set) var pngColours: ColourDescription.PNGChunks.Choice = .none
+        /// A HEIF or AVIF picture's `nclx` colour description as a profile, where it has no ICC
+        /// profile (the HEIF standard's order).
+        private(set) var nclxProfile: Data?
         /// Whether the picture is a JPEG decoded top to bottom once (not progressive): its rows
         /// are final as the loader reports them, and may be turned into sRGB while it decodes.
         private var sequentialJPEG = false
@@ -295,6 +306,14 @@ public enum ImageDecoder {
                     detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
                 )
             }
+            var colour = cp_heif_colour()
+            if header.withUnsafeBytes({ cp_heif_primary_colour($0.baseAddress, $0.count, &colour, nil) }) == 0,
+                colour.icc == nil, colour.primaries != 0
+            {
+                nclxProfile = ColourDescription.profile(
+                    primaries: Int(colour.primaries), transfer: Int(colour.transfer), from: "nclx")
+            }
+            free(colour.icc)
             // libheif decodes to planes of up to 16 bits a sample, then to 8-bit RGBA.
             try checkAhead(width: Int(width), height: Int(height), bytesPerPixel: 10, format: "heif")
         }
@@ -383,6 +402,7 @@ public enum ImageDecoder {
 
         func sizePrepared(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) {
             // A JPEG's EXIF comes before its frame header: all of it is in the header kept.
+            if let chunks = ColourDescription.PNGChunks.read(header) { pngColours = chunks.profile }
             if PictureSignature.isJPEG(header) {
                 exifAdobeRGB = ExifReader.read(Data(header)).isAdobeRGB
                 sequentialJPEG = header.withUnsafeBytes { DecodeCost.jpegInfo($0)?.progressive == false }

@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "CEmbeddedPictures",
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])],
-            linkerSettings: [.linkedLibrary("raw_r"), .linkedLibrary("heif")]),
+            linkerSettings: [.linkedLibrary("raw_r"), .linkedLibrary("heif"), .linkedLibrary("jpeg")]),
 
         // The decoder helpers' confinement (seccomp, the address-space limit), sealed memfds and
         // descriptor passing.

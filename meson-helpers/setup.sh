@@ -10,7 +10,8 @@ set -euo pipefail
 # libheif (RAW previews, HEIF thumbnails), and the tools the tests make such files with;
 # bubblewrap and libseccomp, which confine the decoder helpers; SQLite (the index of dates
 # taken the app keeps in its cache); Little CMS 2 (colour profiles, turned into sRGB in the
-# decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); gettext (the build compiles
+# decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); libjpeg (a
+# CMYK JPEG's inks, turned into RGB through its profile); gettext (the build compiles
 # the translations in po/ with msgfmt) and the locales the tests run the app in.
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
@@ -21,7 +22,7 @@ PACKAGES=(
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
-  bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev
+  bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev
   gettext locales
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).

@@ -484,6 +484,113 @@ import TestSupport
         #expect(ColorProfile.name(of: decoded) == ColorProfile.name(of: preview.image))
     }
 
+    /// A CMYK profile whose inks are not what gdk-pixbuf's formula makes of them: cyan takes
+    /// away green, magenta blue and yellow red (rather than red, green and blue), black all.
+    static let cmyk: Data = {
+        let lab = cmsCreateLab4Profile(nil)!
+        let srgb = cmsCreate_sRGBProfile()!
+        // TYPE_RGB_DBL and TYPE_Lab_DBL.
+        let toLab = cmsCreateTransform(
+            srgb, 1 << 22 | cmsUInt32Number(PT_RGB) << 16 | 3 << 3, lab,
+            1 << 22 | cmsUInt32Number(PT_Lab) << 16 | 3 << 3, cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+        defer {
+            cmsDeleteTransform(toLab)
+            cmsCloseProfile(lab)
+            cmsCloseProfile(srgb)
+        }
+        let profile = cmsCreateProfilePlaceholder(nil)!
+        defer { cmsCloseProfile(profile) }
+        cmsSetProfileVersion(profile, 4.3)
+        cmsSetDeviceClass(profile, cmsSigOutputClass)
+        cmsSetColorSpace(profile, cmsSigCmykData)
+        cmsSetPCS(profile, cmsSigLabData)
+        let pipeline = cmsPipelineAlloc(nil, 4, 3)!
+        defer { cmsPipelineFree(pipeline) }
+        let table = cmsStageAllocCLut16bit(nil, 9, 4, 3, nil)!
+        let sampler:
+            @convention(c) (
+                UnsafePointer<cmsUInt16Number>?, UnsafeMutablePointer<cmsUInt16Number>?, UnsafeMutableRawPointer?
+            ) -> Int32 = { ink, out, cargo in
+                guard let ink, let out, let cargo else { return 0 }
+                let c = Double(ink[0]) / 65535, m = Double(ink[1]) / 65535, y = Double(ink[2]) / 65535
+                let k = Double(ink[3]) / 65535
+                var rgb = [(1 - y) * (1 - k), (1 - c) * (1 - k), (1 - m) * (1 - k)]
+                var lab = cmsCIELab()
+                cmsDoTransform(cargo, &rgb, &lab, 1)
+                cmsFloat2LabEncoded(out, &lab)
+                return 1
+            }
+        cmsStageSampleCLut16bit(table, sampler, toLab, 0)
+        // ICC's lutAtoBType wants curves on both sides of the table: identity ones.
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 4, nil))
+        cmsPipelineInsertStage(pipeline, cmsAT_END, table)
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 3, nil))
+        cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeMutableRawPointer(pipeline))
+        if let name = cmsMLUalloc(nil, 1) {
+            defer { cmsMLUfree(name) }
+            cmsMLUsetASCII(name, "en", "US", "Twisted CMYK")
+            cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
+        }
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(profile, nil, &length)
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(profile, &bytes, &length)
+        return Data(bytes)
+    }()
+
+    @Test(
+        "A CMYK JPEG (Adobe's inverted inks) with a CMYK profile is turned through the profile, at full size and as a thumbnail"
+    )
+    func cmykJPEG() async throws {
+        let folder = try ScratchFolder()
+        let file = folder.url.appendingPathComponent("cmyk.jpg")
+        // Four bands of inks: cyan, magenta, yellow with some black, and a grey of all four.
+        let inks: [[UInt8]] = [[255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 64], [40, 40, 40, 128]]
+        let bands = inks.map { "xc:cmyk(\($0[0]),\($0[1]),\($0[2]),\($0[3]))" }
+        let made = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            ["-size", "64x128"] + bands + ["+append", "-quality", "100", file.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let icc = try folder.write("cmyk.icc", Self.cmyk)
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", file.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let bytes = try Data(contentsOf: file)
+        // What Little CMS makes of each band's inks through the profile.
+        let source = Self.cmyk.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
+        let srgb = cmsCreate_sRGBProfile()!
+        let transform = cmsCreateTransform(
+            source, cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1, srgb, cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1,
+            cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+        defer {
+            cmsDeleteTransform(transform)
+            cmsCloseProfile(source)
+            cmsCloseProfile(srgb)
+        }
+        let expected = inks.map { ink -> [UInt8] in
+            var out = [UInt8](repeating: 0, count: 3)
+            cmsDoTransform(transform, ink, &out, 1)
+            return out
+        }
+        for size in [DecodeSize.fit(1000), .fit(64)] {
+            let image = try Decoding.picture(.bytes(bytes), size: size, cancellable: Cancellable())
+            #expect(image.width == (size == .fit(64) ? 64 : 256))
+            #expect(ColorProfile.name(of: image) == "Twisted CMYK")
+            for (band, want) in expected.enumerated() {
+                let (r, g, b, _) = image.pixel(x: image.width * (2 * band + 1) / 8, y: image.height / 2)
+                let off = [Int(r) - Int(want[0]), Int(g) - Int(want[1]), Int(b) - Int(want[2])].map(abs).max()!
+                #expect(off <= 6, "\(size), band \(band): (\(r), \(g), \(b)) against \(want)")
+            }
+        }
+        // gdk-pixbuf's own formula makes cyan ink red-less; through this profile it is green-less.
+        let plain = Self.plainPixels(bytes)
+        #expect(plain[3 * 32] < 60, "cyan by the formula: no red")
+        let image = try Decoding.picture(.bytes(bytes), size: .fit(1000), cancellable: Cancellable())
+        let (r, g, _, _) = image.pixel(x: 32, y: 64)
+        #expect(r > 200 && g < 60, "cyan through the profile: (\(r), \(g))")
+    }
+
     @Test("A thumbnail (a square cut from the picture as it decodes) is converted too")
     func thumbnails() throws {
         let bytes = try Self.picture("jpeg", profile: Self.adobeRGB)

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmyk_jpeg.h"
+
 /* What the photo itself holds besides its main image: the preview a camera embeds in a RAW
  * file (through LibRaw) and the thumbnail items of a HEIF or AVIF file (through libheif).
  * Neither decodes the main image. Every function is safe to call from several threads at

@@ -164,6 +164,45 @@ public enum ColorProfile {
         }
     }
 
+    /// Makes an sRGB picture of a CMYK picture's inks (C, M, Y, K a pixel, `width` × 4 bytes a
+    /// row; `inverted` as Adobe's applications store them) through its CMYK `profile`; nil if
+    /// the profile is not a CMYK one Little CMS can use.
+    static func rgb(
+        fromInks inks: UnsafePointer<UInt8>, width: Int, height: Int, inverted: Bool, profile: Data
+    ) -> (PhotoImage, Outcome)? {
+        guard
+            let source = profile.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return nil }
+        defer { cmsCloseProfile(source) }
+        guard cmsGetColorSpace(source) == cmsSigCmykData, let srgb = cmsCreate_sRGBProfile() else { return nil }
+        defer { cmsCloseProfile(srgb) }
+        // COLORSPACE_SH(PT_CMYK) | CHANNELS_SH(4) | BYTES_SH(1), with FLAVOR_SH(1) for inks
+        // stored inverted (TYPE_CMYK_8 and TYPE_CMYK_8_REV).
+        let input = cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1 | (inverted ? 1 << 13 : 0)
+        guard
+            let transform = cmsCreateTransform(
+                source, input, srgb, pixelFormat(channels: 3), cmsUInt32Number(INTENT_PERCEPTUAL), 0),
+            let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, Int32(width), Int32(height))
+        else { return nil }
+        defer { cmsDeleteTransform(transform) }
+        let image = PhotoImage(taking: made)
+        let shared = SharedRows(
+            transform: transform, from: UnsafeMutablePointer(mutating: inks), to: gdk_pixbuf_get_pixels(made),
+            width: width, fromStride: width * 4, toStride: Int(gdk_pixbuf_get_rowstride(made)))
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let bands = width * height >= SepiaFilter.parallelPixels && cores > 1 ? cores * 4 : 1
+        let bandRows = (height + bands - 1) / bands
+        DispatchQueue.concurrentPerform(iterations: bands) { n in
+            shared.run(rows: (n * bandRows)..<min(height, (n + 1) * bandRows))
+        }
+        return (image, .converted(description(of: source) ?? "Unnamed CMYK profile"))
+    }
+
+    /// Whether an ICC profile's header says it is for CMYK pixels.
+    static func isCMYKProfile(_ profile: Data) -> Bool {
+        profile.count >= 20 && profile[profile.startIndex + 16..<profile.startIndex + 20].elementsEqual("CMYK".utf8)
+    }
+
     /// The profile gdk-pixbuf found in the picture (its `icc-profile` option, in base64: JPEG,
     /// PNG, TIFF, HEIF and AVIF), if any.
     public static func embedded(in pixbuf: OpaquePointer) -> Data? {
@@ -329,5 +368,21 @@ public enum ColorProfile {
         case cmsSigLabData: "Lab"
         default: "other"
         }
+    }
+}
+
+/// A transform from one buffer into another, run by several threads on rows of their own.
+private struct SharedRows: @unchecked Sendable {
+    let transform: cmsHTRANSFORM
+    let from: UnsafeMutablePointer<UInt8>
+    let to: UnsafeMutablePointer<UInt8>?
+    let width: Int, fromStride: Int, toStride: Int
+
+    func run(rows: Range<Int>) {
+        guard let to, !rows.isEmpty else { return }
+        cmsDoTransformLineStride(
+            transform, from + rows.lowerBound * fromStride, to + rows.lowerBound * toStride,
+            cmsUInt32Number(width), cmsUInt32Number(rows.count), cmsUInt32Number(fromStride),
+            cmsUInt32Number(toStride), 0, 0)
     }
 }

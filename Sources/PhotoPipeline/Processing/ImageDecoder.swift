@@ -75,6 +75,8 @@ public enum ImageDecoder {
                         gsize(chunk.count), $0)
                 }
             } catch {
+                // A CMYK JPEG's loader was stopped on purpose (see `HeaderCheck.takeCMYK`).
+                if check.isCMYK, check.refusal == nil { return }
                 throw check.refusal ?? check.unsupportedFormat(error) ?? error
             }
             if let refusal = check.refusal { throw refusal }
@@ -123,12 +125,13 @@ public enum ImageDecoder {
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
             try check.keepHeader(chunk)
-            if !check.holdsBack, !check.isJXL { try feed(chunk) }
+            if !check.holdsBack, !check.isJXL, !check.isCMYK { try feed(chunk) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-        let (pixbuf, colours, decodedApart) = try check.isJXL ? check.decodeJXL() : finishLoading()
+        let (pixbuf, colours, decodedApart) =
+            try check.isJXL ? check.decodeJXL() : check.isCMYK ? check.decodeCMYK() : finishLoading()
         defer { withExtendedLifetime(decodedApart) {} }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
@@ -210,6 +213,87 @@ public enum ImageDecoder {
             self.cancellable = cancellable
         }
 
+        /// How many of the first bytes are kept until the size is known: enough for a JPEG's
+        /// EXIF block and a large CMYK profile before its frame header.
+        static let headerLimit = 4 << 20
+
+        /// A CMYK JPEG's profile: the JPEG is kept whole and its inks decoded with libjpeg, to
+        /// be turned into RGB through the profile (gdk-pixbuf's loader would turn them by a
+        /// formula first).
+        private(set) var cmykProfile: Data?
+        var isCMYK: Bool { cmykProfile != nil }
+        private var cmykSize = (width: 0, height: 0)
+        private var cmykOrientation = 1
+
+        /// At a JPEG's frame header: if it is CMYK with a CMYK profile and all its bytes so far
+        /// are kept, checks its size, reserves the memory its decode needs, and stops its
+        /// loader, to decode it with libjpeg once all its bytes are in. Says whether it did.
+        private func takeCMYK(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) -> Bool {
+            guard PictureSignature.isJPEG(header), header.count < Self.headerLimit,
+                header.withUnsafeBytes({ DecodeCost.jpegInfo($0)?.components }) == 4,
+                let profile = ColorProfile.jpegProfile(in: Data(header)), ColorProfile.isCMYKProfile(profile)
+            else { return false }
+            let pixels = width.multipliedReportingOverflow(by: height)
+            guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
+                refuse(loader, ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels))
+                return true
+            }
+            let (w, h) = scaledSize(width: width, height: height, for: size)
+            // The inks at libjpeg's scale (at most twice the size asked for, each way), its
+            // buffers, and the RGB picture made of them.
+            let cost = header.withUnsafeBytes {
+                DecodeCost.estimate(format: "jpeg", width: width, height: height, target: (w, h), header: $0)
+            }
+            do {
+                reservation = try budget.reserve(cost + 3 * 4 * w * h, cancellable: cancellable)
+            } catch {
+                refuse(loader, error)
+                return true
+            }
+            cmykProfile = profile
+            cmykSize = (width, height)
+            cmykOrientation = ExifReader.read(Data(header)).orientation
+            // Stopped before it allocates: its next write fails, and none follows.
+            gdk_pixbuf_loader_set_size(loader, 0, 0)
+            return true
+        }
+
+        /// Decodes the CMYK JPEG kept whole with libjpeg at a scale covering the size asked
+        /// for, turns its inks into sRGB through its profile, and scales it to that size.
+        func decodeCMYK() throws(PhotoFailure) -> (OpaquePointer, ColorProfile.Outcome, PhotoImage?) {
+            let bytes = header
+            header = []
+            let (w, h) = ImageDecoder.scaledSize(width: cmykSize.width, height: cmykSize.height, for: size)
+            var picture = cp_cmyk_picture()
+            var message = [CChar](repeating: 0, count: 256)
+            let status = bytes.withUnsafeBytes {
+                cp_cmyk_jpeg_decode(
+                    $0.baseAddress, $0.count, Int32(w), Int32(h), Int64(limits.maxPixels), &picture, &message,
+                    message.count)
+            }
+            defer { free(picture.inks) }
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard status == 0, let inks = picture.inks,
+                let profile = cmykProfile,
+                let (inRGB, colours) = ColorProfile.rgb(
+                    fromInks: inks, width: Int(picture.width), height: Int(picture.height),
+                    inverted: picture.inverted != 0, profile: profile)
+            else {
+                throw PhotoFailure(
+                    .damaged(format: "JPEG"), detail: text.isEmpty ? "The CMYK JPEG could not be read" : text)
+            }
+            var image = inRGB
+            if (w, h) != (image.width, image.height) {
+                guard let scaled = gdk_pixbuf_scale_simple(image.pixbuf, Int32(w), Int32(h), GDK_INTERP_BILINEAR) else {
+                    throw PhotoFailure(.tooManyPixels, detail: "No memory to scale the picture to \(w)×\(h)")
+                }
+                image = PhotoImage(taking: scaled)
+            }
+            // Turned upright later, as the loader's pictures are, by the EXIF orientation.
+            if cmykOrientation != 1 { gdk_pixbuf_set_option(image.pixbuf, "orientation", "\(cmykOrientation)") }
+            return (image.pixbuf, colours, image)
+        }
+
         /// A JPEG XL file: kept whole, and decoded with libjxl rather than a gdk-pixbuf loader.
         private(set) var isJXL = false
 
@@ -254,9 +338,9 @@ public enum ImageDecoder {
         /// Keeps the first bytes (up to 1 MB; a HEIF file whole) until the size is known, and
         /// checks the kind of picture as soon as there are enough of them.
         func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
-            let whole = isHEIF || holdsBack || isJXL
-            guard !sizeKnown, whole || header.count < 1 << 20 else { return }
-            header.append(contentsOf: whole ? chunk[...] : chunk.prefix((1 << 20) - header.count))
+            let whole = isHEIF || holdsBack || isJXL || isCMYK
+            guard !sizeKnown, whole || header.count < Self.headerLimit else { return }
+            header.append(contentsOf: whole ? chunk[...] : chunk.prefix(Self.headerLimit - header.count))
             if !kindChecked, header.count >= 8 {
                 kindChecked = true
                 try refuseWrappers(header)
@@ -407,6 +491,7 @@ public enum ImageDecoder {
                 exifAdobeRGB = ExifReader.read(Data(header)).isAdobeRGB
                 sequentialJPEG = header.withUnsafeBytes { DecodeCost.jpegInfo($0)?.progressive == false }
             }
+            if takeCMYK(loader, width: width, height: height) { return }
             if checkedAhead {
                 let (w, h) = scaledSize(width: width, height: height, for: size)
                 if w != width || h != height { gdk_pixbuf_loader_set_size(loader, Int32(w), Int32(h)) }

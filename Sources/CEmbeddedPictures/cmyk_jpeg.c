@@ -1,0 +1,103 @@
+#include "cmyk_jpeg.h"
+
+#include <stdio.h> /* before jpeglib.h, which uses FILE */
+
+#include <jpeglib.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libjpeg reports a fatal error by calling error_exit, which must not return: it jumps back
+ * to the decode with the message kept. */
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf back;
+    char *message;
+    size_t message_size;
+} failure;
+
+static void fail(j_common_ptr info) {
+    failure *f = (failure *)info->err;
+    char text[JMSG_LENGTH_MAX];
+    (*info->err->format_message)(info, text);
+    if (f->message && f->message_size) snprintf(f->message, f->message_size, "%s", text);
+    longjmp(f->back, 1);
+}
+
+/* Warnings (a damaged stream libjpeg can go on with) are not fatal. */
+static void warn(j_common_ptr info, int level) {
+    (void)info;
+    (void)level;
+}
+
+int cp_cmyk_jpeg_decode(const void *bytes, size_t length, int min_width, int min_height, long long max_pixels,
+                        cp_cmyk_picture *out, char *message, size_t message_size) {
+    memset(out, 0, sizeof *out);
+    if (message && message_size) message[0] = 0;
+    struct jpeg_decompress_struct info;
+    failure f;
+    memset(&f, 0, sizeof f);
+    info.err = jpeg_std_error(&f.base);
+    f.base.error_exit = fail;
+    f.base.emit_message = warn;
+    f.message = message;
+    f.message_size = message_size;
+    /* Volatile: read after a longjmp. */
+    uint8_t *volatile inks = NULL;
+    if (setjmp(f.back)) {
+        free(inks);
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, (const unsigned char *)bytes, (unsigned long)length);
+    jpeg_read_header(&info, TRUE);
+    if (info.jpeg_color_space != JCS_CMYK && info.jpeg_color_space != JCS_YCCK) {
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    if ((long long)info.image_width * info.image_height > max_pixels) {
+        if (message && message_size) snprintf(message, message_size, "More pixels than a photo may have");
+        jpeg_destroy_decompress(&info);
+        return -2;
+    }
+    info.out_color_space = JCS_CMYK;
+    info.scale_num = 1;
+    info.scale_denom = 1;
+    /* The smallest scale whose picture still covers the size asked for. */
+    for (unsigned denom = 8; denom > 1; denom /= 2) {
+        if ((info.image_width + denom - 1) / denom >= (unsigned)min_width &&
+            (info.image_height + denom - 1) / denom >= (unsigned)min_height) {
+            info.scale_denom = denom;
+            break;
+        }
+    }
+    jpeg_calc_output_dimensions(&info);
+    size_t row = (size_t)info.output_width * 4;
+    if (info.output_components != 4 || info.output_width == 0 || info.output_height == 0) {
+        if (message && message_size) snprintf(message, message_size, "The JPEG's inks could not be read");
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    inks = malloc(row * info.output_height);
+    if (!inks) {
+        if (message && message_size) snprintf(message, message_size, "No memory for the picture");
+        jpeg_destroy_decompress(&info);
+        return -2;
+    }
+    jpeg_start_decompress(&info);
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW line = inks + row * info.output_scanline;
+        if (jpeg_read_scanlines(&info, &line, 1) != 1) break;
+    }
+    /* Rows libjpeg did not reach (it pads a stream cut short itself, so this is a last
+     * resort) are set rather than left as whatever the allocation held. */
+    for (JDIMENSION y = info.output_scanline; y < info.output_height; y++) memset(inks + row * y, 0, row);
+    out->inverted = info.saw_Adobe_marker;
+    out->width = (int)info.output_width;
+    out->height = (int)info.output_height;
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    out->inks = inks;
+    return 0;
+}

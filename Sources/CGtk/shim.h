@@ -1,6 +1,40 @@
 // GTK 4 and libadwaita 1.2 (Debian 12): one module, as libadwaita's headers include GTK's.
 #include <gtk/gtk.h>
 #include <adwaita.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
+
+/// The colour profile an X session names for its screen (the root window's `_ICC_PROFILE`, as
+/// colord and the desktops set it): g_malloc'd bytes (`length` of them), or NULL when the
+/// display is not X11 or names none.
+static inline guint8 *cp_display_icc_profile(GdkDisplay *display, gsize *length) {
+    *length = 0;
+#ifdef GDK_WINDOWING_X11
+    if (!GDK_IS_X11_DISPLAY(display)) return NULL;
+    Display *x = gdk_x11_display_get_xdisplay(display);
+    Atom atom = XInternAtom(x, "_ICC_PROFILE", True);
+    if (atom == None) return NULL;
+    Atom type = None;
+    int format = 0;
+    unsigned long count = 0, after = 0;
+    unsigned char *data = NULL;
+    /* At most 16 MB (the length is in 32-bit units). */
+    if (XGetWindowProperty(x, DefaultRootWindow(x), atom, 0, 4L << 20, False, AnyPropertyType, &type, &format,
+                           &count, &after, &data) != Success || !data)
+        return NULL;
+    guint8 *copy = NULL;
+    if (format == 8 && count > 0) {
+        copy = g_memdup2(data, count);
+        *length = count;
+    }
+    XFree(data);
+    return copy;
+#else
+    (void)display;
+    return NULL;
+#endif
+}
 
 // gtk_accessible_update_property is variadic; these fixed-argument wrappers set what the rows need.
 static inline void cp_accessible_set_label(GtkAccessible *accessible, const char *label, const char *description) {

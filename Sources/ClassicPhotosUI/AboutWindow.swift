@@ -37,6 +37,10 @@ enum AboutWindow {
             \(pool.confinementDescription)
             Helpers: at most \(pool.maxHelpers) at once, each decode within \(Int(pool.deadlineSeconds)) s; \
             \(counts.started) started, \(counts.crashed) crashed or killed since launch.
+
+            Colours
+            Pictures are turned into sRGB from their own colour profiles as they are decoded.
+            \(DisplayColours.shared.troubleshooting)
             """
     }
 }

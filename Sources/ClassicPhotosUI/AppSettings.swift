@@ -107,6 +107,16 @@ final class AppSettings {
         }
     }
 
+    /// Whether pictures are shown in the colours of the display's profile, when it has one
+    /// (`use-display-profile`).
+    var useDisplayProfile: Bool {
+        get { settings.map { g_settings_get_boolean($0.pointer, "use-display-profile") != 0 } ?? true }
+        set {
+            guard let settings else { return }
+            g_settings_set_boolean(settings.pointer, "use-display-profile", newValue ? 1 : 0)
+        }
+    }
+
     /// The side of the grid's squares (`grid-thumbnail-size`), in logical pixels.
     var gridSize: Int32 {
         get { settings.map { g_settings_get_int($0.pointer, "grid-thumbnail-size") } ?? PhotoGridCell.defaultSize }

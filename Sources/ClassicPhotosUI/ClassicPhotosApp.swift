@@ -164,9 +164,29 @@ public final class ClassicPhotosApp {
         addAction("quit", accelerators: ["<Control>q"]) { [unowned self] in quit() }
         addAction("clear-cache") { [unowned self] in clearCache() }
         addAction("about") { [unowned self] in AboutWindow.present(over: windows.last?.window) }
+        DisplayColours.shared.start(enabled: settings.useDisplayProfile)
+        addToggle("use-display-profile", settings.useDisplayProfile) { [unowned self] on in
+            settings.useDisplayProfile = on
+            DisplayColours.shared.setEnabled(on)
+        }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction {
             app.setAccelerators(accelerators, for: action)
         }
+    }
+
+    /// An application action with a true-or-false state (a check item in the menu).
+    private func addToggle(_ name: String, _ initial: Bool, _ body: @escaping (Bool) -> Void) {
+        let action = ObjectRef(
+            takingOpaque: g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!)
+        connections.append(
+            SignalConnection.connect(
+                action.pointer, "change-state",
+                pointer: { [action] value in
+                    guard let value else { return }
+                    body(g_variant_get_boolean(OpaquePointer(value)) != 0)
+                    g_simple_action_set_state(action.opaque, OpaquePointer(value))
+                }))
+        app.addAction(action)
     }
 
     private func addAction(_ name: String, accelerators: [String] = [], _ body: @escaping () -> Void) {

@@ -51,6 +51,13 @@ final class PhotoGridCell: PhotoTile {
     private(set) var photo: PhotoID?
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
+    /// The display colours `shownTexture` was made in (see `DisplayColours.generation`).
+    private var shownColours = 0
+
+    /// Whether `image` is shown already, in the display's colours as they are now.
+    private func isShown(_ image: PhotoImage) -> Bool {
+        image === shownImage && shownColours == DisplayColours.shared.generation
+    }
     private var shownTooltip: String?
     private var shownPlaceholder: String?
     private var shownFailed = false
@@ -129,7 +136,7 @@ final class PhotoGridCell: PhotoTile {
         if failed {
             setPlaceholder("missing")
         } else if let image {
-            setPicture(image === shownImage ? shownTexture : Handle<Texture>.make(from: image.pixbuf), of: image)
+            setPicture(isShown(image) ? shownTexture : DisplayColours.shared.texture(for: image), of: image)
         } else if !(samePhoto && state == .new && shownTexture != nil) {
             // A photo decoded again for a larger cell keeps its smaller picture until then.
             setPlaceholder("placeholder")
@@ -179,6 +186,7 @@ final class PhotoGridCell: PhotoTile {
         guard texture !== shownTexture else { return }
         shownTexture = texture
         shownImage = image
+        shownColours = DisplayColours.shared.generation
         picture.setPaintable(texture)
     }
 

@@ -205,6 +205,15 @@ final class PhotoListPane {
         }
     }
 
+    /// Shows every bound row or cell again (the display's colours changed: their textures
+    /// are made again).
+    func redrawPictures() {
+        for (id, tile) in boundTiles {
+            guard let position = photos.position(of: id) else { continue }
+            show(processor.snapshot(at: position), in: tile)
+        }
+    }
+
     // MARK: What is on screen
 
     /// Traces the view's layout when it changed since last time; says whether it did (the

@@ -105,6 +105,11 @@ final class PhotoListWindow {
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
+        // The display's colours changed (the setting): the pictures shown are made again in them.
+        DisplayColours.shared.observe { [weak self] in
+            self?.pane.redrawPictures()
+            self?.viewer.displayColoursChanged()
+        }
         pane.placeText = { [unowned self] position in placeText(at: position) }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.

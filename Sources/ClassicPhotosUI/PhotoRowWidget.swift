@@ -38,6 +38,13 @@ final class PhotoRowWidget {
     /// The picture's current texture, and the image it was made from.
     private var shownTexture: ObjectRef<GObject>?
     private var shownImage: PhotoImage?
+    /// The display colours `shownTexture` was made in (see `DisplayColours.generation`).
+    private var shownColours = 0
+
+    /// Whether `image` is shown already, in the display's colours as they are now.
+    private func isShown(_ image: PhotoImage) -> Bool {
+        image === shownImage && shownColours == DisplayColours.shared.generation
+    }
     private var shownTooltip: String?
     /// The placeholder's style class ("placeholder" or "missing"), nil while a photo shows.
     private var shownPlaceholder: String?
@@ -144,7 +151,7 @@ final class PhotoRowWidget {
             // A texture is made once per image: rows are re-shown far more often than their
             // image changes, and each new texture would be uploaded again.
             setPicture(
-                image === shownImage ? shownTexture : Handle<Texture>.make(from: image.pixbuf),
+                isShown(image) ? shownTexture : DisplayColours.shared.texture(for: image),
                 of: image)
         } else {
             setPlaceholder("placeholder")
@@ -197,6 +204,7 @@ final class PhotoRowWidget {
         guard texture !== shownTexture else { return }
         shownTexture = texture
         shownImage = image
+        shownColours = DisplayColours.shared.generation
         picture.setPaintable(texture)
     }
 

@@ -61,9 +61,35 @@ extension PhotoViewer {
         }
     }
 
+    /// Shows `image` in the display's colours. A large picture (zoomed in past the window's
+    /// size) is turned on other threads, the one shown staying until it is ready; a window's
+    /// worth is turned here, in a few milliseconds.
     func showTexture(of image: PhotoImage?) {
-        shownTexture = image.map { Handle<Texture>.make(from: $0.pixbuf) }
-        zooming.setPaintable(shownTexture)
+        let colours = DisplayColours.shared
+        // (An animation's frames, a picture each, are turned as they are shown.)
+        guard let image, let transform = colours.transform, image.width * image.height > 2 << 20,
+            player.frameCount <= 1
+        else {
+            shownTexture = image.map { colours.texture(for: $0) }
+            zooming.setPaintable(shownTexture)
+            return
+        }
+        let generation = colours.generation
+        DispatchQueue.global(qos: .userInitiated).async {
+            let turned = transform.apply(to: image)
+            MainLoop.onMainActor { [weak self] in
+                // Still the picture to show, in the colours it was turned into.
+                guard let self, shownImage === image, DisplayColours.shared.generation == generation else { return }
+                shownTexture = withExtendedLifetime(turned) { Handle<Texture>.make(from: turned.pixbuf) }
+                zooming.setPaintable(shownTexture)
+            }
+        }
+    }
+
+    /// The display's colours changed: the picture shown is made again in them.
+    func displayColoursChanged() {
+        guard isOpen, player.frameCount <= 1 else { return }
+        showTexture(of: shownImage)
     }
 
     func setSepia(_ sepia: Bool) {

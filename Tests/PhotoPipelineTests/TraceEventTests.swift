@@ -55,6 +55,8 @@ import Testing
             (.viewVisible(first: 0, last: -1), #"{"t":1.500000,"ev":"view.visible","first":0,"last":-1}"#)
         case .viewPlace:
             (.viewPlace(text: "2023/07 July"), #"{"t":1.500000,"ev":"view.place","text":"2023/07 July"}"#)
+        case .displayProfile:
+            (.displayProfile(name: "Swapped"), #"{"t":1.500000,"ev":"display.profile","name":"Swapped"}"#)
         case .viewMode:
             (
                 .viewMode(mode: "grid", columns: 7, size: 160),

@@ -198,6 +198,71 @@ public enum ColorProfile {
         return (image, .converted(description(of: source) ?? "Unnamed CMYK profile"))
     }
 
+    /// Turns pictures in sRGB (as every picture here is once decoded) into the colours of a
+    /// display that has a profile of its own, for showing them on it: a copy, as the picture
+    /// itself stays sRGB for saving, copying and the sepia.
+    public final class DisplayTransform: @unchecked Sendable {
+        /// The display profile's description.
+        public let name: String
+        private let rgb: cmsHTRANSFORM
+        private let rgba: cmsHTRANSFORM
+
+        /// nil when there is nothing to do or nothing that can be done: the profile is sRGB, not
+        /// for RGB, or not one Little CMS reads.
+        public init?(displayProfile profile: Data) {
+            guard
+                let display = profile.withUnsafeBytes({
+                    cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))
+                })
+            else { return nil }
+            defer { cmsCloseProfile(display) }
+            guard cmsGetColorSpace(display) == cmsSigRgbData, !isSRGB(display), let srgb = cmsCreate_sRGBProfile()
+            else { return nil }
+            defer { cmsCloseProfile(srgb) }
+            let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
+            guard
+                let rgb = cmsCreateTransform(srgb, pixelFormat(channels: 3), display, pixelFormat(channels: 3), intent, 0)
+            else { return nil }
+            guard
+                let rgba = cmsCreateTransform(
+                    srgb, pixelFormat(channels: 4), display, pixelFormat(channels: 4), intent,
+                    cmsUInt32Number(cmsFLAGS_COPY_ALPHA))
+            else {
+                cmsDeleteTransform(rgb)
+                return nil
+            }
+            self.rgb = rgb
+            self.rgba = rgba
+            name = description(of: display) ?? "Unnamed profile"
+        }
+
+        deinit {
+            cmsDeleteTransform(rgb)
+            cmsDeleteTransform(rgba)
+        }
+
+        /// `image` in the display's colours (a new picture; a large one is turned on every core).
+        public func apply(to image: PhotoImage) -> PhotoImage {
+            guard gdk_pixbuf_get_bits_per_sample(image.pixbuf) == 8, let copy = gdk_pixbuf_copy(image.pixbuf),
+                let pixels = gdk_pixbuf_get_pixels(copy)
+            else { return image }
+            let turned = PhotoImage(taking: copy)
+            let alpha = gdk_pixbuf_get_has_alpha(copy) != 0
+            let stride = Int(gdk_pixbuf_get_rowstride(copy))
+            let (width, height) = (turned.width, turned.height)
+            let shared = SharedRows(
+                transform: alpha ? rgba : rgb, from: pixels, to: pixels, width: width, fromStride: stride,
+                toStride: stride)
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let bands = width * height >= SepiaFilter.parallelPixels && cores > 1 ? cores * 4 : 1
+            let bandRows = (height + bands - 1) / bands
+            DispatchQueue.concurrentPerform(iterations: bands) { n in
+                shared.run(rows: (n * bandRows)..<min(height, (n + 1) * bandRows))
+            }
+            return turned
+        }
+    }
+
     /// Whether an ICC profile's header says it is for CMYK pixels.
     static func isCMYKProfile(_ profile: Data) -> Bool {
         profile.count >= 20 && profile[profile.startIndex + 16..<profile.startIndex + 20].elementsEqual("CMYK".utf8)

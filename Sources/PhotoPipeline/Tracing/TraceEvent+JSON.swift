@@ -97,6 +97,9 @@ extension TraceEvent {
         case .viewPlace(let text):
             p.name(.viewPlace)
             p.field(.text, text)
+        case .displayProfile(let name):
+            p.name(.displayProfile)
+            p.field(.name, name)
         case .viewMode(let mode, let columns, let size):
             p.name(.viewMode)
             p.field(.mode, mode)

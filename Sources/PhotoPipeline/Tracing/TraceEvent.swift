@@ -39,6 +39,10 @@ public enum TraceEvent: Sendable, Equatable {
     /// While scrolling a long view, where it is now floats over it: `text` (the folder, or the
     /// month when sorted by date taken), traced when it changes.
     case viewPlace(text: String)
+    /// Pictures are shown in the colours of the display's profile `name` (its description),
+    /// or in sRGB (`name` empty: the display names none, or the setting is off); traced at
+    /// start and when that changes.
+    case displayProfile(name: String)
     /// The selection now holds `count` photos.
     case selectionChanged(count: Int)
     /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
@@ -140,6 +144,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewVisible = "view.visible"
         case viewMode = "view.mode"
         case viewPlace = "view.place"
+        case displayProfile = "display.profile"
         case selectionChanged = "selection.changed"
         case indexRead = "index.read"
         case scrollBegin = "scroll.begin"

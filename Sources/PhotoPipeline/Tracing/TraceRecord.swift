@@ -91,6 +91,7 @@ extension TraceEvent {
         case .viewVisible: self = try .viewVisible(first: int(.first), last: int(.last))
         case .viewMode: self = try .viewMode(mode: string(.mode), columns: int(.columns), size: int(.size))
         case .viewPlace: self = try .viewPlace(text: string(.text))
+        case .displayProfile: self = try .displayProfile(name: string(.name))
         case .selectionChanged: self = try .selectionChanged(count: int(.count))
         case .indexRead: self = try .indexRead(rows: int(.rows), hits: int(.hits))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))

@@ -1,0 +1,151 @@
+import CLcms2
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// The display's own colour profile, as the X session names it (the root window's
+    /// `_ICC_PROFILE`, set here with xprop as colord would): rows and the viewer show pictures
+    /// turned into it.
+    @Suite(.serialized) struct DisplayColoursTests {
+        /// A display profile with red and blue the other way round: what is red in sRGB is sent
+        /// to the display as blue (easy to see on a screenshot).
+        static let swappedDisplay: Data = {
+            var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+            var primaries = cmsCIExyYTRIPLE(
+                Red: cmsCIExyY(x: 0.15, y: 0.06, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
+                Blue: cmsCIExyY(x: 0.64, y: 0.33, Y: 1))
+            let curve = cmsBuildGamma(nil, 2.2)!
+            defer { cmsFreeToneCurve(curve) }
+            var curves: [OpaquePointer?] = [curve, curve, curve]
+            let made = curves.withUnsafeMutableBufferPointer {
+                cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)!
+            }
+            defer { cmsCloseProfile(made) }
+            if let name = cmsMLUalloc(nil, 1) {
+                defer { cmsMLUfree(name) }
+                cmsMLUsetASCII(name, "en", "US", "Swapped display")
+                cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
+            }
+            var length: cmsUInt32Number = 0
+            cmsSaveProfileToMem(made, nil, &length)
+            var bytes = [UInt8](repeating: 0, count: Int(length))
+            cmsSaveProfileToMem(made, &bytes, &length)
+            return Data(bytes)
+        }()
+
+        /// Sets a property of 8-bit values (of type CARDINAL) on the root window of `display`,
+        /// as colord sets `_ICC_PROFILE`, through libX11 (xprop sets at most 64 values). The
+        /// server runs with -noreset, so the property outlives this connection.
+        static func setRootProperty(_ name: String, _ bytes: Data, on display: XvfbDisplay) throws {
+            guard let x11 = dlopen("libX11.so.6", RTLD_NOW) else { throw AppSessionError.timeout("no libX11") }
+            defer { dlclose(x11) }
+            typealias Open = @convention(c) (UnsafePointer<CChar>?) -> OpaquePointer?
+            typealias Intern = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32) -> UInt
+            typealias Root = @convention(c) (OpaquePointer?) -> UInt
+            typealias Change =
+                @convention(c) (
+                    OpaquePointer?, UInt, UInt, UInt, Int32, Int32, UnsafePointer<UInt8>?, Int32
+                ) -> Int32
+            typealias Close = @convention(c) (OpaquePointer?) -> Int32
+            func symbol<T>(_ name: String, as type: T.Type) throws -> T {
+                guard let found = dlsym(x11, name) else { throw AppSessionError.timeout("no \(name)") }
+                return unsafeBitCast(found, to: type)
+            }
+            let open = try symbol("XOpenDisplay", as: Open.self)
+            let intern = try symbol("XInternAtom", as: Intern.self)
+            let root = try symbol("XDefaultRootWindow", as: Root.self)
+            let change = try symbol("XChangeProperty", as: Change.self)
+            let close = try symbol("XCloseDisplay", as: Close.self)
+            guard let connection = open(display.name) else { throw AppSessionError.timeout("no X connection") }
+            let cardinal: UInt = 6 // XA_CARDINAL
+            _ = bytes.withUnsafeBytes { raw in
+                change(
+                    connection, root(connection), intern(connection, name, 0), cardinal, 8, 0, // PropModeReplace
+                    raw.bindMemory(to: UInt8.self).baseAddress, Int32(raw.count))
+            }
+            _ = close(connection) // flushes the request
+        }
+
+        /// The screen's colour at `point`, from a screenshot.
+        private func colour(_ app: AppSession, at point: (x: Int, y: Int)) throws -> (r: Int, g: Int, b: Int) {
+            let shot = NSTemporaryDirectory() + "classic-photos-display-\(UUID().uuidString).png"
+            defer { try? FileManager.default.removeItem(atPath: shot) }
+            try app.screenshot(to: shot)
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                [
+                    shot, "-format",
+                    "%[fx:int(255*p{\(point.x),\(point.y)}.r)],%[fx:int(255*p{\(point.x),\(point.y)}.g)],%[fx:int(255*p{\(point.x),\(point.y)}.b)]",
+                    "info:",
+                ])
+            let values = read.stdout.split(separator: ",").compactMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            guard values.count == 3 else {
+                throw AppSessionError.timeout("no colour read: \(read.stdout) \(read.stderr)")
+            }
+            return (values[0], values[1], values[2])
+        }
+
+        /// The thumbnail of row 0 and the middle of the viewer, on a display with `profile`.
+        /// `toggled`: row 0 again after Match Display Colours was turned off in the main menu.
+        private func shown(
+            profile: Data?
+        ) throws -> (
+            row: (r: Int, g: Int, b: Int), viewer: (r: Int, g: Int, b: Int), name: String,
+            toggled: (r: Int, g: Int, b: Int)
+        ) {
+            let folder = try TestPictures.makeFolder("display-colours")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD0_20_10)).write(
+                to: folder.appendingPathComponent("red.jpg"))
+            let display = try XvfbDisplay()
+            if let profile { try Self.setRootProperty("_ICC_PROFILE", profile, on: display) }
+            let app = try AppSession(arguments: [folder.path], display: display)
+            let named = try app.waitFor(event: .displayProfile)
+            guard case .displayProfile(let name) = named.event else { throw AppSessionError.timeout("no profile") }
+            try app.waitFor("the row filtered") { AppSession.rowStates($0)[0] == .filtered }
+            Thread.sleep(forTimeInterval: 0.5) // painted
+            let window = try app.windowGeometry()
+            let row = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
+            try app.clickRow(0)
+            try app.waitFor("the viewer shows it") { events in
+                events.contains { if case .viewerImage(0, _, _, _, .filtered, _, _) = $0.event { true } else { false } }
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let viewer = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
+            // The viewer closed, the main menu (F10) and its Match Display Colours (M): off.
+            for key in ["Escape", "F10"] {
+                try app.xdotool(["key", key])
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            try app.xdotool(["key", "m"])
+            try app.waitFor("the setting turned off") { events in
+                events.filter { $0.event.name == .displayProfile }.count == 2
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let toggled = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
+            #expect(app.terminate() == 0)
+            return (row, viewer, name, toggled)
+        }
+
+        @Test(
+            "With a display profile named by the X session, rows and the viewer are turned into it; without one, shown as sRGB"
+        )
+        func displayProfile() throws {
+            let plain = try shown(profile: nil)
+            #expect(plain.name == "")
+            // Sepia red: warm, red over blue.
+            #expect(plain.row.r > plain.row.b + 30, "row without a display profile: \(plain.row)")
+            #expect(plain.viewer.r > plain.viewer.b + 30, "viewer without a display profile: \(plain.viewer)")
+            let swapped = try shown(profile: Self.swappedDisplay)
+            #expect(swapped.name == "Swapped display")
+            #expect(swapped.row.b > swapped.row.r + 30, "row on the swapped display: \(swapped.row)")
+            #expect(swapped.viewer.b > swapped.viewer.r + 30, "viewer on the swapped display: \(swapped.viewer)")
+            // Turned off in the menu: the row is shown as sRGB again, at once.
+            #expect(swapped.toggled.r > swapped.toggled.b + 30, "row with the setting off: \(swapped.toggled)")
+        }
+    }
+}

@@ -221,7 +221,8 @@ public enum ColorProfile {
             defer { cmsCloseProfile(srgb) }
             let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
             guard
-                let rgb = cmsCreateTransform(srgb, pixelFormat(channels: 3), display, pixelFormat(channels: 3), intent, 0)
+                let rgb = cmsCreateTransform(
+                    srgb, pixelFormat(channels: 3), display, pixelFormat(channels: 3), intent, 0)
             else { return nil }
             guard
                 let rgba = cmsCreateTransform(

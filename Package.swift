@@ -144,8 +144,7 @@ let package = Package(
             dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "CSQLite", "CLcms2", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "AppTests",
-            dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport", "CLcms2"],
+            name: "AppTests", dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport"],
             swiftSettings: strict),
     ]
 )

@@ -176,16 +176,8 @@ public final class ClassicPhotosApp {
 
     /// An application action with a true-or-false state (a check item in the menu).
     private func addToggle(_ name: String, _ initial: Bool, _ body: @escaping (Bool) -> Void) {
-        let action = ObjectRef(
-            takingOpaque: g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!)
-        connections.append(
-            SignalConnection.connect(
-                action.pointer, "change-state",
-                pointer: { [action] value in
-                    guard let value else { return }
-                    body(g_variant_get_boolean(OpaquePointer(value)) != 0)
-                    g_simple_action_set_state(action.opaque, OpaquePointer(value))
-                }))
+        let (action, connection) = ToggleAction.make(name, initial, body)
+        connections.append(connection)
         app.addAction(action)
     }
 

@@ -87,16 +87,8 @@ extension PhotoListWindow {
 
     /// A stateful action with a boolean state, shown as a check item; `body` applies a new value.
     private func addToggle(_ name: String, _ initial: Bool, _ body: @escaping (Bool) -> Void) {
-        let action = ObjectRef(
-            takingOpaque: g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!)
-        connections.append(
-            SignalConnection.connect(
-                action.pointer, "change-state",
-                pointer: { [action] value in
-                    guard let value else { return }
-                    body(g_variant_get_boolean(OpaquePointer(value)) != 0)
-                    g_simple_action_set_state(action.opaque, OpaquePointer(value))
-                }))
+        let (action, connection) = ToggleAction.make(name, initial, body)
+        connections.append(connection)
         toplevel.addAction(action)
     }
 

@@ -73,3 +73,24 @@ public enum Toolkit {
             + "libadwaita \(adw_get_major_version()).\(adw_get_minor_version()).\(adw_get_micro_version())"
     }
 }
+
+/// An action with a true-or-false state, shown as a check item in a menu (`win.` or `app.`
+/// and its name, once added to a window or the application).
+public enum ToggleAction {
+    /// The action, and its connection (kept for as long as the action acts): `body` gets each
+    /// state asked for, which the action then takes.
+    public static func make(
+        _ name: String, _ initial: Bool, _ body: @escaping (Bool) -> Void
+    ) -> (action: ObjectRef<GObject>, connection: SignalConnection) {
+        let action = ObjectRef(
+            takingOpaque: g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!)
+        let connection = SignalConnection.connect(
+            action.pointer, "change-state",
+            pointer: { [action] value in
+                guard let value else { return }
+                body(g_variant_get_boolean(OpaquePointer(value)) != 0)
+                g_simple_action_set_state(action.opaque, OpaquePointer(value))
+            })
+        return (action, connection)
+    }
+}

@@ -12,20 +12,7 @@ import TestSupport
 
 /// An RGB profile of D65 white with these primaries (CIE xy) and a gamma of 2.2, as ICC bytes.
 private func rgbProfile(red: (Double, Double), green: (Double, Double), blue: (Double, Double)) -> Data {
-    var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
-    var primaries = cmsCIExyYTRIPLE(
-        Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
-        Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
-    let curve = cmsBuildGamma(nil, 2.2)!
-    defer { cmsFreeToneCurve(curve) }
-    var curves: [OpaquePointer?] = [curve, curve, curve]
-    let made = curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)! }
-    defer { cmsCloseProfile(made) }
-    var length: cmsUInt32Number = 0
-    cmsSaveProfileToMem(made, nil, &length)
-    var bytes = [UInt8](repeating: 0, count: Int(length))
-    cmsSaveProfileToMem(made, &bytes, &length)
-    return Data(bytes)
+    ColourDescription.rgbProfile(red: red, green: green, blue: blue, gamma: 2.2) ?? Data()
 }
 
 /// The picture's pixels as gdk-pixbuf decodes it (no profile used), turned into sRGB by one

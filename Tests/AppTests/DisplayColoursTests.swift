@@ -1,4 +1,3 @@
-import CLcms2
 import Foundation
 import PhotoPipeline
 import Testing
@@ -11,29 +10,8 @@ extension GUITests {
     @Suite(.serialized) struct DisplayColoursTests {
         /// A display profile with red and blue the other way round: what is red in sRGB is sent
         /// to the display as blue (easy to see on a screenshot).
-        static let swappedDisplay: Data = {
-            var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
-            var primaries = cmsCIExyYTRIPLE(
-                Red: cmsCIExyY(x: 0.15, y: 0.06, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
-                Blue: cmsCIExyY(x: 0.64, y: 0.33, Y: 1))
-            let curve = cmsBuildGamma(nil, 2.2)!
-            defer { cmsFreeToneCurve(curve) }
-            var curves: [OpaquePointer?] = [curve, curve, curve]
-            let made = curves.withUnsafeMutableBufferPointer {
-                cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)!
-            }
-            defer { cmsCloseProfile(made) }
-            if let name = cmsMLUalloc(nil, 1) {
-                defer { cmsMLUfree(name) }
-                cmsMLUsetASCII(name, "en", "US", "Swapped display")
-                cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
-            }
-            var length: cmsUInt32Number = 0
-            cmsSaveProfileToMem(made, nil, &length)
-            var bytes = [UInt8](repeating: 0, count: Int(length))
-            cmsSaveProfileToMem(made, &bytes, &length)
-            return Data(bytes)
-        }()
+        static let swappedDisplay = ColourDescription.rgbProfile(
+            red: (0.15, 0.06), green: (0.30, 0.60), blue: (0.64, 0.33), gamma: 2.2, name: "Swapped display")!
 
         /// Sets a property of 8-bit values (of type CARDINAL) on the root window of `display`,
         /// as colord sets `_ICC_PROFILE`, through libX11 (xprop sets at most 64 values). The

@@ -13,20 +13,7 @@ import TestSupport
 @Suite(.serialized) struct ColorProfileTests {
     /// An RGB profile of D65 white with these primaries (CIE xy) and one gamma for all three.
     static func profile(red: (Double, Double), green: (Double, Double), blue: (Double, Double), gamma: Double) -> Data {
-        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
-        var primaries = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: red.0, y: red.1, Y: 1), Green: cmsCIExyY(x: green.0, y: green.1, Y: 1),
-            Blue: cmsCIExyY(x: blue.0, y: blue.1, Y: 1))
-        let curve = cmsBuildGamma(nil, gamma)!
-        defer { cmsFreeToneCurve(curve) }
-        var curves: [OpaquePointer?] = [curve, curve, curve]
-        let made = curves.withUnsafeMutableBufferPointer { cmsCreateRGBProfile(&white, &primaries, $0.baseAddress)! }
-        defer { cmsCloseProfile(made) }
-        var length: cmsUInt32Number = 0
-        cmsSaveProfileToMem(made, nil, &length)
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        cmsSaveProfileToMem(made, &bytes, &length)
-        return Data(bytes)
+        ColourDescription.rgbProfile(red: red, green: green, blue: blue, gamma: gamma)!
     }
 
     static let adobeRGB = profile(red: (0.64, 0.33), green: (0.21, 0.71), blue: (0.15, 0.06), gamma: 2.2)
@@ -157,18 +144,44 @@ import TestSupport
     /// Little CMS's own transform of the whole picture: the reference.
     static func reference(_ bytes: Data, profile: Data) -> [UInt8] {
         let plain = plainPixels(bytes)
-        let source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
-        let srgb = cmsCreate_sRGBProfile()!
-        defer {
+        return ToSRGB(from: profile, format: cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1)(plain, pixels: plain.count / 3)
+    }
+
+    /// Little CMS's own transform from `profile` (pixels in Little CMS's `format`) to 8-bit
+    /// sRGB, perceptual: what the tests compare with.
+    final class ToSRGB {
+        private let source: cmsHPROFILE
+        private let srgb: cmsHPROFILE
+        private let transform: cmsHTRANSFORM
+
+        init(from profile: Data, format: cmsUInt32Number) {
+            source = profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
+            srgb = cmsCreate_sRGBProfile()!
+            transform = cmsCreateTransform(
+                source, format, srgb, cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1, cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
+        }
+
+        deinit {
+            cmsDeleteTransform(transform)
             cmsCloseProfile(source)
             cmsCloseProfile(srgb)
         }
-        let format = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1
-        let transform = cmsCreateTransform(source, format, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
-        defer { cmsDeleteTransform(transform) }
-        var out = [UInt8](repeating: 0, count: plain.count)
-        cmsDoTransform(transform, plain, &out, cmsUInt32Number(plain.count / 3))
-        return out
+
+        /// `pixels` pixels of `input`, as packed 8-bit RGB.
+        func callAsFunction(_ input: [UInt8], pixels: Int) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: pixels * 3)
+            cmsDoTransform(transform, input, &out, cmsUInt32Number(pixels))
+            return out
+        }
+    }
+
+    /// Embeds `profile` in the JPEG `file` as cameras do (APP2 segments), with exiftool.
+    static func embed(_ profile: Data, in file: URL, folder: ScratchFolder) async throws {
+        let icc = try folder.write("\(file.lastPathComponent).icc", profile)
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", file.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
     }
 
     /// The picture's pixels as gdk-pixbuf decodes them, packed RGB.
@@ -280,12 +293,9 @@ import TestSupport
         hugeCount.replaceSubrange(128..<132, with: [0x7F, 0xFF, 0xFF, 0xFF]) // tag count
         damaged.append(hugeCount)
         let srgb = cmsCreate_sRGBProfile()!
-        var length: cmsUInt32Number = 0
-        cmsSaveProfileToMem(srgb, nil, &length)
-        var srgbBytes = [UInt8](repeating: 0, count: Int(length))
-        cmsSaveProfileToMem(srgb, &srgbBytes, &length)
+        let srgbBytes = ColourDescription.serialized(srgb)!
         cmsCloseProfile(srgb)
-        for profile in [nil, Data(srgbBytes)] + damaged {
+        for profile in [nil, srgbBytes] + damaged {
             let bytes = try Self.picture("png", profile: profile)
             let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
             #expect(Self.packed(image) == Self.plainPixels(bytes))
@@ -349,11 +359,7 @@ import TestSupport
         defer { cmsFreeToneCurve(curve) }
         let made = cmsCreateGrayProfile(&white, curve)!
         defer { cmsCloseProfile(made) }
-        var length: cmsUInt32Number = 0
-        cmsSaveProfileToMem(made, nil, &length)
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        cmsSaveProfileToMem(made, &bytes, &length)
-        return Data(bytes)
+        return ColourDescription.serialized(made)!
     }
 
     @Test(
@@ -362,7 +368,6 @@ import TestSupport
     func greyPictures() async throws {
         let folder = try ScratchFolder()
         let linear = Self.greyProfile(gamma: 1.0)
-        let icc = try folder.write("grey.icc", linear)
         // A grey ramp, written grey by ImageMagick (PNG colour type 0; a one-component JPEG).
         let png = folder.url.appendingPathComponent("ramp.png")
         let jpeg = folder.url.appendingPathComponent("ramp.jpg")
@@ -372,30 +377,17 @@ import TestSupport
                 ["-size", "32x48", "gradient:white-black", "-colorspace", "Gray", "-type", "Grayscale", file.path])
             #expect(made.status == 0, "\(made.stderr)")
         }
-        let tagged = try await run(
-            URL(fileURLWithPath: "/usr/bin/exiftool"),
-            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", jpeg.path])
-        #expect(tagged.status == 0, "\(tagged.stderr)")
+        try await Self.embed(linear, in: jpeg, folder: folder)
         let pictures = [
             ("png", Self.withICCP(try Data(contentsOf: png), profile: linear)), ("jpeg", try Data(contentsOf: jpeg)),
         ]
-        let source = linear.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
-        let srgb = cmsCreate_sRGBProfile()!
-        let toSRGB = cmsCreateTransform(
-            source, cmsUInt32Number(PT_GRAY) << 16 | 1 << 3 | 1, srgb, cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1,
-            cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
-        defer {
-            cmsDeleteTransform(toSRGB)
-            cmsCloseProfile(source)
-            cmsCloseProfile(srgb)
-        }
+        let toSRGB = ToSRGB(from: linear, format: cmsUInt32Number(PT_GRAY) << 16 | 1 << 3 | 1)
         for (format, bytes) in pictures {
             let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
             let plain = Self.plainPixels(bytes)
             // Each pixel as Little CMS turns its grey.
             let greys = stride(from: 0, to: plain.count, by: 3).map { plain[$0] }
-            var reference = [UInt8](repeating: 0, count: plain.count)
-            cmsDoTransform(toSRGB, greys, &reference, cmsUInt32Number(greys.count))
+            let reference = toSRGB(greys, pixels: greys.count)
             let difference = Self.meanDifference(Self.packed(image), reference)
             #expect(difference <= 3.1, "\(format): mean difference \(difference)")
             #expect(Self.meanDifference(Self.packed(image), plain) > 10, "\(format): a linear grey is lighter in sRGB")
@@ -531,11 +523,7 @@ import TestSupport
             cmsMLUsetASCII(name, "en", "US", "Twisted CMYK")
             cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
         }
-        var length: cmsUInt32Number = 0
-        cmsSaveProfileToMem(profile, nil, &length)
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        cmsSaveProfileToMem(profile, &bytes, &length)
-        return Data(bytes)
+        return ColourDescription.serialized(profile)!
     }()
 
     @Test(
@@ -551,28 +539,11 @@ import TestSupport
             URL(fileURLWithPath: "/usr/bin/convert"),
             ["-size", "64x128"] + bands + ["+append", "-quality", "100", file.path])
         #expect(made.status == 0, "\(made.stderr)")
-        let icc = try folder.write("cmyk.icc", Self.cmyk)
-        let tagged = try await run(
-            URL(fileURLWithPath: "/usr/bin/exiftool"),
-            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", file.path])
-        #expect(tagged.status == 0, "\(tagged.stderr)")
+        try await Self.embed(Self.cmyk, in: file, folder: folder)
         let bytes = try Data(contentsOf: file)
         // What Little CMS makes of each band's inks through the profile.
-        let source = Self.cmyk.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))! }
-        let srgb = cmsCreate_sRGBProfile()!
-        let transform = cmsCreateTransform(
-            source, cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1, srgb, cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 1,
-            cmsUInt32Number(INTENT_PERCEPTUAL), 0)!
-        defer {
-            cmsDeleteTransform(transform)
-            cmsCloseProfile(source)
-            cmsCloseProfile(srgb)
-        }
-        let expected = inks.map { ink -> [UInt8] in
-            var out = [UInt8](repeating: 0, count: 3)
-            cmsDoTransform(transform, ink, &out, 1)
-            return out
-        }
+        let toSRGB = ToSRGB(from: Self.cmyk, format: cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1)
+        let expected = inks.map { toSRGB($0, pixels: 1) }
         for size in [DecodeSize.fit(1000), .fit(64)] {
             let image = try Decoding.picture(.bytes(bytes), size: size, cancellable: Cancellable())
             #expect(image.width == (size == .fit(64) ? 64 : 256))

@@ -320,30 +320,10 @@ public enum ColorProfile {
     /// Adobe RGB (1998), for photos whose EXIF says they are in it without a profile of
     /// their own (see `ExifReader.Tags.isAdobeRGB`): its primaries, D65 white and its gamma of
     /// 563/256, as Little CMS builds it.
-    public static let adobeRGB: Data = {
-        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
-        var primaries = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: 0.64, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.21, y: 0.71, Y: 1),
-            Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
-        guard let curve = cmsBuildGamma(nil, 563.0 / 256.0) else { return Data() }
-        defer { cmsFreeToneCurve(curve) }
-        var curves: [OpaquePointer?] = [curve, curve, curve]
-        guard
-            let made = curves.withUnsafeMutableBufferPointer({ cmsCreateRGBProfile(&white, &primaries, $0.baseAddress) }
-            )
-        else { return Data() }
-        defer { cmsCloseProfile(made) }
-        if let name = cmsMLUalloc(nil, 1) {
-            defer { cmsMLUfree(name) }
-            cmsMLUsetASCII(name, "en", "US", "Adobe RGB (1998), from EXIF")
-            cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(name))
-        }
-        var length: cmsUInt32Number = 0
-        cmsSaveProfileToMem(made, nil, &length)
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        cmsSaveProfileToMem(made, &bytes, &length)
-        return Data(bytes)
-    }()
+    public static let adobeRGB: Data =
+        ColourDescription.rgbProfile(
+            red: (0.64, 0.33), green: (0.21, 0.71), blue: (0.15, 0.06), gamma: 563.0 / 256.0,
+            name: "Adobe RGB (1998), from EXIF") ?? Data()
 
     /// The pixbuf option that names the profile a decoded picture's colours came from, as the
     /// info shows it (unset: sRGB assumed).

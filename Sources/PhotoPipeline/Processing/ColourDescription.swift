@@ -160,10 +160,21 @@ public enum ColourDescription {
         }
     }
 
+    /// An RGB profile of these primaries (CIE xy), white (D65 unless given) and one gamma for
+    /// all three channels, described as `name` (Little CMS's own words when nil), as ICC bytes.
+    public static func rgbProfile(
+        red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double)? = nil,
+        gamma: Double, name: String? = nil
+    ) -> Data? {
+        guard let curve = cmsBuildGamma(nil, gamma) else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        return make(red: red, green: green, blue: blue, white: white ?? d65, curve: curve, name: name)
+    }
+
     /// An RGB profile of these primaries, white and one curve for all three channels.
     private static func make(
         red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double),
-        curve: OpaquePointer, name: String
+        curve: OpaquePointer, name: String?
     ) -> Data? {
         var whitePoint = cmsCIExyY(x: white.0, y: white.1, Y: 1)
         var triple = cmsCIExyYTRIPLE(
@@ -176,15 +187,20 @@ public enum ColourDescription {
             })
         else { return nil }
         defer { cmsCloseProfile(made) }
-        if let text = cmsMLUalloc(nil, 1) {
+        if let name, let text = cmsMLUalloc(nil, 1) {
             defer { cmsMLUfree(text) }
             cmsMLUsetASCII(text, "en", "US", name)
             cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(text))
         }
+        return serialized(made)
+    }
+
+    /// A profile Little CMS holds, as ICC bytes; nil if it cannot be written.
+    public static func serialized(_ profile: cmsHPROFILE) -> Data? {
         var length: cmsUInt32Number = 0
-        guard cmsSaveProfileToMem(made, nil, &length) != 0, length > 0 else { return nil }
+        guard cmsSaveProfileToMem(profile, nil, &length) != 0, length > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(length))
-        guard cmsSaveProfileToMem(made, &bytes, &length) != 0 else { return nil }
+        guard cmsSaveProfileToMem(profile, &bytes, &length) != 0 else { return nil }
         return Data(bytes)
     }
 }

@@ -66,11 +66,15 @@ let package = Package(
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
         // What a photo holds besides its main image: RAW files' camera previews (LibRaw) and
-        // HEIF / AVIF thumbnail items and sizes (libheif).
+        // HEIF / AVIF thumbnail items and sizes (libheif); and the pictures gdk-pixbuf's loaders
+        // would lose colours of: CMYK JPEGs' inks (libjpeg), 16-bit PNGs and TIFFs (libpng, libtiff).
         .target(
             name: "CEmbeddedPictures",
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])],
-            linkerSettings: [.linkedLibrary("raw_r"), .linkedLibrary("heif"), .linkedLibrary("jpeg")]),
+            linkerSettings: [
+                .linkedLibrary("raw_r"), .linkedLibrary("heif"), .linkedLibrary("jpeg"), .linkedLibrary("png16"),
+                .linkedLibrary("tiff"),
+            ]),
 
         // The decoder helpers' confinement (seccomp, the address-space limit), sealed memfds and
         // descriptor passing.

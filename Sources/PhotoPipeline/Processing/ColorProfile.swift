@@ -186,16 +186,64 @@ public enum ColorProfile {
         else { return nil }
         defer { cmsDeleteTransform(transform) }
         let image = PhotoImage(taking: made)
-        let shared = SharedRows(
-            transform: transform, from: UnsafeMutablePointer(mutating: inks), to: gdk_pixbuf_get_pixels(made),
-            width: width, fromStride: width * 4, toStride: Int(gdk_pixbuf_get_rowstride(made)))
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let bands = width * height >= SepiaFilter.parallelPixels && cores > 1 ? cores * 4 : 1
-        let bandRows = (height + bands - 1) / bands
-        DispatchQueue.concurrentPerform(iterations: bands) { n in
-            shared.run(rows: (n * bandRows)..<min(height, (n + 1) * bandRows))
-        }
+        SharedRows(
+            transform: transform, from: UnsafeMutableRawPointer(mutating: inks), to: gdk_pixbuf_get_pixels(made),
+            width: width, fromStride: width * 4, toStride: Int(gdk_pixbuf_get_rowstride(made))
+        ).runOnCores(height: height)
         return (image, .converted(description(of: source) ?? "Unnamed CMYK profile"))
+    }
+
+    /// Makes an 8-bit sRGB picture of 16-bit RGB pixels (`channels` 3, or 4 with alpha, in
+    /// native byte order, `width` × `channels` values a row) from the colour space `profile`
+    /// describes, turned from all 16 bits; with no profile, an sRGB one, or one that cannot
+    /// be used, the pixels are only brought down to 8 bits. nil when there is no memory.
+    static func rgb(
+        fromDeep pixels: UnsafePointer<UInt16>, width: Int, height: Int, channels: Int, profile: Data?
+    ) -> (PhotoImage, Outcome)? {
+        let alpha = channels == 4
+        guard let srgb = cmsCreate_sRGBProfile(),
+            let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height))
+        else { return nil }
+        defer { cmsCloseProfile(srgb) }
+        let image = PhotoImage(taking: made)
+        // TYPE_RGB_16 / TYPE_RGBA_16: BYTES_SH(2) where the 8-bit formats have 1.
+        let input = pixelFormat(channels: channels) + 1
+        let output = pixelFormat(channels: channels)
+        let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
+        let copyAlpha = cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0)
+        let source = profile.flatMap { bytes in
+            bytes.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
+        }
+        defer { if let source { cmsCloseProfile(source) } }
+        var outcome = Outcome.assumedSRGB
+        var transform: cmsHTRANSFORM?
+        if let source {
+            let name = description(of: source) ?? "Unnamed profile"
+            if cmsGetColorSpace(source) != cmsSigRgbData {
+                outcome = .ignored("a profile of \(kind(source)) pixels on an RGB picture")
+            } else if isSRGB(source) {
+                outcome = .srgb(name)
+            } else if let made = cmsCreateTransform(source, input, srgb, output, intent, copyAlpha) {
+                transform = made
+                outcome = .converted(name)
+            } else {
+                outcome = .ignored("Little CMS made no transform from it")
+            }
+        } else if profile != nil {
+            outcome = .ignored("not a colour profile Little CMS reads")
+        }
+        // Otherwise the values are only packed into 8 bits (Little CMS rounds them).
+        guard
+            let transform = transform
+                ?? cmsCreateTransform(
+                    srgb, input, srgb, output, intent, copyAlpha | cmsUInt32Number(cmsFLAGS_NULLTRANSFORM))
+        else { return nil }
+        defer { cmsDeleteTransform(transform) }
+        SharedRows(
+            transform: transform, from: UnsafeMutableRawPointer(mutating: pixels), to: gdk_pixbuf_get_pixels(made),
+            width: width, fromStride: width * channels * 2, toStride: Int(gdk_pixbuf_get_rowstride(made))
+        ).runOnCores(height: height)
+        return (image, outcome)
     }
 
     /// Turns pictures in sRGB (as every picture here is once decoded) into the colours of a
@@ -251,15 +299,10 @@ public enum ColorProfile {
             let alpha = gdk_pixbuf_get_has_alpha(copy) != 0
             let stride = Int(gdk_pixbuf_get_rowstride(copy))
             let (width, height) = (turned.width, turned.height)
-            let shared = SharedRows(
-                transform: alpha ? rgba : rgb, from: pixels, to: pixels, width: width, fromStride: stride,
-                toStride: stride)
-            let cores = ProcessInfo.processInfo.activeProcessorCount
-            let bands = width * height >= SepiaFilter.parallelPixels && cores > 1 ? cores * 4 : 1
-            let bandRows = (height + bands - 1) / bands
-            DispatchQueue.concurrentPerform(iterations: bands) { n in
-                shared.run(rows: (n * bandRows)..<min(height, (n + 1) * bandRows))
-            }
+            SharedRows(
+                transform: alpha ? rgba : rgb, from: UnsafeMutableRawPointer(pixels), to: pixels, width: width,
+                fromStride: stride, toStride: stride
+            ).runOnCores(height: height)
             return turned
         }
     }
@@ -420,7 +463,7 @@ public enum ColorProfile {
 /// A transform from one buffer into another, run by several threads on rows of their own.
 private struct SharedRows: @unchecked Sendable {
     let transform: cmsHTRANSFORM
-    let from: UnsafeMutablePointer<UInt8>
+    let from: UnsafeMutableRawPointer
     let to: UnsafeMutablePointer<UInt8>?
     let width: Int, fromStride: Int, toStride: Int
 
@@ -430,5 +473,15 @@ private struct SharedRows: @unchecked Sendable {
             transform, from + rows.lowerBound * fromStride, to + rows.lowerBound * toStride,
             cmsUInt32Number(width), cmsUInt32Number(rows.count), cmsUInt32Number(fromStride),
             cmsUInt32Number(toStride), 0, 0)
+    }
+
+    /// Runs `height` rows: a large picture in bands on every core, a small one here.
+    func runOnCores(height: Int) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let bands = width * height >= SepiaFilter.parallelPixels && cores > 1 ? cores * 4 : 1
+        let bandRows = (height + bands - 1) / bands
+        DispatchQueue.concurrentPerform(iterations: bands) { n in
+            run(rows: (n * bandRows)..<min(height, (n + 1) * bandRows))
+        }
     }
 }

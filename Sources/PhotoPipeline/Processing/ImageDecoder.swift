@@ -87,7 +87,7 @@ public enum ImageDecoder {
             // HEIF and AVIF are decoded whole when the loader is closed, and an animated WebP is
             // held back from its loader until here: their sizes are checked first.
             try check.checkWholeFile()
-            if check.holdsBack { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
+            if check.hasHeldBytes { try check.releaseHeld { bytes throws(PhotoFailure) in try feed(bytes) } }
             do throws(PhotoFailure) {
                 try loaderCall(loader) { gdk_pixbuf_loader_close(loader.pointer, $0) }
             } catch {
@@ -125,13 +125,21 @@ public enum ImageDecoder {
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
             try check.keepHeader(chunk)
-            if !check.holdsBack, !check.isJXL, !check.isCMYK { try feed(chunk) }
+            if check.feedsLoader { try feed(chunk) }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
         guard total > 0 else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
         let (pixbuf, colours, decodedApart) =
-            try check.isJXL ? check.decodeJXL() : check.isCMYK ? check.decodeCMYK() : finishLoading()
+            if check.isJXL {
+                try check.decodeJXL()
+            } else if check.isCMYK {
+                try check.decodeCMYK()
+            } else if let deep = try check.decodeDeep() {
+                deep
+            } else {
+                try finishLoading()
+            }
         defer { withExtendedLifetime(decodedApart) {} }
         // Honour EXIF orientation; this returns a new reference either way.
         let oriented = PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(pixbuf)!)
@@ -282,13 +290,7 @@ public enum ImageDecoder {
                 throw PhotoFailure(
                     .damaged(format: "JPEG"), detail: text.isEmpty ? "The CMYK JPEG could not be read" : text)
             }
-            var image = inRGB
-            if (w, h) != (image.width, image.height) {
-                guard let scaled = gdk_pixbuf_scale_simple(image.pixbuf, Int32(w), Int32(h), GDK_INTERP_BILINEAR) else {
-                    throw PhotoFailure(.tooManyPixels, detail: "No memory to scale the picture to \(w)×\(h)")
-                }
-                image = PhotoImage(taking: scaled)
-            }
+            let image = try ImageDecoder.scaled(inRGB, width: w, height: h)
             // Turned upright later, as the loader's pictures are, by the EXIF orientation.
             if cmykOrientation != 1 { gdk_pixbuf_set_option(image.pixbuf, "orientation", "\(cmykOrientation)") }
             return (image.pixbuf, colours, image)
@@ -310,16 +312,55 @@ public enum ImageDecoder {
             let decoded = try result.get()
             let whole = decoded.image
             let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
-            var image = whole
-            if (w, h) != (whole.width, whole.height) {
-                guard let scaled = gdk_pixbuf_scale_simple(whole.pixbuf, Int32(w), Int32(h), GDK_INTERP_BILINEAR) else {
-                    throw PhotoFailure(.tooManyPixels, detail: "No memory to scale the picture to \(w)×\(h)")
-                }
-                image = PhotoImage(taking: scaled)
-            }
+            let image = try ImageDecoder.scaled(whole, width: w, height: h)
             let colours =
                 decoded.profile.map { ColorProfile.convert(image.pixbuf, from: $0) }
                 ?? decoded.describedAs.map { .srgb($0) } ?? .assumedSRGB
+            return (image.pixbuf, colours, image)
+        }
+
+        /// A 16-bit PNG, or a TIFF (which may be one): kept whole and held back from the loader,
+        /// to be decoded at 16 bits with libpng or libtiff (see `DeepPicture`).
+        private var deep: DeepPicture.Kind?
+        private var deepLooked = false
+
+        /// Whether the bytes go to the gdk-pixbuf loader as they arrive.
+        var feedsLoader: Bool { !holdsBack && !isJXL && !isCMYK && deep == nil }
+
+        /// Decodes a 16-bit PNG or TIFF kept whole and turns it into sRGB from its 16 bits; nil
+        /// for a TIFF of another kind, whose bytes then go to the loader (see `releaseHeld`).
+        func decodeDeep() throws(PhotoFailure) -> (OpaquePointer, ColorProfile.Outcome, PhotoImage?)? {
+            guard let kind = deep else { return nil }
+            let bytes = header
+            let probed = bytes.withUnsafeBytes { raw in
+                Result { () throws(PhotoFailure) in try DeepPicture.probe(raw, kind: kind) }
+            }
+            guard let (width, height) = try probed.get() else {
+                deep = nil
+                held = bytes
+                return nil
+            }
+            try checkAhead(width: width, height: height, bytesPerPixel: DeepPicture.bytesPerPixel, format: kind.name)
+            var fallback: Data?
+            var replacing: Data??
+            if kind == .png, let chunks = ColourDescription.PNGChunks.read(bytes) {
+                switch chunks.profile {
+                case .replaces(let described): replacing = .some(described)
+                case .fallback(let described): fallback = described
+                case .none: break
+                }
+            }
+            let decoded = bytes.withUnsafeBytes { raw in
+                Result { () throws(PhotoFailure) in
+                    try DeepPicture.decode(raw, kind: kind, limits: limits, fallback: fallback, replacing: replacing)
+                }
+            }
+            let (whole, colours) = try decoded.get()
+            let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
+            let image = try ImageDecoder.scaled(whole, width: w, height: h)
+            if let orientation = gdk_pixbuf_get_option(whole.pixbuf, "orientation"), image !== whole {
+                gdk_pixbuf_set_option(image.pixbuf, "orientation", orientation)
+            }
             return (image.pixbuf, colours, image)
         }
 
@@ -338,7 +379,7 @@ public enum ImageDecoder {
         /// Keeps the first bytes (up to 1 MB; a HEIF file whole) until the size is known, and
         /// checks the kind of picture as soon as there are enough of them.
         func keepHeader(_ chunk: UnsafeRawBufferPointer) throws(PhotoFailure) {
-            let whole = isHEIF || holdsBack || isJXL || isCMYK
+            let whole = isHEIF || holdsBack || isJXL || isCMYK || deep != nil
             guard !sizeKnown, whole || header.count < Self.headerLimit else { return }
             header.append(contentsOf: whole ? chunk[...] : chunk.prefix(Self.headerLimit - header.count))
             if !kindChecked, header.count >= 8 {
@@ -355,6 +396,10 @@ public enum ImageDecoder {
                 } else {
                     webPProfileLooked = true
                 }
+            }
+            if !deepLooked, header.count >= 33 {
+                deepLooked = true
+                deep = DeepPicture.Kind(header)
             }
             if !signatureRead, header.count >= 30 {
                 signatureRead = true
@@ -428,6 +473,7 @@ public enum ImageDecoder {
         }
 
         private var held: [UInt8] = []
+        var hasHeldBytes: Bool { !held.isEmpty }
 
         /// Hands the bytes held back to `feed`, and lets go of them.
         func releaseHeld(_ feed: (UnsafeRawBufferPointer) throws(PhotoFailure) -> Void) throws(PhotoFailure) {
@@ -556,6 +602,16 @@ public enum ImageDecoder {
             // A 0×0 picture: each loader stops with an error before allocating its pixels.
             gdk_pixbuf_loader_set_size(loader, 0, 0)
         }
+    }
+
+    /// `image` at `width` × `height` (itself if it is that size already).
+    static func scaled(_ image: PhotoImage, width: Int, height: Int) throws(PhotoFailure) -> PhotoImage {
+        guard (width, height) != (image.width, image.height) else { return image }
+        guard let scaled = gdk_pixbuf_scale_simple(image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
+        else {
+            throw PhotoFailure(.tooManyPixels, detail: "No memory to scale the picture to \(width)×\(height)")
+        }
+        return PhotoImage(taking: scaled)
     }
 
     /// "QuickTime" or "Mac icon" if the first 8 bytes are the signature of a format that hands

@@ -1,0 +1,97 @@
+import CEmbeddedPictures
+import CGdkPixbuf
+import CLcms2
+import Foundation
+
+/// Pictures of 16 bits a channel, PNG and TIFF, decoded by libpng and libtiff and turned into
+/// 8-bit sRGB from all 16 bits. gdk-pixbuf's loaders keep only the top 8 bits, and a picture in
+/// a wide colour space (ProPhoto, Rec. 2020; what RAW developers and scanners export in) turned
+/// from those shows steps where its gradients were smooth.
+///
+/// It runs where every picture is decoded, in the decoder helpers. The size is read from the
+/// header, checked against the limits and its memory reserved before any pixel is decoded; the
+/// picture is decoded whole (neither library scales), turned, then scaled to the size asked for.
+enum DeepPicture {
+    enum Kind {
+        case png, tiff
+
+        /// The kind of picture the deep path may take, by its first bytes (a TIFF is only known
+        /// to be 16-bit once its directory is read, which may be anywhere in the file).
+        init?(_ head: some Collection<UInt8>) {
+            let first = Array(head.prefix(33))
+            if first.withUnsafeBytes({ cp_deep_png_is_deep($0.baseAddress, $0.count) }) != 0 {
+                self = .png
+            } else if first.count >= 4,
+                first[0..<4].elementsEqual([0x49, 0x49, 0x2A, 0x00])
+                    || first[0..<4].elementsEqual([0x4D, 0x4D, 0x00, 0x2A])
+            {
+                self = .tiff
+            } else {
+                return nil
+            }
+        }
+
+        var name: String { self == .png ? "PNG" : "TIFF" }
+    }
+
+    /// Bytes of memory a pixel takes while decoded: 16-bit RGBA, and the 8-bit picture it turns into.
+    static let bytesPerPixel = 12
+
+    /// The picture's size and channels from its header; nil when it is not of the kind this
+    /// path takes (an 8-bit TIFF, a tiled one), which gdk-pixbuf's loader then decodes.
+    static func probe(_ bytes: UnsafeRawBufferPointer, kind: Kind) throws(PhotoFailure) -> (width: Int, height: Int)? {
+        var picture = cp_deep_picture()
+        let status = run(bytes, kind: kind, maxPixels: .max, probe: true, into: &picture)
+        switch status.code {
+        case 0: return (Int(picture.width), Int(picture.height))
+        case 1: return nil
+        default: throw PhotoFailure(.damaged(format: kind.name), detail: status.message)
+        }
+    }
+
+    /// Decodes the picture at full size into 8-bit sRGB, from its embedded profile, or from
+    /// `fallback` (a PNG's cICP or gAMA / cHRM) where it has none, or from `replacing` in place
+    /// of it (a PNG's cICP).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, kind: Kind, limits: DecodeLimits, fallback: Data?, replacing: Data??
+    ) throws(PhotoFailure) -> (PhotoImage, ColorProfile.Outcome) {
+        var picture = cp_deep_picture()
+        let status = run(bytes, kind: kind, maxPixels: Int64(limits.maxPixels), probe: false, into: &picture)
+        defer { cp_deep_picture_free(&picture) }
+        guard status.code == 0, let pixels = picture.pixels else {
+            throw PhotoFailure(.damaged(format: kind.name), detail: status.message)
+        }
+        let embedded = picture.profile.map { Data(bytes: $0, count: picture.profile_length) }
+        let profile = replacing ?? embedded ?? fallback
+        guard
+            let (image, outcome) = ColorProfile.rgb(
+                fromDeep: pixels, width: Int(picture.width), height: Int(picture.height),
+                channels: Int(picture.channels), profile: profile)
+        else {
+            throw PhotoFailure(.tooManyPixels, detail: "No memory for the \(picture.width)×\(picture.height) picture")
+        }
+        // Turned upright later, as the loader's pictures are.
+        if picture.orientation > 1 {
+            gdk_pixbuf_set_option(image.pixbuf, "orientation", "\(picture.orientation)")
+        }
+        return (image, outcome)
+    }
+
+    private static func run(
+        _ bytes: UnsafeRawBufferPointer, kind: Kind, maxPixels: Int64, probe: Bool,
+        into picture: inout cp_deep_picture
+    ) -> (code: Int32, message: String) {
+        var message = [CChar](repeating: 0, count: 256)
+        let code =
+            switch kind {
+            case .png:
+                cp_deep_png_decode(
+                    bytes.baseAddress, bytes.count, maxPixels, probe ? 1 : 0, &picture, &message, message.count)
+            case .tiff:
+                cp_deep_tiff_decode(
+                    bytes.baseAddress, bytes.count, maxPixels, probe ? 1 : 0, &picture, &message, message.count)
+            }
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (code, text.isEmpty ? "The 16-bit \(kind.name) could not be read" : text)
+    }
+}

@@ -210,10 +210,14 @@ import TestSupport
     }
 
     @Test(
-        "Pictures with Adobe RGB, Display P3 and channel-swapping profiles, as JPEG, PNG and TIFF, are decoded into sRGB as Little CMS turns them",
+        "Pictures with Adobe RGB, Display P3, ProPhoto and channel-swapping profiles, as JPEG, PNG and TIFF, are decoded into sRGB as Little CMS turns them",
         arguments: ["jpeg", "png", "tiff"])
     func convertedAsLittleCMSDoes(_ format: String) throws {
-        for (name, profile) in [("Adobe RGB", Self.adobeRGB), ("P3", Self.displayP3), ("swapped", Self.swapped)] {
+        let profiles = [
+            ("Adobe RGB", Self.adobeRGB), ("P3", Self.displayP3), ("ProPhoto", DeepPictureTests.proPhoto),
+            ("swapped", Self.swapped),
+        ]
+        for (name, profile) in profiles {
             let bytes = try Self.picture(format, profile: profile)
             let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
             let decoded = Self.packed(image)
@@ -250,6 +254,26 @@ import TestSupport
         let difference = Self.meanDifference(Self.packed(image), Self.reference(bytes, profile: ColorProfile.adobeRGB))
         #expect(difference <= 3.1, "mean difference \(difference)")
         #expect(ColorProfile.name(of: image) == "Adobe RGB (1998), from EXIF")
+    }
+
+    @Test("A RAW photo's preview is shown in the colour space the camera recorded it in (Adobe RGB)")
+    func rawPreviewInAdobeRGB() throws {
+        let preview = try Self.picture("jpeg", profile: nil)
+        for adobeRGB in [true, false] {
+            let dng = CameraFiles.dng(
+                preview: preview, previewWidth: 48, previewHeight: 32, width: 48, height: 32, orientation: 1,
+                adobeRGB: adobeRGB)
+            let image = try Decoding.picture(.bytes(dng), size: .fit(100), raw: true, cancellable: Cancellable())
+            let decoded = Self.packed(image)
+            if adobeRGB {
+                let difference = Self.meanDifference(decoded, Self.reference(preview, profile: ColorProfile.adobeRGB))
+                #expect(difference <= 3.1, "mean difference \(difference)")
+                #expect(ColorProfile.name(of: image) == "Adobe RGB (1998), from EXIF")
+            } else {
+                #expect(decoded == Self.plainPixels(preview))
+                #expect(ColorProfile.name(of: image) == nil)
+            }
+        }
     }
 
     @Test("An EXIF thumbnail is shown in its photo's colours: the photo's own profile turns it too")
@@ -474,6 +498,24 @@ import TestSupport
         #expect(ColorProfile.name(of: preview.image) != nil, "the thumbnail turned from the picture's profile")
         let decoded = try Decoding.picture(.bytes(heicBytes), size: .fit(100), cancellable: Cancellable())
         #expect(ColorProfile.name(of: decoded) == ColorProfile.name(of: preview.image))
+        let heicDifference = Self.meanDifference(
+            Self.packed(decoded), Self.reference(heicBytes, profile: Self.adobeRGB))
+        #expect(heicDifference <= 3.1, "HEIC: mean difference \(heicDifference)")
+
+        // An AVIF carrying an ICC profile (avifenc's --icc) is turned from it.
+        let icc = try folder.write("adobe.icc", Self.adobeRGB)
+        let profiledAVIF = folder.url.appendingPathComponent("adobe.avif")
+        let madeAVIF = try await run(
+            URL(fileURLWithPath: "/usr/bin/avifenc"),
+            ["--icc", icc.path, "-s", "10", "--min", "0", "--max", "0", png.path, profiledAVIF.path])
+        #expect(madeAVIF.status == 0, "\(madeAVIF.stderr)")
+        let avifBytes = try Data(contentsOf: profiledAVIF)
+        let avifImage = try Decoding.picture(.bytes(avifBytes), size: .fit(100), cancellable: Cancellable())
+        let avifDifference = Self.meanDifference(
+            Self.packed(avifImage), Self.reference(avifBytes, profile: Self.adobeRGB))
+        #expect(avifDifference <= 3.1, "AVIF: mean difference \(avifDifference)")
+        #expect(Self.meanDifference(Self.packed(avifImage), Self.plainPixels(avifBytes)) > 1)
+        #expect(ColorProfile.name(of: avifImage) != nil)
     }
 
     /// A CMYK profile whose inks are not what gdk-pixbuf's formula makes of them: cyan takes

@@ -49,10 +49,11 @@ public enum CameraFiles {
     /// A DNG as a camera writes it: IFD0 a JPEG `preview` (reduced-resolution, with the
     /// camera's `orientation`), and a sub-IFD of 16-bit Bayer sensor data of
     /// `width`×`height`. LibRaw reads it as a RAW photo. `dateTime`, in EXIF's form, is its
-    /// IFD0's DateTime.
+    /// IFD0's DateTime. `adobeRGB`: its EXIF says the camera was set to Adobe RGB (colour space
+    /// uncalibrated, interoperability index R03).
     public static func dng(
         preview: Data, previewWidth: UInt32, previewHeight: UInt32, width: UInt32, height: UInt32,
-        orientation: UInt16, dateTime: String? = nil
+        orientation: UInt16, dateTime: String? = nil, adobeRGB: Bool = false
     ) -> Data {
         var tiff = TIFFWriter()
         let identity = [Int32](arrayLiteral: 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1)
@@ -65,7 +66,7 @@ public enum CameraFiles {
             ] + (dateTime.map { [.ascii(306, $0)] } ?? []) + [
                 .long(330, [0]), .byte(50706, [1, 4, 0, 0]), .ascii(50708, "Test Camera"), .srational(50721, identity),
                 .short(50778, [21]),
-            ])
+            ] + (adobeRGB ? [.long(34665, [0])] : []))
         let sensor = Data(repeating: 0x10, count: Int(width * height) * 2)
         let ifd1 = tiff.directory([
             .long(254, [0]), .long(256, [width]), .long(257, [height]), .short(258, [16]), .short(259, [1]),
@@ -74,6 +75,12 @@ public enum CameraFiles {
             .short(33421, [2, 2]), .byte(33422, [0, 1, 1, 2]),
         ])
         tiff.patch(ifd0, tag: 330, value: UInt32(ifd1))
+        if adobeRGB {
+            let exif = tiff.directory([.short(0xA001, [0xFFFF]), .long(0xA005, [0])])
+            let interoperability = tiff.directory([.ascii(0x0001, "R03")])
+            tiff.patch(ifd0, tag: 34665, value: UInt32(exif))
+            tiff.patch(exif, tag: 0xA005, value: UInt32(interoperability))
+        }
         tiff.patch(ifd0, tag: 273, value: UInt32(tiff.append(preview)))
         tiff.patch(ifd1, tag: 273, value: UInt32(tiff.append(sensor)))
         return Data(tiff.bytes)

@@ -25,6 +25,9 @@ typedef struct {
     int image_width, image_height;
     /* The turn the camera recorded, as an EXIF orientation (1 upright, 3, 6 or 8). */
     int orientation;
+    /* Whether the camera recorded its pictures (the preview's too) as Adobe RGB, as LibRaw
+     * reads its EXIF colour space. */
+    int adobe_rgb;
 } cp_raw_preview;
 
 /* Reads the embedded preview of the RAW photo in `bytes` (the whole file). Returns 0 on

@@ -33,7 +33,25 @@ public enum RawPhoto {
         defer { cp_raw_preview_free(&preview) }
         let picture = Data(bytes: data, count: preview.length)
         guard preview.kind == 1 else { return picture }
-        return tagged(picture, orientation: Int(preview.orientation))
+        let adobeRGB = preview.adobe_rgb != 0 || ExifReader.read(bytes).isAdobeRGB
+        return tagged(inAdobeRGB(picture, if: adobeRGB), orientation: Int(preview.orientation))
+    }
+
+    /// `jpeg` carrying the Adobe RGB profile (an APP2 segment put first) when the camera
+    /// recorded its photo in Adobe RGB and the preview says nothing of its colours itself:
+    /// the camera made the preview in the photo's colour space, and it is turned from that.
+    static func inAdobeRGB(_ jpeg: Data, if adobeRGB: Bool) -> Data {
+        let profile = ColorProfile.adobeRGB
+        guard adobeRGB, PictureSignature.isJPEG(jpeg), ColorProfile.jpegProfile(in: jpeg) == nil,
+            !ExifReader.read(jpeg).isAdobeRGB, !profile.isEmpty, profile.count < 65_000
+        else { return jpeg }
+        let body = Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile // part 1 of 1
+        let length = body.count + 2
+        var result = Data(capacity: jpeg.count + length + 2)
+        result.append(contentsOf: PictureSignature.jpegStart)
+        result.append(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + body)
+        result.append(jpeg.dropFirst(2))
+        return result
     }
 
     /// `jpeg` with an EXIF block saying `orientation` put first, unless it is upright or

@@ -158,7 +158,7 @@ let package = Package(
 // coverage instrumentation for every module.
 if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_FUZZ"] != nil {
     for (name, dependencies) in [
-        ("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit", "CGLib"]),
+        ("plist-fuzz", ["PhotoPipeline"]), ("decode-fuzz", ["PhotoPipeline", "GLibKit", "CGLib", "CGdkPixbuf"]),
     ] {
         package.targets.append(
             .executableTarget(

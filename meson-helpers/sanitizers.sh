@@ -92,6 +92,32 @@ PYTHON
         for format in png gif bmp tga ppm ico tiff xpm; do convert -size 24x16 gradient:green-yellow "$pictures/seed.$format" 2>/dev/null || true; done
         convert -size 24x16 gradient:green-yellow -alpha set -channel A -evaluate set 50% "$pictures/alpha.png"
       fi
+      # Colour profiles (an RGB matrix-and-curves one, as cameras embed, written here), on their
+      # own and in a JPEG (APP2), a 16-bit PNG (iCCP) and a 16-bit TIFF.
+      if [ ! -f "$pictures/profile.icc" ]; then
+        python3 - "$pictures/profile.icc" <<'PYTHON'
+import struct, sys
+def s15(v): return struct.pack(">i", round(v * 65536))
+def xyz(x, y, z): return b"XYZ \0\0\0\0" + s15(x) + s15(y) + s15(z)
+name = b"Fuzz RGB\0"
+tags = [(b"desc", b"desc\0\0\0\0" + struct.pack(">I", len(name)) + name + b"\0" * 79),
+        (b"wtpt", xyz(0.9642, 1.0, 0.8249)), (b"rXYZ", xyz(0.6097, 0.3111, 0.0195)),
+        (b"gXYZ", xyz(0.2053, 0.6257, 0.0609)), (b"bXYZ", xyz(0.1492, 0.0632, 0.7446))]
+curve = b"curv\0\0\0\0" + struct.pack(">IH", 1, 563) + b"\0\0"
+tags += [(b"rTRC", curve), (b"gTRC", curve), (b"bTRC", curve)]
+at, table, body = 128 + 4 + 12 * len(tags), b"", b""
+for sig, data in tags:
+    table += sig + struct.pack(">II", at + len(body), len(data))
+    body += data + b"\0" * (-len(data) % 4)
+size = 128 + 4 + len(table) + len(body)
+header = (struct.pack(">I", size) + b"\0" * 4 + struct.pack(">I", 0x02100000) + b"mntrRGB XYZ " + b"\0" * 12
+          + b"acsp" + b"\0" * 24 + b"\0" * 4 + s15(0.9642) + s15(1.0) + s15(0.8249) + b"\0" * 48)
+open(sys.argv[1], "wb").write(header + struct.pack(">I", len(tags)) + table + body)
+PYTHON
+        convert -size 24x16 gradient:red-blue -profile "$pictures/profile.icc" -quality 80 "$pictures/profiled.jpg"
+        convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "PNG48:$pictures/deep.png"
+        convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "$pictures/deep.tiff"
+      fi
       for target in plist-fuzz decode-fuzz; do
         if [ "$target" = plist-fuzz ]; then corpus=$lists; max_len=65536; else corpus=$pictures; max_len=262144; fi
         echo "== fuzzing with $target for ${FUZZ_SECONDS:-120} s (corpus $corpus)"

@@ -65,6 +65,7 @@ extension PhotoViewer {
     /// size) is turned on other threads, the one shown staying until it is ready; a window's
     /// worth is turned here, in a few milliseconds.
     func showTexture(of image: PhotoImage?) {
+        shownFrame = image
         let colours = DisplayColours.shared
         // (An animation's frames, a picture each, are turned as they are shown.)
         guard let image, let transform = colours.transform, image.width * image.height > 2 << 20,

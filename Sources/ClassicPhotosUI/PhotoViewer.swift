@@ -68,6 +68,9 @@ final class PhotoViewer {
     /// What the picture shows now (to trace and make a texture only on change).
     var shownImage: PhotoImage?
     var shownTexture: ObjectRef<GObject>?
+    /// The picture `shownTexture` is made of (an animation's frame shown), in sRGB: the texture
+    /// may be in the display's colours.
+    var shownFrame: PhotoImage?
     var shownState: ViewerImageState?
     /// The colour profile the shown photo's colours were turned into sRGB from (nil: none,
     /// sRGB assumed), for the info and the trace.
@@ -370,10 +373,11 @@ final class PhotoViewer {
 
     // MARK: Copy and Save As…
 
-    /// Puts the photo shown on the clipboard as a texture (an animation's frame shown).
+    /// Puts the photo shown on the clipboard as a texture (an animation's frame shown), in sRGB
+    /// as programs pass pictures, not in the display's colours it may be shown in.
     func copy() {
-        guard let texture = shownTexture else { return }
-        export.copy(texture, from: root)
+        guard let frame = shownFrame else { return }
+        export.copy(withExtendedLifetime(frame) { Handle<Texture>.make(from: frame.pixbuf) }, from: root)
     }
 
     /// Asks where to save the photo shown, then saves it at full size in the version shown.

@@ -5,7 +5,7 @@ import GLibKit
 import GtkKit
 import PhotoPipeline
 
-/// The viewer's Copy and Save As…: the photo shown goes on the clipboard as the texture shown;
+/// The viewer's Copy and Save As…: the photo shown goes on the clipboard as a texture, in sRGB;
 /// Save As… asks where, then writes the photo at full size, in the version shown (sepia or
 /// original), off the main thread (`PhotoSaving`), and says how it went in a toast.
 @MainActor

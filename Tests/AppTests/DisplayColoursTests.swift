@@ -67,13 +67,47 @@ extension GUITests {
             return (values[0], values[1], values[2])
         }
 
+        /// The colour in the middle of the picture on the clipboard (Ctrl+C in the viewer), as a
+        /// program pasting it gets it.
+        private func clipboardColour(_ app: AppSession) throws -> (r: Int, g: Int, b: Int) {
+            let environment = ["DISPLAY": app.display.name]
+            try app.xdotool(["key", "ctrl+c"])
+            var targets = ""
+            for _ in 0..<50 where !targets.contains("image/png") {
+                usleep(100_000)
+                targets =
+                    (try? run(
+                        URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
+                        environment: environment, timeout: 10
+                    ).stdout) ?? ""
+            }
+            let file = NSTemporaryDirectory() + "classic-photos-pasted-\(UUID().uuidString).png"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            _ = try run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
+                environment: environment, timeout: 20)
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                [
+                    file, "-format",
+                    "%[fx:int(255*p{w/2,h/2}.r)],%[fx:int(255*p{w/2,h/2}.g)],%[fx:int(255*p{w/2,h/2}.b)]", "info:",
+                ])
+            let values = read.stdout.split(separator: ",").compactMap {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            guard values.count == 3 else {
+                throw AppSessionError.timeout("no picture on the clipboard (\(targets)): \(read.stderr)")
+            }
+            return (values[0], values[1], values[2])
+        }
+
         /// The thumbnail of row 0 and the middle of the viewer, on a display with `profile`.
         /// `toggled`: row 0 again after Match Display Colours was turned off in the main menu.
         private func shown(
             profile: Data?
         ) throws -> (
             row: (r: Int, g: Int, b: Int), viewer: (r: Int, g: Int, b: Int), name: String,
-            toggled: (r: Int, g: Int, b: Int)
+            toggled: (r: Int, g: Int, b: Int), copied: (r: Int, g: Int, b: Int)
         ) {
             let folder = try TestPictures.makeFolder("display-colours")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -94,6 +128,7 @@ extension GUITests {
             }
             Thread.sleep(forTimeInterval: 0.5)
             let viewer = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
+            let copied = try clipboardColour(app)
             // The viewer closed, the main menu (F10) and its Match Display Colours (M): off.
             for key in ["Escape", "F10"] {
                 try app.xdotool(["key", key])
@@ -106,7 +141,7 @@ extension GUITests {
             Thread.sleep(forTimeInterval: 0.5)
             let toggled = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
             #expect(app.terminate() == 0)
-            return (row, viewer, name, toggled)
+            return (row, viewer, name, toggled, copied)
         }
 
         @Test(
@@ -124,6 +159,79 @@ extension GUITests {
             #expect(swapped.viewer.b > swapped.viewer.r + 30, "viewer on the swapped display: \(swapped.viewer)")
             // Turned off in the menu: the row is shown as sRGB again, at once.
             #expect(swapped.toggled.r > swapped.toggled.b + 30, "row with the setting off: \(swapped.toggled)")
+            // Copy puts the photo in sRGB on the clipboard, whatever the display.
+            for copied in [plain.copied, swapped.copied] {
+                #expect(copied.r > copied.b + 30, "copied: \(copied)")
+            }
+        }
+
+        @Test(
+            "A photo with a profile of its own: its row and the viewer show it turned into sRGB, the trace names the profile, Copy puts the turned pixels on the clipboard"
+        )
+        func embeddedProfile() throws {
+            let folder = try TestPictures.makeFolder("embedded-profile")
+            let profiles = try TestPictures.makeFolder("embedded-profile-icc")
+            defer {
+                try? FileManager.default.removeItem(at: folder)
+                try? FileManager.default.removeItem(at: profiles)
+            }
+            // The same red pixels twice: with a profile that puts red where blue is, and without.
+            let pixels = try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD0_20_10))
+            let profiled = folder.appendingPathComponent("a-profiled.jpg")
+            try pixels.write(to: profiled)
+            try pixels.write(to: folder.appendingPathComponent("b-plain.jpg"))
+            let icc = profiles.appendingPathComponent("swapped.icc")
+            try #require(
+                ColourDescription.rgbProfile(
+                    red: (0.15, 0.06), green: (0.30, 0.60), blue: (0.64, 0.33), gamma: 2.2, name: "Swapped photo")
+            ).write(to: icc)
+            let tagged = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", profiled.path])
+            try #require(tagged.status == 0, "\(tagged.stderr)")
+
+            let app = try AppSession(arguments: [folder.path], display: try XvfbDisplay())
+            try app.waitFor("both rows filtered") {
+                AppSession.rowStates($0)[0] == .filtered && AppSession.rowStates($0)[1] == .filtered
+            }
+            Thread.sleep(forTimeInterval: 0.5) // painted
+            let window = try app.windowGeometry()
+            let rowX = window.x + 47, rowY = window.y + AppSession.headerHeight + 40
+            let profiledRow = try colour(app, at: (rowX, rowY))
+            let plainRow = try colour(app, at: (rowX, rowY + 80))
+            // The sepia is made from the turned colours: from blue, darker than from red.
+            #expect(
+                profiledRow.r + profiledRow.g + profiledRow.b + 60 < plainRow.r + plainRow.g + plainRow.b,
+                "rows: profiled \(profiledRow), plain \(plainRow)")
+
+            try app.clickRow(0)
+            var events = try app.waitFor("the viewer shows it") { events in
+                events.contains { if case .viewerImage(0, _, _, _, .filtered, _, _) = $0.event { true } else { false } }
+            }
+            let profileNames = events.compactMap { record -> String? in
+                if case .viewerImage(0, _, _, _, _, _, let profile) = record.event { profile } else { nil }
+            }
+            #expect(profileNames.last == "Swapped photo", "viewer.image profiles: \(profileNames)")
+            // The original (S): the red pixels are shown, and copied, as the blue they are.
+            try app.xdotool(["key", "s"])
+            events = try app.waitFor("the original shown") { events in
+                events.contains { if case .viewerImage(0, _, _, _, .original, _, _) = $0.event { true } else { false } }
+            }
+            try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
+            Thread.sleep(forTimeInterval: 0.5)
+            let shown = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
+            #expect(shown.b > shown.r + 60, "the original in the viewer: \(shown)")
+            let copied = try clipboardColour(app)
+            #expect(copied.b > copied.r + 60, "the original copied: \(copied)")
+            // The info names the profile (kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1).
+            try app.xdotool(["key", "alt+Return"])
+            Thread.sleep(forTimeInterval: 0.8)
+            if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil {
+                let path = NSTemporaryDirectory() + "classic-photos-profiled-viewer.png"
+                try app.screenshot(to: path)
+                print("screenshot \(path)")
+            }
+            #expect(app.terminate() == 0)
         }
     }
 }

@@ -1,8 +1,10 @@
 // libFuzzer entry point for the decode path, on whatever bytes the fuzzer makes: the header and
 // EXIF reader, the decode cost estimate and its header parsers, the decoder (from a memory
-// stream, with its limit checks and memory budget) as a row and as the viewer use it, and the
-// sepia filter. Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
+// stream, with its limit checks and memory budget) as a row and as the viewer use it, the
+// sepia filter, and the colour profile readers and transforms (the bytes taken as a profile).
+// Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
 import CGLib
+import CGdkPixbuf
 import Foundation
 import GLibKit
 @testable import PhotoPipeline
@@ -72,6 +74,18 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             precondition(max(image.width, image.height) <= side, "within the viewer's box: \(image.width)×\(image.height)")
         }
     }
+    // The bytes as a colour profile, as the decoder and the display take one: turning a small
+    // picture from it, and into it as a display's; and as a PNG's colour chunks and a JPEG's
+    // APP2 segments, as they are read for the profile.
+    if let small = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 1, 8, 7, 5) {
+        gdk_pixbuf_fill(small, 0x80_40_C0_FF)
+        let image = PhotoImage(taking: small)
+        _ = ColorProfile.convert(image.pixbuf, from: data)
+        _ = ColorProfile.DisplayTransform(displayProfile: data)?.apply(to: image)
+    }
+    _ = ColourDescription.PNGChunks.read(data)?.profile
+    _ = ColorProfile.jpegProfile(in: data)
+
     precondition(budget.usage.now == 0, "every reservation is returned")
     return 0
 }

@@ -101,6 +101,24 @@ import TestSupport
         }
     }
 
+    @Test("A 16-bit JPEG XL in ProPhoto is turned from its 16 bits too")
+    func jpegXL() throws {
+        let folder = try ScratchFolder()
+        let png = try folder.write("ramps.png", try Self.file("PNG48", channels: 3, profile: Self.proPhoto, in: folder))
+        let jxl = folder.url.appendingPathComponent("ramps.jxl")
+        let made = try run(URL(fileURLWithPath: "/usr/bin/cjxl"), [png.path, jxl.path, "-d", "0", "--quiet"])
+        try #require(made.status == 0, "cjxl: \(made.stderr)")
+        let image = try Self.decoded(try Data(contentsOf: jxl))
+        let pixels = ColorProfileTests.packed(image)
+        let deep = Self.reference(Self.proPhoto, deep: true)
+        #expect(
+            Self.largestDifference(pixels, deep) <= 1,
+            "\(ColorProfileTests.meanDifference(pixels, deep)) from the 16-bit reference")
+        let shallow = Self.reference(Self.proPhoto, deep: false)
+        #expect(zip(pixels, shallow).filter { $0 != $1 }.count > pixels.count / 20)
+        #expect(ColorProfile.name(of: image) == "ProPhoto test")
+    }
+
     @Test("A 16-bit PNG with alpha keeps its alpha; one without a profile is shown as its samples say")
     func alphaAndNoProfile() throws {
         let folder = try ScratchFolder()

@@ -314,7 +314,7 @@ public enum ImageDecoder {
             let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
             let image = try ImageDecoder.scaled(whole, width: w, height: h)
             let colours =
-                decoded.profile.map { ColorProfile.convert(image.pixbuf, from: $0) }
+                decoded.turned ?? decoded.profile.map { ColorProfile.convert(image.pixbuf, from: $0) }
                 ?? decoded.describedAs.map { .srgb($0) } ?? .assumedSRGB
             return (image.pixbuf, colours, image)
         }

@@ -55,6 +55,10 @@ public enum JXLDecoder {
         /// The profile's name where the pixels are sRGB already ("sRGB", from the file's
         /// colour description).
         public let describedAs: String?
+        /// What became of the colours of a picture of more than 8 bits a sample, turned into sRGB
+        /// from 16 bits as it was decoded (`profile` is then the one it was turned from); nil
+        /// when the pixels are still in `profile`.
+        public var turned: ColorProfile.Outcome?
     }
 
     /// Decodes the whole file in `bytes`.
@@ -82,6 +86,9 @@ public enum JXLDecoder {
         var image: PhotoImage?
         var profile: Data?
         var describedAs: String?
+        // A picture of more than 8 bits a sample in a profile of its own is decoded to 16 bits
+        // and turned into sRGB from them (see `DeepPicture`).
+        var deep: [UInt16] = []
         var reservation: DecodeMemoryBudget.Reservation?
         defer { reservation?.release() }
         while true {
@@ -101,6 +108,19 @@ public enum JXLDecoder {
                 format.num_channels = info.alpha_bits > 0 ? 4 : 3
             case JXL_DEC_COLOR_ENCODING:
                 (profile, describedAs) = colours(of: decoder, format: &format)
+            case JXL_DEC_NEED_IMAGE_OUT_BUFFER where info.bits_per_sample > 8 && profile != nil:
+                let (width, height) = shownSize(info)
+                format.data_type = JXL_TYPE_UINT16
+                format.align = 0
+                var needed = 0
+                let count = width * height * Int(format.num_channels)
+                guard JxlDecoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed == count * 2
+                else { throw damaged("libjxl wanted \(needed) bytes for a \(width)×\(height) picture") }
+                deep = [UInt16](repeating: 0, count: count)
+                let set = deep.withUnsafeMutableBytes {
+                    JxlDecoderSetImageOutBuffer(decoder, &format, $0.baseAddress, needed)
+                }
+                guard set == JXL_DEC_SUCCESS else { throw damaged("libjxl took no buffer for the picture") }
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 let (width, height) = shownSize(info)
                 guard
@@ -119,6 +139,18 @@ public enum JXLDecoder {
                 }
             case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:
                 // The first frame is the picture (an animation's first frame, as a still).
+                if !deep.isEmpty {
+                    let (width, height) = shownSize(info)
+                    let turned = deep.withUnsafeBufferPointer { pixels in
+                        ColorProfile.rgb(
+                            fromDeep: pixels.baseAddress!, width: width, height: height,
+                            channels: Int(format.num_channels), profile: profile)
+                    }
+                    guard let (image, outcome) = turned else {
+                        throw PhotoFailure(.tooManyPixels, detail: "No memory for a \(width)×\(height) picture")
+                    }
+                    return Decoded(image: image, profile: profile, describedAs: describedAs, turned: outcome)
+                }
                 guard let image else { throw damaged("The JPEG XL file holds no picture") }
                 return Decoded(image: image, profile: profile, describedAs: describedAs)
             case JXL_DEC_NEED_MORE_INPUT:

@@ -175,7 +175,8 @@ extension PhotoListWindow {
 
     // MARK: Open Location…
 
-    /// Asks for the address of a photo list on the web (`ui/open-location.ui`).
+    /// Asks for the address of a photo list on the web, or of a folder or photo on a network
+    /// share (`ui/open-location.ui`).
     private func askForLocation() {
         let ui = UIFile("open-location")
         let prompt = ui.widget("dialog", as: MessageDialog.self)
@@ -185,8 +186,8 @@ extension PhotoListWindow {
             let text = address.text.trimmingCharacters(in: .whitespaces)
             dialog = nil
             guard chosen == "open", !text.isEmpty else { return }
-            guard let url = URL(string: text), url.isWebAddress else {
-                showToast(String(format: tr("“%@” is not a web address"), text))
+            guard let url = URL(string: text), url.isWebAddress || RemoteLocation.isRemote(url) else {
+                showToast(String(format: tr("“%@” is neither a web address nor one of a network share"), text))
                 return
             }
             open([PhotoSources.source(for: url)])

@@ -35,7 +35,8 @@ extension PhotoListWindow {
             let item = line.trimmingCharacters(in: .whitespaces)
             guard !item.isEmpty, !item.hasPrefix("#") else { return nil }
             if item.hasPrefix("/") { return URL(fileURLWithPath: item).standardizedFileURL }
-            guard let url = URL(string: item), url.isWebAddress || url.isFileURL else { return nil }
+            guard let url = URL(string: item), url.isWebAddress || url.isFileURL || RemoteLocation.isRemote(url)
+            else { return nil }
             return url
         }
     }

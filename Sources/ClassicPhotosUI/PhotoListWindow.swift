@@ -35,6 +35,8 @@ final class PhotoListWindow {
     /// The sources shown, as given on the command line (kept for Retry).
     private(set) var sources: [any PhotoSource] = []
     private var loading: SourceFeed?
+    /// The mounting of the shares the sources being opened are on.
+    private var mounting: Cancellable?
     /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
     /// list opened).
     private var focusWhenFilled = false
@@ -138,7 +140,37 @@ final class PhotoListWindow {
         pane.folderCounts.forget()
         focusWhenFilled = true
         status.loadingBegan(sources)
-        var failures: [PhotoSourceError] = []
+        mounting?.cancel()
+        mounting = nil
+        let remote = sources.indices.filter { sources[$0] is RemoteSource }
+        guard !remote.isEmpty else { return read(sources, failures: []) }
+        // Shares are mounted first (a password asked for where one is wanted), then read.
+        let cancellable = Cancellable()
+        mounting = cancellable
+        var waiting = remote.count
+        var refused: [Int: PhotoSourceError] = [:]
+        for index in remote {
+            let location = sources[index].location.absoluteString
+            ShareMounting.mount(location, parent: window, cancellable: cancellable) { [weak self] error in
+                guard let self, !cancellable.isCancelled else { return }
+                if let error {
+                    let failure = PhotoSourceError.mountFailed(location: location, detail: error.message)
+                    Trace.shared.emit(.sourceFailed(url: location, error: StatusText.sentence(failure, in: .english)))
+                    refused[index] = failure
+                }
+                waiting -= 1
+                guard waiting == 0 else { return }
+                mounting = nil
+                let mounted = sources.indices.filter { refused[$0] == nil }.map { sources[$0] }
+                read(mounted, failures: refused.keys.sorted().compactMap { refused[$0] })
+            }
+        }
+    }
+
+    /// Reads `sources` (shares mounted), after `failures` of others that could not be.
+    private func read(_ sources: [any PhotoSource], failures: [PhotoSourceError]) {
+        var failures = failures
+        guard !sources.isEmpty else { return finishedLoading(failures: failures) }
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(let index, let location):

@@ -51,6 +51,10 @@ enum StatusText {
             String(format: tr("“%@” is not a folder"), path)
         case .notPhotos(let path):
             String(format: tr("“%@” is neither a folder, a picture nor a photo list"), path)
+        case .notMounted(let location):
+            String(format: tr("“%@” is on a share that is not mounted"), location)
+        case .mountFailed(let location, let detail):
+            String(format: tr("Could not connect to “%1$@”: %2$@"), location, detail)
         case .listNotFetched(let list, let failure):
             String(format: tr("Could not load “%1$@”: %2$@"), list, failure.detail)
         case .notAPropertyList(let list, nil):

@@ -127,3 +127,53 @@ extension Handle where Kind == AppChooserDialog {
         }
     }
 }
+
+/// Mounting the network share or device a GIO location is on, as the file manager does:
+/// GVfs connects, and a dialog over the parent window asks for a password where the share
+/// wants one (`GtkMountOperation`).
+public enum ShareMounting {
+    private final class Pending {
+        let done: @MainActor (GLibError?) -> Void
+        init(_ done: @escaping @MainActor (GLibError?) -> Void) { self.done = done }
+    }
+
+    /// Mounts the share holding `uri`; `done` gets GIO's error on the main loop, or nil once it
+    /// is mounted (or was already). Some backends (WebDAV) mount only from a folder: a file's
+    /// share is mounted from the folder it is in when it will not mount from the file itself.
+    @MainActor
+    public static func mount(
+        _ uri: String, parent: Widget<some WindowKind>, cancellable: Cancellable,
+        done: @escaping @MainActor (GLibError?) -> Void
+    ) {
+        let file = ObjectRef<GObject>(takingOpaque: g_file_new_for_uri(uri)!)
+        mount(file, parent: parent, cancellable: cancellable) { error in
+            guard let error, !cancellable.isCancelled, let folder = g_file_get_parent(file.opaque) else {
+                return done(error)
+            }
+            mount(ObjectRef(takingOpaque: folder), parent: parent, cancellable: cancellable) { again in
+                done(again == nil ? nil : error)
+            }
+        }
+    }
+
+    @MainActor
+    private static func mount(
+        _ file: ObjectRef<GObject>, parent: Widget<some WindowKind>, cancellable: Cancellable,
+        done: @escaping @MainActor (GLibError?) -> Void
+    ) {
+        let operation = gtk_mount_operation_new(parent.window)!
+        defer { g_object_unref(operation) }
+        g_file_mount_enclosing_volume(
+            file.opaque, G_MOUNT_MOUNT_NONE, operation, cancellable.pointer,
+            { source, result, data in
+                let pending = CallbackData.take(data, as: Pending.self)
+                var failure: UnsafeMutablePointer<GError>?
+                g_file_mount_enclosing_volume_finish(OpaquePointer(source), result, &failure)
+                let error = failure.map { GLibError(consuming: $0) }
+                // The callback runs in the main context the mount was started from.
+                MainActor.assumeIsolated {
+                    pending.done(error.flatMap { $0.isIOError(G_IO_ERROR_ALREADY_MOUNTED) ? nil : $0 })
+                }
+            }, CallbackData.retain(Pending(done)))
+    }
+}

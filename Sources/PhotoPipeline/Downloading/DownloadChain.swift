@@ -7,12 +7,12 @@ public struct DownloadChain: Sendable {
     public init(_ sources: [any PhotoDownloadSource]) { self.sources = sources }
 
     /// The app's order: what costs least first. The caches (a local picture's in the desktop's
-    /// shared one), the thumbnail a local photo holds, the local file itself; then, for a web
-    /// photo, the app's cache of web thumbnails, the photo's head, the whole photo.
+    /// shared one), the thumbnail a local photo holds, the local file itself; a photo on a
+    /// network share, head first; then, for a web photo, the app's cache of web thumbnails, the photo's head, the whole photo.
     public static func standard(thumbnails: ThumbnailCache?, remoteThumbnails: ThumbnailCache?) -> DownloadChain {
         var sources: [any PhotoDownloadSource] = []
         if let thumbnails { sources.append(LocalThumbnailSource(cache: thumbnails)) }
-        sources += [EmbeddedPreviewSource(), LocalFileSource(thumbnails: thumbnails)]
+        sources += [EmbeddedPreviewSource(), LocalFileSource(thumbnails: thumbnails), RemotePhotoSource()]
         if let remoteThumbnails { sources.append(WebThumbnailSource(cache: remoteThumbnails)) }
         sources += [
             WebHeadSource(remoteThumbnails: remoteThumbnails), WholeWebPhotoSource(remoteThumbnails: remoteThumbnails),

@@ -87,8 +87,12 @@ public struct PhotoEntry: Sendable, Equatable {
     }
 
     /// Whether the entry is a folder (a sub-folder of the folder shown) rather than a photo: a
-    /// `file:` address ending in "/". A folder has no picture; opening it shows its photos.
-    public var isFolder: Bool { link.hasSuffix("/") && link.hasPrefix("file:") }
+    /// `file:` address, or one on a network share, ending in "/". A folder has no picture;
+    /// opening it shows its photos.
+    public var isFolder: Bool {
+        link.hasSuffix("/")
+            && (link.hasPrefix("file:") || Self.schemeOf(link).map(RemoteLocation.isRemoteScheme) == true)
+    }
 
     /// For a photo of a folder shown with every picture beneath it, the sub-folder it is in,
     /// as a path below the folder shown ("2023/07 July"); nil for a photo of the folder itself
@@ -124,10 +128,16 @@ public struct PhotoEntry: Sendable, Equatable {
             if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
                 throw PhotoFailure(.blockedScheme, detail: "“\(link)” names a file on another computer (\(host))")
             }
+        case let scheme? where RemoteLocation.isRemoteScheme(scheme):
+            // A share this computer mounts is as private as its own files.
+            if isFromNetwork {
+                throw PhotoFailure(
+                    .blockedScheme, detail: "“\(link)”: a list from the web may not name places on this network")
+            }
         default:
             throw PhotoFailure(
                 .unsupportedAddress,
-                detail: "“\(link)”: only http, https and file addresses can be opened")
+                detail: "“\(link)”: only http, https, file and network share addresses can be opened")
         }
     }
 

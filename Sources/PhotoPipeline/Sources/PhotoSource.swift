@@ -94,6 +94,11 @@ public enum PhotoSourceError: Error, Sendable, Equatable {
     case notAFolder(path: String)
     /// `path` is neither a folder nor a regular file (a device, a socket, …).
     case notPhotos(path: String)
+    /// The network share or device holding `location` is not mounted (the app mounts it and
+    /// reads the source again).
+    case notMounted(location: String)
+    /// The share holding `location` could not be mounted; `detail` is GIO's account.
+    case mountFailed(location: String, detail: String)
     /// The list called `list` could not be fetched, for the reasons a photo cannot: the server's
     /// HTTP status, the network, a deadline, the size limit, no bytes at all, …
     case listNotFetched(list: String, PhotoFailure)

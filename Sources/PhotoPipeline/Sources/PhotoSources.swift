@@ -16,9 +16,12 @@ public enum PhotoSources {
         source(for: location(of: argument, relativeTo: directory))
     }
 
-    /// The source at an absolute `location`.
+    /// The source at an absolute `location`: a local path, a place on a network share or
+    /// device (read through GIO), or a photo list on the web.
     public static func source(for location: URL) -> any PhotoSource {
-        location.isFileURL ? LocalSource(location: location) : PropertyListSource(location: location)
+        if location.isFileURL { return LocalSource(location: location) }
+        if RemoteLocation.isRemote(location) { return RemoteSource(location: location) }
+        return PropertyListSource(location: location)
     }
 
     /// Turns a command-line argument (URL or path) into the source's URL.
@@ -27,7 +30,7 @@ public enum PhotoSources {
         relativeTo directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) -> URL {
         if let url = URL(string: argument), let scheme = url.scheme,
-            URL.isWebScheme(scheme) || scheme.lowercased() == "file"
+            URL.isWebScheme(scheme) || scheme.lowercased() == "file" || RemoteLocation.isRemoteScheme(scheme)
         {
             return url
         }

@@ -1,0 +1,173 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension GUITests {
+    /// Folders on a network share: a WebDAV server on loopback (rclone), reached through GVfs
+    /// on a D-Bus session of the test's own, as a photo double-clicked on a share in the file
+    /// manager arrives (`dav://…`).
+    @Suite(.serialized) struct RemoteFolderTests {
+        /// A share whose `cam` folder holds `photos` copies of the bundled photos (cam/photoNN.jpg),
+        /// a sub-folder with one photo, a hidden photo and a text file.
+        private func share(photos: Int, bandwidth: String? = nil) throws -> (WebDAVShare, URL) {
+            let root = try TestPictures.makeFolder("share")
+            let cam = root.appendingPathComponent("cam")
+            try FileManager.default.createDirectory(
+                at: cam.appendingPathComponent("sub"), withIntermediateDirectories: true)
+            let bundled = Products.packageRoot.appendingPathComponent("data/photos")
+            let names = try FileManager.default.contentsOfDirectory(atPath: bundled.path).filter {
+                $0.hasSuffix(".jpg")
+            }
+            .sorted()
+            for n in 1...photos {
+                try FileManager.default.copyItem(
+                    at: bundled.appendingPathComponent(names[n % names.count]),
+                    to: cam.appendingPathComponent(String(format: "photo%02d.jpg", n)))
+            }
+            try FileManager.default.copyItem(
+                at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent("sub/inside.jpg"))
+            try FileManager.default.copyItem(
+                at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent(".hidden.jpg"))
+            try Data("not a photo".utf8).write(to: cam.appendingPathComponent("notes.txt"))
+            return (try WebDAVShare(serving: root, bandwidth: bandwidth), root)
+        }
+
+        private func failures(_ events: [TraceRecord]) -> [(row: Int, reason: PhotoFailure.Reason)] {
+            events.compactMap {
+                if case .opFail(_, let row, _, _, let reason) = $0.event { (row, reason) } else { nil }
+            }
+        }
+
+        @Test(
+            "A dav:// folder is mounted and listed (its sub-folder first, hidden and other files left out), its rows shown in sepia; the sub-folder opens in place"
+        )
+        func folderOnShare() throws {
+            let (share, root) = try share(photos: 12)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 13, "one folder and twelve photos")
+            let events = try app.waitFor("the first screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (1...5).allSatisfy { states[$0] == .filtered }
+            }
+            #expect(failures(events).isEmpty, "\(failures(events))")
+            let shown = events.compactMap { record -> (Int, String, RowKind)? in
+                if case .rowShown(let row, _, let name, let kind) = record.event { (row, name, kind) } else { nil }
+            }
+            #expect(shown.first { $0.0 == 0 }.map { ($0.1, $0.2) } ?? ("", .photo) == ("sub", .folder))
+            #expect(shown.first { $0.0 == 1 }?.1 == "photo01.jpg")
+
+            // The sub-folder opens in the same window, from the share.
+            try app.clickRow(0)
+            let inside = try app.waitFor("the sub-folder read") { events in
+                events.contains {
+                    if case .sourceLoaded(let url, 1, _) = $0.event { url.hasSuffix("/cam/sub/") } else { false }
+                }
+            }
+            #expect(
+                inside.contains {
+                    if case .sourceStart(let url, _) = $0.event { url == share.address("cam/sub/") } else { false }
+                })
+            _ = try app.waitFor("its photo in sepia") { events in
+                guard let start = events.last(where: { $0.event.name == .sourceStart }) else { return false }
+                return events.contains {
+                    if case .rowState(0, _, .filtered) = $0.event { $0.t > start.t } else { false }
+                }
+            }
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("A photo's address on a share opens its folder with that photo selected")
+        func photoOnShare() throws {
+            let (share, root) = try share(photos: 30)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: [share.address("cam/photo25.jpg")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            #expect(try app.waitFor(event: .sourceLoaded).event.rows == 31)
+            let selected = try app.waitFor(event: .listSelect)
+            #expect(selected.event.row == 25 && selected.event.photoName == "photo25.jpg")
+            _ = try app.waitFor("the photo in sepia") { AppSession.rowStates($0)[25] == .filtered }
+            #expect(app.terminate() == 0)
+        }
+
+        @Test("Scrolling past rows whose photos are still coming over a slow share cancels their reads")
+        func scrollingCancelsReads() throws {
+            // 128 KB a second, shared by the reads: each photo takes the better part of a second.
+            let (share, root) = try share(photos: 60, bandwidth: "128k")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            _ = try app.waitFor("reads under way") { events in
+                events.contains { $0.event.name == .opStart && $0.event.kind == .download }
+            }
+            try app.xdotool(["key", "End"])
+            let events = try app.waitFor("the last screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (57...60).allSatisfy { states[$0] == .filtered }
+            }
+            let cancelled = events.compactMap { record -> Int? in
+                if case .opCancel(.download, let row, _, true) = record.event { row } else { nil }
+            }
+            #expect(!cancelled.isEmpty, "no running read was cancelled")
+            // A read cancelled is never finished.
+            for row in cancelled {
+                let finished = events.contains {
+                    if case .opFinish(.download, row, _, _) = $0.event { true } else { false }
+                }
+                #expect(!finished, "row \(row) finished its read after it was cancelled")
+            }
+            #expect(failures(events).isEmpty, "\(failures(events))")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "The share stopped mid-scroll: the rows then on screen fail as transport and the app stays up; once it is back, Retry shows them"
+        )
+        func shareGoesAway() throws {
+            let (share, root) = try share(photos: 60)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            _ = try app.waitFor("the first screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (1...5).allSatisfy { states[$0] == .filtered }
+            }
+            share.stop()
+            try app.xdotool(["key", "End"])
+            let failed = try app.waitFor("the last rows failed") { events in
+                let states = AppSession.rowStates(events)
+                return (56...60).allSatisfy { states[$0] == .failed }
+            }
+            let reasons = Dictionary(failures(failed).map { ($0.row, $0.reason) }) { $1 }
+            #expect((56...60).allSatisfy { reasons[$0] == .transport }, "\(reasons)")
+            // Still up: the window answers keys.
+            try app.xdotool(["key", "Home"])
+            _ = try app.waitFor("scrolled back") { AppSession.visibleRanges($0).last?.contains(1) == true }
+
+            try share.start()
+            try app.xdotool(["key", "End"])
+            _ = try app.waitFor("at the end again") { AppSession.visibleRanges($0).last?.contains(60) == true }
+            // Each failed row's own Retry, at its right end (rows are 84 pixels apart; the last
+            // one ends 5 above the window's bottom edge, under the failures notice).
+            Thread.sleep(forTimeInterval: 0.5)
+            let window = try app.windowGeometry()
+            let retried = app.events().count
+            for row in 55...57 {
+                let y = window.y + window.height - 5 - 42 - (60 - row) * 84
+                try app.xdotool(["mousemove", "\(window.x + window.width - 25)", "\(y)", "click", "1"])
+            }
+            _ = try app.waitFor("the rows retried shown") { events in
+                let states = AppSession.rowStates(Array(events.dropFirst(retried)))
+                return (55...57).allSatisfy { states[$0] == .filtered }
+            }
+            #expect(app.terminate() == 0)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A folder served as a WebDAV share on 127.0.0.1 by rclone (`rclone serve webdav`), as a
+/// network share the app reaches through GVfs (`dav://127.0.0.1:PORT/…`). It can be stopped
+/// and started again on the same port, as a server that goes away and comes back.
+public final class WebDAVShare: @unchecked Sendable {
+    public let folder: URL
+    public let port: Int
+    /// rclone's `--bwlimit` (e.g. "5M", bytes a second), if any.
+    private let bandwidth: String?
+    private var server: Process?
+
+    public init(serving folder: URL, bandwidth: String? = nil) throws {
+        self.folder = folder
+        self.bandwidth = bandwidth
+        port = try Self.freePort()
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// The share's address of `path` below the folder served ("cam/", "cam/a.jpg").
+    public func address(_ path: String = "") -> String { "dav://127.0.0.1:\(port)/\(path)" }
+
+    /// Starts serving (again), and waits until the port answers.
+    public func start() throws {
+        guard server == nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
+        process.arguments =
+            ["serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null"]
+            + (bandwidth.map { ["--bwlimit", $0] } ?? [])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        server = process
+        let deadline = Date().addingTimeInterval(20)
+        while !Self.answers(port: port) {
+            guard Date() < deadline, process.isRunning else {
+                stop()
+                throw WebDAVShareError("rclone did not start serving on port \(port)")
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// Stops serving: connections are refused from now on.
+    public func stop() {
+        guard let server else { return }
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        self.server = nil
+    }
+
+    private static func answers(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port nothing listens on now (the system's choice for a socket bound to port 0).
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw WebDAVShareError("no socket") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw WebDAVShareError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct WebDAVShareError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

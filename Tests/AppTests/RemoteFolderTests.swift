@@ -81,6 +81,40 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A share's folder seen before shows from the app's cache, its photos not read again; a photo changed since is read anew"
+        )
+        func cachedThumbnails() throws {
+            let (share, root) = try share(photos: 6)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let cache = try TestPictures.makeFolder("share-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let bus = try PrivateBus()
+            func session() throws -> [String] {
+                let before = share.requests("GET").count
+                let app = try AppSession(
+                    arguments: [share.address("cam/")],
+                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_CACHE_HOME": cache.path])
+                _ = try app.waitFor("every photo in sepia") { events in
+                    let states = AppSession.rowStates(events)
+                    return (1...6).allSatisfy { states[$0] == .filtered }
+                }
+                #expect(app.terminate() == 0)
+                return Array(share.requests("GET").dropFirst(before))
+            }
+            let first = try session()
+            #expect(Set(first) == Set((1...6).map { String(format: "/cam/photo%02d.jpg", $0) }), "\(first)")
+            #expect(try session().isEmpty, "read again although kept")
+            // photo03 rewritten (another photo, a later time): only it is read.
+            let changed = root.appendingPathComponent("cam/photo03.jpg")
+            try FileManager.default.removeItem(at: changed)
+            try FileManager.default.copyItem(at: root.appendingPathComponent("cam/sub/inside.jpg"), to: changed)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: changed.path)
+            let third = try session()
+            #expect(third == ["/cam/photo03.jpg"], "\(third)")
+        }
+
         @Test("A photo's address on a share opens its folder with that photo selected")
         func photoOnShare() throws {
             let (share, root) = try share(photos: 30)

@@ -430,7 +430,7 @@ import TestSupport
         let items: [[String: String]] = [
             ["name": "passwd", "url": "file:///etc/passwd"],
             ["name": "other host", "url": "file://otherhost/etc/passwd"],
-            ["name": "ftp", "url": "ftp://example.org/a.jpg"],
+            ["name": "gopher", "url": "gopher://example.org/a.jpg"],
             ["name": "bang", "url": "ht!tp://x"],
             ["name": "no host", "url": "http://"],
             ["name": "open bracket", "url": "http://[::1"],

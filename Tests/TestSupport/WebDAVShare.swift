@@ -9,15 +9,33 @@ public final class WebDAVShare: @unchecked Sendable {
     /// rclone's `--bwlimit` (e.g. "5M", bytes a second), if any.
     private let bandwidth: String?
     private var server: Process?
+    /// rclone's log, which names every request (`INFO  : /cam/a.jpg: GET from 127.0.0.1:…`).
+    private let log: URL
 
     public init(serving folder: URL, bandwidth: String? = nil) throws {
         self.folder = folder
         self.bandwidth = bandwidth
+        log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "classic-photos-rclone-\(UUID().uuidString).log")
         port = try Self.freePort()
         try start()
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: log)
+    }
+
+    /// The paths asked for with `method` ("GET", "PROPFIND") so far, in order ("/cam/a.jpg").
+    public func requests(_ method: String) -> [String] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line -> String? in
+            guard let info = line.range(of: "INFO  : "), let verb = line.range(of: ": \(method) from ") else {
+                return nil
+            }
+            return String(line[info.upperBound..<verb.lowerBound])
+        }
+    }
 
     /// The share's address of `path` below the folder served ("cam/", "cam/a.jpg").
     public func address(_ path: String = "") -> String { "dav://127.0.0.1:\(port)/\(path)" }
@@ -28,7 +46,10 @@ public final class WebDAVShare: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
         process.arguments =
-            ["serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null"]
+            [
+                "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null", "--dir-cache-time", "0s", "-v",
+                "--log-file", log.path,
+            ]
             + (bandwidth.map { ["--bwlimit", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -12,7 +12,10 @@ public struct DownloadChain: Sendable {
     public static func standard(thumbnails: ThumbnailCache?, remoteThumbnails: ThumbnailCache?) -> DownloadChain {
         var sources: [any PhotoDownloadSource] = []
         if let thumbnails { sources.append(LocalThumbnailSource(cache: thumbnails)) }
-        sources += [EmbeddedPreviewSource(), LocalFileSource(thumbnails: thumbnails), RemotePhotoSource()]
+        sources += [
+            EmbeddedPreviewSource(), LocalFileSource(thumbnails: thumbnails),
+            RemotePhotoSource(thumbnails: remoteThumbnails),
+        ]
         if let remoteThumbnails { sources.append(WebThumbnailSource(cache: remoteThumbnails)) }
         sources += [
             WebHeadSource(remoteThumbnails: remoteThumbnails), WholeWebPhotoSource(remoteThumbnails: remoteThumbnails),

@@ -6,12 +6,26 @@ import GLibKit
 /// is: a JPEG's first 64 KB first, where a camera's EXIF thumbnail lies, and the rest of the same
 /// stream only when that thumbnail cannot serve the row. Reads are cancelled with the row's
 /// download, so a photo scrolled past stops crossing the network at once.
+///
+/// Thumbnails are kept in the app's own cache of remote thumbnails, by the photo's address,
+/// modification time and size as the share reports them: a folder seen before shows without
+/// reading its photos again, and a photo changed since is read anew.
 public struct RemotePhotoSource: PhotoDownloadSource {
-    public init() {}
+    /// The app's cache of remote thumbnails (nil: not used).
+    public let thumbnails: ThumbnailCache?
+
+    public init(thumbnails: ThumbnailCache?) { self.thumbnails = thumbnails }
 
     public func download(_ attempt: DownloadAttempt) throws(PhotoFailure) -> DownloadResult? {
         guard RemoteLocation.isRemote(attempt.url) else { return nil }
         let file = ObjectRef<GObject>(takingOpaque: g_file_new_for_uri(attempt.url.absoluteString)!)
+        let side = attempt.squareSide
+        let key = thumbnails == nil ? nil : try Self.key(of: file, attempt)
+        if let key, let cached = thumbnails?.thumbnail(of: key, atLeast: .serving(squareSide: side), shorterSide: side)
+        {
+            return .picture(cached)
+        }
+        if attempt.isCancelled { return nil }
         let stream: ObjectRef<GInputStream>
         do throws(GLibError) {
             let opened = try withGError { g_file_read(file.opaque, attempt.cancellable.pointer, $0) }
@@ -28,6 +42,7 @@ public struct RemotePhotoSource: PhotoDownloadSource {
             if data.count == WebHeadSource.headBytes, let preview = attempt.preview(in: data),
                 preview.covers(squareSide: attempt.squareSide)
             {
+                if let key { thumbnails?.keep(preview, of: key) }
                 return .picture(preview.image)
             }
         }
@@ -38,9 +53,35 @@ public struct RemotePhotoSource: PhotoDownloadSource {
         if PictureSignature.isJPEG(data), let preview = attempt.preview(in: data.prefix(128 << 10)),
             preview.covers(squareSide: attempt.squareSide)
         {
+            if let key { thumbnails?.keep(preview, of: key) }
             return .picture(preview.image)
         }
-        return .bytes(data, thumbnailKey: nil)
+        return .bytes(data, thumbnailKey: key)
+    }
+
+    /// What identifies this version of the photo in the cache: its address, and its
+    /// modification time and size as the share reports them (one query, no bytes read).
+    private static func key(
+        of file: ObjectRef<GObject>, _ attempt: DownloadAttempt
+    ) throws(PhotoFailure)
+        -> ThumbnailCache.Key?
+    {
+        let attributes = "\(G_FILE_ATTRIBUTE_STANDARD_SIZE),\(G_FILE_ATTRIBUTE_TIME_MODIFIED)"
+        let info: OpaquePointer?
+        do throws(GLibError) {
+            info = try withGError {
+                g_file_query_info(file.opaque, attributes, G_FILE_QUERY_INFO_NONE, attempt.cancellable.pointer, $0)
+            }
+        } catch {
+            throw failure(error)
+        }
+        guard let info else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        let modified = g_file_info_get_attribute_uint64(info, G_FILE_ATTRIBUTE_TIME_MODIFIED)
+        guard modified > 0 else { return nil }
+        return ThumbnailCache.Key(
+            uri: attempt.url.absoluteString, modified: Int64(clamping: modified),
+            bytes: Int64(g_file_info_get_size(info)))
     }
 
     /// Reads `stream` into `data` until it holds `bytes` (nil: to the end), failing past `limit`.

@@ -23,14 +23,17 @@ extension ThumbnailCache {
     /// larger size.
     func keep(_ preview: EmbeddedPreview, ofRemote url: URL, totalBytes: Int?, freshUntil: Date?) {
         guard let freshUntil, let totalBytes else { return }
+        keep(preview, of: ThumbnailCache.remoteKey(for: url, bytes: totalBytes, expires: freshUntil))
+    }
+
+    /// Keeps a photo's EXIF thumbnail under `key`, as the `normal` size (see above).
+    func keep(_ preview: EmbeddedPreview, of key: Key) {
         let box = ThumbnailCache.Size.normal
         let (width, height) = ImageDecoder.scaledSize(
             width: preview.image.width, height: preview.image.height, for: .fit(box.rawValue))
         guard max(preview.image.width, preview.image.height) >= box.rawValue,
             let scaled = gdk_pixbuf_scale_simple(preview.image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
         else { return }
-        store(
-            PhotoImage(taking: scaled), of: ThumbnailCache.remoteKey(for: url, bytes: totalBytes, expires: freshUntil),
-            size: box)
+        store(PhotoImage(taking: scaled), of: key, size: box)
     }
 }

@@ -64,8 +64,8 @@ public struct ThumbnailCache: Sendable {
         }
     }
 
-    /// What identifies a version of a local picture, or a photo on the web while the server
-    /// lets it be kept.
+    /// What identifies a version of a local picture, a photo on a network share, or a photo on
+    /// the web while the server lets it be kept.
     public struct Key: Sendable, Equatable {
         /// The picture's URI, as GIO writes it (the name of the thumbnail is its MD5).
         public let uri: String
@@ -76,6 +76,9 @@ public struct ThumbnailCache: Sendable {
         /// For a photo on the web: until when, in whole seconds since 1970, its thumbnail may be
         /// used (the photo's HTTP freshness when it was fetched).
         public var expires: Int64? = nil
+        /// Whether the thumbnail is kept in the app's own cache (a photo on the web or on a
+        /// network share), not the desktop's shared one.
+        public var isPrivate: Bool { expires != nil || !uri.hasPrefix("file:") }
     }
 
     /// The key of a photo on the web that the server lets clients keep until `expires`.

@@ -110,7 +110,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         _ input: Decoding.Source, raw: Bool, thumbnailKey key: ThumbnailCache.Key?
     ) throws(PhotoFailure) -> PhotoImage {
         let side = decoding.maxPixelSize
-        guard let key, let thumbnails = key.expires == nil ? decoding.thumbnails : decoding.remoteThumbnails else {
+        guard let key, let thumbnails = key.isPrivate ? decoding.remoteThumbnails : decoding.thumbnails else {
             return try decode(input, raw: raw, size: .square(side))
         }
         let image = try decode(input, raw: raw, size: .thumbnail(square: side))

@@ -47,8 +47,9 @@ public final class WebDAVShare: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
         process.arguments =
             [
-                "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null", "--dir-cache-time", "0s", "-v",
-                "--log-file", log.path,
+                "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
+                // Changes to the folder seen at once; every request logged.
+                "--dir-cache-time", "0s", "-v", "--log-file", log.path,
             ]
             + (bandwidth.map { ["--bwlimit", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice

@@ -5,16 +5,19 @@ import GLibKit
 import PhotoPipeline
 import TestSupport
 
-/// The server's count of photo bytes sent, read every 5 ms on a thread of its own, so the
-/// count at a moment read from the app's trace can be looked up afterwards.
+/// A server's count of bytes sent, read every 5 ms on a thread of its own, so the count at a
+/// moment read from the app's trace can be looked up afterwards.
 final class SentBytesLog: Sendable {
     private let samples = Locked<[(t: Double, bytes: Int)]>([])
     private let running = Locked(true)
 
-    init(_ server: LoopbackServer) {
+    /// The loopback server's photo bytes (response bodies).
+    convenience init(_ server: LoopbackServer) { self.init { server.photoBytesSent } }
+
+    init(counting count: @escaping @Sendable () -> Int) {
         let thread = Thread { [self] in
             while running.withLock({ $0 }) {
-                let sample = (t: LoopbackServer.now(), bytes: server.photoBytesSent)
+                let sample = (t: LoopbackServer.now(), bytes: count())
                 samples.withLock { $0.append(sample) }
                 usleep(5_000)
             }

@@ -32,7 +32,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "colour", "app",
+        "burst", "web", "grid", "tree", "share", "colour", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -109,7 +109,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if wants("folder") || wants("bigfolder") || wants("burst") || wants("web") || wants("grid") || wants("tree") {
+        if ["folder", "bigfolder", "burst", "web", "grid", "tree", "share"].contains(where: wants) {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
             if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
@@ -119,6 +119,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
                 try benchmarkGrid(folder, camera: camera, rounds: options.appRounds, report: report)
             }
             if wants("tree") { try benchmarkPictureTree(folder, rounds: options.appRounds, report: report) }
+            if wants("share") { try benchmarkShare(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 

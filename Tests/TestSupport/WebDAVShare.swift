@@ -8,13 +8,16 @@ public final class WebDAVShare: @unchecked Sendable {
     public let port: Int
     /// rclone's `--bwlimit` (e.g. "5M", bytes a second), if any.
     private let bandwidth: String?
+    /// Whether rclone logs every request (see `requests`).
+    private let logging: Bool
     private var server: Process?
     /// rclone's log, which names every request (`INFO  : /cam/a.jpg: GET from 127.0.0.1:…`).
     private let log: URL
 
-    public init(serving folder: URL, bandwidth: String? = nil) throws {
+    public init(serving folder: URL, bandwidth: String? = nil, logging: Bool = true) throws {
         self.folder = folder
         self.bandwidth = bandwidth
+        self.logging = logging
         log = FileManager.default.temporaryDirectory.appendingPathComponent(
             "classic-photos-rclone-\(UUID().uuidString).log")
         port = try Self.freePort()
@@ -48,9 +51,10 @@ public final class WebDAVShare: @unchecked Sendable {
         process.arguments =
             [
                 "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
-                // Changes to the folder seen at once; every request logged.
-                "--dir-cache-time", "0s", "-v", "--log-file", log.path,
+                // Changes to the folder seen at once.
+                "--dir-cache-time", "0s",
             ]
+            + (logging ? ["-v", "--log-file", log.path] : [])
             + (bandwidth.map { ["--bwlimit", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -64,6 +68,16 @@ public final class WebDAVShare: @unchecked Sendable {
             }
             usleep(50_000)
         }
+    }
+
+    /// Every byte the server has written since it started (answers, headers and all: the
+    /// kernel's count of its `write` calls), for a benchmark; 0 when it is not running.
+    public var bytesWritten: Int {
+        guard let server, server.isRunning,
+            let io = try? String(contentsOfFile: "/proc/\(server.processIdentifier)/io", encoding: .utf8)
+        else { return 0 }
+        let line = io.split(separator: "\n").first { $0.hasPrefix("wchar:") }
+        return line.flatMap { Int($0.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
     }
 
     /// Stops serving: connections are refused from now on.

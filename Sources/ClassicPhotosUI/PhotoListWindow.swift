@@ -37,6 +37,9 @@ final class PhotoListWindow {
     private var loading: SourceFeed?
     /// The mounting of the shares the sources being opened are on.
     private var mounting: Cancellable?
+    /// The photo a source named, selected when it arrived: kept selected as the rest of its
+    /// folder fills in around it.
+    private var photoAhead: PhotoID?
     /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
     /// list opened).
     private var focusWhenFilled = false
@@ -136,6 +139,7 @@ final class PhotoListWindow {
         settings.lastSources = sources.map(\.location.absoluteString)
         loading?.cancel()
         photos.apply(.replaceAll([]))
+        photoAhead = nil
         pane.forgetPendingSelection()
         pane.folderCounts.forget()
         focusWhenFilled = true
@@ -171,14 +175,17 @@ final class PhotoListWindow {
     private func read(_ sources: [any PhotoSource], failures: [PhotoSourceError]) {
         var failures = failures
         guard !sources.isEmpty else { return finishedLoading(failures: failures) }
+        // Where each source's rows begin, for a source that fills in around a photo shown ahead.
+        var starts: [Int: Int] = [:]
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
             case .started(let index, let location):
+                starts[index] = photos.count
                 Trace.shared.emit(
                     .sourceStart(url: location.absoluteString, recursive: sources[index].includesSubfolders))
-            case .batch(_, let batch):
+            case .batch(let index, let batch):
                 folderBatchArrived(batch)
-                if !batch.entries.isEmpty { append(batch) }
+                if !batch.entries.isEmpty { append(batch, sourceStart: starts[index] ?? 0) }
             case .finished(let index, let location, let rows):
                 Trace.shared.emit(
                     .sourceLoaded(
@@ -221,10 +228,16 @@ final class PhotoListWindow {
         }
     }
 
-    /// Adds a batch of photos at the end of the list.
-    private func append(_ batch: PhotoSourceBatch) {
+    /// Adds a batch of photos at the end of the list, or around a photo its source delivered
+    /// ahead of the rest (whose rows begin at `sourceStart`), which stays selected.
+    private func append(_ batch: PhotoSourceBatch, sourceStart: Int) {
         let start = photos.count
-        photos.apply(.append(batch.entries))
+        if let positions = batch.positions {
+            photos.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))
+            if let ahead = photoAhead, let position = photos.position(of: ahead) { pane.selectWhenLaidOut(position) }
+        } else {
+            photos.apply(.append(batch.entries))
+        }
         status.showStatus(nil)
         if focusWhenFilled {
             // As in any file list, the keys (arrows, Page Down, End) move through the rows from
@@ -234,7 +247,10 @@ final class PhotoListWindow {
             pane.grabFocus()
         }
         // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
-        if let selected = batch.selected { pane.selectWhenLaidOut(start + selected) }
+        if let selected = batch.selected, batch.positions == nil {
+            pane.selectWhenLaidOut(start + selected)
+            photoAhead = photos.id(at: start + selected)
+        }
     }
 
     // MARK: A folder that lives

@@ -554,6 +554,17 @@ func plist(_ body: String) -> String {
         #expect(cut.map(\.entries.count) == [100, 100, 50])
         #expect(cut.map(\.selected) == [nil, 20, nil])
         #expect(PhotoSourceBatch(entries: []).pieces(firstRows: 100, rows: 100).count == 1)
+
+        // A batch that fills in around a photo delivered ahead (at position 3): each piece keeps
+        // its entries' positions, which hold once the pieces before it are in.
+        let around = PhotoSourceBatch(
+            entries: names.prefix(5).map { PhotoEntry(name: $0, url: URL(fileURLWithPath: "/\($0)")) },
+            positions: [0, 1, 2, 4, 5])
+        #expect(around.pieces(firstRows: 2, rows: 2).map(\.positions) == [[0, 1], [2, 4], [5]])
+        let filled = PhotoList()
+        filled.apply(.append([PhotoEntry(name: "ahead", url: URL(fileURLWithPath: "/ahead"))]))
+        for piece in around.pieces(firstRows: 2, rows: 2) { filled.apply(.insert(piece.entries, at: piece.positions!)) }
+        #expect((0..<6).map { filled.entry(at: $0).name } == ["p0", "p1", "p2", "ahead", "p3", "p4"])
     }
 
     @Test("Nothing is reported once the load is cancelled")

@@ -47,10 +47,14 @@ public struct PhotoSourceBatch: Sendable {
     /// When the source is a folder with every picture beneath it: every folder read, `folder`
     /// first.
     public var tree: [URL]?
+    /// Where each entry goes (ascending), among the source's entries delivered so far, when
+    /// the source delivered a photo ahead of its list (one named on a slow share, shown while
+    /// its folder is read): the rest fill in around it. nil: after them, in order.
+    public var positions: [Int]?
 
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil
     ) {
         self.entries = entries
         self.selected = selected
@@ -58,6 +62,7 @@ public struct PhotoSourceBatch: Sendable {
         self.order = order
         self.wantedOrder = wantedOrder
         self.tree = tree
+        self.positions = positions
     }
 
     /// The batch cut into pieces of at most `rows` rows, the first of at most `firstRows`;
@@ -71,6 +76,8 @@ public struct PhotoSourceBatch: Sendable {
             let end = min(entries.count, start + max(1, pieces.isEmpty ? firstRows : rows))
             var piece = self
             piece.entries = Array(entries[start..<end])
+            // Positions ascend, so each piece's are right once the pieces before it are in.
+            piece.positions = positions.map { Array($0[start..<end]) }
             piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
             pieces.append(piece)
             start = end

@@ -34,6 +34,10 @@ public enum RemoteLocation {
 /// and cheap types its enumerator gives, a page at a time, and no file opened to list it, since
 /// every byte crosses the network. Sub-folders come first as items, as in a local folder.
 ///
+/// A photo named by its address (double-clicked on the share in the file manager) is delivered
+/// first, on its own, so that it is read and shown while its folder is still being listed;
+/// the rest of the folder then fills in around it (`PhotoSourceBatch.positions`).
+///
 /// A location whose share is not mounted fails as `notMounted`, for the app to mount it (which
 /// may ask for a password) and read it again.
 public struct RemoteSource: PhotoSource {
@@ -76,15 +80,18 @@ public struct RemoteSource: PhotoSource {
             guard name.withCString({ PictureTypes().verdict(forName: $0) }) == .picture,
                 let parent = g_file_get_parent(file.opaque)
             else { throw .notPhotos(path: location.absoluteString) }
-            try list(ObjectRef(takingOpaque: parent), selecting: name, cancellable: cancellable, deliver)
+            let ahead = PhotoEntry(name: name, link: String(gioString: g_file_get_uri(file.opaque)), base: nil)
+            deliver(PhotoSourceBatch(entries: [ahead], selected: 0))
+            try list(ObjectRef(takingOpaque: parent), selecting: name, ahead: ahead, cancellable: cancellable, deliver)
         default:
             throw .notPhotos(path: location.absoluteString)
         }
     }
 
-    /// Lists the folder's sub-folders and pictures, and delivers them in order.
+    /// Lists the folder's sub-folders and pictures, and delivers them in order; with `ahead`
+    /// (the photo called `selecting`, delivered already), the others, around it.
     private func list(
-        _ folder: ObjectRef<GObject>, selecting: String?, cancellable: Cancellable,
+        _ folder: ObjectRef<GObject>, selecting: String?, ahead: PhotoEntry? = nil, cancellable: Cancellable,
         _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         let folderURL = URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? location
@@ -146,6 +153,16 @@ public struct RemoteSource: PhotoSource {
         let entries =
             folders + ordered.map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
         let selected = listing.selected.flatMap { ordered.firstIndex(of: $0) }.map { folders.count + $0 }
+        if ahead != nil {
+            // The photo shown ahead keeps its row; the rest go where they belong around it (after
+            // it, if it has gone from the folder since it was named).
+            let others = entries.indices.filter { $0 != selected }
+            guard !others.isEmpty else { return }
+            deliver(
+                PhotoSourceBatch(
+                    entries: others.map { entries[$0] }, positions: selected == nil ? others.map { $0 + 1 } : others))
+            return
+        }
         if entries.isEmpty { return deliver(PhotoSourceBatch(entries: [])) }
         var start = 0
         while start < entries.count {

@@ -10,7 +10,9 @@ extension GUITests {
     @Suite(.serialized) struct RemoteFolderTests {
         /// A share whose `cam` folder holds `photos` copies of the bundled photos (cam/photoNN.jpg),
         /// a sub-folder with one photo, a hidden photo and a text file.
-        private func share(photos: Int, bandwidth: String? = nil) throws -> (WebDAVShare, URL) {
+        private func share(
+            photos: Int, bandwidth: String? = nil, freshListings: Bool = false
+        ) throws -> (WebDAVShare, URL) {
             let root = try TestPictures.makeFolder("share")
             let cam = root.appendingPathComponent("cam")
             try FileManager.default.createDirectory(
@@ -30,7 +32,7 @@ extension GUITests {
             try FileManager.default.copyItem(
                 at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent(".hidden.jpg"))
             try Data("not a photo".utf8).write(to: cam.appendingPathComponent("notes.txt"))
-            return (try WebDAVShare(serving: root, bandwidth: bandwidth), root)
+            return (try WebDAVShare(serving: root, bandwidth: bandwidth, freshListings: freshListings), root)
         }
 
         private func failures(_ events: [TraceRecord]) -> [(row: Int, reason: PhotoFailure.Reason)] {
@@ -85,7 +87,7 @@ extension GUITests {
             "A share's folder seen before shows from the app's cache, its photos not read again; a photo changed since is read anew"
         )
         func cachedThumbnails() throws {
-            let (share, root) = try share(photos: 6)
+            let (share, root) = try share(photos: 6, freshListings: true)
             defer { try? FileManager.default.removeItem(at: root) }
             let cache = try TestPictures.makeFolder("share-cache")
             defer { try? FileManager.default.removeItem(at: cache) }
@@ -113,6 +115,30 @@ extension GUITests {
                 [.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: changed.path)
             let third = try session()
             #expect(third == ["/cam/photo03.jpg"], "\(third)")
+        }
+
+        @Test(
+            "A share that cannot be reached fails its source with GIO's words and Retry, which mounts it once it is back"
+        )
+        func unreachableShare() throws {
+            let (share, root) = try share(photos: 3)
+            defer { try? FileManager.default.removeItem(at: root) }
+            share.stop()
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let failed = try app.waitFor(event: .sourceFailed)
+            guard case .sourceFailed(let url, let error) = failed.event else {
+                throw AppSessionError.timeout("no failure")
+            }
+            #expect(url == share.address("cam/"))
+            #expect(error.hasPrefix("Could not connect to “\(share.address("cam/"))”: "), "\(error)")
+            // The alert's Retry (its default answer) once the share is back: mounted and listed.
+            try share.start()
+            Thread.sleep(forTimeInterval: 0.5)
+            try app.xdotool(["key", "Return"])
+            #expect(try app.waitFor(event: .sourceLoaded).event.rows == 4)
+            #expect(app.terminate() == 0)
         }
 
         @Test("A photo's address on a share opens its folder with that photo selected")

@@ -10,14 +10,20 @@ public final class WebDAVShare: @unchecked Sendable {
     private let bandwidth: String?
     /// Whether rclone logs every request (see `requests`).
     private let logging: Bool
+    /// Whether a change to the folder shows at once: rclone then reads the folder again for
+    /// every request, which makes listing a folder of thousands take minutes.
+    private let freshListings: Bool
     private var server: Process?
     /// rclone's log, which names every request (`INFO  : /cam/a.jpg: GET from 127.0.0.1:…`).
     private let log: URL
 
-    public init(serving folder: URL, bandwidth: String? = nil, logging: Bool = true) throws {
+    public init(
+        serving folder: URL, bandwidth: String? = nil, logging: Bool = true, freshListings: Bool = false
+    ) throws {
         self.folder = folder
         self.bandwidth = bandwidth
         self.logging = logging
+        self.freshListings = freshListings
         log = FileManager.default.temporaryDirectory.appendingPathComponent(
             "classic-photos-rclone-\(UUID().uuidString).log")
         port = try Self.freePort()
@@ -51,9 +57,8 @@ public final class WebDAVShare: @unchecked Sendable {
         process.arguments =
             [
                 "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
-                // Changes to the folder seen at once.
-                "--dir-cache-time", "0s",
             ]
+            + (freshListings ? ["--dir-cache-time", "0s"] : [])
             + (logging ? ["-v", "--log-file", log.path] : [])
             + (bandwidth.map { ["--bwlimit", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice

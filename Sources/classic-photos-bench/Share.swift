@@ -68,18 +68,21 @@ func benchmarkShare(_ folder: CameraFolder, rounds: Int, report: Report) throws 
             arguments: [share.address(String(format: "many/photo-%05d.jpg", named))],
             environment: onBus.merging(["XDG_CACHE_HOME": cache.path]) { $1 }, display: display)
         var shown: Double?, listed: Double?
-        try app.waitFor("the named photo in sepia", timeout: 120) { events in
+        try app.waitFor("the named photo in sepia and the folder listed", timeout: 120) { events in
             listed = events.first { $0.event.name == .sourceLoaded }?.t
-            guard let row = events.first(where: { $0.event.name == .listSelect })?.event.row else { return false }
+            // The photo's identity: it keeps it as the folder fills in around it.
+            guard let first = events.first(where: { $0.event.name == .listSelect }),
+                case .listSelect(_, let id, _) = first.event
+            else { return false }
             shown =
                 events.first {
-                    if case .rowState(row, _, .filtered) = $0.event { true } else { false }
+                    if case .rowState(_, id, .filtered) = $0.event { true } else { false }
                 }?.t
-            return shown != nil
+            return shown != nil && listed != nil
         }
         _ = app.terminate()
         photoTimes.append(exec + shown!)
-        listedTimes.append(exec + (listed ?? shown!))
+        listedTimes.append(exec + listed!)
     }
 
     // Eye of GNOME given the folder's first photo, and the named one, on the same share.

@@ -123,7 +123,9 @@ extension PhotoListWindow {
 
     /// The folder the one shown is in, when the list is one folder (and not the root).
     var parentFolder: URL? {
-        guard let folder = liveFolder?.url.standardizedFileURL, folder.path != "/" else { return nil }
+        guard let folder = shownFolder?.standardizedFileURL, folder.path != "/", !folder.path.isEmpty else {
+            return nil
+        }
         return folder.deletingLastPathComponent()
     }
 
@@ -131,14 +133,14 @@ extension PhotoListWindow {
     /// selected in it.
     func goBack() {
         guard let previous = history.popLast() else { return }
-        let left = liveFolder?.url
+        let left = shownFolder
         open(previous)
         if let left { selectWhenLoaded(folder: left) }
     }
 
     /// Up (Alt+Up): the folder the one shown is in, with the folder left selected.
     func goUp() {
-        guard let parent = parentFolder, let left = liveFolder?.url else { return }
+        guard let parent = parentFolder, let left = shownFolder else { return }
         history.append(sources)
         open([PhotoSources.source(for: parent)])
         selectWhenLoaded(folder: left)

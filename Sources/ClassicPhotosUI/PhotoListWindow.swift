@@ -40,6 +40,8 @@ final class PhotoListWindow {
     /// The photo a source named, selected when it arrived: kept selected as the rest of its
     /// folder fills in around it.
     private var photoAhead: PhotoID?
+    /// The folder on a network share the list shows (see `shownFolder`).
+    private var remoteFolder: URL?
     /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
     /// list opened).
     private var focusWhenFilled = false
@@ -258,6 +260,11 @@ final class PhotoListWindow {
     /// A batch of a source arrived: a list made of one folder is watched from now on.
     private func folderBatchArrived(_ batch: PhotoSourceBatch) {
         guard liveFolder == nil, sources.count == 1, let url = batch.folder, let order = batch.order else { return }
+        // A folder on a network share is shown as it was read (GVfs's backends seldom watch).
+        guard url.isFileURL else {
+            remoteFolder = url
+            return
+        }
         let folder = LiveFolder(url: url, order: order, tree: batch.tree, photos: photos, pane: pane)
         folder.onWatchLimit = { [unowned self] watched, folders in
             showToast(
@@ -286,7 +293,11 @@ final class PhotoListWindow {
         return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.url.lastPathComponent
     }
 
+    /// The one folder the list shows, on this computer or a share, if it shows one.
+    var shownFolder: URL? { liveFolder?.url ?? remoteFolder }
+
     private func forgetFolder() {
+        remoteFolder = nil
         liveFolder?.close()
         liveFolder = nil
         photoActions.liveFolder = nil

@@ -70,22 +70,10 @@ extension GUITests {
         /// The colour in the middle of the picture on the clipboard (Ctrl+C in the viewer), as a
         /// program pasting it gets it.
         private func clipboardColour(_ app: AppSession) throws -> (r: Int, g: Int, b: Int) {
-            let environment = ["DISPLAY": app.display.name]
             try app.xdotool(["key", "ctrl+c"])
-            var targets = ""
-            for _ in 0..<50 where !targets.contains("image/png") {
-                usleep(100_000)
-                targets =
-                    (try? run(
-                        URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
-                        environment: environment, timeout: 10
-                    ).stdout) ?? ""
-            }
             let file = NSTemporaryDirectory() + "classic-photos-pasted-\(UUID().uuidString).png"
             defer { try? FileManager.default.removeItem(atPath: file) }
-            _ = try run(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
-                environment: environment, timeout: 20)
+            let (targets, _) = try app.pastePicture(to: file)
             let read = try run(
                 URL(fileURLWithPath: "/usr/bin/convert"),
                 [

@@ -35,6 +35,15 @@ extension GUITests {
             return (try WebDAVShare(serving: root, bandwidth: bandwidth, freshListings: freshListings), root)
         }
 
+        /// The app on `address`, with GVfs on `bus` (a D-Bus session of the test's own, which
+        /// must outlive the app).
+        private func open(_ address: String, bus: PrivateBus, environment: [String: String] = [:]) throws -> AppSession
+        {
+            try AppSession(
+                arguments: [address], environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+            )
+        }
+
         private func failures(_ events: [TraceRecord]) -> [(row: Int, reason: PhotoFailure.Reason)] {
             events.compactMap {
                 if case .opFail(_, let row, _, _, let reason) = $0.event { (row, reason) } else { nil }
@@ -48,8 +57,7 @@ extension GUITests {
             let (share, root) = try share(photos: 12)
             defer { try? FileManager.default.removeItem(at: root) }
             let bus = try PrivateBus()
-            let app = try AppSession(
-                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let app = try open(share.address("cam/"), bus: bus)
             let loaded = try app.waitFor(event: .sourceLoaded)
             #expect(loaded.event.rows == 13, "one folder and twelve photos")
             let events = try app.waitFor("the first screen in sepia") { events in
@@ -80,6 +88,15 @@ extension GUITests {
                     if case .rowState(0, _, .filtered) = $0.event { $0.t > start.t } else { false }
                 }
             }
+            // Alt+Up: the folder it is in, on the share, with the sub-folder left selected.
+            let before = app.events().count
+            try app.xdotool(["key", "alt+Up"])
+            _ = try app.waitFor("the folder above, the sub-folder selected") { events in
+                let after = events.dropFirst(before)
+                return after.contains {
+                    if case .sourceLoaded(let url, 13, _) = $0.event { url == share.address("cam/") } else { false }
+                } && after.contains { $0.event == .selectionChanged(count: 1) }
+            }
             #expect(app.terminate() == 0)
         }
 
@@ -94,9 +111,7 @@ extension GUITests {
             let bus = try PrivateBus()
             func session() throws -> [String] {
                 let before = share.requests("GET").count
-                let app = try AppSession(
-                    arguments: [share.address("cam/")],
-                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_CACHE_HOME": cache.path])
+                let app = try open(share.address("cam/"), bus: bus, environment: ["XDG_CACHE_HOME": cache.path])
                 _ = try app.waitFor("every photo in sepia") { events in
                     let states = AppSession.rowStates(events)
                     return (1...6).allSatisfy { states[$0] == .filtered }
@@ -125,8 +140,7 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: root) }
             share.stop()
             let bus = try PrivateBus()
-            let app = try AppSession(
-                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let app = try open(share.address("cam/"), bus: bus)
             let failed = try app.waitFor(event: .sourceFailed)
             guard case .sourceFailed(let url, let error) = failed.event else {
                 throw AppSessionError.timeout("no failure")
@@ -146,8 +160,7 @@ extension GUITests {
             let (share, root) = try share(photos: 30)
             defer { try? FileManager.default.removeItem(at: root) }
             let bus = try PrivateBus()
-            let app = try AppSession(
-                arguments: [share.address("cam/photo25.jpg")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let app = try open(share.address("cam/photo25.jpg"), bus: bus)
             #expect(try app.waitFor(event: .sourceLoaded).event.rows == 31)
             // Shown ahead of its folder (first, alone, selected), then where it belongs among
             // the others, still selected.
@@ -167,8 +180,7 @@ extension GUITests {
             let (share, root) = try share(photos: 60, bandwidth: "128k")
             defer { try? FileManager.default.removeItem(at: root) }
             let bus = try PrivateBus()
-            let app = try AppSession(
-                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let app = try open(share.address("cam/"), bus: bus)
             _ = try app.waitFor("reads under way") { events in
                 events.contains { $0.event.name == .opStart && $0.event.kind == .download }
             }
@@ -199,8 +211,7 @@ extension GUITests {
             let (share, root) = try share(photos: 60)
             defer { try? FileManager.default.removeItem(at: root) }
             let bus = try PrivateBus()
-            let app = try AppSession(
-                arguments: [share.address("cam/")], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let app = try open(share.address("cam/"), bus: bus)
             _ = try app.waitFor("the first screen in sepia") { events in
                 let states = AppSession.rowStates(events)
                 return (1...5).allSatisfy { states[$0] == .filtered }

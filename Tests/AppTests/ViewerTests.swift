@@ -186,21 +186,10 @@ extension GUITests {
 
             // Ctrl+C: the photo shown is on the clipboard, as a picture another program can paste.
             try key(app, "ctrl+c")
-            var targets = ""
-            for _ in 0..<50 where !targets.contains("image/png") {
-                usleep(100_000)
-                targets =
-                    (try? run(
-                        URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
-                        environment: ["DISPLAY": app.display.name], timeout: 10
-                    ).stdout) ?? ""
-            }
-            #expect(targets.contains("image/png"), "clipboard offers: \(targets)")
             let file = NSTemporaryDirectory() + "classic-photos-pasted-\(UUID().uuidString).png"
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let pasted = try run(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(file)'"],
-                environment: ["DISPLAY": app.display.name], timeout: 20)
+            let (targets, pasted) = try app.pastePicture(to: file)
+            #expect(targets.contains("image/png"), "clipboard offers: \(targets)")
             let png = try Data(contentsOf: URL(fileURLWithPath: file))
             #expect(
                 pasted.status == 0 && png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 1000,

@@ -278,6 +278,25 @@ public final class AppSession: @unchecked Sendable {
         _ = try xdotool(["mousemove", "\(point.x)", "\(point.y)", "click", "--repeat", "2", "--delay", "80", "1"])
     }
 
+    /// Writes the picture another program would paste from the clipboard (as PNG) to `path`,
+    /// once the clipboard offers one (within 5 s); what the clipboard offered, and how xclip did.
+    public func pastePicture(to path: String) throws -> (targets: String, pasted: ProcessResult) {
+        let environment = ["DISPLAY": display.name]
+        var targets = ""
+        for _ in 0..<50 where !targets.contains("image/png") {
+            usleep(100_000)
+            targets =
+                (try? run(
+                    URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "TARGETS", "-o"],
+                    environment: environment, timeout: 10
+                ).stdout) ?? ""
+        }
+        let pasted = try run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "xclip -selection clipboard -t image/png -o > '\(path)'"],
+            environment: environment, timeout: 20)
+        return (targets, pasted)
+    }
+
     public func windowGeometry() throws -> (x: Int, y: Int, width: Int, height: Int) {
         let ids = try xdotool(["search", "--sync", "--onlyvisible", "--name", "Classic Photos"]).split(separator: "\n")
         guard let id = ids.first.map(String.init) else { throw AppSessionError.timeout("no window") }

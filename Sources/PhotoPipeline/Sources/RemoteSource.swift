@@ -157,20 +157,26 @@ public struct RemoteSource: PhotoSource {
             // The photo shown ahead keeps its row; the rest go where they belong around it (after
             // it, if it has gone from the folder since it was named).
             let others = entries.indices.filter { $0 != selected }
-            guard !others.isEmpty else { return }
+            guard !others.isEmpty else {
+                return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
+            }
             deliver(
                 PhotoSourceBatch(
-                    entries: others.map { entries[$0] }, positions: selected == nil ? others.map { $0 + 1 } : others))
+                    entries: others.map { entries[$0] }, folder: folderURL, order: used, wantedOrder: order,
+                    positions: selected == nil ? others.map { $0 + 1 } : others))
             return
         }
-        if entries.isEmpty { return deliver(PhotoSourceBatch(entries: [])) }
+        if entries.isEmpty {
+            return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
+        }
         var start = 0
         while start < entries.count {
             let end = min(start + PhotoSources.batchSize, entries.count)
             deliver(
                 PhotoSourceBatch(
                     entries: Array(entries[start..<end]),
-                    selected: selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }))
+                    selected: selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }, folder: folderURL,
+                    order: used, wantedOrder: order))
             start = end
         }
     }

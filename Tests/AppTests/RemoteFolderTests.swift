@@ -101,6 +101,41 @@ extension GUITests {
         }
 
         @Test(
+            "Include Sub-folders on a share (--recursive): every picture beneath, each folder's own first, named by its path, no folder items"
+        )
+        func wholeTreeOnShare() throws {
+            let (share, root) = try share(photos: 3)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let deeper = root.appendingPathComponent("cam/sub/deeper")
+            try FileManager.default.createDirectory(at: deeper, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: root.appendingPathComponent("cam/photo01.jpg"), to: deeper.appendingPathComponent("deep.jpg"))
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: ["--recursive", share.address("cam/")],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            guard case .sourceLoaded(_, let rows, let recursive) = loaded.event else { return }
+            #expect(rows == 5 && recursive, "\(loaded.event)")
+            let events = try app.waitFor("every photo in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (0..<5).allSatisfy { states[$0] == .filtered }
+            }
+            var names: [Int: String] = [:]
+            var kinds = Set<RowKind>()
+            for case .rowShown(let row, _, let name, let kind) in events.map(\.event) {
+                names[row] = name
+                kinds.insert(kind)
+            }
+            #expect(
+                (0..<5).map { names[$0] ?? "" }
+                    == ["photo01.jpg", "photo02.jpg", "photo03.jpg", "sub/inside.jpg", "sub/deeper/deep.jpg"],
+                "\(names)")
+            #expect(kinds == [.photo])
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
             "A share's folder seen before shows from the app's cache, its photos not read again; a photo changed since is read anew"
         )
         func cachedThumbnails() throws {

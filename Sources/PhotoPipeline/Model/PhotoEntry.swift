@@ -98,7 +98,9 @@ public struct PhotoEntry: Sendable, Equatable {
     /// as a path below the folder shown ("2023/07 July"); nil for a photo of the folder itself
     /// or of a list. Such a photo is named by its path below the folder (see `FolderTree`).
     public var subfolder: Substring? {
-        guard base == nil, link.hasPrefix("file:"), !isFolder, let slash = name.lastIndex(of: "/") else { return nil }
+        guard base == nil, !isFolder, let slash = name.lastIndex(of: "/"),
+            link.hasPrefix("file:") || Self.schemeOf(link).map(RemoteLocation.isRemoteScheme) == true
+        else { return nil }
         return name[..<slash]
     }
 

@@ -34,6 +34,9 @@ public enum RemoteLocation {
 /// and cheap types its enumerator gives, a page at a time, and no file opened to list it, since
 /// every byte crosses the network. Sub-folders come first as items, as in a local folder.
 ///
+/// With `includesSubfolders`, every picture beneath the folder is listed instead, named by its
+/// path below it, each folder's own pictures before its sub-folders' (as a local tree is).
+///
 /// A photo named by its address (double-clicked on the share in the file manager) is delivered
 /// first, on its own, so that it is read and shown while its folder is still being listed;
 /// the rest of the folder then fills in around it (`PhotoSourceBatch.positions`).
@@ -43,15 +46,26 @@ public enum RemoteLocation {
 public struct RemoteSource: PhotoSource {
     public let location: URL
     public var order: PhotoOrder
+    /// Whether every picture beneath the folder is listed (named by its path below it, each
+    /// folder's own before its sub-folders', as in a local tree), with no folder items.
+    public var includesSubfolders: Bool
 
-    public init(location: URL, order: PhotoOrder = .byName) {
+    public init(location: URL, order: PhotoOrder = .byName, includesSubfolders: Bool = false) {
         self.location = location
         self.order = order
+        self.includesSubfolders = includesSubfolders
     }
 
     public func ordered(by order: PhotoOrder) -> any PhotoSource {
-        RemoteSource(location: location, order: order)
+        RemoteSource(location: location, order: order, includesSubfolders: includesSubfolders)
     }
+
+    public func includingSubfolders(_ include: Bool) -> any PhotoSource {
+        RemoteSource(location: location, order: order, includesSubfolders: include)
+    }
+
+    /// How deep a tree on a share is read (a link back up would otherwise be followed forever).
+    static let maxDepth = 24
 
     /// What the enumerator is asked for: nothing that needs a file opened.
     static let attributes = [
@@ -95,6 +109,85 @@ public struct RemoteSource: PhotoSource {
         _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         let folderURL = URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? location
+        let pictures = PictureTypes()
+        var listing = FolderListing()
+        // Pictures in the order of the tree (each folder's own by name, then its sub-folders').
+        var treeOrder: [Int] = []
+        func walk(_ folder: ObjectRef<GObject>, prefix: String, depth: Int) throws(PhotoSourceError) {
+            let here = try Self.enumerate(
+                folder, selecting: depth == 0 ? selecting : nil, pictures: pictures, cancellable: cancellable,
+                named: URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? folderURL)
+            for index in PhotoOrder.byName.order(names: here.names, links: here.links, facts: []) {
+                if here.selected == index { listing.selected = listing.names.count }
+                treeOrder.append(listing.names.count)
+                listing.names.append(prefix + here.names[index])
+                listing.links.append(here.links[index])
+                listing.facts.append(here.facts[index])
+            }
+            guard includesSubfolders else {
+                (listing.folderNames, listing.folderLinks) = (here.folderNames, here.folderLinks)
+                return
+            }
+            guard depth < Self.maxDepth else { return }
+            let folders = PhotoOrder.byName.order(names: here.folderNames, links: here.folderLinks, facts: [])
+            for index in folders {
+                let name = here.folderNames[index]
+                let child = ObjectRef<GObject>(takingOpaque: g_file_get_child(folder.opaque, name)!)
+                do throws(PhotoSourceError) {
+                    try walk(child, prefix: prefix + name + "/", depth: depth + 1)
+                } catch .cancelled {
+                    throw .cancelled
+                } catch {
+                    continue // a sub-folder that cannot be read is passed over
+                }
+            }
+        }
+        try walk(folder, prefix: "", depth: 0)
+        if cancellable.isCancelled { throw .cancelled }
+        // Dates taken would mean reading every photo over the network: such a folder is sorted
+        // by the dates its files were changed instead.
+        var used = order
+        if used.key == .dateTaken { used.key = .dateModified }
+        let ordered = used.order(names: listing.names, links: listing.links, facts: listing.facts, nameOrder: treeOrder)
+        let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
+            .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
+        let entries =
+            folders + ordered.map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
+        let selected = listing.selected.flatMap { ordered.firstIndex(of: $0) }.map { folders.count + $0 }
+        if ahead != nil {
+            // The photo shown ahead keeps its row; the rest go where they belong around it (after
+            // it, if it has gone from the folder since it was named).
+            let others = entries.indices.filter { $0 != selected }
+            guard !others.isEmpty else {
+                return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
+            }
+            deliver(
+                PhotoSourceBatch(
+                    entries: others.map { entries[$0] }, folder: folderURL, order: used, wantedOrder: order,
+                    positions: selected == nil ? others.map { $0 + 1 } : others))
+            return
+        }
+        if entries.isEmpty {
+            return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
+        }
+        var start = 0
+        while start < entries.count {
+            let end = min(start + PhotoSources.batchSize, entries.count)
+            deliver(
+                PhotoSourceBatch(
+                    entries: Array(entries[start..<end]),
+                    selected: selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }, folder: folderURL,
+                    order: used, wantedOrder: order))
+            start = end
+        }
+    }
+
+    /// One folder's sub-folders and pictures, by names and cheap types alone; `selecting` is
+    /// listed even if hidden.
+    private static func enumerate(
+        _ folder: ObjectRef<GObject>, selecting: String?, pictures: PictureTypes, cancellable: Cancellable,
+        named folderURL: URL
+    ) throws(PhotoSourceError) -> FolderListing {
         let enumerator: ObjectRef<GFileEnumerator>
         do throws(GLibError) {
             enumerator = try ObjectRef(
@@ -107,7 +200,6 @@ public struct RemoteSource: PhotoSource {
         }
         defer { g_file_enumerator_close(enumerator.pointer, nil, nil) }
         var listing = FolderListing()
-        let pictures = PictureTypes()
         var seen = 0
         while true {
             // The enumerator's info, borrowed until the next call; GVfs hands them over in pages.
@@ -143,42 +235,7 @@ public struct RemoteSource: PhotoSource {
             }
         }
         if cancellable.isCancelled { throw .cancelled }
-        // Dates taken would mean reading every photo over the network: such a folder is sorted
-        // by the dates its files were changed instead.
-        var used = order
-        if used.key == .dateTaken { used.key = .dateModified }
-        let ordered = used.order(names: listing.names, links: listing.links, facts: listing.facts)
-        let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
-            .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
-        let entries =
-            folders + ordered.map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
-        let selected = listing.selected.flatMap { ordered.firstIndex(of: $0) }.map { folders.count + $0 }
-        if ahead != nil {
-            // The photo shown ahead keeps its row; the rest go where they belong around it (after
-            // it, if it has gone from the folder since it was named).
-            let others = entries.indices.filter { $0 != selected }
-            guard !others.isEmpty else {
-                return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
-            }
-            deliver(
-                PhotoSourceBatch(
-                    entries: others.map { entries[$0] }, folder: folderURL, order: used, wantedOrder: order,
-                    positions: selected == nil ? others.map { $0 + 1 } : others))
-            return
-        }
-        if entries.isEmpty {
-            return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
-        }
-        var start = 0
-        while start < entries.count {
-            let end = min(start + PhotoSources.batchSize, entries.count)
-            deliver(
-                PhotoSourceBatch(
-                    entries: Array(entries[start..<end]),
-                    selected: selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }, folder: folderURL,
-                    order: used, wantedOrder: order))
-            start = end
-        }
+        return listing
     }
 
     /// The URI of the file called `name` in `folder`, escaped as GIO writes it.

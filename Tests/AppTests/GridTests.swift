@@ -177,8 +177,10 @@ extension GUITests {
                 .compactMap(\.event.row).filter { last.contains($0) }
             let rowsOnScreen = (last.upperBound / columns) - (last.lowerBound / columns) + 1
             let centreRow = last.lowerBound / columns + rowsOnScreen / 2
+            // (The rows just above and below the centre are as near it; the downloads start on
+            // several threads, so either may be traced first.)
             #expect(
-                started.first.map { $0 / columns == centreRow || $0 / columns == centreRow - 1 } == true,
+                started.first.map { abs($0 / columns - centreRow) <= 1 } == true,
                 "first started \(started.prefix(4)), screen \(last)")
             print(
                 "grid scroll: \(downloads.count) downloads for \(Set(AppSession.visibleRanges(events).flatMap { Array($0) }).count) cells visible at rest, "

@@ -21,9 +21,9 @@ protocol PhotoTile: AnyObject {
 
 extension PhotoRowWidget: PhotoTile {}
 
-/// One cell of the photo grid: the photo as a square (cropped to fill it, as the list's
-/// thumbnails are), its name beneath, and for a failed photo the placeholder with the short
-/// reason and Retry in the square, and the whole story in the tooltip.
+/// One cell of the photo grid: the whole photo, fitted into a square (the README says why),
+/// its name beneath, and for a failed photo the placeholder with the short reason and Retry in
+/// the square, and the whole story in the tooltip.
 ///
 /// While a photo is decoded again for a larger cell, the cell keeps showing the smaller picture
 /// it had, drawn larger, until the new one arrives.
@@ -72,7 +72,7 @@ final class PhotoGridCell: PhotoTile {
 
         picture = Widget<Picture>.make()
         picture.setCanShrink(true)
-        picture.setContentFit(GTK_CONTENT_FIT_COVER)
+        picture.setContentFit(GTK_CONTENT_FIT_CONTAIN)
         picture.addCSSClass("photo-thumbnail")
         square = Widget<Overlay>.make()
         square.setChild(picture)
@@ -106,7 +106,8 @@ final class PhotoGridCell: PhotoTile {
     func setSide(_ side: Int32) {
         guard side != self.side else { return }
         self.side = side
-        picture.setSizeRequest(width: side, height: side)
+        square.setSizeRequest(width: side, height: side)
+        fitPicture(shownImage)
         title.setSizeRequest(width: side, height: -1)
     }
 
@@ -188,6 +189,20 @@ final class PhotoGridCell: PhotoTile {
         shownImage = image
         shownColours = DisplayColours.shared.generation
         picture.setPaintable(texture)
+        fitPicture(image)
+    }
+
+    /// Gives the picture exactly the photo's shape within the square (margins take the rest),
+    /// so the selection frames the photo and not the empty bands beside it; a placeholder
+    /// takes the whole square.
+    private func fitPicture(_ image: PhotoImage?) {
+        guard let image, image.width > 0, image.height > 0 else {
+            picture.setMargins(horizontal: 0, vertical: 0)
+            return
+        }
+        let (width, height) = ImageDecoder.scaledSize(
+            width: image.width * Int(side), height: image.height * Int(side), for: .fit(Int(side)))
+        picture.setMargins(horizontal: Int32((Int(side) - width) / 2), vertical: Int32((Int(side) - height) / 2))
     }
 
     private func setPlaceholder(_ style: String) {

@@ -342,10 +342,12 @@ final class PhotoListWindow {
         }
     }
 
-    /// The side thumbnails are decoded at, in device pixels: a row's height or a grid's square
-    /// (logical pixels) times the display's scale (80 for a row, 160 on HiDPI).
-    private var thumbnailPixels: Int {
-        Int(pane.mode == .list ? PhotoRowWidget.height : pane.cellSize) * Int(max(1, toplevel.scaleFactor))
+    /// The box thumbnails are made for, in device pixels: a row's square (its height, 80 logical
+    /// pixels) or a grid cell's whole photo (its side), times the display's scale.
+    private var thumbnailFrame: ThumbnailFrame {
+        let scale = Int(max(1, toplevel.scaleFactor))
+        return pane.mode == .list
+            ? .square(Int(PhotoRowWidget.height) * scale) : .whole(Int(pane.cellSize) * scale)
     }
 
     /// Another view, or the grid's squares another size: remembered, and thumbnails are decoded
@@ -353,13 +355,13 @@ final class PhotoListWindow {
     private func viewLayoutChanged() {
         settings.viewMode = pane.mode
         settings.gridSize = pane.cellSize
-        processor.setThumbnailSize(thumbnailPixels)
+        processor.setThumbnailFrame(thumbnailFrame)
         refreshViewActions(viewerOpen: viewer?.isOpen ?? false)
     }
 
     private func windowMapped() {
         // Thumbnails are decoded for the display's scale.
-        processor.maxPixelSize = thumbnailPixels
+        processor.thumbnailFrame = thumbnailFrame
         processor.windowHidden(false)
         guard let surface = toplevel.surface else { return }
         surfaceConnections = [
@@ -369,7 +371,7 @@ final class PhotoListWindow {
         // Moved to a display with another scale factor: thumbnails are decoded again for it.
         surfaceConnections.append(
             toplevel.onNotify("scale-factor") { [unowned self] in
-                processor.setThumbnailSize(thumbnailPixels)
+                processor.setThumbnailFrame(thumbnailFrame)
             })
         // Every painted frame, for the benchmark's frame intervals; off unless asked for.
         if Trace.shared.isEnabled, AppConfiguration.current.testSwitches.traceFrames,

@@ -70,6 +70,13 @@ extension Handle where Kind: WidgetKind {
         gtk_widget_set_margin_start(widget, margin)
         gtk_widget_set_margin_end(widget, margin)
     }
+    /// The same margin at the start and end, and another at the top and bottom.
+    public func setMargins(horizontal: Int32, vertical: Int32) {
+        gtk_widget_set_margin_start(widget, horizontal)
+        gtk_widget_set_margin_end(widget, horizontal)
+        gtk_widget_set_margin_top(widget, vertical)
+        gtk_widget_set_margin_bottom(widget, vertical)
+    }
     public func setHorizontalExpand(_ expand: Bool) { gtk_widget_set_hexpand(widget, expand ? 1 : 0) }
     public func setMarginEnd(_ margin: Int32) { gtk_widget_set_margin_end(widget, margin) }
     /// Shows the pointer over the widget as the cursor named `name` ("none" hides it); nil

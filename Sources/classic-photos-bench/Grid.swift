@@ -189,14 +189,14 @@ func benchmarkGrid(_ folder: CameraFolder, camera: CameraPhotos, rounds: Int, re
         """
         The app in its grid (`view-mode` grid, in a GSettings keyfile of its own), in a window of \
         1200 × 850 on a private Xvfb display of 1280 × 900 (GTK's cairo renderer, no window \
-        manager): \(columns) columns of 160-pixel squares. \(folder.summary) Cold (an empty \
+        manager): \(columns) columns of whole photos fitted into 160-pixel squares. \(folder.summary) Cold (an empty \
         `XDG_CACHE_HOME` each round): from launch (the trace's clock plus a whole `--version` run, \
         \(ms(exec))) until every cell of the first screen shows its sepia thumbnail; gThumb's \
         browser on the same folder, cold, to the 16th thumbnail written into its cache (the \
         folder section above says how it is watched). Then End on the keyboard: from the scroll \
         it begins until every cell of the last screen is done. Wheel-scrolling: 10,000 cells (a \
         list of the camera photos, a file each), the wheel turned as in the list's section, frame \
-        intervals from the frame clock; GTK's floor is a plain GtkGridView of the same squares \
+        intervals from the frame clock; GTK's floor is a plain GtkGridView of the same pictures \
         and names in the same window (`classic-photos-bench --plain-grid`), its pictures decoded \
         once before it opens. Memory: 100,000 cells, End and Home (3 s each), then the squares \
         made larger three times and smaller four (Ctrl+plus, Ctrl+minus), peak resident memory \

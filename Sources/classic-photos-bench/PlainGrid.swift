@@ -1,7 +1,7 @@
-// GTK's own floor for a grid of photos: a plain GtkGridView of 160-pixel squares and names,
-// the size of the app's grid, showing pictures decoded once before the window opens (one per
-// photo of the list's first eight, in turn), so that binding a cell does nothing but set a
-// texture and a text. Run as a child of the benchmark under the same Xvfb set-up as the app;
+// GTK's own floor for a grid of photos: a plain GtkGridView of whole photos fitted into
+// 160-pixel squares, with names, the size of the app's grid, showing pictures decoded once (at
+// the size the app shows them) before the window opens (one per photo of the list's first
+// eight, in turn), so that binding a cell does nothing but set a texture and a text. Run as a child of the benchmark under the same Xvfb set-up as the app;
 // it traces `app.start`, `window.shown`, `source.loaded` and `frame.painted` as the app does.
 import CGLib
 import CGdkPixbuf
@@ -53,7 +53,7 @@ final class PlainGridWindow {
         // The pictures, decoded before anything is shown: the cells never wait for one.
         for entry in entries.prefix(8) {
             guard let path = try? entry.resolvedURL().path,
-                let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, Self.side * 2, Self.side * 2, 1, nil)
+                let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, Self.side, Self.side, 1, nil)
             else { continue }
             if let texture = gdk_texture_new_for_pixbuf(pixbuf) { textures.append(texture) }
             g_object_unref(UnsafeMutableRawPointer(pixbuf))
@@ -95,7 +95,7 @@ final class PlainGridWindow {
                     let picture = gtk_picture_new()!
                     gtk_widget_set_size_request(picture, Self.side, Self.side)
                     gtk_picture_set_can_shrink(OpaquePointer(picture), 1)
-                    gtk_picture_set_content_fit(OpaquePointer(picture), GTK_CONTENT_FIT_COVER)
+                    gtk_picture_set_content_fit(OpaquePointer(picture), GTK_CONTENT_FIT_CONTAIN)
                     let label = gtk_inscription_new(nil)!
                     gtk_box_append(asBox(box), picture)
                     gtk_box_append(asBox(box), label)

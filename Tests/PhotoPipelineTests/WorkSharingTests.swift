@@ -8,7 +8,8 @@ import Testing
 @Suite struct WorkSharingTests {
     private typealias Sharing = WorkSharing<PhotoRequest, Int, String>
 
-    private let photo = PhotoRequest(address: URL(string: "https://example.org/a.jpg")!, size: 80, kind: .picture)
+    private let photo = PhotoRequest(
+        address: URL(string: "https://example.org/a.jpg")!, size: 80, kind: .picture(.crop))
 
     @Test("The first request starts the work and makes its job; later ones join it and get the same outcome")
     func joining() throws {
@@ -24,7 +25,7 @@ import Testing
         #expect(made == 1 && second.job == 7 && first.work === second.work)
         #expect(sharing.jobs == [7])
         // Another size is other work.
-        let larger = PhotoRequest(address: photo.address, size: 160, kind: .picture)
+        let larger = PhotoRequest(address: photo.address, size: 160, kind: .picture(.crop))
         #expect(sharing.join(larger) { _ in 9 }.started)
         #expect(Set(sharing.jobs) == [7, 9])
 

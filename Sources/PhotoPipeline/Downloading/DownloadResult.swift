@@ -23,13 +23,13 @@ public enum DownloadResult: Sendable {
         }
     }
 
-    /// The same download with its pictures cut to the row's square of `side` pixels.
-    func squared(side: Int) -> DownloadResult {
+    /// The same download with its pictures made for `frame` (cut to the row's square, or the
+    /// whole photo scaled down to the cell).
+    func shaped(for frame: ThumbnailFrame) -> DownloadResult {
         switch self {
         case .bytes: self
-        case .file(let url, let key, let preview):
-            .file(url, thumbnailKey: key, preview: preview.map { ImageDecoder.centreSquare(of: $0, side: side) })
-        case .picture(let image): .picture(ImageDecoder.centreSquare(of: image, side: side))
+        case .file(let url, let key, let preview): .file(url, thumbnailKey: key, preview: preview.map(frame.shape))
+        case .picture(let image): .picture(frame.shape(image))
         }
     }
 }

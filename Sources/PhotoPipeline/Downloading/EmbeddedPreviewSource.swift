@@ -18,7 +18,7 @@ public struct EmbeddedPreviewSource: PhotoDownloadSource {
         attempt.fileChecked = true
         defer { g_input_stream_close(stream.pointer, nil, nil) }
         guard let preview = try read(stream, byteLimit: limit, attempt: attempt) else { return nil }
-        if preview.covers(squareSide: attempt.squareSide) { return .picture(preview.image) }
+        if preview.covers(attempt.frame) { return .picture(preview.image) }
         attempt.smallPreview = preview
         return nil
     }

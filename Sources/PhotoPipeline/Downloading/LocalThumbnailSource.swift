@@ -8,9 +8,7 @@ public struct LocalThumbnailSource: PhotoDownloadSource {
     public init(cache: ThumbnailCache) { self.cache = cache }
 
     public func download(_ attempt: DownloadAttempt) throws(PhotoFailure) -> DownloadResult? {
-        let side = attempt.squareSide
-        guard let key = cache.key(for: attempt.url),
-            let cached = cache.thumbnail(of: key, atLeast: .serving(squareSide: side), shorterSide: side)
+        guard let key = cache.key(for: attempt.url), let cached = cache.thumbnail(of: key, serving: attempt.frame)
         else { return nil }
         return .picture(cached)
     }

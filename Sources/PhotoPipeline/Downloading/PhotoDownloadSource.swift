@@ -16,8 +16,8 @@ public final class DownloadAttempt {
     public let record: PhotoRecord
     /// Where the photo is (its entry's address, resolved).
     public let url: URL
-    /// The side of the row's square, in pixels.
-    public let squareSide: Int
+    /// The box the row's or cell's picture is made for, in pixels.
+    public let frame: ThumbnailFrame
     public let fetcher: PhotoFetcher
     /// Cancelled with the download, and by the photo's deadline: for every blocking call.
     public let cancellable: Cancellable
@@ -37,16 +37,27 @@ public final class DownloadAttempt {
     ///     deadline, whose cancellation ends the transfer and is reported as a timeout.
     ///   - onBody: given a web photo's whole body as soon as it is in (the viewer shares it).
     public init(
-        record: PhotoRecord, url: URL, squareSide: Int, fetcher: PhotoFetcher, cancellable: Cancellable = Cancellable(),
+        record: PhotoRecord, url: URL, frame: ThumbnailFrame, fetcher: PhotoFetcher,
+        cancellable: Cancellable = Cancellable(),
         isCancelled: (() -> Bool)? = nil, onBody: @escaping (Data) -> Void = { _ in }
     ) {
         self.record = record
         self.url = url
-        self.squareSide = squareSide
+        self.frame = frame
         self.fetcher = fetcher
         self.cancellable = cancellable
         self.cancelled = isCancelled ?? { [cancellable] in cancellable.isCancelled }
         self.onBody = onBody
+    }
+
+    /// An attempt for a row's square of `squareSide` pixels.
+    public convenience init(
+        record: PhotoRecord, url: URL, squareSide: Int, fetcher: PhotoFetcher, cancellable: Cancellable = Cancellable(),
+        onBody: @escaping (Data) -> Void = { _ in }
+    ) {
+        self.init(
+            record: record, url: url, frame: .square(squareSide), fetcher: fetcher, cancellable: cancellable,
+            onBody: onBody)
     }
 
     public var isCancelled: Bool { cancelled() }
@@ -57,11 +68,11 @@ public final class DownloadAttempt {
     /// The thumbnail `head` (a photo's first bytes, or all of them) holds, if any can be
     /// trusted; traced as `row.preview`.
     func preview(in head: Data) -> EmbeddedPreview? {
-        guard let preview = Decoding.preview(head, squareSide: squareSide, cancellable: cancellable) else { return nil }
+        guard let preview = Decoding.preview(head, squareSide: frame.side, cancellable: cancellable) else { return nil }
         Trace.shared.emit(
             .rowPreview(
                 row: record.position, id: record.id, source: preview.origin.rawValue,
-                w: preview.image.width, h: preview.image.height, covers: preview.covers(squareSide: squareSide)))
+                w: preview.image.width, h: preview.image.height, covers: preview.covers(frame)))
         return preview
     }
 

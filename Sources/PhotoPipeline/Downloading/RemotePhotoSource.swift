@@ -24,10 +24,9 @@ public struct RemotePhotoSource: PhotoDownloadSource {
     public func download(_ attempt: DownloadAttempt) throws(PhotoFailure) -> DownloadResult? {
         guard RemoteLocation.isRemote(attempt.url) else { return nil }
         let file = ObjectRef<GObject>(takingOpaque: g_file_new_for_uri(attempt.url.absoluteString)!)
-        let side = attempt.squareSide
+        let frame = attempt.frame
         let key = thumbnails == nil ? nil : try Self.key(of: file, attempt)
-        if let key, let cached = thumbnails?.thumbnail(of: key, atLeast: .serving(squareSide: side), shorterSide: side)
-        {
+        if let key, let cached = thumbnails?.thumbnail(of: key, serving: frame) {
             return .picture(cached)
         }
         if attempt.isCancelled { return nil }
@@ -36,7 +35,7 @@ public struct RemotePhotoSource: PhotoDownloadSource {
             switch head {
             case .partial(let bytes, _, _):
                 if attempt.isCancelled { return nil }
-                if let preview = attempt.preview(in: bytes), preview.covers(squareSide: side) {
+                if let preview = attempt.preview(in: bytes), preview.covers(frame) {
                     if let key { thumbnails?.keep(preview, of: key) }
                     return .picture(preview.image)
                 }
@@ -53,7 +52,7 @@ public struct RemotePhotoSource: PhotoDownloadSource {
             try read(stream, into: &data, upTo: WebHeadSource.headBytes, attempt)
             if attempt.isCancelled { return nil }
             if data.count == WebHeadSource.headBytes, let preview = attempt.preview(in: data),
-                preview.covers(squareSide: side)
+                preview.covers(frame)
             {
                 if let key { thumbnails?.keep(preview, of: key) }
                 return .picture(preview.image)
@@ -74,7 +73,7 @@ public struct RemotePhotoSource: PhotoDownloadSource {
         guard !data.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
         attempt.fetched(body: data)
         if PictureSignature.isJPEG(data), let preview = attempt.preview(in: data.prefix(128 << 10)),
-            preview.covers(squareSide: attempt.squareSide)
+            preview.covers(attempt.frame)
         {
             if let key { thumbnails?.keep(preview, of: key) }
             return .picture(preview.image)

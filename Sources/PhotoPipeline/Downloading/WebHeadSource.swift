@@ -32,7 +32,7 @@ public struct WebHeadSource: PhotoDownloadSource {
             return nil
         case .partial(let head, let total, let freshUntil):
             if attempt.isCancelled { return nil }
-            guard let preview = attempt.preview(in: head), preview.covers(squareSide: attempt.squareSide) else {
+            guard let preview = attempt.preview(in: head), preview.covers(attempt.frame) else {
                 // The head cannot serve the row: the whole photo comes in a request of its own
                 // (one the disk cache may keep, which a part never is).
                 return nil

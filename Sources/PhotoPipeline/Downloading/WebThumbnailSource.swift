@@ -9,9 +9,7 @@ public struct WebThumbnailSource: PhotoDownloadSource {
     public init(cache: ThumbnailCache) { self.cache = cache }
 
     public func download(_ attempt: DownloadAttempt) throws(PhotoFailure) -> DownloadResult? {
-        let side = attempt.squareSide
-        guard attempt.isWeb,
-            let cached = cache.thumbnail(ofRemote: attempt.url, atLeast: .serving(squareSide: side), shorterSide: side)
+        guard attempt.isWeb, let cached = cache.thumbnail(ofRemote: attempt.url, serving: attempt.frame)
         else { return nil }
         return .picture(cached)
     }

@@ -26,7 +26,7 @@ public struct WholeWebPhotoSource: PhotoDownloadSource {
         guard !data.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
         attempt.fetched(body: data)
         if PictureSignature.isJPEG(data), let preview = attempt.preview(in: data.prefix(128 << 10)),
-            preview.covers(squareSide: attempt.squareSide)
+            preview.covers(attempt.frame)
         {
             remoteThumbnails?.keep(preview, ofRemote: url, totalBytes: data.count, freshUntil: response.freshUntil)
             return .picture(preview.image)

@@ -90,9 +90,20 @@ public struct ThumbnailCache: Sendable {
     public func thumbnail(
         ofRemote url: URL, atLeast size: Size, shorterSide side: Int, now: Date = Date()
     ) -> PhotoImage? {
+        thumbnail(ofRemote: url, atLeast: size, serving: .square(side), now: now)
+    }
+
+    /// A thumbnail of the web photo at `url` that has not expired yet and serves `frame`.
+    public func thumbnail(ofRemote url: URL, serving frame: ThumbnailFrame, now: Date = Date()) -> PhotoImage? {
+        thumbnail(ofRemote: url, atLeast: frame.servingCacheSize, serving: frame, now: now)
+    }
+
+    private func thumbnail(
+        ofRemote url: URL, atLeast size: Size, serving frame: ThumbnailFrame, now: Date
+    ) -> PhotoImage? {
         let uri = url.absoluteString
         let seconds = Int64(now.timeIntervalSince1970)
-        return thumbnail(named: uri, atLeast: size, shorterSide: side) { image in
+        return thumbnail(named: uri, atLeast: size, serving: frame) { image in
             option(image, "tEXt::Thumb::URI") == uri
                 && option(image, Self.expiresOption).flatMap({ Int64($0) }).map { $0 > seconds } == true
         }
@@ -139,14 +150,24 @@ public struct ThumbnailCache: Sendable {
     /// A valid thumbnail of `key` at `size` or larger whose shorter side is at least `side`
     /// pixels (or the whole picture, when the picture itself is smaller), or nil.
     public func thumbnail(of key: Key, atLeast size: Size, shorterSide side: Int) -> PhotoImage? {
-        thumbnail(named: key.uri, atLeast: size, shorterSide: side) { image in
+        thumbnail(of: key, atLeast: size, serving: .square(side))
+    }
+
+    /// A valid thumbnail of `key` that serves `frame` (see `ThumbnailFrame.isCovered`), from
+    /// the smallest size that may, or nil.
+    public func thumbnail(of key: Key, serving frame: ThumbnailFrame) -> PhotoImage? {
+        thumbnail(of: key, atLeast: frame.servingCacheSize, serving: frame)
+    }
+
+    private func thumbnail(of key: Key, atLeast size: Size, serving frame: ThumbnailFrame) -> PhotoImage? {
+        thumbnail(named: key.uri, atLeast: size, serving: frame) { image in
             option(image, "tEXt::Thumb::URI") == key.uri
                 && option(image, "tEXt::Thumb::MTime").flatMap({ Int64($0) }) == key.modified
         }
     }
 
     private func thumbnail(
-        named uri: String, atLeast size: Size, shorterSide side: Int,
+        named uri: String, atLeast size: Size, serving frame: ThumbnailFrame,
         isValid: (PhotoImage) -> Bool
     ) -> PhotoImage? {
         for candidate in Size.allCases where candidate.rawValue >= size.rawValue {
@@ -155,7 +176,7 @@ public struct ThumbnailCache: Sendable {
             guard isValid(image) else { continue }
             // A thumbnail smaller than its box holds a picture smaller than the box: all there is.
             let whole = max(image.width, image.height) < candidate.rawValue
-            if min(image.width, image.height) >= side || whole { return image }
+            if frame.isCovered(width: image.width, height: image.height) || whole { return image }
         }
         return nil
     }

@@ -41,6 +41,8 @@ public final class PhotoRecord: Sendable {
         /// What the download got, until it is decoded (state `downloaded`).
         var download: DownloadResult?
         var failure: PhotoFailure?
+        /// The frame the filtered picture was made for.
+        var frame: ThumbnailFrame?
     }
     private let progress = Locked(Progress())
 
@@ -64,14 +66,14 @@ public final class PhotoRecord: Sendable {
     public var state: PhotoState { progress.withLock { $0.state } }
     public var image: PhotoImage? { progress.withLock { $0.image } }
     public var failure: PhotoFailure? { progress.withLock { $0.failure } }
-    /// Whether the photo is filtered and its picture fits a square of `side` pixels as a
-    /// decode for it would: its shorter side at least `side` and less than twice as long (a
-    /// picture for a far larger square costs memory and drawing time in a small one).
-    func fits(side: Int) -> Bool {
+    /// Whether the photo is filtered and its picture serves `frame` as a decode for it would:
+    /// made for a frame of the same kind (a square cut, or the whole photo), covering it, and
+    /// less than twice as large (see `ThumbnailFrame.isServedWell`).
+    func fits(_ frame: ThumbnailFrame) -> Bool {
         progress.withLock { p in
-            guard p.state == .filtered, let image = p.image else { return false }
-            let shorter = Int(min(gdk_pixbuf_get_width(image.pixbuf), gdk_pixbuf_get_height(image.pixbuf)))
-            return shorter >= side && shorter < 2 * side
+            guard p.state == .filtered, let image = p.image, p.frame?.fill == frame.fill else { return false }
+            return frame.isServedWell(
+                width: Int(gdk_pixbuf_get_width(image.pixbuf)), height: Int(gdk_pixbuf_get_height(image.pixbuf)))
         }
     }
 
@@ -110,9 +112,9 @@ public final class PhotoRecord: Sendable {
         progress.withLock { $0 = Progress(state: .downloaded, image: download.shown, download: download) }
     }
 
-    /// The picture shown from now on; the bytes it was decoded from are let go.
-    func markFiltered(_ image: PhotoImage) {
-        progress.withLock { $0 = Progress(state: .filtered, image: image) }
+    /// The picture shown from now on, made for `frame`; the bytes it was decoded from are let go.
+    func markFiltered(_ image: PhotoImage, frame: ThumbnailFrame) {
+        progress.withLock { $0 = Progress(state: .filtered, image: image, frame: frame) }
     }
 
     func markFailed(_ failure: PhotoFailure) {

@@ -10,7 +10,7 @@ import GLibKit
 /// serves the row is the download, and the filtration only applies the sepia.
 public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
-    private let maxPixelSize: Int
+    private let frame: ThumbnailFrame
     private let chain: DownloadChain
     private let fetched = Locked<Data?>(nil)
     /// This download's place among the rows' downloads the viewer may join (see `start()`).
@@ -22,13 +22,18 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
     ///   - remoteThumbnails: the app's cache of thumbnails of web photos, read (and, by the
     ///     filtration, written) for photos the server lets clients keep (nil: neither).
     public init(
-        record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int, thumbnails: ThumbnailCache? = nil,
+        record: PhotoRecord, fetcher: PhotoFetcher, frame: ThumbnailFrame, thumbnails: ThumbnailCache? = nil,
         remoteThumbnails: ThumbnailCache? = nil, gate: SuspensionGate? = nil
     ) {
         self.fetcher = fetcher
-        self.maxPixelSize = maxPixelSize
+        self.frame = frame
         chain = .standard(thumbnails: thumbnails, remoteThumbnails: remoteThumbnails)
         super.init(record: record, kind: .download, gate: gate)
+    }
+
+    /// A download for a row's square of `maxPixelSize` pixels.
+    public convenience init(record: PhotoRecord, fetcher: PhotoFetcher, maxPixelSize: Int) {
+        self.init(record: record, fetcher: fetcher, frame: .square(maxPixelSize))
     }
 
     /// The bytes downloaded, once the download has succeeded (nil before, and if it failed, was
@@ -64,11 +69,11 @@ public final class ImageDownloader: ThreadedPhotoOperation, @unchecked Sendable 
         defer { deadline.stop(); link.disconnect() }
         do throws(PhotoFailure) {
             let attempt = DownloadAttempt(
-                record: record, url: try record.entry.resolvedURL(), squareSide: maxPixelSize, fetcher: fetcher,
+                record: record, url: try record.entry.resolvedURL(), frame: frame, fetcher: fetcher,
                 cancellable: link.child, isCancelled: { [unowned self] in isCancelled },
                 onBody: { [fetched] body in fetched.withLock { $0 = body } })
             guard let result = try chain.download(attempt), !isCancelled else { return }
-            record.markDownloaded(result.squared(side: maxPixelSize))
+            record.markDownloaded(result.shaped(for: frame))
             traceFinished(state: .downloaded)
         } catch {
             if isCancelled { return }

@@ -5,8 +5,8 @@ import GLibKit
 
 /// How the filtration turns a downloaded photo's bytes into its row's picture.
 public struct RowDecoding: Sendable {
-    /// The side of the row's square, in pixels (the row's size × scale factor).
-    public var maxPixelSize: Int
+    /// The box the picture is made for, in device pixels (the row's or cell's size × scale factor).
+    public var frame: ThumbnailFrame
     public var limits: DecodeLimits
     /// The memory decodes in flight share.
     public var budget: DecodeMemoryBudget
@@ -19,10 +19,10 @@ public struct RowDecoding: Sendable {
     public var shared: SharedPictures?
 
     public init(
-        maxPixelSize: Int, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
+        frame: ThumbnailFrame, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
         thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil, shared: SharedPictures? = nil
     ) {
-        self.maxPixelSize = maxPixelSize
+        self.frame = frame
         self.limits = limits
         self.budget = budget
         self.thumbnails = thumbnails
@@ -44,7 +44,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     public init(
         record: PhotoRecord, filter: SepiaFilter = SepiaFilter(),
-        decoding: RowDecoding = RowDecoding(maxPixelSize: 160),
+        decoding: RowDecoding = RowDecoding(frame: .square(160)),
         gate: SuspensionGate? = nil
     ) {
         self.filter = filter
@@ -84,7 +84,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         let filtered: PhotoImage
         do throws(PhotoFailure) {
             // Another row showing the same photo at this size shares its decode and picture.
-            if let shared = decoding.shared, let key = SharedPictures.key(record.entry, side: decoding.maxPixelSize) {
+            if let shared = decoding.shared, let key = SharedPictures.key(record.entry, frame: decoding.frame) {
                 filtered = try shared.produce(key, work)
             } else {
                 filtered = try work()
@@ -94,13 +94,14 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             return
         }
         if isCancelled { return }
-        record.markFiltered(filtered)
+        record.markFiltered(filtered, frame: decoding.frame)
         traceFinished(state: .filtered)
     }
 
-    /// The row's square. A local picture is decoded whole, as a thumbnail of the desktop
-    /// cache's sizes, stored there for next time (and for the file manager), and the square
-    /// is cut from it; so is a web photo the server lets clients keep, in the app's own cache.
+    /// The row's square, or the cell's whole photo. A local picture is decoded whole, as a
+    /// thumbnail of the desktop cache's sizes, stored there for next time (and for the file
+    /// manager), and the frame's picture is made from it; so is a web photo the server lets
+    /// clients keep, in the app's own cache.
     private func decode(_ input: Decoding.Source, raw: Bool, size: DecodeSize) throws(PhotoFailure) -> PhotoImage {
         try Decoding.picture(
             input, size: size, raw: raw, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable)
@@ -109,19 +110,21 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private func decode(
         _ input: Decoding.Source, raw: Bool, thumbnailKey key: ThumbnailCache.Key?
     ) throws(PhotoFailure) -> PhotoImage {
-        let side = decoding.maxPixelSize
+        let frame = decoding.frame
         guard let key, let thumbnails = key.isPrivate ? decoding.remoteThumbnails : decoding.thumbnails else {
-            return try decode(input, raw: raw, size: .square(side))
+            return try decode(input, raw: raw, size: frame.decodeSize)
         }
-        let image = try decode(input, raw: raw, size: .thumbnail(square: side))
+        let size: DecodeSize =
+            frame.fill == .crop ? .thumbnail(square: frame.side) : .fit(frame.servingCacheSize.rawValue)
+        let image = try decode(input, raw: raw, size: size)
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.
             let box =
                 ThumbnailCache.Size(rawValue: max(image.width, image.height))
-                ?? .fitting(square: side, width: image.width, height: image.height)
+                ?? frame.cacheSize(width: image.width, height: image.height)
             thumbnails.store(image, of: key, size: box)
         }
-        return ImageDecoder.centreSquare(of: image, side: side)
+        return frame.shape(image)
     }
 }

@@ -18,8 +18,8 @@ public final class PhotoProcessor {
     private var photoObservers: [(PhotoSnapshot) -> Void] = []
     /// Receives the number of busy photos whenever it may have changed.
     public var onActivityChanged: ((Int) -> Void)?
-    /// The longest side, in pixels, that downloads decode to (the row's size × scale factor).
-    public var maxPixelSize: Int
+    /// The box pictures are made for, in device pixels (the row's or cell's size × scale factor).
+    public var thumbnailFrame: ThumbnailFrame
     private let fetcher: PhotoFetcher
     private let filter: SepiaFilter
     /// The desktop's thumbnail cache, for local pictures (nil: not used).
@@ -52,7 +52,8 @@ public final class PhotoProcessor {
     public init(
         list: PhotoList = PhotoList(), fetcher: PhotoFetcher,
         pendingOperations: PendingOperations = PendingOperations(),
-        prefetchMargin: Int = 2, maxPixelSize: Int = 160, filter: SepiaFilter = SepiaFilter(),
+        prefetchMargin: Int = 2, maxPixelSize: Int = 160, fill: ThumbnailFrame.Fill = .crop,
+        filter: SepiaFilter = SepiaFilter(),
         thumbnails: ThumbnailCache? = nil, remoteThumbnails: ThumbnailCache? = nil
     ) {
         self.fetcher = fetcher
@@ -60,7 +61,7 @@ public final class PhotoProcessor {
         self.remoteThumbnails = remoteThumbnails
         self.pendingOperations = pendingOperations
         self.scheduler = ScrollScheduler(prefetchMargin: prefetchMargin)
-        self.maxPixelSize = maxPixelSize
+        self.thumbnailFrame = ThumbnailFrame(side: maxPixelSize, fill: fill)
         self.filter = filter
         self.list = list
         observation = list.observe(
@@ -246,14 +247,14 @@ public final class PhotoProcessor {
 
     /// The size thumbnails are decoded at changed (the window moved to a display with another
     /// scale factor, the grid's cells were made larger or smaller, the view changed): work in
-    /// flight is cancelled, and every photo whose picture does not fit the new size is decoded
-    /// again when shown, those on screen first. A picture less than twice as large is kept and
-    /// drawn smaller: one step down needs no new decode (see `PhotoRecord.fits(side:)`).
-    public func setThumbnailSize(_ pixels: Int) {
-        guard pixels != maxPixelSize else { return }
-        maxPixelSize = pixels
+    /// flight is cancelled, and every photo whose picture does not serve the new frame is
+    /// decoded again when shown, those on screen first. A picture less than twice as large is
+    /// kept and drawn smaller: one step down needs no new decode (see `PhotoRecord.fits`).
+    public func setThumbnailFrame(_ frame: ThumbnailFrame) {
+        guard frame != thumbnailFrame else { return }
+        thumbnailFrame = frame
         apply(scheduler.memoryWarning()) // cancels everything
-        let stale = photos.existingRecords.filter { $0.state != .failed && !$0.fits(side: pixels) }
+        let stale = photos.existingRecords.filter { $0.state != .failed && !$0.fits(frame) }
         for record in stale where record.reset() {
             memory.remove(record.id)
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
@@ -261,6 +262,11 @@ public final class PhotoProcessor {
         }
         apply(scheduler.visibleRowsChanged(scheduler.visible, layout: list))
         activityChanged()
+    }
+
+    /// The frame's side changed, its kind kept (see `setThumbnailFrame`).
+    public func setThumbnailSize(_ pixels: Int) {
+        setThumbnailFrame(ThumbnailFrame(side: pixels, fill: thumbnailFrame.fill))
     }
 
     /// How many photos shown so far failed.
@@ -314,10 +320,11 @@ public final class PhotoProcessor {
         guard !pendingOperations.hasWork(for: id) else { return }
         switch record.state {
         case .new:
-            if let key = SharedPictures.key(record.entry, side: maxPixelSize), let picture = pictures.picture(for: key)
+            if let key = SharedPictures.key(record.entry, frame: thumbnailFrame),
+                let picture = pictures.picture(for: key)
             {
                 // Another row shows this photo at this size already: no download, no decode.
-                record.markFiltered(picture)
+                record.markFiltered(picture, frame: thumbnailFrame)
                 Trace.shared.emit(.rowState(row: record.position, id: id, state: .filtered))
                 changed(record)
                 memory.set(id, cost: record.memoryCost)
@@ -325,7 +332,7 @@ public final class PhotoProcessor {
                 return
             }
             let download = ImageDownloader(
-                record: record, fetcher: fetcher, maxPixelSize: maxPixelSize,
+                record: record, fetcher: fetcher, frame: thumbnailFrame,
                 thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, gate: pendingOperations.gate)
             prepare(download, priority: priority) { $0.downloadFinished($1) }
             let filtration = makeFiltration(for: record, priority: priority)
@@ -351,7 +358,7 @@ public final class PhotoProcessor {
     private func makeFiltration(for record: PhotoRecord, priority: ScrollScheduler<PhotoID>.Priority) -> ImageFiltration
     {
         let decoding = RowDecoding(
-            maxPixelSize: maxPixelSize, limits: fetcher.limits.decode, budget: fetcher.budget,
+            frame: thumbnailFrame, limits: fetcher.limits.decode, budget: fetcher.budget,
             thumbnails: thumbnails, remoteThumbnails: remoteThumbnails, shared: pictures)
         let op = ImageFiltration(record: record, filter: filter, decoding: decoding, gate: pendingOperations.gate)
         prepare(op, priority: priority) { $0.filtrationFinished($1) }

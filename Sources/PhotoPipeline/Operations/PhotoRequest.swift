@@ -4,8 +4,9 @@ import Foundation
 /// wanted at, and which work.
 public struct PhotoRequest: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
-        /// A row's picture: decoded into a square of `size` pixels, and sepia.
-        case picture
+        /// A row's or cell's picture: decoded for a frame of `size` pixels (a square cut from
+        /// the photo, or the whole of it), and sepia.
+        case picture(ThumbnailFrame.Fill)
         /// The download of the row showing the photo `PhotoID` (which the viewer joins).
         case rowDownload(PhotoID)
     }

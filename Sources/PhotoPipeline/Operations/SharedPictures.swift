@@ -22,9 +22,9 @@ public final class SharedPictures: Sendable {
 
     public init() {}
 
-    /// The request of a photo shown at `side` pixels: its address and the size.
-    public static func key(_ entry: PhotoEntry, side: Int) -> PhotoRequest? {
-        (try? entry.resolvedURL()).map { PhotoRequest(address: $0, size: side, kind: .picture) }
+    /// The request of a photo shown in `frame`: its address, the frame's side and its kind.
+    public static func key(_ entry: PhotoEntry, frame: ThumbnailFrame) -> PhotoRequest? {
+        (try? entry.resolvedURL()).map { PhotoRequest(address: $0, size: frame.side, kind: .picture(frame.fill)) }
     }
 
     /// Forgets the finished pictures of the photo at `url`, at every size (its file changed).

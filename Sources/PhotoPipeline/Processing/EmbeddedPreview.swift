@@ -25,7 +25,10 @@ public struct EmbeddedPreview: Sendable {
     public let photoHeight: Int
 
     /// Whether a square of `side` pixels cut from its middle needs no enlarging.
-    public func covers(squareSide side: Int) -> Bool { min(image.width, image.height) >= side }
+    public func covers(squareSide side: Int) -> Bool { covers(.square(side)) }
+
+    /// Whether it serves `frame` without enlarging (see `ThumbnailFrame.isCovered`).
+    public func covers(_ frame: ThumbnailFrame) -> Bool { frame.isCovered(width: image.width, height: image.height) }
 
     /// The preview a photo's bytes hold, read from as much of the file as `bytes` has (the
     /// first 64 KB of a JPEG hold its EXIF block; a HEIF file is read whole). Nil when it

@@ -59,6 +59,7 @@ final class PhotoGridCell: PhotoTile {
         image === shownImage && shownColours == DisplayColours.shared.generation
     }
     private var shownTooltip: String?
+    private var tooltipSource: SignalConnection?
     private var shownPlaceholder: String?
     private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
@@ -92,6 +93,7 @@ final class PhotoGridCell: PhotoTile {
         reason.isVisible = false
         square.addOverlay(reason)
         setSide(side)
+        tooltipSource = root.setTooltipSource { [unowned self] in shownTooltip }
     }
 
     private static func inscription() -> Widget<Inscription> {
@@ -173,10 +175,10 @@ final class PhotoGridCell: PhotoTile {
         return ""
     }
 
+    /// The tooltip's text from now on, asked for when it shows (see `setTooltipSource`): setting
+    /// it on the widget at every bind cost most of a bind.
     private func setTooltip(_ text: String?) {
-        guard text != shownTooltip else { return }
         shownTooltip = text
-        root.setTooltip(text)
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {

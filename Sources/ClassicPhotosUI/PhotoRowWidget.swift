@@ -46,6 +46,7 @@ final class PhotoRowWidget {
         image === shownImage && shownColours == DisplayColours.shared.generation
     }
     private var shownTooltip: String?
+    private var tooltipSource: SignalConnection?
     /// The placeholder's style class ("placeholder" or "missing"), nil while a photo shows.
     private var shownPlaceholder: String?
     private var shownFailed = false
@@ -76,6 +77,7 @@ final class PhotoRowWidget {
         labels.append(title)
         labels.append(status)
         root.append(labels)
+        tooltipSource = root.setTooltipSource { [unowned self] in shownTooltip }
     }
 
     /// One line of text, ellipsized at the end, as tall as the font makes a line.
@@ -188,12 +190,10 @@ final class PhotoRowWidget {
         return ""
     }
 
-    /// Sets the tooltip only when it changes: GTK queries the display for tooltips on every
-    /// set, even of nothing over nothing, which cost about 0.2 ms a row, most of a row's bind.
+    /// The tooltip's text from now on, asked for when it shows (see `setTooltipSource`): setting
+    /// it on the widget at every bind cost most of a bind.
     private func setTooltip(_ text: String?) {
-        guard text != shownTooltip else { return }
         shownTooltip = text
-        root.setTooltip(text)
     }
 
     private func setPicture(_ texture: ObjectRef<GObject>?, of image: PhotoImage?) {

@@ -108,6 +108,20 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
+    /// `GtkWidget::query-tooltip` (the pointer's place and the keyboard mode, which are not
+    /// passed on, and the `GtkTooltip` to fill in); the handler says whether to show it.
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        tooltip handler: @escaping (UnsafeMutableRawPointer?) -> Bool
+    ) -> SignalConnection {
+        typealias F = (UnsafeMutableRawPointer?) -> Bool
+        let thunk: @convention(c) (gpointer?, gint, gint, gboolean, gpointer?, gpointer?) -> gboolean = {
+            _, _, _, _, tooltip, data in
+            unbox(data, as: F.self)(tooltip) ? 1 : 0
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
     /// A signal with no arguments returning a gboolean, e.g. `close-request`.
     public static func connectReturning(
         _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,

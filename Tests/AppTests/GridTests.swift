@@ -131,6 +131,56 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A cell shows its whole photo, fitted into the square; a failed cell's whole story is its tooltip, shown when the pointer rests on it"
+        )
+        func wholePhotosAndTooltips() throws {
+            let folder = try TestPictures.makeFolder("grid-whole")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // A panorama three times as wide as high, and a file that is no picture.
+            #expect(
+                TestPictures.writeGradient(
+                    folder.appendingPathComponent("a-wide.jpg"), width: 900, height: 300, rgb: 0x90_A0_B0))
+            try Data("not a picture at all".utf8).write(to: folder.appendingPathComponent("b-broken.jpg"))
+            let environment = try privateSettings(["view-mode": "grid"], width: 1000, height: 700)
+            let app = try AppSession(arguments: [folder.path], environment: environment)
+            let events = try app.waitFor("the grid settled") { Self.settled($0) }
+            let layout = try #require(Self.layouts(events).last)
+            #expect(layout.mode == "grid" && layout.size == 160, "\(layout)")
+            let window = try app.windowGeometry()
+            // Away from the cells, so no tooltip covers them.
+            _ = try app.xdotool(["mousemove", "\(window.x + window.width - 10)", "\(window.y + window.height - 10)"])
+            Thread.sleep(forTimeInterval: 0.8)
+            let before = NSTemporaryDirectory() + "classic-photos-grid-whole.png"
+            try app.screenshot(to: before)
+            // The whole panorama is 160 × 53 in the middle of its square (which begins under the
+            // header bar, 61 pixels down, and 22 in): the square's top band is the window's
+            // background, its middle the picture. A square cut from it would fill both.
+            let top = try ScreenshotStats(path: before, region: (window.x + 30, window.y + 66, 140, 36))
+            let middle = try ScreenshotStats(path: before, region: (window.x + 30, window.y + 130, 140, 20))
+            #expect(top.meanLuminance > 235, "the band above the photo: \(top)")
+            #expect(middle.meanLuminance < 200, "the photo: \(middle)")
+
+            // The pointer rests on the failed cell (the second of the first row): its tooltip, a
+            // dark box under the pointer, says what went wrong.
+            let cellWidth = window.width / max(1, layout.columns)
+            let (x, y) = (window.x + cellWidth + cellWidth / 2, window.y + 47 + 6 + 80)
+            let below = (x - 90, y + 14, 180, 24)
+            let plain = try ScreenshotStats(path: before, region: below)
+            for step in 0..<4 {
+                _ = try app.xdotool(["mousemove", "\(x + step)", "\(y)"])
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            Thread.sleep(forTimeInterval: 1.5)
+            let hovered = NSTemporaryDirectory() + "classic-photos-grid-tooltip.png"
+            try app.screenshot(to: hovered)
+            let tip = try ScreenshotStats(path: hovered, region: below)
+            #expect(
+                tip.meanLuminance < plain.meanLuminance - 60,
+                "a tooltip under the pointer: \(tip.meanLuminance) against \(plain.meanLuminance)")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Scrolling the grid suspends the queues, cancels the cells that left and starts those on screen")
         func scrolling() throws {
             let server = try LoopbackServer()

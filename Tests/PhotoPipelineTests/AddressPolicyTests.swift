@@ -231,16 +231,6 @@ import TestSupport
         #expect(fromInside.map(\.addressPolicy) == [.any])
     }
 
-    /// Polls `condition` on the main actor until it holds or `seconds` pass.
-    @MainActor private func waitUntil(_ seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            await MainLoop.turn(milliseconds: 10)
-        }
-        return true
-    }
-
     @Test("A list from a public address: its photos on this computer fail as blocked-address; its public ones load")
     @MainActor func pipeline() async throws {
         let inside = try LoopbackServer()

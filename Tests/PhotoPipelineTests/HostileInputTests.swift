@@ -10,15 +10,6 @@ import TestSupport
 /// row with its own reason code, quickly, and within bounded memory. Limits are set short
 /// through `PhotoLimits`, so every case takes seconds.
 @Suite(.serialized) @MainActor struct HostileInputTests {
-    private func waitUntil(_ seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            await MainLoop.turn(milliseconds: 10)
-        }
-        return true
-    }
-
     /// Short limits for tests: a second or two for each deadline, small byte caps.
     private nonisolated static let short = PhotoLimits(
         maxPhotoBytes: 2_000_000, maxPixels: PhotoLimits.standardMaxPixels, decodeMemoryBytes: 384 << 20,

@@ -8,16 +8,6 @@ import TestSupport
 
 /// The download and filtration pipeline against a real HTTP server on loopback.
 @Suite(.serialized) @MainActor struct PipelineTests {
-    /// Polls `condition` on the main actor until it holds or `seconds` pass.
-    private func waitUntil(_ seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            await MainLoop.turn(milliseconds: 10)
-        }
-        return true
-    }
-
     private func processor(for server: LoopbackServer, paths: [String]) -> PhotoProcessor {
         let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
         processor.setEntries(

@@ -8,15 +8,6 @@ import TestSupport
 /// Rows show a square cut from the photo, grid cells the whole photo: what serves each, and
 /// what the pipeline makes for each.
 @Suite(.serialized) @MainActor struct ThumbnailFrameTests {
-    private func waitUntil(_ seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() > deadline { return false }
-            await MainLoop.turn(milliseconds: 10)
-        }
-        return true
-    }
-
     // MARK: The frame as a value
 
     @Test("A square needs the shorter side, a whole photo the longer one")

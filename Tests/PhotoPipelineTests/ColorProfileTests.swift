@@ -276,6 +276,28 @@ import TestSupport
         }
     }
 
+    @Test("An EXIF thumbnail of a photo whose EXIF says Adobe RGB (R03, no profile) is turned from Adobe RGB")
+    func exifThumbnailInAdobeRGB() throws {
+        let folder = try ScratchFolder()
+        let photo = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: 640, height: 480, rgb: 0x20_C0_40, thumbWidth: 160, thumbHeight: 120, thumbRGB: 0xE0_30_30))
+        let file = try folder.write("photo.jpg", photo)
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-q", "-overwrite_original", "-ColorSpace#=65535", "-InteropIndex=R03", file.path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let bytes = try Data(contentsOf: file)
+        #expect(ExifReader.read(bytes).isAdobeRGB && ColorProfile.jpegProfile(in: bytes) == nil)
+        let preview = try #require(Decoding.preview(bytes.prefix(64 << 10), squareSide: 80))
+        let thumbnail = bytes.subdata(in: try #require(ExifReader.read(bytes).thumbnail))
+        let difference = Self.meanDifference(
+            Self.packed(preview.image), Self.reference(thumbnail, profile: ColorProfile.adobeRGB))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        // Turned, not shown as it is (Adobe RGB's red is deeper than sRGB's).
+        #expect(Self.meanDifference(Self.packed(preview.image), Self.plainPixels(thumbnail)) > 1)
+    }
+
     @Test("An EXIF thumbnail is shown in its photo's colours: the photo's own profile turns it too")
     func exifThumbnail() throws {
         let folder = try ScratchFolder()

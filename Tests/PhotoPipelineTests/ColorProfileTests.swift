@@ -276,18 +276,23 @@ import TestSupport
         }
     }
 
-    @Test("An EXIF thumbnail of a photo whose EXIF says Adobe RGB (R03, no profile) is turned from Adobe RGB")
-    func exifThumbnailInAdobeRGB() throws {
+    /// A camera photo with a 160 × 120 EXIF thumbnail of another colour, tagged by exiftool
+    /// with `tags` (given the scratch folder, for files they name).
+    private static func taggedCameraPhoto(_ tags: (ScratchFolder) throws -> [String]) throws -> Data {
         let folder = try ScratchFolder()
         let photo = try #require(
             CameraFiles.jpegWithThumbnail(
                 width: 640, height: 480, rgb: 0x20_C0_40, thumbWidth: 160, thumbHeight: 120, thumbRGB: 0xE0_30_30))
         let file = try folder.write("photo.jpg", photo)
         let tagged = try run(
-            URL(fileURLWithPath: "/usr/bin/exiftool"),
-            ["-q", "-overwrite_original", "-ColorSpace#=65535", "-InteropIndex=R03", file.path])
+            URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + (try tags(folder)) + [file.path])
         #expect(tagged.status == 0, "\(tagged.stderr)")
-        let bytes = try Data(contentsOf: file)
+        return try Data(contentsOf: file)
+    }
+
+    @Test("An EXIF thumbnail of a photo whose EXIF says Adobe RGB (R03, no profile) is turned from Adobe RGB")
+    func exifThumbnailInAdobeRGB() throws {
+        let bytes = try Self.taggedCameraPhoto { _ in ["-ColorSpace#=65535", "-InteropIndex=R03"] }
         #expect(ExifReader.read(bytes).isAdobeRGB && ColorProfile.jpegProfile(in: bytes) == nil)
         let preview = try #require(Decoding.preview(bytes.prefix(64 << 10), squareSide: 80))
         let thumbnail = bytes.subdata(in: try #require(ExifReader.read(bytes).thumbnail))
@@ -300,17 +305,9 @@ import TestSupport
 
     @Test("An EXIF thumbnail is shown in its photo's colours: the photo's own profile turns it too")
     func exifThumbnail() throws {
-        let folder = try ScratchFolder()
-        let photo = try #require(
-            CameraFiles.jpegWithThumbnail(
-                width: 640, height: 480, rgb: 0x20_C0_40, thumbWidth: 160, thumbHeight: 120, thumbRGB: 0xE0_30_30))
-        let file = try folder.write("photo.jpg", photo)
-        let icc = try folder.write("p3.icc", Self.displayP3)
-        let tagged = try run(
-            URL(fileURLWithPath: "/usr/bin/exiftool"),
-            ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", file.path])
-        #expect(tagged.status == 0, "\(tagged.stderr)")
-        let bytes = try Data(contentsOf: file)
+        let bytes = try Self.taggedCameraPhoto { folder in
+            ["-icc_profile<=\(try folder.write("p3.icc", Self.displayP3).path)"]
+        }
         #expect(ColorProfile.jpegProfile(in: bytes) == Self.displayP3)
         let preview = try #require(Decoding.preview(bytes.prefix(64 << 10), squareSide: 80))
         let range = try #require(ExifReader.read(bytes).thumbnail)

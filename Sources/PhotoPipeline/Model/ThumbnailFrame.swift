@@ -63,6 +63,15 @@ public struct ThumbnailFrame: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What the decoder is asked for when the picture is kept in a thumbnail cache too: the
+    /// whole photo, at the smallest cache size whose thumbnail serves the frame.
+    public var cachedDecodeSize: DecodeSize {
+        switch fill {
+        case .crop: .thumbnail(square: side)
+        case .whole: .fit(servingCacheSize.rawValue)
+        }
+    }
+
     /// The cache size a photo of `width`×`height` is decoded to when its thumbnail is kept: the
     /// smallest whose thumbnail still serves the frame.
     public func cacheSize(width: Int, height: Int) -> ThumbnailCache.Size {

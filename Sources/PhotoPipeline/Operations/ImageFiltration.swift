@@ -114,9 +114,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         guard let key, let thumbnails = key.isPrivate ? decoding.remoteThumbnails : decoding.thumbnails else {
             return try decode(input, raw: raw, size: frame.decodeSize)
         }
-        let size: DecodeSize =
-            frame.fill == .crop ? .thumbnail(square: frame.side) : .fit(frame.servingCacheSize.rawValue)
-        let image = try decode(input, raw: raw, size: size)
+        let image = try decode(input, raw: raw, size: frame.cachedDecodeSize)
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.

@@ -68,6 +68,40 @@ import TestSupport
         #expect(!order.precedes(facts[1], named: names[1], facts[2], named: names[2]))
     }
 
+    @Test(
+        "Every order of many photos agrees with comparing them two at a time, with unread facts, unknown dates and ties"
+    )
+    func ordersAgreeWithComparison() {
+        var generator = SystemRandomNumberGenerator()
+        let count = 600
+        let names = (0..<count).map { "photo\($0 % 250).jpg" + ($0 >= 250 ? " (\($0))" : "") }
+        let links = names.map { "file:///f/\($0)" }
+        let facts: [SortFacts?] = (0..<count).map { _ in
+            let roll = Int.random(in: 0..<10, using: &generator)
+            if roll == 0 { return nil }
+            let day = Int.random(in: 1...3, using: &generator)
+            return SortFacts(
+                modified: Int64.random(in: -2...2, using: &generator) * 1_000_000_000,
+                size: Int64.random(in: 0...3, using: &generator),
+                taken: roll == 1
+                    ? nil : String(format: "2021-07-%02d 18:30:%02d", day, Int.random(in: 0...1, using: &generator)))
+        }
+        for key in PhotoOrder.Key.allCases where key != .name {
+            for descending in [false, true] {
+                let order = PhotoOrder(key: key, descending: descending)
+                let sorted = order.order(names: names, links: links, facts: facts)
+                #expect(Set(sorted).count == count)
+                let agrees = zip(sorted, sorted.dropFirst()).allSatisfy { a, b in
+                    !order.precedes(facts[b], named: names[b], facts[a], named: names[a])
+                }
+                #expect(agrees, "\(key) \(descending ? "descending" : "ascending")")
+            }
+        }
+        #expect(PhotoOrder.dateNumber("2021-07-04 18:30:05") == 20_210_704_183_005)
+        #expect(PhotoOrder.dateNumber("2021:07:04 18:30:05") == nil)
+        #expect(PhotoOrder.dateNumber("2021-07-04 18:30") == nil)
+    }
+
     @Test("The date taken is read from a photo's first bytes even when its EXIF block goes on past them")
     func dateTakenFromHead() throws {
         // A JPEG start with an EXIF APP1 segment claiming 60,000 bytes, of which the first part

@@ -35,20 +35,26 @@ public struct SortFacts: Sendable, Equatable {
     public var taken: String?
 
     /// Reads the modification time and size of the file at `path` (following links), and with
-    /// `taken` the date the photo was taken; nil if it cannot be read.
-    public static func read(path: UnsafePointer<CChar>, taken: Bool) -> SortFacts? {
+    /// `taken` the date the photo was taken (from `known`, what `index` held for the folder,
+    /// where given; else from `index`; else from the file); nil if it cannot be read.
+    public static func read(
+        path: UnsafePointer<CChar>, taken: Bool, index: PhotoIndex? = PhotoIndex.shared,
+        known: [String: PhotoIndex.Facts]? = nil
+    ) -> SortFacts? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         var facts = SortFacts(status)
-        if taken { facts.fillDateTaken(path: path, index: PhotoIndex.shared) }
+        if taken { facts.fillDateTaken(path: path, index: index, known: known) }
         return facts
     }
 
     /// The same for a `file:` address.
-    public static func read(link: String, taken: Bool) -> SortFacts? {
+    public static func read(
+        link: String, taken: Bool, index: PhotoIndex? = PhotoIndex.shared, known: [String: PhotoIndex.Facts]? = nil
+    ) -> SortFacts? {
         guard let path = g_filename_from_uri(link, nil, nil) else { return nil }
         defer { g_free(path) }
-        return read(path: path, taken: taken)
+        return read(path: path, taken: taken, index: index, known: known)
     }
 
     /// Fills in the date taken of the photo at `path`, whose size and time these facts hold:
@@ -149,6 +155,13 @@ extension PhotoOrder {
         let byName = nameOrder ?? NaturalOrder.order(names: names, links: links)
         guard key != .name || descending else { return byName }
         if key == .name { return byName.reversed() }
+        if let keys = sortKeys(facts) {
+            // One number a photo, and its place by name for ties: sorting 100,000 such pairs
+            // took a tenth of the time of comparing the facts themselves (dates as text).
+            var pairs = byName.enumerated().map { position, index in (key: keys[index], rank: Int32(position)) }
+            pairs.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
+            return pairs.map { byName[Int($0.rank)] }
+        }
         var rank = [Int](repeating: 0, count: byName.count)
         for (position, index) in byName.enumerated() { rank[index] = position }
         return byName.sorted { a, b in
@@ -160,6 +173,49 @@ extension PhotoOrder {
             }
             return rank[a] < rank[b]
         }
+    }
+
+    /// Each photo's place in this order as one number (smaller first; unreadable files last),
+    /// or nil where a date taken is not in the form `SortFacts` writes.
+    private func sortKeys(_ facts: [SortFacts?]) -> [Int64]? {
+        var keys = [Int64](repeating: .max, count: facts.count)
+        for (index, facts) in facts.enumerated() {
+            guard let facts else { continue } // unreadable files last, whichever way
+            let value: Int64
+            switch key {
+            case .name: return nil
+            case .dateModified: value = facts.modified
+            case .size: value = facts.size
+            case .dateTaken:
+                // A photo whose date is unknown comes before every date, as an empty text would.
+                guard let taken = facts.taken else {
+                    value = -1
+                    break
+                }
+                guard let number = Self.dateNumber(taken) else { return nil }
+                value = number
+            }
+            keys[index] = descending ? (value == .min ? .max - 1 : -value) : min(value, .max - 1)
+        }
+        return keys
+    }
+
+    /// "2021-07-04 18:30:05" as the number 20210704183005, which orders dates as their text does.
+    static func dateNumber(_ taken: String) -> Int64? {
+        var number: Int64 = 0
+        var count = 0
+        for (position, byte) in taken.utf8.enumerated() {
+            switch position {
+            case 4, 7: guard byte == UInt8(ascii: "-") else { return nil }
+            case 10: guard byte == UInt8(ascii: " ") else { return nil }
+            case 13, 16: guard byte == UInt8(ascii: ":") else { return nil }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                number = number * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            count += 1
+        }
+        return count == 19 ? number : nil
     }
 
     /// Whether `a` (named `nameA`) comes before `b` (named `nameB`) in this order.

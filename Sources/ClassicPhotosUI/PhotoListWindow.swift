@@ -216,9 +216,10 @@ final class PhotoListWindow {
         folderToSelect = nil
         refreshViewActions(viewerOpen: viewer.isOpen)
         status.isLoading = false
-        if let folder = liveFolder, folder.order != photoOrder {
-            // Not yet in the order asked for (the dates taken of a big folder): worked out now.
-            folder.sort(by: photoOrder, generation: photos.generation)
+        if let folder = liveFolder, folder.order != photoOrder || !folder.orderChecked {
+            // Not yet in the order asked for (the dates taken of a big folder), or in the one
+            // the index gave, which the files may have changed since: worked out now.
+            folder.sort(by: photoOrder, generation: photos.generation, checking: folder.order == photoOrder)
         }
         if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         status.refreshSubtitle()
@@ -265,7 +266,8 @@ final class PhotoListWindow {
             remoteFolder = url
             return
         }
-        let folder = LiveFolder(url: url, order: order, tree: batch.tree, photos: photos, pane: pane)
+        let folder = LiveFolder(
+            url: url, order: order, orderChecked: !batch.orderFromIndex, tree: batch.tree, photos: photos, pane: pane)
         folder.onWatchLimit = { [unowned self] watched, folders in
             showToast(
                 String(

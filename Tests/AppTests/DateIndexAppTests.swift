@@ -124,5 +124,50 @@ extension GUITests {
             for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
             #expect((0..<5).compactMap { names[$0] } == ["5.jpg", "4.dng", "3.heic", "2.png", "1.jpg"])
         }
+        @Test(
+            "A folder of more than 3,000 photos shows at once in the index's date order the second time, is checked against its files after, and a photo saved anew since moves to its date"
+        )
+        func bigFolderCheckedAfter() throws {
+            let folder = try TestPictures.makeFolder("dated-big")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = folder.appendingPathComponent("photos")
+            // Even names taken in 2022, odd ones in 2021.
+            let count = 3_200
+            try TestPictures.linkDatedPhotos(
+                in: photos, count: count, dates: ["2022:01:01 10:00:00", "2021:01:01 10:00:00"])
+            var environment = try privateSettings(["sort-by": "'date-taken'"])
+            environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+            func launch(until name: TraceEvent.Name) throws -> [TraceRecord] {
+                let app = try AppSession(arguments: [photos.path], environment: environment)
+                _ = try app.waitFor(event: name, timeout: 120)
+                let events = app.events()
+                #expect(app.terminate() == 0)
+                return events
+            }
+            func firstRow(_ events: [TraceRecord]) -> String? {
+                events.lazy.compactMap { if case .rowShown(0, _, let name, _) = $0.event { name } else { nil } }.first
+            }
+            // The first time, names first; the dates are read in the background and the order settles.
+            let cold = try launch(until: .listSorted)
+            #expect(firstRow(cold) == "p00000.jpg")
+            #expect(!cold.contains { $0.event.name == .indexRead })
+            // The second time, the index's order at once, checked after: nothing moves.
+            let warm = try launch(until: .indexChecked)
+            #expect(warm.contains { $0.event == .indexRead(rows: count, hits: count) })
+            #expect(firstRow(warm) == "p00001.jpg", "an odd name, taken in 2021, first")
+            #expect(warm.contains { $0.event == .indexChecked(rows: count, reordered: false) })
+            #expect(!warm.contains { $0.event.name == .listSorted })
+            // A photo saved anew (another file, another date): shown where the index had it,
+            // then moved to its date when the check finds it.
+            let resaved = photos.appendingPathComponent("p00000.jpg")
+            try FileManager.default.removeItem(at: resaved)
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2019:01:01 10:00:00", orientation: 1, little: true
+            ).write(to: resaved)
+            let changed = try launch(until: .listSorted)
+            #expect(changed.contains { $0.event == .indexRead(rows: count, hits: count) })
+            #expect(changed.contains { $0.event == .indexChecked(rows: count, reordered: true) })
+            #expect(firstRow(changed) == "p00001.jpg")
+        }
     }
 }

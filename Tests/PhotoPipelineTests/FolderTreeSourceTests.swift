@@ -13,6 +13,7 @@ import TestSupport
         let folder = try ScratchFolder()
         for name in [
             "top.png", "2023/07 July/img10.png", "2023/07 July/img9.png", "2023/12 December/a.png",
+            "2023/12 December/b c#ü.png",
             "2023/loose.png", "2024/01 January/b.png", "10/x.png", "9/x.png", ".private/secret.png",
         ] {
             #expect(try folder.savePicture(name, format: "png"))
@@ -33,16 +34,22 @@ import TestSupport
         #expect(
             entries.map(\.name) == [
                 "top.png", "9/x.png", "10/x.png", "2023/loose.png", "2023/07 July/img9.png", "2023/07 July/img10.png",
-                "2023/12 December/a.png", "2024/01 January/b.png",
+                "2023/12 December/a.png", "2023/12 December/b c#ü.png", "2024/01 January/b.png",
             ])
         #expect(entries.allSatisfy { !$0.isFolder })
         #expect(
             entries.map { $0.subfolder.map(String.init) } == [
-                nil, "9", "10", "2023", "2023/07 July", "2023/07 July", "2023/12 December", "2024/01 January",
+                nil, "9", "10", "2023", "2023/07 July", "2023/07 July", "2023/12 December", "2023/12 December",
+                "2024/01 January",
             ])
         #expect(entries.map { String($0.leafName) }[1] == "x.png")
         for entry in entries {
             #expect(entry.url.path == folder.url.appendingPathComponent(entry.name).path)
+            // Whether made whole by GLib or from the folder's address, the address is GLib's.
+            let path = folder.url.appendingPathComponent(entry.name).path
+            let uri = try #require(g_filename_to_uri(path, nil, nil))
+            #expect(entry.link == String(cString: uri))
+            g_free(uri)
         }
         // Every folder read is given to be watched, the top one first; the link back up and the
         // hidden folder are not among them.
@@ -65,7 +72,7 @@ import TestSupport
         let folder = try yearTree()
         let counted = try #require(FolderSource.contents(of: folder.url, cancellable: Cancellable()))
         #expect(counted.folders == 5, "2023, 2024, 9, 10 and notes; not .private")
-        #expect(counted.pictures == 8)
+        #expect(counted.pictures == 9)
         #expect(
             FolderSource.contents(of: folder.url.appendingPathComponent("missing"), cancellable: Cancellable()) == nil)
     }

@@ -129,4 +129,52 @@ import TestSupport
             ofItemAtPath: photos.appendingPathComponent("img4.jpg").path)
         #expect(try read() == ["img3.jpg", "img2.jpg", "img1.jpg", "img4.jpg"])
     }
+
+    @Test(
+        "A big folder is matched with the index by path alone: in name order while the index knows too few, in the index's date order once it knows them, flagged as not yet checked"
+    )
+    func bigFolderByPath() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = folder.appendingPathComponent("big")
+        // Even names taken in 2022, odd ones in 2021.
+        let names = try TestPictures.linkDatedPhotos(
+            in: photos, count: FolderSource.inlineDatesLimit + 100,
+            dates: ["2022:01:01 10:00:00", "2021:01:01 10:00:00"],
+            prefix: "photo")
+        let index = try PhotoIndex(path: path)
+        func read() throws -> (names: [String], order: PhotoOrder?, fromIndex: Bool) {
+            var read: (names: [String], order: PhotoOrder?, fromIndex: Bool) = ([], nil, false)
+            try FolderSource.readPictures(
+                in: photos, selecting: nil, order: PhotoOrder(key: .dateTaken), cancellable: Cancellable(),
+                index: index
+            ) { batch in
+                read.names += batch.entries.map(\.name)
+                read.order = batch.order
+                read.fromIndex = batch.orderFromIndex
+            }
+            return read
+        }
+        // Nothing known: names first, the dates to be read in the background.
+        let cold = try read()
+        #expect(cold.names == names && cold.order == .byName && !cold.fromIndex)
+        for name in names {
+            _ = SortFacts.read(link: photos.appendingPathComponent(name).absoluteString, taken: true, index: index)
+        }
+        index.flush()
+        // Known: the dates' order at once, not yet checked against the files.
+        let warm = try read()
+        let byDate =
+            names.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            + names.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        #expect(warm.names == byDate && warm.order == PhotoOrder(key: .dateTaken) && warm.fromIndex)
+        // A few unknown files among them are read at once, and go by their dates too.
+        let extra = folder.appendingPathComponent("late.jpg")
+        try TestPictures.jpegWithExif(
+            make: "Cam", model: "One", original: "2020:01:01 10:00:00", orientation: 1, little: true
+        ).write(to: extra)
+        #expect(link(extra.path, photos.appendingPathComponent("zz-late.jpg").path) == 0)
+        let mixed = try read()
+        #expect(mixed.names == ["zz-late.jpg"] + byDate && mixed.fromIndex)
+    }
 }

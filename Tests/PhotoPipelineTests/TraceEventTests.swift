@@ -64,6 +64,11 @@ import Testing
             )
         case .indexRead:
             (.indexRead(rows: 240, hits: 238), #"{"t":1.500000,"ev":"index.read","rows":240,"hits":238}"#)
+        case .indexChecked:
+            (
+                .indexChecked(rows: 4000, reordered: true),
+                #"{"t":1.500000,"ev":"index.checked","rows":4000,"reordered":true}"#
+            )
         case .selectionChanged:
             (.selectionChanged(count: 12), #"{"t":1.500000,"ev":"selection.changed","count":12}"#)
         case .scrollBegin:

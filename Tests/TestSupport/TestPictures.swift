@@ -34,6 +34,28 @@ public enum TestPictures {
         return gdk_pixbuf_savev(pixbuf, url.path, "jpeg", nil, nil, nil) != 0
     }
 
+    /// A big folder sorted by date cheaply: `count` names (`prefix` and five digits, `.jpg`) in
+    /// `folder`, hard links to one photo taken on each of `dates` in turn (name `n` taken on
+    /// `dates[n % dates.count]`); the photos themselves go beside `folder`. Returns the names.
+    @discardableResult
+    public static func linkDatedPhotos(
+        in folder: URL, count: Int, dates: [String], prefix: String = "p"
+    ) throws -> [String] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let sources = try dates.enumerated().map { n, date in
+            let file = folder.deletingLastPathComponent().appendingPathComponent("\(folder.lastPathComponent)-\(n).jpg")
+            try jpegWithExif(make: "Cam", model: "One", original: date, orientation: 1, little: true).write(to: file)
+            return file.path
+        }
+        return try (0..<count).map { n in
+            let name = String(format: "%@%05d.jpg", prefix, n)
+            guard link(sources[n % sources.count], folder.appendingPathComponent(name).path) == 0 else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            return name
+        }
+    }
+
     /// The bundled 600×400 coffee.jpg with an EXIF block put first: Make, Model and Orientation
     /// in IFD0, DateTimeOriginal ("YYYY:MM:DD HH:MM:SS") in the EXIF sub-IFD; little- or
     /// big-endian. Built byte by byte (ImageMagick's `-set exif:…` writes no EXIF).

@@ -44,8 +44,12 @@ public struct FolderSource: PhotoSource {
     }
 
     /// Up to this many pictures, dates taken are read before the folder is shown (about 50 µs
-    /// each); a bigger folder shows in modification order at once, and settles into the order
-    /// taken once the dates are read in the background.
+    /// each), and every picture's size and time are checked against the index's first. A
+    /// bigger folder is matched with the index by path alone and shown in the order of its
+    /// dates at once (checked against the files in the background: see
+    /// `PhotoSourceBatch.orderFromIndex`); where the index knows too few of its pictures, it
+    /// shows in name order, and settles into the order taken once the dates are read in the
+    /// background.
     static let inlineDatesLimit = 3_000
 
     /// Lists the pictures in `folder` (`recursive`: beneath it) and delivers them in batches.
@@ -58,46 +62,30 @@ public struct FolderSource: PhotoSource {
         var tree: [URL]?
         var nameOrder: [Int]?
         var listing: FolderListing
+        // By date taken, the index is asked by path: no picture's status is read before a big
+        // folder shows (a `stat` each was a third of the time a tree of 100,000 took).
+        let details: FolderListing.Details =
+            !wanted.needsFacts ? .none : wanted.key == .dateTaken ? .pathKeys : .status
         if recursive {
-            let read = try FolderTree.read(
-                folder, selecting: selecting, facts: wanted.needsFacts, cancellable: cancellable)
+            let read = try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
             listing = read.listing
             nameOrder = read.nameOrder
             tree = read.folders.map(\.standardizedFileURL)
         } else {
-            listing = try FolderListing.read(
-                folder, selecting: selecting, facts: wanted.needsFacts, cancellable: cancellable)
+            listing = try FolderListing.read(folder, selecting: selecting, details: details, cancellable: cancellable)
         }
         var used = wanted
+        var orderFromIndex = false
         if wanted.key == .dateTaken {
-            // What the index remembers of the folder's photos, at once: a folder sorted before
-            // settles in its order without reading its files again.
-            let known = index?.facts(inFolder: folder.standardizedFileURL.path) ?? [:]
-            var filled = listing.facts
-            var misses: [Int] = []
-            for position in filled.indices {
-                guard let facts = filled[position] else { continue }
-                if let held = known[listing.paths[position]], held.size == facts.size, held.modified == facts.modified {
-                    filled[position]?.taken = held.taken
-                } else {
-                    misses.append(position)
-                }
-            }
-            if misses.count <= inlineDatesLimit {
-                // What the index did not hold is read from the files (and given to it).
-                for position in misses {
-                    listing.paths[position].withCString { path in
-                        _ = filled[position]?.fillDateTaken(path: path, index: index, known: [:])
-                    }
-                }
-                listing.facts = filled
-                index?.flush()
-                if index != nil {
-                    let hits = filled.count { $0 != nil } - misses.count
-                    Trace.shared.emit(.indexRead(rows: listing.names.count, hits: hits))
-                }
+            let folderPath = folder.standardizedFileURL.path
+            if listing.names.count <= inlineDatesLimit {
+                listing.readStatus()
+                listing.facts = datesTaken(listing, folderPath: folderPath, index: index)
+            } else if let facts = datesFromIndex(listing, folderPath: folderPath, index: index) {
+                listing.facts = facts
+                orderFromIndex = index != nil
             } else {
-                used = PhotoOrder(key: .dateModified, descending: wanted.descending)
+                used = .byName
             }
         }
         if cancellable.isCancelled { throw .cancelled }
@@ -109,7 +97,10 @@ public struct FolderSource: PhotoSource {
             .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
         let total = folders.count + order.count
         if total == 0 {
-            deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: wanted, tree: tree))
+            deliver(
+                PhotoSourceBatch(
+                    entries: [], folder: folderURL, order: used, wantedOrder: wanted, tree: tree,
+                    orderFromIndex: orderFromIndex))
             return
         }
         let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }.map { folders.count + $0 }
@@ -127,9 +118,61 @@ public struct FolderSource: PhotoSource {
             deliver(
                 PhotoSourceBatch(
                     entries: entries, selected: selectedHere, folder: folderURL, order: used,
-                    wantedOrder: wanted, tree: tree))
+                    wantedOrder: wanted, tree: tree, orderFromIndex: orderFromIndex))
             start = end
         }
+    }
+
+    /// The dates taken of a listing's pictures (whose status was read), from the index where
+    /// it holds them for the same size and time, else read from the files (and given to it).
+    private static func datesTaken(_ listing: FolderListing, folderPath: String, index: PhotoIndex?) -> [SortFacts?] {
+        let known = index?.facts(inFolder: folderPath) ?? [:]
+        var filled = listing.facts
+        var misses = 0
+        for position in filled.indices {
+            guard let facts = filled[position] else { continue }
+            if let held = known[listing.paths[position]], held.size == facts.size, held.modified == facts.modified {
+                filled[position]?.taken = held.taken
+            } else {
+                misses += 1
+                listing.paths[position].withCString { path in
+                    _ = filled[position]?.fillDateTaken(path: path, index: index, known: [:])
+                }
+            }
+        }
+        index?.flush()
+        if index != nil {
+            Trace.shared.emit(.indexRead(rows: listing.names.count, hits: filled.count { $0 != nil } - misses))
+        }
+        return filled
+    }
+
+    /// What the index holds for a big listing's pictures, by path alone (their sizes and
+    /// times as it last saw them), with the few it does not hold read from the files; nil
+    /// where it holds too few of them to be worth showing in its order.
+    private static func datesFromIndex(
+        _ listing: FolderListing, folderPath: String, index: PhotoIndex?
+    )
+        -> [SortFacts?]?
+    {
+        guard let index else { return nil }
+        let known = index.factsByPathKey(inFolder: folderPath)
+        var facts = [SortFacts?](repeating: nil, count: listing.names.count)
+        var misses: [Int] = []
+        for position in facts.indices {
+            if let held = known[listing.pathKeys[position]] {
+                facts[position] = SortFacts(modified: held.modified, size: held.size, taken: held.taken)
+            } else {
+                misses.append(position)
+                if misses.count > inlineDatesLimit { return nil }
+            }
+        }
+        for position in misses {
+            facts[position] = SortFacts.read(link: listing.links[position], taken: true, index: index)
+        }
+        index.flush()
+        Trace.shared.emit(.indexRead(rows: listing.names.count, hits: listing.names.count - misses.count))
+        return facts
     }
 
     /// The local path of a `file:` address, as the index keys it.
@@ -142,7 +185,7 @@ public struct FolderSource: PhotoSource {
     /// How many sub-folders `folder` holds, and how many pictures are in it and beneath it,
     /// as it would list them; nil if it cannot be read.
     public static func contents(of folder: URL, cancellable: Cancellable) -> (folders: Int, pictures: Int)? {
-        guard let tree = try? FolderTree.read(folder, selecting: nil, facts: false, cancellable: cancellable) else {
+        guard let tree = try? FolderTree.read(folder, selecting: nil, details: .none, cancellable: cancellable) else {
             return nil
         }
         return (tree.topFolders, tree.listing.names.count)
@@ -151,7 +194,7 @@ public struct FolderSource: PhotoSource {
     /// The paths of every picture in `folder` and beneath it, and every folder read (`folder`
     /// first); nil if `folder` cannot be read (a folder that came into a tree shown).
     public static func picturesBeneath(_ folder: URL, cancellable: Cancellable) -> (paths: [String], folders: [URL])? {
-        guard let tree = try? FolderTree.read(folder, selecting: nil, facts: false, cancellable: cancellable)
+        guard let tree = try? FolderTree.read(folder, selecting: nil, details: .none, cancellable: cancellable)
         else { return nil }
         return (tree.listing.links.compactMap(path(of:)), tree.folders)
     }

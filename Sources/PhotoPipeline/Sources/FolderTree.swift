@@ -27,11 +27,13 @@ struct FolderTree {
         var url: URL
         var prefix: String
         var listing: FolderListing?
+        /// Its pictures' order by name.
+        var nameOrder: [Int] = []
         var children: [Int] = []
     }
 
     static func read(
-        _ top: URL, selecting: String?, facts: Bool, cancellable: Cancellable
+        _ top: URL, selecting: String?, details: FolderListing.Details, cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderTree {
         var nodes = [Node(url: top, prefix: "")]
         var visited = Set<FolderIdentity>()
@@ -43,14 +45,16 @@ struct FolderTree {
                 FolderIdentity(nodes[node].url).map { visited.insert($0).inserted } ?? (node == 0)
             }
             let read = readAll(
-                folders.map { nodes[$0].url }, selecting: nodes[0].listing == nil ? selecting : nil, facts: facts,
-                cancellable: cancellable)
+                folders.map { nodes[$0].url }, prefixes: folders.map { nodes[$0].prefix },
+                selecting: nodes[0].listing == nil ? selecting : nil, details: details, cancellable: cancellable)
             if nodes[0].listing == nil, case .failure(let error) = read[0] { throw error }
             if cancellable.isCancelled { throw .cancelled }
             var next: [Int] = []
             for (node, result) in zip(folders, read) {
-                guard case .success(let listing) = result else { continue } // a sub-folder that cannot be read
+                // A sub-folder that cannot be read is passed over.
+                guard case .success(let (listing, nameOrder)) = result else { continue }
                 nodes[node].listing = listing
+                nodes[node].nameOrder = nameOrder
                 for child in NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks) {
                     guard let url = URL(string: listing.folderLinks[child]) else { continue }
                     nodes[node].children.append(nodes.count)
@@ -63,11 +67,15 @@ struct FolderTree {
         return assemble(nodes)
     }
 
-    /// Reads `folders` on every core; each folder's listing, or why it could not be read.
+    /// Reads `folders` on every core; each folder's listing (its pictures named with the
+    /// folder's prefix, and their name order), or why it could not be read.
     private static func readAll(
-        _ folders: [URL], selecting: String?, facts: Bool, cancellable: Cancellable
-    ) -> [Result<FolderListing, PhotoSourceError>] {
-        let results = Locked([Result<FolderListing, PhotoSourceError>?](repeating: nil, count: folders.count))
+        _ folders: [URL], prefixes: [String], selecting: String?, details: FolderListing.Details,
+        cancellable: Cancellable
+    ) -> [Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>] {
+        let results = Locked(
+            [Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>?](
+                repeating: nil, count: folders.count))
         let next = Locked(0)
         let workers = min(folders.count, ProcessInfo.processInfo.activeProcessorCount)
         DispatchQueue.concurrentPerform(iterations: max(1, workers)) { _ in
@@ -79,12 +87,15 @@ struct FolderTree {
                     return value
                 }
                 guard index < folders.count else { return }
-                let result: Result<FolderListing, PhotoSourceError>
+                let result: Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>
                 do throws(PhotoSourceError) {
-                    result = .success(
-                        try FolderListing.read(
-                            folders[index], selecting: selecting, facts: facts, pictures: pictures,
-                            cancellable: cancellable))
+                    var listing = try FolderListing.read(
+                        folders[index], selecting: selecting, details: details, pictures: pictures,
+                        cancellable: cancellable)
+                    // Ordered by their own names, then named by their path below the top.
+                    let nameOrder = NaturalOrder.order(names: listing.names, links: listing.links)
+                    if !prefixes[index].isEmpty { listing.names = listing.names.map { prefixes[index] + $0 } }
+                    result = .success((listing, nameOrder))
                 } catch {
                     result = .failure(error)
                 }
@@ -102,15 +113,15 @@ struct FolderTree {
         var stack = [0]
         while let node = stack.popLast() {
             guard let listing = nodes[node].listing else { continue }
-            let prefix = nodes[node].prefix
             let start = tree.listing.names.count
             tree.folders.append(nodes[node].url)
             if let selected = listing.selected { tree.listing.selected = start + selected }
-            tree.listing.names += prefix.isEmpty ? listing.names : listing.names.map { prefix + $0 }
+            tree.listing.names += listing.names
             tree.listing.links += listing.links
             tree.listing.facts += listing.facts
             tree.listing.paths += listing.paths
-            tree.nameOrder += NaturalOrder.order(names: listing.names, links: listing.links).map { start + $0 }
+            tree.listing.pathKeys += listing.pathKeys
+            tree.nameOrder += nodes[node].nameOrder.map { start + $0 }
             stack += nodes[node].children.reversed()
         }
         return tree

@@ -51,10 +51,14 @@ public struct PhotoSourceBatch: Sendable {
     /// the source delivered a photo ahead of its list (one named on a slow share, shown while
     /// its folder is read): the rest fill in around it. nil: after them, in order.
     public var positions: [Int]?
+    /// Whether `order` (by date taken) comes from the dates the index held for the entries'
+    /// paths, not yet checked against the files' sizes and times (a big folder, shown at once
+    /// in the order it had last time; the files that changed since are found in the background).
+    public var orderFromIndex: Bool
 
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil, orderFromIndex: Bool = false
     ) {
         self.entries = entries
         self.selected = selected
@@ -63,6 +67,7 @@ public struct PhotoSourceBatch: Sendable {
         self.wantedOrder = wantedOrder
         self.tree = tree
         self.positions = positions
+        self.orderFromIndex = orderFromIndex
     }
 
     /// The batch cut into pieces of at most `rows` rows, the first of at most `firstRows`;

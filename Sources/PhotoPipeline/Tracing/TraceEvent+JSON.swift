@@ -109,6 +109,10 @@ extension TraceEvent {
             p.name(.indexRead)
             p.field(.rows, rows)
             p.field(.hits, hits)
+        case .indexChecked(let rows, let reordered):
+            p.name(.indexChecked)
+            p.field(.rows, rows)
+            p.field(.reordered, reordered)
         case .selectionChanged(let count):
             p.name(.selectionChanged)
             p.field(.count, count)

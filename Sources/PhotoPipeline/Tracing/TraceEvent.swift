@@ -47,6 +47,10 @@ public enum TraceEvent: Sendable, Equatable {
     case selectionChanged(count: Int)
     /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
     case indexRead(rows: Int, hits: Int)
+    /// A big folder shown in the order of the dates the index held for its paths was checked
+    /// against its files (their sizes and times, the dates of those that changed read again):
+    /// `reordered` when that moved its photos (a `list.sorted` follows).
+    case indexChecked(rows: Int, reordered: Bool)
     /// Scrolling began.
     case scrollBegin(via: ScrollVia)
     /// Scrolling and any deceleration ended; the rows then on screen.
@@ -147,6 +151,7 @@ public enum TraceEvent: Sendable, Equatable {
         case displayProfile = "display.profile"
         case selectionChanged = "selection.changed"
         case indexRead = "index.read"
+        case indexChecked = "index.checked"
         case scrollBegin = "scroll.begin"
         case scrollEnd = "scroll.end"
         case queuesSuspended = "queues.suspended"
@@ -191,6 +196,7 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
+        case reordered
     }
 }
 

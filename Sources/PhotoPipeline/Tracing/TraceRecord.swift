@@ -94,6 +94,8 @@ extension TraceEvent {
         case .displayProfile: self = try .displayProfile(name: string(.name))
         case .selectionChanged: self = try .selectionChanged(count: int(.count))
         case .indexRead: self = try .indexRead(rows: int(.rows), hits: int(.hits))
+        case .indexChecked:
+            self = try .indexChecked(rows: int(.rows), reordered: c.decode(Bool.self, forKey: .reordered))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))
         case .scrollEnd: self = try .scrollEnd(first: int(.first), last: int(.last))
         case .queuesSuspended: self = .queuesSuspended

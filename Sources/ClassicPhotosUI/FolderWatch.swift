@@ -5,67 +5,142 @@ import PhotoPipeline
 
 /// Watches one folder with a `GFileMonitor` and reports what happened to its files, a moment
 /// after the last of a burst of changes (a copy of a hundred photos is one report).
+///
+/// The monitor lives on a thread of its own (`FolderWatchThread`), not on the main loop: each
+/// `GFileMonitor` is a source of the context it was made on, and GLib visits every source of a
+/// context in each of its iterations, so the 2,000 folders of a Pictures tree watched from the
+/// main loop took a fifth of the window's time. Bursts reach the main actor as one call each.
 @MainActor
 final class FolderWatch {
     let folder: URL
-    private let monitor: ObjectRef<GObject>
-    private var connection: SignalConnection?
-    private var pending: [FolderChange] = []
-    private var flush: MainLoopSource?
+    private let monitor: Monitor
     /// Receives each burst of changes, in the order they happened.
     var onChanges: (([FolderChange]) -> Void)?
 
     /// How long the folder must be quiet before a burst of changes is reported.
-    static let quietMilliseconds: UInt32 = 150
+    nonisolated static let quietMilliseconds: UInt32 = 150
 
-    /// Starts watching `folder`; nil if GIO cannot watch it.
-    init?(folder: URL) {
+    /// Starts watching `folder` (as soon as the watching thread gets to it).
+    init(folder: URL) {
         self.folder = folder
-        let file = folder.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
-        guard let made = g_file_monitor_directory(file.opaque, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else { return nil }
-        monitor = ObjectRef(takingOpaque: OpaquePointer(made))
-        connection = SignalConnection.connect(
-            monitor.pointer, "changed",
-            pointerPointerInt: { [unowned self] file, other, kind in
-                record(file: file, other: other, kind: GFileMonitorEvent(rawValue: UInt32(bitPattern: kind)))
-            })
+        monitor = Monitor(folder: folder)
+        let monitor = monitor
+        monitor.report = { [weak self] changes in
+            MainLoop.onMainActor { self?.onChanges?(changes) }
+        }
+        FolderWatchThread.shared.perform { monitor.start() }
     }
 
     /// Stops watching; nothing more is reported.
     func cancel() {
-        connection = nil
-        flush = nil
-        pending = []
-        g_file_monitor_cancel(monitor.cast(GFileMonitor.self))
+        onChanges = nil
+        let monitor = monitor
+        FolderWatchThread.shared.perform { monitor.stop() }
     }
 
-    private func record(file: UnsafeMutableRawPointer?, other: UnsafeMutableRawPointer?, kind: GFileMonitorEvent) {
-        guard let path = Self.path(file) else { return }
-        switch kind {
-        case G_FILE_MONITOR_EVENT_CREATED, G_FILE_MONITOR_EVENT_MOVED_IN: pending.append(.created(path))
-        case G_FILE_MONITOR_EVENT_DELETED, G_FILE_MONITOR_EVENT_MOVED_OUT: pending.append(.deleted(path))
-        case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT: pending.append(.changed(path))
-        case G_FILE_MONITOR_EVENT_RENAMED:
-            guard let to = Self.path(other) else { pending.append(.deleted(path)); break }
-            pending.append(.renamed(from: path, to: to))
-        default: return
+    deinit {
+        let monitor = monitor
+        FolderWatchThread.shared.perform { monitor.stop() }
+    }
+
+    /// The `GFileMonitor` and the changes it has told of since the last report. Made on any
+    /// thread; everything else about it happens on the watching thread only.
+    private final class Monitor: @unchecked Sendable {
+        let folder: URL
+        /// Called on the watching thread with each burst (set before `start`).
+        var report: (@Sendable ([FolderChange]) -> Void)?
+        private var monitor: ObjectRef<GObject>?
+        private var connection: SignalConnection?
+        private var pending: [FolderChange] = []
+        private var flush: MainLoopSource?
+        private var stopped = false
+
+        init(folder: URL) { self.folder = folder }
+
+        func start() {
+            guard !stopped else { return }
+            let file = folder.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+            guard let made = g_file_monitor_directory(file.opaque, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else {
+                return
+            }
+            let monitor = ObjectRef<GObject>(takingOpaque: OpaquePointer(made))
+            self.monitor = monitor
+            connection = SignalConnection.connect(
+                monitor.pointer, "changed",
+                pointerPointerInt: { [unowned self] file, other, kind in
+                    record(file: file, other: other, kind: GFileMonitorEvent(rawValue: UInt32(bitPattern: kind)))
+                })
         }
-        flush = MainLoopSource.onMainActor(.timeout(milliseconds: Self.quietMilliseconds)) { [weak self] in
-            self?.report()
-            return .remove
+
+        func stop() {
+            stopped = true
+            connection = nil
+            flush = nil
+            pending = []
+            report = nil
+            if let monitor { g_file_monitor_cancel(monitor.cast(GFileMonitor.self)) }
+            monitor = nil
+        }
+
+        private func record(file: UnsafeMutableRawPointer?, other: UnsafeMutableRawPointer?, kind: GFileMonitorEvent) {
+            guard let path = Self.path(file) else { return }
+            switch kind {
+            case G_FILE_MONITOR_EVENT_CREATED, G_FILE_MONITOR_EVENT_MOVED_IN: pending.append(.created(path))
+            case G_FILE_MONITOR_EVENT_DELETED, G_FILE_MONITOR_EVENT_MOVED_OUT: pending.append(.deleted(path))
+            case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT: pending.append(.changed(path))
+            case G_FILE_MONITOR_EVENT_RENAMED:
+                guard let to = Self.path(other) else {
+                    pending.append(.deleted(path))
+                    break
+                }
+                pending.append(.renamed(from: path, to: to))
+            default: return
+            }
+            flush = MainLoopSource(
+                .timeout(milliseconds: FolderWatch.quietMilliseconds), on: FolderWatchThread.shared.context
+            ) { [weak self] in
+                self?.reportPending()
+                return .remove
+            }
+        }
+
+        private func reportPending() {
+            flush = nil
+            let changes = pending
+            pending = []
+            if !changes.isEmpty { report?(changes) }
+        }
+
+        private static func path(_ file: UnsafeMutableRawPointer?) -> String? {
+            guard let file, let path = g_file_get_path(OpaquePointer(file)) else { return nil }
+            defer { g_free(path) }
+            return String(cString: path)
         }
     }
+}
 
-    private func report() {
-        flush = nil
-        let changes = pending
-        pending = []
-        if !changes.isEmpty { onChanges?(changes) }
+/// The thread the app's folder monitors live on: it runs a GLib main context of its own, the
+/// thread-default context there, so that monitors made on it attach to it.
+final class FolderWatchThread: Sendable {
+    static let shared = FolderWatchThread()
+
+    /// The thread's context.
+    nonisolated(unsafe) let context: OpaquePointer
+
+    private init() {
+        context = g_main_context_new()
+        nonisolated(unsafe) let context = context
+        let thread = Thread {
+            g_main_context_push_thread_default(context)
+            let loop = g_main_loop_new(context, 0)
+            g_main_loop_run(loop)
+        }
+        thread.name = "classic:watch"
+        thread.start()
     }
 
-    private static func path(_ file: UnsafeMutableRawPointer?) -> String? {
-        guard let file, let path = g_file_get_path(OpaquePointer(file)) else { return nil }
-        defer { g_free(path) }
-        return String(cString: path)
+    /// Runs `body` on the thread, after what was asked of it before.
+    func perform(_ body: @escaping @Sendable () -> Void) {
+        MainLoop.perform(on: context, body)
     }
 }

@@ -104,7 +104,7 @@ final class LiveFolder {
             return
         }
         let watch = FolderWatch(folder: folder)
-        watch?.onChanges = { [unowned self] changes in changed(changes) }
+        watch.onChanges = { [unowned self] changes in changed(changes) }
         watches[folder.path] = watch
     }
 

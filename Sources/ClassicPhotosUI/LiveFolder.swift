@@ -315,11 +315,44 @@ final class LiveFolder {
     /// where neither knows it (nothing is read from the file here).
     func dateTaken(of id: PhotoID, link: String) -> String? {
         if let taken = facts[id]?.taken { return taken }
+        return Self.indexFacts(link: link)?.taken
+    }
+
+    /// What the index holds for the photo at `link` as its file is now (a `stat`, no read).
+    nonisolated static func indexFacts(link: String) -> PhotoIndex.Facts? {
         guard let path = Self.path(ofLink: link) else { return nil }
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        return PhotoIndex.shared?.dateTaken(path: path, size: Int64(status.st_size), modified: modified)
+        return PhotoIndex.shared?.facts(path: path, size: Int64(status.st_size), modified: modified)
+    }
+
+    /// What the index knows of a photo shown, in words: its size in pixels (as shown), its
+    /// camera and when it was taken ("4000 × 3000 · Canon EOS R6 · 04/07/21 18:30"); nil
+    /// where the index holds nothing for it (the folder was never sorted by date).
+    func details(of id: PhotoID, link: String) -> String? {
+        guard let held = Self.indexFacts(link: link) else { return nil }
+        var parts: [String] = []
+        if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
+        if let camera = held.camera { parts.append(DisplayText.line(camera)) }
+        if let taken = Self.localDate(held.taken) { parts.append(taken) }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// "2021-07-04 18:30:05" (local time, as cameras write it) in the locale's way of writing a
+    /// date, and the time.
+    private static func localDate(_ taken: String) -> String? {
+        let numbers = taken.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int32($0) }
+        guard numbers.count == 6, let zone = g_time_zone_new_local() else { return nil }
+        defer { g_time_zone_unref(zone) }
+        guard
+            let date = g_date_time_new(
+                zone, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], Double(numbers[5]))
+        else { return nil }
+        defer { g_date_time_unref(date) }
+        guard let text = g_date_time_format(date, "%x %H:%M") else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     // MARK: Sorting

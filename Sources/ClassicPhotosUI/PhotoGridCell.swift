@@ -14,6 +14,9 @@ protocol PhotoTile: AnyObject {
     var onRetry: ((PhotoID) -> Void)? { get set }
     /// What a sub-folder holds, in words, once known ("3 folders, 12 photos").
     var folderSummary: ((PhotoEntry) -> String?)? { get set }
+    /// What the index knows of a photo, in words ("4000 × 3000 · Canon EOS R6 · …"), asked for
+    /// when its tooltip shows.
+    var photoDetails: ((PhotoID, PhotoEntry) -> String?)? { get set }
     /// Shows the photo as `snapshot` has it; returns the status line (the short reason of a
     /// failed photo, which the trace records).
     @discardableResult func show(_ snapshot: PhotoSnapshot) -> String
@@ -59,6 +62,8 @@ final class PhotoGridCell: PhotoTile {
         image === shownImage && shownColours == DisplayColours.shared.generation
     }
     private var shownTooltip: String?
+    private var shownEntry: PhotoEntry?
+    var photoDetails: ((PhotoID, PhotoEntry) -> String?)?
     private var tooltipSource: SignalConnection?
     private var shownPlaceholder: String?
     private var shownFailed = false
@@ -93,7 +98,12 @@ final class PhotoGridCell: PhotoTile {
         reason.isVisible = false
         square.addOverlay(reason)
         setSide(side)
-        tooltipSource = root.setTooltipSource { [unowned self] in shownTooltip }
+        tooltipSource = root.setTooltipSource { [unowned self] in
+            guard let shownTooltip, !shownFailed, let photo, let shownEntry,
+                let details = photoDetails?(photo, shownEntry)
+            else { return shownTooltip }
+            return shownTooltip + "\n" + details
+        }
     }
 
     private static func inscription() -> Widget<Inscription> {
@@ -117,6 +127,7 @@ final class PhotoGridCell: PhotoTile {
     func show(_ snapshot: PhotoSnapshot) -> String {
         let samePhoto = photo == snapshot.id
         photo = snapshot.id
+        shownEntry = snapshot.entry
         if snapshot.entry.isFolder { return showFolder(snapshot) }
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let failed = state == .failed

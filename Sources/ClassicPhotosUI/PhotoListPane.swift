@@ -71,6 +71,8 @@ final class PhotoListPane {
     let folderCounts = FolderCounts()
     /// A drag begins on a photo: the files it carries out of the window (nil: none).
     var onDrag: ((PhotoID) -> OfferedFiles?)?
+    /// What is known of a photo without opening it, in words, for its tooltip (see `PhotoTile`).
+    var photoDetails: ((PhotoID, PhotoEntry) -> String?)?
     /// Each row's or cell's drag handler, by its list item.
     private var drags: [UnsafeMutableRawPointer: SignalConnection] = [:]
 
@@ -155,6 +157,7 @@ final class PhotoListPane {
                 let tile = make()
                 tile.onRetry = { [unowned self] id in processor.retry(id) }
                 tile.folderSummary = { [unowned self] entry in folderCounts.summary(of: entry) }
+                tile.photoDetails = { [unowned self] id, entry in photoDetails?(id, entry) }
                 tiles[item.raw] = tile
                 item.setChild(tile.root)
                 // Photos dragged out go to the file manager, a mail, a browser.

@@ -112,6 +112,7 @@ final class PhotoListWindow {
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
+        pane.photoDetails = { [unowned self] id, entry in liveFolder?.details(of: id, link: entry.link) }
         // The display's colours changed (the setting): the pictures shown are made again in them.
         DisplayColours.shared.observe { [weak self] in
             self?.pane.redrawPictures()

@@ -33,6 +33,8 @@ final class PhotoRowWidget {
     /// Asked to load the failed photo shown again.
     var onRetry: ((PhotoID) -> Void)?
     var folderSummary: ((PhotoEntry) -> String?)?
+    var photoDetails: ((PhotoID, PhotoEntry) -> String?)?
+    private var shownEntry: PhotoEntry?
     /// The photo shown (the one last bound; an unbound row keeps it until it is bound again).
     private(set) var photo: PhotoID?
     /// The picture's current texture, and the image it was made from.
@@ -77,7 +79,11 @@ final class PhotoRowWidget {
         labels.append(title)
         labels.append(status)
         root.append(labels)
-        tooltipSource = root.setTooltipSource { [unowned self] in shownTooltip }
+        tooltipSource = root.setTooltipSource { [unowned self] in
+            // A photo's tooltip says what the index knows of it; a failed one's, what went wrong.
+            guard shownTooltip == nil, let photo, let shownEntry, !shownEntry.isFolder else { return shownTooltip }
+            return photoDetails?(photo, shownEntry)
+        }
     }
 
     /// One line of text, ellipsized at the end, as tall as the font makes a line.
@@ -124,6 +130,7 @@ final class PhotoRowWidget {
     @discardableResult
     func show(_ snapshot: PhotoSnapshot) -> String {
         photo = snapshot.id
+        shownEntry = snapshot.entry
         if snapshot.entry.isFolder { return showFolder(snapshot) }
         let (state, image, working) = (snapshot.state, snapshot.image, snapshot.isBusy)
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)

@@ -1,3 +1,4 @@
+import CGdkPixbuf
 import CSQLite
 import Foundation
 import GLibKit
@@ -20,7 +21,11 @@ import TestSupport
         do {
             let index = try PhotoIndex(path: path)
             index.remember(path: "/p/a.jpg", .init(size: 10, modified: 100, taken: "2020-01-01 10:00:00"))
-            index.remember(path: "/p/sub/b.jpg", .init(size: 20, modified: 200, taken: "2021-01-01 10:00:00"))
+            index.remember(
+                path: "/p/sub/b.jpg",
+                .init(
+                    size: 20, modified: 200, taken: "2021-01-01 10:00:00", width: 4000, height: 3000, orientation: 6,
+                    camera: "Canon EOS R6"))
             index.remember(path: "/p2/c.jpg", .init(size: 30, modified: 300, taken: "2022-01-01 10:00:00"))
             index.flush()
         }
@@ -32,7 +37,15 @@ import TestSupport
         #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 101) == nil)
         #expect(index.dateTaken(path: "/p/x.jpg", size: 10, modified: 100) == nil)
         // A folder's files and its sub-folders', not a sibling whose name starts the same.
-        #expect(Set(index.facts(inFolder: "/p").keys) == ["/p/a.jpg", "/p/sub/b.jpg"])
+        let inFolder = index.facts(inFolder: "/p")
+        #expect(Set(inFolder.keys) == ["/p/a.jpg", "/p/sub/b.jpg"])
+        // What the info needs, kept beside the date; nothing where nothing was known.
+        let b = try #require(index.facts(path: "/p/sub/b.jpg", size: 20, modified: 200))
+        #expect(b == inFolder["/p/sub/b.jpg"])
+        #expect(b.width == 4000 && b.height == 3000 && b.orientation == 6 && b.camera == "Canon EOS R6")
+        #expect(b.shownSize.map { [$0.width, $0.height] } == [3000, 4000])
+        let a = try #require(inFolder["/p/a.jpg"])
+        #expect(a.width == nil && a.camera == nil && a.orientation == nil && a.shownSize == nil)
         #expect(index.clear() >= 0 && index.count == 0)
     }
 
@@ -176,5 +189,53 @@ import TestSupport
         #expect(link(extra.path, photos.appendingPathComponent("zz-late.jpg").path) == 0)
         let mixed = try read()
         #expect(mixed.names == ["zz-late.jpg"] + byDate && mixed.fromIndex)
+    }
+
+    @Test(
+        "Reading a photo's date keeps its pixel size, orientation and camera in the index: a JPEG's frame header or EXIF's dimensions, a PNG's header"
+    )
+    func infoFactsRead() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: path)
+        // coffee.jpg, 600 × 400, turned a quarter by its EXIF.
+        let jpeg = folder.appendingPathComponent("turned.jpg")
+        try TestPictures.jpegWithExif(
+            make: "Canon", model: "Canon EOS 5D", original: "2021:07:04 18:30:05", orientation: 6, little: false
+        )
+        .write(to: jpeg)
+        let png = folder.appendingPathComponent("plain.png")
+        #expect(TestPictures.write(png, format: "png"))
+        for file in [jpeg, png] {
+            #expect(SortFacts.read(link: file.absoluteString, taken: true, index: index) != nil)
+        }
+        index.flush()
+        func held(_ file: URL) throws -> PhotoIndex.Facts {
+            let status = try FileManager.default.attributesOfItem(atPath: file.path)
+            let size = Int64(try #require(status[.size] as? Int))
+            return try #require(index.facts(inFolder: folder.path)[file.path].flatMap { $0.size == size ? $0 : nil })
+        }
+        let turned = try held(jpeg)
+        #expect(turned.taken == "2021-07-04 18:30:05")
+        #expect(turned.camera == "Canon EOS 5D")
+        #expect(turned.orientation == 6)
+        #expect(turned.shownSize.map { [$0.width, $0.height] } == [400, 600])
+        let plain = try held(png)
+        #expect(plain.camera == nil && plain.orientation == nil)
+        var (width, height): (Int32, Int32) = (0, 0)
+        #expect(gdk_pixbuf_get_file_info(png.path, &width, &height) != nil)
+        #expect(plain.width == Int(width) && plain.height == Int(height) && width > 0)
+
+        // A JPEG whose frame header lies past what is read: EXIF's own dimensions stand in.
+        var exif = Data([0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]) // big-endian, IFD0 at 8
+        exif += Data([0x00, 0x01]) + Data([0x87, 0x69, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x1A])
+        exif += Data([0x00, 0x00, 0x00, 0x00]) // no IFD1; the EXIF IFD at 26
+        exif += Data([0x00, 0x02])
+        exif += Data([0xA0, 0x02, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x17, 0x70]) // 6000
+        exif += Data([0xA0, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x0F, 0xA0, 0x00, 0x00]) // 4000
+        exif += Data([0x00, 0x00, 0x00, 0x00])
+        let tags = try #require(ExifReader.tags(exif))
+        #expect(tags.pixelWidth == 6000 && tags.pixelHeight == 4000)
+        #expect(ExifReader.storedSize(try Data(contentsOf: jpeg)).map { [$0.width, $0.height] } == [600, 400])
     }
 }

@@ -129,6 +129,9 @@ public enum ExifReader {
         /// index (`R98` sRGB, `R03` Adobe RGB), where the photo has them.
         public var colorSpace: Int?
         public var interoperability: String?
+        /// The picture's size as EXIF's `PixelXDimension` and `PixelYDimension` state it.
+        public var pixelWidth: Int?
+        public var pixelHeight: Int?
 
         /// Whether EXIF says the photo is in Adobe RGB without a profile of its own: colour
         /// space uncalibrated, interoperability index `R03` (the DCF rule cameras follow).
@@ -174,14 +177,55 @@ public enum ExifReader {
     /// from a JPEG's APP1 segment, a PNG's `eXIf` chunk, or a TIFF-based file's own IFDs (TIFF,
     /// and the camera RAW files built on it: DNG, NEF, CR2, ARW, PEF, …).
     public static func dateTaken(_ bytes: Data) -> String? {
-        if PictureSignature.isJPEG(bytes) { return read(bytes).date }
-        return bytes.withUnsafeBytes { raw -> String? in
+        tags(bytes)?.date
+    }
+
+    /// The EXIF tags of a JPEG's APP1 segment, a PNG's `eXIf` chunk or a TIFF-based file's
+    /// own IFDs, among `bytes` (a file's start); nil where they hold none of those.
+    public static func tags(_ bytes: Data) -> Tags? {
+        if PictureSignature.isJPEG(bytes) { return read(bytes) }
+        return bytes.withUnsafeBytes { raw -> Tags? in
             let b = raw.bindMemory(to: UInt8.self)
             if b.starts(with: PictureSignature.png) {
-                return pngExifRange(b).flatMap { parseTIFF(UnsafeBufferPointer(rebasing: b[$0])).date }
+                return pngExifRange(b).map { parseTIFF(UnsafeBufferPointer(rebasing: b[$0])) }
             }
             if b.starts(with: PictureSignature.tiffLittleEndian) || b.starts(with: PictureSignature.tiffBigEndian) {
-                return parseTIFF(b).date
+                return parseTIFF(b)
+            }
+            return nil
+        }
+    }
+
+    /// The pixel size a JPEG's frame header (SOF) or a PNG's `IHDR` gives, as stored (before
+    /// any EXIF rotation), if it lies among `bytes`.
+    public static func storedSize(_ bytes: Data) -> (width: Int, height: Int)? {
+        bytes.withUnsafeBytes { raw -> (width: Int, height: Int)? in
+            let b = raw.bindMemory(to: UInt8.self)
+            func u16(_ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
+            func u32(_ at: Int) -> Int { u16(at) << 16 | u16(at + 2) }
+            if b.starts(with: PictureSignature.png) {
+                // IHDR comes first: its width and height follow the chunk's length and type.
+                guard b.count >= 24, b[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+                let (width, height) = (u32(16), u32(20))
+                return width > 0 && height > 0 ? (width, height) : nil
+            }
+            guard b.count > 4, PictureSignature.isJPEG(b) else { return nil }
+            var i = 2
+            while i + 9 <= b.count, b[i] == 0xFF {
+                let marker = b[i + 1]
+                if marker == 0xFF {
+                    i += 1
+                    continue
+                }
+                if marker == 0xDA || marker == 0xD9 { return nil }
+                // Start of frame, any kind but the DHT, JPG and DAC markers that share the range.
+                if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
+                    let (height, width) = (u16(i + 5), u16(i + 7))
+                    return width > 0 && height > 0 ? (width, height) : nil
+                }
+                let length = u16(i + 2)
+                guard length >= 2 else { return nil }
+                i += 2 + length
             }
             return nil
         }
@@ -269,6 +313,12 @@ public enum ExifReader {
                 switch tag {
                 case 0x9003: original = ascii(entry)
                 case 0xA001: if u16(entry + 2) == 3 { tags.colorSpace = u16(entry + 8) }
+                case 0xA002, 0xA003:
+                    // SHORT or LONG, one value, held in the entry itself.
+                    let value = u16(entry + 2) == 3 ? u16(entry + 8) : u16(entry + 2) == 4 ? u32(entry + 8) : nil
+                    if let value, value > 0 {
+                        if tag == 0xA002 { tags.pixelWidth = value } else { tags.pixelHeight = value }
+                    }
                 case 0xA005: interopIFD = u32(entry + 8)
                 default: break
                 }

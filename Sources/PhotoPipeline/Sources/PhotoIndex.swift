@@ -3,8 +3,8 @@ import CSQLite
 import Foundation
 import GLibKit
 
-/// What the app has read from photos that is slow to read again (the date taken, from each
-/// file's EXIF), kept between runs in an SQLite database in the app's cache folder, keyed by
+/// What the app has read from photos that is slow to read again (the date taken, the pixel
+/// size, the orientation and the camera, from each file's first bytes), kept between runs in an SQLite database in the app's cache folder, keyed by
 /// path, size and modification time: a file rewritten in place changes one of them, and is
 /// read again.
 ///
@@ -21,11 +21,30 @@ public final class PhotoIndex: @unchecked Sendable {
         public var modified: Int64
         /// When the photo was taken, as `SortFacts` writes it ("2021-07-04 18:30:05").
         public var taken: String
+        /// The picture's size in pixels as stored (before `orientation` turns it), its EXIF
+        /// orientation (1–8) and the camera's make and model, where the file says them.
+        public var width: Int?
+        public var height: Int?
+        public var orientation: Int?
+        public var camera: String?
 
-        public init(size: Int64, modified: Int64, taken: String) {
+        public init(
+            size: Int64, modified: Int64, taken: String, width: Int? = nil, height: Int? = nil,
+            orientation: Int? = nil, camera: String? = nil
+        ) {
             self.size = size
             self.modified = modified
             self.taken = taken
+            self.width = width
+            self.height = height
+            self.orientation = orientation
+            self.camera = camera
+        }
+
+        /// The size as shown: turned a quarter for orientations 5 to 8.
+        public var shownSize: (width: Int, height: Int)? {
+            guard let width, let height else { return nil }
+            return (5...8).contains(orientation ?? 1) ? (height, width) : (width, height)
         }
     }
 
@@ -41,7 +60,9 @@ public final class PhotoIndex: @unchecked Sendable {
 
     /// "CPIX", the app's mark in the database header (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4350_4958
-    static let schemaVersion: Int32 = 1
+    /// 2: the pixel size, orientation and camera beside the date (an index of version 1 is
+    /// set aside and made anew).
+    static let schemaVersion: Int32 = 2
     /// Writes gathered before they are made.
     static let batchSize = 1_000
 
@@ -111,8 +132,8 @@ public final class PhotoIndex: @unchecked Sendable {
             var statement: OpaquePointer?
             guard
                 sqlite3_prepare_v2(
-                    database, "SELECT path, size, modified, taken FROM photos WHERE path >= ?1 AND path < ?2", -1,
-                    &statement, nil) == SQLITE_OK
+                    database, "SELECT \(Self.columns) FROM photos WHERE path >= ?1 AND path < ?2", -1, &statement,
+                    nil) == SQLITE_OK
             else { return }
             defer { sqlite3_finalize(statement) }
             sqlite3_bind_text(statement, 1, prefix, -1, cp_sqlite_transient())
@@ -121,18 +142,35 @@ public final class PhotoIndex: @unchecked Sendable {
                 guard let path = sqlite3_column_text(statement, 0), let taken = sqlite3_column_text(statement, 3)
                 else { continue }
                 let length = Int(sqlite3_column_bytes(statement, 0))
-                body(
-                    path, length,
-                    Facts(
-                        size: sqlite3_column_int64(statement, 1), modified: sqlite3_column_int64(statement, 2),
-                        taken: String(cString: taken)))
+                body(path, length, Self.facts(statement, from: 1, taken: taken))
             }
         }
     }
 
+    /// The columns read of a row: its path, then what `facts(_:from:taken:)` reads.
+    private static let columns = "path, size, modified, taken, width, height, orientation, camera"
+
+    /// The facts in a row's columns from `first` on (size, modified, taken, width, height,
+    /// orientation, camera), `taken` being the date's text already read.
+    private static func facts(_ statement: OpaquePointer?, from first: Int32, taken: UnsafePointer<UInt8>) -> Facts {
+        func integer(_ column: Int32) -> Int? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
+        }
+        return Facts(
+            size: sqlite3_column_int64(statement, first), modified: sqlite3_column_int64(statement, first + 1),
+            taken: String(cString: taken), width: integer(first + 3), height: integer(first + 4),
+            orientation: integer(first + 5),
+            camera: sqlite3_column_text(statement, first + 6).map { String(cString: $0) })
+    }
+
     /// The date taken of the file at `path`, if the index holds it for this size and time.
     public func dateTaken(path: String, size: Int64, modified: Int64) -> String? {
-        var taken: String?
+        facts(path: path, size: size, modified: modified)?.taken
+    }
+
+    /// What the index holds for the file at `path`, if it holds it for this size and time.
+    public func facts(path: String, size: Int64, modified: Int64) -> Facts? {
+        var found: Facts?
         withDatabase { _ in
             guard let statement = lookupStatement else { return }
             defer { sqlite3_reset(statement) }
@@ -140,9 +178,9 @@ public final class PhotoIndex: @unchecked Sendable {
             guard sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_int64(statement, 0) == size,
                 sqlite3_column_int64(statement, 1) == modified, let text = sqlite3_column_text(statement, 2)
             else { return }
-            taken = String(cString: text)
+            found = Self.facts(statement, from: 0, taken: text)
         }
-        return taken
+        return found
     }
 
     // MARK: Writing
@@ -167,8 +205,8 @@ public final class PhotoIndex: @unchecked Sendable {
         var statement: OpaquePointer?
         guard
             sqlite3_prepare_v2(
-                database, "INSERT OR REPLACE INTO photos (path, size, modified, taken) VALUES (?1, ?2, ?3, ?4)", -1,
-                &statement, nil) == SQLITE_OK
+                database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                -1, &statement, nil) == SQLITE_OK
         else {
             sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
             return
@@ -179,6 +217,18 @@ public final class PhotoIndex: @unchecked Sendable {
             sqlite3_bind_int64(statement, 2, facts.size)
             sqlite3_bind_int64(statement, 3, facts.modified)
             sqlite3_bind_text(statement, 4, facts.taken, -1, cp_sqlite_transient())
+            for (column, value) in zip(Int32(5)...7, [facts.width, facts.height, facts.orientation]) {
+                if let value {
+                    sqlite3_bind_int64(statement, column, Int64(value))
+                } else {
+                    sqlite3_bind_null(statement, column)
+                }
+            }
+            if let camera = facts.camera {
+                sqlite3_bind_text(statement, 8, camera, -1, cp_sqlite_transient())
+            } else {
+                sqlite3_bind_null(statement, 8)
+            }
             _ = sqlite3_step(statement)
             sqlite3_reset(statement)
         }
@@ -254,7 +304,7 @@ public final class PhotoIndex: @unchecked Sendable {
                     PRAGMA user_version=\(Self.schemaVersion);
                     CREATE TABLE photos (
                         path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
-                        taken TEXT NOT NULL
+                        taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
                     ) WITHOUT ROWID;
                     """, nil, nil, nil), "schema")
         } else if application != Self.applicationID || version != Self.schemaVersion {
@@ -269,7 +319,10 @@ public final class PhotoIndex: @unchecked Sendable {
         sqlite3_exec(made, "PRAGMA synchronous=NORMAL", nil, nil, nil)
         var lookup: OpaquePointer?
         try check(
-            sqlite3_prepare_v2(made, "SELECT size, modified, taken FROM photos WHERE path = ?1", -1, &lookup, nil),
+            sqlite3_prepare_v2(
+                made, "SELECT size, modified, taken, width, height, orientation, camera FROM photos WHERE path = ?1",
+                -1,
+                &lookup, nil),
             "lookup")
         lookupStatement = lookup
     }

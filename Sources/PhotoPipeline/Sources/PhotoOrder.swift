@@ -74,16 +74,48 @@ public struct SortFacts: Sendable, Equatable {
             taken = held
             return true
         }
-        let read = Self.dateTaken(path: path) ?? Self.localTime(seconds: modified / 1_000_000_000)
-        taken = read
-        index?.remember(path: key, PhotoIndex.Facts(size: size, modified: modified, taken: read))
+        let read = Self.headFacts(path: path)
+        let date = read.date ?? Self.localTime(seconds: modified / 1_000_000_000)
+        taken = date
+        let stored = read.storedSize
+        index?.remember(
+            path: key,
+            PhotoIndex.Facts(
+                size: size, modified: modified, taken: date, width: stored?.width ?? read.pixelWidth,
+                height: stored?.height ?? read.pixelHeight, orientation: read.orientation, camera: read.camera))
         return false
     }
 
-    /// The date in the photo's EXIF, from its first 16 KB (64 KB when its EXIF block is long
-    /// and the date was not in the first part); for a HEIF photo, from its `Exif` item,
-    /// wherever its item locations put it.
-    private static func dateTaken(path: UnsafePointer<CChar>) -> String? {
+    /// What the index keeps of a photo, from its first bytes: its EXIF tags, and the size its
+    /// header gives where the header lies among them.
+    private struct HeadFacts {
+        var date: String?
+        var camera: String?
+        var orientation: Int?
+        var pixelWidth: Int?
+        var pixelHeight: Int?
+        var storedSize: (width: Int, height: Int)?
+    }
+
+    private static func headFacts(path: UnsafePointer<CChar>) -> HeadFacts {
+        var facts = HeadFacts()
+        let tags = headTags(path: path) { head in
+            if facts.storedSize == nil { facts.storedSize = ExifReader.storedSize(head) }
+        }
+        if let tags {
+            facts.date = tags.date
+            facts.camera = tags.camera
+            facts.orientation = tags.orientation
+            facts.pixelWidth = tags.pixelWidth
+            facts.pixelHeight = tags.pixelHeight
+        }
+        return facts
+    }
+
+    /// The photo's EXIF tags, from its first 16 KB (64 KB when its EXIF block is long and the
+    /// date was not in the first part); for a HEIF photo, from its `Exif` item, wherever its
+    /// item locations put it. `seen` is given each head read.
+    private static func headTags(path: UnsafePointer<CChar>, seen: (Data) -> Void) -> ExifReader.Tags? {
         let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard file >= 0 else { return nil }
         defer { close(file) }
@@ -94,15 +126,20 @@ public struct SortFacts: Sendable, Equatable {
             }
             return count > 0 ? bytes.prefix(count) : nil
         }
+        var found: ExifReader.Tags?
         for length in [16 << 10, 64 << 10] {
-            guard let head = read(0..<length), head.count > 4 else { return nil }
-            if let date = ExifReader.dateTaken(head) { return date }
-            if let item = HEIFExif.itemRange(in: head) {
-                return read(item).flatMap(HEIFExif.tiffBlock(ofItem:)).flatMap(ExifReader.dateTaken)
+            guard let head = read(0..<length), head.count > 4 else { return found }
+            seen(head)
+            if let tags = ExifReader.tags(head) {
+                found = tags
+                if tags.date != nil { return tags }
             }
-            if head.count < length { return nil }
+            if let item = HEIFExif.itemRange(in: head) {
+                return read(item).flatMap(HEIFExif.tiffBlock(ofItem:)).flatMap(ExifReader.tags)
+            }
+            if head.count < length { return found }
         }
-        return nil
+        return found
     }
 
     private static func localTime(seconds: Int64) -> String {

@@ -22,7 +22,7 @@ PACKAGES=(
   meson ninja-build desktop-file-utils appstream libglib2.0-bin
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
-  bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev
+  bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
   gvfs gvfs-backends rclone
   gettext locales
 )

@@ -623,6 +623,38 @@ import TestSupport
         #expect(r > 200 && g < 60, "cyan through the profile: (\(r), \(g))")
     }
 
+    @Test(
+        "A CMYK JPEG with no profile at all is turned through the default CMYK profile (Ghostscript's SWOP), as Little CMS turns it"
+    )
+    func cmykJPEGWithoutProfile() async throws {
+        let profile = try #require(ColorProfile.defaultCMYK, "libgs-common's default CMYK profile")
+        let folder = try ScratchFolder()
+        let inks: [[UInt8]] = [[255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 64], [40, 40, 40, 128]]
+        let toSRGB = ToSRGB(from: profile, format: cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1)
+        let expected = inks.map { toSRGB($0, pixels: 1) }
+        // A tiny file (shorter than what gdk-pixbuf reads before it picks a loader) and a big one.
+        for (band, height) in [(16, 32), (512, 1024)] {
+            let file = folder.url.appendingPathComponent("bare-cmyk-\(band).jpg")
+            let bands = inks.map { "xc:cmyk(\($0[0]),\($0[1]),\($0[2]),\($0[3]))" }
+            let made = try await run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                ["-size", "\(band)x\(height)"] + bands + ["+append", "-strip", "-quality", "100", file.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            let bytes = try Data(contentsOf: file)
+            #expect(ColorProfile.jpegProfile(in: bytes) == nil, "made without a profile")
+            #expect((bytes.count < 4096) == (band == 16), "\(bytes.count) bytes")
+            for size in [DecodeSize.fit(4000), .fit(64)] {
+                let image = try Decoding.picture(.bytes(bytes), size: size, cancellable: Cancellable())
+                #expect(ColorProfile.name(of: image) == "Artifex CMYK SWOP Profile")
+                for (index, want) in expected.enumerated() {
+                    let (r, g, b, _) = image.pixel(x: image.width * (2 * index + 1) / 8, y: image.height / 2)
+                    let off = [Int(r) - Int(want[0]), Int(g) - Int(want[1]), Int(b) - Int(want[2])].map(abs).max()!
+                    #expect(off <= 6, "\(band), \(size), band \(index): (\(r), \(g), \(b)) against \(want)")
+                }
+            }
+        }
+    }
+
     @Test("Save As writes the turned pixels, in sRGB, without the profile they no longer are in")
     func savedInSRGB() throws {
         let folder = try ScratchFolder()

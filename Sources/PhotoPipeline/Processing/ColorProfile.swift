@@ -307,6 +307,16 @@ public enum ColorProfile {
         }
     }
 
+    /// The profile a CMYK JPEG that carries none is taken to be in: Ghostscript's default CMYK
+    /// profile (a SWOP press, Debian's `libgs-common`), where it is installed; nil otherwise
+    /// (gdk-pixbuf's own formula then turns the inks, as before). Read once per process.
+    public static let defaultCMYK: Data? = {
+        guard let profile = try? Data(contentsOf: URL(fileURLWithPath: defaultCMYKPath)), isCMYKProfile(profile)
+        else { return nil }
+        return profile
+    }()
+    static let defaultCMYKPath = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
+
     /// Whether an ICC profile's header says it is for CMYK pixels.
     static func isCMYKProfile(_ profile: Data) -> Bool {
         profile.count >= 20 && profile[profile.startIndex + 16..<profile.startIndex + 20].elementsEqual("CMYK".utf8)

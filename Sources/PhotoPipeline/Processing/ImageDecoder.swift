@@ -91,6 +91,9 @@ public enum ImageDecoder {
             do throws(PhotoFailure) {
                 try loaderCall(loader) { gdk_pixbuf_loader_close(loader.pointer, $0) }
             } catch {
+                // A CMYK JPEG shorter than the few kilobytes gdk-pixbuf waits for before it
+                // picks a loader reaches its frame header only now, and is stopped there.
+                if check.isCMYK, check.refusal == nil { return try check.decodeCMYK() }
                 throw check.refusal ?? check.unsupportedFormat(error) ?? error
             }
             if let refusal = check.refusal { throw refusal }
@@ -233,13 +236,17 @@ public enum ImageDecoder {
         private var cmykSize = (width: 0, height: 0)
         private var cmykOrientation = 1
 
-        /// At a JPEG's frame header: if it is CMYK with a CMYK profile and all its bytes so far
+        /// At a JPEG's frame header: if it is CMYK with a CMYK profile (or none, when there is a
+        /// default CMYK profile) and all its bytes so far
         /// are kept, checks its size, reserves the memory its decode needs, and stops its
         /// loader, to decode it with libjpeg once all its bytes are in. Says whether it did.
         private func takeCMYK(_ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int) -> Bool {
             guard PictureSignature.isJPEG(header), header.count < Self.headerLimit,
-                header.withUnsafeBytes({ DecodeCost.jpegInfo($0)?.components }) == 4,
-                let profile = ColorProfile.jpegProfile(in: Data(header)), ColorProfile.isCMYKProfile(profile)
+                header.withUnsafeBytes({ DecodeCost.jpegInfo($0)?.components }) == 4
+            else { return false }
+            // Its own CMYK profile, or, where it has none at all, the default CMYK one.
+            let embedded = ColorProfile.jpegProfile(in: Data(header))
+            guard let profile = embedded.map({ ColorProfile.isCMYKProfile($0) ? $0 : nil }) ?? ColorProfile.defaultCMYK
             else { return false }
             let pixels = width.multipliedReportingOverflow(by: height)
             guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {

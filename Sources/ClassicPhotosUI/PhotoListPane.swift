@@ -419,6 +419,18 @@ final class PhotoListPane {
         }
     }
 
+    /// The photo the user opened (`selectWhenLaidOut`) moved to `position` as others came in
+    /// around it: it is still the one brought into view and shown, unless another has been
+    /// chosen since (a click, or paging in the viewer).
+    func follow(_ id: PhotoID, to position: Int) {
+        if pendingSelection != nil {
+            selectWhenLaidOut(position)
+        } else if selection.ids == [id] {
+            Trace.shared.emit(.listSelect(row: position, id: id, name: photos.name(at: position)))
+            scrollTo(position)
+        }
+    }
+
     func forgetPendingSelection() {
         pendingSelection = nil
         pendingReveal = nil

@@ -238,7 +238,7 @@ final class PhotoListWindow {
         let start = photos.count
         if let positions = batch.positions {
             photos.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))
-            if let ahead = photoAhead, let position = photos.position(of: ahead) { pane.selectWhenLaidOut(position) }
+            if let ahead = photoAhead, let position = photos.position(of: ahead) { pane.follow(ahead, to: position) }
         } else {
             photos.apply(.append(batch.entries))
         }

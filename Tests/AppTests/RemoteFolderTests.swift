@@ -190,7 +190,7 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        @Test("A photo's address on a share opens its folder with that photo selected")
+        @Test("A photo's address on a share opens its folder with that photo selected and shown in the viewer")
         func photoOnShare() throws {
             let (share, root) = try share(photos: 30)
             defer { try? FileManager.default.removeItem(at: root) }
@@ -212,6 +212,52 @@ extension GUITests {
             _ = try app.waitFor("the photo in sepia") { events in
                 events.contains { if case .rowState(_, named, .filtered) = $0.event { true } else { false } }
             }
+            // Large in the viewer, from the start; paging goes on through its folder.
+            let opened = events.filter { $0.event.name == .viewerOpen }
+            #expect(opened.first?.event.photoName == "photo25.jpg", "\(opened.map(\.event))")
+            #expect(!opened.contains { $0.event.photoName != "photo25.jpg" }, "\(opened.map(\.event))")
+            try app.xdotool(["key", "Right"])
+            let paged = try app.waitFor("the next photo in the viewer") { events in
+                events.last { $0.event.name == .viewerOpen }?.event.photoName == "photo26.jpg"
+            }
+            #expect(paged.last { $0.event.name == .viewerOpen }?.event.row == 26)
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "A tree on a share shows its first folders' photos while the rest is still being listed, in the order of the whole"
+        )
+        func treeRowsAsListed() throws {
+            let (share, root) = try share(photos: 2, bandwidth: "128k", freshListings: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let photo = root.appendingPathComponent("cam/photo01.jpg")
+            for n in 1...40 {
+                let folder = root.appendingPathComponent(String(format: "cam/sub/f%02d", n))
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: photo, to: folder.appendingPathComponent("p\(n).jpg"))
+            }
+            let bus = try PrivateBus()
+            let app = try AppSession(
+                arguments: ["--recursive", share.address("cam/")],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 43, "\(loaded.event)")
+            let events = app.events()
+            // Each of the 42 folders is a request of its own: the first rows are shown in the
+            // first half of the listing, not as it ends.
+            let started = try #require(events.first { $0.event.name == .sourceStart })
+            let firstShown = try #require(events.first { $0.event.name == .rowShown })
+            #expect(
+                firstShown.t - started.t < (loaded.t - started.t) / 2,
+                "listed in \(loaded.t - started.t) s, the first row shown after \(firstShown.t - started.t) s")
+            let names = try app.waitFor("the last photos shown") { events in
+                events.contains { $0.event.name == .rowShown && $0.event.photoName == "sub/f40/p40.jpg" }
+                    || AppSession.visibleRanges(events).last?.contains(42) == true
+            }
+            var rows: [Int: String] = [:]
+            for case .rowShown(let row, _, let name, _) in names.map(\.event) { rows[row] = name }
+            #expect(rows[0] == "photo01.jpg" && rows[1] == "photo02.jpg" && rows[2] == "sub/inside.jpg", "\(rows)")
+            #expect(rows[3] == "sub/f01/p1.jpg", "\(rows)")
             #expect(app.terminate() == 0)
         }
 

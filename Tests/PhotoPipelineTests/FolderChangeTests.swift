@@ -102,6 +102,69 @@ import TestSupport
         #expect(PhotoOrder.dateNumber("2021-07-04 18:30") == nil)
     }
 
+    @Test(
+        "Entries handed over as a share lists them, in pages in no order, end in the order the whole listing sorts to, in every order, for a folder and a tree, with a photo held ahead"
+    )
+    func arrivalsAgreeWithWholeOrder() {
+        var generator = SystemRandomNumberGenerator()
+        func facts() -> SortFacts? {
+            Int.random(in: 0..<8, using: &generator) == 0
+                ? nil
+                : SortFacts(
+                    modified: Int64.random(in: 0...3, using: &generator),
+                    size: Int64.random(in: 0...3, using: &generator),
+                    taken: nil)
+        }
+        let folder =
+            (0..<300).map { "IMG_\($0 % 120).jpg" + ($0 >= 120 ? " (\($0))" : "") } + ["b", "a", "Z", "c10", "c9"]
+        let tree = (0..<300).map { ["", "2023/", "2023/07 July/", "2021/", "b/"][$0 % 5] + "p\($0 % 37)-\($0).jpg" }
+        for (names, folders) in [(folder, 5), (tree, 0)] {
+            let isFolder = names.indices.map { $0 >= names.count - folders }
+            let links = names.indices.map { "file:///h/\(names[$0])" + (isFolder[$0] ? "/" : "") }
+            let allFacts = names.indices.map { isFolder[$0] ? nil : facts() }
+            for key in PhotoOrder.Key.allCases where key != .dateTaken {
+                for descending in [false, true] {
+                    let order = PhotoOrder(key: key, descending: descending)
+                    let expected = order.order(names: names, links: links, facts: allFacts).map { names[$0] }
+                    var arrivals = ArrivalOrder(order: order)
+                    var shown: [String] = []
+                    var pending = Array(names.indices).shuffled(using: &generator)
+                    if Bool.random(using: &generator), let ahead = pending.firstIndex(where: { !isFolder[$0] }) {
+                        let index = pending.remove(at: ahead)
+                        arrivals.hold(
+                            .init(name: names[index], link: links[index], facts: allFacts[index], isFolder: false))
+                        shown = [names[index]]
+                    }
+                    while !pending.isEmpty {
+                        let page = pending.prefix(Int.random(in: 1...60, using: &generator))
+                        pending.removeFirst(page.count)
+                        for index in page {
+                            arrivals.add(
+                                .init(
+                                    name: names[index], link: links[index], facts: allFacts[index],
+                                    isFolder: isFolder[index]))
+                        }
+                        let (entries, positions) = arrivals.take()
+                        guard let positions else {
+                            shown += entries.map(\.name)
+                            continue
+                        }
+                        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 })
+                        var next: [String?] = Array(repeating: nil, count: shown.count + entries.count)
+                        for (entry, position) in zip(entries, positions) { next[position] = entry.name }
+                        var old = shown.makeIterator()
+                        shown = next.map { $0 ?? old.next()! }
+                    }
+                    #expect(!arrivals.hasArrivals)
+                    let differs = zip(shown, expected).enumerated().first { $0.element.0 != $0.element.1 }
+                    #expect(
+                        shown == expected,
+                        "\(key) \(descending ? "descending" : "ascending"): \(String(describing: differs))")
+                }
+            }
+        }
+    }
+
     @Test("The date taken is read from a photo's first bytes even when its EXIF block goes on past them")
     func dateTakenFromHead() throws {
         // A JPEG start with an EXIF APP1 segment claiming 60,000 bytes, of which the first part

@@ -32,7 +32,9 @@ public enum RemoteLocation {
 
 /// A folder (or a picture in one) on a network share or a device, read through GIO: the names
 /// and cheap types its enumerator gives, a page at a time, and no file opened to list it, since
-/// every byte crosses the network. Sub-folders come first as items, as in a local folder.
+/// every byte crosses the network. Sub-folders come first as items, as in a local folder. Rows
+/// are handed over as the pages come (`ArrivalOrder`), each where it belongs, not once the
+/// last page is in.
 ///
 /// With `includesSubfolders`, every picture beneath the folder is listed instead, named by its
 /// path below it, each folder's own pictures before its sub-folders' (as a local tree is).
@@ -88,50 +90,80 @@ public struct RemoteSource: PhotoSource {
         }
         switch g_file_info_get_file_type(info.opaque) {
         case G_FILE_TYPE_DIRECTORY:
-            try list(file, selecting: nil, cancellable: cancellable, deliver)
+            try list(file, ahead: nil, cancellable: cancellable, deliver)
         case G_FILE_TYPE_REGULAR:
             let name = String(cString: g_file_info_get_name(info.opaque))
             guard name.withCString({ PictureTypes().verdict(forName: $0) }) == .picture,
                 let parent = g_file_get_parent(file.opaque)
             else { throw .notPhotos(path: location.absoluteString) }
-            let ahead = PhotoEntry(name: name, link: String(gioString: g_file_get_uri(file.opaque)), base: nil)
-            deliver(PhotoSourceBatch(entries: [ahead], selected: 0))
-            try list(ObjectRef(takingOpaque: parent), selecting: name, ahead: ahead, cancellable: cancellable, deliver)
+            let ahead = ArrivalOrder.Item(
+                name: name, link: String(gioString: g_file_get_uri(file.opaque)), facts: Self.facts(info.opaque),
+                isFolder: false)
+            deliver(PhotoSourceBatch(entries: [ahead.entry], selected: 0))
+            try list(ObjectRef(takingOpaque: parent), ahead: ahead, cancellable: cancellable, deliver)
         default:
             throw .notPhotos(path: location.absoluteString)
         }
     }
 
-    /// Lists the folder's sub-folders and pictures, and delivers them in order; with `ahead`
-    /// (the photo called `selecting`, delivered already), the others, around it.
+    /// How often, at most, what has been listed since is handed over while a folder (or a
+    /// tree) is still being listed: often enough that rows come as the share sends them, seldom
+    /// enough that the list is not edited for every page.
+    static let handOverInterval = Duration.milliseconds(150)
+
+    /// Lists the folder's sub-folders and pictures, and hands them over as they come, each where
+    /// it belongs among those before; with `ahead` (a photo of the folder, delivered already),
+    /// the others, around it.
     private func list(
-        _ folder: ObjectRef<GObject>, selecting: String?, ahead: PhotoEntry? = nil, cancellable: Cancellable,
+        _ folder: ObjectRef<GObject>, ahead: ArrivalOrder.Item?, cancellable: Cancellable,
         _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         let folderURL = URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? location
+        // Dates taken would mean reading every photo over the network: such a folder is sorted
+        // by the dates its files were changed instead.
+        var used = order
+        if used.key == .dateTaken { used.key = .dateModified }
+        var arrivals = ArrivalOrder(order: used)
+        if let ahead { arrivals.hold(ahead) }
+        var handedOver = false
+        let clock = ContinuousClock()
+        var lastHandOver = clock.now
+        func handOver() {
+            let (entries, positions) = arrivals.take()
+            deliver(
+                PhotoSourceBatch(
+                    entries: entries, folder: folderURL, order: used, wantedOrder: order, positions: positions))
+            handedOver = true
+            lastHandOver = clock.now
+        }
+        func handOverIfDue(folderDone: Bool) {
+            guard arrivals.hasArrivals else { return }
+            // A tree's first folder is shown as soon as it is read; after that, and within a
+            // folder, what came is handed over every so often.
+            if (folderDone && !handedOver) || lastHandOver.duration(to: clock.now) >= Self.handOverInterval {
+                handOver()
+            }
+        }
         let pictures = PictureTypes()
-        var listing = FolderListing()
-        // Pictures in the order of the tree (each folder's own by name, then its sub-folders').
-        var treeOrder: [Int] = []
         func walk(_ folder: ObjectRef<GObject>, prefix: String, depth: Int) throws(PhotoSourceError) {
-            let here = try Self.enumerate(
-                folder, selecting: depth == 0 ? selecting : nil, pictures: pictures, cancellable: cancellable,
-                named: URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? folderURL)
-            for index in PhotoOrder.byName.order(names: here.names, links: here.links, facts: []) {
-                if here.selected == index { listing.selected = listing.names.count }
-                treeOrder.append(listing.names.count)
-                listing.names.append(prefix + here.names[index])
-                listing.links.append(here.links[index])
-                listing.facts.append(here.facts[index])
+            let subfolders = try Self.enumerate(
+                folder, selecting: depth == 0 ? ahead?.entry.name : nil, pictures: pictures,
+                cancellable: cancellable,
+                named: URL(string: String(gioString: g_file_get_uri(folder.opaque))) ?? folderURL
+            ) { name, link, facts in
+                if let facts {
+                    // The photo shown ahead is there already.
+                    if depth == 0, name == ahead?.entry.name { return }
+                    arrivals.add(ArrivalOrder.Item(name: prefix + name, link: link, facts: facts, isFolder: false))
+                } else if !includesSubfolders {
+                    arrivals.add(ArrivalOrder.Item(name: name, link: link + "/", facts: nil, isFolder: true))
+                }
+                handOverIfDue(folderDone: false)
             }
-            guard includesSubfolders else {
-                (listing.folderNames, listing.folderLinks) = (here.folderNames, here.folderLinks)
-                return
-            }
-            guard depth < Self.maxDepth else { return }
-            let folders = PhotoOrder.byName.order(names: here.folderNames, links: here.folderLinks, facts: [])
-            for index in folders {
-                let name = here.folderNames[index]
+            handOverIfDue(folderDone: true)
+            guard includesSubfolders, depth < Self.maxDepth else { return }
+            for index in NaturalOrder.order(names: subfolders, links: subfolders) {
+                let name = subfolders[index]
                 let child = ObjectRef<GObject>(takingOpaque: g_file_get_child(folder.opaque, name)!)
                 do throws(PhotoSourceError) {
                     try walk(child, prefix: prefix + name + "/", depth: depth + 1)
@@ -144,50 +176,18 @@ public struct RemoteSource: PhotoSource {
         }
         try walk(folder, prefix: "", depth: 0)
         if cancellable.isCancelled { throw .cancelled }
-        // Dates taken would mean reading every photo over the network: such a folder is sorted
-        // by the dates its files were changed instead.
-        var used = order
-        if used.key == .dateTaken { used.key = .dateModified }
-        let ordered = used.order(names: listing.names, links: listing.links, facts: listing.facts, nameOrder: treeOrder)
-        let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
-            .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
-        let entries =
-            folders + ordered.map { PhotoEntry(name: listing.names[$0], link: listing.links[$0], base: nil) }
-        let selected = listing.selected.flatMap { ordered.firstIndex(of: $0) }.map { folders.count + $0 }
-        if ahead != nil {
-            // The photo shown ahead keeps its row; the rest go where they belong around it (after
-            // it, if it has gone from the folder since it was named).
-            let others = entries.indices.filter { $0 != selected }
-            guard !others.isEmpty else {
-                return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
-            }
-            deliver(
-                PhotoSourceBatch(
-                    entries: others.map { entries[$0] }, folder: folderURL, order: used, wantedOrder: order,
-                    positions: selected == nil ? others.map { $0 + 1 } : others))
-            return
-        }
-        if entries.isEmpty {
-            return deliver(PhotoSourceBatch(entries: [], folder: folderURL, order: used, wantedOrder: order))
-        }
-        var start = 0
-        while start < entries.count {
-            let end = min(start + PhotoSources.batchSize, entries.count)
-            deliver(
-                PhotoSourceBatch(
-                    entries: Array(entries[start..<end]),
-                    selected: selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }, folder: folderURL,
-                    order: used, wantedOrder: order))
-            start = end
-        }
+        // An empty folder still says which folder it is.
+        if arrivals.hasArrivals || !handedOver { handOver() }
     }
 
-    /// One folder's sub-folders and pictures, by names and cheap types alone; `selecting` is
-    /// listed even if hidden.
+    /// One folder's sub-folders and pictures, by names and cheap types alone, as GVfs hands
+    /// them over: `found` gets each picture's name, address and facts, and each sub-folder's
+    /// name and address (nil facts); `selecting` is listed even if hidden. Returns the names of
+    /// the sub-folders.
     private static func enumerate(
         _ folder: ObjectRef<GObject>, selecting: String?, pictures: PictureTypes, cancellable: Cancellable,
-        named folderURL: URL
-    ) throws(PhotoSourceError) -> FolderListing {
+        named folderURL: URL, found: (_ name: String, _ link: String, _ facts: SortFacts?) -> Void
+    ) throws(PhotoSourceError) -> [String] {
         let enumerator: ObjectRef<GFileEnumerator>
         do throws(GLibError) {
             enumerator = try ObjectRef(
@@ -199,7 +199,7 @@ public struct RemoteSource: PhotoSource {
             throw Self.error(error, at: folderURL, cancellable: cancellable)
         }
         defer { g_file_enumerator_close(enumerator.pointer, nil, nil) }
-        var listing = FolderListing()
+        var subfolders: [String] = []
         var seen = 0
         while true {
             // The enumerator's info, borrowed until the next call; GVfs hands them over in pages.
@@ -215,27 +215,26 @@ public struct RemoteSource: PhotoSource {
             if !isSelected, g_file_info_get_is_hidden(info) != 0 || g_file_info_get_is_backup(info) != 0 {
                 continue
             }
-            let link = Self.uri(of: name, in: folder)
             switch g_file_info_get_file_type(info) {
             case G_FILE_TYPE_DIRECTORY:
-                listing.folderNames.append(name)
-                listing.folderLinks.append(link + "/")
+                subfolders.append(name)
+                found(name, uri(of: name, in: folder), nil)
             case G_FILE_TYPE_REGULAR:
                 guard isSelected || name.withCString({ pictures.verdict(forName: $0) }) == .picture else { continue }
-                if isSelected { listing.selected = listing.names.count }
-                listing.names.append(name)
-                listing.links.append(link)
-                let modified = g_file_info_get_attribute_uint64(info, G_FILE_ATTRIBUTE_TIME_MODIFIED)
-                listing.facts.append(
-                    SortFacts(
-                        modified: Int64(clamping: modified) * 1_000_000_000, size: Int64(g_file_info_get_size(info)),
-                        taken: nil))
+                found(name, uri(of: name, in: folder), facts(info))
             default:
                 continue
             }
         }
         if cancellable.isCancelled { throw .cancelled }
-        return listing
+        return subfolders
+    }
+
+    /// A listed file's modification time and size.
+    private static func facts(_ info: OpaquePointer) -> SortFacts {
+        let modified = g_file_info_get_attribute_uint64(info, G_FILE_ATTRIBUTE_TIME_MODIFIED)
+        return SortFacts(
+            modified: Int64(clamping: modified) * 1_000_000_000, size: Int64(g_file_info_get_size(info)), taken: nil)
     }
 
     /// The URI of the file called `name` in `folder`, escaped as GIO writes it.

@@ -261,6 +261,47 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A share's folder named by its FUSE path (as a portal's file chooser hands it over) is read as the share, and Alt+Up goes up on the share"
+        )
+        func fusePathOfShare() throws {
+            let (share, root) = try share(photos: 12)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let runtime = try TestPictures.makeFolder("runtime")
+            defer { try? FileManager.default.removeItem(at: runtime) }
+            let bus = try PrivateBus(environment: ["XDG_RUNTIME_DIR": runtime.path])
+            let fuse = runtime.appendingPathComponent("gvfs")
+            defer { _ = try? run(URL(fileURLWithPath: "/usr/bin/fusermount3"), ["-u", "-z", fuse.path]) }
+            let mounted = try run(
+                URL(fileURLWithPath: "/usr/bin/gio"), ["mount", share.address()],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": runtime.path])
+            #expect(mounted.status == 0, "\(mounted.stderr)")
+            let cam = fuse.appendingPathComponent("dav:host=127.0.0.1,port=\(share.port),ssl=false/cam")
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: cam.appendingPathComponent("photo01.jpg").path),
+                Date() < deadline
+            {
+                usleep(50_000)
+            }
+            try #require(FileManager.default.fileExists(atPath: cam.path), "GVfs shows no FUSE view at \(fuse.path)")
+            let app = try open(cam.path, bus: bus, environment: ["XDG_RUNTIME_DIR": runtime.path])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 13, "one folder and twelve photos")
+            let events = try app.waitFor("the first screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (1...5).allSatisfy { states[$0] == .filtered }
+            }
+            #expect(failures(events).isEmpty, "\(failures(events))")
+            // The folder above is the share's, not the FUSE folder's.
+            try app.xdotool(["key", "alt+Up"])
+            _ = try app.waitFor("the share's top") { events in
+                events.contains {
+                    if case .sourceStart(let url, _) = $0.event { url == share.address() } else { false }
+                }
+            }
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Scrolling past rows whose photos are still coming over a slow share cancels their reads")
         func scrollingCancelsReads() throws {
             // 128 KB a second, shared by the reads: each photo takes the better part of a second.

@@ -7,9 +7,14 @@ public final class PrivateBus: @unchecked Sendable {
     public let address: String
     private let daemon: Process
 
-    public init() throws {
+    /// `environment`, added to the test's, is what the services the bus starts (GVfs) see:
+    /// `XDG_RUNTIME_DIR`, say, where GVfs mounts its FUSE view of the shares.
+    public init(environment: [String: String] = [:]) throws {
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        if !environment.isEmpty {
+            daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
         let out = Pipe()
         daemon.standardOutput = out

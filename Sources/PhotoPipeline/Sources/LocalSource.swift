@@ -4,7 +4,8 @@ import GLibKit
 
 /// A path on this computer, whose kind is found out when it is read (off the main thread):
 /// a folder shows its pictures, a picture shows its folder's pictures with that one selected,
-/// and any other file is read as a property list.
+/// and any other file is read as a property list. A path into a network share mounted through
+/// FUSE is read as the share (`RemoteSource`).
 public struct LocalSource: PhotoSource {
     public let location: URL
     /// The order of a folder's pictures.
@@ -31,6 +32,15 @@ public struct LocalSource: PhotoSource {
         deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         let file = location.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+        // A path into a share that GVfs shows through FUSE ($XDG_RUNTIME_DIR/gvfs/…), as a
+        // portal's file chooser hands over, is read as the share itself: page by page and head
+        // first through GIO, not file by file through the FUSE layer.
+        if g_file_has_uri_scheme(file.opaque, "file") == 0,
+            let share = URL(string: String(gioString: g_file_get_uri(file.opaque))), RemoteLocation.isRemote(share)
+        {
+            return try RemoteSource(location: share, order: order, includesSubfolders: includesSubfolders).read(
+                using: fetcher, cancellable: cancellable, deliver: deliver)
+        }
         let attributes = [
             G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_ATTRIBUTE_STANDARD_TYPE,
             G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE,

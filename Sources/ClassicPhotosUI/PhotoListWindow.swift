@@ -37,6 +37,10 @@ final class PhotoListWindow {
     private var loading: SourceFeed?
     /// The mounting of the shares the sources being opened are on.
     private var mounting: Cancellable?
+    /// How many of the sources being opened failed to mount after a dialog asked the user (a
+    /// password cancelled or refused): with nothing else to show, the window's status says so,
+    /// with Retry, and no alert repeats it over the dialog just closed.
+    private var mountsAnswered = 0
     /// The photo a source named, selected when it arrived: kept selected as the rest of its
     /// folder fills in around it.
     private var photoAhead: PhotoID?
@@ -149,6 +153,7 @@ final class PhotoListWindow {
         status.loadingBegan(sources)
         mounting?.cancel()
         mounting = nil
+        mountsAnswered = 0
         let remote = sources.indices.filter { sources[$0] is RemoteSource }
         guard !remote.isEmpty else { return read(sources, failures: []) }
         // Shares are mounted first (a password asked for where one is wanted), then read.
@@ -158,12 +163,18 @@ final class PhotoListWindow {
         var refused: [Int: PhotoSourceError] = [:]
         for index in remote {
             let location = sources[index].location.absoluteString
-            ShareMounting.mount(location, parent: window, cancellable: cancellable) { [weak self] error in
+            var asked = false
+            let ask: @MainActor () -> Void = {
+                asked = true
+                Trace.shared.emit(.mountAsk(url: location))
+            }
+            ShareMounting.mount(location, parent: window, cancellable: cancellable, asked: ask) { [weak self] error in
                 guard let self, !cancellable.isCancelled else { return }
                 if let error {
                     let failure = PhotoSourceError.mountFailed(location: location, detail: error.message)
                     Trace.shared.emit(.sourceFailed(url: location, error: StatusText.sentence(failure, in: .english)))
                     refused[index] = failure
+                    if asked { mountsAnswered += 1 }
                 }
                 waiting -= 1
                 guard waiting == 0 else { return }
@@ -224,7 +235,7 @@ final class PhotoListWindow {
         }
         if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         status.refreshSubtitle()
-        if !failures.isEmpty {
+        if !failures.isEmpty, photos.count > 0 || failures.count > mountsAnswered {
             let sources = self.sources
             status.showError(title: StatusText.alertTitle, message: StatusText.alertMessage(failures)) {
                 [weak self] in self?.open(sources)

@@ -134,23 +134,29 @@ extension Handle where Kind == AppChooserDialog {
 public enum ShareMounting {
     private final class Pending {
         let done: @MainActor (GLibError?) -> Void
+        /// The dialog's showing watched, for as long as the mount goes on.
+        var asking: SignalConnection?
         init(_ done: @escaping @MainActor (GLibError?) -> Void) { self.done = done }
     }
 
     /// Mounts the share holding `uri`; `done` gets GIO's error on the main loop, or nil once it
-    /// is mounted (or was already). Some backends (WebDAV) mount only from a folder: a file's
-    /// share is mounted from the folder it is in when it will not mount from the file itself.
+    /// is mounted (or was already). `asked` is called each time a dialog asks the user
+    /// something (a password). Some backends (WebDAV) mount only from a folder: a file's share
+    /// is mounted from the folder it is in when it will not mount from the file itself.
     @MainActor
     public static func mount(
         _ uri: String, parent: Widget<some WindowKind>, cancellable: Cancellable,
-        done: @escaping @MainActor (GLibError?) -> Void
+        asked: @escaping @MainActor () -> Void = {}, done: @escaping @MainActor (GLibError?) -> Void
     ) {
         let file = ObjectRef<GObject>(takingOpaque: g_file_new_for_uri(uri)!)
-        mount(file, parent: parent, cancellable: cancellable) { error in
-            guard let error, !cancellable.isCancelled, let folder = g_file_get_parent(file.opaque) else {
-                return done(error)
-            }
-            mount(ObjectRef(takingOpaque: folder), parent: parent, cancellable: cancellable) { again in
+        mount(file, parent: parent, cancellable: cancellable, asked: asked) { error in
+            // A password dialog the user cancelled (FAILED_HANDLED; WebDAV's says "Unauthorized",
+            // PERMISSION_DENIED), or a share that refused the login, is not asked again from
+            // the folder.
+            guard let error, !cancellable.isCancelled, !error.isIOError(G_IO_ERROR_FAILED_HANDLED),
+                !error.isIOError(G_IO_ERROR_PERMISSION_DENIED), let folder = g_file_get_parent(file.opaque)
+            else { return done(error) }
+            mount(ObjectRef(takingOpaque: folder), parent: parent, cancellable: cancellable, asked: asked) { again in
                 done(again == nil ? nil : error)
             }
         }
@@ -159,10 +165,19 @@ public enum ShareMounting {
     @MainActor
     private static func mount(
         _ file: ObjectRef<GObject>, parent: Widget<some WindowKind>, cancellable: Cancellable,
-        done: @escaping @MainActor (GLibError?) -> Void
+        asked: @escaping @MainActor () -> Void, done: @escaping @MainActor (GLibError?) -> Void
     ) {
         let operation = gtk_mount_operation_new(parent.window)!
         defer { g_object_unref(operation) }
+        let pending = Pending(done)
+        let raw = UnsafeMutableRawPointer(operation)
+        let dialog = raw.assumingMemoryBound(to: GtkMountOperation.self)
+        pending.asking = SignalConnection.connect(
+            raw, "notify::is-showing",
+            pointer: { _ in
+                guard gtk_mount_operation_is_showing(dialog) != 0 else { return }
+                MainActor.assumeIsolated { asked() }
+            })
         g_file_mount_enclosing_volume(
             file.opaque, G_MOUNT_MOUNT_NONE, operation, cancellable.pointer,
             { source, result, data in
@@ -174,6 +189,6 @@ public enum ShareMounting {
                 MainActor.assumeIsolated {
                     pending.done(error.flatMap { $0.isIOError(G_IO_ERROR_ALREADY_MOUNTED) ? nil : $0 })
                 }
-            }, CallbackData.retain(Pending(done)))
+            }, CallbackData.retain(pending))
     }
 }

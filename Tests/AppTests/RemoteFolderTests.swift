@@ -11,7 +11,8 @@ extension GUITests {
         /// A share whose `cam` folder holds `photos` copies of the bundled photos (cam/photoNN.jpg),
         /// a sub-folder with one photo, a hidden photo and a text file.
         private func share(
-            photos: Int, bandwidth: String? = nil, freshListings: Bool = false
+            photos: Int, bandwidth: String? = nil, freshListings: Bool = false,
+            login: (user: String, password: String)? = nil
         ) throws -> (WebDAVShare, URL) {
             let root = try TestPictures.makeFolder("share")
             let cam = root.appendingPathComponent("cam")
@@ -32,7 +33,9 @@ extension GUITests {
             try FileManager.default.copyItem(
                 at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent(".hidden.jpg"))
             try Data("not a photo".utf8).write(to: cam.appendingPathComponent("notes.txt"))
-            return (try WebDAVShare(serving: root, bandwidth: bandwidth, freshListings: freshListings), root)
+            return (
+                try WebDAVShare(serving: root, bandwidth: bandwidth, freshListings: freshListings, login: login), root
+            )
         }
 
         /// The app on `address`, with GVfs on `bus` (a D-Bus session of the test's own, which
@@ -42,6 +45,22 @@ extension GUITests {
             try AppSession(
                 arguments: [address], environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
             )
+        }
+
+        /// Gives the keyboard to the dialog the mount opened over the app's window (its own
+        /// window, with no title): with no window manager, nothing else does.
+        private func focusDialog(_ app: AppSession) throws {
+            var dialog: String?
+            for _ in 0..<50 where dialog == nil {
+                Thread.sleep(forTimeInterval: 0.1)
+                let windows = try app.xdotool(["search", "--onlyvisible", "--class", "classic-photos"])
+                dialog = try windows.split(separator: "\n").map(String.init).first {
+                    try app.xdotool(["getwindowname", $0]).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                }
+            }
+            let window = try #require(dialog, "no dialog shown")
+            try app.xdotool(["windowfocus", "--sync", window])
+            Thread.sleep(forTimeInterval: 0.3)
         }
 
         private func failures(_ events: [TraceRecord]) -> [(row: Int, reason: PhotoFailure.Reason)] {
@@ -259,6 +278,58 @@ extension GUITests {
             #expect(rows[0] == "photo01.jpg" && rows[1] == "photo02.jpg" && rows[2] == "sub/inside.jpg", "\(rows)")
             #expect(rows[3] == "sub/f01/p1.jpg", "\(rows)")
             #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "A share that wants a password asks for it in a dialog over the window; a wrong one is asked for again, the right one opens the folder; Cancel is not asked again, and fails the source in the window's status"
+        )
+        func passwordShare() throws {
+            let (share, root) = try share(photos: 6, login: ("alice", "s3cret"))
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try open(share.address("cam/"), bus: bus)
+            func asked(_ times: Int) throws {
+                _ = try app.waitFor("the password asked for (\(times))") { events in
+                    events.filter { $0.event.name == .mountAsk }.count >= times
+                }
+                try focusDialog(app)
+            }
+            try asked(1)
+            #expect(app.events().contains { $0.event == .mountAsk(url: share.address("cam/")) })
+            // The user name's field has the focus; the password's is next.
+            try app.xdotool(["type", "--delay", "15", "alice"])
+            try app.xdotool(["key", "Tab", "type", "--delay", "15", "wrong"])
+            try app.xdotool(["key", "Return"])
+            try asked(2)
+            #expect(!app.events().contains { $0.event.name == .sourceLoaded })
+            // Asked again, the user name kept: the password alone.
+            try app.xdotool(["type", "--delay", "15", "s3cret"])
+            try app.xdotool(["key", "Return"])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 7, "one folder and six photos")
+            _ = try app.waitFor("the first screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (1...6).allSatisfy { states[$0] == .filtered }
+            }
+            #expect(app.terminate() == 0)
+
+            // Another session, the dialog cancelled: the source fails, with GIO's words.
+            let bus2 = try PrivateBus()
+            let again = try open(share.address("cam/"), bus: bus2)
+            _ = try again.waitFor("the password asked for") { events in
+                events.contains { $0.event.name == .mountAsk }
+            }
+            try focusDialog(again)
+            try again.xdotool(["key", "Escape"])
+            let failed = try again.waitFor(event: .sourceFailed)
+            #expect(failed.event.error?.isEmpty == false, "\(failed.event)")
+            #expect(again.events().filter { $0.event.name == .mountAsk }.count == 1, "asked again after Cancel")
+            // The window's status says so, with Retry; no alert over it repeats what was just
+            // answered.
+            Thread.sleep(forTimeInterval: 0.5)
+            let windows = try again.xdotool(["search", "--onlyvisible", "--class", "classic-photos"])
+            #expect(windows.split(separator: "\n").count == 1, "another window is open: \(windows)")
+            #expect(again.terminate() == 0)
         }
 
         @Test(

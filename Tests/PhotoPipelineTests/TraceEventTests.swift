@@ -31,6 +31,11 @@ import Testing
                 .sourceFailed(url: "file:///nonexistent/list.plist", error: "No such file \"list.plist\""),
                 #"{"t":1.500000,"ev":"source.failed","url":"file:///nonexistent/list.plist","error":"No such file \"list.plist\""}"#
             )
+        case .mountAsk:
+            (
+                .mountAsk(url: "dav://127.0.0.1:8080/cam/"),
+                #"{"t":1.500000,"ev":"mount.ask","url":"dav://127.0.0.1:8080/cam/"}"#
+            )
         case .windowSubtitle:
             (
                 .windowSubtitle(text: "10.001 Fotos, 3 fehlgeschlagen"),

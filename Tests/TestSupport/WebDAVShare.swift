@@ -17,10 +17,15 @@ public final class WebDAVShare: @unchecked Sendable {
     /// rclone's log, which names every request (`INFO  : /cam/a.jpg: GET from 127.0.0.1:…`).
     private let log: URL
 
+    /// The user name and password the share asks for, if any.
+    private let login: (user: String, password: String)?
+
     public init(
-        serving folder: URL, bandwidth: String? = nil, logging: Bool = true, freshListings: Bool = false
+        serving folder: URL, bandwidth: String? = nil, logging: Bool = true, freshListings: Bool = false,
+        login: (user: String, password: String)? = nil
     ) throws {
         self.folder = folder
+        self.login = login
         self.bandwidth = bandwidth
         self.logging = logging
         self.freshListings = freshListings
@@ -54,13 +59,12 @@ public final class WebDAVShare: @unchecked Sendable {
         guard server == nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
-        process.arguments =
-            [
-                "serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
-            ]
-            + (freshListings ? ["--dir-cache-time", "0s"] : [])
-            + (logging ? ["-v", "--log-file", log.path] : [])
-            + (bandwidth.map { ["--bwlimit", $0] } ?? [])
+        var arguments = ["serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null"]
+        if freshListings { arguments += ["--dir-cache-time", "0s"] }
+        if logging { arguments += ["-v", "--log-file", log.path] }
+        if let bandwidth { arguments += ["--bwlimit", bandwidth] }
+        if let login { arguments += ["--user", login.user, "--pass", login.password] }
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -69,6 +69,9 @@ extension TraceEvent {
             p.field(.url, url)
             p.field(.rows, rows)
             if recursive { p.field(.recursive, true) }
+        case .mountAsk(let url):
+            p.name(.mountAsk)
+            p.field(.url, url)
         case .sourceFailed(let url, let error):
             p.name(.sourceFailed)
             p.field(.url, url)

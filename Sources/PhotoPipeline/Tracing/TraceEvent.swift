@@ -22,6 +22,9 @@ public enum TraceEvent: Sendable, Equatable {
     case sourceLoaded(url: String, rows: Int, recursive: Bool = false)
     /// A source could not be read; `error` says why, in words.
     case sourceFailed(url: String, error: String)
+    /// Mounting the share `url` is on asks the user something (a dialog for a password, or a
+    /// question), before the source is read.
+    case mountAsk(url: String)
     /// The folder at `url` changed while shown: pictures `added`, `removed` and `changed`
     /// (rewritten; renamed ones count as changed), `rows` in the list after.
     case sourceChanged(url: String, added: Int, removed: Int, changed: Int, rows: Int)
@@ -142,6 +145,7 @@ public enum TraceEvent: Sendable, Equatable {
         case sourceStart = "source.start"
         case sourceLoaded = "source.loaded"
         case sourceFailed = "source.failed"
+        case mountAsk = "mount.ask"
         case sourceChanged = "source.changed"
         case listSorted = "list.sorted"
         case listSelect = "list.select"

@@ -79,6 +79,7 @@ extension TraceEvent {
                 url: string(.url), rows: int(.rows),
                 recursive: c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false)
         case .sourceFailed: self = try .sourceFailed(url: string(.url), error: string(.error))
+        case .mountAsk: self = try .mountAsk(url: string(.url))
         case .listSorted:
             self = try .listSorted(
                 key: string(.key), descending: c.decode(Bool.self, forKey: .descending),

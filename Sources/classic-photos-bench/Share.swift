@@ -26,7 +26,7 @@ func benchmarkShare(_ folder: CameraFolder, rounds: Int, report: Report) throws 
             to: many.appendingPathComponent(String(format: "photo-%05d.jpg", n)))
     }
     let bus = try PrivateBus()
-    let share = try WebDAVShare(serving: root, bandwidth: "\(bytesPerSecond / 1024)k", logging: false)
+    let share = try LoopbackShare(serving: root, bandwidth: "\(bytesPerSecond / 1024)k", logging: false)
     let onBus = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
     // Mounted first, as a share a person browses to in the file manager is.
     let mount = timed(rounds: 1) {
@@ -159,7 +159,7 @@ func benchmarkShare(_ folder: CameraFolder, rounds: Int, report: Report) throws 
 /// window's title names the photo (loaded), and the bytes the server wrote by then.
 @MainActor
 private func eogOnShare(
-    _ share: WebDAVShare, photo: String, bus: [String: String]
+    _ share: LoopbackShare, photo: String, bus: [String: String]
 ) throws -> (t: Double?, bytes: Int) {
     let display = try XvfbDisplay()
     let config = try temporaryFolder("share-eog")

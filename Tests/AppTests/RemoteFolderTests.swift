@@ -13,7 +13,7 @@ extension GUITests {
         private func share(
             photos: Int, bandwidth: String? = nil, freshListings: Bool = false,
             login: (user: String, password: String)? = nil
-        ) throws -> (WebDAVShare, URL) {
+        ) throws -> (LoopbackShare, URL) {
             let root = try TestPictures.makeFolder("share")
             let cam = root.appendingPathComponent("cam")
             try FileManager.default.createDirectory(
@@ -34,7 +34,7 @@ extension GUITests {
                 at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent(".hidden.jpg"))
             try Data("not a photo".utf8).write(to: cam.appendingPathComponent("notes.txt"))
             return (
-                try WebDAVShare(serving: root, bandwidth: bandwidth, freshListings: freshListings, login: login), root
+                try LoopbackShare(serving: root, bandwidth: bandwidth, freshListings: freshListings, login: login), root
             )
         }
 
@@ -340,7 +340,7 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: root) }
             let runtime = try TestPictures.makeFolder("runtime")
             defer { try? FileManager.default.removeItem(at: runtime) }
-            let bus = try PrivateBus(environment: ["XDG_RUNTIME_DIR": runtime.path])
+            let bus = try PrivateBus(environment: ["XDG_RUNTIME_DIR": runtime.path], fuse: true)
             let fuse = runtime.appendingPathComponent("gvfs")
             defer { _ = try? run(URL(fileURLWithPath: "/usr/bin/fusermount3"), ["-u", "-z", fuse.path]) }
             let mounted = try run(

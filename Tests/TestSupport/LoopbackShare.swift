@@ -3,7 +3,7 @@ import Foundation
 /// A folder served as a WebDAV share on 127.0.0.1 by rclone (`rclone serve webdav`), as a
 /// network share the app reaches through GVfs (`dav://127.0.0.1:PORT/…`). It can be stopped
 /// and started again on the same port, as a server that goes away and comes back.
-public final class WebDAVShare: @unchecked Sendable {
+public final class LoopbackShare: @unchecked Sendable {
     public let folder: URL
     public let port: Int
     /// rclone's `--bwlimit` (e.g. "5M", bytes a second), if any.
@@ -73,7 +73,7 @@ public final class WebDAVShare: @unchecked Sendable {
         while !Self.answers(port: port) {
             guard Date() < deadline, process.isRunning else {
                 stop()
-                throw WebDAVShareError("rclone did not start serving on port \(port)")
+                throw LoopbackShareError("rclone did not start serving on port \(port)")
             }
             usleep(50_000)
         }
@@ -115,7 +115,7 @@ public final class WebDAVShare: @unchecked Sendable {
     /// A port nothing listens on now (the system's choice for a socket bound to port 0).
     private static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw WebDAVShareError("no socket") }
+        guard socket >= 0 else { throw LoopbackShareError("no socket") }
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -126,12 +126,12 @@ public final class WebDAVShare: @unchecked Sendable {
                 bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
             }
         }
-        guard bound else { throw WebDAVShareError("no free port") }
+        guard bound else { throw LoopbackShareError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
-public struct WebDAVShareError: Error, CustomStringConvertible {
+public struct LoopbackShareError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }

@@ -333,6 +333,52 @@ extension GUITests {
         }
 
         @Test(
+            "Open… takes a photo on a mounted share, its address typed into the file chooser, and shows it in the viewer"
+        )
+        func openFromChooser() throws {
+            let (share, root) = try share(photos: 8)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            // GTK's chooser opens only what is mounted already (as the file manager, or the
+            // chooser's Other Locations, does when a person connects to a server).
+            let mounted = try run(
+                URL(fileURLWithPath: "/usr/bin/gio"), ["mount", share.address()],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            #expect(mounted.status == 0, "\(mounted.stderr)")
+            let folder = try TestPictures.makeFolder("chooser-start")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try open(folder.path, bus: bus)
+            _ = try app.waitFor(event: .sourceLoaded)
+            try app.xdotool(["key", "ctrl+o"])
+            // With no desktop portal, GtkFileChooserNative shows GTK's own chooser, focused.
+            func focused() -> String {
+                ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "").trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+            }
+            for _ in 0..<100 where focused() != "Open Pictures or a Photo List" { usleep(100_000) }
+            try #require(focused() == "Open Pictures or a Photo List", "no chooser focused: \(focused())")
+            usleep(300_000)
+            try app.xdotool(["key", "ctrl+l", "type", "--delay", "10", share.address("cam/photo05.jpg")])
+            usleep(300_000)
+            try app.xdotool(["key", "Return"])
+            let shown = try app.waitFor("the photo in the viewer, its folder listed") { events in
+                events.contains { $0.event.name == .viewerOpen && $0.event.photoName == "photo05.jpg" }
+                    && events.contains {
+                        if case .sourceLoaded(let url, _, _) = $0.event { url.hasPrefix("dav://") } else { false }
+                    }
+            }
+            #expect(
+                shown.contains {
+                    if case .sourceLoaded(let url, 9, _) = $0.event {
+                        url == share.address("cam/photo05.jpg")
+                    } else {
+                        false
+                    }
+                }, "\(shown.filter { $0.event.name == .sourceLoaded }.map(\.event))")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
             "A share's folder named by its FUSE path (as a portal's file chooser hands it over) is read as the share, and Alt+Up goes up on the share"
         )
         func fusePathOfShare() throws {

@@ -59,7 +59,12 @@ final class FolderWatch {
 
         func start() {
             guard !stopped else { return }
-            let file = folder.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+            // A folder on a share is watched where its backend can (MTP, a camera): others say
+            // they cannot, and nothing is reported.
+            let file =
+                folder.isFileURL
+                ? folder.withUnsafeFileSystemRepresentation { ObjectRef(takingOpaque: g_file_new_for_path($0)!) }
+                : ObjectRef(takingOpaque: g_file_new_for_uri(folder.absoluteString)!)
             guard let made = g_file_monitor_directory(file.opaque, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else {
                 return
             }
@@ -111,8 +116,10 @@ final class FolderWatch {
             if !changes.isEmpty { report?(changes) }
         }
 
+        /// The file's path, or its address where it has none (on a share).
         private static func path(_ file: UnsafeMutableRawPointer?) -> String? {
-            guard let file, let path = g_file_get_path(OpaquePointer(file)) else { return nil }
+            guard let file, let path = g_file_get_path(OpaquePointer(file)) ?? g_file_get_uri(OpaquePointer(file))
+            else { return nil }
             defer { g_free(path) }
             return String(cString: path)
         }

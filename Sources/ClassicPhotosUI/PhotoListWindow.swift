@@ -46,6 +46,8 @@ final class PhotoListWindow {
     private var photoAhead: PhotoID?
     /// The folder on a network share the list shows (see `shownFolder`).
     private var remoteFolder: URL?
+    /// That folder kept up to date, where its share's backend watches folders.
+    private var remoteWatch: RemoteFolderWatch?
     /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
     /// list opened).
     private var focusWhenFilled = false
@@ -233,6 +235,13 @@ final class PhotoListWindow {
             // the index gave, which the files may have changed since: worked out now.
             folder.sort(by: photoOrder, generation: photos.generation, checking: folder.order == photoOrder)
         }
+        if let folder = remoteFolder, remoteWatch == nil, failures.isEmpty, let source = sources.first {
+            let watch = RemoteFolderWatch(
+                folder: folder, source: source.ordered(by: photoOrder).includingSubfolders(includeSubfolders),
+                photos: photos, loader: sourceLoader)
+            watch.onReorder = { [unowned self] in open(self.sources) }
+            remoteWatch = watch
+        }
         if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         status.refreshSubtitle()
         if !failures.isEmpty, photos.count > 0 || failures.count > mountsAnswered {
@@ -312,6 +321,8 @@ final class PhotoListWindow {
 
     private func forgetFolder() {
         remoteFolder = nil
+        remoteWatch?.close()
+        remoteWatch = nil
         liveFolder?.close()
         liveFolder = nil
         photoActions.liveFolder = nil

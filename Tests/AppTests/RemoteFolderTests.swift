@@ -379,6 +379,56 @@ extension GUITests {
         }
 
         @Test(
+            "A folder on a share whose backend watches folders (GVfs's localtest, as MTP phones and cameras do) follows changes: a photo that came shows in its place, one that went leaves"
+        )
+        func watchedShareFolder() throws {
+            let folder = try TestPictures.makeFolder("watched")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let bundled = Products.packageRoot.appendingPathComponent("data/photos")
+            let names = try FileManager.default.contentsOfDirectory(atPath: bundled.path).filter {
+                $0.hasSuffix(".jpg")
+            }
+            .sorted()
+            for n in 1...6 {
+                try FileManager.default.copyItem(
+                    at: bundled.appendingPathComponent(names[n % names.count]),
+                    to: folder.appendingPathComponent("photo\(n).jpg"))
+            }
+            let bus = try PrivateBus()
+            let address = "localtest://" + folder.path + "/"
+            let app = try open(address, bus: bus)
+            #expect(try app.waitFor(event: .sourceLoaded).event.rows == 6)
+            _ = try app.waitFor("the photos in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (0..<6).allSatisfy { states[$0] == .filtered }
+            }
+            try FileManager.default.copyItem(
+                at: bundled.appendingPathComponent(names[0]), to: folder.appendingPathComponent("photo3b.jpg"))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("photo5.jpg"))
+            let changed = try app.waitFor("the change shown") { events in
+                let changes = events.compactMap { record -> (Int, Int)? in
+                    if case .sourceChanged(_, let added, let removed, _, _) = record.event {
+                        (added, removed)
+                    } else {
+                        nil
+                    }
+                }
+                return changes.map(\.0).reduce(0, +) == 1 && changes.map(\.1).reduce(0, +) == 1
+            }
+            let change = try #require(changed.last { $0.event.name == .sourceChanged })
+            #expect(change.event.rows == 6)
+            _ = try app.waitFor("the new photo in sepia, in its place") { events in
+                events.contains {
+                    $0.event.name == .rowShown && $0.event.photoName == "photo3b.jpg" && $0.event.row == 3
+                }
+                    && events.contains {
+                        if case .rowState(3, _, .filtered) = $0.event { $0.t > change.t } else { false }
+                    }
+            }
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
             "A share's folder named by its FUSE path (as a portal's file chooser hands it over) is read as the share, and Alt+Up goes up on the share"
         )
         func fusePathOfShare() throws {

@@ -230,6 +230,46 @@ import TestSupport
         }
     }
 
+    /// The test picture as `format` ("webp", "avif", "heic") with `profile` embedded: the WebP
+    /// put together here, the AVIF by avifenc (lossless, the profile given beside it), the HEIC
+    /// by heif-enc from a PNG carrying the profile.
+    static func newerPicture(_ format: String, profile: Data) async throws -> Data {
+        if format == "webp" { return try webP(profile: profile) }
+        let folder = try ScratchFolder()
+        let out = folder.url.appendingPathComponent("picture.\(format)")
+        let made: ProcessResult
+        if format == "avif" {
+            let png = try folder.write("picture.png", try picture("png", profile: nil))
+            let icc = try folder.write("picture.icc", profile)
+            made = try await run(
+                URL(fileURLWithPath: "/usr/bin/avifenc"), ["-l", "-s", "10", "--icc", icc.path, png.path, out.path])
+        } else {
+            let png = try folder.write("picture.png", try picture("png", profile: profile))
+            made = try await run(URL(fileURLWithPath: "/usr/bin/heif-enc"), ["-q", "95", png.path, "-o", out.path])
+        }
+        guard made.status == 0 else { throw BenchlessError("\(format): \(made.stderr)") }
+        return try Data(contentsOf: out)
+    }
+
+    @Test(
+        "Pictures with Adobe RGB, Display P3, ProPhoto and channel-swapping profiles, as WebP, AVIF and HEIC, are decoded into sRGB as Little CMS turns them",
+        arguments: ["webp", "avif", "heic"])
+    func newerFormatsConverted(_ format: String) async throws {
+        let profiles = [
+            ("Adobe RGB", Self.adobeRGB), ("P3", Self.displayP3), ("ProPhoto", DeepPictureTests.proPhoto),
+            ("swapped", Self.swapped),
+        ]
+        for (name, profile) in profiles {
+            let bytes = try await Self.newerPicture(format, profile: profile)
+            let image = try Decoding.picture(.bytes(bytes), size: .fit(100), cancellable: Cancellable())
+            let decoded = Self.packed(image)
+            let difference = Self.meanDifference(decoded, Self.reference(bytes, profile: profile))
+            #expect(difference <= 3.1, "\(format), \(name): mean difference \(difference)")
+            #expect(Self.meanDifference(decoded, Self.plainPixels(bytes)) > 1, "\(format), \(name)")
+            #expect(ColorProfile.name(of: image) != nil, "\(format), \(name): the profile is named")
+        }
+    }
+
     @Test("A WebP's ICCP chunk, which gdk-pixbuf does not hand over, is read from its header and used")
     func webPProfile() throws {
         let bytes = try Self.webP(profile: Self.adobeRGB)

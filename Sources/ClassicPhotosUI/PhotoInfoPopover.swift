@@ -102,7 +102,8 @@ final class PhotoInfoPopover {
         }
         shown = ViewerInfoText(
             name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
-            bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date])
+            bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date],
+            profile: text[.profile])
         if traced != nil, traced != shown {
             traced = shown
             Trace.shared.emit(.viewerInfo(shown: true, info: shown))

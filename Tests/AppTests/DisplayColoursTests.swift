@@ -213,6 +213,12 @@ extension GUITests {
             #expect(copied.b > copied.r + 60, "the original copied: \(copied)")
             // The info names the profile (kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1).
             try app.xdotool(["key", "alt+Return"])
+            let info = try app.waitFor("the info open") { events in
+                events.contains { $0.event.viewerInfo?.shown == true }
+            }
+            #expect(
+                info.last { $0.event.viewerInfo?.shown == true }?.event.viewerInfo?.info.profile == "Swapped photo",
+                "\(info.filter { $0.event.name == .viewerInfo }.map(\.event))")
             Thread.sleep(forTimeInterval: 0.8)
             if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil {
                 let path = NSTemporaryDirectory() + "classic-photos-profiled-viewer.png"

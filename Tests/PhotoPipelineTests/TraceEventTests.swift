@@ -160,8 +160,8 @@ import Testing
                     info: ViewerInfoText(
                         name: "coffee.jpg", source: "/photos/coffee.jpg", width: 400, height: 600,
                         bytes: 56_320, format: "JPEG", camera: "Canon EOS 5D",
-                        date: "2021-07-04 18:30:05")),
-                #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05"}"#
+                        date: "2021-07-04 18:30:05", profile: "Display P3")),
+                #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05","profile":"Display P3"}"#
             )
         case .viewerSaved:
             (

@@ -234,6 +234,7 @@ extension TraceEvent {
             p.field(.format, info.format)
             if let camera = info.camera { p.field(.camera, camera) }
             if let date = info.date { p.field(.date, date) }
+            if let profile = info.profile { p.field(.profile, profile) }
         case .viewerSaved(let path, let format, let width, let height):
             p.name(.viewerSaved)
             p.field(.path, path)

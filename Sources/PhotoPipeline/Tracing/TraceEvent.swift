@@ -231,10 +231,12 @@ public struct ViewerInfoText: Sendable, Equatable {
     public var format: String
     public var camera: String?
     public var date: String?
+    /// The colour profile the photo's colours were turned from, as the info names it.
+    public var profile: String?
 
     public init(
         name: String, source: String, width: Int = 0, height: Int = 0, bytes: Int = 0, format: String = "",
-        camera: String? = nil, date: String? = nil
+        camera: String? = nil, date: String? = nil, profile: String? = nil
     ) {
         self.name = name
         self.source = source
@@ -243,6 +245,7 @@ public struct ViewerInfoText: Sendable, Equatable {
         self.bytes = bytes
         self.format = format
         self.camera = camera
+        self.profile = profile
         self.date = date
     }
 }

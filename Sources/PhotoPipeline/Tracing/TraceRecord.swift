@@ -140,7 +140,8 @@ extension TraceEvent {
                 name: string(.name), source: string(.source), width: int(.w), height: int(.h),
                 bytes: int(.bytes), format: string(.format),
                 camera: c.decodeIfPresent(String.self, forKey: .camera),
-                date: c.decodeIfPresent(String.self, forKey: .date))
+                date: c.decodeIfPresent(String.self, forKey: .date),
+                profile: c.decodeIfPresent(String.self, forKey: .profile))
             self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))

@@ -23,7 +23,7 @@ PACKAGES=(
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
-  gvfs gvfs-backends gvfs-fuse rclone
+  gvfs gvfs-backends gvfs-fuse openssh-client rclone
   gettext locales
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).

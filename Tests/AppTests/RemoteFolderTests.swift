@@ -11,7 +11,7 @@ extension GUITests {
         /// A share whose `cam` folder holds `photos` copies of the bundled photos (cam/photoNN.jpg),
         /// a sub-folder with one photo, a hidden photo and a text file.
         private func share(
-            photos: Int, bandwidth: String? = nil, freshListings: Bool = false,
+            photos: Int, kind: LoopbackShare.Kind = .webdav, bandwidth: String? = nil, freshListings: Bool = false,
             login: (user: String, password: String)? = nil
         ) throws -> (LoopbackShare, URL) {
             let root = try TestPictures.makeFolder("share")
@@ -34,7 +34,9 @@ extension GUITests {
                 at: bundled.appendingPathComponent(names[0]), to: cam.appendingPathComponent(".hidden.jpg"))
             try Data("not a photo".utf8).write(to: cam.appendingPathComponent("notes.txt"))
             return (
-                try LoopbackShare(serving: root, bandwidth: bandwidth, freshListings: freshListings, login: login), root
+                try LoopbackShare(
+                    serving: root, kind: kind, bandwidth: bandwidth, freshListings: freshListings, login: login),
+                root
             )
         }
 
@@ -426,6 +428,35 @@ extension GUITests {
                     }
             }
             #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "An sftp:// folder is mounted and listed, its rows shown in sepia (heads read through GIO's seekable streams); a photo's address on it opens in the viewer"
+        )
+        func folderOnSFTP() throws {
+            let (share, root) = try share(photos: 12, kind: .sftp)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let bus = try PrivateBus()
+            let app = try open(share.address("cam/"), bus: bus)
+            let loaded = try app.waitFor("the folder listed") { events in
+                events.contains { [.sourceLoaded, .sourceFailed].contains($0.event.name) }
+            }
+            let outcome = loaded.last { [.sourceLoaded, .sourceFailed].contains($0.event.name) }
+            #expect(outcome?.event.rows == 13, "\(outcome?.event.error ?? "one folder and twelve photos")")
+            let events = try app.waitFor("the first screen in sepia") { events in
+                let states = AppSession.rowStates(events)
+                return (1...5).allSatisfy { states[$0] == .filtered }
+            }
+            #expect(failures(events).isEmpty, "\(failures(events))")
+            #expect(app.terminate() == 0)
+
+            let photo = try open(share.address("cam/photo07.jpg"), bus: bus)
+            let shown = try photo.waitFor("the photo in the viewer, its folder listed") { events in
+                events.contains { $0.event.name == .viewerOpen && $0.event.photoName == "photo07.jpg" }
+                    && events.contains { $0.event.name == .sourceLoaded }
+            }
+            #expect(shown.last { $0.event.name == .sourceLoaded }?.event.rows == 13)
+            #expect(photo.terminate() == 0)
         }
 
         @Test(

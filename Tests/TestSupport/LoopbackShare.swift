@@ -1,10 +1,19 @@
 import Foundation
 
-/// A folder served as a WebDAV share on 127.0.0.1 by rclone (`rclone serve webdav`), as a
-/// network share the app reaches through GVfs (`dav://127.0.0.1:PORT/…`). It can be stopped
-/// and started again on the same port, as a server that goes away and comes back.
+/// A folder served as a network share on 127.0.0.1 by rclone, WebDAV (`rclone serve webdav`,
+/// `dav://127.0.0.1:PORT/…`) or SFTP (`rclone serve sftp`, `sftp://photos@127.0.0.1:PORT/…`),
+/// which the app reaches through GVfs. It can be stopped and started again on the same port,
+/// as a server that goes away and comes back.
 public final class LoopbackShare: @unchecked Sendable {
+    public enum Kind: Sendable {
+        case webdav
+        /// Any user is let in with no password. GVfs's ssh does not check the host keys of a
+        /// server on this computer (`NoHostAuthenticationForLocalhost`).
+        case sftp
+    }
+
     public let folder: URL
+    public let kind: Kind
     public let port: Int
     /// rclone's `--bwlimit` (e.g. "5M", bytes a second), if any.
     private let bandwidth: String?
@@ -21,10 +30,11 @@ public final class LoopbackShare: @unchecked Sendable {
     private let login: (user: String, password: String)?
 
     public init(
-        serving folder: URL, bandwidth: String? = nil, logging: Bool = true, freshListings: Bool = false,
-        login: (user: String, password: String)? = nil
+        serving folder: URL, kind: Kind = .webdav, bandwidth: String? = nil, logging: Bool = true,
+        freshListings: Bool = false, login: (user: String, password: String)? = nil
     ) throws {
         self.folder = folder
+        self.kind = kind
         self.login = login
         self.bandwidth = bandwidth
         self.logging = logging
@@ -52,14 +62,22 @@ public final class LoopbackShare: @unchecked Sendable {
     }
 
     /// The share's address of `path` below the folder served ("cam/", "cam/a.jpg").
-    public func address(_ path: String = "") -> String { "dav://127.0.0.1:\(port)/\(path)" }
+    public func address(_ path: String = "") -> String {
+        switch kind {
+        case .webdav: "dav://127.0.0.1:\(port)/\(path)"
+        case .sftp: "sftp://photos@127.0.0.1:\(port)/\(path)"
+        }
+    }
 
     /// Starts serving (again), and waits until the port answers.
     public func start() throws {
         guard server == nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/rclone")
-        var arguments = ["serve", "webdav", folder.path, "--addr", "127.0.0.1:\(port)", "--config", "/dev/null"]
+        var arguments = ["serve", kind == .webdav ? "webdav" : "sftp", folder.path, "--addr", "127.0.0.1:\(port)"]
+        arguments += ["--config", "/dev/null"]
+        // rclone makes its SFTP host keys in its cache folder: the test's temporary one.
+        if kind == .sftp { arguments += ["--no-auth", "--cache-dir", FileManager.default.temporaryDirectory.path] }
         if freshListings { arguments += ["--dir-cache-time", "0s"] }
         if logging { arguments += ["-v", "--log-file", log.path] }
         if let bandwidth { arguments += ["--bwlimit", bandwidth] }

@@ -253,10 +253,14 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
     TIFFGetFieldDefaulted(tiff, TIFFTAG_SAMPLEFORMAT, &format);
     TIFFGetFieldDefaulted(tiff, TIFFTAG_ORIENTATION, &orientation);
     TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
+    uint16_t inkset = INKSET_CMYK;
+    TIFFGetFieldDefaulted(tiff, TIFFTAG_INKSET, &inkset);
     int alpha = samples == 4 && extra_count == 1 && extra && extra[0] == EXTRASAMPLE_UNASSALPHA;
-    int kind = bits == 16 && format == SAMPLEFORMAT_UINT && photometric == PHOTOMETRIC_RGB &&
-               planar == PLANARCONFIG_CONTIG && !TIFFIsTiled(tiff) && (samples == 3 || alpha);
-    if (!kind) {
+    int plain = format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG && !TIFFIsTiled(tiff);
+    int rgb = plain && bits == 16 && photometric == PHOTOMETRIC_RGB && (samples == 3 || alpha);
+    int cmyk = plain && (bits == 8 || bits == 16) && photometric == PHOTOMETRIC_SEPARATED &&
+               inkset == INKSET_CMYK && samples == 4 && extra_count == 0;
+    if (!rgb && !cmyk) {
         TIFFClose(tiff);
         return 1;
     }
@@ -274,20 +278,26 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
         return 0;
     }
     uint16_t *pixels = pixels_for(width, height, channels, max_pixels);
-    if (!pixels || TIFFScanlineSize(tiff) != (tmsize_t)width * channels * 2) {
+    /* 8-bit inks are read a row at a time into the end of their row, then widened in place. */
+    if (!pixels || TIFFScanlineSize(tiff) != (tmsize_t)width * channels * (bits / 8)) {
         if (message && message_size && !message[0])
-            say(message, message_size, pixels ? "The TIFF's rows are not of 16-bit RGB" : "No memory for the picture");
+            say(message, message_size, pixels ? "The TIFF's rows are not as its header says" : "No memory for the picture");
         free(pixels);
         TIFFClose(tiff);
         return pixels ? -1 : -2;
     }
+    size_t row_values = (size_t)width * channels;
     for (uint32_t y = 0; y < height; y++) {
-        if (TIFFReadScanline(tiff, pixels + (size_t)y * width * channels, y, 0) < 0) {
+        uint16_t *row = pixels + (size_t)y * row_values;
+        uint8_t *narrow = (uint8_t *)(row + row_values) - row_values;
+        if (TIFFReadScanline(tiff, bits == 8 ? (void *)narrow : (void *)row, y, 0) < 0) {
             if (message && message_size && !message[0]) say(message, message_size, "The TIFF's rows could not be read");
             free(pixels);
             TIFFClose(tiff);
             return -1;
         }
+        if (bits == 8)
+            for (size_t i = 0; i < row_values; i++) row[i] = (uint16_t)(narrow[i] * 257);
     }
     uint32_t profile_length = 0;
     void *profile = NULL;
@@ -301,5 +311,6 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
     out->height = (int)height;
     out->channels = channels;
     out->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    out->cmyk = cmyk;
     return 0;
 }

@@ -695,6 +695,42 @@ import TestSupport
         }
     }
 
+    @Test(
+        "A CMYK TIFF, 8 or 16 bits a channel, is turned through its own CMYK profile, or the default one when it has none, as Little CMS turns it"
+    )
+    func cmykTIFF() async throws {
+        let folder = try ScratchFolder()
+        let inks: [[UInt8]] = [[255, 0, 0, 0], [0, 255, 0, 0], [0, 0, 255, 64], [40, 40, 40, 128]]
+        let bands = inks.map { "xc:cmyk(\($0[0]),\($0[1]),\($0[2]),\($0[3]))" }
+        let format = cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1
+        let defaultCMYK = try #require(ColorProfile.defaultCMYK, "libgs-common's default CMYK profile")
+        let cases: [(depth: Int, profile: Data?, name: String)] = [
+            (8, Self.cmyk, "Twisted CMYK"), (16, Self.cmyk, "Twisted CMYK"), (8, nil, "Artifex CMYK SWOP Profile"),
+        ]
+        for (depth, profile, name) in cases {
+            let file = folder.url.appendingPathComponent("cmyk-\(depth)-\(profile == nil ? "bare" : "tagged").tif")
+            let made = try await run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                ["-size", "64x128"] + bands + ["+append", "-depth", "\(depth)", "-strip", file.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            if let profile { try await Self.embed(profile, in: file, folder: folder) }
+            let bytes = try Data(contentsOf: file)
+            let toSRGB = ToSRGB(from: profile ?? defaultCMYK, format: format)
+            for size in [DecodeSize.fit(1000), .fit(64)] {
+                let image = try Decoding.picture(.bytes(bytes), size: size, cancellable: Cancellable())
+                #expect(image.width == (size == .fit(64) ? 64 : 256))
+                #expect(ColorProfile.name(of: image) == name, "\(depth) bits, \(name)")
+                for (band, ink) in inks.enumerated() {
+                    let want = toSRGB(ink, pixels: 1)
+                    let (r, g, b, _) = image.pixel(x: image.width * (2 * band + 1) / 8, y: image.height / 2)
+                    let off = [Int(r) - Int(want[0]), Int(g) - Int(want[1]), Int(b) - Int(want[2])].map(abs).max()!
+                    #expect(
+                        off <= 6, "\(depth) bits, \(name), \(size), band \(band): (\(r), \(g), \(b)) against \(want)")
+                }
+            }
+        }
+    }
+
     @Test("Save As writes the turned pixels, in sRGB, without the profile they no longer are in")
     func savedInSRGB() throws {
         let folder = try ScratchFolder()

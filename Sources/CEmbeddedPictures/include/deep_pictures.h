@@ -15,6 +15,8 @@ typedef struct {
     uint8_t *profile;   /* the embedded ICC profile, or NULL (malloc'd) */
     size_t profile_length;
     int orientation;    /* a TIFF's orientation tag, as EXIF numbers them (1 upright) */
+    int cmyk;           /* the pixels are a TIFF's C, M, Y and K inks (channels 4; 0 no ink, 65535
+                           full), 8-bit ones widened to 16, to be turned through a CMYK profile */
 } cp_deep_picture;
 
 /* Whether `bytes` (at least the first 33 of a file) are a PNG whose header says 16-bit RGB or
@@ -28,9 +30,10 @@ int cp_deep_png_is_deep(const void *bytes, size_t length);
 int cp_deep_png_decode(const void *bytes, size_t length, long long max_pixels, int probe, cp_deep_picture *out,
                        char *message, size_t message_size);
 
-/* The same for a TIFF of 16-bit unsigned RGB (or RGB with unassociated alpha) samples stored
- * together in strips; returns 1 for any other TIFF (tiles, planes, other samples), which
- * gdk-pixbuf's loader then decodes as usual. */
+/* The same for a TIFF of 16-bit unsigned RGB (or RGB with unassociated alpha) samples, or of
+ * 8- or 16-bit CMYK inks (`cmyk` set: gdk-pixbuf's loader turns inks into RGB by a formula,
+ * with no profile), stored together in strips; returns 1 for any other TIFF (tiles, planes,
+ * other samples), which gdk-pixbuf's loader then decodes as usual. */
 int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, int probe, cp_deep_picture *out,
                         char *message, size_t message_size);
 

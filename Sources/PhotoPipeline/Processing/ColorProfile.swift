@@ -164,11 +164,11 @@ public enum ColorProfile {
         }
     }
 
-    /// Makes an sRGB picture of a CMYK picture's inks (C, M, Y, K a pixel, `width` × 4 bytes a
-    /// row; `inverted` as Adobe's applications store them) through its CMYK `profile`; nil if
-    /// the profile is not a CMYK one Little CMS can use.
+    /// Makes an sRGB picture of a CMYK picture's inks (C, M, Y, K a pixel, of `bytesPerInk` 1 or
+    /// 2, native byte order; `width` × 4 inks a row; `inverted` as Adobe's applications store
+    /// them) through its CMYK `profile`; nil if the profile is not a CMYK one Little CMS can use.
     static func rgb(
-        fromInks inks: UnsafePointer<UInt8>, width: Int, height: Int, inverted: Bool, profile: Data
+        fromInks inks: UnsafeRawPointer, width: Int, height: Int, inverted: Bool, bytesPerInk: Int = 1, profile: Data
     ) -> (PhotoImage, Outcome)? {
         guard
             let source = profile.withUnsafeBytes({ cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
@@ -176,9 +176,10 @@ public enum ColorProfile {
         defer { cmsCloseProfile(source) }
         guard cmsGetColorSpace(source) == cmsSigCmykData, let srgb = cmsCreate_sRGBProfile() else { return nil }
         defer { cmsCloseProfile(srgb) }
-        // COLORSPACE_SH(PT_CMYK) | CHANNELS_SH(4) | BYTES_SH(1), with FLAVOR_SH(1) for inks
-        // stored inverted (TYPE_CMYK_8 and TYPE_CMYK_8_REV).
-        let input = cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1 | (inverted ? 1 << 13 : 0)
+        // COLORSPACE_SH(PT_CMYK) | CHANNELS_SH(4) | BYTES_SH(1 or 2), with FLAVOR_SH(1) for inks
+        // stored inverted (TYPE_CMYK_8, TYPE_CMYK_16 and TYPE_CMYK_8_REV).
+        let input =
+            cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | cmsUInt32Number(bytesPerInk) | (inverted ? 1 << 13 : 0)
         guard
             let transform = cmsCreateTransform(
                 source, input, srgb, pixelFormat(channels: 3), cmsUInt32Number(INTENT_PERCEPTUAL), 0),
@@ -188,7 +189,7 @@ public enum ColorProfile {
         let image = PhotoImage(taking: made)
         SharedRows(
             transform: transform, from: UnsafeMutableRawPointer(mutating: inks), to: gdk_pixbuf_get_pixels(made),
-            width: width, fromStride: width * 4, toStride: Int(gdk_pixbuf_get_rowstride(made))
+            width: width, fromStride: width * 4 * bytesPerInk, toStride: Int(gdk_pixbuf_get_rowstride(made))
         ).runOnCores(height: height)
         return (image, .converted(description(of: source) ?? "Unnamed CMYK profile"))
     }

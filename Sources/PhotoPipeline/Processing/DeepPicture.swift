@@ -63,10 +63,13 @@ enum DeepPicture {
         }
         let embedded = picture.profile.map { Data(bytes: $0, count: picture.profile_length) }
         let profile = replacing ?? embedded ?? fallback
+        let (width, height) = (Int(picture.width), Int(picture.height))
         guard
-            let (image, outcome) = ColorProfile.rgb(
-                fromDeep: pixels, width: Int(picture.width), height: Int(picture.height),
-                channels: Int(picture.channels), profile: profile)
+            let (image, outcome) =
+                picture.cmyk != 0
+                ? inks(pixels, width: width, height: height, profile: embedded)
+                : ColorProfile.rgb(
+                    fromDeep: pixels, width: width, height: height, channels: Int(picture.channels), profile: profile)
         else {
             throw PhotoFailure(.tooManyPixels, detail: "No memory for the \(picture.width)×\(picture.height) picture")
         }
@@ -75,6 +78,35 @@ enum DeepPicture {
             gdk_pixbuf_set_option(image.pixbuf, "orientation", "\(picture.orientation)")
         }
         return (image, outcome)
+    }
+
+    /// A CMYK TIFF's inks turned into sRGB through its own CMYK profile, or the default CMYK
+    /// profile where it has none (or one for other pixels); by the usual formula where there is
+    /// no CMYK profile to be had. nil when there is no memory.
+    private static func inks(
+        _ pixels: UnsafePointer<UInt16>, width: Int, height: Int, profile embedded: Data?
+    ) -> (PhotoImage, ColorProfile.Outcome)? {
+        let profile = embedded.flatMap { ColorProfile.isCMYKProfile($0) ? $0 : nil } ?? ColorProfile.defaultCMYK
+        if let profile,
+            let made = ColorProfile.rgb(
+                fromInks: pixels, width: width, height: height, inverted: false, bytesPerInk: 2, profile: profile)
+        {
+            return made
+        }
+        guard let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, Int32(width), Int32(height)) else { return nil }
+        let image = PhotoImage(taking: made)
+        let stride = Int(gdk_pixbuf_get_rowstride(made))
+        let out = gdk_pixbuf_get_pixels(made)!
+        for y in 0..<height {
+            for x in 0..<width {
+                let ink = pixels + (y * width + x) * 4
+                let white = 65535 - Int(ink[3])
+                for channel in 0..<3 {
+                    out[y * stride + x * 3 + channel] = UInt8((65535 - Int(ink[channel])) * white / 65535 / 257)
+                }
+            }
+        }
+        return (image, .assumedSRGB)
     }
 
     private static func run(

@@ -18,7 +18,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// every bus would leave a FUSE daemon and its mount behind.
     public init(environment: [String: String] = [:], fuse: Bool = false) throws {
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        if !fuse { variables["GVFS_DISABLE_FUSE"] = "1" }
+        variables["GVFS_DISABLE_FUSE"] = fuse ? nil : "1"
         // The services it starts are told its address by the bus itself, never the test's own.
         variables["DBUS_SESSION_BUS_ADDRESS"] = nil
         let arguments = ["/usr/bin/dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"]
@@ -41,7 +41,11 @@ public final class PrivateBus: @unchecked Sendable {
         var all = sigset_t()
         sigfillset(&all)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A process group of its own, as Foundation's Process gives its children: the services
+        // the bus starts (GVfs's daemons) signal their own group, never the test's.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -313,9 +313,10 @@ import TestSupport
         #expect(dripSettled, "\(describe(drip))")
         #expect(reasons(drip) == [.timeout], "\(describe(drip))")
         #expect(drip.first?.failure?.detail.contains("longer than 2 s") == true, "\(describe(drip))")
-        // The detail says which limit stopped it; the time, seen from the main actor, stretches
-        // under a sanitizer like every other step.
-        #expect(dripSeconds >= 1.9 && dripSeconds < 5 * sanitizerSlowdown, "failed after \(dripSeconds) s")
+        // The detail says which limit stopped it. The time is seen from the main actor, which
+        // other suites in the same process (and a sanitizer) can hold up for seconds: it only
+        // shows the deadline was not early and that the photo ended at all.
+        #expect(dripSeconds >= 1.9 && dripSeconds < 12 * sanitizerSlowdown, "failed after \(dripSeconds) s")
 
         limits.silenceSeconds = 1
         limits.photoSeconds = 60 // above any bound below, so only the silence limit can stop it

@@ -66,6 +66,9 @@ public struct FolderSource: PhotoSource {
         // folder shows (a `stat` each was a third of the time a tree of 100,000 took).
         let details: FolderListing.Details =
             !wanted.needsFacts ? .none : wanted.key == .dateTaken ? .pathKeys : .status
+        // A tree sorted by date asks the index on a thread of its own while its folders are
+        // read: each took about as long as the other.
+        let early = recursive && details == .pathKeys ? index.map { EarlyIndexRead($0, folder: folder) } : nil
         if recursive {
             let read = try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
             listing = read.listing
@@ -81,7 +84,7 @@ public struct FolderSource: PhotoSource {
             if listing.names.count <= inlineDatesLimit {
                 listing.readStatus()
                 listing.facts = datesTaken(listing, folderPath: folderPath, index: index)
-            } else if let facts = datesFromIndex(listing, folderPath: folderPath, index: index) {
+            } else if let facts = datesFromIndex(listing, folderPath: folderPath, index: index, early: early) {
                 listing.facts = facts
                 orderFromIndex = index != nil
             } else {
@@ -151,17 +154,17 @@ public struct FolderSource: PhotoSource {
     /// times as it last saw them), with the few it does not hold read from the files; nil
     /// where it holds too few of them to be worth showing in its order.
     private static func datesFromIndex(
-        _ listing: FolderListing, folderPath: String, index: PhotoIndex?
+        _ listing: FolderListing, folderPath: String, index: PhotoIndex?, early: EarlyIndexRead? = nil
     )
         -> [SortFacts?]?
     {
         guard let index else { return nil }
-        let known = index.factsByPathKey(inFolder: folderPath)
+        let known = early?.result() ?? index.sortFactsByPathKey(inFolder: folderPath)
         var facts = [SortFacts?](repeating: nil, count: listing.names.count)
         var misses: [Int] = []
         for position in facts.indices {
             if let held = known[listing.pathKeys[position]] {
-                facts[position] = SortFacts(modified: held.modified, size: held.size, taken: held.taken)
+                facts[position] = held
             } else {
                 misses.append(position)
                 if misses.count > inlineDatesLimit { return nil }
@@ -224,5 +227,28 @@ public struct FolderSource: PhotoSource {
             let parts = below.split(separator: "/").dropLast().map(String.init) + [found.name]
             return PhotoEntry(name: parts.joined(separator: "/"), link: found.link, base: nil)
         }
+    }
+}
+
+/// The index's sort facts for a folder and everything below it, read on a thread of its own
+/// from the moment it is made.
+private final class EarlyIndexRead: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let facts = Locked<[UInt64: SortFacts]>([:])
+
+    init(_ index: PhotoIndex, folder: URL) {
+        let path = folder.standardizedFileURL.path
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let read = index.sortFactsByPathKey(inFolder: path)
+            facts.withLock { $0 = read }
+            done.signal()
+        }
+    }
+
+    /// Waits for the read to end; what it found.
+    func result() -> [UInt64: SortFacts] {
+        done.wait()
+        done.signal() // for a second call
+        return facts.withLock { $0 }
     }
 }

@@ -88,6 +88,11 @@ let package = Package(
             name: "CPhotoViewer", dependencies: ["CGtk"],
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
+        // One line of text for list rows and grid cells, cheap to make and to measure.
+        .target(
+            name: "CLineText", dependencies: ["CGtk"],
+            cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
+
         // MARK: Interop: owned references, signals, errors, main-loop marshalling
         .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
         // Typed handles on GTK and libadwaita objects: widgets, windows, controllers, dialogs.
@@ -106,7 +111,7 @@ let package = Package(
         .target(
             name: "ClassicPhotosUI",
             dependencies: [
-                "GLibKit", "GtkKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoViewer",
+                "GLibKit", "GtkKit", "PhotoPipeline", "CGLib", "CGdkPixbuf", "CGtk", "CPhotoViewer", "CLineText",
             ],
             swiftSettings: strict,
             plugins: ["EmbedResources", "CompileCatalogues"]),

@@ -44,8 +44,8 @@ final class PhotoGridCell: PhotoTile {
     let root: Widget<Box>
     private let square: Widget<Overlay>
     private let picture: Widget<Picture>
-    private let title: Widget<Inscription>
-    private let reason: Widget<Inscription>
+    private let title: Widget<LineText>
+    private let reason: Widget<LineText>
     private var spinner: Widget<Spinner>?
     private var retryButton: Widget<Button>?
     private var retryClicked: SignalConnection?
@@ -86,11 +86,11 @@ final class PhotoGridCell: PhotoTile {
         square.addCSSClass("photo-square")
         root.append(square)
 
-        title = Self.inscription()
+        title = Self.line()
         root.append(title)
         // The short reason of a failure, in the square under the placeholder, so that every
         // cell is as tall as the others.
-        reason = Self.inscription()
+        reason = Self.line()
         reason.addCSSClass("caption")
         reason.addCSSClass("error")
         reason.setVerticalAlign(GTK_ALIGN_END)
@@ -106,11 +106,10 @@ final class PhotoGridCell: PhotoTile {
         }
     }
 
-    private static func inscription() -> Widget<Inscription> {
-        let text = Widget<Inscription>.make()
-        text.setTextOverflow(GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE)
-        text.setXAlign(0.5)
-        text.setNaturalLines(1)
+    /// One line, centred, cut in the middle when it is too long (a name's end tells photos apart).
+    private static func line() -> Widget<LineText> {
+        let text = Widget<LineText>.make()
+        text.centre()
         return text
     }
 

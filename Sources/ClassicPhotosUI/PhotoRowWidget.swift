@@ -10,9 +10,9 @@ import PhotoPipeline
 ///
 /// GTK 4.8's list view keeps about 200 rows bound and binds them again on every jump, so the
 /// row is kept small: the placeholder is the picture's own CSS background (no stack of two
-/// widgets), the texts are `GtkInscription`s (their size comes from the font, not the text, so
-/// a new name needs no new measuring of the row), and the spinner and the Retry button are
-/// only made for rows that need them.
+/// widgets), the texts are `LineText`s (their size comes from the font, measured once for all
+/// rows, so a new name needs no new measuring of the row, and their layouts are made only for
+/// rows drawn), and the spinner and the Retry button are only made for rows that need them.
 @MainActor
 final class PhotoRowWidget {
     /// Row height in logical pixels, as in the tutorial.
@@ -22,8 +22,8 @@ final class PhotoRowWidget {
     /// The thumbnail; with no photo to show, its CSS background is the placeholder icon.
     private let picture: Widget<Picture>
     private let labels: Widget<Box>
-    private let title: Widget<Inscription>
-    private let status: Widget<Inscription>
+    private let title: Widget<LineText>
+    private let status: Widget<LineText>
     /// Made the first time the row has work pending.
     private var spinner: Widget<Spinner>?
     /// Made the first time the row shows a failed photo (most rows never do, and a button
@@ -71,9 +71,9 @@ final class PhotoRowWidget {
         labels.setVerticalAlign(GTK_ALIGN_CENTER)
         labels.setHorizontalExpand(true)
         // One line each whatever the text (names are made one line too: see `DisplayText`).
-        title = Self.inscription()
+        title = Widget<LineText>.make()
         title.addCSSClass("heading")
-        status = Self.inscription()
+        status = Widget<LineText>.make()
         status.addCSSClass("dim-label")
         status.addCSSClass("caption")
         labels.append(title)
@@ -84,15 +84,6 @@ final class PhotoRowWidget {
             guard shownTooltip == nil, let photo, let shownEntry, !shownEntry.isFolder else { return shownTooltip }
             return photoDetails?(photo, shownEntry)
         }
-    }
-
-    /// One line of text, ellipsized at the end, as tall as the font makes a line.
-    private static func inscription() -> Widget<Inscription> {
-        let text = Widget<Inscription>.make()
-        text.setTextOverflow(GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END)
-        text.setXAlign(0)
-        text.setNaturalLines(1)
-        return text
     }
 
     /// Shows or hides the Retry button, making it when first needed.
@@ -136,7 +127,7 @@ final class PhotoRowWidget {
         let statusLine = Self.statusText(state, working: working, failure: snapshot.failure)
         // Names are shown through `DisplayText`: one line, no control or bidi characters.
         let name = snapshot.displayName
-        // (GtkInscription does nothing when the text is the one it shows.)
+        // (A line does nothing when the text is the one it shows.)
         title.setText(name)
         // A photo of a folder shown with everything beneath it says which folder it is in.
         status.setText(

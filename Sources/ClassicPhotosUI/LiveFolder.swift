@@ -390,13 +390,21 @@ final class LiveFolder {
             let found = Dictionary(
                 uniqueKeysWithValues: zip(ids, facts).compactMap { id, facts in facts.map { (id, $0) } })
             // Merged here: 100,000 photos' facts merged on the main thread held it up for 40 ms.
-            let merged = allKnown.merging(found) { $1 }
+            // Handed over in a box, so that the main thread can pass what it does not keep to a
+            // worker to free (see `releaseOnWorker`).
+            let handed = Locked<(found: [PhotoID: SortFacts], merged: [PhotoID: SortFacts])?>(
+                (found, allKnown.merging(found) { $1 }))
             MainLoop.onMainActor { [weak self] in
+                guard var (found, merged) = handed.withLock({ $0.take() }) else { return }
+                defer {
+                    releaseOnWorker(&found, leaving: [:])
+                    releaseOnWorker(&merged, leaving: [:])
+                }
                 guard let self, !cancellable.isCancelled, generation == photos.generation, sorting === cancellable
                 else { return }
                 sorting = nil
                 if factsVersion == knownVersion {
-                    self.facts = merged
+                    swap(&self.facts, &merged) // the facts before go with `merged`
                 } else {
                     self.facts.merge(found) { $1 }
                 }

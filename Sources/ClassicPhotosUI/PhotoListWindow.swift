@@ -260,7 +260,7 @@ final class PhotoListWindow {
             photos.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))
             if let ahead = photoAhead, let position = photos.position(of: ahead) { pane.follow(ahead, to: position) }
         } else {
-            photos.apply(.append(batch.entries))
+            photos.apply(.append(batch.packed ?? PackedEntries(batch.entries)))
         }
         status.showStatus(nil)
         if focusWhenFilled {

@@ -45,7 +45,7 @@ import Testing
         list.apply(.replaceAll(entries(["a", "b", "c", "d", "e"])))
         check(["a", "b", "c", "d", "e"], .replaceAll)
         let (a, b, c, d, e) = (list.id(at: 0), list.id(at: 1), list.id(at: 2), list.id(at: 3), list.id(at: 4))
-        list.apply(.append(entries(["f"])))
+        list.apply(.append(PackedEntries(entries(["f"]))))
         check(["a", "b", "c", "d", "e", "f"], .append)
         #expect(emissions.last! == (5, 0, 1))
 

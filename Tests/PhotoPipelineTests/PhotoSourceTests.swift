@@ -525,45 +525,58 @@ func plist(_ body: String) -> String {
     }
 
     @Test(
-        "Asked for pieces, the loader cuts batches on its worker: a small first piece, then pieces of at most the size asked, every row once and in order"
+        "Asked for pieces, the loader cuts batches on its worker: small pieces for the first rows, then pieces of at most the size asked, every row once and in order"
     )
     func pieces() async throws {
         let folder = try ScratchFolder()
         let list = try longList(in: folder, rows: 12_000)
         let loader = PhotoSourceLoader(fetcher: PhotoFetcher())
         var sizes: [Int] = []
+        var batches: [PhotoSourceBatch] = []
         var names: [String] = []
         var finished = false
-        _ = loader.load([PropertyListSource(location: list)], pieces: (100, 2_000)) { event in
+        _ = loader.load([PropertyListSource(location: list)], pieces: (250, 100, 2_000)) { event in
             if case .batch(_, let batch) = event {
+                batches.append(batch)
                 sizes.append(batch.entries.count)
                 names += batch.entries.map(\.name)
             }
             if case .finished = event { finished = true }
         }
         #expect(await iterate { finished })
-        // The source's batches are 10,000 rows: the first cut to 100 + 4 × 2,000 + 1,900, the
-        // second (2,000) whole.
-        #expect(sizes == [100, 2_000, 2_000, 2_000, 2_000, 1_900, 2_000], "\(sizes)")
+        // The source's batches are 10,000 rows: the first cut to 100 + 100 + 50 (the first 250
+        // rows) + 4 × 2,000 + 1,750, the second (2,000) whole.
+        #expect(sizes == [100, 100, 50, 2_000, 2_000, 2_000, 2_000, 1_750, 2_000], "\(sizes)")
+        #expect(batches.allSatisfy { $0.packed?.count == $0.entries.count }, "every piece is packed on the worker")
         #expect(names == (0..<12_000).map { "p\($0)" })
+        // Appended packed, the pieces give the list every entry as it was read.
+        let appended = PhotoList()
+        for batch in batches { appended.apply(.append(try #require(batch.packed))) }
+        #expect(appended.count == 12_000)
+        #expect(
+            [0, 99, 100, 249, 250, 9_999, 10_000, 11_999].allSatisfy {
+                appended.entry(at: $0) == batches.flatMap(\.entries)[$0]
+            })
 
         // The piece that holds a batch's selected entry points at it within the piece.
         let batch = PhotoSourceBatch(
             entries: names.prefix(250).map { PhotoEntry(name: $0, url: URL(fileURLWithPath: "/\($0)")) }, selected: 120)
-        let cut = batch.pieces(firstRows: 100, rows: 100)
+        let cut = batch.pieces(lead: 100, leadRows: 100, rows: 100)
         #expect(cut.map(\.entries.count) == [100, 100, 50])
         #expect(cut.map(\.selected) == [nil, 20, nil])
-        #expect(PhotoSourceBatch(entries: []).pieces(firstRows: 100, rows: 100).count == 1)
+        #expect(PhotoSourceBatch(entries: []).pieces(lead: 100, leadRows: 100, rows: 100).count == 1)
 
         // A batch that fills in around a photo delivered ahead (at position 3): each piece keeps
         // its entries' positions, which hold once the pieces before it are in.
         let around = PhotoSourceBatch(
             entries: names.prefix(5).map { PhotoEntry(name: $0, url: URL(fileURLWithPath: "/\($0)")) },
             positions: [0, 1, 2, 4, 5])
-        #expect(around.pieces(firstRows: 2, rows: 2).map(\.positions) == [[0, 1], [2, 4], [5]])
+        #expect(around.pieces(lead: 2, leadRows: 2, rows: 2).map(\.positions) == [[0, 1], [2, 4], [5]])
         let filled = PhotoList()
-        filled.apply(.append([PhotoEntry(name: "ahead", url: URL(fileURLWithPath: "/ahead"))]))
-        for piece in around.pieces(firstRows: 2, rows: 2) { filled.apply(.insert(piece.entries, at: piece.positions!)) }
+        filled.apply(.append(PackedEntries([PhotoEntry(name: "ahead", url: URL(fileURLWithPath: "/ahead"))])))
+        for piece in around.pieces(lead: 2, leadRows: 2, rows: 2) {
+            filled.apply(.insert(piece.entries, at: piece.positions!))
+        }
         #expect((0..<6).map { filled.entry(at: $0).name } == ["p0", "p1", "p2", "ahead", "p3", "p4"])
     }
 

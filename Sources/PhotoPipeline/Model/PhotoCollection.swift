@@ -37,26 +37,30 @@ public final class PhotoCollection {
     /// Adds `entries` after the last row. Returns the positions they took.
     @discardableResult
     func append(_ entries: [PhotoEntry]) -> Range<Int> {
+        append(PackedEntries(entries))
+    }
+
+    /// Adds entries packed already (on a worker, say) after the last row. Returns the
+    /// positions they took.
+    @discardableResult
+    func append(_ packed: PackedEntries) -> Range<Int> {
         let start = count
-        precondition(arrived + entries.count < Self.idBlock)
-        guard !entries.isEmpty else { return start..<start }
+        precondition(arrived + packed.count < Self.idBlock)
+        guard packed.count > 0 else { return start..<start }
         let firstIndex = arrived
-        // Entries of one batch share a base (one source); a batch that mixes them is split.
-        var runStart = 0
-        for end in 1...entries.count where end == entries.count || entries[end].base !== entries[runStart].base {
-            chunks.append(Chunk(entries[runStart..<end], firstIndex: firstIndex + runStart))
-            runStart = end
-        }
-        arrived += entries.count
-        count += entries.count
+        // The packed text is shared, not copied: each chunk is only renumbered.
+        chunks += packed.chunks.map { Chunk($0, firstIndex: firstIndex + $0.firstIndex) }
+        arrived += packed.count
+        count += packed.count
         if order != nil {
             // New rows go last, in arrival order; appended in place (no copy of the whole order).
             order!.append(contentsOf: (firstIndex..<arrived).lazy.map(Int32.init))
             positionOfIndex!.append(contentsOf: (start..<count).lazy.map(Int32.init))
         }
         if indexOfLink != nil {
-            for (offset, entry) in entries.enumerated() where indexOfLink![entry.link] == nil {
-                indexOfLink![entry.link] = firstIndex + offset
+            for index in firstIndex..<arrived {
+                let link = chunk(ofIndex: index).link(index)
+                if indexOfLink![link] == nil { indexOfLink![link] = index }
             }
         }
         return start..<count
@@ -289,6 +293,14 @@ public final class PhotoCollection {
         /// For the i-th entry of the chunk: its name ends at `ends[2i]`, its link at `ends[2i + 1]`.
         private let ends: [UInt32]
 
+        /// The same entries (their text shared), numbered from `firstIndex`.
+        init(_ chunk: Chunk, firstIndex: Int) {
+            self.firstIndex = firstIndex
+            base = chunk.base
+            text = chunk.text
+            ends = chunk.ends
+        }
+
         init(_ entries: ArraySlice<PhotoEntry>, firstIndex: Int) {
             self.firstIndex = firstIndex
             base = entries.first?.base
@@ -330,6 +342,27 @@ extension PhotoCollection {
         if let record = records[id] { return record.needsWork }
         guard let position = position(of: id) else { return false }
         return !entry(at: position).isFolder
+    }
+}
+
+/// Entries with their names and links packed as a `PhotoCollection` keeps them, made on any
+/// thread: a source's rows are packed on the worker that read them, and the main thread only
+/// takes the packed text over (packing 100,000 rows took it about 60 ms).
+public struct PackedEntries: Sendable {
+    /// Numbered from 0.
+    fileprivate let chunks: [PhotoCollection.Chunk]
+    public let count: Int
+
+    public init(_ entries: [PhotoEntry]) {
+        var chunks: [PhotoCollection.Chunk] = []
+        // Entries with one base (one source) share a chunk; a mix of them is split.
+        var runStart = 0
+        for end in 1..<(entries.count + 1) where end == entries.count || entries[end].base !== entries[runStart].base {
+            chunks.append(PhotoCollection.Chunk(entries[runStart..<end], firstIndex: runStart))
+            runStart = end
+        }
+        self.chunks = chunks
+        count = entries.count
     }
 }
 

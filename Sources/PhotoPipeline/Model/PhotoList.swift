@@ -172,8 +172,8 @@ extension PhotoListReading {
 public enum PhotoListEdit: Sendable {
     /// A new list: every photo before leaves for good, `entries` arrive (new identities).
     case replaceAll([PhotoEntry])
-    /// Photos after the last row.
-    case append([PhotoEntry])
+    /// Photos after the last row (packed on any thread: see `PackedEntries`).
+    case append(PackedEntries)
     /// New photos, each at the position of the same index once all are in (ascending).
     case insert([PhotoEntry], at: [Int])
     /// Photos that leave the list.

@@ -120,7 +120,7 @@ public final class PhotoProcessor {
     @discardableResult
     public func append(_ entries: [PhotoEntry]) -> Range<Int> {
         let start = list.count
-        list.apply(.append(entries))
+        list.apply(.append(PackedEntries(entries)))
         return start..<list.count
     }
 

@@ -55,6 +55,9 @@ public struct PhotoSourceBatch: Sendable {
     /// paths, not yet checked against the files' sizes and times (a big folder, shown at once
     /// in the order it had last time; the files that changed since are found in the background).
     public var orderFromIndex: Bool
+    /// `entries` packed as the list keeps them, where the batch was cut into pieces (on the
+    /// loader's worker: see `pieces(lead:leadRows:rows:)`) to be appended.
+    public private(set) var packed: PackedEntries?
 
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
@@ -70,20 +73,24 @@ public struct PhotoSourceBatch: Sendable {
         self.orderFromIndex = orderFromIndex
     }
 
-    /// The batch cut into pieces of at most `rows` rows, the first of at most `firstRows`;
-    /// each keeps the batch's folder and order, and the piece holding the selected entry says so.
-    public func pieces(firstRows: Int, rows: Int) -> [PhotoSourceBatch] {
+    /// The batch cut into pieces: its first `lead` entries in pieces of at most `leadRows`,
+    /// the rest in pieces of at most `rows`. Each keeps the batch's folder and order, and the
+    /// piece holding the selected entry says so. Pieces to be appended carry their entries
+    /// packed (`packed`).
+    public func pieces(lead: Int, leadRows: Int, rows: Int) -> [PhotoSourceBatch] {
         // An empty folder still says which folder it is.
         if entries.isEmpty { return [self] }
         var pieces: [PhotoSourceBatch] = []
         var start = 0
         while start < entries.count {
-            let end = min(entries.count, start + max(1, pieces.isEmpty ? firstRows : rows))
+            let end = min(entries.count, start + max(1, start < lead ? min(leadRows, lead - start) : rows))
             var piece = self
             piece.entries = Array(entries[start..<end])
             // Positions ascend, so each piece's are right once the pieces before it are in.
             piece.positions = positions.map { Array($0[start..<end]) }
             piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
+            // A piece that goes after the rest is packed here, off the main thread.
+            if positions == nil { piece.packed = PackedEntries(piece.entries) }
             pieces.append(piece)
             start = end
         }

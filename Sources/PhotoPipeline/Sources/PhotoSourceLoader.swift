@@ -33,11 +33,12 @@ public final class PhotoSourceLoader: Sendable {
     /// that fails does not stop the ones after it. Cancel the result to abandon the load.
     ///
     /// With `pieces`, batches are cut on the worker into pieces of at most `rows` rows, the
-    /// load's first of at most `firstRows` (see `PhotoSourceBatch.pieces`), so that the main
-    /// thread neither copies nor frees a source's big batches.
+    /// load's first `leadRows` rows into pieces of at most `leadPiece` (see
+    /// `PhotoSourceBatch.pieces`), so that the main thread neither copies nor frees a source's
+    /// big batches, and the views make their first rows a few at a time.
     @discardableResult
     public func load(
-        _ sources: [any PhotoSource], pieces: (firstRows: Int, rows: Int)? = nil,
+        _ sources: [any PhotoSource], pieces: (leadRows: Int, leadPiece: Int, rows: Int)? = nil,
         events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void
     ) -> Cancellable {
         let cancellable = Cancellable()
@@ -57,8 +58,8 @@ public final class PhotoSourceLoader: Sendable {
                     try source.read(using: fetcher, cancellable: cancellable) { batch in
                         rows += batch.entries.count
                         guard let pieces else { return post(.batch(index: index, batch)) }
-                        let firstRows = rowsPosted == 0 ? pieces.firstRows : pieces.rows
-                        for piece in batch.pieces(firstRows: firstRows, rows: pieces.rows) {
+                        let lead = max(0, pieces.leadRows - rowsPosted)
+                        for piece in batch.pieces(lead: lead, leadRows: pieces.leadPiece, rows: pieces.rows) {
                             post(.batch(index: index, piece))
                         }
                         rowsPosted += batch.entries.count

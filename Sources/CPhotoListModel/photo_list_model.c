@@ -1,6 +1,7 @@
 #include "photo_list_model.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 #define CP_TYPE_PHOTO_ITEM (cp_photo_item_get_type())
 G_DECLARE_FINAL_TYPE(CpPhotoItem, cp_photo_item, CP, PHOTO_ITEM, GObject)
@@ -122,6 +123,39 @@ void cp_photo_list_model_splice(void *list, unsigned position, unsigned removed,
         g_array_insert_vals(model->ids, position, ids, added);
     if (removed > 0 || added > 0)
         g_list_model_items_changed(G_LIST_MODEL(model), position, removed, added);
+}
+
+void cp_photo_list_model_reorder(void *list, unsigned position, const uint64_t *ids, unsigned count, int in_place) {
+    g_return_if_fail(CP_IS_PHOTO_LIST_MODEL(list));
+    CpPhotoListModel *model = CP_PHOTO_LIST_MODEL(list);
+    g_return_if_fail(position <= model->ids->len && count <= model->ids->len - position);
+    if (count == 0)
+        return;
+    guint64 *rows = &g_array_index(model->ids, guint64, position);
+    if (in_place) {
+        /* The run holds the same identities before and after, so every item alive for one of
+         * them is found at its old position and given the identity at that position: no two
+         * items ever stand for one photo. Taken out of the table first (each is keyed by its
+         * own identity), put back once all have their new ones. */
+        GPtrArray *moved = g_ptr_array_new();
+        for (unsigned i = 0; i < count; i++) {
+            if (rows[i] == ids[i])
+                continue;
+            CpPhotoItem *item = g_hash_table_lookup(model->alive, &rows[i]);
+            if (item == NULL)
+                continue;
+            g_hash_table_steal(model->alive, &item->id);
+            item->id = ids[i];
+            g_ptr_array_add(moved, item);
+        }
+        for (guint i = 0; i < moved->len; i++) {
+            CpPhotoItem *item = g_ptr_array_index(moved, i);
+            g_hash_table_insert(model->alive, &item->id, item);
+        }
+        g_ptr_array_unref(moved);
+    }
+    memcpy(rows, ids, count * sizeof(guint64));
+    g_list_model_items_changed(G_LIST_MODEL(model), position, count, count);
 }
 
 uint64_t cp_photo_list_model_get_id(void *list, unsigned position) {

@@ -457,7 +457,7 @@ final class LiveFolder {
         }
         self.order = order
         orderChecked = true
-        pane.keepingPlace { photos.apply(.reorder(ids)) }
+        pane.keepingPlace { rowsInPlace in photos.apply(.reorder(ids, rowsInPlace: rowsInPlace)) }
         Trace.shared.emit(.listSorted(key: order.key.rawValue, descending: order.descending, rows: ids.count))
     }
 }

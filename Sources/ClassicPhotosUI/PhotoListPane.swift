@@ -170,15 +170,7 @@ final class PhotoListPane {
         connections.append(
             factory.connectItem("bind") { [unowned self] item in
                 guard let tile = tiles[item.raw], let photo = item.item else { return }
-                let id = PhotoList.id(ofItem: photo)
-                let position = item.position
-                boundTiles[id] = tile
-                processor.rowBound(position)
-                let snapshot = processor.snapshot(at: position)
-                Trace.shared.emit(
-                    .rowShown(
-                        row: position, id: id, name: snapshot.name, kind: snapshot.entry.isFolder ? .folder : .photo))
-                show(snapshot, in: tile)
+                bind(tile, to: PhotoList.id(ofItem: photo), at: item.position)
             })
         connections.append(
             factory.connectItem("unbind") { [unowned self] item in
@@ -195,6 +187,31 @@ final class PhotoListPane {
                 tiles.removeValue(forKey: item.raw)
                 drags.removeValue(forKey: item.raw)
             })
+    }
+
+    /// Shows the photo `id` at `position` in `tile`, as GTK's bind asks.
+    private func bind(_ tile: any PhotoTile, to id: PhotoID, at position: Int) {
+        boundTiles[id] = tile
+        processor.rowBound(position)
+        let snapshot = processor.snapshot(at: position)
+        Trace.shared.emit(
+            .rowShown(row: position, id: id, name: snapshot.name, kind: snapshot.entry.isFolder ? .folder : .photo))
+        show(snapshot, in: tile)
+    }
+
+    /// After a reorder with rows in place (`PhotoListEdit.reorder`): GTK kept each row with
+    /// its item, which now stands for the photo at the row's position; each row whose photo
+    /// changed is shown again, as a bind would.
+    private func bindRowsInPlace() {
+        var bound: [PhotoID: any PhotoTile] = [:]
+        for (raw, tile) in tiles {
+            let item = Handle<ListItem>(checking: raw)
+            guard let photo = item.item else { continue }
+            let id = PhotoList.id(ofItem: photo)
+            bound[id] = tile
+            if tile.photo != id { bind(tile, to: id, at: item.position) }
+        }
+        boundTiles = bound
     }
 
     /// Puts `snapshot` in `tile`; a failed photo's status line (its short reason, and whether
@@ -259,20 +276,30 @@ final class PhotoListPane {
         placeLabel.show(placeText(visible.lowerBound))
     }
 
-    /// Runs `change` (which reorders the list) keeping the photo at the top of the view, or
-    /// the one selected if on screen, in its place on screen, and the selection on its photo.
-    func keepingPlace(_ change: () -> Void) {
+    /// Runs `change` (which reorders the list) keeping the photo selected, if on screen, in its
+    /// place on screen; else at the top of the list, the view at the top of the new order (a
+    /// sort chosen, or the dates of a folder just opened come in); else the photo at the top
+    /// of the view in its place. The selection stays on its photos.
+    ///
+    /// `change` is told whether the view stays where it is: the reorder can then leave the
+    /// rows' items in place (`PhotoListEdit.reorder`), and GTK keeps the rows it made.
+    func keepingPlace(_ change: (_ rowsInPlace: Bool) -> Void) {
         let visible = visibleRows()
         let selected = selection.first
+        let adjustment = scrolled.verticalAdjustment
+        if selected.map({ !visible.contains($0) }) ?? true, (adjustment?.value ?? 0) <= 0 {
+            change(true)
+            bindRowsInPlace()
+            return
+        }
         let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
         let columns = columns
-        let adjustment = scrolled.verticalAdjustment
         let rowHeight = rowHeight(columns: columns) ?? 0
         let anchor: (id: PhotoID, offset: Double)? =
             if visible.isEmpty || adjustment == nil { nil } else {
                 (photos.id(at: anchorPosition), Double(anchorPosition / columns) * rowHeight - adjustment!.value)
             }
-        change() // the selection follows its photos by itself
+        change(false) // the selection follows its photos by itself
         if let anchor, let adjustment, let position = photos.position(of: anchor.id) {
             adjustment.value = Double(position / columns) * rowHeight - anchor.offset
         }

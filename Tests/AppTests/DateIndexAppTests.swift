@@ -137,9 +137,10 @@ extension GUITests {
                 in: photos, count: count, dates: ["2022:01:01 10:00:00", "2021:01:01 10:00:00"])
             var environment = try privateSettings(["sort-by": "'date-taken'"])
             environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
-            func launch(until name: TraceEvent.Name) throws -> [TraceRecord] {
+            func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
                 let app = try AppSession(arguments: [photos.path], environment: environment)
                 _ = try app.waitFor(event: name, timeout: 120)
+                usleep(settle)
                 let events = app.events()
                 #expect(app.terminate() == 0)
                 return events
@@ -148,9 +149,15 @@ extension GUITests {
                 events.lazy.compactMap { if case .rowShown(0, _, let name, _) = $0.event { name } else { nil } }.first
             }
             // The first time, names first; the dates are read in the background and the order settles.
-            let cold = try launch(until: .listSorted)
+            let cold = try launch(until: .listSorted, then: 700_000)
             #expect(firstRow(cold) == "p00000.jpg")
             #expect(!cold.contains { $0.event.name == .indexRead })
+            // Nothing was chosen and the view was at the top: it stays there, its rows showing
+            // the first photos taken (before, it went after the photo that had been first, to
+            // row 1,600, and bound the rows there).
+            #expect(cold.contains { if case .rowShown(0, _, "p00001.jpg", _) = $0.event { true } else { false } })
+            let far = cold.filter { if case .rowShown(let row, _, _, _) = $0.event { row >= 1_000 } else { false } }
+            #expect(far.isEmpty, "\(far.prefix(3).map(\.event))")
             // The second time, the index's order at once, checked after: nothing moves.
             let warm = try launch(until: .indexChecked)
             #expect(warm.contains { $0.event == .indexRead(rows: count, hits: count) })

@@ -96,6 +96,42 @@ import Testing
         g_object_unref(held)
     }
 
+    @Test(
+        "A reorder with rows in place leaves each item made at its position, standing for the photo that came there; one item a photo"
+    )
+    func reorderWithRowsInPlace() {
+        let list = PhotoList()
+        list.apply(.replaceAll(entries(["a", "b", "c", "d", "e", "f"])))
+        var emissions: [(position: UInt32, removed: UInt32, added: UInt32)] = []
+        let connection = SignalConnection.connect(
+            UnsafeMutableRawPointer(list.model), "items-changed", uints: { emissions.append(($0, $1, $2)) })
+        // The items a view holds for rows 1 to 4 (row 0 and 5 stay where they are).
+        let held = (1...4).map { g_list_model_get_item(list.model, guint($0))! }
+        defer { held.forEach { g_object_unref($0) } }
+        let old = listIDs(list)
+        let new = [old[0], old[3], old[4], old[1], old[2], old[5]]
+        list.apply(.reorder(new, rowsInPlace: true))
+        withExtendedLifetime(connection) {}
+
+        #expect(names(list) == ["a", "d", "e", "b", "c", "f"])
+        #expect(emissions.count == 1 && emissions[0] == (1, 4, 4), "one items-changed over the rows that moved")
+        for (offset, item) in held.enumerated() {
+            let position = offset + 1
+            #expect(g_list_model_get_item(list.model, guint(position)).map { g_object_unref($0); return $0 } == item)
+            #expect(PhotoList.id(ofItem: OpaquePointer(item)) == new[position], "row \(position) stands for its new photo")
+        }
+        #expect(modelIDs(list) == listIDs(list))
+
+        // Without, an item keeps its photo wherever it goes.
+        let first = g_list_model_get_item(list.model, 1)!
+        defer { g_object_unref(first) }
+        let photo = PhotoList.id(ofItem: OpaquePointer(first))
+        list.apply(.reorder(Array(listIDs(list).reversed())))
+        #expect(PhotoList.id(ofItem: OpaquePointer(first)) == photo)
+        #expect(g_list_model_get_item(list.model, 4).map { g_object_unref($0); return $0 } == first)
+        #expect(modelIDs(list) == listIDs(list))
+    }
+
     @Test("Neighbours are found by identity")
     func neighbours() {
         let list = PhotoList()

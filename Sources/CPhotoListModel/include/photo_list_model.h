@@ -18,6 +18,16 @@ void *cp_photo_list_model_new(void);
 void cp_photo_list_model_splice(void *model, unsigned position, unsigned removed, const uint64_t *ids,
                                 unsigned added);
 
+/// Puts the `count` rows at `position` in another order: `ids` are the same identities, in
+/// the new order (one items-changed emission).
+///
+/// With `in_place`, every item handed out for a row in that run (the rows the views have
+/// made) stands from now on for the photo that comes to its position: a view that keeps its
+/// place finds the same items where they were, and keeps their widgets instead of making them
+/// all again (GTK 4.8 makes up to 200 rows when their items change), but must show each
+/// again. Without it, items keep their photos wherever they go.
+void cp_photo_list_model_reorder(void *model, unsigned position, const uint64_t *ids, unsigned count, int in_place);
+
 /// The identity at `position` (0 if out of range).
 uint64_t cp_photo_list_model_get_id(void *model, unsigned position);
 

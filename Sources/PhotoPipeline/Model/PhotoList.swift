@@ -98,14 +98,22 @@ public final class PhotoList {
             let range = min(from, to)...max(from, to)
             splice(at: range.lowerBound, removed: range.count, added: range.count)
             return PhotoListChange(edit: .move, moved: [id], renamed: renamed == nil ? [] : [id])
-        case .reorder(let ids):
-            let old = self.ids(in: 0..<before)
-            photos.reorder(ids)
+        case .reorder(let ids, let rowsInPlace):
             // Only the run between the first and the last row that moved changes in the model.
-            let prefix = zip(old, ids).prefix { $0 == $1 }.count
-            let suffix = zip(old.reversed(), ids.reversed()).prefix { $0 == $1 }.count
-            let changed = max(0, before - prefix - min(suffix, before - prefix))
-            splice(at: prefix, removed: changed, added: changed)
+            let common = min(before, ids.count)
+            var prefix = 0
+            while prefix < common, photos.id(at: prefix) == ids[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < common - prefix, photos.id(at: before - 1 - suffix) == ids[ids.count - 1 - suffix] {
+                suffix += 1
+            }
+            photos.reorder(ids)
+            let changed = max(0, before - prefix - suffix)
+            var raw = ids[prefix..<prefix + changed].map(\.rawValue)
+            raw.withUnsafeMutableBufferPointer {
+                cp_photo_list_model_reorder(
+                    store.pointer, UInt32(prefix), $0.baseAddress, UInt32($0.count), rowsInPlace ? 1 : 0)
+            }
             return PhotoListChange(edit: .reorder, moved: Array(ids[prefix..<prefix + changed]))
         case .replace(let ids):
             // The rows stay bound; what was made from the files goes (the processor's part).
@@ -181,8 +189,11 @@ public enum PhotoListEdit: Sendable {
     /// A photo shown at `position` instead (the others close up), with a new name and address
     /// if given (its file was renamed); it stays who it is.
     case move(PhotoID, to: Int, renamed: PhotoEntry?)
-    /// The same photos in another order.
-    case reorder([PhotoID])
+    /// The same photos in another order. With `rowsInPlace`, the model's items made for rows
+    /// (those the views show) stand from then on for the photos that come to their positions:
+    /// a view that keeps its place keeps its row widgets, and shows each row's new photo
+    /// itself (see `cp_photo_list_model_reorder`).
+    case reorder([PhotoID], rowsInPlace: Bool = false)
     /// Photos whose files were rewritten: they stay, and their pictures are made again.
     case replace([PhotoID])
 }

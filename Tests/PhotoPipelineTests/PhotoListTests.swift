@@ -117,8 +117,12 @@ import Testing
         #expect(emissions.count == 1 && emissions[0] == (1, 4, 4), "one items-changed over the rows that moved")
         for (offset, item) in held.enumerated() {
             let position = offset + 1
-            #expect(g_list_model_get_item(list.model, guint(position)).map { g_object_unref($0); return $0 } == item)
-            #expect(PhotoList.id(ofItem: OpaquePointer(item)) == new[position], "row \(position) stands for its new photo")
+            #expect(
+                g_list_model_get_item(list.model, guint(position)).map {
+                    g_object_unref($0); return $0
+                } == item)
+            #expect(
+                PhotoList.id(ofItem: OpaquePointer(item)) == new[position], "row \(position) stands for its new photo")
         }
         #expect(modelIDs(list) == listIDs(list))
 
@@ -128,7 +132,10 @@ import Testing
         let photo = PhotoList.id(ofItem: OpaquePointer(first))
         list.apply(.reorder(Array(listIDs(list).reversed())))
         #expect(PhotoList.id(ofItem: OpaquePointer(first)) == photo)
-        #expect(g_list_model_get_item(list.model, 4).map { g_object_unref($0); return $0 } == first)
+        #expect(
+            g_list_model_get_item(list.model, 4).map {
+                g_object_unref($0); return $0
+            } == first)
         #expect(modelIDs(list) == listIDs(list))
     }
 

@@ -221,6 +221,73 @@ static int tiff_warned(TIFF *tiff, void *data, const char *module, const char *f
     return 1;
 }
 
+/* Copies `count` pixels of `per_pixel` values (8 or 16 bits, as `bytes` says) into `to`, one
+ * value every `per_pixel` of its own values, the pixels `channels` values apart there: a
+ * pixel's samples together (per_pixel == channels), or one plane's (per_pixel == 1, `to`
+ * offset to the plane's channel). 8-bit values are widened to 16. */
+static void copy_values(const uint8_t *from, uint16_t *to, uint32_t count, int per_pixel, int channels, size_t bytes) {
+    for (uint32_t i = 0; i < count; i++)
+        for (int v = 0; v < per_pixel; v++) {
+            size_t at = (size_t)i * per_pixel + v;
+            uint16_t value;
+            if (bytes == 2)
+                memcpy(&value, from + at * 2, 2);
+            else
+                value = (uint16_t)(from[at] * 257);
+            to[(size_t)i * channels + v] = value;
+        }
+}
+
+/* Reads the whole picture into `pixels` (16 bits a value, `channels` a pixel, row after row):
+ * from strips or tiles, a pixel's samples together or each in a plane of its own. 0 when read,
+ * -1 when the file is not as its header says or cannot be read, -2 without memory. */
+static int tiff_read_pixels(TIFF *tiff, uint32_t width, uint32_t height, int channels, int bits, int separate,
+                            uint16_t *pixels) {
+    int planes = separate ? channels : 1, per_pixel = separate ? 1 : channels;
+    size_t bytes = (size_t)bits / 8;
+    if (TIFFIsTiled(tiff)) {
+        uint32_t tile_width = 0, tile_height = 0;
+        TIFFGetField(tiff, TIFFTAG_TILEWIDTH, &tile_width);
+        TIFFGetField(tiff, TIFFTAG_TILELENGTH, &tile_height);
+        tmsize_t size = TIFFTileSize(tiff);
+        if (tile_width == 0 || tile_height == 0 ||
+            size != (tmsize_t)((size_t)tile_width * tile_height * per_pixel * bytes))
+            return -1;
+        uint8_t *tile = malloc((size_t)size);
+        if (!tile) return -2;
+        for (int plane = 0; plane < planes; plane++)
+            for (uint32_t top = 0; top < height; top += tile_height)
+                for (uint32_t left = 0; left < width; left += tile_width) {
+                    if (TIFFReadTile(tiff, tile, left, top, 0, (uint16_t)plane) < 0) {
+                        free(tile);
+                        return -1;
+                    }
+                    uint32_t rows = height - top < tile_height ? height - top : tile_height;
+                    uint32_t columns = width - left < tile_width ? width - left : tile_width;
+                    for (uint32_t row = 0; row < rows; row++)
+                        copy_values(tile + (size_t)row * tile_width * per_pixel * bytes,
+                                    pixels + ((size_t)(top + row) * width + left) * channels + plane, columns,
+                                    per_pixel, channels, bytes);
+                }
+        free(tile);
+        return 0;
+    }
+    tmsize_t size = TIFFScanlineSize(tiff);
+    if (size != (tmsize_t)((size_t)width * per_pixel * bytes)) return -1;
+    uint8_t *line = malloc((size_t)size);
+    if (!line) return -2;
+    for (int plane = 0; plane < planes; plane++)
+        for (uint32_t y = 0; y < height; y++) {
+            if (TIFFReadScanline(tiff, line, y, (uint16_t)plane) < 0) {
+                free(line);
+                return -1;
+            }
+            copy_values(line, pixels + (size_t)y * width * channels + plane, width, per_pixel, channels, bytes);
+        }
+    free(line);
+    return 0;
+}
+
 int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, int probe, cp_deep_picture *out,
                         char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
@@ -256,7 +323,8 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
     uint16_t inkset = INKSET_CMYK;
     TIFFGetFieldDefaulted(tiff, TIFFTAG_INKSET, &inkset);
     int alpha = samples == 4 && extra_count == 1 && extra && extra[0] == EXTRASAMPLE_UNASSALPHA;
-    int plain = format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG && !TIFFIsTiled(tiff);
+    /* In strips or tiles, a pixel's samples together or in planes of their own. */
+    int plain = format == SAMPLEFORMAT_UINT && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE);
     int rgb = plain && bits == 16 && photometric == PHOTOMETRIC_RGB && (samples == 3 || alpha);
     int cmyk = plain && (bits == 8 || bits == 16) && photometric == PHOTOMETRIC_SEPARATED &&
                inkset == INKSET_CMYK && samples == 4 && extra_count == 0;
@@ -278,26 +346,15 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
         return 0;
     }
     uint16_t *pixels = pixels_for(width, height, channels, max_pixels);
-    /* 8-bit inks are read a row at a time into the end of their row, then widened in place. */
-    if (!pixels || TIFFScanlineSize(tiff) != (tmsize_t)width * channels * (bits / 8)) {
+    int read = pixels ? tiff_read_pixels(tiff, width, height, channels, bits, planar == PLANARCONFIG_SEPARATE, pixels)
+                      : -2;
+    if (read != 0) {
         if (message && message_size && !message[0])
-            say(message, message_size, pixels ? "The TIFF's rows are not as its header says" : "No memory for the picture");
+            say(message, message_size,
+                read == -2 ? "No memory for the picture" : "The TIFF's pixels are not as its header says");
         free(pixels);
         TIFFClose(tiff);
-        return pixels ? -1 : -2;
-    }
-    size_t row_values = (size_t)width * channels;
-    for (uint32_t y = 0; y < height; y++) {
-        uint16_t *row = pixels + (size_t)y * row_values;
-        uint8_t *narrow = (uint8_t *)(row + row_values) - row_values;
-        if (TIFFReadScanline(tiff, bits == 8 ? (void *)narrow : (void *)row, y, 0) < 0) {
-            if (message && message_size && !message[0]) say(message, message_size, "The TIFF's rows could not be read");
-            free(pixels);
-            TIFFClose(tiff);
-            return -1;
-        }
-        if (bits == 8)
-            for (size_t i = 0; i < row_values; i++) row[i] = (uint16_t)(narrow[i] * 257);
+        return read;
     }
     uint32_t profile_length = 0;
     void *profile = NULL;

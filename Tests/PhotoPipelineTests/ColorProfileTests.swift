@@ -184,6 +184,41 @@ import TestSupport
         #expect(tagged.status == 0, "\(tagged.stderr)")
     }
 
+    /// An uncompressed little-endian TIFF whose samples are each stored in a plane of their own
+    /// (PlanarConfiguration 2, one strip a plane), with `profile` as its ICC profile: ImageMagick
+    /// writes none. `planes` holds each sample's values, row after row.
+    static func planarTIFF(
+        width: Int, height: Int, bits: Int, photometric: UInt16, planes: [[UInt16]], profile: Data?
+    ) -> Data {
+        func u16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+        func u32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(value >> (8 * $0) & 0xFF) } }
+        let samples = planes.count
+        let planeBytes = width * height * bits / 8
+        let entries = profile == nil ? 10 : 11
+        let bitsAt = 8 + 2 + entries * 12 + 4
+        let offsetsAt = bitsAt + samples * 2, countsAt = offsetsAt + samples * 4
+        let profileAt = countsAt + samples * 4, dataAt = profileAt + (profile?.count ?? 0)
+        // Tag, type (3 SHORT, 4 LONG, 7 UNDEFINED), count, and the value or where it is.
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] {
+            u16(tag) + u16(type) + u32(count) + (type == 3 && count == 1 ? u16(value) + [0, 0] : u32(value))
+        }
+        var bytes: [UInt8] = [0x49, 0x49] + u16(42) + u32(8) + u16(entries)
+        bytes += entry(256, 4, 1, width) + entry(257, 4, 1, height) + entry(258, 3, samples, bitsAt)
+        bytes += entry(259, 3, 1, 1) + entry(262, 3, 1, Int(photometric)) + entry(273, 4, samples, offsetsAt)
+        bytes += entry(277, 3, 1, samples) + entry(278, 4, 1, height) + entry(279, 4, samples, countsAt)
+        bytes += entry(284, 3, 1, 2)
+        if let profile { bytes += entry(34675, 7, profile.count, profileAt) }
+        bytes += u32(0)
+        bytes += (0..<samples).flatMap { _ in u16(bits) }
+        bytes += (0..<samples).flatMap { u32(dataAt + $0 * planeBytes) }
+        bytes += (0..<samples).flatMap { _ in u32(planeBytes) }
+        bytes += profile.map(Array.init) ?? []
+        for plane in planes {
+            bytes += bits == 16 ? plane.flatMap { u16(Int($0)) } : plane.map { UInt8($0) }
+        }
+        return Data(bytes)
+    }
+
     /// The picture's pixels as gdk-pixbuf decodes them, packed RGB.
     static func plainPixels(_ bytes: Data) -> [UInt8] {
         let loader = gdk_pixbuf_loader_new()!
@@ -696,7 +731,7 @@ import TestSupport
     }
 
     @Test(
-        "A CMYK TIFF, 8 or 16 bits a channel, is turned through its own CMYK profile, or the default one when it has none, as Little CMS turns it"
+        "A CMYK TIFF, 8 or 16 bits a channel, in strips, tiles or planes, is turned through its own CMYK profile, or the default one when it has none, as Little CMS turns it"
     )
     func cmykTIFF() async throws {
         let folder = try ScratchFolder()
@@ -704,28 +739,47 @@ import TestSupport
         let bands = inks.map { "xc:cmyk(\($0[0]),\($0[1]),\($0[2]),\($0[3]))" }
         let format = cmsUInt32Number(PT_CMYK) << 16 | 4 << 3 | 1
         let defaultCMYK = try #require(ColorProfile.defaultCMYK, "libgs-common's default CMYK profile")
-        let cases: [(depth: Int, profile: Data?, name: String)] = [
-            (8, Self.cmyk, "Twisted CMYK"), (16, Self.cmyk, "Twisted CMYK"), (8, nil, "Artifex CMYK SWOP Profile"),
+        let cases: [(depth: Int, profile: Data?, name: String, layout: String)] = [
+            (8, Self.cmyk, "Twisted CMYK", "strips"), (16, Self.cmyk, "Twisted CMYK", "strips"),
+            (8, nil, "Artifex CMYK SWOP Profile", "strips"), (16, Self.cmyk, "Twisted CMYK", "tiles"),
+            (8, Self.cmyk, "Twisted CMYK", "planes"), (16, nil, "Artifex CMYK SWOP Profile", "planes"),
         ]
-        for (depth, profile, name) in cases {
-            let file = folder.url.appendingPathComponent("cmyk-\(depth)-\(profile == nil ? "bare" : "tagged").tif")
-            let made = try await run(
-                URL(fileURLWithPath: "/usr/bin/convert"),
-                ["-size", "64x128"] + bands + ["+append", "-depth", "\(depth)", "-strip", file.path])
-            #expect(made.status == 0, "\(made.stderr)")
-            if let profile { try await Self.embed(profile, in: file, folder: folder) }
+        for (depth, profile, name, layout) in cases {
+            let file = folder.url.appendingPathComponent(
+                "cmyk-\(depth)-\(profile == nil ? "bare" : "tagged")-\(layout).tif")
+            if layout == "planes" {
+                // Each ink's plane: the four bands of 64 × 128, row after row.
+                let planes = (0..<4).map { ink in
+                    (0..<128).flatMap { _ in
+                        inks.flatMap { band in
+                            [UInt16](repeating: UInt16(band[ink]) * (depth == 16 ? 257 : 1), count: 64)
+                        }
+                    }
+                }
+                try Self.planarTIFF(
+                    width: 256, height: 128, bits: depth, photometric: 5, planes: planes, profile: profile
+                ).write(to: file)
+            } else {
+                let tiles = layout == "tiles" ? ["-define", "tiff:tile-geometry=32x32"] : []
+                let made = try await run(
+                    URL(fileURLWithPath: "/usr/bin/convert"),
+                    ["-size", "64x128"] + bands + ["+append", "-depth", "\(depth)", "-strip"] + tiles + [file.path])
+                #expect(made.status == 0, "\(made.stderr)")
+                if let profile { try await Self.embed(profile, in: file, folder: folder) }
+            }
             let bytes = try Data(contentsOf: file)
             let toSRGB = ToSRGB(from: profile ?? defaultCMYK, format: format)
             for size in [DecodeSize.fit(1000), .fit(64)] {
                 let image = try Decoding.picture(.bytes(bytes), size: size, cancellable: Cancellable())
                 #expect(image.width == (size == .fit(64) ? 64 : 256))
-                #expect(ColorProfile.name(of: image) == name, "\(depth) bits, \(name)")
+                #expect(ColorProfile.name(of: image) == name, "\(depth) bits, \(layout), \(name)")
                 for (band, ink) in inks.enumerated() {
                     let want = toSRGB(ink, pixels: 1)
                     let (r, g, b, _) = image.pixel(x: image.width * (2 * band + 1) / 8, y: image.height / 2)
                     let off = [Int(r) - Int(want[0]), Int(g) - Int(want[1]), Int(b) - Int(want[2])].map(abs).max()!
                     #expect(
-                        off <= 6, "\(depth) bits, \(name), \(size), band \(band): (\(r), \(g), \(b)) against \(want)")
+                        off <= 6,
+                        "\(depth) bits, \(layout), \(name), \(size), band \(band): (\(r), \(g), \(b)) against \(want)")
                 }
             }
         }

@@ -42,15 +42,29 @@ import TestSupport
     /// The ramps written by ImageMagick as a 16-bit `format` ("PNG48", "PNG64", "TIFF") with
     /// `profile` attached as it is (not applied).
     static func file(_ format: String, channels: Int, profile: Data?, in folder: ScratchFolder) throws -> Data {
+        if format == "TIFF planes" {
+            // Each sample's plane, from the ramps' interleaved little-endian samples.
+            let samples = ramps(channels: channels)
+            let planes = (0..<channels).map { channel in
+                stride(from: channel * 2, to: samples.count, by: channels * 2).map {
+                    UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8
+                }
+            }
+            return ColorProfileTests.planarTIFF(
+                width: width, height: height, bits: 16, photometric: 2, planes: planes, profile: profile)
+        }
         let raw = try folder.write("ramps-\(channels).raw", Data(ramps(channels: channels)))
         var arguments = ["-size", "\(width)x\(height)", "-depth", "16", "-endian", "LSB"]
         arguments.append((channels == 4 ? "rgba:" : "rgb:") + raw.path)
         if let profile { arguments += ["-profile", try folder.write("profile.icc", profile).path] }
-        if format == "TIFF" { arguments += ["-compress", "zip"] }
+        if format.hasPrefix("TIFF") { arguments += ["-compress", "zip"] }
+        if format == "TIFF tiles" { arguments += ["-define", "tiff:tile-geometry=32x32"] }
         // ImageMagick's own gAMA and cHRM would say what the colours are where no profile does.
-        if format != "TIFF" { arguments += ["-define", "png:exclude-chunk=gAMA,cHRM"] }
-        let out = folder.url.appendingPathComponent("picture-\(format)-\(channels).\(format == "TIFF" ? "tif" : "png")")
-        arguments.append(format == "TIFF" ? out.path : "\(format):\(out.path)")
+        if !format.hasPrefix("TIFF") { arguments += ["-define", "png:exclude-chunk=gAMA,cHRM"] }
+        let tiff = format.hasPrefix("TIFF")
+        let out = folder.url.appendingPathComponent(
+            "picture-\(format.replacingOccurrences(of: " ", with: "-"))-\(channels).\(tiff ? "tif" : "png")")
+        arguments.append(tiff ? out.path : "\(format):\(out.path)")
         let made = try run(URL(fileURLWithPath: "/usr/bin/convert"), arguments)
         guard made.status == 0 else { throw ColorProfileTests.BenchlessError("convert: \(made.stderr)") }
         return try Data(contentsOf: out)
@@ -79,7 +93,7 @@ import TestSupport
 
     @Test(
         "A 16-bit PNG and TIFF in ProPhoto and in Adobe RGB are turned from their 16 bits, as Little CMS turns them",
-        arguments: ["PNG48", "TIFF"])
+        arguments: ["PNG48", "TIFF", "TIFF tiles", "TIFF planes"])
     func turnedFromSixteenBits(_ format: String) throws {
         let folder = try ScratchFolder()
         for (name, profile) in [("ProPhoto", Self.proPhoto), ("Adobe RGB", ColorProfileTests.adobeRGB)] {

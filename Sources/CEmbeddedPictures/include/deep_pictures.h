@@ -32,8 +32,9 @@ int cp_deep_png_decode(const void *bytes, size_t length, long long max_pixels, i
 
 /* The same for a TIFF of 16-bit unsigned RGB (or RGB with unassociated alpha) samples, or of
  * 8- or 16-bit CMYK inks (`cmyk` set: gdk-pixbuf's loader turns inks into RGB by a formula,
- * with no profile), stored together in strips; returns 1 for any other TIFF (tiles, planes,
- * other samples), which gdk-pixbuf's loader then decodes as usual. */
+ * with no profile), in strips or tiles, a pixel's samples together or in planes of their own;
+ * returns 1 for any other TIFF (other samples), which gdk-pixbuf's loader then decodes as
+ * usual. */
 int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, int probe, cp_deep_picture *out,
                         char *message, size_t message_size);
 

@@ -38,7 +38,7 @@ enum DeepPicture {
     static let bytesPerPixel = 12
 
     /// The picture's size and channels from its header; nil when it is not of the kind this
-    /// path takes (an 8-bit TIFF, a tiled one), which gdk-pixbuf's loader then decodes.
+    /// path takes (an 8-bit RGB TIFF, a grey one), which gdk-pixbuf's loader then decodes.
     static func probe(_ bytes: UnsafeRawBufferPointer, kind: Kind) throws(PhotoFailure) -> (width: Int, height: Int)? {
         var picture = cp_deep_picture()
         let status = run(bytes, kind: kind, maxPixels: .max, probe: true, into: &picture)

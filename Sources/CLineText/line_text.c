@@ -41,7 +41,6 @@ static void line_font_free(gpointer key) {
 }
 
 static GHashTable *line_heights;
-static unsigned fonts_measured;
 
 GtkWidget *cp_line_text_new(void) {
     return g_object_new(CP_TYPE_LINE_TEXT, NULL);
@@ -79,10 +78,6 @@ void cp_line_text_set_layout(GtkWidget *widget, float xalign, PangoEllipsizeMode
     gtk_widget_queue_draw(widget);
 }
 
-unsigned cp_line_text_fonts_measured(void) {
-    return fonts_measured;
-}
-
 /* The height of one line in the widget's font, from the kept heights where this font was
  * measured before. */
 static int line_height(GtkWidget *widget) {
@@ -104,7 +99,6 @@ static int line_height(GtkWidget *widget) {
     *kept_key = key;
     kept_key->font = pango_font_description_copy(key.font);
     g_hash_table_insert(line_heights, kept_key, GINT_TO_POINTER(height));
-    fonts_measured++;
     return height;
 }
 

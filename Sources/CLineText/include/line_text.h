@@ -32,7 +32,4 @@ void cp_line_text_set_layout(GtkWidget *line, float xalign, PangoEllipsizeMode e
 /// The text shown ("" when none).
 const char *cp_line_text_get_text(GtkWidget *line);
 
-/// How many fonts' line heights have been worked out (each once), for tests.
-unsigned cp_line_text_fonts_measured(void);
-
 G_END_DECLS

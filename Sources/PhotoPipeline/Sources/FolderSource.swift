@@ -233,22 +233,15 @@ public struct FolderSource: PhotoSource {
 /// The index's sort facts for a folder and everything below it, read on a thread of its own
 /// from the moment it is made.
 private final class EarlyIndexRead: Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let facts = Locked<[UInt64: SortFacts]>([:])
+    private let facts = OneShot<[UInt64: SortFacts]>()
 
     init(_ index: PhotoIndex, folder: URL) {
         let path = folder.standardizedFileURL.path
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let read = index.sortFactsByPathKey(inFolder: path)
-            facts.withLock { $0 = read }
-            done.signal()
+        DispatchQueue.global(qos: .userInitiated).async { [facts] in
+            facts.set(index.sortFactsByPathKey(inFolder: path))
         }
     }
 
     /// Waits for the read to end; what it found.
-    func result() -> [UInt64: SortFacts] {
-        done.wait()
-        done.signal() // for a second call
-        return facts.withLock { $0 }
-    }
+    func result() -> [UInt64: SortFacts] { facts.wait() }
 }

@@ -41,7 +41,8 @@ int cp_deep_png_is_deep(const void *bytes, size_t length) {
     const uint8_t *b = bytes;
     /* The signature, then IHDR: length, type, width, height, bit depth (24), colour type (25). */
     if (length < 33 || memcmp(b, signature, 8) != 0 || memcmp(b + 12, "IHDR", 4) != 0) return 0;
-    return b[24] == 16 && (b[25] == PNG_COLOR_TYPE_RGB || b[25] == PNG_COLOR_TYPE_RGB_ALPHA);
+    return b[24] == 16 && (b[25] == PNG_COLOR_TYPE_RGB || b[25] == PNG_COLOR_TYPE_RGB_ALPHA ||
+                           b[25] == PNG_COLOR_TYPE_GRAY || b[25] == PNG_COLOR_TYPE_GRAY_ALPHA);
 }
 
 typedef struct {
@@ -95,12 +96,14 @@ int cp_deep_png_decode(const void *bytes, size_t length, long long max_pixels, i
         png_destroy_read_struct(&png, &info, NULL);
         return -2;
     }
-    int alpha = png_get_color_type(png, info) == PNG_COLOR_TYPE_RGB_ALPHA;
+    int type = png_get_color_type(png, info);
+    int alpha = type == PNG_COLOR_TYPE_RGB_ALPHA || type == PNG_COLOR_TYPE_GRAY_ALPHA;
+    int grey = type == PNG_COLOR_TYPE_GRAY || type == PNG_COLOR_TYPE_GRAY_ALPHA;
     if (png_get_valid(png, info, PNG_INFO_tRNS)) {
         png_set_tRNS_to_alpha(png); /* one colour marked transparent: an alpha channel of its own */
         alpha = 1;
     }
-    int channels = alpha ? 4 : 3;
+    int channels = (grey ? 1 : 3) + alpha;
     if (probe) {
         out->width = (int)width;
         out->height = (int)height;
@@ -113,7 +116,7 @@ int cp_deep_png_decode(const void *bytes, size_t length, long long max_pixels, i
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)width * channels * 2) {
-        say(message, message_size, "The PNG's rows are not of 16-bit RGB");
+        say(message, message_size, "The PNG's rows are not of 16-bit samples");
         png_destroy_read_struct(&png, &info, NULL);
         return -1;
     }
@@ -322,13 +325,17 @@ int cp_deep_tiff_decode(const void *bytes, size_t length, long long max_pixels, 
     TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, &extra_count, &extra);
     uint16_t inkset = INKSET_CMYK;
     TIFFGetFieldDefaulted(tiff, TIFFTAG_INKSET, &inkset);
-    int alpha = samples == 4 && extra_count == 1 && extra && extra[0] == EXTRASAMPLE_UNASSALPHA;
+    int alpha = extra_count == 1 && extra && extra[0] == EXTRASAMPLE_UNASSALPHA;
     /* In strips or tiles, a pixel's samples together or in planes of their own. */
     int plain = format == SAMPLEFORMAT_UINT && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE);
-    int rgb = plain && bits == 16 && photometric == PHOTOMETRIC_RGB && (samples == 3 || alpha);
+    int rgb = plain && bits == 16 && photometric == PHOTOMETRIC_RGB && samples == 3 + alpha &&
+              extra_count == alpha;
+    /* Grey of 16 bits, black at 0 (with or without alpha). */
+    int grey = plain && bits == 16 && photometric == PHOTOMETRIC_MINISBLACK && samples == 1 + alpha &&
+               extra_count == alpha;
     int cmyk = plain && (bits == 8 || bits == 16) && photometric == PHOTOMETRIC_SEPARATED &&
                inkset == INKSET_CMYK && samples == 4 && extra_count == 0;
-    if (!rgb && !cmyk) {
+    if (!rgb && !grey && !cmyk) {
         TIFFClose(tiff);
         return 1;
     }

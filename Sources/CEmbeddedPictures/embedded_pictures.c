@@ -1,4 +1,5 @@
 #include "embedded_pictures.h"
+#include "deep_pictures.h"
 
 #include <libraw/libraw.h>
 #include <libheif/heif.h>
@@ -234,6 +235,95 @@ int cp_heif_thumbnail(const void *bytes, size_t length, int min_side, uint8_t **
                 heif_image_release(image);
             }
             heif_image_handle_release(chosen);
+        }
+    }
+    heif_image_handle_release(primary);
+    heif_context_free(context);
+    return status;
+}
+
+/* MARK: HEIF and AVIF of more than 8 bits */
+
+static void heif_say(char *message, size_t message_size, const char *text) {
+    if (message && message_size) snprintf(message, message_size, "%s", text);
+}
+
+int cp_deep_heif_decode(const void *bytes, size_t length, long long max_pixels, int probe, cp_deep_picture *out,
+                        char *message, size_t message_size) {
+    memset(out, 0, sizeof *out);
+    heif_say(message, message_size, "");
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    char *opened = NULL;
+    if (heif_open(bytes, length, &context, &primary, &opened) != 0) {
+        heif_say(message, message_size, opened ? opened : "The HEIF file could not be read");
+        free(opened);
+        return -1;
+    }
+    int status = 0;
+    int bits = heif_image_handle_get_luma_bits_per_pixel(primary);
+    int width = heif_image_handle_get_width(primary), height = heif_image_handle_get_height(primary);
+    int alpha = heif_image_handle_has_alpha_channel(primary) != 0;
+    int channels = alpha ? 4 : 3;
+    if (bits <= 8 || bits > 16) {
+        status = 1;
+    } else if (width <= 0 || height <= 0 || (long long)width * height > max_pixels) {
+        heif_say(message, message_size, "More pixels than a photo may have");
+        status = -2;
+    } else if (probe) {
+        out->width = width;
+        out->height = height;
+        out->channels = channels;
+    } else {
+        struct heif_image *image = NULL;
+        struct heif_error error =
+            heif_decode_image(primary, &image, heif_colorspace_RGB,
+                              alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE, NULL);
+        if (error.code != heif_error_Ok) {
+            heif_say(message, message_size, error.message ? error.message : "libheif could not decode the picture");
+            status = -1;
+        } else {
+            int w = heif_image_get_width(image, heif_channel_interleaved);
+            int h = heif_image_get_height(image, heif_channel_interleaved);
+            int range = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
+            int stride = 0;
+            const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+            size_t row = (size_t)w * channels;
+            if (!plane || w != width || h != height || range <= 8 || range > 16 || (size_t)stride < row * 2) {
+                heif_say(message, message_size, "libheif gave no pixels of the picture's size and depth");
+                status = -1;
+            } else {
+                size_t count = row * (size_t)h;
+                uint16_t *pixels = count / row == (size_t)h ? malloc(count * sizeof(uint16_t)) : NULL;
+                if (!pixels) {
+                    heif_say(message, message_size, "No memory for the picture");
+                    status = -2;
+                } else {
+                    /* Samples of `range` bits, little endian, widened to 16 bits with rounding. */
+                    uint32_t top = (1u << range) - 1;
+                    for (int y = 0; y < h; y++) {
+                        const uint8_t *from = plane + (size_t)stride * y;
+                        uint16_t *to = pixels + row * (size_t)y;
+                        for (size_t i = 0; i < row; i++) {
+                            uint32_t value = (uint32_t)from[2 * i] | (uint32_t)from[2 * i + 1] << 8;
+                            if (value > top) value = top;
+                            to[i] = (uint16_t)((value * 65535u + top / 2) / top);
+                        }
+                    }
+                    cp_heif_colour colour;
+                    memset(&colour, 0, sizeof colour);
+                    heif_colour_of(primary, &colour);
+                    out->pixels = pixels;
+                    out->width = w;
+                    out->height = h;
+                    out->channels = channels;
+                    out->profile = colour.icc;
+                    out->profile_length = colour.icc ? colour.icc_length : 0;
+                    /* libheif has already turned it as its `irot` and `imir` boxes say. */
+                    out->orientation = 1;
+                }
+            }
+            heif_image_release(image);
         }
     }
     heif_image_handle_release(primary);

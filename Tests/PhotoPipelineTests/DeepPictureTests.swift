@@ -133,6 +133,159 @@ import TestSupport
         #expect(ColorProfile.name(of: image) == "ProPhoto test")
     }
 
+    /// Little CMS's transform into 8-bit sRGB of the ramps as a file of `bits` bits holds them:
+    /// each sample rounded to those bits, then widened to 16 again.
+    static func reference(_ profile: Data, bits: Int) -> [UInt8] {
+        let top = UInt32(1 << bits - 1)
+        var samples = ramps(channels: 3)
+        for i in stride(from: 0, to: samples.count, by: 2) {
+            let value = UInt32(samples[i]) | UInt32(samples[i + 1]) << 8
+            let kept = (value * top + 32_767) / 65_535
+            let widened = (kept * 65_535 + top / 2) / top
+            samples[i] = UInt8(widened & 0xFF)
+            samples[i + 1] = UInt8(widened >> 8)
+        }
+        let rgb16 = cmsUInt32Number(PT_RGB) << 16 | 3 << 3 | 2
+        return ColorProfileTests.ToSRGB(from: profile, format: rgb16)(samples, pixels: width * height)
+    }
+
+    /// The ramps in ProPhoto as a lossless HEIC (x265) or AVIF (libaom) of `bits` bits, made
+    /// from the 16-bit PNG by libheif's and libavif's own tools, the profile carried over.
+    static func heifFile(avif: Bool, bits: Int, in folder: ScratchFolder) throws -> Data {
+        let png = try folder.write("ramps16.png", try file("PNG48", channels: 3, profile: proPhoto, in: folder))
+        let out = folder.url.appendingPathComponent("ramps-\(bits).\(avif ? "avif" : "heic")")
+        // Lossless: full-resolution chroma and the identity matrix (RGB coded as it is).
+        let made =
+            avif
+            ? try run(URL(fileURLWithPath: "/usr/bin/avifenc"), ["-l", "-d", "\(bits)", png.path, out.path])
+            : try run(
+                URL(fileURLWithPath: "/usr/bin/heif-enc"),
+                ["-L", "-p", "chroma=444", "--matrix_coefficients=0", "-b", "\(bits)", png.path, "-o", out.path])
+        guard made.status == 0 else { throw ColorProfileTests.BenchlessError("encoder: \(made.stderr)") }
+        return try Data(contentsOf: out)
+    }
+
+    @Test(
+        "A HEIC and an AVIF of 10 and 12 bits in ProPhoto are turned from all their bits when shown whole",
+        arguments: [(false, 10), (false, 12), (true, 10), (true, 12)])
+    func heifOfMoreThanEightBits(_ avif: Bool, _ bits: Int) throws {
+        let folder = try ScratchFolder()
+        let bytes = try Self.heifFile(avif: avif, bits: bits, in: folder)
+        let kind = "\(avif ? "AVIF" : "HEIC"), \(bits) bits"
+        let image = try Self.decoded(bytes)
+        #expect((image.width, image.height) == (Self.width, Self.height), "\(kind)")
+        #expect(ColorProfile.name(of: image) == "ProPhoto test", "\(kind)")
+        let pixels = ColorProfileTests.packed(image)
+        let expected = Self.reference(Self.proPhoto, bits: bits)
+        // Within 2 (x265's tool cuts 16 bits to 10 rather than rounding them), 0.5 on average.
+        #expect(
+            Self.largestDifference(pixels, expected) <= 2 && ColorProfileTests.meanDifference(pixels, expected) < 0.5,
+            "\(kind): \(ColorProfileTests.meanDifference(pixels, expected)) from the reference of its bits")
+        // Turned from their top 8 bits (gdk-pixbuf's loader), the dark ends come out in steps.
+        let shallow = Self.reference(Self.proPhoto, deep: false)
+        let apart = zip(pixels, shallow).filter { $0 != $1 }.count
+        #expect(apart > pixels.count / 20, "\(kind): only \(apart) values differ from the 8-bit route")
+        // A row's square is made from 8 bits, scaled, then turned, as every thumbnail is.
+        let square = try Self.decoded(bytes, size: .square(32))
+        #expect((square.width, square.height) == (32, 32), "\(kind)")
+        #expect(ColorProfile.name(of: square) == "ProPhoto test", "\(kind)")
+    }
+
+    @Test("A 10-bit AVIF with only an nclx description (Display P3) is turned from its 10 bits")
+    func nclxOfTenBits() throws {
+        let folder = try ScratchFolder()
+        let png = try folder.write("ramps16.png", try Self.file("PNG48", channels: 3, profile: nil, in: folder))
+        let avif = folder.url.appendingPathComponent("p3.avif")
+        // Display P3 primaries, the sRGB curve, identity matrix (lossless).
+        let made = try run(
+            URL(fileURLWithPath: "/usr/bin/avifenc"), ["-l", "-d", "10", "--cicp", "12/13/0", png.path, avif.path])
+        try #require(made.status == 0, "avifenc: \(made.stderr)")
+        let image = try Self.decoded(try Data(contentsOf: avif))
+        #expect(ColorProfile.name(of: image) == "Display P3 (nclx)")
+        let p3 = try #require(ColourDescription.profile(primaries: 12, transfer: 13, from: "nclx"))
+        let pixels = ColorProfileTests.packed(image)
+        let expected = Self.reference(p3, bits: 10)
+        #expect(
+            Self.largestDifference(pixels, expected) <= 1,
+            "\(ColorProfileTests.meanDifference(pixels, expected)) from the reference of its bits")
+    }
+
+    /// A smooth dark grey ramp of 16-bit samples, little endian (with a falling alpha beside
+    /// each grey for `alpha`).
+    static func greyRamp(alpha: Bool) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                var samples = [Double(x) / Double(width - 1) * 0.2 + Double(y) / Double(height - 1) * 0.01]
+                if alpha { samples.append(1 - Double(x) / Double(width) * 0.5) }
+                for sample in samples {
+                    let value = UInt16((sample * 65_535).rounded())
+                    bytes += [UInt8(value & 0xFF), UInt8(value >> 8)]
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// The grey ramp as a 16-bit grey PNG or TIFF (`format` "PNG" or "TIFF"), written by
+    /// ImageMagick with `profile` attached as it is.
+    static func greyFile(_ format: String, alpha: Bool, profile: Data?, in folder: ScratchFolder) throws -> Data {
+        let raw = try folder.write("grey-\(alpha).raw", Data(greyRamp(alpha: alpha)))
+        var arguments = ["-size", "\(width)x\(height)", "-depth", "16", "-endian", "LSB"]
+        arguments.append((alpha ? "graya:" : "gray:") + raw.path)
+        if let profile { arguments += ["-profile", try folder.write("grey.icc", profile).path] }
+        arguments += ["-define", "png:exclude-chunk=gAMA,cHRM", "-type", alpha ? "GrayscaleAlpha" : "Grayscale"]
+        let out = folder.url.appendingPathComponent("grey-\(alpha).\(format == "TIFF" ? "tif" : "png")")
+        arguments.append(format == "TIFF" ? out.path : "PNG:\(out.path)")
+        let made = try run(URL(fileURLWithPath: "/usr/bin/convert"), arguments)
+        guard made.status == 0 else { throw ColorProfileTests.BenchlessError("convert: \(made.stderr)") }
+        return try Data(contentsOf: out)
+    }
+
+    @Test(
+        "A 16-bit grey PNG and TIFF with a linear grey profile are turned from their 16 bits; without one, shown as sRGB greys",
+        arguments: ["PNG", "TIFF"])
+    func greyOfSixteenBits(_ format: String) throws {
+        let folder = try ScratchFolder()
+        let linear = ColorProfileTests.greyProfile(gamma: 1.0)
+        let grey16 = cmsUInt32Number(PT_GRAY) << 16 | 1 << 3 | 2
+        let deep = ColorProfileTests.ToSRGB(from: linear, format: grey16)(
+            Self.greyRamp(alpha: false), pixels: Self.width * Self.height)
+        for alpha in [false, true] {
+            let image = try Self.decoded(try Self.greyFile(format, alpha: alpha, profile: linear, in: folder))
+            let label = "\(format)\(alpha ? " with alpha" : "")"
+            #expect((image.width, image.height) == (Self.width, Self.height), "\(label)")
+            #expect(ColorProfile.name(of: image) != nil, "\(label): the grey profile is named")
+            #expect((gdk_pixbuf_get_has_alpha(image.pixbuf) != 0) == alpha, "\(label)")
+            let pixels = ColorProfileTests.packed(image)
+            #expect(
+                Self.largestDifference(pixels, deep) <= 1,
+                "\(label): \(ColorProfileTests.meanDifference(pixels, deep)) from the 16-bit reference")
+            if alpha {
+                let (_, _, _, right) = image.pixel(x: Self.width - 1, y: 10)
+                #expect((125...131).contains(right), "\(label): alpha \(right)")
+            }
+        }
+        // From the top 8 bits, a linear grey's dark end comes out in steps.
+        let samples = Self.greyRamp(alpha: false)
+        let top = stride(from: 1, to: samples.count, by: 2).map { samples[$0] }
+        let shallow = ColorProfileTests.ToSRGB(from: linear, format: cmsUInt32Number(PT_GRAY) << 16 | 1 << 3 | 1)(
+            top, pixels: Self.width * Self.height)
+        let image = try Self.decoded(try Self.greyFile(format, alpha: false, profile: linear, in: folder))
+        let apart = zip(ColorProfileTests.packed(image), shallow).filter { $0 != $1 }.count
+        #expect(apart > shallow.count / 20, "\(format): only \(apart) values differ from the 8-bit route")
+
+        // No profile: each grey rounded to 8 bits, as sRGB.
+        let plain = try Self.decoded(try Self.greyFile(format, alpha: false, profile: nil, in: folder))
+        #expect(ColorProfile.name(of: plain) == nil)
+        let rounded = stride(from: 0, to: samples.count, by: 2).flatMap { i -> [UInt8] in
+            let value = Int(samples[i]) | Int(samples[i + 1]) << 8
+            let grey = UInt8((value * 255 + 32_767) / 65_535)
+            return [grey, grey, grey]
+        }
+        #expect(Self.largestDifference(ColorProfileTests.packed(plain), rounded) <= 1)
+    }
+
     @Test("A 16-bit PNG with alpha keeps its alpha; one without a profile is shown as its samples say")
     func alphaAndNoProfile() throws {
         let folder = try ScratchFolder()

@@ -194,34 +194,41 @@ public enum ColorProfile {
         return (image, .converted(description(of: source) ?? "Unnamed CMYK profile"))
     }
 
-    /// Makes an 8-bit sRGB picture of 16-bit RGB pixels (`channels` 3, or 4 with alpha, in
-    /// native byte order, `width` × `channels` values a row) from the colour space `profile`
-    /// describes, turned from all 16 bits; with no profile, an sRGB one, or one that cannot
-    /// be used, the pixels are only brought down to 8 bits. nil when there is no memory.
+    /// Makes an 8-bit sRGB picture of 16-bit RGB or grey pixels (`channels` 3, or 4 with alpha;
+    /// grey: 1, or 2 with alpha; in native byte order, `width` × `channels` values a row) from
+    /// the colour space `profile` describes, turned from all 16 bits; with no profile, an sRGB
+    /// one, or one that cannot be used, the pixels are only brought down to 8 bits (grey as
+    /// sRGB's grey). nil when there is no memory.
     static func rgb(
         fromDeep pixels: UnsafePointer<UInt16>, width: Int, height: Int, channels: Int, profile: Data?
     ) -> (PhotoImage, Outcome)? {
-        let alpha = channels == 4
+        let grey = channels <= 2
+        let alpha = channels == 4 || channels == 2
         guard let srgb = cmsCreate_sRGBProfile(),
             let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height))
         else { return nil }
         defer { cmsCloseProfile(srgb) }
         let image = PhotoImage(taking: made)
-        // TYPE_RGB_16 / TYPE_RGBA_16: BYTES_SH(2) where the 8-bit formats have 1.
-        let input = pixelFormat(channels: channels) + 1
-        let output = pixelFormat(channels: channels)
+        // TYPE_RGB_16 / TYPE_RGBA_16 (BYTES_SH(2) where the 8-bit formats have 1), or
+        // TYPE_GRAY_16 / TYPE_GRAYA_16.
+        let input =
+            grey
+            ? cmsUInt32Number(PT_GRAY) << 16 | (alpha ? 1 << 7 : 0) | 1 << 3 | 2
+            : pixelFormat(channels: channels) + 1
+        let output = pixelFormat(channels: alpha ? 4 : 3)
         let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
         let copyAlpha = cmsUInt32Number(alpha ? cmsFLAGS_COPY_ALPHA : 0)
         let source = profile.flatMap { bytes in
             bytes.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
         }
         defer { if let source { cmsCloseProfile(source) } }
+        let wanted = grey ? cmsSigGrayData : cmsSigRgbData
         var outcome = Outcome.assumedSRGB
         var transform: cmsHTRANSFORM?
         if let source {
             let name = description(of: source) ?? "Unnamed profile"
-            if cmsGetColorSpace(source) != cmsSigRgbData {
-                outcome = .ignored("a profile of \(kind(source)) pixels on an RGB picture")
+            if cmsGetColorSpace(source) != wanted {
+                outcome = .ignored("a profile of \(kind(source)) pixels on \(grey ? "a grey" : "an RGB") picture")
             } else if isSRGB(source) {
                 outcome = .srgb(name)
             } else if let made = cmsCreateTransform(source, input, srgb, output, intent, copyAlpha) {
@@ -233,18 +240,35 @@ public enum ColorProfile {
         } else if profile != nil {
             outcome = .ignored("not a colour profile Little CMS reads")
         }
-        // Otherwise the values are only packed into 8 bits (Little CMS rounds them).
-        guard
-            let transform = transform
-                ?? cmsCreateTransform(
+        // Otherwise the values are only packed into 8 bits (Little CMS rounds them); grey
+        // through a grey profile of sRGB's curve, which gives each grey its own value again.
+        if transform == nil {
+            if grey, let sRGBGrey = Self.sRGBGrey() {
+                defer { cmsCloseProfile(sRGBGrey) }
+                transform = cmsCreateTransform(sRGBGrey, input, srgb, output, intent, copyAlpha)
+            } else if !grey {
+                transform = cmsCreateTransform(
                     srgb, input, srgb, output, intent, copyAlpha | cmsUInt32Number(cmsFLAGS_NULLTRANSFORM))
-        else { return nil }
+            }
+        }
+        guard let transform else { return nil }
         defer { cmsDeleteTransform(transform) }
         SharedRows(
             transform: transform, from: UnsafeMutableRawPointer(mutating: pixels), to: gdk_pixbuf_get_pixels(made),
             width: width, fromStride: width * channels * 2, toStride: Int(gdk_pixbuf_get_rowstride(made))
         ).runOnCores(height: height)
         return (image, outcome)
+    }
+
+    /// A grey profile with sRGB's tone curve and white: sRGB's own greys, for a grey picture
+    /// that names no colour space (the caller closes it).
+    private static func sRGBGrey() -> cmsHPROFILE? {
+        let parameters: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        guard let curve = parameters.withUnsafeBufferPointer({ cmsBuildParametricToneCurve(nil, 4, $0.baseAddress) })
+        else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        return cmsCreateGrayProfile(&white, curve)
     }
 
     /// Turns pictures in sRGB (as every picture here is once decoded) into the colours of a

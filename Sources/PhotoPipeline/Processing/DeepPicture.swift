@@ -3,10 +3,12 @@ import CGdkPixbuf
 import CLcms2
 import Foundation
 
-/// Pictures of 16 bits a channel, PNG and TIFF, decoded by libpng and libtiff and turned into
-/// 8-bit sRGB from all 16 bits. gdk-pixbuf's loaders keep only the top 8 bits, and a picture in
-/// a wide colour space (ProPhoto, Rec. 2020; what RAW developers and scanners export in) turned
-/// from those shows steps where its gradients were smooth.
+/// Pictures of more than 8 bits a channel, decoded by their own libraries and turned into 8-bit
+/// sRGB from all their bits: 16-bit PNGs and TIFFs (libpng, libtiff), and HEIF and AVIF files of
+/// 10 or 12 bits (libheif), as phones and cameras write them. gdk-pixbuf's loaders keep only the
+/// top 8 bits, and a picture in a wide colour space (ProPhoto, Rec. 2020, Display P3; what RAW
+/// developers, scanners and phones export in) turned from those shows steps where its gradients
+/// were smooth.
 ///
 /// It runs where every picture is decoded, in the decoder helpers. The size is read from the
 /// header, checked against the limits and its memory reserved before any pixel is decoded; the
@@ -14,6 +16,8 @@ import Foundation
 enum DeepPicture {
     enum Kind {
         case png, tiff
+        /// A HEIF or AVIF file, taken only when its primary picture has more than 8 bits.
+        case heif
 
         /// The kind of picture the deep path may take, by its first bytes (a TIFF is only known
         /// to be 16-bit once its directory is read, which may be anywhere in the file).
@@ -31,14 +35,23 @@ enum DeepPicture {
             }
         }
 
-        var name: String { self == .png ? "PNG" : "TIFF" }
+        var name: String {
+            switch self {
+            case .png: "PNG"
+            case .tiff: "TIFF"
+            case .heif: "HEIF"
+            }
+        }
     }
 
     /// Bytes of memory a pixel takes while decoded: 16-bit RGBA, and the 8-bit picture it turns into.
     static let bytesPerPixel = 12
+    /// The same for a HEIF or AVIF of 10 or 12 bits: libheif's planes of 16-bit samples and
+    /// the 16-bit RGBA it makes of them besides.
+    static let heifBytesPerPixel = 26
 
     /// The picture's size and channels from its header; nil when it is not of the kind this
-    /// path takes (an 8-bit RGB TIFF, a grey one), which gdk-pixbuf's loader then decodes.
+    /// path takes (an 8-bit RGB TIFF, an 8-bit HEIF), which gdk-pixbuf's loader then decodes.
     static func probe(_ bytes: UnsafeRawBufferPointer, kind: Kind) throws(PhotoFailure) -> (width: Int, height: Int)? {
         var picture = cp_deep_picture()
         let status = run(bytes, kind: kind, maxPixels: .max, probe: true, into: &picture)
@@ -50,8 +63,8 @@ enum DeepPicture {
     }
 
     /// Decodes the picture at full size into 8-bit sRGB, from its embedded profile, or from
-    /// `fallback` (a PNG's cICP or gAMA / cHRM) where it has none, or from `replacing` in place
-    /// of it (a PNG's cICP).
+    /// `fallback` (a PNG's cICP or gAMA / cHRM, a HEIF's `nclx`) where it has none, or from
+    /// `replacing` in place of it (a PNG's cICP).
     static func decode(
         _ bytes: UnsafeRawBufferPointer, kind: Kind, limits: DecodeLimits, fallback: Data?, replacing: Data??
     ) throws(PhotoFailure) -> (PhotoImage, ColorProfile.Outcome) {
@@ -122,8 +135,12 @@ enum DeepPicture {
             case .tiff:
                 cp_deep_tiff_decode(
                     bytes.baseAddress, bytes.count, maxPixels, probe ? 1 : 0, &picture, &message, message.count)
+            case .heif:
+                cp_deep_heif_decode(
+                    bytes.baseAddress, bytes.count, maxPixels, probe ? 1 : 0, &picture, &message, message.count)
             }
         let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (code, text.isEmpty ? "The 16-bit \(kind.name) could not be read" : text)
+        let depth = kind == .heif ? "10- or 12-bit" : "16-bit"
+        return (code, text.isEmpty ? "The \(depth) \(kind.name) could not be read" : text)
     }
 }

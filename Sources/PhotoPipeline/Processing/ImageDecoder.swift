@@ -128,7 +128,10 @@ public enum ImageDecoder {
             onChunk?(chunk)
             // gdk-pixbuf picks a loader once it has 1 KB; the kind is checked before that.
             try check.keepHeader(chunk)
-            if check.feedsLoader { try feed(chunk) }
+            if check.feedsLoader {
+                try feed(chunk)
+                check.fed += chunk.count
+            }
         }
         g_input_stream_close(stream.pointer, nil, nil)
         if cancellable.isCancelled { throw PhotoFailure.cancelled }
@@ -331,26 +334,47 @@ public enum ImageDecoder {
         private var deep: DeepPicture.Kind?
         private var deepLooked = false
 
-        /// Whether the bytes go to the gdk-pixbuf loader as they arrive.
-        var feedsLoader: Bool { !holdsBack && !isJXL && !isCMYK && deep == nil }
+        /// Whether the bytes go to the gdk-pixbuf loader as they arrive (a HEIF file's loader
+        /// decodes only when closed: its bytes are held back until it is known to need it).
+        var feedsLoader: Bool { !holdsBack && !isJXL && !isCMYK && !isHEIF && deep == nil }
+        /// How many bytes went to the loader as they arrived (before the kind was known).
+        var fed = 0
 
-        /// Decodes a 16-bit PNG or TIFF kept whole and turns it into sRGB from its 16 bits; nil
-        /// for a TIFF of another kind, whose bytes then go to the loader (see `releaseHeld`).
+        /// Decodes a 16-bit PNG or TIFF kept whole and turns it into sRGB from its 16 bits, or a
+        /// HEIF or AVIF file of 10 or 12 bits asked for whole (`fit`: the viewer, saving), from
+        /// those bits; nil for a TIFF of another kind, whose bytes then go to the loader (see
+        /// `releaseHeld`), and for a HEIF of 8 bits or one made into a thumbnail (scaled down
+        /// from 8 bits, then turned, as other pictures are).
         func decodeDeep() throws(PhotoFailure) -> (OpaquePointer, ColorProfile.Outcome, PhotoImage?)? {
-            guard let kind = deep else { return nil }
+            let kind: DeepPicture.Kind
+            if let deep {
+                kind = deep
+            } else if isHEIF, !sizeKnown, case .fit = size {
+                kind = .heif
+            } else {
+                return nil
+            }
             let bytes = header
             let probed = bytes.withUnsafeBytes { raw in
                 Result { () throws(PhotoFailure) in try DeepPicture.probe(raw, kind: kind) }
             }
             guard let (width, height) = try probed.get() else {
-                deep = nil
-                held = bytes
+                // A HEIF's bytes stay in `header`, for `checkWholeFile`.
+                if kind != .heif {
+                    deep = nil
+                    held = bytes
+                }
                 return nil
             }
-            try checkAhead(width: width, height: height, bytesPerPixel: DeepPicture.bytesPerPixel, format: kind.name)
+            try checkAhead(
+                width: width, height: height,
+                bytesPerPixel: kind == .heif ? DeepPicture.heifBytesPerPixel : DeepPicture.bytesPerPixel,
+                format: kind.name)
             var fallback: Data?
             var replacing: Data??
-            if kind == .png, let chunks = ColourDescription.PNGChunks.read(bytes) {
+            if kind == .heif {
+                fallback = Self.nclxProfile(of: bytes)
+            } else if kind == .png, let chunks = ColourDescription.PNGChunks.read(bytes) {
                 switch chunks.profile {
                 case .replaces(let described): replacing = .some(described)
                 case .fallback(let described): fallback = described
@@ -442,16 +466,23 @@ public enum ImageDecoder {
                     detail: "The HEIF file could not be read: \(message.map { String(cString: $0) } ?? "unknown error")"
                 )
             }
-            var colour = cp_heif_colour()
-            if header.withUnsafeBytes({ cp_heif_primary_colour($0.baseAddress, $0.count, &colour, nil) }) == 0,
-                colour.icc == nil, colour.primaries != 0
-            {
-                nclxProfile = ColourDescription.profile(
-                    primaries: Int(colour.primaries), transfer: Int(colour.transfer), from: "nclx")
-            }
-            free(colour.icc)
+            nclxProfile = Self.nclxProfile(of: header)
+            // Held back from the loader until now (see `feedsLoader`).
+            held = header
             // libheif decodes to planes of up to 16 bits a sample, then to 8-bit RGBA.
             try checkAhead(width: Int(width), height: Int(height), bytesPerPixel: 10, format: "heif")
+        }
+
+        /// A HEIF or AVIF file's `nclx` colour description as a profile, where its primary
+        /// picture has no ICC profile; nil when it has one, or neither, or sRGB.
+        static func nclxProfile(of bytes: [UInt8]) -> Data? {
+            var colour = cp_heif_colour()
+            defer { free(colour.icc) }
+            guard bytes.withUnsafeBytes({ cp_heif_primary_colour($0.baseAddress, $0.count, &colour, nil) }) == 0,
+                colour.icc == nil, colour.primaries != 0
+            else { return nil }
+            return ColourDescription.profile(
+                primaries: Int(colour.primaries), transfer: Int(colour.transfer), from: "nclx")
         }
 
         /// An animated WebP's canvas and frames: gdk-pixbuf's loader composites every frame at
@@ -482,12 +513,17 @@ public enum ImageDecoder {
         private var held: [UInt8] = []
         var hasHeldBytes: Bool { !held.isEmpty }
 
-        /// Hands the bytes held back to `feed`, and lets go of them.
+        /// Hands the bytes held back to `feed` (less those that went to the loader as they
+        /// arrived, before the kind was known), and lets go of them.
         func releaseHeld(_ feed: (UnsafeRawBufferPointer) throws(PhotoFailure) -> Void) throws(PhotoFailure) {
             let bytes = held
             held = []
             holdsBack = false
-            let result = bytes.withUnsafeBytes { raw in Result { () throws(PhotoFailure) in try feed(raw) } }
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(PhotoFailure) in
+                    try feed(UnsafeRawBufferPointer(rebasing: raw[min(fed, raw.count)...]))
+                }
+            }
             try result.get()
         }
 

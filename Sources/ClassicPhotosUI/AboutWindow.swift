@@ -19,10 +19,12 @@ enum AboutWindow {
         about.setIssueURL("https://github.com/classicphotos/ClassicPhotos/issues")
         about.setLicenseType(GTK_LICENSE_MIT_X11)
         about.setCopyright(tr("© 2026 The Classic Photos authors"))
-        about.setDebugInfo(troubleshooting, filename: "classic-photos-troubleshooting.txt")
+        let text = troubleshooting
+        about.setDebugInfo(text, filename: "classic-photos-troubleshooting.txt")
         if let parent { about.setTransientFor(parent) }
         about.setModal(true)
         about.present()
+        Trace.shared.emit(.aboutShown(text: text))
     }
 
     /// The Troubleshooting page: versions, and how pictures are decoded (confined or not).

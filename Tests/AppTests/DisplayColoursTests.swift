@@ -90,12 +90,13 @@ extension GUITests {
         }
 
         /// The thumbnail of row 0 and the middle of the viewer, on a display with `profile`.
-        /// `toggled`: row 0 again after Match Display Colours was turned off in the main menu.
+        /// `toggled`: row 0 again after Match Display Colours was turned off in the main menu;
+        /// `about`: what About's Troubleshooting page said before that.
         private func shown(
             profile: Data?
         ) throws -> (
             row: (r: Int, g: Int, b: Int), viewer: (r: Int, g: Int, b: Int), name: String,
-            toggled: (r: Int, g: Int, b: Int), copied: (r: Int, g: Int, b: Int)
+            toggled: (r: Int, g: Int, b: Int), copied: (r: Int, g: Int, b: Int), about: String
         ) {
             let folder = try TestPictures.makeFolder("display-colours")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -117,7 +118,14 @@ extension GUITests {
             Thread.sleep(forTimeInterval: 0.5)
             let viewer = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
             let copied = try clipboardColour(app)
-            // The viewer closed, the main menu (F10) and its Match Display Colours (M): off.
+            // The viewer closed, About from the main menu (F10, then A), closed again.
+            for key in ["Escape", "F10", "a"] {
+                try app.xdotool(["key", key])
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            let opened = try app.waitFor(event: .aboutShown)
+            guard case .aboutShown(let about) = opened.event else { throw AppSessionError.timeout("no About") }
+            // The main menu (F10) and its Match Display Colours (M): off.
             for key in ["Escape", "F10"] {
                 try app.xdotool(["key", key])
                 Thread.sleep(forTimeInterval: 0.5)
@@ -129,7 +137,7 @@ extension GUITests {
             Thread.sleep(forTimeInterval: 0.5)
             let toggled = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
             #expect(app.terminate() == 0)
-            return (row, viewer, name, toggled, copied)
+            return (row, viewer, name, toggled, copied, about)
         }
 
         @Test(
@@ -138,11 +146,17 @@ extension GUITests {
         func displayProfile() throws {
             let plain = try shown(profile: nil)
             #expect(plain.name == "")
+            // About → Troubleshooting says what pictures are turned into.
+            #expect(plain.about.contains("The display names no colour profile"), "\(plain.about)")
             // Sepia red: warm, red over blue.
             #expect(plain.row.r > plain.row.b + 30, "row without a display profile: \(plain.row)")
             #expect(plain.viewer.r > plain.viewer.b + 30, "viewer without a display profile: \(plain.viewer)")
             let swapped = try shown(profile: Self.swappedDisplay)
             #expect(swapped.name == "Swapped display")
+            #expect(
+                swapped.about.contains("Pictures are turned from sRGB into the display's profile, “Swapped display”"),
+                "\(swapped.about)")
+            #expect(swapped.about.contains("Colours\nPictures are turned into sRGB from their own colour profiles"))
             #expect(swapped.row.b > swapped.row.r + 30, "row on the swapped display: \(swapped.row)")
             #expect(swapped.viewer.b > swapped.viewer.r + 30, "viewer on the swapped display: \(swapped.viewer)")
             // Turned off in the menu: the row is shown as sRGB again, at once.

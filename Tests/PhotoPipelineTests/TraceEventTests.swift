@@ -62,6 +62,11 @@ import Testing
             (.viewPlace(text: "2023/07 July"), #"{"t":1.500000,"ev":"view.place","text":"2023/07 July"}"#)
         case .displayProfile:
             (.displayProfile(name: "Swapped"), #"{"t":1.500000,"ev":"display.profile","name":"Swapped"}"#)
+        case .aboutShown:
+            (
+                .aboutShown(text: "Colours\n“Swapped”"),
+                #"{"t":1.500000,"ev":"about.shown","text":"Colours\n“Swapped”"}"#
+            )
         case .viewMode:
             (
                 .viewMode(mode: "grid", columns: 7, size: 160),

@@ -103,6 +103,9 @@ extension TraceEvent {
         case .displayProfile(let name):
             p.name(.displayProfile)
             p.field(.name, name)
+        case .aboutShown(let text):
+            p.name(.aboutShown)
+            p.field(.text, text)
         case .viewMode(let mode, let columns, let size):
             p.name(.viewMode)
             p.field(.mode, mode)

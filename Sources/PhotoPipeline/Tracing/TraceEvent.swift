@@ -46,6 +46,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// or in sRGB (`name` empty: the display names none, or the setting is off); traced at
     /// start and when that changes.
     case displayProfile(name: String)
+    /// The About window opened; `text` is what its Troubleshooting page says (versions, the
+    /// decoder helpers, the colours pictures are turned into).
+    case aboutShown(text: String)
     /// The selection now holds `count` photos.
     case selectionChanged(count: Int)
     /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
@@ -153,6 +156,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewMode = "view.mode"
         case viewPlace = "view.place"
         case displayProfile = "display.profile"
+        case aboutShown = "about.shown"
         case selectionChanged = "selection.changed"
         case indexRead = "index.read"
         case indexChecked = "index.checked"

@@ -93,6 +93,7 @@ extension TraceEvent {
         case .viewMode: self = try .viewMode(mode: string(.mode), columns: int(.columns), size: int(.size))
         case .viewPlace: self = try .viewPlace(text: string(.text))
         case .displayProfile: self = try .displayProfile(name: string(.name))
+        case .aboutShown: self = try .aboutShown(text: string(.text))
         case .selectionChanged: self = try .selectionChanged(count: int(.count))
         case .indexRead: self = try .indexRead(rows: int(.rows), hits: int(.hits))
         case .indexChecked:

@@ -118,6 +118,13 @@ PYTHON
         convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "PNG48:$pictures/deep.png"
         convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "$pictures/deep.tiff"
       fi
+      # Deeper than 8 bits beyond PNG and TIFF: a 16-bit grey PNG, and AVIF and HEIC of 10 bits
+      # with the profile (decoded whole by libheif at their depth).
+      if [ ! -f "$pictures/deep-grey.png" ]; then
+        convert -size 24x16 gradient:white-black -depth 16 -colorspace Gray -type Grayscale "PNG:$pictures/deep-grey.png"
+        avifenc -d 10 --icc "$pictures/profile.icc" "$pictures/deep.png" "$pictures/deep10.avif" >/dev/null 2>&1 || true
+        heif-enc -q 80 -b 10 "$pictures/deep.png" -o "$pictures/deep10.heic" >/dev/null 2>&1 || true
+      fi
       for target in plist-fuzz decode-fuzz; do
         if [ "$target" = plist-fuzz ]; then corpus=$lists; max_len=65536; else corpus=$pictures; max_len=262144; fi
         echo "== fuzzing with $target for ${FUZZ_SECONDS:-120} s (corpus $corpus)"

@@ -239,6 +239,22 @@ extension GUITests {
                 try app.screenshot(to: path)
                 print("screenshot \(path)")
             }
+            // The info closed, the next photo (the same pixels, no profile), the info again: sRGB
+            // is only assumed, and it says so.
+            for key in ["Escape", "Right"] {
+                try app.xdotool(["key", key])
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            try app.waitFor("the plain photo shown") { events in
+                events.contains { if case .viewerImage(1, _, _, _, _, _, _) = $0.event { true } else { false } }
+            }
+            try app.xdotool(["key", "alt+Return"])
+            let plainInfo = try app.waitFor("the plain photo's info") { events in
+                events.contains { $0.event.viewerInfo?.shown == true && $0.event.viewerInfo?.info.name == "b-plain.jpg" }
+            }
+            #expect(
+                plainInfo.last { $0.event.viewerInfo?.info.name == "b-plain.jpg" }?.event.viewerInfo?.info.profile
+                    == "sRGB (assumed)")
             #expect(app.terminate() == 0)
         }
     }

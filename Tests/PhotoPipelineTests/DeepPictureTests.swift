@@ -191,6 +191,22 @@ import TestSupport
         #expect(ColorProfile.name(of: square) == "ProPhoto test", "\(kind)")
     }
 
+    @Test("A 10-bit HEIC the memory budget cannot take the 16-bit way is turned from the loader's 8 bits instead")
+    func heifWithoutRoomForSixteenBits() throws {
+        let folder = try ScratchFolder()
+        let bytes = try Self.heifFile(avif: false, bits: 10, in: folder)
+        let pixels = Self.width * Self.height
+        // Room for the loader's way (10 bytes a pixel, and the picture made) but not for 16.
+        let budget = DecodeMemoryBudget(capacity: pixels * (10 + 12) + 1_000)
+        let image = try ImageDecoder.decode(bytes, size: .fit(200), budget: budget, cancellable: Cancellable())
+        #expect(ColorProfile.name(of: image) == "ProPhoto test")
+        let packed = ColorProfileTests.packed(image)
+        let deep = try Self.decoded(bytes)
+        #expect(packed != ColorProfileTests.packed(deep), "the same pixels as the 16-bit way")
+        #expect(Self.largestDifference(packed, Self.reference(Self.proPhoto, deep: false)) <= 8)
+        #expect(budget.usage.now == 0)
+    }
+
     @Test("A 10-bit AVIF with only an nclx description (Display P3) is turned from its 10 bits")
     func nclxOfTenBits() throws {
         let folder = try ScratchFolder()

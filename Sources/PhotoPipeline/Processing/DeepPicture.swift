@@ -46,9 +46,9 @@ enum DeepPicture {
 
     /// Bytes of memory a pixel takes while decoded: 16-bit RGBA, and the 8-bit picture it turns into.
     static let bytesPerPixel = 12
-    /// The same for a HEIF or AVIF of 10 or 12 bits: libheif's planes of 16-bit samples and
-    /// the 16-bit RGBA it makes of them besides.
-    static let heifBytesPerPixel = 26
+    /// The same for a HEIF or AVIF of 10 or 12 bits, at its peak: libheif's 16-bit RGBA beside
+    /// the widened copy of it (its planes of 16-bit samples are gone by then).
+    static let heifBytesPerPixel = 16
 
     /// The picture's size and channels from its header; nil when it is not of the kind this
     /// path takes (an 8-bit RGB TIFF, an 8-bit HEIF), which gdk-pixbuf's loader then decodes.

@@ -366,10 +366,19 @@ public enum ImageDecoder {
                 }
                 return nil
             }
-            try checkAhead(
-                width: width, height: height,
-                bytesPerPixel: kind == .heif ? DeepPicture.heifBytesPerPixel : DeepPicture.bytesPerPixel,
-                format: kind.name)
+            if kind == .heif {
+                // The way from 16 bits needs more memory than the loader's: where the budget
+                // cannot give it (a very large photo), the loader's 8 bits are turned instead.
+                do {
+                    try checkAhead(
+                        width: width, height: height, bytesPerPixel: DeepPicture.heifBytesPerPixel, format: kind.name)
+                } catch where error.reason == .tooManyPixels {
+                    (sizeKnown, checkedAhead, header) = (false, false, bytes)
+                    return nil
+                }
+            } else {
+                try checkAhead(width: width, height: height, bytesPerPixel: DeepPicture.bytesPerPixel, format: kind.name)
+            }
             var fallback: Data?
             var replacing: Data??
             if kind == .heif {

@@ -86,18 +86,38 @@ func benchmarkColour(camera: CameraPhotos, rounds requested: Int, report: Report
     }
     // A helper started before the clock runs.
     _ = try decode(plain[0].url, .square(160))
-    func perPhoto(_ urls: [URL], _ size: DecodeSize) throws -> Double {
-        try timed(rounds: rounds) { for url in urls { _ = try decode(url, size) } } / Double(urls.count)
-    }
+    // Each round decodes every photo as it is and with each profile, one after the other, so
+    // that a slow spell of the machine weighs on all three alike; per photo, median of rounds.
     let full = DecodeSize.fit(8192)
-    let plainThumbnail = try perPhoto(plain.map(\.url), .square(160))
-    let plainFull = try perPhoto(plain.map(\.url), full)
+    let variants = [("no profile", plain.map(\.url))] + profiles.map { ($0.0, profiled[$0.0] ?? []) }
+    var perRound: [String: [Double]] = [:]
+    for _ in 0..<rounds {
+        for size in [DecodeSize.square(160), full] {
+            var spent = [Double](repeating: 0, count: variants.count)
+            for index in plain.indices {
+                for (n, variant) in variants.enumerated() {
+                    let start = LoopbackServer.now()
+                    _ = try decode(variant.1[index], size)
+                    spent[n] += LoopbackServer.now() - start
+                }
+            }
+            for (n, variant) in variants.enumerated() {
+                perRound["\(variant.0) \(size == full ? "full" : "square")", default: []].append(
+                    spent[n] / Double(plain.count))
+            }
+        }
+    }
+    func time(_ name: String, full isFull: Bool) -> Double {
+        median(perRound["\(name) \(isFull ? "full" : "square")"] ?? [])
+    }
+    let plainThumbnail = time("no profile", full: false)
+    let plainFull = time("no profile", full: true)
     var rows: [[String]] = [["no profile (sRGB assumed)", ms(plainThumbnail, 1), ms(plainFull), "–"]]
     var thumbnailRatio = 0.0, fullRatio = 0.0, worstDifference = 0.0
     for (name, profile) in profiles {
         let urls = profiled[name] ?? []
-        let thumbnail = try perPhoto(urls, .square(160))
-        let whole = try perPhoto(urls, full)
+        let thumbnail = time(name, full: false)
+        let whole = time(name, full: true)
         // Accuracy: one photo at full size against Little CMS's transform of the whole picture.
         let decoded = packedPixels(try decode(urls[0], full))
         let reference = try referencePixels(urls[0], profile: profile)
@@ -123,7 +143,8 @@ func benchmarkColour(camera: CameraPhotos, rounds requested: Int, report: Report
         2.2) embedded by exiftool as cameras write them (APP2 `ICC_PROFILE`). Each decoded in a \
         decoder helper, one at a time, as the app does: the row's 160 px square (the colours turned \
         after the loader's scaling) and the viewer's full-size decode (4000 × 3000), per photo, \
-        median of \(rounds) rounds. Accuracy: the mean absolute difference per channel between the \
+        median of \(rounds) rounds, each of which decodes every photo as it is and with each \
+        profile in turn. Accuracy: the mean absolute difference per channel between the \
         app's full-size decode of the first photo and gdk-pixbuf's decode of it turned into sRGB by \
         one Little CMS transform of the whole picture (perceptual intent).
         """)

@@ -45,6 +45,7 @@ int cp_raw_preview_read(const void *bytes, size_t length, cp_raw_preview *out, c
     out->image_height = raw->sizes.height;
     out->orientation = orientation_of_flip(raw->sizes.flip);
     out->adobe_rgb = raw->color.ExifColorSpace == LIBRAW_COLORSPACE_AdobeRGB;
+    out->dng_preview_space = (int)raw->color.dng_levels.preview_colorspace;
     if (image->type == LIBRAW_IMAGE_JPEG) {
         out->data = malloc(image->data_size);
         if (out->data) {

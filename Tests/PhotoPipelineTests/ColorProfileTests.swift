@@ -351,6 +351,29 @@ import TestSupport
         }
     }
 
+    @Test(
+        "A DNG's preview is turned from the colour space its PreviewColorSpace names (ProPhoto), and left as it is for sRGB"
+    )
+    func dngPreviewColorSpace() throws {
+        let preview = try Self.picture("jpeg", profile: nil)
+        func decoded(space: UInt32, adobeRGB: Bool) throws -> PhotoImage {
+            let dng = CameraFiles.dng(
+                preview: preview, previewWidth: 48, previewHeight: 32, width: 48, height: 32, orientation: 1,
+                adobeRGB: adobeRGB, previewSpace: space)
+            return try Decoding.picture(.bytes(dng), size: .fit(100), raw: true, cancellable: Cancellable())
+        }
+        let proPhoto = try decoded(space: 4, adobeRGB: false)
+        let difference = Self.meanDifference(
+            Self.packed(proPhoto), Self.reference(preview, profile: RawPhoto.proPhotoProfile))
+        #expect(difference <= 3.1, "mean difference \(difference)")
+        #expect(Self.meanDifference(Self.packed(proPhoto), Self.plainPixels(preview)) > 1)
+        #expect(ColorProfile.name(of: proPhoto) == "ProPhoto RGB, from DNG")
+        // The DNG says sRGB: its EXIF's Adobe RGB is the photo's, not the preview's.
+        let srgb = try decoded(space: 2, adobeRGB: true)
+        #expect(Self.packed(srgb) == Self.plainPixels(preview))
+        #expect(ColorProfile.name(of: srgb) == nil)
+    }
+
     /// A camera photo with a 160 × 120 EXIF thumbnail of another colour, tagged by exiftool
     /// with `tags` (given the scratch folder, for files they name).
     private static func taggedCameraPhoto(_ tags: (ScratchFolder) throws -> [String]) throws -> Data {

@@ -50,23 +50,26 @@ public enum CameraFiles {
     /// camera's `orientation`), and a sub-IFD of 16-bit Bayer sensor data of
     /// `width`×`height`. LibRaw reads it as a RAW photo. `dateTime`, in EXIF's form, is its
     /// IFD0's DateTime. `adobeRGB`: its EXIF says the camera was set to Adobe RGB (colour space
-    /// uncalibrated, interoperability index R03).
+    /// uncalibrated, interoperability index R03). `previewSpace`: its PreviewColorSpace tag
+    /// (1 grey gamma 2.2, 2 sRGB, 3 Adobe RGB, 4 ProPhoto).
     public static func dng(
         preview: Data, previewWidth: UInt32, previewHeight: UInt32, width: UInt32, height: UInt32,
-        orientation: UInt16, dateTime: String? = nil, adobeRGB: Bool = false
+        orientation: UInt16, dateTime: String? = nil, adobeRGB: Bool = false, previewSpace: UInt32? = nil
     ) -> Data {
         var tiff = TIFFWriter()
         let identity = [Int32](arrayLiteral: 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1)
-        let ifd0 = tiff.directory(
-            [
-                .long(254, [1]), .long(256, [previewWidth]), .long(257, [previewHeight]), .short(258, [8, 8, 8]),
-                .short(259, [7]), .short(262, [6]), .ascii(271, "Test"), .ascii(272, "Camera"), .long(273, [0]),
-                .short(274, [orientation]), .short(277, [3]), .long(278, [previewHeight]),
-                .long(279, [UInt32(preview.count)]),
-            ] + (dateTime.map { [.ascii(306, $0)] } ?? []) + [
-                .long(330, [0]), .byte(50706, [1, 4, 0, 0]), .ascii(50708, "Test Camera"), .srational(50721, identity),
-                .short(50778, [21]),
-            ] + (adobeRGB ? [.long(34665, [0])] : []))
+        var entries: [TIFFWriter.Entry] = [
+            .long(254, [1]), .long(256, [previewWidth]), .long(257, [previewHeight]), .short(258, [8, 8, 8]),
+            .short(259, [7]), .short(262, [6]), .ascii(271, "Test"), .ascii(272, "Camera"), .long(273, [0]),
+            .short(274, [orientation]), .short(277, [3]), .long(278, [previewHeight]),
+            .long(279, [UInt32(preview.count)]),
+            .long(330, [0]), .byte(50706, [1, 4, 0, 0]), .ascii(50708, "Test Camera"), .srational(50721, identity),
+            .short(50778, [21]),
+        ]
+        if let dateTime { entries.append(.ascii(306, dateTime)) }
+        if adobeRGB { entries.append(.long(34665, [0])) }
+        if let previewSpace { entries.append(.long(50970, [previewSpace])) }
+        let ifd0 = tiff.directory(entries)
         let sensor = Data(repeating: 0x10, count: Int(width * height) * 2)
         let ifd1 = tiff.directory([
             .long(254, [0]), .long(256, [width]), .long(257, [height]), .short(258, [16]), .short(259, [1]),

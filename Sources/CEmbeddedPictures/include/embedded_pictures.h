@@ -28,6 +28,8 @@ typedef struct {
     /* Whether the camera recorded its pictures (the preview's too) as Adobe RGB, as LibRaw
      * reads its EXIF colour space. */
     int adobe_rgb;
+    /* A DNG's PreviewColorSpace: 0 unknown, 1 grey of gamma 2.2, 2 sRGB, 3 Adobe RGB, 4 ProPhoto. */
+    int dng_preview_space;
 } cp_raw_preview;
 
 /* Reads the embedded preview of the RAW photo in `bytes` (the whole file). Returns 0 on

@@ -186,13 +186,27 @@ public enum ColourDescription {
                 cmsCreateRGBProfile(&whitePoint, &triple, $0.baseAddress)
             })
         else { return nil }
-        defer { cmsCloseProfile(made) }
+        return named(made, name)
+    }
+
+    /// A grey profile of `gamma` and D50 white (as DNG's "Gray Gamma 2.2" is), described `name`.
+    public static func greyProfile(gamma: Double, name: String? = nil) -> Data? {
+        guard let curve = cmsBuildGamma(nil, gamma) else { return nil }
+        defer { cmsFreeToneCurve(curve) }
+        var white = cmsCIExyY(x: 0.3457, y: 0.3585, Y: 1)
+        guard let made = cmsCreateGrayProfile(&white, curve) else { return nil }
+        return named(made, name)
+    }
+
+    /// `profile` (closed here) described `name`, as ICC bytes.
+    private static func named(_ profile: cmsHPROFILE, _ name: String?) -> Data? {
+        defer { cmsCloseProfile(profile) }
         if let name, let text = cmsMLUalloc(nil, 1) {
             defer { cmsMLUfree(text) }
             cmsMLUsetASCII(text, "en", "US", name)
-            cmsWriteTag(made, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(text))
+            cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeMutableRawPointer(text))
         }
-        return serialized(made)
+        return serialized(profile)
     }
 
     /// A profile Little CMS holds, as ICC bytes; nil if it cannot be written.

@@ -33,16 +33,40 @@ public enum RawPhoto {
         defer { cp_raw_preview_free(&preview) }
         let picture = Data(bytes: data, count: preview.length)
         guard preview.kind == 1 else { return picture }
-        let adobeRGB = preview.adobe_rgb != 0 || ExifReader.read(bytes).isAdobeRGB
-        return tagged(inAdobeRGB(picture, if: adobeRGB), orientation: Int(preview.orientation))
+        let profile = previewProfile(
+            dngSpace: Int(preview.dng_preview_space),
+            adobeRGB: preview.adobe_rgb != 0 || ExifReader.read(bytes).isAdobeRGB)
+        return tagged(inProfile(picture, profile), orientation: Int(preview.orientation))
     }
 
-    /// `jpeg` carrying the Adobe RGB profile (an APP2 segment put first) when the camera
-    /// recorded its photo in Adobe RGB and the preview says nothing of its colours itself:
-    /// the camera made the preview in the photo's colour space, and it is turned from that.
-    static func inAdobeRGB(_ jpeg: Data, if adobeRGB: Bool) -> Data {
-        let profile = ColorProfile.adobeRGB
-        guard adobeRGB, PictureSignature.isJPEG(jpeg), ColorProfile.jpegProfile(in: jpeg) == nil,
+    /// The colour space the camera made its preview in: what a DNG's PreviewColorSpace says
+    /// (ProPhoto, Adobe RGB, a grey of gamma 2.2; sRGB needs nothing), or else Adobe RGB where
+    /// the camera recorded its photos in it; nil for sRGB.
+    static func previewProfile(dngSpace: Int, adobeRGB: Bool) -> Data? {
+        switch dngSpace {
+        case 1: greyGamma22
+        case 2: nil
+        case 3: ColorProfile.adobeRGB
+        case 4: proPhotoProfile
+        default: adobeRGB ? ColorProfile.adobeRGB : nil
+        }
+    }
+
+    /// ProPhoto RGB (ROMM RGB): its primaries, D50 white and gamma 1.8.
+    public static let proPhotoProfile =
+        ColourDescription.rgbProfile(
+            red: (0.7347, 0.2653), green: (0.1596, 0.8404), blue: (0.0366, 0.0001), white: (0.3457, 0.3585),
+            gamma: 1.8, name: "ProPhoto RGB, from DNG") ?? Data()
+
+    /// A grey of gamma 2.2 and D50 white, as DNG's PreviewColorSpace names it.
+    static let greyGamma22 =
+        ColourDescription.greyProfile(gamma: 2.2, name: "Gray Gamma 2.2, from DNG") ?? Data()
+
+    /// `jpeg` carrying `profile` (an APP2 segment put first) when the camera made its preview
+    /// in that colour space and the preview says nothing of its colours itself: it is turned
+    /// from that.
+    static func inProfile(_ jpeg: Data, _ profile: Data?) -> Data {
+        guard let profile, PictureSignature.isJPEG(jpeg), ColorProfile.jpegProfile(in: jpeg) == nil,
             !ExifReader.read(jpeg).isAdobeRGB, !profile.isEmpty, profile.count < 65_000
         else { return jpeg }
         let body = Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile // part 1 of 1

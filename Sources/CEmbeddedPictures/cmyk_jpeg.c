@@ -101,3 +101,75 @@ int cp_cmyk_jpeg_decode(const void *bytes, size_t length, int min_width, int min
     out->inks = inks;
     return 0;
 }
+
+int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_height, long long max_pixels,
+                       cp_jpeg_rows_target target, void *context, char *message, size_t message_size) {
+    if (message && message_size) message[0] = 0;
+    struct jpeg_decompress_struct info;
+    failure f;
+    memset(&f, 0, sizeof f);
+    info.err = jpeg_std_error(&f.base);
+    f.base.error_exit = fail;
+    f.base.emit_message = warn;
+    f.message = message;
+    f.message_size = message_size;
+    if (setjmp(f.back)) {
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, (const unsigned char *)bytes, (unsigned long)length);
+    jpeg_read_header(&info, TRUE);
+    if (info.jpeg_color_space != JCS_YCbCr && info.jpeg_color_space != JCS_GRAYSCALE &&
+        info.jpeg_color_space != JCS_RGB) {
+        jpeg_destroy_decompress(&info);
+        return 1;
+    }
+    if ((long long)info.image_width * info.image_height > max_pixels) {
+        if (message && message_size) snprintf(message, message_size, "More pixels than a photo may have");
+        jpeg_destroy_decompress(&info);
+        return -2;
+    }
+    info.out_color_space = JCS_RGB;
+    info.scale_num = 1;
+    info.scale_denom = 1;
+    for (unsigned denom = 8; denom > 1; denom /= 2) {
+        if ((info.image_width + denom - 1) / denom >= (unsigned)min_width &&
+            (info.image_height + denom - 1) / denom >= (unsigned)min_height) {
+            info.scale_denom = denom;
+            break;
+        }
+    }
+    jpeg_calc_output_dimensions(&info);
+    if (info.output_components != 3 || info.output_width == 0 || info.output_height == 0) {
+        if (message && message_size) snprintf(message, message_size, "The JPEG's colours could not be read");
+        jpeg_destroy_decompress(&info);
+        return -1;
+    }
+    int stride = 0;
+    uint8_t *pixels = target.prepare(context, (int)info.output_width, (int)info.output_height, &stride);
+    if (!pixels || stride < (int)info.output_width * 3) {
+        if (message && message_size) snprintf(message, message_size, "No memory for the picture");
+        jpeg_destroy_decompress(&info);
+        return -2;
+    }
+    /* Not buffered: a progressive JPEG's scans are all read in, then its rows made once, top
+     * to bottom, each final as it comes (gdk-pixbuf's loader shows each scan in turn). */
+    jpeg_start_decompress(&info);
+    JDIMENSION reported = 0;
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW line = pixels + (size_t)stride * info.output_scanline;
+        if (jpeg_read_scanlines(&info, &line, 1) != 1) break;
+        if (target.rows_done && info.output_scanline - reported >= 64) {
+            reported = info.output_scanline;
+            target.rows_done(context, (int)reported);
+        }
+    }
+    /* Rows libjpeg did not reach (it pads a stream cut short itself) are set to grey rather than
+     * left as whatever the allocation held. */
+    for (JDIMENSION y = info.output_scanline; y < info.output_height; y++)
+        memset(pixels + (size_t)stride * y, 0x80, (size_t)info.output_width * 3);
+    jpeg_finish_decompress(&info);
+    jpeg_destroy_decompress(&info);
+    return 0;
+}

@@ -21,4 +21,21 @@ typedef struct {
 int cp_cmyk_jpeg_decode(const void *bytes, size_t length, int min_width, int min_height, long long max_pixels,
                         cp_cmyk_picture *out, char *message, size_t message_size);
 
+/* Where cp_rgb_jpeg_decode puts its rows: `prepare` is given the decoded size and returns the
+ * pixels to fill (3 bytes a pixel, `stride` bytes a row; NULL: no memory), and `rows_done`
+ * (may be NULL) hears how many rows from the top are final, every 64 rows. */
+typedef struct {
+    uint8_t *(*prepare)(void *context, int width, int height, int *stride);
+    void (*rows_done)(void *context, int rows);
+} cp_jpeg_rows_target;
+
+/* Decodes a YCbCr, RGB or grey JPEG in `bytes` into RGB in one pass, at the smallest of
+ * libjpeg's scales that is at least `min_width` × `min_height`, refusing before any pixel is
+ * decoded a picture of more than `max_pixels`: for a progressive JPEG, whose scans gdk-pixbuf's
+ * loader shows one after the other (each a whole decode of the picture), this is one. Returns
+ * 0 on success; 1 for a JPEG of other colours (CMYK); a negative value on failure, with
+ * libjpeg's message in `message`. */
+int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_height, long long max_pixels,
+                       cp_jpeg_rows_target target, void *context, char *message, size_t message_size);
+
 #endif

@@ -250,7 +250,9 @@ extension GUITests {
             }
             try app.xdotool(["key", "alt+Return"])
             let plainInfo = try app.waitFor("the plain photo's info") { events in
-                events.contains { $0.event.viewerInfo?.shown == true && $0.event.viewerInfo?.info.name == "b-plain.jpg" }
+                events.contains {
+                    $0.event.viewerInfo?.shown == true && $0.event.viewerInfo?.info.name == "b-plain.jpg"
+                }
             }
             #expect(
                 plainInfo.last { $0.event.viewerInfo?.info.name == "b-plain.jpg" }?.event.viewerInfo?.info.profile

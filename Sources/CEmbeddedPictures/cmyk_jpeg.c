@@ -24,6 +24,15 @@ static void fail(j_common_ptr info) {
     longjmp(f->back, 1);
 }
 
+/* A progressive JPEG may hold any number of scans, each read whole: past a thousand (cameras
+ * and encoders write about ten), it is refused rather than read on. */
+static void limit_scans(j_common_ptr info) {
+    if (!info->is_decompressor || ((j_decompress_ptr)info)->input_scan_number <= 1000) return;
+    failure *f = (failure *)info->err;
+    if (f->message && f->message_size) snprintf(f->message, f->message_size, "More than 1000 scans");
+    longjmp(f->back, 1);
+}
+
 /* Warnings (a damaged stream libjpeg can go on with) are not fatal. */
 static void warn(j_common_ptr info, int level) {
     (void)info;
@@ -118,6 +127,8 @@ int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_
         return -1;
     }
     jpeg_create_decompress(&info);
+    struct jpeg_progress_mgr progress = {.progress_monitor = limit_scans};
+    info.progress = &progress;
     jpeg_mem_src(&info, (const unsigned char *)bytes, (unsigned long)length);
     jpeg_read_header(&info, TRUE);
     if (info.jpeg_color_space != JCS_YCbCr && info.jpeg_color_space != JCS_GRAYSCALE &&
@@ -167,9 +178,13 @@ int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_
     }
     /* Rows libjpeg did not reach (it pads a stream cut short itself) are set to grey rather than
      * left as whatever the allocation held. */
+    int complete = info.output_scanline >= info.output_height;
     for (JDIMENSION y = info.output_scanline; y < info.output_height; y++)
         memset(pixels + (size_t)stride * y, 0x80, (size_t)info.output_width * 3);
-    jpeg_finish_decompress(&info);
+    if (complete)
+        jpeg_finish_decompress(&info);
+    else
+        jpeg_abort_decompress(&info);
     jpeg_destroy_decompress(&info);
     return 0;
 }

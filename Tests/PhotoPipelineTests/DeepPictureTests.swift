@@ -291,6 +291,19 @@ import TestSupport
         let apart = zip(ColorProfileTests.packed(image), shallow).filter { $0 != $1 }.count
         #expect(apart > shallow.count / 20, "\(format): only \(apart) values differ from the 8-bit route")
 
+        if format == "PNG" {
+            // A gAMA chunk of 1.0 (linear) and no profile: described in RGB, turned as the grey
+            // profile turns it.
+            let plain = try Self.greyFile(format, alpha: false, profile: nil, in: folder)
+            let linearPNG = ColorProfileTests.withChunk(plain, "gAMA", ColorProfileTests.bigEndian(100_000))
+            let turned = ColorProfileTests.packed(try Self.decoded(linearPNG))
+            // Within 1.5 on average (Little CMS's 16-bit RGB transform is coarser in the dark
+            // than its grey one), and far from the untouched greys (a linear grey is lighter).
+            #expect(
+                ColorProfileTests.meanDifference(turned, deep) <= 1.5,
+                "gAMA: \(ColorProfileTests.meanDifference(turned, deep)) from the 16-bit reference")
+            #expect(ColorProfileTests.meanDifference(turned, ColorProfileTests.packed(try Self.decoded(plain))) > 10)
+        }
         // No profile: each grey rounded to 8 bits, as sRGB.
         let plain = try Self.decoded(try Self.greyFile(format, alpha: false, profile: nil, in: folder))
         #expect(ColorProfile.name(of: plain) == nil)

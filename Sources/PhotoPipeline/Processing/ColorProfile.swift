@@ -204,10 +204,27 @@ public enum ColorProfile {
     ) -> (PhotoImage, Outcome)? {
         let grey = channels <= 2
         let alpha = channels == 4 || channels == 2
-        guard let srgb = cmsCreate_sRGBProfile(),
-            let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height))
-        else { return nil }
+        if grey, let profile, isRGBProfile(profile) {
+            // A grey picture described in RGB (a PNG's gAMA and cHRM or cICP, an RGB profile):
+            // each grey becomes red, green and blue alike, turned as a picture in colour.
+            let wide = alpha ? 4 : 3
+            let count = width * height
+            let rgb = UnsafeMutablePointer<UInt16>.allocate(capacity: count * wide)
+            defer { rgb.deallocate() }
+            for pixel in 0..<count {
+                let value = pixels[pixel * channels]
+                rgb[pixel * wide] = value
+                rgb[pixel * wide + 1] = value
+                rgb[pixel * wide + 2] = value
+                if alpha { rgb[pixel * wide + 3] = pixels[pixel * channels + 1] }
+            }
+            return self.rgb(fromDeep: rgb, width: width, height: height, channels: wide, profile: profile)
+        }
+        guard let srgb = cmsCreate_sRGBProfile() else { return nil }
         defer { cmsCloseProfile(srgb) }
+        guard let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(width), Int32(height)) else {
+            return nil
+        }
         let image = PhotoImage(taking: made)
         // TYPE_RGB_16 / TYPE_RGBA_16 (BYTES_SH(2) where the 8-bit formats have 1), or
         // TYPE_GRAY_16 / TYPE_GRAYA_16.

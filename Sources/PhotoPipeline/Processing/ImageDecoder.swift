@@ -497,11 +497,12 @@ public enum ImageDecoder {
             }
             if kind == .heif {
                 // The way from 16 bits needs more memory than the loader's: where the budget
-                // cannot give it (a very large photo), the loader's 8 bits are turned instead.
+                // cannot give it (a very large photo, or not in time), the loader's 8 bits are
+                // turned instead.
                 do {
                     try checkAhead(
                         width: width, height: height, bytesPerPixel: DeepPicture.heifBytesPerPixel, format: kind.name)
-                } catch  where error.reason == .tooManyPixels {
+                } catch  where error.reason == .tooManyPixels || error.reason == .timeout {
                     (sizeKnown, checkedAhead, header) = (false, false, bytes)
                     return nil
                 }
@@ -524,6 +525,13 @@ public enum ImageDecoder {
                 Result { () throws(PhotoFailure) in
                     try DeepPicture.decode(raw, kind: kind, limits: limits, fallback: fallback, replacing: replacing)
                 }
+            }
+            if kind == .heif, case .failure(let error) = decoded, !error.isCancellation {
+                // libheif would not give it at its depth: the loader may still read it in 8 bits.
+                reservation?.release()
+                reservation = nil
+                (sizeKnown, checkedAhead, header) = (false, false, bytes)
+                return nil
             }
             let (whole, colours) = try decoded.get()
             let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)

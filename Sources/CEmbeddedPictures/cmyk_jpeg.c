@@ -39,18 +39,48 @@ static void warn(j_common_ptr info, int level) {
     (void)level;
 }
 
+/* Sends libjpeg's fatal errors to `f` (its message into `message`, then back to the decode's
+ * setjmp) and makes its warnings quiet. */
+static void report_to(struct jpeg_decompress_struct *info, failure *f, char *message, size_t message_size) {
+    memset(f, 0, sizeof *f);
+    info->err = jpeg_std_error(&f->base);
+    f->base.error_exit = fail;
+    f->base.emit_message = warn;
+    f->message = message;
+    f->message_size = message_size;
+}
+
+/* Whether the JPEG whose header `info` has read holds more than `max_pixels` (said in
+ * `message`). */
+static int too_many_pixels(const struct jpeg_decompress_struct *info, long long max_pixels, char *message,
+                           size_t message_size) {
+    if ((long long)info->image_width * info->image_height <= max_pixels) return 0;
+    if (message && message_size) snprintf(message, message_size, "More pixels than a photo may have");
+    return 1;
+}
+
+/* Sets the smallest of libjpeg's scales (1/1, 1/2, 1/4, 1/8) whose picture still covers
+ * `min_width` × `min_height`, and works out the output's size. */
+static void cover(struct jpeg_decompress_struct *info, int min_width, int min_height) {
+    info->scale_num = 1;
+    info->scale_denom = 1;
+    for (unsigned denom = 8; denom > 1; denom /= 2) {
+        if ((info->image_width + denom - 1) / denom >= (unsigned)min_width &&
+            (info->image_height + denom - 1) / denom >= (unsigned)min_height) {
+            info->scale_denom = denom;
+            break;
+        }
+    }
+    jpeg_calc_output_dimensions(info);
+}
+
 int cp_cmyk_jpeg_decode(const void *bytes, size_t length, int min_width, int min_height, long long max_pixels,
                         cp_cmyk_picture *out, char *message, size_t message_size) {
     memset(out, 0, sizeof *out);
     if (message && message_size) message[0] = 0;
     struct jpeg_decompress_struct info;
     failure f;
-    memset(&f, 0, sizeof f);
-    info.err = jpeg_std_error(&f.base);
-    f.base.error_exit = fail;
-    f.base.emit_message = warn;
-    f.message = message;
-    f.message_size = message_size;
+    report_to(&info, &f, message, message_size);
     /* Volatile: read after a longjmp. */
     uint8_t *volatile inks = NULL;
     if (setjmp(f.back)) {
@@ -65,23 +95,12 @@ int cp_cmyk_jpeg_decode(const void *bytes, size_t length, int min_width, int min
         jpeg_destroy_decompress(&info);
         return 1;
     }
-    if ((long long)info.image_width * info.image_height > max_pixels) {
-        if (message && message_size) snprintf(message, message_size, "More pixels than a photo may have");
+    if (too_many_pixels(&info, max_pixels, message, message_size)) {
         jpeg_destroy_decompress(&info);
         return -2;
     }
     info.out_color_space = JCS_CMYK;
-    info.scale_num = 1;
-    info.scale_denom = 1;
-    /* The smallest scale whose picture still covers the size asked for. */
-    for (unsigned denom = 8; denom > 1; denom /= 2) {
-        if ((info.image_width + denom - 1) / denom >= (unsigned)min_width &&
-            (info.image_height + denom - 1) / denom >= (unsigned)min_height) {
-            info.scale_denom = denom;
-            break;
-        }
-    }
-    jpeg_calc_output_dimensions(&info);
+    cover(&info, min_width, min_height);
     size_t row = (size_t)info.output_width * 4;
     if (info.output_components != 4 || info.output_width == 0 || info.output_height == 0) {
         if (message && message_size) snprintf(message, message_size, "The JPEG's inks could not be read");
@@ -116,12 +135,7 @@ int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_
     if (message && message_size) message[0] = 0;
     struct jpeg_decompress_struct info;
     failure f;
-    memset(&f, 0, sizeof f);
-    info.err = jpeg_std_error(&f.base);
-    f.base.error_exit = fail;
-    f.base.emit_message = warn;
-    f.message = message;
-    f.message_size = message_size;
+    report_to(&info, &f, message, message_size);
     if (setjmp(f.back)) {
         jpeg_destroy_decompress(&info);
         return -1;
@@ -136,22 +150,12 @@ int cp_rgb_jpeg_decode(const void *bytes, size_t length, int min_width, int min_
         jpeg_destroy_decompress(&info);
         return 1;
     }
-    if ((long long)info.image_width * info.image_height > max_pixels) {
-        if (message && message_size) snprintf(message, message_size, "More pixels than a photo may have");
+    if (too_many_pixels(&info, max_pixels, message, message_size)) {
         jpeg_destroy_decompress(&info);
         return -2;
     }
     info.out_color_space = JCS_RGB;
-    info.scale_num = 1;
-    info.scale_denom = 1;
-    for (unsigned denom = 8; denom > 1; denom /= 2) {
-        if ((info.image_width + denom - 1) / denom >= (unsigned)min_width &&
-            (info.image_height + denom - 1) / denom >= (unsigned)min_height) {
-            info.scale_denom = denom;
-            break;
-        }
-    }
-    jpeg_calc_output_dimensions(&info);
+    cover(&info, min_width, min_height);
     if (info.output_components != 3 || info.output_width == 0 || info.output_height == 0) {
         if (message && message_size) snprintf(message, message_size, "The JPEG's colours could not be read");
         jpeg_destroy_decompress(&info);

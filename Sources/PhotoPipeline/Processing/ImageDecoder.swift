@@ -255,27 +255,38 @@ public enum ImageDecoder {
             let embedded = ColorProfile.jpegProfile(in: Data(header))
             guard let profile = embedded.map({ ColorProfile.isCMYKProfile($0) ? $0 : nil }) ?? ColorProfile.defaultCMYK
             else { return false }
+            // The inks at libjpeg's scale (at most twice the size asked for, each way), its
+            // buffers, and the RGB picture made of them.
+            guard takeWhole(loader, width: width, height: height, extraPerPixel: 3 * 4) else { return true }
+            cmykProfile = profile
+            cmykSize = (width, height)
+            cmykOrientation = ExifReader.read(Data(header)).orientation
+            return true
+        }
+
+        /// Takes a JPEG away from its loader, to be decoded with libjpeg once all its bytes are
+        /// in: checks its size and reserves what its decode needs (`extraPerPixel` bytes for each
+        /// pixel of the size asked for besides), refusing it if either fails, and stops the
+        /// loader before it allocates (its next write fails, and none follows). Whether the
+        /// JPEG was taken (not refused).
+        private func takeWhole(
+            _ loader: UnsafeMutablePointer<GdkPixbufLoader>, width: Int, height: Int, extraPerPixel: Int = 0
+        ) -> Bool {
             let pixels = width.multipliedReportingOverflow(by: height)
             guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
                 refuse(loader, ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels))
-                return true
+                return false
             }
             let (w, h) = scaledSize(width: width, height: height, for: size)
-            // The inks at libjpeg's scale (at most twice the size asked for, each way), its
-            // buffers, and the RGB picture made of them.
             let cost = header.withUnsafeBytes {
                 DecodeCost.estimate(format: "jpeg", width: width, height: height, target: (w, h), header: $0)
             }
             do {
-                reservation = try budget.reserve(cost + 3 * 4 * w * h, cancellable: cancellable)
+                reservation = try budget.reserve(cost + extraPerPixel * w * h, cancellable: cancellable)
             } catch {
                 refuse(loader, error)
-                return true
+                return false
             }
-            cmykProfile = profile
-            cmykSize = (width, height)
-            cmykOrientation = ExifReader.read(Data(header)).orientation
-            // Stopped before it allocates: its next write fails, and none follows.
             gdk_pixbuf_loader_set_size(loader, 0, 0)
             return true
         }
@@ -328,26 +339,10 @@ public enum ImageDecoder {
                 let info = header.withUnsafeBytes({ DecodeCost.jpegInfo($0) }), info.progressive,
                 info.components == 1 || info.components == 3
             else { return false }
-            let pixels = width.multipliedReportingOverflow(by: height)
-            guard width > 0, height > 0, !pixels.overflow, pixels.partialValue <= limits.maxPixels else {
-                refuse(loader, ImageDecoder.tooManyPixels(width: width, height: height, limit: limits.maxPixels))
-                return true
-            }
-            let (w, h) = scaledSize(width: width, height: height, for: size)
-            let cost = header.withUnsafeBytes {
-                DecodeCost.estimate(format: "jpeg", width: width, height: height, target: (w, h), header: $0)
-            }
-            do {
-                reservation = try budget.reserve(cost, cancellable: cancellable)
-            } catch {
-                refuse(loader, error)
-                return true
-            }
+            guard takeWhole(loader, width: width, height: height) else { return true }
             isProgressive = true
             progressiveSize = (width, height)
             progressiveOrientation = ExifReader.read(Data(header)).orientation
-            // Stopped before it allocates: its next write fails, and none follows.
-            gdk_pixbuf_loader_set_size(loader, 0, 0)
             return true
         }
 

@@ -6,6 +6,7 @@
 
 #include "cmyk_jpeg.h"
 #include "deep_pictures.h"
+#include "colour_rows.h"
 
 /* What the photo itself holds besides its main image: the preview a camera embeds in a RAW
  * file (through LibRaw) and the thumbnail items of a HEIF or AVIF file (through libheif).

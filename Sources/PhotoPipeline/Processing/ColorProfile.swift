@@ -48,27 +48,36 @@ public enum ColorProfile {
         let outcome: Outcome
         /// nil when there is nothing to do (see `outcome`).
         private let transform: cmsHTRANSFORM?
+        /// The quicker way through the same transform, where the profile allows it.
+        private let shaper: MatrixShaper?
         private let pixels: UnsafeMutablePointer<UInt8>?
-        let width: Int, height: Int, stride: Int
+        let width: Int, height: Int, stride: Int, channels: Int
 
         init(_ pixbuf: OpaquePointer, from profile: Data) {
             width = Int(gdk_pixbuf_get_width(pixbuf))
             height = Int(gdk_pixbuf_get_height(pixbuf))
             stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+            channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
             pixels = gdk_pixbuf_get_pixels(pixbuf)
-            (transform, outcome) = Self.make(pixbuf, profile)
+            (transform, outcome, shaper) = Self.make(pixbuf, profile)
         }
+
+        /// Whether the rows go through a `MatrixShaper`'s tables rather than Little CMS.
+        var usesTables: Bool { shaper != nil }
+
+        /// The fewest pixels a picture is given the quicker way for (see `make`).
+        static let shaperPixels = 1 << 17
 
         deinit { if let transform { cmsDeleteTransform(transform) } }
 
-        private static func make(_ pixbuf: OpaquePointer, _ profile: Data) -> (cmsHTRANSFORM?, Outcome) {
+        private static func make(_ pixbuf: OpaquePointer, _ profile: Data) -> (cmsHTRANSFORM?, Outcome, MatrixShaper?) {
             guard gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, gdk_pixbuf_get_colorspace(pixbuf) == GDK_COLORSPACE_RGB
-            else { return (nil, .ignored("not 8-bit RGB pixels")) }
+            else { return (nil, .ignored("not 8-bit RGB pixels"), nil) }
             guard
                 let source = profile.withUnsafeBytes({
                     cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count))
                 })
-            else { return (nil, .ignored("not a colour profile Little CMS reads")) }
+            else { return (nil, .ignored("not a colour profile Little CMS reads"), nil) }
             defer { cmsCloseProfile(source) }
             let name = description(of: source) ?? "Unnamed profile"
             let space = cmsGetColorSpace(source)
@@ -77,17 +86,17 @@ public enum ColorProfile {
             let input: cmsUInt32Number
             switch space {
             case cmsSigRgbData:
-                if isSRGB(source) { return (nil, .srgb(name)) }
+                if isSRGB(source) { return (nil, .srgb(name), nil) }
                 input = format
             case cmsSigGrayData:
                 // gdk-pixbuf gives a grey picture as RGB with the three alike: the grey is read
                 // from the first of them, the other two (and alpha) passed over.
-                guard isGrey(pixbuf) else { return (nil, .ignored("a grey profile on a picture in colour")) }
+                guard isGrey(pixbuf) else { return (nil, .ignored("a grey profile on a picture in colour"), nil) }
                 input = greyFormat(extra: alpha ? 3 : 2)
             default:
-                return (nil, .ignored("a profile of \(kind(source)) pixels"))
+                return (nil, .ignored("a profile of \(kind(source)) pixels"), nil)
             }
-            guard let srgb = cmsCreate_sRGBProfile() else { return (nil, .ignored("no sRGB profile")) }
+            guard let srgb = cmsCreate_sRGBProfile() else { return (nil, .ignored("no sRGB profile"), nil) }
             defer { cmsCloseProfile(srgb) }
             // Alpha is copied where both sides have it; from grey it is left where it is (the
             // same bytes are read and written).
@@ -96,8 +105,14 @@ public enum ColorProfile {
                 let transform = cmsCreateTransform(
                     source, input, srgb, format, cmsUInt32Number(INTENT_PERCEPTUAL),
                     cmsUInt32Number(copyAlpha ? cmsFLAGS_COPY_ALPHA : 0))
-            else { return (nil, .ignored("Little CMS made no transform from it")) }
-            return (transform, .converted(name))
+            else { return (nil, .ignored("Little CMS made no transform from it"), nil) }
+            // Making the tables and checking them costs about as much as Little CMS turning
+            // a few thousand pixels: worth it for pictures, not for small squares.
+            let pixels = Int(gdk_pixbuf_get_width(pixbuf)) * Int(gdk_pixbuf_get_height(pixbuf))
+            let shaper =
+                space == cmsSigRgbData && pixels >= shaperPixels
+                ? MatrixShaper(source: source, checkedAgainst: transform, channels: alpha ? 4 : 3) : nil
+            return (transform, .converted(name), shaper)
         }
 
         /// Turns `rows` in place. `shared`: a large band is split between the cores (one Little
@@ -118,6 +133,9 @@ public enum ColorProfile {
             guard let transform, let pixels else { return }
             // Rows are padded to their stride; the same buffer is read and written.
             let start = pixels + rows.lowerBound * stride
+            if let shaper {
+                return shaper.run(start, width: width, rows: rows.count, stride: stride, channels: channels)
+            }
             cmsDoTransformLineStride(
                 transform, start, start, cmsUInt32Number(width), cmsUInt32Number(rows.count),
                 cmsUInt32Number(stride), cmsUInt32Number(stride), 0, 0)

@@ -115,7 +115,9 @@ public struct FolderSource: PhotoSource {
         var start = 0
         while start < total {
             if cancellable.isCancelled { throw .cancelled }
-            let end = min(start + PhotoSources.batchSize, total)
+            // The first batch as any source's; the rest at once, which the loader hands over
+            // in pieces of its own (each batch was a turn of the main loop).
+            let end = min(start + (start == 0 ? PhotoSources.batchSize : PhotoSources.bulkBatchSize), total)
             let entries = (start..<end).map(entry(at:))
             let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
             deliver(

@@ -3,8 +3,12 @@ import Foundation
 /// Turns what the user named (a command-line argument, a dropped file, an address typed in)
 /// into a photo source.
 public enum PhotoSources {
-    /// The most entries one `PhotoSourceBatch` holds.
+    /// The most entries a source's first `PhotoSourceBatch` holds (and each batch of a list,
+    /// read a little at a time).
     public static let batchSize = 10_000
+    /// The most entries a batch after the first holds where a source has them all at once (a
+    /// folder, read whole before it is ordered).
+    public static let bulkBatchSize = 100_000
 
     /// The source `argument` names: an `http(s)` address is a property list on the web; a
     /// path or `file:` URL is decided when read (folder, picture, or list file). Relative

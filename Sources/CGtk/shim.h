@@ -36,6 +36,40 @@ static inline guint8 *cp_display_icc_profile(GdkDisplay *display, gsize *length)
 #endif
 }
 
+/// Called (on the main thread) when the X session's `_ICC_PROFILE` changed or went.
+typedef void (*cp_display_profile_changed)(void);
+
+#ifdef GDK_WINDOWING_X11
+static gboolean cp_display_profile_xevent(GdkX11Display *display, gpointer xevent, gpointer changed) {
+    const XEvent *event = xevent;
+    if (event->type == PropertyNotify &&
+        event->xproperty.window == DefaultRootWindow(gdk_x11_display_get_xdisplay(GDK_DISPLAY(display))) &&
+        event->xproperty.atom == gdk_x11_get_xatom_by_name_for_display(GDK_DISPLAY(display), "_ICC_PROFILE"))
+        ((cp_display_profile_changed)changed)();
+    return FALSE; /* GDK goes on with the event as ever */
+}
+#endif
+
+/// Calls `changed` whenever the root window's `_ICC_PROFILE` is set or deleted (colord sets it
+/// when the display's profile is changed in Settings). FALSE when the display is not X11.
+static inline gboolean cp_watch_display_icc_profile(GdkDisplay *display, cp_display_profile_changed changed) {
+#ifdef GDK_WINDOWING_X11
+    if (!GDK_IS_X11_DISPLAY(display)) return FALSE;
+    Display *x = gdk_x11_display_get_xdisplay(display);
+    Window root = DefaultRootWindow(x);
+    XWindowAttributes attributes;
+    if (!XGetWindowAttributes(x, root, &attributes)) return FALSE;
+    /* Added to what GDK already hears of the root window, not in its place. */
+    XSelectInput(x, root, attributes.your_event_mask | PropertyChangeMask);
+    g_signal_connect(display, "xevent", G_CALLBACK(cp_display_profile_xevent), (gpointer)changed);
+    return TRUE;
+#else
+    (void)display;
+    (void)changed;
+    return FALSE;
+#endif
+}
+
 // gtk_accessible_update_property is variadic; these fixed-argument wrappers set what the rows need.
 static inline void cp_accessible_set_label(GtkAccessible *accessible, const char *label, const char *description) {
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label,

@@ -9,8 +9,9 @@ import PhotoPipeline
 /// turn each from its own profile); when the session names a colour profile for the display
 /// (the X root window's `_ICC_PROFILE`, which colord and the desktops set) and the setting
 /// `use-display-profile` is on, as it is by default, each is turned into the display's colours
-/// as it is made into a texture, the way gThumb does. The pictures themselves stay sRGB:
-/// saving, copying and the sepia use them as they are.
+/// as it is made into a texture, the way gThumb does. A profile set, changed or removed while
+/// the app runs (in Settings → Color) is followed: every window shows its pictures again. The
+/// pictures themselves stay sRGB: saving, copying and the sepia use them as they are.
 @MainActor
 final class DisplayColours {
     static let shared = DisplayColours()
@@ -22,6 +23,8 @@ final class DisplayColours {
     /// Counts changes of `transform`: a texture made before the last change is made again.
     private(set) var generation = 0
     private var displayTransform: ColorProfile.DisplayTransform?
+    /// The profile's bytes as last read (nil: none).
+    private var displayProfile: Data?
     private var enabled = true
     private var read = false
     /// Called when the colours pictures are shown in changed (each window shows its own again).
@@ -32,16 +35,37 @@ final class DisplayColours {
         guard !read else { return }
         read = true
         self.enabled = enabled
-        if let display = gdk_display_get_default() {
-            var length: gsize = 0
-            if let bytes = cp_display_icc_profile(display, &length) {
-                defer { g_free(bytes) }
-                let profile = Data(bytes: bytes, count: Int(length))
-                displayTransform = ColorProfile.DisplayTransform(displayProfile: profile)
-                displayProfileName = displayTransform?.name
-            }
-        }
+        guard let display = gdk_display_get_default() else { return apply() }
+        use(Self.profile(of: display))
         apply()
+        _ = cp_watch_display_icc_profile(display) {
+            MainActor.assumeIsolated { DisplayColours.shared.displayProfileChanged() }
+        }
+    }
+
+    /// The display's profile as the X session names it now, if it names one.
+    private static func profile(of display: OpaquePointer) -> Data? {
+        var length: gsize = 0
+        guard let bytes = cp_display_icc_profile(display, &length) else { return nil }
+        defer { g_free(bytes) }
+        return Data(bytes: bytes, count: Int(length))
+    }
+
+    private func use(_ profile: Data?) {
+        displayProfile = profile
+        displayTransform = profile.flatMap { ColorProfile.DisplayTransform(displayProfile: $0) }
+        displayProfileName = displayTransform?.name
+    }
+
+    /// The session's `_ICC_PROFILE` was set or removed: read again, and if it is another
+    /// profile, every window shows its pictures in the new colours.
+    private func displayProfileChanged() {
+        guard let display = gdk_display_get_default() else { return }
+        let profile = Self.profile(of: display)
+        guard profile != displayProfile else { return }
+        use(profile)
+        apply()
+        for observer in observers { observer() }
     }
 
     /// The setting changed.

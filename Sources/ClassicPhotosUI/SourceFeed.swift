@@ -13,18 +13,18 @@ import PhotoPipeline
 ///
 /// The first rows of a load come in small pieces: the views make and bind their row widgets
 /// (up to about 200 in GTK 4.8's list) as the first rows arrive, and lay them out in the next
-/// frame, about 0.2 ms a row each here. 100 at a time, each turn stays under the 50 ms a
-/// person notices (one of 200 came to 55 ms), and each piece fewer is a frame sooner (pieces
-/// of 50 took five frames, some 190 ms, to hand over the first 250 rows of a tree). The rest
-/// come in pieces of up to 100,000, which only append to the list: the rows come packed from
-/// the loader's worker, and a piece of 90,000 costs the main thread about 25 ms. A tree of
-/// 100,000 photos is in within five turns, where pieces of 2,000 took fifty.
+/// frame, about 0.4 ms a row here; 50 at a time, each turn stays under the 50 ms a person
+/// notices (pieces of 100 saved two frames of a tree's listing, but took a grid filling to
+/// 59 ms and a tree's to 52). The rest come in pieces of up to 100,000, which only append to
+/// the list: the rows come packed from the loader's worker, and a piece of 90,000 costs the
+/// main thread about 25 ms. A tree of 100,000 photos is in within seven turns, where pieces of
+/// 2,000 took fifty.
 @MainActor
 final class SourceFeed {
     /// The first rows of a load (what the views make rows for), the pieces they come in, and
     /// the pieces after them.
     static let leadRows = 250
-    static let leadPieceRows = 100
+    static let leadPieceRows = 50
     static let pieceRows = 100_000
 
     private let handle: (PhotoSourceEvent) -> Void

@@ -168,6 +168,44 @@ extension GUITests {
         }
 
         @Test(
+            "A display profile set while the app runs is followed at once (rows turned into it), and so is one set back to sRGB"
+        )
+        func profileChangedWhileRunning() throws {
+            let folder = try TestPictures.makeFolder("display-colours-live")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD0_20_10)).write(
+                to: folder.appendingPathComponent("red.jpg"))
+            let display = try XvfbDisplay()
+            let app = try AppSession(arguments: [folder.path], display: display)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0)[0] == .filtered }
+            func profileNames(_ events: [TraceRecord]) -> [String] {
+                events.compactMap { if case .displayProfile(let name) = $0.event { name } else { nil } }
+            }
+            Thread.sleep(forTimeInterval: 0.5) // painted
+            let window = try app.windowGeometry()
+            let point = (window.x + 47, window.y + AppSession.headerHeight + 40)
+            let before = try colour(app, at: point)
+            #expect(before.r > before.b + 30, "row before: \(before)")
+
+            try Self.setRootProperty("_ICC_PROFILE", Self.swappedDisplay, on: display)
+            try app.waitFor("the new profile used") { profileNames($0) == ["", "Swapped display"] }
+            Thread.sleep(forTimeInterval: 0.5)
+            let swapped = try colour(app, at: point)
+            #expect(swapped.b > swapped.r + 30, "row on the swapped display: \(swapped)")
+
+            // A profile of sRGB's primaries, named as sRGB is: nothing to turn.
+            let srgb = try #require(
+                ColourDescription.rgbProfile(
+                    red: (0.64, 0.33), green: (0.30, 0.60), blue: (0.15, 0.06), gamma: 2.2, name: "sRGB IEC61966-2.1"))
+            try Self.setRootProperty("_ICC_PROFILE", srgb, on: display)
+            try app.waitFor("back to sRGB") { profileNames($0) == ["", "Swapped display", ""] }
+            Thread.sleep(forTimeInterval: 0.5)
+            let after = try colour(app, at: point)
+            #expect(after.r > after.b + 30, "row back in sRGB: \(after)")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
             "A photo with a profile of its own: its row and the viewer show it turned into sRGB, the trace names the profile, Copy puts the turned pixels on the clipboard"
         )
         func embeddedProfile() throws {

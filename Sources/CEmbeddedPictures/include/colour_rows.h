@@ -10,7 +10,7 @@
 /* A turning of 8-bit RGB from one colour space described by tone curves and primaries (a
  * "matrix-shaper" profile) into another: each value made linear through its channel's table,
  * the three mixed by one 3 × 3 matrix, and each result encoded again through one table.
- * The tables are filled from Little CMS's reading of the two profiles (see ColorProfile.swift),
+ * The tables are filled from Little CMS's reading of the two profiles (ColorProfile+MatrixShaper.swift),
  * and the result is checked against Little CMS's own transform before it is used. */
 typedef struct {
     /* Each channel's 256 values as linear light, 0 … 1. */

@@ -67,6 +67,23 @@ extension ColorProfile {
         private static func agrees(
             _ tables: UnsafePointer<cp_matrix_shaper>, with transform: cmsHTRANSFORM, channels: Int
         ) -> Bool {
+            let sample = channels == 4 ? sampleRGBA : sampleRGB
+            let count = sample.count / channels
+            var theirs = sample, ours = sample
+            theirs.withUnsafeMutableBytes {
+                cmsDoTransform(transform, $0.baseAddress, $0.baseAddress, cmsUInt32Number(count))
+            }
+            ours.withUnsafeMutableBufferPointer {
+                cp_matrix_shaper_rows(tables, $0.baseAddress, Int32(count), 1, $0.count, Int32(channels))
+            }
+            return zip(theirs, ours).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
+        }
+
+        /// The colours `agrees` checks, made once: packed RGB, and RGBA (opaque).
+        private static let sampleRGB = sample(channels: 3)
+        private static let sampleRGBA = sample(channels: 4)
+
+        private static func sample(channels: Int) -> [UInt8] {
             var sample: [UInt8] = []
             func add(_ red: UInt8, _ green: UInt8, _ blue: UInt8) {
                 sample += [red, green, blue]
@@ -86,15 +103,7 @@ extension ColorProfile {
                     add(one, other, v)
                 }
             }
-            let count = sample.count / channels
-            var theirs = sample, ours = sample
-            theirs.withUnsafeMutableBytes {
-                cmsDoTransform(transform, $0.baseAddress, $0.baseAddress, cmsUInt32Number(count))
-            }
-            ours.withUnsafeMutableBufferPointer {
-                cp_matrix_shaper_rows(tables, $0.baseAddress, Int32(count), 1, $0.count, Int32(channels))
-            }
-            return zip(theirs, ours).allSatisfy { abs(Int($0) - Int($1)) <= 1 }
+            return sample
         }
 
         /// The primaries' XYZ as the profile gives them (its red, green and blue colourant

@@ -91,6 +91,11 @@ public enum ProcessMemory {
     /// The most resident memory since the process started or `resetPeak()` (VmHWM), in bytes.
     public static var peakResidentBytes: Int { value("VmHWM:") }
 
+    /// The most resident memory another process of ours has had (its VmHWM), in bytes; 0 when
+    /// it is gone. A helper's figure counts only its own work, where this process's peak counts
+    /// every suite running beside a test.
+    public static func peakResidentBytes(of process: pid_t) -> Int { value("VmHWM:", in: "/proc/\(process)/status") }
+
     /// Starts the peak over from the resident memory now (writes 5 to /proc/self/clear_refs).
     /// Returns false where the kernel does not allow it.
     @discardableResult
@@ -100,8 +105,8 @@ public enum ProcessMemory {
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
     }
 
-    private static func value(_ key: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    private static func value(_ key: String, in file: String = "/proc/self/status") -> Int {
+        guard let status = try? String(contentsOfFile: file, encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
             let kB = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { return 0 }

@@ -201,7 +201,7 @@ final class PhotoListWindow {
                     .sourceStart(url: location.absoluteString, recursive: sources[index].includesSubfolders))
             case .batch(let index, let batch):
                 folderBatchArrived(batch)
-                if !batch.entries.isEmpty { append(batch, sourceStart: starts[index] ?? 0) }
+                if !batch.entries.isEmpty || batch.removing != nil { append(batch, sourceStart: starts[index] ?? 0) }
             case .finished(let index, let location, let rows):
                 Trace.shared.emit(
                     .sourceLoaded(
@@ -253,8 +253,13 @@ final class PhotoListWindow {
     }
 
     /// Adds a batch of photos at the end of the list, or around a photo its source delivered
-    /// ahead of the rest (whose rows begin at `sourceStart`), which stays selected.
+    /// ahead of the rest (whose rows begin at `sourceStart`), which stays selected; first
+    /// takes out the rows delivered ahead that the rest does not hold.
     private func append(_ batch: PhotoSourceBatch, sourceStart: Int) {
+        if let removing = batch.removing {
+            let gone = removing.compactMap { sourceStart + $0 < photos.count ? photos.id(at: sourceStart + $0) : nil }
+            photos.apply(.remove(gone))
+        }
         let start = photos.count
         if let positions = batch.positions {
             photos.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))

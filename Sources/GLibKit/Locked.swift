@@ -38,6 +38,13 @@ public final class OneShot<Value>: @unchecked Sendable {
         return true
     }
 
+    /// Whether the value is set (without waiting for it).
+    public var isSet: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return value != nil
+    }
+
     /// Waits until the value is set, and returns it.
     public func wait() -> Value {
         condition.lock()

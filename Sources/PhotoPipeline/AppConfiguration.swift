@@ -19,6 +19,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case traceFrames = "CLASSIC_PHOTOS_TRACE_FRAMES"
         case publicAddresses = "CLASSIC_PHOTOS_PUBLIC_ADDRESSES"
         case watchLimit = "CLASSIC_PHOTOS_WATCH_LIMIT"
+        case treeLead = "CLASSIC_PHOTOS_TREE_LEAD"
     }
 
     /// How pictures are decoded (`CLASSIC_PHOTOS_SANDBOX`).
@@ -47,6 +48,10 @@ public struct AppConfiguration: Sendable, Equatable {
         /// The most folders one window watches, instead of what the system allows
         /// (`CLASSIC_PHOTOS_WATCH_LIMIT`; tests of what happens at the limit).
         public var watchLimit: Int?
+        /// A big tree sorted by date shows its first rows from the index even when its folders
+        /// were read first (`CLASSIC_PHOTOS_TREE_LEAD=always`; tests, which then see it whatever
+        /// the timing).
+        public var treeLeadAlways = false
 
         public init() {}
     }
@@ -91,6 +96,7 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         configuration.testSwitches.traceFrames = value(.traceFrames) == "1"
         configuration.testSwitches.watchLimit = value(.watchLimit).flatMap { Int($0) }
+        configuration.testSwitches.treeLeadAlways = value(.treeLead) == "always"
         configuration.testSwitches.publicAddresses = (value(.publicAddresses) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return configuration

@@ -176,5 +176,77 @@ extension GUITests {
             #expect(changed.contains { $0.event == .indexChecked(rows: count, reordered: true) })
             #expect(firstRow(changed) == "p00001.jpg")
         }
+
+        @Test(
+            "A tree of more than 3,000 photos sorted by date shows its first rows from the index while its folders are read (index.lead); one the listing does not hold is taken out, one new goes in first"
+        )
+        func treeLeadFromIndex() throws {
+            let folder = try TestPictures.makeFolder("dated-tree")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = folder.appendingPathComponent("Pictures")
+            // Two folders, even names taken in 2022, odd ones in 2021.
+            for month in ["2021/05", "2022/01"] {
+                try TestPictures.linkDatedPhotos(
+                    in: photos.appendingPathComponent(month), count: 1_700,
+                    dates: ["2022:01:01 10:00:00", "2021:01:01 10:00:00"])
+            }
+            var environment = try privateSettings(["sort-by": "'date-taken'"])
+            environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+            environment["CLASSIC_PHOTOS_TREE_LEAD"] = "always"
+            func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
+                let app = try AppSession(arguments: ["--recursive", photos.path], environment: environment)
+                _ = try app.waitFor(event: name, timeout: 120)
+                usleep(settle)
+                let events = app.events()
+                #expect(app.terminate() == 0)
+                return events
+            }
+            func shown(_ events: [TraceRecord]) -> [Int: String] {
+                var names: [Int: String] = [:]
+                for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
+                return names
+            }
+            // The first time, no lead: the index knows nothing; the dates are read after.
+            let cold = try launch(until: .listSorted, then: 700_000)
+            #expect(!cold.contains { $0.event.name == .indexLead })
+            // The index knows a photo by a path the listing does not give (a folder reached
+            // through a link to one it reads under its own name), dated before every other.
+            try FileManager.default.createSymbolicLink(
+                at: photos.appendingPathComponent("2022/zz-link"),
+                withDestinationURL: photos.appendingPathComponent("2022/01"))
+            let linked = photos.appendingPathComponent("2022/zz-link/p00000.jpg").path
+            var status = stat()
+            #expect(stat(linked, &status) == 0)
+            do {
+                let index = try PhotoIndex(
+                    path: folder.appendingPathComponent("cache/classic-photos/index.sqlite").path)
+                index.remember(
+                    path: linked,
+                    PhotoIndex.Facts(
+                        size: Int64(status.st_size),
+                        modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+                        taken: "2020-01-01 10:00:00"))
+                index.flush()
+            }
+            // A photo the index does not know, taken before every other.
+            try TestPictures.jpegWithExif(
+                make: "Cam", model: "One", original: "2019:01:01 10:00:00", orientation: 1, little: true
+            ).write(to: photos.appendingPathComponent("2022/01/new.jpg"))
+            let warm = try launch(until: .indexChecked, then: 300_000)
+            let lead = try #require(warm.firstIndex { $0.event.name == .indexLead })
+            let loaded = try #require(warm.firstIndex { $0.event.name == .sourceLoaded })
+            #expect(lead < loaded && warm[lead].event == .indexLead(rows: 250))
+            // The linked photo came first, shown ahead; the listing took it out and put the new
+            // one first.
+            #expect(
+                warm.contains {
+                    if case .rowShown(0, _, "2022/zz-link/p00000.jpg", _) = $0.event { true } else { false }
+                })
+            #expect(warm.contains { if case .sourceLoaded(_, 3_405, true) = $0.event { true } else { false } })
+            let rows = shown(warm)
+            #expect(rows[0] == "2022/01/new.jpg", "\(rows[0] ?? "none")")
+            #expect(rows[1] == "2021/05-1.jpg", "\(rows[1] ?? "none")")
+            #expect(warm.contains { $0.event == .indexChecked(rows: 3_405, reordered: false) })
+        }
     }
 }

@@ -24,7 +24,8 @@ import Testing
             "CLASSIC_PHOTOS_DECODE_SECONDS": "2.5", "CLASSIC_PHOTOS_SANDBOX": "no-bwrap",
             "CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_SCROLL_QUIET_MS": "40",
             "CLASSIC_PHOTOS_TRACE_FRAMES": "1", "CLASSIC_PHOTOS_PUBLIC_ADDRESSES": " 127.0.0.2, ::1 ,,",
-            "CLASSIC_PHOTOS_WATCH_LIMIT": "12", "PATH": "/opt/bin", "UNRELATED": "x",
+            "CLASSIC_PHOTOS_WATCH_LIMIT": "12", "CLASSIC_PHOTOS_TREE_LEAD": "always", "PATH": "/opt/bin",
+            "UNRELATED": "x",
         ])
         #expect(configuration.tracePath == "/tmp/trace.jsonl")
         #expect(configuration.localeDirectory == "/opt/locale")
@@ -38,7 +39,8 @@ import Testing
         #expect(configuration.testSwitches.traceFrames)
         #expect(configuration.testSwitches.publicAddresses == ["127.0.0.2", "::1"])
         #expect(configuration.testSwitches.watchLimit == 12)
-        #expect(AppConfiguration.Variable.allCases.count == 11)
+        #expect(configuration.testSwitches.treeLeadAlways)
+        #expect(AppConfiguration.Variable.allCases.count == 12)
     }
 
     @Test("Values that cannot be read leave the defaults; switches are on only for 1")

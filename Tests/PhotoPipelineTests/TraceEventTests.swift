@@ -74,6 +74,8 @@ import Testing
             )
         case .indexRead:
             (.indexRead(rows: 240, hits: 238), #"{"t":1.500000,"ev":"index.read","rows":240,"hits":238}"#)
+        case .indexLead:
+            (.indexLead(rows: 250), #"{"t":1.500000,"ev":"index.lead","rows":250}"#)
         case .indexChecked:
             (
                 .indexChecked(rows: 4000, reordered: true),

@@ -32,7 +32,7 @@ public struct FolderSource: PhotoSource {
     ) throws(PhotoSourceError) {
         try Self.readPictures(
             in: location, selecting: nil, order: order, recursive: includesSubfolders, cancellable: cancellable,
-            deliver)
+            lead: AppConfiguration.current.testSwitches.treeLeadAlways ? .always : .beforeListing, deliver)
     }
 
     public func ordered(by order: PhotoOrder) -> any PhotoSource {
@@ -52,12 +52,25 @@ public struct FolderSource: PhotoSource {
     /// background.
     static let inlineDatesLimit = 3_000
 
+    /// How many of a big tree's first pictures by date are shown from the index while its
+    /// folders are read (see `TreeLead`): a screen of rows and those the views make beside it.
+    static let leadRows = 250
+
+    /// When a tree's lead is shown: if it is ready before the tree is read (as the app does),
+    /// or always (for tests, which then see it whatever the timing).
+    enum LeadPolicy {
+        case beforeListing
+        case always
+        case never
+    }
+
     /// Lists the pictures in `folder` (`recursive`: beneath it) and delivers them in batches.
     /// `selecting` is the file name (as on disk) of a picture in `folder` to mark as selected;
     /// it is listed even when hidden.
     static func readPictures(
         in folder: URL, selecting: String?, order wanted: PhotoOrder, recursive: Bool = false,
-        cancellable: Cancellable, index: PhotoIndex? = PhotoIndex.shared, _ deliver: (PhotoSourceBatch) -> Void
+        cancellable: Cancellable, index: PhotoIndex? = PhotoIndex.shared, lead leadPolicy: LeadPolicy = .beforeListing,
+        _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
         var tree: [URL]?
         var nameOrder: [Int]?
@@ -69,8 +82,30 @@ public struct FolderSource: PhotoSource {
         // A tree sorted by date asks the index on a thread of its own while its folders are
         // read: each took about as long as the other.
         let early = recursive && details == .pathKeys ? index.map { EarlyIndexRead($0, folder: folder) } : nil
+        var lead: TreeLead?
         if recursive {
-            let read = try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
+            // The folders are read on a thread of their own while the index says which of
+            // their pictures come first; those are shown if the reading is not done by then.
+            let walk = OneShot<Result<FolderTree, PhotoSourceError>>()
+            DispatchQueue.global(qos: .userInitiated).async {
+                walk.set(
+                    Result { () throws(PhotoSourceError) in
+                        try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
+                    })
+            }
+            if details == .pathKeys, leadPolicy != .never, let index,
+                let found = TreeLead.read(
+                    index: index, folderPath: folder.standardizedFileURL.path, order: wanted, rows: leadRows,
+                    minimum: inlineDatesLimit),
+                leadPolicy == .always || !walk.isSet
+            {
+                lead = found
+                Trace.shared.emit(.indexLead(rows: found.entries.count))
+                // No folder yet: the window watches it once the listing says what it holds.
+                deliver(
+                    PhotoSourceBatch(entries: found.entries, order: wanted, wantedOrder: wanted, orderFromIndex: true))
+            }
+            let read = try walk.wait().get()
             listing = read.listing
             nameOrder = read.nameOrder
             tree = read.folders.map(\.standardizedFileURL)
@@ -99,7 +134,7 @@ public struct FolderSource: PhotoSource {
         let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
             .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
         let total = folders.count + order.count
-        if total == 0 {
+        if total == 0, lead == nil {
             deliver(
                 PhotoSourceBatch(
                     entries: [], folder: folderURL, order: used, wantedOrder: wanted, tree: tree,
@@ -113,11 +148,25 @@ public struct FolderSource: PhotoSource {
             return PhotoEntry(name: listing.names[index], link: listing.links[index], base: nil)
         }
         var start = 0
+        if let lead {
+            // Around the rows shown ahead: usually they are the listing's first, and the rest
+            // is appended.
+            let merge = lead.merge(count: total) { entry(at: $0).link }
+            start = merge.appendingFrom
+            if !merge.removing.isEmpty || !merge.inserting.isEmpty || start >= total {
+                deliver(
+                    PhotoSourceBatch(
+                        entries: merge.inserting.map(entry(at:)), folder: folderURL, order: used, wantedOrder: wanted,
+                        tree: tree, positions: merge.inserting.isEmpty ? nil : merge.inserting,
+                        removing: merge.removing.isEmpty ? nil : merge.removing, orderFromIndex: orderFromIndex))
+            }
+        }
         while start < total {
             if cancellable.isCancelled { throw .cancelled }
             // The first batch as any source's; the rest at once, which the loader hands over
             // in pieces of its own (each batch was a turn of the main loop).
-            let end = min(start + (start == 0 ? PhotoSources.batchSize : PhotoSources.bulkBatchSize), total)
+            let end = min(
+                start + (start == 0 && lead == nil ? PhotoSources.batchSize : PhotoSources.bulkBatchSize), total)
             let entries = (start..<end).map(entry(at:))
             let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
             deliver(

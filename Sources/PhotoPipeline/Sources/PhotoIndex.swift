@@ -130,6 +130,77 @@ public final class PhotoIndex: @unchecked Sendable {
         return found
     }
 
+    /// The files in the folder at `folderPath` and below it that come first by the dates taken
+    /// it holds (latest first with `descending`), up to `limit` of them, with their paths and
+    /// what sorting needs of them; nil where it holds fewer than `minimum` files there.
+    ///
+    /// Read through a connection of its own, so that a folder's whole read (which holds the
+    /// shared one for a quarter of a second in a tree of 100,000) does not wait for it nor it
+    /// for that; in WAL mode readers do not block each other.
+    func firstByDateTaken(
+        inFolder folderPath: String, descending: Bool, limit: Int, minimum: Int
+    ) -> [(path: String, facts: SortFacts)]? {
+        var connection: OpaquePointer?
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            let connection
+        else {
+            sqlite3_close(connection)
+            return nil
+        }
+        defer { sqlite3_close_v2(connection) }
+        sqlite3_busy_timeout(connection, 100)
+        let (prefix, end) = Self.range(of: folderPath)
+        func query(_ sql: String, limit: Int?, _ row: (OpaquePointer) -> Void) -> Bool {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                return false
+            }
+            defer { sqlite3_finalize(statement) }
+            sqlite3_bind_text(statement, 1, prefix, -1, cp_sqlite_transient())
+            sqlite3_bind_text(statement, 2, end, -1, cp_sqlite_transient())
+            if let limit { sqlite3_bind_int64(statement, 3, Int64(limit)) }
+            while true {
+                switch sqlite3_step(statement) {
+                case SQLITE_ROW: row(statement)
+                case SQLITE_DONE: return true
+                default: return false
+                }
+            }
+        }
+        var count = 0
+        guard
+            query(
+                "SELECT count(*) FROM photos WHERE path >= ?1 AND path < ?2", limit: nil,
+                { count = Int(sqlite3_column_int64($0, 0)) }),
+            count >= minimum
+        else { return nil }
+        var rows: [(path: String, facts: SortFacts)] = []
+        let sql =
+            "SELECT path, size, modified, taken FROM photos WHERE path >= ?1 AND path < ?2 ORDER BY taken "
+            + (descending ? "DESC" : "ASC") + " LIMIT ?3"
+        let done = query(sql, limit: limit) { statement in
+            // Paths that are not UTF-8 are left to the listing (which names them its own way).
+            guard let path = sqlite3_column_text(statement, 0), let taken = sqlite3_column_text(statement, 3),
+                let text = String(validatingCString: UnsafeRawPointer(path).assumingMemoryBound(to: CChar.self))
+            else { return }
+            rows.append(
+                (
+                    text,
+                    SortFacts(
+                        modified: sqlite3_column_int64(statement, 2), size: sqlite3_column_int64(statement, 1),
+                        taken: String(cString: taken))
+                ))
+        }
+        return done ? rows : nil
+    }
+
+    /// The paths of a folder's files and those of its sub-folders: from "folder/" up to (not
+    /// including) "folder0" ("0" follows "/").
+    private static func range(of folderPath: String) -> (from: String, upTo: String) {
+        let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
+        return (prefix, String(prefix.dropLast()) + "0")
+    }
+
     /// Calls `body` with each row for a file in the folder at `folderPath` or below it: the
     /// path's bytes (valid during the call), their count, and what is held for it.
     private func forEachRow(
@@ -147,10 +218,7 @@ public final class PhotoIndex: @unchecked Sendable {
     private func forEachRow(
         inFolder folderPath: String, columns: String, _ body: (OpaquePointer?, UnsafePointer<UInt8>, Int) -> Void
     ) {
-        let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
-        // Paths between "folder/" and "folder0" ("0" follows "/"): the folder's files and those
-        // of its sub-folders.
-        let end = String(prefix.dropLast()) + "0"
+        let (prefix, end) = Self.range(of: folderPath)
         withDatabase { database in
             var statement: OpaquePointer?
             guard

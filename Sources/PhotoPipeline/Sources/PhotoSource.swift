@@ -51,6 +51,10 @@ public struct PhotoSourceBatch: Sendable {
     /// the source delivered a photo ahead of its list (one named on a slow share, shown while
     /// its folder is read): the rest fill in around it. nil: after them, in order.
     public var positions: [Int]?
+    /// Entries delivered before to take out first, by their positions among the source's
+    /// entries delivered so far (ascending): rows a tree showed ahead of its listing from the
+    /// index (see `TreeLead`) that the listing does not hold. `positions` count without them.
+    public var removing: [Int]?
     /// Whether `order` (by date taken) comes from the dates the index held for the entries'
     /// paths, not yet checked against the files' sizes and times (a big folder, shown at once
     /// in the order it had last time; the files that changed since are found in the background).
@@ -61,7 +65,8 @@ public struct PhotoSourceBatch: Sendable {
 
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil, orderFromIndex: Bool = false
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil, removing: [Int]? = nil,
+        orderFromIndex: Bool = false
     ) {
         self.entries = entries
         self.selected = selected
@@ -70,13 +75,14 @@ public struct PhotoSourceBatch: Sendable {
         self.wantedOrder = wantedOrder
         self.tree = tree
         self.positions = positions
+        self.removing = removing
         self.orderFromIndex = orderFromIndex
     }
 
     /// The batch cut into pieces: its first `lead` entries in pieces of at most `leadRows`,
     /// the rest in pieces of at most `rows`. Each keeps the batch's folder and order, and the
     /// piece holding the selected entry says so. Pieces to be appended carry their entries
-    /// packed (`packed`).
+    /// packed (`packed`). Entries to take out (`removing`) are taken out with the first piece.
     public func pieces(lead: Int, leadRows: Int, rows: Int) -> [PhotoSourceBatch] {
         // An empty folder still says which folder it is.
         if entries.isEmpty { return [self] }
@@ -89,6 +95,7 @@ public struct PhotoSourceBatch: Sendable {
             // Positions ascend, so each piece's are right once the pieces before it are in.
             piece.positions = positions.map { Array($0[start..<end]) }
             piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
+            if start > 0 { piece.removing = nil }
             // A piece that goes after the rest is packed here, off the main thread.
             if positions == nil { piece.packed = PackedEntries(piece.entries) }
             pieces.append(piece)

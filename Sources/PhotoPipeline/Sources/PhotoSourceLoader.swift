@@ -56,13 +56,14 @@ public final class PhotoSourceLoader: Sendable {
                 var rows = 0
                 do throws(PhotoSourceError) {
                     try source.read(using: fetcher, cancellable: cancellable) { batch in
-                        rows += batch.entries.count
+                        let added = batch.entries.count - (batch.removing?.count ?? 0)
+                        rows += added
                         guard let pieces else { return post(.batch(index: index, batch)) }
                         let lead = max(0, pieces.leadRows - rowsPosted)
                         for piece in batch.pieces(lead: lead, leadRows: pieces.leadPiece, rows: pieces.rows) {
                             post(.batch(index: index, piece))
                         }
-                        rowsPosted += batch.entries.count
+                        rowsPosted += added
                     }
                     post(.finished(index: index, location: source.location, rows: rows))
                 } catch {

@@ -115,6 +115,9 @@ extension TraceEvent {
             p.name(.indexRead)
             p.field(.rows, rows)
             p.field(.hits, hits)
+        case .indexLead(let rows):
+            p.name(.indexLead)
+            p.field(.rows, rows)
         case .indexChecked(let rows, let reordered):
             p.name(.indexChecked)
             p.field(.rows, rows)

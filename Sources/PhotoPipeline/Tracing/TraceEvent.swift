@@ -53,6 +53,9 @@ public enum TraceEvent: Sendable, Equatable {
     case selectionChanged(count: Int)
     /// A folder's dates taken were wanted: of its `rows` photos, the index knew `hits`.
     case indexRead(rows: Int, hits: Int)
+    /// A big tree sorted by date showed its first `rows` photos from the index while its
+    /// folders were still being read (see `TreeLead`).
+    case indexLead(rows: Int)
     /// A big folder shown in the order of the dates the index held for its paths was checked
     /// against its files (their sizes and times, the dates of those that changed read again):
     /// `reordered` when that moved its photos (a `list.sorted` follows).
@@ -159,6 +162,7 @@ public enum TraceEvent: Sendable, Equatable {
         case aboutShown = "about.shown"
         case selectionChanged = "selection.changed"
         case indexRead = "index.read"
+        case indexLead = "index.lead"
         case indexChecked = "index.checked"
         case scrollBegin = "scroll.begin"
         case scrollEnd = "scroll.end"

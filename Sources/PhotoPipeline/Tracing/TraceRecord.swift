@@ -96,6 +96,7 @@ extension TraceEvent {
         case .aboutShown: self = try .aboutShown(text: string(.text))
         case .selectionChanged: self = try .selectionChanged(count: int(.count))
         case .indexRead: self = try .indexRead(rows: int(.rows), hits: int(.hits))
+        case .indexLead: self = try .indexLead(rows: int(.rows))
         case .indexChecked:
             self = try .indexChecked(rows: int(.rows), reordered: c.decode(Bool.self, forKey: .reordered))
         case .scrollBegin: self = try .scrollBegin(via: code(.via, as: ScrollVia.self))

@@ -1,0 +1,108 @@
+import CGLib
+import Foundation
+import GLibKit
+
+/// The first rows of a big tree sorted by date taken, shown from the index while the tree's
+/// folders are still being read.
+///
+/// Reading 100,000 names in 2,000 folders takes a quarter of a second or more; the index knows
+/// from the last time which of them come first. Each of those is checked before it is shown:
+/// it is still there, a regular file with the size and time the index holds (so the date the
+/// index holds is still its date), a picture by its name, and neither it nor a folder on its
+/// way is hidden. Once the whole listing is in and ordered, `Merge` says how it goes in around
+/// the rows shown: in the usual case they are its first rows, and the rest is appended.
+struct TreeLead {
+    /// The rows shown, in order.
+    var entries: [PhotoEntry]
+
+    /// The lead of the tree at `folderPath` (the top folder's path, as its pictures' paths
+    /// begin) in `order` (by date taken): at most `rows` of its first pictures, as the index
+    /// has them and the files confirm; nil where the index holds fewer than `minimum` files
+    /// beneath it (a tree read quickly enough without), or none of its first ones still hold.
+    static func read(
+        index: PhotoIndex, folderPath: String, order: PhotoOrder, rows: Int, minimum: Int
+    ) -> TreeLead? {
+        // Twice the rows wanted: some may have changed, and ties are broken by name below.
+        guard
+            let candidates = index.firstByDateTaken(
+                inFolder: folderPath, descending: order.descending, limit: rows * 2, minimum: minimum)
+        else { return nil }
+        let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
+        let pictures = PictureTypes()
+        var hiddenByFolder: [String: Set<String>] = [:]
+        var names: [String] = []
+        var links: [String] = []
+        var facts: [SortFacts?] = []
+        for (path, held) in candidates where path.hasPrefix(prefix) {
+            let below = path.dropFirst(prefix.count)
+            let parts = below.split(separator: "/", omittingEmptySubsequences: false)
+            guard let name = parts.last, !parts.contains(where: \.isEmpty) else { continue }
+            // Hidden as the listing means it: a dot first, a "~" last, or listed in its
+            // folder's `.hidden`, for the picture and for every folder on its way.
+            var folder = String(prefix.dropLast())
+            var hidden = false
+            for part in parts {
+                let known = hiddenByFolder[folder] ?? FolderListing.hiddenNames(inFolder: folder)
+                hiddenByFolder[folder] = known
+                if part.hasPrefix(".") || part.hasSuffix("~") || known.contains(String(part)) {
+                    hidden = true
+                    break
+                }
+                folder += "/" + part
+            }
+            guard !hidden, String(name).withCString({ pictures.verdict(forName: $0) }) == .picture else { continue }
+            var status = stat()
+            guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            let now = SortFacts(status)
+            guard now.size == held.size, now.modified == held.modified,
+                let uri = g_filename_to_uri(path, nil, nil)
+            else { continue }
+            links.append(String(cString: uri))
+            g_free(uri)
+            names.append(String(below))
+            facts.append(held)
+        }
+        let ordered = order.order(names: names, links: links, facts: facts).prefix(rows)
+        guard !ordered.isEmpty else { return nil }
+        return TreeLead(entries: ordered.map { PhotoEntry(name: names[$0], link: links[$0], base: nil) })
+    }
+
+    /// How a whole listing goes in around a lead shown ahead of it.
+    struct Merge: Equatable {
+        /// The lead's rows the listing does not hold (or holds in another order), by their
+        /// positions among the rows shown: taken out first.
+        var removing: [Int] = []
+        /// The listing's positions that go in among the lead's rows kept, each at its own
+        /// position (ascending).
+        var inserting: [Int] = []
+        /// The listing's positions from here on go after everything, in order.
+        var appendingFrom: Int
+    }
+
+    /// How the listing whose rows, in order, have the addresses `link(0) … link(count - 1)`
+    /// goes in around this lead. In the usual case the lead is the listing's start: nothing
+    /// is taken out or put between, and the rest is appended.
+    func merge(count: Int, link: (Int) -> String) -> Merge {
+        if entries.count <= count, entries.indices.allSatisfy({ entries[$0].link == link($0) }) {
+            return Merge(appendingFrom: entries.count)
+        }
+        var leadPosition: [String: Int] = [:]
+        for (position, entry) in entries.enumerated() { leadPosition[entry.link] = position }
+        var found = [Int?](repeating: nil, count: entries.count)
+        var isLead = [Bool](repeating: false, count: count)
+        for position in 0..<count {
+            guard let shown = leadPosition[link(position)], found[shown] == nil else { continue }
+            found[shown] = position
+            isLead[position] = true
+        }
+        let kept = found.compactMap { $0 }
+        // The rows kept must be in the listing's order, so that the rest can go in around them.
+        guard zip(kept, kept.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            return Merge(removing: Array(entries.indices), appendingFrom: 0)
+        }
+        let last = kept.last ?? -1
+        return Merge(
+            removing: found.indices.filter { found[$0] == nil },
+            inserting: (0..<(last + 1)).filter { !isLead[$0] }, appendingFrom: last + 1)
+    }
+}

@@ -189,6 +189,19 @@ import TestSupport
         #expect(link(extra.path, photos.appendingPathComponent("zz-late.jpg").path) == 0)
         let mixed = try read()
         #expect(mixed.names == ["zz-late.jpg"] + byDate && mixed.fromIndex)
+        // A date held in another form (as a camera wrote it, not to be made a number): the
+        // dates are compared as text, as for a small folder; it goes after "2021-…".
+        var status = stat()
+        let moved = photos.appendingPathComponent(names[2]).path
+        #expect(stat(moved, &status) == 0)
+        index.remember(
+            path: moved,
+            PhotoIndex.Facts(size: SortFacts(status).size, modified: SortFacts(status).modified, taken: "2021:7:4"))
+        index.flush()
+        let odd = try read()
+        let (taken2021, taken2022) = (byDate.prefix(names.count / 2), byDate.dropFirst(names.count / 2))
+        #expect(odd.names == ["zz-late.jpg"] + taken2021 + [names[2]] + taken2022.filter { $0 != names[2] })
+        #expect(odd.fromIndex && odd.order == PhotoOrder(key: .dateTaken))
     }
 
     @Test(

@@ -83,6 +83,21 @@ import Testing
         _ = connection
     }
 
+    @Test("A batch of 40,000 is packed a chunk a core, and every row reads back as it was, at the chunks' edges too")
+    func bigBatchPacked() {
+        let names = (0..<40_000).map { "IMG_\($0).jpg" }
+        let packed = PackedEntries(entries(names))
+        #expect(packed.count == 40_000)
+        let list = PhotoList()
+        list.apply(.append(PackedEntries(entries(["first"]))))
+        list.apply(.append(packed))
+        #expect(self.names(list) == ["first"] + names)
+        for position in [1, 16_384, 16_385, 32_768, 32_769, 40_000] {
+            #expect(list.entry(at: position).link == "file:///f/" + names[position - 1])
+            #expect(list.id(forLink: "file:///f/" + names[position - 1]) == list.id(at: position))
+        }
+    }
+
     @Test("A row taken out and put back in one splice is the same item, so views keep its widget and selection")
     func itemsKeepTheirIdentity() {
         let list = PhotoList()

@@ -114,21 +114,27 @@ public struct FolderSource: PhotoSource {
         }
         var used = wanted
         var orderFromIndex = false
+        var dateNumbers: [Int64?]?
         if wanted.key == .dateTaken {
             let folderPath = folder.standardizedFileURL.path
             if listing.names.count <= inlineDatesLimit {
                 listing.readStatus()
                 listing.facts = datesTaken(listing, folderPath: folderPath, index: index)
-            } else if let facts = datesFromIndex(listing, folderPath: folderPath, index: index, early: early) {
-                listing.facts = facts
+            } else if let dates = datesFromIndex(listing, folderPath: folderPath, index: index, early: early) {
+                switch dates {
+                case .numbers(let numbers): dateNumbers = numbers
+                case .facts(let facts): listing.facts = facts
+                }
                 orderFromIndex = index != nil
             } else {
                 used = .byName
             }
         }
         if cancellable.isCancelled { throw .cancelled }
-        let order = used.order(
-            names: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
+        let order =
+            dateNumbers.map {
+                used.order(dateNumbers: $0, names: listing.names, links: listing.links, nameOrder: nameOrder)
+            } ?? used.order(names: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
         let folderURL = folder.standardizedFileURL
         // Sub-folders first, by name (as the file manager shows them), then the pictures.
         let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
@@ -201,32 +207,73 @@ public struct FolderSource: PhotoSource {
         return filled
     }
 
-    /// What the index holds for a big listing's pictures, by path alone (their sizes and
-    /// times as it last saw them), with the few it does not hold read from the files; nil
-    /// where it holds too few of them to be worth showing in its order.
+    /// The dates taken of a big listing's pictures, for sorting: as numbers
+    /// (`PhotoOrder.dateNumber`; nil for a file that cannot be read), or as facts where a date
+    /// is not in the form the numbers take.
+    private enum IndexDates {
+        case numbers([Int64?])
+        case facts([SortFacts?])
+    }
+
+    /// What the index holds for a big listing's pictures, by path alone (their dates as it
+    /// last saw them), with the few it does not hold read from the files; nil where it holds
+    /// too few of them to be worth showing in its order.
     private static func datesFromIndex(
         _ listing: FolderListing, folderPath: String, index: PhotoIndex?, early: EarlyIndexRead? = nil
-    )
-        -> [SortFacts?]?
-    {
+    ) -> IndexDates? {
         guard let index else { return nil }
-        let known = early?.result() ?? index.sortFactsByPathKey(inFolder: folderPath)
-        var facts = [SortFacts?](repeating: nil, count: listing.names.count)
+        // Numbers first: no text is made of 100,000 dates, nor read again to sort them.
+        let numbers = early.map { $0.result() } ?? index.dateNumbersByPathKey(inFolder: folderPath)
+        if let numbers {
+            // A file that cannot be read goes last (nil); a date that is no number stops this.
+            let number: (SortFacts?) -> Int64?? = { facts in
+                guard let facts else { return .some(nil) }
+                return facts.taken.flatMap(PhotoOrder.dateNumber).map { .some($0) }
+            }
+            switch held(listing, known: numbers, index: index, read: number) {
+            case .values(let values): return .numbers(values)
+            case .tooFew: return nil
+            case .notHeld: break
+            }
+        }
+        let facts = held(listing, known: index.sortFactsByPathKey(inFolder: folderPath), index: index) { .some($0) }
+        guard case .values(let values) = facts else { return nil }
+        return .facts(values)
+    }
+
+    /// What `held` found: each picture's value, or why there is none.
+    private enum Held<Value> {
+        case values([Value?])
+        /// More than `inlineDatesLimit` pictures are not in the index.
+        case tooFew
+        /// A picture read from its file has no value of this kind.
+        case notHeld
+    }
+
+    /// Each of the listing's pictures' value in `known` (the index's, by `PathKey`), or, for
+    /// the few it does not hold, `read` from the facts read from its file (nil for one that
+    /// cannot be read; `read` returning nil means the value cannot be made).
+    private static func held<Value>(
+        _ listing: FolderListing, known: [UInt64: Value], index: PhotoIndex, read: (SortFacts?) -> Value??
+    ) -> Held<Value> {
+        var values = [Value?](repeating: nil, count: listing.names.count)
         var misses: [Int] = []
-        for position in facts.indices {
+        for position in values.indices {
             if let held = known[listing.pathKeys[position]] {
-                facts[position] = held
+                values[position] = held
             } else {
                 misses.append(position)
-                if misses.count > inlineDatesLimit { return nil }
+                if misses.count > inlineDatesLimit { return .tooFew }
             }
         }
         for position in misses {
-            facts[position] = SortFacts.read(link: listing.links[position], taken: true, index: index)
+            let facts = SortFacts.read(link: listing.links[position], taken: true, index: index)
+            guard let value = read(facts) else { return .notHeld }
+            values[position] = value
         }
         index.flush()
         Trace.shared.emit(.indexRead(rows: listing.names.count, hits: listing.names.count - misses.count))
-        return facts
+        return .values(values)
     }
 
     /// The local path of a `file:` address, as the index keys it.
@@ -281,18 +328,18 @@ public struct FolderSource: PhotoSource {
     }
 }
 
-/// The index's sort facts for a folder and everything below it, read on a thread of its own
-/// from the moment it is made.
+/// The index's dates taken for a folder and everything below it (as numbers: see
+/// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made.
 private final class EarlyIndexRead: Sendable {
-    private let facts = OneShot<[UInt64: SortFacts]>()
+    private let numbers = OneShot<[UInt64: Int64]?>()
 
     init(_ index: PhotoIndex, folder: URL) {
         let path = folder.standardizedFileURL.path
-        DispatchQueue.global(qos: .userInitiated).async { [facts] in
-            facts.set(index.sortFactsByPathKey(inFolder: path))
+        DispatchQueue.global(qos: .userInitiated).async { [numbers] in
+            numbers.set(index.dateNumbersByPathKey(inFolder: path))
         }
     }
 
-    /// Waits for the read to end; what it found.
-    func result() -> [UInt64: SortFacts] { facts.wait() }
+    /// Waits for the read to end; what it found (nil: a date not in the numbers' form).
+    func result() -> [UInt64: Int64]? { numbers.wait() }
 }

@@ -105,10 +105,15 @@ import TestSupport
     )
     func leadFromIndex() throws {
         let (folder, index) = try tree()
-        // The first reading finds no dates held: names first, and no lead.
+        // The first reading finds no dates held: names first, the first of them from the first
+        // folders, ahead of the rest.
         let cold = try read(folder.url, index: index, lead: .always)
-        #expect(cold.first?.folder != nil && cold.first?.order == .byName)
         let everything = Self.apply(cold)
+        let nameLead = try #require(cold.first)
+        #expect(nameLead.folder == nil && nameLead.order == .byName && !nameLead.orderFromIndex)
+        #expect(nameLead.entries.map(\.link) == everything.prefix(FolderSource.leadRows).map(\.link))
+        #expect(cold.dropFirst().allSatisfy { $0.removing == nil && $0.positions == nil })
+        #expect(cold[1].folder != nil && cold[1].order == .byName)
         // (Each folder's two source photos sit beside it, in its year's folder.)
         #expect(everything.count == 7 * 460 + 14)
         remember(everything, in: index)
@@ -194,12 +199,20 @@ import TestSupport
         #expect(plain.first?.name == "2022/03/new.jpg")
     }
 
-    @Test("A small tree, or one sorted by name, shows no lead: its listing comes first")
-    func noLead() throws {
-        let (folder, index) = try tree(perFolder: 40)
-        let everything = Self.apply(try read(folder.url, index: index, lead: .never))
-        remember(everything, in: index)
-        #expect(try read(folder.url, index: index, lead: .always).first?.folder != nil)
-        #expect(try read(folder.url, index: index, lead: .always, order: .byName).first?.folder != nil)
+    @Test(
+        "A tree sorted by name (or by date, before the index knows it) shows its first 250 pictures from its first folders ahead of the rest; one with fewer shows none"
+    )
+    func leadByName() throws {
+        let (folder, index) = try tree()
+        let plain = Self.apply(try read(folder.url, index: index, lead: .never, order: .byName))
+        let batches = try read(folder.url, index: index, lead: .always, order: .byName)
+        #expect(batches.first?.folder == nil)
+        #expect(batches.first?.entries.map(\.name) == plain.prefix(FolderSource.leadRows).map(\.name))
+        #expect(Self.apply(batches).map(\.link) == plain.map(\.link))
+        // 7 × 30 pictures and the 14 beside them: fewer than a lead, in either order.
+        let (small, smallIndex) = try tree(perFolder: 30)
+        remember(Self.apply(try read(small.url, index: smallIndex, lead: .never)), in: smallIndex)
+        #expect(try read(small.url, index: smallIndex, lead: .always).first?.folder != nil)
+        #expect(try read(small.url, index: smallIndex, lead: .always, order: .byName).first?.folder != nil)
     }
 }

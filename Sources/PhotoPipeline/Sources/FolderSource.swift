@@ -93,17 +93,36 @@ public struct FolderSource: PhotoSource {
                         try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
                     })
             }
-            if details == .pathKeys, leadPolicy != .never, let index,
-                let found = TreeLead.read(
-                    index: index, folderPath: folder.standardizedFileURL.path, order: wanted, rows: leadRows,
-                    minimum: inlineDatesLimit),
-                leadPolicy == .always || !walk.isSet
-            {
-                lead = found
-                Trace.shared.emit(.indexLead(rows: found.entries.count))
-                // No folder yet: the window watches it once the listing says what it holds.
-                deliver(
-                    PhotoSourceBatch(entries: found.entries, order: wanted, wantedOrder: wanted, orderFromIndex: true))
+            if leadPolicy != .never {
+                // By date, from the index; where it knows too little of the tree (its dates are
+                // then read after it is shown by name), or by name, from the first folders.
+                var fromIndex = false
+                var shownOrder = PhotoOrder.byName
+                var found: TreeLead?
+                switch (details == .pathKeys ? index : nil).map({
+                    TreeLead.read(
+                        index: $0, folderPath: folder.standardizedFileURL.path, order: wanted, rows: leadRows,
+                        minimum: inlineDatesLimit)
+                }) {
+                case .lead(let shown)?:
+                    (found, fromIndex, shownOrder) = (shown, true, wanted)
+                case .tooFew?:
+                    found = TreeLead.byName(top: folder, rows: leadRows, cancellable: cancellable)
+                case .noneHold?:
+                    break
+                case nil:
+                    if wanted == .byName {
+                        found = TreeLead.byName(top: folder, rows: leadRows, cancellable: cancellable)
+                    }
+                }
+                if let found, leadPolicy == .always || !walk.isSet {
+                    lead = found
+                    if fromIndex { Trace.shared.emit(.indexLead(rows: found.entries.count)) }
+                    // No folder yet: the window watches it once the listing says what it holds.
+                    deliver(
+                        PhotoSourceBatch(
+                            entries: found.entries, order: shownOrder, wantedOrder: wanted, orderFromIndex: fromIndex))
+                }
             }
             let read = try walk.wait().get()
             listing = read.listing

@@ -2,8 +2,8 @@ import CGLib
 import Foundation
 import GLibKit
 
-/// The first rows of a big tree sorted by date taken, shown from the index while the tree's
-/// folders are still being read.
+/// The first rows of a big tree, shown while the tree's folders are still being read: by date
+/// taken from the index, or by name from the folders on the way to them.
 ///
 /// Reading 100,000 names in 2,000 folders takes a quarter of a second or more; the index knows
 /// from the last time which of them come first. Each of those is checked before it is shown:
@@ -15,18 +15,28 @@ struct TreeLead {
     /// The rows shown, in order.
     var entries: [PhotoEntry]
 
+    /// What the index gave for a tree's lead by date.
+    enum FromIndex {
+        case lead(TreeLead)
+        /// It holds fewer than the minimum files beneath the tree (the dates will be read from
+        /// the files, and the tree first shown by name).
+        case tooFew
+        /// None of its first ones still hold.
+        case noneHold
+    }
+
     /// The lead of the tree at `folderPath` (the top folder's path, as its pictures' paths
     /// begin) in `order` (by date taken): at most `rows` of its first pictures, as the index
-    /// has them and the files confirm; nil where the index holds fewer than `minimum` files
-    /// beneath it (a tree read quickly enough without), or none of its first ones still hold.
+    /// has them and the files confirm, where the index holds `minimum` files or more beneath
+    /// it (a smaller tree is read quickly enough without).
     static func read(
         index: PhotoIndex, folderPath: String, order: PhotoOrder, rows: Int, minimum: Int
-    ) -> TreeLead? {
+    ) -> FromIndex {
         // Twice the rows wanted: some may have changed, and ties are broken by name below.
         guard
             let candidates = index.firstByDateTaken(
                 inFolder: folderPath, descending: order.descending, limit: rows * 2, minimum: minimum)
-        else { return nil }
+        else { return .tooFew }
         let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
         let pictures = PictureTypes()
         var hiddenByFolder: [String: Set<String>] = [:]
@@ -63,8 +73,38 @@ struct TreeLead {
             facts.append(held)
         }
         let ordered = order.order(names: names, links: links, facts: facts).prefix(rows)
-        guard !ordered.isEmpty else { return nil }
-        return TreeLead(entries: ordered.map { PhotoEntry(name: names[$0], link: links[$0], base: nil) })
+        guard !ordered.isEmpty else { return .noneHold }
+        return .lead(TreeLead(entries: ordered.map { PhotoEntry(name: names[$0], link: links[$0], base: nil) }))
+    }
+
+    /// The lead of the tree at `top` in name order: its first `rows` pictures as its listing
+    /// orders them (the top folder's own, then each sub-folder's in turn, depth first), read
+    /// from the few folders on the way to them. At most `folderLimit` folders are read (a tree
+    /// of empty folders, or one that links back into itself); nil where fewer are found (a tree
+    /// that small is read at once).
+    static func byName(top: URL, rows: Int, folderLimit: Int = 64, cancellable: Cancellable) -> TreeLead? {
+        var entries: [PhotoEntry] = []
+        // Folders to read, the next on top, each with its path below `top`.
+        var pending: [(folder: URL, prefix: String)] = [(top, "")]
+        var read = 0
+        let pictures = PictureTypes()
+        while entries.count < rows, read < folderLimit, let (folder, prefix) = pending.popLast() {
+            if cancellable.isCancelled { return nil }
+            read += 1
+            guard
+                let listing = try? FolderListing.read(
+                    folder, selecting: nil, pictures: pictures, cancellable: cancellable)
+            else { continue }
+            for index in NaturalOrder.order(names: listing.names, links: listing.links).prefix(rows - entries.count) {
+                entries.append(PhotoEntry(name: prefix + listing.names[index], link: listing.links[index], base: nil))
+            }
+            let children = NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks)
+            for child in children.reversed() {
+                guard let url = URL(string: listing.folderLinks[child]) else { continue }
+                pending.append((url, prefix + listing.folderNames[child] + "/"))
+            }
+        }
+        return entries.count < rows ? nil : TreeLead(entries: entries)
     }
 
     /// How a whole listing goes in around a lead shown ahead of it.

@@ -25,7 +25,8 @@ import Testing
             "x000y007z0", "Ärger.png", "ärger.png", "Straße 12.jpg", "STRASSE 12.jpg", "École.jpg", "ecole.jpg",
             "写真 3.jpg", "写真 12.jpg", "ΣΊΣΥΦΟΣ.png", "файл 5.jpg", "🙂 1.png", "e\u{301}.jpg", "é.jpg", "１２.jpg",
             "name:with:colons 3", String(repeating: "0", count: 300) + "1",
-            "b" + String(repeating: "0", count: 256) + "x",
+            "b" + String(repeating: "0", count: 257) + "x", "b" + String(repeating: "0", count: 256),
+            "c" + String(repeating: "0", count: 512) + "7.jpg",
         ]
         // Many more, from pieces people's names are made of.
         let pieces = [

@@ -32,7 +32,7 @@ public struct FolderSource: PhotoSource {
     ) throws(PhotoSourceError) {
         try Self.readPictures(
             in: location, selecting: nil, order: order, recursive: includesSubfolders, cancellable: cancellable,
-            lead: AppConfiguration.current.testSwitches.treeLeadAlways ? .always : .beforeListing, deliver)
+            lead: Self.configuredLead, deliver)
     }
 
     public func ordered(by order: PhotoOrder) -> any PhotoSource {
@@ -64,6 +64,11 @@ public struct FolderSource: PhotoSource {
         case never
     }
 
+    /// The app's policy: `CLASSIC_PHOTOS_TREE_LEAD=always` for tests, else before the listing.
+    static var configuredLead: LeadPolicy {
+        AppConfiguration.current.testSwitches.treeLeadAlways ? .always : .beforeListing
+    }
+
     /// Lists the pictures in `folder` (`recursive`: beneath it) and delivers them in batches.
     /// `selecting` is the file name (as on disk) of a picture in `folder` to mark as selected;
     /// it is listed even when hidden.
@@ -93,7 +98,8 @@ public struct FolderSource: PhotoSource {
                         try FolderTree.read(folder, selecting: selecting, details: details, cancellable: cancellable)
                     })
             }
-            if leadPolicy != .never {
+            // (Not with a picture to select: it is selected as its listing's batch arrives.)
+            if leadPolicy != .never, selecting == nil {
                 // By date, from the index; where it knows too little of the tree (its dates are
                 // then read after it is shown by name), or by name, from the first folders.
                 var fromIndex = false
@@ -124,7 +130,16 @@ public struct FolderSource: PhotoSource {
                             entries: found.entries, order: shownOrder, wantedOrder: wanted, orderFromIndex: fromIndex))
                 }
             }
-            let read = try walk.wait().get()
+            let read: FolderTree
+            do {
+                read = try walk.wait().get()
+            } catch {
+                // The rows shown ahead go again with the listing that failed.
+                if let lead, error != .cancelled {
+                    deliver(PhotoSourceBatch(entries: [], order: wanted, removing: Array(lead.entries.indices)))
+                }
+                throw error
+            }
             listing = read.listing
             nameOrder = read.nameOrder
             tree = read.folders.map(\.standardizedFileURL)

@@ -59,7 +59,7 @@ public struct LocalSource: PhotoSource {
         case G_FILE_TYPE_DIRECTORY:
             try FolderSource.readPictures(
                 in: location, selecting: nil, order: order, recursive: includesSubfolders, cancellable: cancellable,
-                deliver)
+                lead: FolderSource.configuredLead, deliver)
         case G_FILE_TYPE_REGULAR:
             let nameType = g_file_info_get_attribute_string(info.opaque, G_FILE_ATTRIBUTE_STANDARD_FAST_CONTENT_TYPE)
                 .map { String(cString: $0) }

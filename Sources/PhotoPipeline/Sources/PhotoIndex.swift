@@ -177,12 +177,12 @@ public final class PhotoIndex: @unchecked Sendable {
         else { return nil }
         var rows: [(path: String, facts: SortFacts)] = []
         // The rows are read in path order and only the first `limit` by date kept (SQLite's
-        // sorter with a limit): about 30 ms for a tree of 100,000. An index of the dates would
+        // sorter with a limit; ties by path, near the listing's order by name): about 30 ms for a tree of 100,000. An index of the dates would
         // make it a few milliseconds, but keeping it up nearly doubled the time writing a
         // first launch's 100,000 dates took.
         let sql =
             "SELECT path, size, modified, taken FROM photos WHERE path >= ?1 AND path < ?2 ORDER BY taken "
-            + (descending ? "DESC" : "ASC") + " LIMIT ?3"
+            + (descending ? "DESC" : "ASC") + ", path LIMIT ?3"
         let done = query(sql, limit: limit) { statement in
             // Paths that are not UTF-8 are left to the listing (which names them its own way).
             guard let path = sqlite3_column_text(statement, 0), let taken = sqlite3_column_text(statement, 3),

@@ -7,6 +7,19 @@ extension GUITests {
     /// The index of dates taken, on the real app: a folder sorted by date, opened twice with
     /// the same cache.
     @Suite(.serialized) struct DateIndexAppTests {
+        /// The app's trace from a launch with `arguments`, once `name` is traced and `settle` µs
+        /// more have passed; the app is then quit.
+        static func events(
+            of arguments: [String], environment: [String: String], until name: TraceEvent.Name, then settle: useconds_t
+        ) throws -> [TraceRecord] {
+            let app = try AppSession(arguments: arguments, environment: environment)
+            _ = try app.waitFor(event: name, timeout: 120)
+            usleep(settle)
+            let events = app.events()
+            #expect(app.terminate() == 0)
+            return events
+        }
+
         @Test(
             "The second launch of a folder sorted by date takes its dates from the index (index.read); a photo rewritten is read again; an index of garbage is made again"
         )
@@ -138,12 +151,7 @@ extension GUITests {
             var environment = try privateSettings(["sort-by": "'date-taken'"])
             environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
             func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
-                let app = try AppSession(arguments: [photos.path], environment: environment)
-                _ = try app.waitFor(event: name, timeout: 120)
-                usleep(settle)
-                let events = app.events()
-                #expect(app.terminate() == 0)
-                return events
+                try Self.events(of: [photos.path], environment: environment, until: name, then: settle)
             }
             func firstRow(_ events: [TraceRecord]) -> String? {
                 events.lazy.compactMap { if case .rowShown(0, _, let name, _) = $0.event { name } else { nil } }.first
@@ -194,19 +202,15 @@ extension GUITests {
             environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
             environment["CLASSIC_PHOTOS_TREE_LEAD"] = "always"
             func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
-                let app = try AppSession(arguments: ["--recursive", photos.path], environment: environment)
-                _ = try app.waitFor(event: name, timeout: 120)
-                usleep(settle)
-                let events = app.events()
-                #expect(app.terminate() == 0)
-                return events
+                try Self.events(of: ["--recursive", photos.path], environment: environment, until: name, then: settle)
             }
             func shown(_ events: [TraceRecord]) -> [Int: String] {
                 var names: [Int: String] = [:]
                 for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
                 return names
             }
-            // The first time, no lead: the index knows nothing; the dates are read after.
+            // The first time, no lead from the index, which knows nothing (the first rows come
+            // from the first folders, by name); the dates are read after.
             let cold = try launch(until: .listSorted, then: 700_000)
             #expect(!cold.contains { $0.event.name == .indexLead })
             // The index knows a photo by a path the listing does not give (a folder reached

@@ -94,6 +94,36 @@ import TestSupport
         #expect(Array(newest.prefix(3).map(\.name)) == ["2024/01 January/b.png", "top.png", "2023/07 July/img9.png"])
     }
 
+    @Test(
+        "A tree's order, made from each folder's names as they are read, is the natural order of its paths: case, accents, numbers, leading zeros, dots, a name that is not UTF-8"
+    )
+    func treeOrderIsPathOrder() throws {
+        let folder = try ScratchFolder()
+        let names = [
+            "IMG_0010.JPG", "img_9.jpg", "Ärger 2.png", "ärger 10.png", "写真 3.jpg", "x000y007.png", "a.b.c.png",
+            "photo 1 (2).jpg", "001.png", "1.png", "B.png", "a.png",
+        ]
+        for folderName in ["", "2023/", "2023/07 July/", "2023/7 july/", "Ärger/"] {
+            for name in names { #expect(try folder.savePicture(folderName + name, format: "png")) }
+        }
+        // A name in Latin-1, as an old camera card may hold: shown as GLib renders it.
+        let copied = try Data(contentsOf: folder.url.appendingPathComponent("a.png"))
+        let path = folder.url.path.utf8CString.dropLast() + Array("/caf\u{E9}".utf8CString.dropLast())
+        var raw = Array(path)
+        raw[raw.count - 1] = CChar(bitPattern: 0xE9)
+        raw += Array(".png".utf8CString)
+        let file = raw.withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        #expect(file >= 0)
+        _ = copied.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
+
+        let entries = try readEntries(FolderSource(location: folder.url, includesSubfolders: true))
+        #expect(entries.count == 5 * names.count + 1)
+        #expect(entries.contains { $0.name.hasPrefix("caf") && !$0.name.hasPrefix("cafe") })
+        let byPath = NaturalOrder.order(names: entries.map(\.name), links: entries.map(\.link))
+        #expect(byPath == Array(entries.indices), "\(byPath.map { entries[$0].name })")
+    }
+
     @Test("Natural order of paths below a folder: a folder's own names first, then each sub-folder's")
     func pathOrder() {
         let names = ["b/c.png", "a.png", "b.png", "b/a/z.png", "b/z.png", "B2/a.png", "b10/a.png", "b9/a.png"]

@@ -19,10 +19,15 @@ struct FolderListing {
     var pathKeys: [UInt64] = []
     /// The index of the picture asked for by name, if it was found.
     var selected: Int?
+    /// With a key maker given: each picture's natural sort key (of its name alone, without
+    /// the prefix), picture `i`'s the bytes of `keyBytes` up to `keyEnds[i]` from the one before.
+    var keyBytes: [UInt8] = []
+    var keyEnds: [Int] = []
     /// The folder's own sub-folders (not hidden): their names and `file:` addresses, each
-    /// ending in "/".
+    /// ending in "/", and their names as on disk.
     var folderNames: [String] = []
     var folderLinks: [String] = []
+    var folderFileNames: [[CChar]] = []
 
     /// What is kept of each picture besides its name and address.
     enum Details: Sendable {
@@ -40,15 +45,29 @@ struct FolderListing {
         _ folder: URL, selecting: String?, details: Details = .none,
         pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderListing {
-        // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
-        var path = folder.withUnsafeFileSystemRepresentation {
+        let path = folder.withUnsafeFileSystemRepresentation {
             Array(UnsafeBufferPointer(start: $0!, count: strlen($0!)))
         }
+        return try read(
+            path: path, folder: folder, selecting: selecting, details: details, pictures: pictures,
+            cancellable: cancellable)
+    }
+
+    /// Reads the folder at `path` (its bytes, without a terminating zero; `folder` is its
+    /// address, for what went wrong), as `read(_:…)` does. Each picture is named with `prefix` before its own name, and with `keys`, its
+    /// name's natural sort key is kept (see `keyBytes`).
+    static func read(
+        path folderPath: [CChar], folder: URL, selecting: String?, details: Details = .none, prefix: String = "",
+        keys: NaturalKeys? = nil, pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
+    ) throws(PhotoSourceError) -> FolderListing {
+        // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
+        var path = folderPath
         if path.last != 0x2F { path.append(0x2F) } // "/"
         let prefixLength = path.count
         path.append(0)
         guard let directory = path.withUnsafeBufferPointer({ opendir($0.baseAddress!) }) else {
-            throw error(errno, folder: folder)
+            let code = errno
+            throw error(code, folder: folder)
         }
         defer { closedir(directory) }
         let descriptor = dirfd(directory)
@@ -68,7 +87,9 @@ struct FolderListing {
         while true {
             errno = 0
             guard let entry = readdir(directory) else {
-                if errno != 0 { throw error(errno, folder: folder) }
+                if errno != 0 {
+                    throw error(errno, folder: folder)
+                }
                 break
             }
             seen += 1
@@ -79,13 +100,15 @@ struct FolderListing {
                     if name[0] == 0x2E, name[1] == 0 || (name[1] == 0x2E && name[2] == 0) { return false } // . and ..
                     let isSelected = selecting.map { strcmp($0, name) == 0 } ?? false
                     guard isSelected || !isHidden(name, hiddenNames) else { return false }
-                    path.removeSubrange(prefixLength...)
-                    path.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(name)))
+                    let length = strlen(name)
+                    path.removeLast(path.count - prefixLength)
+                    path.append(contentsOf: UnsafeBufferPointer(start: name, count: length))
                     path.append(0)
                     if isFolder(name, type: type, in: descriptor) {
                         if let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) }) {
                             listing.folderNames.append(displayName(name))
                             listing.folderLinks.append(String(cString: uri) + "/")
+                            listing.folderFileNames.append(Array(UnsafeBufferPointer(start: name, count: length)))
                             g_free(uri)
                         }
                         return false
@@ -99,7 +122,8 @@ struct FolderListing {
                             path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
                         }
                     guard isPicture else { return false }
-                    let shown = displayName(name)
+                    let isUTF8 = g_utf8_validate(name, length, nil) != 0
+                    let shown = isUTF8 ? String(cString: name) : displayName(name)
                     if let folderLink, isPlain(name) {
                         listing.links.append(folderLink + shown)
                     } else {
@@ -109,7 +133,18 @@ struct FolderListing {
                         g_free(uri)
                     }
                     if isSelected { listing.selected = listing.names.count }
-                    listing.names.append(shown)
+                    listing.names.append(prefix.isEmpty ? shown : prefix + shown)
+                    if let keys {
+                        if isUTF8 {
+                            name.withMemoryRebound(to: UInt8.self, capacity: length) {
+                                keys.appendKey(
+                                    utf8: UnsafeBufferPointer(start: $0, count: length), to: &listing.keyBytes)
+                            }
+                        } else {
+                            keys.appendKey(shown, to: &listing.keyBytes)
+                        }
+                        listing.keyEnds.append(listing.keyBytes.count)
+                    }
                     switch details {
                     case .none: break
                     case .status:

@@ -23,8 +23,11 @@ struct FolderTree {
     var topFolders = 0
 
     /// One folder read: its pictures, and its sub-folders (their node numbers) in natural order.
+    /// A folder is known by its path's bytes while the tree is read; its address is made once,
+    /// for `folders`.
     private struct Node {
         var url: URL
+        var path: [CChar]
         var prefix: String
         var listing: FolderListing?
         /// Its pictures' order by name.
@@ -35,17 +38,20 @@ struct FolderTree {
     static func read(
         _ top: URL, selecting: String?, details: FolderListing.Details, cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderTree {
-        var nodes = [Node(url: top, prefix: "")]
+        let topPath = top.withUnsafeFileSystemRepresentation {
+            Array(UnsafeBufferPointer(start: $0!, count: strlen($0!)))
+        }
+        var nodes = [Node(url: top, path: topPath, prefix: "")]
         var visited = Set<FolderIdentity>()
         var level = [0]
         while !level.isEmpty {
             if cancellable.isCancelled { throw .cancelled }
             // The top folder is read whatever it is (its failure is the source's).
             let folders = level.filter { node in
-                FolderIdentity(nodes[node].url).map { visited.insert($0).inserted } ?? (node == 0)
+                FolderIdentity(nodes[node].path).map { visited.insert($0).inserted } ?? (node == 0)
             }
             let read = readAll(
-                folders.map { nodes[$0].url }, prefixes: folders.map { nodes[$0].prefix },
+                folders.map { (nodes[$0].path, nodes[$0].url) }, prefixes: folders.map { nodes[$0].prefix },
                 selecting: nodes[0].listing == nil ? selecting : nil, details: details, cancellable: cancellable)
             if nodes[0].listing == nil, case .failure(let error) = read[0] { throw error }
             if cancellable.isCancelled { throw .cancelled }
@@ -57,9 +63,13 @@ struct FolderTree {
                 nodes[node].nameOrder = nameOrder
                 for child in NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks) {
                     guard let url = URL(string: listing.folderLinks[child]) else { continue }
+                    var path = nodes[node].path
+                    if path.last != 0x2F { path.append(0x2F) } // "/"
+                    path += listing.folderFileNames[child]
                     nodes[node].children.append(nodes.count)
                     next.append(nodes.count)
-                    nodes.append(Node(url: url, prefix: nodes[node].prefix + listing.folderNames[child] + "/"))
+                    nodes.append(
+                        Node(url: url, path: path, prefix: nodes[node].prefix + listing.folderNames[child] + "/"))
                 }
             }
             level = next
@@ -67,10 +77,11 @@ struct FolderTree {
         return assemble(nodes)
     }
 
-    /// Reads `folders` on every core; each folder's listing (its pictures named with the
-    /// folder's prefix, and their name order), or why it could not be read.
+    /// Reads `folders` (their paths, and addresses for what went wrong) on every core; each
+    /// folder's listing (its pictures named with the folder's prefix, and their name order), or
+    /// why it could not be read.
     private static func readAll(
-        _ folders: [URL], prefixes: [String], selecting: String?, details: FolderListing.Details,
+        _ folders: [(path: [CChar], url: URL)], prefixes: [String], selecting: String?, details: FolderListing.Details,
         cancellable: Cancellable
     ) -> [Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>] {
         let results = Locked(
@@ -79,8 +90,10 @@ struct FolderTree {
         let next = Locked(0)
         let workers = min(folders.count, ProcessInfo.processInfo.activeProcessorCount)
         DispatchQueue.concurrentPerform(iterations: max(1, workers)) { _ in
-            // One recogniser a worker: what a name's extension says is worked out once.
+            // One recogniser and one key maker a worker: what a name's extension says, and the
+            // sort key of a run of letters, are worked out once.
             let pictures = PictureTypes()
+            let keys = NaturalKeys()
             while true {
                 let index = next.withLock { value in
                     defer { value += 1 }
@@ -89,12 +102,15 @@ struct FolderTree {
                 guard index < folders.count else { return }
                 let result: Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>
                 do throws(PhotoSourceError) {
+                    // Named by their path below the top, ordered by their own names.
                     var listing = try FolderListing.read(
-                        folders[index], selecting: selecting, details: details, pictures: pictures,
-                        cancellable: cancellable)
-                    // Ordered by their own names, then named by their path below the top.
-                    let nameOrder = NaturalOrder.order(names: listing.names, links: listing.links)
-                    if !prefixes[index].isEmpty { listing.names = listing.names.map { prefixes[index] + $0 } }
+                        path: folders[index].path, folder: folders[index].url, selecting: selecting, details: details,
+                        prefix: prefixes[index],
+                        keys: keys, pictures: pictures, cancellable: cancellable)
+                    let nameOrder = NaturalOrder.order(
+                        keyBytes: listing.keyBytes, keyEnds: listing.keyEnds, links: listing.links)
+                    listing.keyBytes = []
+                    listing.keyEnds = []
                     result = .success((listing, nameOrder))
                 } catch {
                     result = .failure(error)
@@ -132,9 +148,9 @@ struct FolderTree {
         let device: UInt64
         let inode: UInt64
 
-        init?(_ folder: URL) {
+        init?(_ path: [CChar]) {
             var status = stat()
-            let found = folder.withUnsafeFileSystemRepresentation { $0.map { stat($0, &status) } ?? -1 }
+            let found = (path + [0]).withUnsafeBufferPointer { stat($0.baseAddress!, &status) }
             guard found == 0 else { return nil }
             device = UInt64(status.st_dev)
             inode = UInt64(status.st_ino)

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import GLibKit
 
 /// The order a file manager shows names in: digits compared as numbers ("img2" before
 /// "img10"), letters by the locale's collation, case aside.
@@ -28,14 +29,22 @@ enum NaturalOrder {
     /// byte saying whether it is a folder (2) or the picture (1), and before a 0, which no
     /// natural key holds.
     static func pathKey(_ path: String, keys: NaturalKeys = NaturalKeys()) -> [UInt8] {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var bytes: [UInt8] = []
-        for (index, part) in parts.enumerated() {
-            bytes.append(index == parts.count - 1 ? 1 : 2)
-            bytes += keys.key(String(part))
-            bytes.append(0)
-        }
+        appendPathKey(path, keys: keys, to: &bytes)
         return bytes
+    }
+
+    /// Appends the `pathKey` of `path` to `bytes`.
+    static func appendPathKey(_ path: String, keys: NaturalKeys, to bytes: inout [UInt8]) {
+        var path = path
+        path.withUTF8 { utf8 in
+            let parts = utf8.split(separator: slash, omittingEmptySubsequences: true)
+            for (index, part) in parts.enumerated() {
+                bytes.append(index == parts.count - 1 ? 1 : 2)
+                keys.appendKey(utf8: UnsafeBufferPointer(rebasing: part), to: &bytes)
+                bytes.append(0)
+            }
+        }
     }
 
     /// The positions of `names` in display order. Equal keys fall back to the links, then to
@@ -44,26 +53,63 @@ enum NaturalOrder {
         precondition(names.count == links.count)
         let count = names.count
         guard count > 1 else { return Array(0..<count) }
-        let paths = names.contains(where: { $0.utf8.contains(slash) })
-        let keys = UnsafeMutableBufferPointer<[UInt8]>.allocate(capacity: count)
-        keys.initialize(repeating: [])
-        defer { keys.deinitialize().deallocate() }
+        let paths = names.contains { name in
+            var name = name
+            return name.withUTF8 { $0.contains(slash) }
+        }
         // Making keys is most of the work (normalisation and strxfrm, per run of letters); the
-        // cores share it. Each chunk writes its own slots of `keys`, and no other.
-        nonisolated(unsafe) let slots = keys
+        // cores share it, each chunk of names making its own run of bytes. The keys are kept
+        // as ranges of those bytes, and compared with `memcmp`: a key an array of its own, and
+        // compared as a sequence, made sorting a folder cost more than reading it.
         let chunks = count < parallelThreshold ? 1 : 8 * ProcessInfo.processInfo.activeProcessorCount
+        let made = Locked([(bytes: [UInt8], ends: [Int])?](repeating: nil, count: chunks))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let maker = NaturalKeys()
-            for i in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
-                slots[i] = paths ? pathKey(names[i], keys: maker) : maker.key(names[i])
+            var bytes: [UInt8] = []
+            var ends: [Int] = []
+            let range = (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
+            bytes.reserveCapacity(range.count * 24)
+            ends.reserveCapacity(range.count)
+            for i in range {
+                if paths {
+                    appendPathKey(names[i], keys: maker, to: &bytes)
+                } else {
+                    maker.appendKey(names[i], to: &bytes)
+                }
+                ends.append(bytes.count)
             }
+            made.withLock { $0[chunk] = (bytes, ends) }
         }
-        var order = (0..<Int32(count)).map { $0 }
-        order.sort { a, b in
-            let (keyA, keyB) = (keys[Int(a)], keys[Int(b)])
-            if keyA != keyB { return keyA.lexicographicallyPrecedes(keyB) }
-            let (linkA, linkB) = (links[Int(a)], links[Int(b)])
-            return linkA != linkB ? linkA < linkB : a < b
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        ends.reserveCapacity(count)
+        for case (let chunkBytes, let chunkEnds)? in made.withLock({ $0 }) {
+            let offset = bytes.count
+            bytes += chunkBytes
+            ends += chunkEnds.lazy.map { $0 + offset }
+        }
+        return order(keyBytes: bytes, keyEnds: ends, links: links)
+    }
+
+    /// The positions in display order of names whose keys are made already: name `i`'s the
+    /// bytes of `keyBytes` up to `keyEnds[i]` from the end of the one before.
+    static func order(keyBytes bytes: [UInt8], keyEnds ends: [Int], links: [String]) -> [Int] {
+        precondition(ends.count == links.count)
+        var order = (0..<Int32(ends.count)).map { $0 }
+        bytes.withUnsafeBufferPointer { bytes in
+            ends.withUnsafeBufferPointer { ends in
+                let base = bytes.baseAddress ?? UnsafePointer<UInt8>(bitPattern: 1)!
+                order.sort { a, b in
+                    let (startA, endA) = (a == 0 ? 0 : ends[Int(a) - 1], ends[Int(a)])
+                    let (startB, endB) = (b == 0 ? 0 : ends[Int(b) - 1], ends[Int(b)])
+                    let (lengthA, lengthB) = (endA - startA, endB - startB)
+                    let common = memcmp(base + startA, base + startB, min(lengthA, lengthB))
+                    if common != 0 { return common < 0 }
+                    if lengthA != lengthB { return lengthA < lengthB }
+                    let (linkA, linkB) = (links[Int(a)], links[Int(b)])
+                    return linkA != linkB ? linkA < linkB : a < b
+                }
+            }
         }
         return order.map(Int.init)
     }

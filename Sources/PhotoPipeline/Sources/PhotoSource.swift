@@ -91,7 +91,9 @@ public struct PhotoSourceBatch: Sendable {
         while start < entries.count {
             let end = min(entries.count, start + max(1, start < lead ? min(leadRows, lead - start) : rows))
             var piece = self
-            piece.entries = Array(entries[start..<end])
+            // A batch that is one piece keeps its entries as they are (a tree's 100,000 were
+            // copied here, and the copy freed again on another thread).
+            if start > 0 || end < entries.count { piece.entries = Array(entries[start..<end]) }
             // Positions ascend, so each piece's are right once the pieces before it are in.
             piece.positions = positions.map { Array($0[start..<end]) }
             piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }

@@ -22,13 +22,56 @@ struct FolderTree {
     /// How many sub-folders the top folder itself holds.
     var topFolders = 0
 
-    /// One folder read: its pictures, and its sub-folders (their node numbers) in natural order.
-    /// A folder is known by its path's bytes while the tree is read; its address is made once,
-    /// for `folders`.
-    private struct Node {
-        var url: URL
+    /// A folder of the tree: its path's bytes (what it is read by), its address (for the
+    /// folders read, and what went wrong), and its path below the top, ending in "/" (its
+    /// pictures' names begin with it).
+    struct Place {
         var path: [CChar]
+        var url: URL
         var prefix: String
+
+        init(top: URL) {
+            path = top.withUnsafeFileSystemRepresentation { Array(UnsafeBufferPointer(start: $0!, count: strlen($0!))) }
+            url = top
+            prefix = ""
+        }
+
+        private init(path: [CChar], url: URL, prefix: String) {
+            self.path = path
+            self.url = url
+            self.prefix = prefix
+        }
+
+        /// Its pictures, named with its prefix, and their order by their own names.
+        func read(
+            selecting: String?, details: FolderListing.Details, keys: NaturalKeys, pictures: PictureTypes,
+            cancellable: Cancellable
+        ) throws(PhotoSourceError) -> (listing: FolderListing, nameOrder: [Int]) {
+            var listing = try FolderListing.read(
+                path: path, folder: url, selecting: selecting, details: details, prefix: prefix, keys: keys,
+                pictures: pictures, cancellable: cancellable)
+            let nameOrder = NaturalOrder.order(
+                keyBytes: listing.keyBytes, keyEnds: listing.keyEnds, links: listing.links)
+            listing.keyBytes = []
+            listing.keyEnds = []
+            return (listing, nameOrder)
+        }
+
+        /// The sub-folders `listing` (its own) found, in natural order.
+        func subfolders(in listing: FolderListing) -> [Place] {
+            NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks).compactMap { child in
+                guard let url = URL(string: listing.folderLinks[child]) else { return nil }
+                var path = path
+                if path.last != 0x2F { path.append(0x2F) } // "/"
+                path += listing.folderFileNames[child]
+                return Place(path: path, url: url, prefix: prefix + listing.folderNames[child] + "/")
+            }
+        }
+    }
+
+    /// One folder read: its pictures, and its sub-folders (their node numbers) in natural order.
+    private struct Node {
+        var place: Place
         var listing: FolderListing?
         /// Its pictures' order by name.
         var nameOrder: [Int] = []
@@ -38,21 +81,18 @@ struct FolderTree {
     static func read(
         _ top: URL, selecting: String?, details: FolderListing.Details, cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderTree {
-        let topPath = top.withUnsafeFileSystemRepresentation {
-            Array(UnsafeBufferPointer(start: $0!, count: strlen($0!)))
-        }
-        var nodes = [Node(url: top, path: topPath, prefix: "")]
+        var nodes = [Node(place: Place(top: top))]
         var visited = Set<FolderIdentity>()
         var level = [0]
         while !level.isEmpty {
             if cancellable.isCancelled { throw .cancelled }
             // The top folder is read whatever it is (its failure is the source's).
             let folders = level.filter { node in
-                FolderIdentity(nodes[node].path).map { visited.insert($0).inserted } ?? (node == 0)
+                FolderIdentity(nodes[node].place.path).map { visited.insert($0).inserted } ?? (node == 0)
             }
             let read = readAll(
-                folders.map { (nodes[$0].path, nodes[$0].url) }, prefixes: folders.map { nodes[$0].prefix },
-                selecting: nodes[0].listing == nil ? selecting : nil, details: details, cancellable: cancellable)
+                folders.map { nodes[$0].place }, selecting: nodes[0].listing == nil ? selecting : nil,
+                details: details, cancellable: cancellable)
             if nodes[0].listing == nil, case .failure(let error) = read[0] { throw error }
             if cancellable.isCancelled { throw .cancelled }
             var next: [Int] = []
@@ -61,15 +101,10 @@ struct FolderTree {
                 guard case .success(let (listing, nameOrder)) = result else { continue }
                 nodes[node].listing = listing
                 nodes[node].nameOrder = nameOrder
-                for child in NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks) {
-                    guard let url = URL(string: listing.folderLinks[child]) else { continue }
-                    var path = nodes[node].path
-                    if path.last != 0x2F { path.append(0x2F) } // "/"
-                    path += listing.folderFileNames[child]
+                for child in nodes[node].place.subfolders(in: listing) {
                     nodes[node].children.append(nodes.count)
                     next.append(nodes.count)
-                    nodes.append(
-                        Node(url: url, path: path, prefix: nodes[node].prefix + listing.folderNames[child] + "/"))
+                    nodes.append(Node(place: child))
                 }
             }
             level = next
@@ -77,12 +112,10 @@ struct FolderTree {
         return assemble(nodes)
     }
 
-    /// Reads `folders` (their paths, and addresses for what went wrong) on every core; each
-    /// folder's listing (its pictures named with the folder's prefix, and their name order), or
-    /// why it could not be read.
+    /// Reads `folders` on every core; each folder's listing (its pictures named with the
+    /// folder's prefix, and their name order), or why it could not be read.
     private static func readAll(
-        _ folders: [(path: [CChar], url: URL)], prefixes: [String], selecting: String?, details: FolderListing.Details,
-        cancellable: Cancellable
+        _ folders: [Place], selecting: String?, details: FolderListing.Details, cancellable: Cancellable
     ) -> [Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>] {
         let results = Locked(
             [Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>?](
@@ -102,16 +135,10 @@ struct FolderTree {
                 guard index < folders.count else { return }
                 let result: Result<(listing: FolderListing, nameOrder: [Int]), PhotoSourceError>
                 do throws(PhotoSourceError) {
-                    // Named by their path below the top, ordered by their own names.
-                    var listing = try FolderListing.read(
-                        path: folders[index].path, folder: folders[index].url, selecting: selecting, details: details,
-                        prefix: prefixes[index],
-                        keys: keys, pictures: pictures, cancellable: cancellable)
-                    let nameOrder = NaturalOrder.order(
-                        keyBytes: listing.keyBytes, keyEnds: listing.keyEnds, links: listing.links)
-                    listing.keyBytes = []
-                    listing.keyEnds = []
-                    result = .success((listing, nameOrder))
+                    result = .success(
+                        try folders[index].read(
+                            selecting: selecting, details: details, keys: keys, pictures: pictures,
+                            cancellable: cancellable))
                 } catch {
                     result = .failure(error)
                 }
@@ -130,7 +157,7 @@ struct FolderTree {
         while let node = stack.popLast() {
             guard let listing = nodes[node].listing else { continue }
             let start = tree.listing.names.count
-            tree.folders.append(nodes[node].url)
+            tree.folders.append(nodes[node].place.url)
             if let selected = listing.selected { tree.listing.selected = start + selected }
             tree.listing.names += listing.names
             tree.listing.links += listing.links

@@ -177,9 +177,9 @@ public final class PhotoIndex: @unchecked Sendable {
         else { return nil }
         var rows: [(path: String, facts: SortFacts)] = []
         // The rows are read in path order and only the first `limit` by date kept (SQLite's
-        // sorter with a limit; ties by path, near the listing's order by name): about 30 ms for a tree of 100,000. An index of the dates would
-        // make it a few milliseconds, but keeping it up nearly doubled the time writing a
-        // first launch's 100,000 dates took.
+        // sorter with a limit; ties by path, near the listing's order by name): about 30 ms
+        // for a tree of 100,000. An index of the dates would make it a few milliseconds, but
+        // keeping it up nearly doubled the time writing a first launch's 100,000 dates took.
         let sql =
             "SELECT path, size, modified, taken FROM photos WHERE path >= ?1 AND path < ?2 ORDER BY taken "
             + (descending ? "DESC" : "ASC") + ", path LIMIT ?3"

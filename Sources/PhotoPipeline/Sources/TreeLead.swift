@@ -84,25 +84,22 @@ struct TreeLead {
     /// that small is read at once).
     static func byName(top: URL, rows: Int, folderLimit: Int = 64, cancellable: Cancellable) -> TreeLead? {
         var entries: [PhotoEntry] = []
-        // Folders to read, the next on top, each with its path below `top`.
-        var pending: [(folder: URL, prefix: String)] = [(top, "")]
+        // Folders to read, the next on top; read as the tree reads them, so in its order.
+        var pending = [FolderTree.Place(top: top)]
         var read = 0
         let pictures = PictureTypes()
-        while entries.count < rows, read < folderLimit, let (folder, prefix) = pending.popLast() {
+        let keys = NaturalKeys()
+        while entries.count < rows, read < folderLimit, let place = pending.popLast() {
             if cancellable.isCancelled { return nil }
             read += 1
             guard
-                let listing = try? FolderListing.read(
-                    folder, selecting: nil, pictures: pictures, cancellable: cancellable)
+                let (listing, nameOrder) = try? place.read(
+                    selecting: nil, details: .none, keys: keys, pictures: pictures, cancellable: cancellable)
             else { continue }
-            for index in NaturalOrder.order(names: listing.names, links: listing.links).prefix(rows - entries.count) {
-                entries.append(PhotoEntry(name: prefix + listing.names[index], link: listing.links[index], base: nil))
+            for index in nameOrder.prefix(rows - entries.count) {
+                entries.append(PhotoEntry(name: listing.names[index], link: listing.links[index], base: nil))
             }
-            let children = NaturalOrder.order(names: listing.folderNames, links: listing.folderLinks)
-            for child in children.reversed() {
-                guard let url = URL(string: listing.folderLinks[child]) else { continue }
-                pending.append((url, prefix + listing.folderNames[child] + "/"))
-            }
+            pending += place.subfolders(in: listing).reversed()
         }
         return entries.count < rows ? nil : TreeLead(entries: entries)
     }

@@ -93,6 +93,39 @@ import TestSupport
         sqlite3_close(writer)
     }
 
+    @Test("An index damaged inside (its header sound) opens at once, and the check in the background sets it aside")
+    func damagedInside() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let index = try PhotoIndex(path: path)
+            for n in 0..<3_000 {
+                index.remember(
+                    path: "/p/\(n / 50)/img\(n).jpg", .init(size: Int64(n), modified: 1, taken: "2020-01-01 10:00:00"))
+            }
+            index.flush()
+            #expect(index.count == 3_000)
+        }
+        // Pages of the table itself, past the header's page, overwritten.
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try file.seekToEnd()
+        #expect(size > 16_384)
+        try file.seek(toOffset: 8_192)
+        try file.write(contentsOf: Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try file.close()
+        #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
+
+        let index = try PhotoIndex(path: path)
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: path + ".set-aside"), Date() < deadline { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: path + ".set-aside"), "the damaged index was not set aside")
+        // Made anew, and in use.
+        #expect(index.count == 0)
+        index.remember(path: "/p/a.jpg", .init(size: 1, modified: 2, taken: "2020-01-01 10:00:00"))
+        index.flush()
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 1, modified: 2) == "2020-01-01 10:00:00")
+    }
+
     @Test("A folder sorted by date is served from the index the second time; a photo rewritten is read again")
     func folderServedFromIndex() throws {
         let (folder, path) = try place()

@@ -126,6 +126,48 @@ import TestSupport
         #expect(index.dateTaken(path: "/p/a.jpg", size: 1, modified: 2) == "2020-01-01 10:00:00")
     }
 
+    @Test("The files first by date, found while a tree's dates are read, are the ones the index's own query gives")
+    func firstRowsOnTheWay() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: path)
+        // Few distinct dates (many ties, broken by path), written in no order.
+        var generator = SystemRandomNumberGenerator()
+        for n in (0..<5_000).shuffled(using: &generator) {
+            let day = 1 + (n * 7919) % 23
+            index.remember(
+                path: "/tree/\(n % 40)/img\(n).jpg",
+                .init(size: Int64(n), modified: Int64(n * 3), taken: String(format: "2021-03-%02d 10:00:00", day)))
+        }
+        // Outside the tree: not counted, not found.
+        index.remember(path: "/tree0/a.jpg", .init(size: 1, modified: 1, taken: "1999-01-01 00:00:00"))
+        index.remember(path: "/other/b.jpg", .init(size: 1, modified: 1, taken: "1999-01-01 00:00:00"))
+        index.flush()
+        for descending in [false, true] {
+            let found = Locked<(rows: [(path: String, facts: SortFacts)]?, held: Int)?>(nil)
+            let numbers = index.dateNumbersByPathKey(
+                inFolder: "/tree",
+                first: .init(limit: 37, descending: descending) { rows, held in found.withLock { $0 = (rows, held) } })
+            #expect(numbers?.count == 5_000)
+            let (rows, held) = try #require(found.withLock { $0 })
+            #expect(held == 5_000)
+            let expected = try #require(
+                index.firstByDateTaken(inFolder: "/tree", descending: descending, limit: 37, minimum: 1))
+            #expect(expected.count == 37)
+            #expect(rows?.map(\.path) == expected.map(\.path), "descending: \(descending)")
+            #expect(rows?.map(\.facts) == expected.map(\.facts))
+        }
+        // A date not in the numbers' form: no numbers, and no rows.
+        index.remember(path: "/tree/odd.jpg", .init(size: 1, modified: 1, taken: "2021:03:01 10:00:00"))
+        index.flush()
+        let found = Locked<(rows: [(path: String, facts: SortFacts)]?, held: Int)?>(nil)
+        let numbers = index.dateNumbersByPathKey(
+            inFolder: "/tree",
+            first: .init(limit: 37, descending: false) { rows, held in found.withLock { $0 = (rows, held) } })
+        #expect(numbers == nil)
+        #expect(found.withLock { $0 }.map { $0.rows == nil } == true)
+    }
+
     @Test("A folder sorted by date is served from the index the second time; a photo rewritten is read again")
     func folderServedFromIndex() throws {
         let (folder, path) = try place()

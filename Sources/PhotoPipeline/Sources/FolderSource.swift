@@ -89,7 +89,13 @@ public struct FolderSource: PhotoSource {
             !wanted.needsFacts ? .none : wanted.key == .dateTaken ? .pathKeys : .status
         // A tree sorted by date asks the index on a thread of its own while its folders are
         // read: each took about as long as the other.
-        let early = recursive && details == .pathKeys ? index.map { EarlyIndexRead($0, folder: folder) } : nil
+        let early =
+            recursive && details == .pathKeys
+            ? index.map {
+                EarlyIndexRead(
+                    $0, folder: folder, descending: wanted.descending,
+                    leadRows: leadPolicy != .never && selecting == nil ? TreeLead.candidateRows(leadRows) : 0)
+            } : nil
         var lead: TreeLead?
         if recursive {
             // The folders are read on a thread of their own while the index says which of
@@ -108,9 +114,16 @@ public struct FolderSource: PhotoSource {
                 var fromIndex = false
                 var shownOrder = PhotoOrder.byName
                 var found: TreeLead?
-                switch (details == .pathKeys ? index : nil).map({
-                    TreeLead.read(
-                        index: $0, folderPath: folder.path, order: wanted, rows: leadRows, minimum: inlineDatesLimit)
+                switch (details == .pathKeys ? index : nil).map({ index -> TreeLead.FromIndex in
+                    // From the rows the index's dates were read with, where they are all dates.
+                    if let (candidates, held) = early?.firstRows(), let candidates {
+                        return held < inlineDatesLimit
+                            ? .tooFew
+                            : TreeLead.read(
+                                candidates: candidates, folderPath: folder.path, order: wanted, rows: leadRows)
+                    }
+                    return TreeLead.read(
+                        index: index, folderPath: folder.path, order: wanted, rows: leadRows, minimum: inlineDatesLimit)
                 }) {
                 case .lead(let shown)?:
                     (found, fromIndex, shownOrder) = (shown, true, wanted)
@@ -381,17 +394,25 @@ public struct FolderSource: PhotoSource {
 }
 
 /// The index's dates taken for a folder and everything below it (as numbers: see
-/// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made.
+/// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made,
+/// and on the way the files that come first by them (for a lead: see `TreeLead`).
 private final class EarlyIndexRead: Sendable {
     private let numbers = OneShot<[UInt64: Int64]?>()
+    private let first = OneShot<(rows: [(path: String, facts: SortFacts)]?, held: Int)>()
 
-    init(_ index: PhotoIndex, folder: URL) {
+    init(_ index: PhotoIndex, folder: URL, descending: Bool, leadRows: Int) {
         let path = folder.standardizedFileURL.path
-        DispatchQueue.global(qos: .userInitiated).async { [numbers] in
-            numbers.set(index.dateNumbersByPathKey(inFolder: path))
+        DispatchQueue.global(qos: .userInitiated).async { [numbers, first] in
+            let leading = PhotoIndex.FirstRows(limit: leadRows, descending: descending) { first.set(($0, $1)) }
+            numbers.set(index.dateNumbersByPathKey(inFolder: path, first: leadRows > 0 ? leading : nil))
+            first.set((nil, 0))
         }
     }
 
     /// Waits for the read to end; what it found (nil: a date not in the numbers' form).
     func result() -> [UInt64: Int64]? { numbers.wait() }
+
+    /// Waits for the rows to be read; the files that come first and how many files the index
+    /// holds there (no files: a date not in the numbers' form, or no lead was asked for).
+    func firstRows() -> (rows: [(path: String, facts: SortFacts)]?, held: Int) { first.wait() }
 }

@@ -59,12 +59,6 @@ final class SourceFeed {
         guard loading != nil else { return }
         if case .batch(_, let piece) = event { rowsQueued += piece.count }
         queue.append(event)
-        // The end of a source with nothing before it still waiting is handed over at once: the
-        // list is whole, and says so, without waiting for the frame that follows its last rows.
-        if !event.isBatch, next == queue.count - 1 {
-            _ = handOver()
-            return
-        }
         guard drain == nil else { return }
         drain = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             self?.handOver() ?? .remove
@@ -81,7 +75,7 @@ final class SourceFeed {
             next += 1
             handle(event)
             if event.isLast(of: sourceCount) { loadEnded = true }
-            guard loading != nil else { return .remove } // cancelled by the handler
+            guard drain != nil else { return .remove } // cancelled by the handler
             batchHandedOver = batchHandedOver || event.isBatch
         }
         guard next >= queue.count else {

@@ -73,6 +73,8 @@ public final class PhotoIndex: @unchecked Sendable {
     private var database: OpaquePointer?
     private var lookupStatement: OpaquePointer?
     private var pending: [(path: String, facts: Facts)] = []
+    /// Whether the index opened was made before, and so is to be checked whole.
+    private var checkPending = false
 
     /// The index of this user's cache (`$XDG_CACHE_HOME/classic-photos/index.sqlite`), opened
     /// when first used; nil where it cannot be opened at all.
@@ -96,6 +98,8 @@ public final class PhotoIndex: @unchecked Sendable {
             setAside()
             try connect()
         }
+        // Once it is open (the check may make it anew under the lock).
+        if checkPending { checkInBackground() }
     }
 
     deinit { close() }
@@ -509,7 +513,7 @@ public final class PhotoIndex: @unchecked Sendable {
         } else if application != Self.applicationID || version != Self.schemaVersion {
             throw .unusable("not an index of this app (application \(application), version \(version))")
         } else {
-            checkInBackground()
+            checkPending = true
         }
         sqlite3_exec(made, "PRAGMA synchronous=NORMAL", nil, nil, nil)
         var lookup: OpaquePointer?

@@ -195,13 +195,11 @@ final class PhotoListWindow {
         var starts: [Int: Int] = [:]
         loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
             switch event {
-            case .started(let index, let location):
+            case .started(let index, _):
                 starts[index] = photos.count
-                Trace.shared.emit(
-                    .sourceStart(url: location.absoluteString, recursive: sources[index].includesSubfolders))
             case .batch(let index, let batch):
                 folderBatchArrived(batch)
-                if !batch.entries.isEmpty || batch.removing != nil { append(batch, sourceStart: starts[index] ?? 0) }
+                if batch.count > 0 || batch.removing != nil { append(batch, sourceStart: starts[index] ?? 0) }
             case .finished(let index, let location, let rows):
                 Trace.shared.emit(
                     .sourceLoaded(

@@ -40,7 +40,7 @@ final class SourceFeed {
     init(loader: PhotoSourceLoader, sources: [any PhotoSource], handle: @escaping (PhotoSourceEvent) -> Void) {
         self.handle = handle
         sourceCount = sources.count
-        loading = loader.load(sources, pieces: (Self.leadRows, Self.leadPieceRows, Self.pieceRows)) {
+        loading = loader.load(sources, pieces: (Self.leadRows, Self.leadPieceRows, Self.pieceRows), traced: true) {
             [weak self] event in
             self?.enqueue(event)
         }
@@ -57,7 +57,7 @@ final class SourceFeed {
 
     private func enqueue(_ event: PhotoSourceEvent) {
         guard loading != nil else { return }
-        if case .batch(_, let piece) = event { rowsQueued += piece.entries.count }
+        if case .batch(_, let piece) = event { rowsQueued += piece.count }
         queue.append(event)
         guard drain == nil else { return }
         drain = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
@@ -65,15 +65,18 @@ final class SourceFeed {
         }
     }
 
-    /// Hands over events up to and including the next batch; removes itself when the queue is empty.
+    /// Hands over events up to the second batch from here (one batch a turn: the end of its
+    /// source goes with it, so the list is whole, and says so, without waiting for another
+    /// frame); removes itself when the queue is empty.
     private func handOver() -> MainLoopSource.Action {
-        while next < queue.count {
+        var batchHandedOver = false
+        while next < queue.count, !(batchHandedOver && queue[next].isBatch) {
             let event = queue[next]
             next += 1
             handle(event)
             if event.isLast(of: sourceCount) { loadEnded = true }
             guard drain != nil else { return .remove } // cancelled by the handler
-            if case .batch = event { break }
+            batchHandedOver = batchHandedOver || event.isBatch
         }
         guard next >= queue.count else {
             // Let go of what has been handed over: a piece's entries are copies of rows the
@@ -100,6 +103,10 @@ final class SourceFeed {
 }
 
 extension PhotoSourceEvent {
+    var isBatch: Bool {
+        if case .batch = self { true } else { false }
+    }
+
     /// Whether this event ends the last of `count` sources (and so the whole load).
     func isLast(of count: Int) -> Bool {
         switch self {

@@ -220,7 +220,8 @@ func benchmarkPictureTree(_ camera: CameraFolder, rounds: Int, report: Report) t
         private Xvfb display; cold is an empty `XDG_CACHE_HOME` (no index, no thumbnails), warm the same \
         folder again. Times from launch (the trace's clock plus a whole `--version` run, \(ms(exec))): \
         the first row named, the first screen of thumbnails done, the whole tree in the list \
-        (`source.loaded`; and from `source.start`, the source's own reading, ordering and listing), and \
+        (`source.loaded`; and from `source.start`, which the loader's worker writes as it begins to read, the \
+        source's own reading, ordering and listing), and \
         the rows in date-taken order; the longest main-loop stall until then \
         (the app's watchdog), and the peak resident memory (VmHWM). `find Pictures -type f` lists the \
         same \(grouped(listedByFind)) names in \(ms(find)) (median of \(finds.count), after a first run \

@@ -233,8 +233,11 @@ extension GUITests {
             _ = try app.waitFor("the photo in sepia") { events in
                 events.contains { if case .rowState(_, named, .filtered) = $0.event { true } else { false } }
             }
-            // Large in the viewer, from the start; paging goes on through its folder.
-            let opened = events.filter { $0.event.name == .viewerOpen }
+            // Large in the viewer, from the start (its row may take its place in the list before
+            // the viewer has shown it); paging goes on through its folder.
+            let opened = try app.waitFor("the photo in the viewer") { events in
+                events.contains { $0.event.name == .viewerOpen }
+            }.filter { $0.event.name == .viewerOpen }
             #expect(opened.first?.event.photoName == "photo25.jpg", "\(opened.map(\.event))")
             #expect(!opened.contains { $0.event.photoName != "photo25.jpg" }, "\(opened.map(\.event))")
             try app.xdotool(["key", "Right"])

@@ -93,6 +93,81 @@ import TestSupport
         sqlite3_close(writer)
     }
 
+    @Test("An index damaged inside (its header sound) opens at once, and the check in the background sets it aside")
+    func damagedInside() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let index = try PhotoIndex(path: path)
+            for n in 0..<3_000 {
+                index.remember(
+                    path: "/p/\(n / 50)/img\(n).jpg", .init(size: Int64(n), modified: 1, taken: "2020-01-01 10:00:00"))
+            }
+            index.flush()
+            #expect(index.count == 3_000)
+        }
+        // Pages of the table itself, past the header's page, overwritten.
+        let file = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try file.seekToEnd()
+        #expect(size > 16_384)
+        try file.seek(toOffset: 8_192)
+        try file.write(contentsOf: Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        try file.close()
+        #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
+
+        let index = try PhotoIndex(path: path)
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: path + ".set-aside"), Date() < deadline { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: path + ".set-aside"), "the damaged index was not set aside")
+        // Made anew, and in use.
+        #expect(index.count == 0)
+        index.remember(path: "/p/a.jpg", .init(size: 1, modified: 2, taken: "2020-01-01 10:00:00"))
+        index.flush()
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 1, modified: 2) == "2020-01-01 10:00:00")
+    }
+
+    @Test("The files first by date, found while a tree's dates are read, are the ones the index's own query gives")
+    func firstRowsOnTheWay() throws {
+        let (folder, path) = try place()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: path)
+        // Few distinct dates (many ties, broken by path), written in no order.
+        var generator = SystemRandomNumberGenerator()
+        for n in (0..<5_000).shuffled(using: &generator) {
+            let day = 1 + (n * 7919) % 23
+            index.remember(
+                path: "/tree/\(n % 40)/img\(n).jpg",
+                .init(size: Int64(n), modified: Int64(n * 3), taken: String(format: "2021-03-%02d 10:00:00", day)))
+        }
+        // Outside the tree: not counted, not found.
+        index.remember(path: "/tree0/a.jpg", .init(size: 1, modified: 1, taken: "1999-01-01 00:00:00"))
+        index.remember(path: "/other/b.jpg", .init(size: 1, modified: 1, taken: "1999-01-01 00:00:00"))
+        index.flush()
+        for descending in [false, true] {
+            let found = Locked<(rows: [(path: String, facts: SortFacts)]?, held: Int)?>(nil)
+            let numbers = index.dateNumbersByPathKey(
+                inFolder: "/tree",
+                first: .init(limit: 37, descending: descending) { rows, held in found.withLock { $0 = (rows, held) } })
+            #expect(numbers?.count == 5_000)
+            let (rows, held) = try #require(found.withLock { $0 })
+            #expect(held == 5_000)
+            let expected = try #require(
+                index.firstByDateTaken(inFolder: "/tree", descending: descending, limit: 37, minimum: 1))
+            #expect(expected.count == 37)
+            #expect(rows?.map(\.path) == expected.map(\.path), "descending: \(descending)")
+            #expect(rows?.map(\.facts) == expected.map(\.facts))
+        }
+        // A date not in the numbers' form: no numbers, and no rows.
+        index.remember(path: "/tree/odd.jpg", .init(size: 1, modified: 1, taken: "2021:03:01 10:00:00"))
+        index.flush()
+        let found = Locked<(rows: [(path: String, facts: SortFacts)]?, held: Int)?>(nil)
+        let numbers = index.dateNumbersByPathKey(
+            inFolder: "/tree",
+            first: .init(limit: 37, descending: false) { rows, held in found.withLock { $0 = (rows, held) } })
+        #expect(numbers == nil)
+        #expect(found.withLock { $0 }.map { $0.rows == nil } == true)
+    }
+
     @Test("A folder sorted by date is served from the index the second time; a photo rewritten is read again")
     func folderServedFromIndex() throws {
         let (folder, path) = try place()

@@ -77,6 +77,9 @@ public struct FolderSource: PhotoSource {
         cancellable: Cancellable, index: PhotoIndex? = PhotoIndex.shared, lead leadPolicy: LeadPolicy = .beforeListing,
         _ deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
+        // Its folders' addresses and its pictures' paths are made from this one (2,000 folders
+        // each made standard took 14 ms on the way to the window).
+        let folder = folder.standardizedFileURL
         var tree: [URL]?
         var nameOrder: [Int]?
         var listing: FolderListing
@@ -86,7 +89,13 @@ public struct FolderSource: PhotoSource {
             !wanted.needsFacts ? .none : wanted.key == .dateTaken ? .pathKeys : .status
         // A tree sorted by date asks the index on a thread of its own while its folders are
         // read: each took about as long as the other.
-        let early = recursive && details == .pathKeys ? index.map { EarlyIndexRead($0, folder: folder) } : nil
+        let early =
+            recursive && details == .pathKeys
+            ? index.map {
+                EarlyIndexRead(
+                    $0, folder: folder, descending: wanted.descending,
+                    leadRows: leadPolicy != .never && selecting == nil ? TreeLead.candidateRows(leadRows) : 0)
+            } : nil
         var lead: TreeLead?
         if recursive {
             // The folders are read on a thread of their own while the index says which of
@@ -105,10 +114,16 @@ public struct FolderSource: PhotoSource {
                 var fromIndex = false
                 var shownOrder = PhotoOrder.byName
                 var found: TreeLead?
-                switch (details == .pathKeys ? index : nil).map({
-                    TreeLead.read(
-                        index: $0, folderPath: folder.standardizedFileURL.path, order: wanted, rows: leadRows,
-                        minimum: inlineDatesLimit)
+                switch (details == .pathKeys ? index : nil).map({ index -> TreeLead.FromIndex in
+                    // From the rows the index's dates were read with, where they are all dates.
+                    if let (candidates, held) = early?.firstRows(), let candidates {
+                        return held < inlineDatesLimit
+                            ? .tooFew
+                            : TreeLead.read(
+                                candidates: candidates, folderPath: folder.path, order: wanted, rows: leadRows)
+                    }
+                    return TreeLead.read(
+                        index: index, folderPath: folder.path, order: wanted, rows: leadRows, minimum: inlineDatesLimit)
                 }) {
                 case .lead(let shown)?:
                     (found, fromIndex, shownOrder) = (shown, true, wanted)
@@ -142,7 +157,7 @@ public struct FolderSource: PhotoSource {
             }
             listing = read.listing
             nameOrder = read.nameOrder
-            tree = read.folders.map(\.standardizedFileURL)
+            tree = read.folders
         } else {
             listing = try FolderListing.read(folder, selecting: selecting, details: details, cancellable: cancellable)
         }
@@ -150,7 +165,7 @@ public struct FolderSource: PhotoSource {
         var orderFromIndex = false
         var dateNumbers: [Int64?]?
         if wanted.key == .dateTaken {
-            let folderPath = folder.standardizedFileURL.path
+            let folderPath = folder.path
             if listing.names.count <= inlineDatesLimit {
                 listing.readStatus()
                 listing.facts = datesTaken(listing, folderPath: folderPath, index: index)
@@ -169,7 +184,7 @@ public struct FolderSource: PhotoSource {
             dateNumbers.map {
                 used.order(dateNumbers: $0, names: listing.names, links: listing.links, nameOrder: nameOrder)
             } ?? used.order(names: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
-        let folderURL = folder.standardizedFileURL
+        let folderURL = folder
         // Sub-folders first, by name (as the file manager shows them), then the pictures.
         let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
             .map { PhotoEntry(name: listing.folderNames[$0], link: listing.folderLinks[$0], base: nil) }
@@ -203,18 +218,34 @@ public struct FolderSource: PhotoSource {
         }
         while start < total {
             if cancellable.isCancelled { throw .cancelled }
-            // The first batch as any source's; the rest at once, which the loader hands over
-            // in pieces of its own (each batch was a turn of the main loop).
-            let end = min(
-                start + (start == 0 && lead == nil ? PhotoSources.batchSize : PhotoSources.bulkBatchSize), total)
-            let entries = (start..<end).map(entry(at:))
-            let selectedHere = selectedPosition.flatMap { (start..<end).contains($0) ? $0 - start : nil }
+            let selectedHere = selectedPosition.flatMap { $0 >= start ? $0 - start : nil }
+            if start == 0, lead == nil {
+                // The first batch as any source's (the loader cuts it into the views' first pieces).
+                let end = min(PhotoSources.batchSize, total)
+                deliver(
+                    PhotoSourceBatch(
+                        entries: (0..<end).map(entry(at:)), selected: selectedHere.flatMap { $0 < end ? $0 : nil },
+                        folder: folderURL, order: used, wantedOrder: wanted, tree: tree,
+                        orderFromIndex: orderFromIndex))
+                start = end
+                continue
+            }
+            // The rest at once, packed here as the list keeps it (the loader hands it over in
+            // pieces of its own; each batch was a turn of the main loop).
+            let end = min(start + PhotoSources.bulkBatchSize, total)
+            let packed = PackedEntries(
+                leading: folders[min(start, folders.count)..<min(end, folders.count)], names: listing.names,
+                links: listing.links, order: order[max(0, start - folders.count)..<max(0, end - folders.count)])
             deliver(
                 PhotoSourceBatch(
-                    entries: entries, selected: selectedHere, folder: folderURL, order: used,
+                    packed: packed,
+                    selected: selectedHere.flatMap { $0 < end - start ? $0 : nil }, folder: folderURL, order: used,
                     wantedOrder: wanted, tree: tree, orderFromIndex: orderFromIndex))
             start = end
         }
+        // Freeing 100,000 names and links here held the end of the source back from the
+        // window by 25 to 40 ms.
+        releaseOnWorker(&listing, leaving: FolderListing())
     }
 
     /// The dates taken of a listing's pictures (whose status was read), from the index where
@@ -363,17 +394,25 @@ public struct FolderSource: PhotoSource {
 }
 
 /// The index's dates taken for a folder and everything below it (as numbers: see
-/// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made.
+/// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made,
+/// and on the way the files that come first by them (for a lead: see `TreeLead`).
 private final class EarlyIndexRead: Sendable {
     private let numbers = OneShot<[UInt64: Int64]?>()
+    private let first = OneShot<(rows: [(path: String, facts: SortFacts)]?, held: Int)>()
 
-    init(_ index: PhotoIndex, folder: URL) {
+    init(_ index: PhotoIndex, folder: URL, descending: Bool, leadRows: Int) {
         let path = folder.standardizedFileURL.path
-        DispatchQueue.global(qos: .userInitiated).async { [numbers] in
-            numbers.set(index.dateNumbersByPathKey(inFolder: path))
+        DispatchQueue.global(qos: .userInitiated).async { [numbers, first] in
+            let leading = PhotoIndex.FirstRows(limit: leadRows, descending: descending) { first.set(($0, $1)) }
+            numbers.set(index.dateNumbersByPathKey(inFolder: path, first: leadRows > 0 ? leading : nil))
+            first.set((nil, 0))
         }
     }
 
     /// Waits for the read to end; what it found (nil: a date not in the numbers' form).
     func result() -> [UInt64: Int64]? { numbers.wait() }
+
+    /// Waits for the rows to be read; the files that come first and how many files the index
+    /// holds there (no files: a date not in the numbers' form, or no lead was asked for).
+    func firstRows() -> (rows: [(path: String, facts: SortFacts)]?, held: Int) { first.wait() }
 }

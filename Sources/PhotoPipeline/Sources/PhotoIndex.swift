@@ -1,18 +1,20 @@
+import CDecoderSandbox
 import CGLib
 import CSQLite
 import Foundation
 import GLibKit
 
 /// What the app has read from photos that is slow to read again (the date taken, the pixel
-/// size, the orientation and the camera, from each file's first bytes), kept between runs in an SQLite database in the app's cache folder, keyed by
-/// path, size and modification time: a file rewritten in place changes one of them, and is
-/// read again.
+/// size, the orientation and the camera, from each file's first bytes), kept between runs in an
+/// SQLite database in the app's cache folder, keyed by path, size and modification time: a file
+/// rewritten in place changes one of them, and is read again.
 ///
 /// It is used off the main thread only (folders are read and sorted on workers). Writes are
 /// gathered and made in one transaction at a time, the database in WAL mode so that a second
-/// window's reads do not wait for them. A database that is damaged, or is not this app's, is
-/// set aside (renamed beside it) and made anew; one that stays locked is passed over for this
-/// run. The index is a cache: a miss only costs a read of the file.
+/// window's reads do not wait for them. A database that is not this app's, or damaged (found
+/// as it is opened, or by a whole check in the background once it is open), is set aside
+/// (renamed beside it) and made anew; one that stays locked is passed over for this run. The
+/// index is a cache: a miss only costs a read of the file.
 public final class PhotoIndex: @unchecked Sendable {
     /// What the index holds for one file.
     public struct Facts: Sendable, Equatable {
@@ -71,6 +73,8 @@ public final class PhotoIndex: @unchecked Sendable {
     private var database: OpaquePointer?
     private var lookupStatement: OpaquePointer?
     private var pending: [(path: String, facts: Facts)] = []
+    /// Whether the index opened was made before, and so is to be checked whole.
+    private var checkPending = false
 
     /// The index of this user's cache (`$XDG_CACHE_HOME/classic-photos/index.sqlite`), opened
     /// when first used; nil where it cannot be opened at all.
@@ -94,6 +98,8 @@ public final class PhotoIndex: @unchecked Sendable {
             setAside()
             try connect()
         }
+        // Once it is open (the check may make it anew under the lock).
+        if checkPending { checkInBackground() }
     }
 
     deinit { close() }
@@ -206,28 +212,107 @@ public final class PhotoIndex: @unchecked Sendable {
         return (prefix, String(prefix.dropLast()) + "0")
     }
 
+    /// The files that come first by date taken in a folder and below it, asked of
+    /// `dateNumbersByPathKey` in the same pass over its rows: the first `limit` (latest first
+    /// with `descending`; ties by path, as `firstByDateTaken` orders them), given to `found`
+    /// with how many files the index holds there, or nil where a date is not in the numbers'
+    /// form. `found` is called once, before the numbers are put in their table.
+    struct FirstRows: Sendable {
+        var limit: Int
+        var descending: Bool
+        var found: @Sendable (_ rows: [(path: String, facts: SortFacts)]?, _ held: Int) -> Void
+    }
+
     /// The date taken of every file in the folder at `folderPath` and below it, as the index
     /// last saw it, as a number (`PhotoOrder.dateNumber`), by each path's `PathKey`; nil where
     /// a date is not in the form the numbers take (the caller then asks `sortFactsByPathKey`).
     /// Sorting a big tree by date needs nothing else: no text is made of the dates either.
-    func dateNumbersByPathKey(inFolder folderPath: String) -> [UInt64: Int64]? {
+    /// With `first`, the files that come first are found on the way (see `FirstRows`).
+    func dateNumbersByPathKey(inFolder folderPath: String, first: FirstRows? = nil) -> [UInt64: Int64]? {
         var keys: [UInt64] = []
         var numbers: [Int64] = []
         var readable = true
-        forEachRow(inFolder: folderPath, columns: "path, taken") { statement, path, length in
+        var leading = FirstRowsFound(first)
+        forEachRow(inFolder: folderPath, columns: "path, taken, size, modified") { statement, path, length in
             guard readable, let taken = sqlite3_column_text(statement, 1) else { return }
             let text = UnsafeBufferPointer(start: taken, count: Int(sqlite3_column_bytes(statement, 1)))
             guard let number = PhotoOrder.dateNumber(text) else {
                 readable = false
                 return
             }
-            keys.append(PathKey.of(UnsafeBufferPointer(start: path, count: length)))
+            let pathBytes = UnsafeBufferPointer(start: path, count: length)
+            keys.append(PathKey.of(pathBytes))
             numbers.append(number)
+            leading.consider(number, path: pathBytes, taken: text) {
+                (sqlite3_column_int64(statement, 2), sqlite3_column_int64(statement, 3))
+            }
         }
+        first?.found(readable ? leading.rows() : nil, keys.count)
         guard readable else { return nil }
         var found = [UInt64: Int64](minimumCapacity: keys.count)
         for (key, value) in zip(keys, numbers) { found[key] = value }
         return found
+    }
+
+    /// The rows that may come first, kept while the rows are read: at most a few times the
+    /// limit, trimmed back to it now and then, and none kept after that that comes after the
+    /// last of those.
+    private struct FirstRowsFound {
+        struct Candidate {
+            var number: Int64
+            var path: [UInt8]
+            var taken: [UInt8]
+            var size: Int64
+            var modified: Int64
+        }
+        let limit: Int
+        let descending: Bool
+        var candidates: [Candidate] = []
+        /// The date of the last row kept at the last trim.
+        var bound: Int64?
+
+        init(_ first: FirstRows?) {
+            limit = first?.limit ?? 0
+            descending = first?.descending ?? false
+        }
+
+        func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
+            if a.number != b.number { return descending ? a.number > b.number : a.number < b.number }
+            return a.path.lexicographicallyPrecedes(b.path)
+        }
+
+        mutating func consider(
+            _ number: Int64, path: UnsafeBufferPointer<UInt8>, taken: UnsafeBufferPointer<UInt8>,
+            status: () -> (size: Int64, modified: Int64)
+        ) {
+            guard limit > 0 else { return }
+            if let bound, descending ? number < bound : number > bound { return }
+            let (size, modified) = status()
+            candidates.append(
+                Candidate(number: number, path: Array(path), taken: Array(taken), size: size, modified: modified))
+            if candidates.count >= 4 * limit { trim() }
+        }
+
+        mutating func trim() {
+            candidates.sort(by: precedes)
+            if candidates.count > limit { candidates.removeLast(candidates.count - limit) }
+            bound = candidates.last?.number
+        }
+
+        /// The first rows, in order; a path that is not UTF-8 is left to the listing (which
+        /// names it its own way).
+        mutating func rows() -> [(path: String, facts: SortFacts)] {
+            trim()
+            return candidates.compactMap { candidate in
+                guard let path = String(validating: candidate.path, as: UTF8.self) else { return nil }
+                return (
+                    path,
+                    SortFacts(
+                        modified: candidate.modified, size: candidate.size,
+                        taken: String(decoding: candidate.taken, as: UTF8.self))
+                )
+            }
+        }
     }
 
     /// Calls `body` with each row for a file in the folder at `folderPath` or below it: the
@@ -428,11 +513,7 @@ public final class PhotoIndex: @unchecked Sendable {
         } else if application != Self.applicationID || version != Self.schemaVersion {
             throw .unusable("not an index of this app (application \(application), version \(version))")
         } else {
-            var statement: OpaquePointer?
-            try check(sqlite3_prepare_v2(made, "PRAGMA quick_check", -1, &statement, nil), "check")
-            defer { sqlite3_finalize(statement) }
-            let answer = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_text(statement, 0) : nil
-            guard let answer, String(cString: answer) == "ok" else { throw .unusable("damaged") }
+            checkPending = true
         }
         sqlite3_exec(made, "PRAGMA synchronous=NORMAL", nil, nil, nil)
         var lookup: OpaquePointer?
@@ -443,6 +524,45 @@ public final class PhotoIndex: @unchecked Sendable {
                 &lookup, nil),
             "lookup")
         lookupStatement = lookup
+    }
+
+    /// Reads the whole database through a connection of its own, on a thread that gives way to
+    /// the app's others, and sets it aside and makes it anew where it is damaged. (Checked
+    /// before the index was used, an index of 100,000 photos held up every launch by some
+    /// 35 ms; a damaged page read meanwhile only fails, which the index takes as a miss.)
+    private func checkInBackground() {
+        let path = path
+        Thread.detachNewThread { [weak self] in
+            _ = cp_nice_thread(19)
+            var connection: OpaquePointer?
+            defer { sqlite3_close_v2(connection) }
+            guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK
+            else { return }
+            sqlite3_busy_timeout(connection, 1_000)
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(connection, "PRAGMA quick_check", -1, &statement, nil) == SQLITE_OK else {
+                return
+            }
+            defer { sqlite3_finalize(statement) }
+            // Another process writing (busy or locked) says nothing of the file.
+            let damaged =
+                switch sqlite3_step(statement) {
+                case SQLITE_ROW: sqlite3_column_text(statement, 0).map { String(cString: $0) != "ok" } ?? true
+                case SQLITE_CORRUPT, SQLITE_NOTADB: true
+                default: false
+                }
+            if damaged { self?.replaceDamaged() }
+        }
+    }
+
+    /// Sets the damaged database aside and makes a new one in its place.
+    private func replaceDamaged() {
+        lock.lock()
+        defer { lock.unlock() }
+        close()
+        setAside()
+        pending.removeAll()
+        try? connect()
     }
 
     private func integer(_ query: String) throws(OpenFailure) -> Int32 {

@@ -34,7 +34,17 @@ extension PhotoSource {
 
 /// Consecutive entries of one source, in display order.
 public struct PhotoSourceBatch: Sendable {
-    public var entries: [PhotoEntry]
+    /// The entries; made from `packed` when the batch came packed (see `init(packed:…)`).
+    public var entries: [PhotoEntry] {
+        get { listed ?? packed?.entries ?? [] }
+        set {
+            listed = newValue
+            packed = nil
+        }
+    }
+    private var listed: [PhotoEntry]?
+    /// How many entries it holds.
+    public var count: Int { listed?.count ?? packed?.count ?? 0 }
     /// The index, within `entries`, of the photo the user asked to open (a single picture
     /// named on the command line), if it is in this batch.
     public var selected: Int?
@@ -68,7 +78,7 @@ public struct PhotoSourceBatch: Sendable {
         wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil, removing: [Int]? = nil,
         orderFromIndex: Bool = false
     ) {
-        self.entries = entries
+        self.listed = entries
         self.selected = selected
         self.folder = folder
         self.order = order
@@ -79,13 +89,28 @@ public struct PhotoSourceBatch: Sendable {
         self.orderFromIndex = orderFromIndex
     }
 
+    /// A batch of entries already packed, to be appended after the source's others (a big
+    /// folder's, packed on the worker that read it).
+    public init(
+        packed: PackedEntries, selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, orderFromIndex: Bool = false
+    ) {
+        self.init(
+            entries: [], selected: selected, folder: folder, order: order, wantedOrder: wantedOrder, tree: tree,
+            orderFromIndex: orderFromIndex)
+        listed = nil
+        self.packed = packed
+    }
+
     /// The batch cut into pieces: its first `lead` entries in pieces of at most `leadRows`,
     /// the rest in pieces of at most `rows`. Each keeps the batch's folder and order, and the
     /// piece holding the selected entry says so. Pieces to be appended carry their entries
     /// packed (`packed`). Entries to take out (`removing`) are taken out with the first piece.
     public func pieces(lead: Int, leadRows: Int, rows: Int) -> [PhotoSourceBatch] {
-        // An empty folder still says which folder it is.
-        if entries.isEmpty { return [self] }
+        // An empty folder still says which folder it is; a packed batch that is one piece
+        // stays packed.
+        if count == 0 || (packed != nil && lead == 0 && count <= rows) { return [self] }
+        let entries = entries
         var pieces: [PhotoSourceBatch] = []
         var start = 0
         while start < entries.count {
@@ -99,7 +124,7 @@ public struct PhotoSourceBatch: Sendable {
             piece.selected = selected.flatMap { (start..<end).contains($0) ? $0 - start : nil }
             if start > 0 { piece.removing = nil }
             // A piece that goes after the rest is packed here, off the main thread.
-            if positions == nil { piece.packed = PackedEntries(piece.entries) }
+            if positions == nil, piece.packed == nil { piece.packed = PackedEntries(piece.entries) }
             pieces.append(piece)
             start = end
         }

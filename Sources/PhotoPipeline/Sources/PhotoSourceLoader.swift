@@ -36,9 +36,12 @@ public final class PhotoSourceLoader: Sendable {
     /// load's first `leadRows` rows into pieces of at most `leadPiece` (see
     /// `PhotoSourceBatch.pieces`), so that the main thread neither copies nor frees a source's
     /// big batches, and the views make their first rows a few at a time.
+    ///
+    /// With `traced`, `source.start` is traced as each source's reading begins, on the worker:
+    /// the main loop may be busy with the window's first frames for a tenth of a second after.
     @discardableResult
     public func load(
-        _ sources: [any PhotoSource], pieces: (leadRows: Int, leadPiece: Int, rows: Int)? = nil,
+        _ sources: [any PhotoSource], pieces: (leadRows: Int, leadPiece: Int, rows: Int)? = nil, traced: Bool = false,
         events: @escaping @MainActor @Sendable (PhotoSourceEvent) -> Void
     ) -> Cancellable {
         let cancellable = Cancellable()
@@ -52,11 +55,15 @@ public final class PhotoSourceLoader: Sendable {
             var rowsPosted = 0
             for (index, source) in sources.enumerated() {
                 guard !cancellable.isCancelled else { return }
+                if traced {
+                    Trace.shared.emit(
+                        .sourceStart(url: source.location.absoluteString, recursive: source.includesSubfolders))
+                }
                 post(.started(index: index, location: source.location))
                 var rows = 0
                 do throws(PhotoSourceError) {
                     try source.read(using: fetcher, cancellable: cancellable) { batch in
-                        let added = batch.entries.count - (batch.removing?.count ?? 0)
+                        let added = batch.count - (batch.removing?.count ?? 0)
                         rows += added
                         guard let pieces else { return post(.batch(index: index, batch)) }
                         let lead = max(0, pieces.leadRows - rowsPosted)

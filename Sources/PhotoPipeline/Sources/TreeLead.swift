@@ -32,11 +32,22 @@ struct TreeLead {
     static func read(
         index: PhotoIndex, folderPath: String, order: PhotoOrder, rows: Int, minimum: Int
     ) -> FromIndex {
-        // Twice the rows wanted: some may have changed, and ties are broken by name below.
         guard
             let candidates = index.firstByDateTaken(
-                inFolder: folderPath, descending: order.descending, limit: rows * 2, minimum: minimum)
+                inFolder: folderPath, descending: order.descending, limit: candidateRows(rows), minimum: minimum)
         else { return .tooFew }
+        return read(candidates: candidates, folderPath: folderPath, order: order, rows: rows)
+    }
+
+    /// How many of the index's first files are asked for a lead of `rows`: twice as many, as
+    /// some may have changed, and ties are broken by name.
+    static func candidateRows(_ rows: Int) -> Int { rows * 2 }
+
+    /// The lead made of `candidates`, the files the index holds first beneath `folderPath` in
+    /// `order` (at least `candidateRows(rows)` of them where it holds that many).
+    static func read(
+        candidates: [(path: String, facts: SortFacts)], folderPath: String, order: PhotoOrder, rows: Int
+    ) -> FromIndex {
         let prefix = folderPath.hasSuffix("/") ? folderPath : folderPath + "/"
         let pictures = PictureTypes()
         var hiddenByFolder: [String: Set<String>] = [:]

@@ -80,11 +80,18 @@ final class LiveFolder {
         watch(tree ?? [url])
     }
 
-    /// Watches each of `folders` (not yet watched) while there is room: the first at once,
-    /// the rest a few at a time between the window's other work.
+    /// Watches each of `folders` (not yet watched) while there is room: a first share of them
+    /// at once, the rest a few at a time between the window's other work.
+    ///
+    /// The first share is asked for before the source says it is loaded (that is in the same
+    /// turn as its last rows, or later): left to an idle turn, it waited behind the first
+    /// screen's thumbnails, and a picture saved meanwhile two folders down was never shown.
     private func watch(_ folders: [URL]) {
         toWatch += folders
-        if watches.isEmpty, let first = toWatch.popFirst() { add(first) }
+        if watches.isEmpty {
+            for folder in toWatch.prefix(Self.watchesPerIteration) { add(folder) }
+            toWatch = toWatch.dropFirst(Self.watchesPerIteration)
+        }
         guard watching == nil, !toWatch.isEmpty else { return sayWatchLimitIfReached() }
         watching = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             guard let self else { return .remove }

@@ -20,20 +20,36 @@ final class FolderWatch {
     /// How long the folder must be quiet before a burst of changes is reported.
     nonisolated static let quietMilliseconds: UInt32 = 150
 
-    /// Starts watching `folder` (as soon as the watching thread gets to it).
-    init(folder: URL) {
+    /// Told, once the watch has begun, that the folder was changed after `changedSince`: it
+    /// may hold files that were made before they could be reported.
+    var onChangedBefore: (() -> Void)?
+
+    /// Starts watching `folder` (as soon as the watching thread gets to it). `changedSince`
+    /// is when the folder was read (seconds since 1970), if it was.
+    init(folder: URL, changedSince: Double? = nil) {
         self.folder = folder
         monitor = Monitor(folder: folder)
         let monitor = monitor
         monitor.report = { [weak self] changes in
             MainLoop.onMainActor { self?.onChanges?(changes) }
         }
-        FolderWatchThread.shared.perform { monitor.start() }
+        monitor.changedBefore = { [weak self] in
+            MainLoop.onMainActor { self?.onChangedBefore?() }
+        }
+        let delay = AppConfiguration.current.testSwitches.watchDelayMilliseconds
+        let due = delay > 0 ? Self.uptime + Double(delay) / 1000 : nil
+        FolderWatchThread.shared.perform {
+            if let due, due > Self.uptime { Thread.sleep(forTimeInterval: due - Self.uptime) }
+            monitor.start(changedSince: changedSince)
+        }
     }
+
+    private nonisolated static var uptime: Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// Stops watching; nothing more is reported.
     func cancel() {
         onChanges = nil
+        onChangedBefore = nil
         let monitor = monitor
         FolderWatchThread.shared.perform { monitor.stop() }
     }
@@ -49,6 +65,8 @@ final class FolderWatch {
         let folder: URL
         /// Called on the watching thread with each burst (set before `start`).
         var report: (@Sendable ([FolderChange]) -> Void)?
+        /// Called on the watching thread if the folder had changed since it was read (set before `start`).
+        var changedBefore: (@Sendable () -> Void)?
         private var monitor: ObjectRef<GObject>?
         private var connection: SignalConnection?
         private var pending: [FolderChange] = []
@@ -57,8 +75,9 @@ final class FolderWatch {
 
         init(folder: URL) { self.folder = folder }
 
-        func start() {
+        func start(changedSince: Double?) {
             guard !stopped else { return }
+            defer { changedBefore = nil }
             // A folder on a share is watched where its backend can (MTP, a camera): others say
             // they cannot, and nothing is reported.
             let file =
@@ -75,10 +94,20 @@ final class FolderWatch {
                 pointerPointerInt: { [unowned self] file, other, kind in
                     record(file: file, other: other, kind: GFileMonitorEvent(rawValue: UInt32(bitPattern: kind)))
                 })
+            // Watched from now on; what was made, taken away or renamed in it between its reading
+            // and now changed its time. A local folder only: a share's times are its server's.
+            guard let changedSince, folder.isFileURL else { return }
+            var status = stat()
+            guard stat(folder.path, &status) == 0 else { return }
+            let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+            // File times come from a clock that may lag the system's by a tick (4 ms at most
+            // here); a folder changed just before its reading is read again, which is harmless.
+            if modified >= changedSince - 0.05 { changedBefore?() }
         }
 
         func stop() {
             stopped = true
+            changedBefore = nil
             connection = nil
             flush = nil
             pending = []

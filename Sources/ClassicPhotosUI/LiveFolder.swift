@@ -32,8 +32,12 @@ final class LiveFolder {
         didSet { sayWatchLimitIfReached() }
     }
     private var unwatched = 0
-    /// Folders still to be watched, and the idle source watching them a few at a time.
-    private var toWatch: ArraySlice<URL> = []
+    /// Folders still to be watched, each with when it was read (seconds since 1970) if known,
+    /// and the idle source watching them a few at a time.
+    private var toWatch: ArraySlice<(folder: URL, readSince: Double?)> = []
+    /// Folders changed between their reading and their watch's beginning: read again, and
+    /// what they hold set against what the list shows of them, as the next plan's first changes.
+    private var toReread: [String] = []
     private var watching: MainLoopSource?
 
     /// Folders given a watch per main-loop iteration. Watches are made on the watching thread
@@ -67,8 +71,8 @@ final class LiveFolder {
     static let sliceRows = 2_000
 
     init(
-        url: URL, order: PhotoOrder, orderChecked: Bool = true, tree: [URL]? = nil, photos: PhotoList,
-        pane: PhotoListPane
+        url: URL, order: PhotoOrder, orderChecked: Bool = true, tree: [URL]? = nil, readBegan: Double? = nil,
+        photos: PhotoList, pane: PhotoListPane
     ) {
         self.url = url
         self.order = order
@@ -77,7 +81,7 @@ final class LiveFolder {
         self.pane = pane
         isTree = tree != nil
         watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
-        watch(tree ?? [url])
+        watch(tree ?? [url], readSince: readBegan)
     }
 
     /// Watches each of `folders` (not yet watched) while there is room: a first share of them
@@ -86,16 +90,16 @@ final class LiveFolder {
     /// The first share is asked for before the source says it is loaded (that is in the same
     /// turn as its last rows, or later): left to an idle turn, it waited behind the first
     /// screen's thumbnails, and a picture saved meanwhile two folders down was never shown.
-    private func watch(_ folders: [URL]) {
-        toWatch += folders
+    private func watch(_ folders: [URL], readSince: Double?) {
+        toWatch += folders.map { ($0, readSince) }
         if watches.isEmpty {
-            for folder in toWatch.prefix(Self.watchesPerIteration) { add(folder) }
+            for (folder, since) in toWatch.prefix(Self.watchesPerIteration) { add(folder, readSince: since) }
             toWatch = toWatch.dropFirst(Self.watchesPerIteration)
         }
         guard watching == nil, !toWatch.isEmpty else { return sayWatchLimitIfReached() }
         watching = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
             guard let self else { return .remove }
-            for folder in toWatch.prefix(Self.watchesPerIteration) { add(folder) }
+            for (folder, since) in toWatch.prefix(Self.watchesPerIteration) { add(folder, readSince: since) }
             toWatch = toWatch.dropFirst(Self.watchesPerIteration)
             guard toWatch.isEmpty else { return .continue }
             watching = nil
@@ -104,14 +108,19 @@ final class LiveFolder {
         }
     }
 
-    private func add(_ folder: URL) {
+    private func add(_ folder: URL, readSince: Double?) {
         guard watches[folder.path] == nil else { return }
         guard watches.count < watchLimit else {
             unwatched += 1
             return
         }
-        let watch = FolderWatch(folder: folder)
+        let watch = FolderWatch(folder: folder, changedSince: readSince)
         watch.onChanges = { [unowned self] changes in changed(changes) }
+        let path = folder.path
+        watch.onChangedBefore = { [unowned self] in
+            toReread.append(path)
+            planIfIdle()
+        }
         watches[folder.path] = watch
     }
 
@@ -133,6 +142,7 @@ final class LiveFolder {
         watches = [:]
         watching = nil
         toWatch = []
+        toReread = []
         sorting?.cancel()
         planning?.cancel()
         slices = nil
@@ -155,24 +165,30 @@ final class LiveFolder {
 
     /// Works out what the waiting changes do, off the main thread, unless a plan is in the works.
     private func planIfIdle() {
-        guard planning == nil, applying == nil, !waiting.isEmpty else { return }
+        guard planning == nil, applying == nil, !waiting.isEmpty || !toReread.isEmpty else { return }
         let changes = waiting
+        let rereading = toReread
         waiting = []
+        toReread = []
         let snapshot = photos.snapshot()
         let version = photos.version
         let (order, known) = (order, facts)
         let cancellable = Cancellable()
         planning = cancellable
         let top = isTree ? url : nil
-        let watched = Set(watches.keys).union(toWatch.map(\.path))
+        let watched = Set(watches.keys).union(toWatch.map(\.folder.path))
         DispatchQueue.global(qos: .userInitiated).async {
             let entry = FolderSource.newFileEntries(under: top)
+            // The folders that came are read from now on (and watched once planned).
+            let readBegan = Date().timeIntervalSince1970
+            let reread = Self.changes(
+                rereading: rereading, list: snapshot, tree: top != nil, watched: watched, cancellable: cancellable)
             // In a tree, a folder that came is read (and watched once planned); one that went
             // takes its photos with it.
             let (expanded, newFolders, goneFolders) =
                 top == nil
-                ? (changes, [], [])
-                : Self.expandFolders(changes, list: snapshot, watched: watched, cancellable: cancellable)
+                ? (reread + changes, [], [])
+                : Self.expandFolders(reread + changes, list: snapshot, watched: watched, cancellable: cancellable)
             let plan = FolderChanges.plan(
                 expanded, list: snapshot, order: order, known: known, link: Self.link, entry: entry,
                 facts: { SortFacts.read(link: $0.link, taken: order.key == .dateTaken) })
@@ -183,11 +199,12 @@ final class LiveFolder {
                 guard photos.version == version, order == self.order else {
                     // The list changed meanwhile (an action, a sort): worked out again.
                     waiting = changes + waiting
+                    toReread = rereading + toReread
                     planIfIdle()
                     return
                 }
                 forgetWatches(goneFolders)
-                watch(newFolders)
+                watch(newFolders, readSince: readBegan)
                 start(plan)
             }
         }
@@ -281,6 +298,66 @@ final class LiveFolder {
         return (expanded, newFolders, gone)
     }
 
+    /// What `folders`, read again, hold that the list does not show, and what it shows of them
+    /// that is gone: each as the change a watch would have told of (see `toReread`). In a
+    /// tree, a sub-folder counts as new where it is not watched, and as gone where it is watched
+    /// and no longer there; elsewhere a sub-folder is an item like a photo.
+    private nonisolated static func changes(
+        rereading folders: [String], list: PhotoCollectionSnapshot, tree: Bool, watched: Set<String>,
+        cancellable: Cancellable
+    ) -> [FolderChange] {
+        guard !folders.isEmpty else { return [] }
+        let prefixes = Set(folders.map { link($0) + "/" })
+        var shownIn: [String: Set<String>] = [:]
+        // Every folder a row is in (a tree's sub-folder with rows in it is not new, watched or not).
+        var parents: Set<String> = []
+        for position in 0..<list.count {
+            let shown = list.entry(at: position).link
+            // Its folder's address: up to the last "/" but one that ends a folder's own.
+            let own = shown.hasSuffix("/") ? shown.dropLast() : Substring(shown)
+            guard let slash = own.lastIndex(of: "/") else { continue }
+            let parent = String(own[...slash])
+            if tree { parents.insert(parent) }
+            if prefixes.contains(parent) { shownIn[parent, default: []].insert(shown) }
+        }
+        var changes: [FolderChange] = []
+        for folder in Set(folders).sorted() {
+            let url = URL(fileURLWithPath: folder, isDirectory: true)
+            // A folder gone meanwhile is told of by its parent's watch.
+            guard let listing = FolderSource.links(in: url, cancellable: cancellable) else { continue }
+            let shown = shownIn[link(folder) + "/"] ?? []
+            var held = Set(listing.pictures)
+            if !tree { held.formUnion(listing.folders) }
+            for added in held.subtracting(shown).sorted() {
+                if let path = path(ofLink: added) { changes.append(.created(withoutSlash(path))) }
+            }
+            // Gone from the disk, not only from the listing (a hidden picture opened by its name
+            // is shown although a listing leaves it out).
+            for gone in shown.subtracting(held).sorted() {
+                guard let path = path(ofLink: gone).map(withoutSlash) else { continue }
+                var status = stat()
+                if lstat(path, &status) != 0 { changes.append(.deleted(path)) }
+            }
+            guard tree else { continue }
+            let subfolders = Set(listing.folders.compactMap { path(ofLink: $0).map(withoutSlash) })
+            let newFolders = subfolders.subtracting(watched).filter { subfolder in
+                let prefix = link(subfolder) + "/"
+                return !parents.contains { $0.hasPrefix(prefix) }
+            }
+            changes += newFolders.sorted().map(FolderChange.created)
+            let goneFolders = watched.filter { watchedFolder in
+                !subfolders.contains(watchedFolder)
+                    && URL(fileURLWithPath: watchedFolder).deletingLastPathComponent().path == url.path
+            }
+            changes += goneFolders.sorted().map(FolderChange.deleted)
+        }
+        return changes
+    }
+
+    private nonisolated static func withoutSlash(_ path: String) -> String {
+        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+
     private nonisolated static func isFolder(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
@@ -294,7 +371,7 @@ final class LiveFolder {
                 watch.cancel()
                 watches.removeValue(forKey: watched)
             }
-            toWatch = toWatch.filter { !beneath($0.path) }[...]
+            toWatch = toWatch.filter { !beneath($0.folder.path) }[...]
         }
     }
 

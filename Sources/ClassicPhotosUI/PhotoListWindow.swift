@@ -291,7 +291,8 @@ final class PhotoListWindow {
             return
         }
         let folder = LiveFolder(
-            url: url, order: order, orderChecked: !batch.orderFromIndex, tree: batch.tree, photos: photos, pane: pane)
+            url: url, order: order, orderChecked: !batch.orderFromIndex, tree: batch.tree, readBegan: batch.readBegan,
+            photos: photos, pane: pane)
         folder.onWatchLimit = { [unowned self] watched, folders in
             showToast(
                 String(

@@ -19,6 +19,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case traceFrames = "CLASSIC_PHOTOS_TRACE_FRAMES"
         case publicAddresses = "CLASSIC_PHOTOS_PUBLIC_ADDRESSES"
         case watchLimit = "CLASSIC_PHOTOS_WATCH_LIMIT"
+        case watchDelay = "CLASSIC_PHOTOS_WATCH_DELAY_MS"
         case treeLead = "CLASSIC_PHOTOS_TREE_LEAD"
     }
 
@@ -48,6 +49,9 @@ public struct AppConfiguration: Sendable, Equatable {
         /// The most folders one window watches, instead of what the system allows
         /// (`CLASSIC_PHOTOS_WATCH_LIMIT`; tests of what happens at the limit).
         public var watchLimit: Int?
+        /// How long each folder's watch waits before it begins, in milliseconds
+        /// (`CLASSIC_PHOTOS_WATCH_DELAY_MS`; tests of files made before a folder is watched).
+        public var watchDelayMilliseconds: UInt32 = 0
         /// A big tree sorted by date shows its first rows from the index even when its folders
         /// were read first (`CLASSIC_PHOTOS_TREE_LEAD=always`; tests, which then see it whatever
         /// the timing).
@@ -96,6 +100,9 @@ public struct AppConfiguration: Sendable, Equatable {
         }
         configuration.testSwitches.traceFrames = value(.traceFrames) == "1"
         configuration.testSwitches.watchLimit = value(.watchLimit).flatMap { Int($0) }
+        if let delay = value(.watchDelay).flatMap(UInt32.init) {
+            configuration.testSwitches.watchDelayMilliseconds = delay
+        }
         configuration.testSwitches.treeLeadAlways = value(.treeLead) == "always"
         configuration.testSwitches.publicAddresses = (value(.publicAddresses) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -131,6 +131,30 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A picture made, one removed and a sub-folder made before the folder's watch began are found as it begins")
+        func changedBeforeWatched() throws {
+            let folder = try TestPictures.makeFolder("before-watch")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for n in 1...3 { #expect(TestPictures.write(folder.appendingPathComponent("p\(n).png"), format: "png")) }
+            // The watch begins 2 s after it is asked for: the changes below are made before.
+            let app = try AppSession(source: folder.path, environment: ["CLASSIC_PHOTOS_WATCH_DELAY_MS": "2000"])
+            var events = try app.waitFor("the folder listed") { $0.contains { $0.event.name == .sourceLoaded } }
+            let mark = events.last?.t ?? 0
+            #expect(TestPictures.write(folder.appendingPathComponent("p4.png"), format: "png"))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("p1.png"))
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("Later"), withIntermediateDirectories: false)
+            events = try app.waitFor("the changes found") { events in
+                self.events(events, .sourceChanged).contains { $0.t > mark }
+            }
+            let change = try #require(self.events(events, .sourceChanged).first { $0.t > mark })
+            // One plan for all three, made as the watch began: the sub-folder first, then p2 to p4.
+            #expect(change.event.folderChange.map { [$0.added, $0.removed, $0.changed] } == [2, 1, 0], "\(change)")
+            #expect(change.event.rows == 4 && change.t - mark >= 1.5, "\(change)")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("Sorted by date taken (EXIF, not names or file times), changed in the menu, and remembered")
         func sortByDateTaken() throws {
             let folder = try TestPictures.makeFolder("taken")

@@ -178,6 +178,53 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
+        @Test(
+            "A picture made, one removed and a folder made between the tree's reading and its watches' beginning are found once they begin"
+        )
+        func changedBeforeWatched() throws {
+            let top = try tree()
+            defer { try? FileManager.default.removeItem(at: top) }
+            // Each folder's watch begins 2 s after it is asked for: the changes below are made
+            // before, so no watch can tell of them.
+            let app = try AppSession(
+                arguments: ["--recursive", top.path], environment: ["CLASSIC_PHOTOS_WATCH_DELAY_MS": "2000"])
+            var events = try app.waitFor("the tree listed") { events in
+                events.contains { $0.event.name == .sourceLoaded }
+            }
+            let mark = events.last?.t ?? 0
+            let began = Date()
+            #expect(TestPictures.write(top.appendingPathComponent("2024/05-may/c.png"), format: "png"))
+            try FileManager.default.removeItem(at: top.appendingPathComponent("2023/loose.png"))
+            let made = top.appendingPathComponent("2024/06-jun")
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+            #expect(TestPictures.write(made.appendingPathComponent("f.png"), format: "png"))
+            let madeIn = Date().timeIntervalSince(began)
+            func changes(_ events: [TraceRecord]) -> [(added: Int, removed: Int, changed: Int, rows: Int)] {
+                events.compactMap { record in
+                    guard record.t > mark,
+                        case .sourceChanged(_, let added, let removed, let changed, let rows) =
+                            record.event
+                    else { return nil }
+                    return (added, removed, changed, rows)
+                }
+            }
+            events = try app.waitFor("the changes found") { events in
+                let found = changes(events)
+                return found.reduce(0) { $0 + $1.added } >= 2 && found.reduce(0) { $0 + $1.removed } >= 1
+            }
+            let found = changes(events)
+            #expect(found.last?.rows == 6, "\(found)")
+            #expect(found.reduce(0) { $0 + $1.added } == 2 && found.reduce(0) { $0 + $1.removed } == 1, "\(found)")
+            #expect(found.allSatisfy { $0.changed == 0 }, "nothing shown was read again: \(found)")
+            // Found by reading the changed folders again as their watches began, not told by them.
+            let first = try #require(events.first { $0.t > mark && $0.event.name == .sourceChanged })
+            #expect(madeIn < 1.5 && first.t - mark >= 1.5, "made in \(madeIn) s; found \(first.t - mark) s after")
+            var names: Set<String> = []
+            for case .rowShown(_, _, let name, _) in events.filter({ $0.t > mark }).map(\.event) { names.insert(name) }
+            #expect(names.isSuperset(of: ["2024/05-may/c.png", "2024/06-jun/f.png"]), "\(names)")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("While a long tree scrolls, the folder of the photo at the top floats over it, folder after folder")
         func whereYouAre() throws {
             // 12 folders of 10 pictures (hard links to one), 120 rows: many screens.

@@ -80,6 +80,9 @@ public struct FolderSource: PhotoSource {
         // Its folders' addresses and its pictures' paths are made from this one (2,000 folders
         // each made standard took 14 ms on the way to the window).
         let folder = folder.standardizedFileURL
+        // Files the reading may miss (made in a folder after it was read, before it is
+        // watched) are looked for in the folders changed since this (see `LiveFolder`).
+        let readBegan = Date().timeIntervalSince1970
         var tree: [URL]?
         var nameOrder: [Int]?
         var listing: FolderListing
@@ -193,7 +196,7 @@ public struct FolderSource: PhotoSource {
             deliver(
                 PhotoSourceBatch(
                     entries: [], folder: folderURL, order: used, wantedOrder: wanted, tree: tree,
-                    orderFromIndex: orderFromIndex))
+                    orderFromIndex: orderFromIndex, readBegan: readBegan))
             return
         }
         let selectedPosition = listing.selected.flatMap { order.firstIndex(of: $0) }.map { folders.count + $0 }
@@ -213,7 +216,8 @@ public struct FolderSource: PhotoSource {
                     PhotoSourceBatch(
                         entries: merge.inserting.map(entry(at:)), folder: folderURL, order: used, wantedOrder: wanted,
                         tree: tree, positions: merge.inserting.isEmpty ? nil : merge.inserting,
-                        removing: merge.removing.isEmpty ? nil : merge.removing, orderFromIndex: orderFromIndex))
+                        removing: merge.removing.isEmpty ? nil : merge.removing, orderFromIndex: orderFromIndex,
+                        readBegan: readBegan))
             }
         }
         while start < total {
@@ -226,7 +230,7 @@ public struct FolderSource: PhotoSource {
                     PhotoSourceBatch(
                         entries: (0..<end).map(entry(at:)), selected: selectedHere.flatMap { $0 < end ? $0 : nil },
                         folder: folderURL, order: used, wantedOrder: wanted, tree: tree,
-                        orderFromIndex: orderFromIndex))
+                        orderFromIndex: orderFromIndex, readBegan: readBegan))
                 start = end
                 continue
             }
@@ -240,7 +244,7 @@ public struct FolderSource: PhotoSource {
                 PhotoSourceBatch(
                     packed: packed,
                     selected: selectedHere.flatMap { $0 < end - start ? $0 : nil }, folder: folderURL, order: used,
-                    wantedOrder: wanted, tree: tree, orderFromIndex: orderFromIndex))
+                    wantedOrder: wanted, tree: tree, orderFromIndex: orderFromIndex, readBegan: readBegan))
             start = end
         }
         // Freeing 100,000 names and links here held the end of the source back from the
@@ -368,6 +372,15 @@ public struct FolderSource: PhotoSource {
     /// The entry a new file at `path` in a shown folder gets, if the folder lists it.
     public static func entry(forNewFile path: String) -> PhotoEntry? {
         newFileEntries()(path)
+    }
+
+    /// The addresses of `folder`'s pictures and of its sub-folders (each of those ending in
+    /// "/"), as its listing holds them (hidden ones left out); nil where it cannot be read.
+    public static func links(in folder: URL, cancellable: Cancellable) -> (pictures: [String], folders: [String])? {
+        guard let listing = try? FolderListing.read(folder, selecting: nil, cancellable: cancellable) else {
+            return nil
+        }
+        return (listing.links, listing.folderLinks)
     }
 
     /// Gives the entries of new files in shown folders, reading each folder's hidden names

@@ -69,6 +69,10 @@ public struct PhotoSourceBatch: Sendable {
     /// paths, not yet checked against the files' sizes and times (a big folder, shown at once
     /// in the order it had last time; the files that changed since are found in the background).
     public var orderFromIndex: Bool
+    /// When the source's folders began to be read, on the system's clock (seconds since 1970,
+    /// as file times are kept), for a folder shown: a folder changed since then may hold files
+    /// its listing missed, until it is watched.
+    public var readBegan: Double?
     /// `entries` packed as the list keeps them, where the batch was cut into pieces (on the
     /// loader's worker: see `pieces(lead:leadRows:rows:)`) to be appended.
     public private(set) var packed: PackedEntries?
@@ -76,9 +80,10 @@ public struct PhotoSourceBatch: Sendable {
     public init(
         entries: [PhotoEntry], selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
         wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, positions: [Int]? = nil, removing: [Int]? = nil,
-        orderFromIndex: Bool = false
+        orderFromIndex: Bool = false, readBegan: Double? = nil
     ) {
         self.listed = entries
+        self.readBegan = readBegan
         self.selected = selected
         self.folder = folder
         self.order = order
@@ -93,11 +98,11 @@ public struct PhotoSourceBatch: Sendable {
     /// folder's, packed on the worker that read it).
     public init(
         packed: PackedEntries, selected: Int? = nil, folder: URL? = nil, order: PhotoOrder? = nil,
-        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, orderFromIndex: Bool = false
+        wantedOrder: PhotoOrder? = nil, tree: [URL]? = nil, orderFromIndex: Bool = false, readBegan: Double? = nil
     ) {
         self.init(
             entries: [], selected: selected, folder: folder, order: order, wantedOrder: wantedOrder, tree: tree,
-            orderFromIndex: orderFromIndex)
+            orderFromIndex: orderFromIndex, readBegan: readBegan)
         listed = nil
         self.packed = packed
     }

@@ -35,9 +35,12 @@ final class LiveFolder {
     /// Folders still to be watched, each with when it was read (seconds since 1970) if known,
     /// and the idle source watching them a few at a time.
     private var toWatch: ArraySlice<(folder: URL, readSince: Double?)> = []
-    /// Folders changed between their reading and their watch's beginning: read again, and
-    /// what they hold set against what the list shows of them, as the next plan's first changes.
-    private var toReread: [String] = []
+    /// Folders changed between their reading and their watch's beginning (with when they were
+    /// read): read again once the list holds all the source gave, and what they hold set
+    /// against what it shows of them, in the next plan.
+    private var toReread: [(path: String, readSince: Double)] = []
+    /// Whether the source has given all its rows (a folder read again is set against them all).
+    private var sourceFinished = false
     private var watching: MainLoopSource?
 
     /// Folders given a watch per main-loop iteration. Watches are made on the watching thread
@@ -117,9 +120,11 @@ final class LiveFolder {
         let watch = FolderWatch(folder: folder, changedSince: readSince)
         watch.onChanges = { [unowned self] changes in changed(changes) }
         let path = folder.path
-        watch.onChangedBefore = { [unowned self] in
-            toReread.append(path)
-            planIfIdle()
+        if let readSince {
+            watch.onChangedBefore = { [unowned self] in
+                toReread.append((path, readSince))
+                planIfIdle()
+            }
         }
         watches[folder.path] = watch
     }
@@ -135,6 +140,13 @@ final class LiveFolder {
     private static var systemWatchLimit: Int {
         let text = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8)) ?? ""
         return max(64, (Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 8_192) * 3 / 4)
+    }
+
+    /// The source has given all its rows: the folders changed before they were watched can be
+    /// set against the list now.
+    func sourceDidFinish() {
+        sourceFinished = true
+        planIfIdle()
     }
 
     func close() {
@@ -165,11 +177,11 @@ final class LiveFolder {
 
     /// Works out what the waiting changes do, off the main thread, unless a plan is in the works.
     private func planIfIdle() {
-        guard planning == nil, applying == nil, !waiting.isEmpty || !toReread.isEmpty else { return }
+        let rereading = sourceFinished ? toReread : []
+        guard planning == nil, applying == nil, !waiting.isEmpty || !rereading.isEmpty else { return }
         let changes = waiting
-        let rereading = toReread
         waiting = []
-        toReread = []
+        if sourceFinished { toReread = [] }
         let snapshot = photos.snapshot()
         let version = photos.version
         let (order, known) = (order, facts)
@@ -181,8 +193,22 @@ final class LiveFolder {
             let entry = FolderSource.newFileEntries(under: top)
             // The folders that came are read from now on (and watched once planned).
             let readBegan = Date().timeIntervalSince1970
+            // What the watches told of since they began is theirs to say (once).
+            let told = Set(
+                changes.flatMap { change -> [String] in
+                    switch change {
+                    case .created(let path), .deleted(let path), .changed(let path): [path]
+                    case .renamed(let from, let to): [from, to]
+                    }
+                })
             let reread = Self.changes(
-                rereading: rereading, list: snapshot, tree: top != nil, watched: watched, cancellable: cancellable)
+                rereading: rereading, list: snapshot, tree: top != nil, watched: watched, cancellable: cancellable
+            ).filter { change in
+                switch change {
+                case .created(let path), .deleted(let path): !told.contains(path)
+                default: true
+                }
+            }
             // In a tree, a folder that came is read (and watched once planned); one that went
             // takes its photos with it.
             let (expanded, newFolders, goneFolders) =
@@ -303,11 +329,11 @@ final class LiveFolder {
     /// tree, a sub-folder counts as new where it is not watched, and as gone where it is watched
     /// and no longer there; elsewhere a sub-folder is an item like a photo.
     private nonisolated static func changes(
-        rereading folders: [String], list: PhotoCollectionSnapshot, tree: Bool, watched: Set<String>,
-        cancellable: Cancellable
+        rereading folders: [(path: String, readSince: Double)], list: PhotoCollectionSnapshot, tree: Bool,
+        watched: Set<String>, cancellable: Cancellable
     ) -> [FolderChange] {
         guard !folders.isEmpty else { return [] }
-        let prefixes = Set(folders.map { link($0) + "/" })
+        let prefixes = Set(folders.map { folderLink($0.path) })
         var shownIn: [String: Set<String>] = [:]
         // Every folder a row is in (a tree's sub-folder with rows in it is not new, watched or not).
         var parents: Set<String> = []
@@ -320,12 +346,20 @@ final class LiveFolder {
             if tree { parents.insert(parent) }
             if prefixes.contains(parent) { shownIn[parent, default: []].insert(shown) }
         }
+        // The watched folders by the folder they are in.
+        var watchedIn: [String: [String]] = [:]
+        if tree {
+            for path in watched {
+                watchedIn[URL(fileURLWithPath: path).deletingLastPathComponent().path, default: []].append(path)
+            }
+        }
         var changes: [FolderChange] = []
-        for folder in Set(folders).sorted() {
+        var reread: Set<String> = []
+        for (folder, readSince) in folders where reread.insert(folder).inserted {
             let url = URL(fileURLWithPath: folder, isDirectory: true)
             // A folder gone meanwhile is told of by its parent's watch.
             guard let listing = FolderSource.links(in: url, cancellable: cancellable) else { continue }
-            let shown = shownIn[link(folder) + "/"] ?? []
+            let shown = shownIn[folderLink(folder)] ?? []
             var held = Set(listing.pictures)
             if !tree { held.formUnion(listing.folders) }
             for added in held.subtracting(shown).sorted() {
@@ -340,18 +374,26 @@ final class LiveFolder {
             }
             guard tree else { continue }
             let subfolders = Set(listing.folders.compactMap { path(ofLink: $0).map(withoutSlash) })
+            // New: not watched, no row beneath it, and made (or moved here) since the reading; a
+            // link to a folder read by another path, or a loop, is none of these.
             let newFolders = subfolders.subtracting(watched).filter { subfolder in
-                let prefix = link(subfolder) + "/"
-                return !parents.contains { $0.hasPrefix(prefix) }
+                let prefix = folderLink(subfolder)
+                var status = stat()
+                return lstat(subfolder, &status) == 0
+                    && Double(status.st_ctim.tv_sec) + Double(status.st_ctim.tv_nsec) / 1e9 >= readSince - 0.05
+                    && !parents.contains { $0.hasPrefix(prefix) }
             }
             changes += newFolders.sorted().map(FolderChange.created)
-            let goneFolders = watched.filter { watchedFolder in
-                !subfolders.contains(watchedFolder)
-                    && URL(fileURLWithPath: watchedFolder).deletingLastPathComponent().path == url.path
-            }
+            let goneFolders = (watchedIn[url.path] ?? []).filter { !subfolders.contains($0) }
             changes += goneFolders.sorted().map(FolderChange.deleted)
         }
         return changes
+    }
+
+    /// A folder's address ending in "/", as the addresses of what is in it begin.
+    private nonisolated static func folderLink(_ path: String) -> String {
+        let address = link(path)
+        return address.hasSuffix("/") ? address : address + "/"
     }
 
     private nonisolated static func withoutSlash(_ path: String) -> String {

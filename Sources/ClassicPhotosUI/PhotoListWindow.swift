@@ -201,6 +201,7 @@ final class PhotoListWindow {
                 folderBatchArrived(batch)
                 if batch.count > 0 || batch.removing != nil { append(batch, sourceStart: starts[index] ?? 0) }
             case .finished(let index, let location, let rows):
+                liveFolder?.sourceDidFinish()
                 Trace.shared.emit(
                     .sourceLoaded(
                         url: location.absoluteString, rows: rows, recursive: sources[index].includesSubfolders))

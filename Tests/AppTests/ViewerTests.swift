@@ -171,6 +171,12 @@ extension GUITests {
             // Double-click: 100 %; again: fit.
             try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)", "click", "--repeat", "2", "--delay", "60", "1"])
             events = try app.waitFor("100 % after a double-click") { zoomLevels($0).last == 1.0 }
+            // At 100 % the photo is decoded again, whole; the second double-click waits for it.
+            // Sent while that picture was still on its way (under ThreadSanitizer in CI, with the
+            // main loop stalled as it came), no second toggle was seen.
+            events = try app.waitFor("decoded whole at 100 %") { events in
+                images(events, row: 0, state: .filtered).contains { $0.event.imageSize?.w == 2400 }
+            }
             var count = zoomLevels(events).count
             usleep(700_000) // past the double-click time, or GTK counts these as a third and fourth press
             try app.xdotool(["click", "--repeat", "2", "--delay", "60", "1"])

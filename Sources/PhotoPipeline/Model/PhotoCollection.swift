@@ -311,8 +311,20 @@ public final class PhotoCollection {
         }
 
         /// The entries `texts` gives for `indices` (their name and link), all with `base`.
-        init(
+        convenience init(
             _ indices: Range<Int>, firstIndex: Int, base: PhotoEntryBase?, texts: (Int) -> (name: String, link: String)
+        ) {
+            self.init(indices, firstIndex: firstIndex, base: base) { index, write in
+                var (name, link) = texts(index)
+                name.withUTF8 { name in link.withUTF8 { link in write(name, link) } }
+            }
+        }
+
+        /// The entries for `indices`, all with `base`: `utf8` is given each index and a
+        /// function to call once with its name's and its link's UTF-8.
+        init(
+            _ indices: Range<Int>, firstIndex: Int, base: PhotoEntryBase?,
+            utf8: (Int, (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) -> Void
         ) {
             self.firstIndex = firstIndex
             self.base = base
@@ -320,24 +332,19 @@ public final class PhotoCollection {
             var ends: [UInt32] = []
             ends.reserveCapacity(2 * indices.count)
             for index in indices {
-                let (name, link) = texts(index)
-                if text.isEmpty {
-                    // Room for the rest as long as the first: grown by doubling after that.
-                    text.reserveCapacity((name.utf8.count + link.utf8.count) * indices.count * 5 / 4)
+                utf8(index) { name, link in
+                    if text.isEmpty {
+                        // Room for the rest as long as the first: grown by doubling after that.
+                        text.reserveCapacity((name.count + link.count) * indices.count * 5 / 4)
+                    }
+                    text.append(contentsOf: name)
+                    ends.append(UInt32(text.count))
+                    text.append(contentsOf: link)
+                    ends.append(UInt32(text.count))
                 }
-                Self.append(name, to: &text)
-                ends.append(UInt32(text.count))
-                Self.append(link, to: &text)
-                ends.append(UInt32(text.count))
             }
             self.text = text
             self.ends = ends
-        }
-
-        /// Appends the UTF-8 of `string` (copied at once where it is stored as such).
-        private static func append(_ string: String, to text: inout [UInt8]) {
-            var string = string
-            string.withUTF8 { text.append(contentsOf: $0) }
         }
 
         /// Its entries, in order.
@@ -387,27 +394,28 @@ public struct PackedEntries: Sendable {
 
     /// `leading`, then the entries named `names[i]` and linked `links[i]` for each `i` of
     /// `order`, all with no base (absolute links): packed a chunk a core straight from the
-    /// arrays, with no `PhotoEntry` made on the way (making a tree's 100,000 took 15 ms
-    /// before they were packed).
-    public init(leading: ArraySlice<PhotoEntry> = [], names: [String], links: [String], order: ArraySlice<Int>) {
+    /// texts' bytes, with no `PhotoEntry` or `String` made on the way (making a tree's
+    /// 100,000 entries took 15 ms before they were packed).
+    init(leading: ArraySlice<PhotoEntry> = [], names: PackedTexts, links: PackedTexts, order: ArraySlice<Int>) {
         let count = leading.count + order.count
         let ranges = stride(from: 0, to: count, by: Self.chunkRows).map { $0..<min(count, $0 + Self.chunkRows) }
         let made = Locked([PhotoCollection.Chunk?](repeating: nil, count: ranges.count))
         let leadingCount = leading.count
         DispatchQueue.concurrentPerform(iterations: ranges.count) { chunk in
-            // Read through the arrays' buffers: no count of references shared between the
-            // threads changes for each row (which had made packing on two cores slower than
-            // on one).
-            let packed = names.withUnsafeBufferPointer { names in
-                links.withUnsafeBufferPointer { links in
+            // Read through the buffers: no count of references shared between the threads
+            // changes for each row (which had made packing on two cores slower than on one).
+            let packed = names.withView { names in
+                links.withView { links in
                     order.withUnsafeBufferPointer { order in
-                        PhotoCollection.Chunk(ranges[chunk], firstIndex: ranges[chunk].lowerBound, base: nil) { n in
+                        PhotoCollection.Chunk(ranges[chunk], firstIndex: ranges[chunk].lowerBound, base: nil) {
+                            n, write in
                             if n < leadingCount {
                                 let entry = leading[leading.startIndex + n]
-                                return (entry.name, entry.link)
+                                var (name, link) = (entry.name, entry.link)
+                                return name.withUTF8 { name in link.withUTF8 { link in write(name, link) } }
                             }
                             let index = order[n - leadingCount]
-                            return (names[index], links[index])
+                            write(names.utf8(index), links.utf8(index))
                         }
                     }
                 }

@@ -10,8 +10,8 @@ import GLibKit
 /// `stat`. Hidden means what it means to GIO: a name starting with a dot, ending with `~`, or
 /// listed in the folder's `.hidden` file.
 struct FolderListing {
-    var names: [String] = []
-    var links: [String] = []
+    var names = PackedTexts()
+    var links = PackedTexts()
     /// Each picture's sort facts, when asked for, and its path (what the index keys it by).
     var facts: [SortFacts?] = []
     var paths: [String] = []
@@ -75,12 +75,13 @@ struct FolderListing {
         // The folder's own address, made once: a picture whose name needs no escaping has this
         // and its name as its address (GLib's, made afresh for each of 100,000 paths, was a
         // sixth of a tree's listing).
-        let folderLink = path.withUnsafeBufferPointer { buffer -> String? in
+        let folderLink = path.withUnsafeBufferPointer { buffer -> [UInt8]? in
             guard let uri = g_filename_to_uri(buffer.baseAddress!, nil, nil) else { return nil }
             defer { g_free(uri) }
-            let link = String(cString: uri)
-            return link.hasSuffix("/") ? link : link + "/"
+            let link = Array(String(cString: uri).utf8)
+            return link.last == UInt8(ascii: "/") ? link : link + [UInt8(ascii: "/")]
         }
+        let prefix = Array(prefix.utf8)
         var listing = FolderListing()
         var seen = 0
 
@@ -122,29 +123,39 @@ struct FolderListing {
                             path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
                         }
                     guard isPicture else { return false }
-                    let isUTF8 = g_utf8_validate(name, length, nil) != 0
-                    let shown = isUTF8 ? String(cString: name) : displayName(name)
-                    if let folderLink, isPlain(name) {
-                        listing.links.append(folderLink + shown)
-                    } else {
-                        guard let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) })
-                        else { return false }
-                        listing.links.append(String(cString: uri))
-                        g_free(uri)
-                    }
-                    if isSelected { listing.selected = listing.names.count }
-                    listing.names.append(prefix.isEmpty ? shown : prefix + shown)
-                    if let keys {
-                        if isUTF8 {
-                            name.withMemoryRebound(to: UInt8.self, capacity: length) {
-                                keys.appendKey(
-                                    utf8: UnsafeBufferPointer(start: $0, count: length), to: &listing.keyBytes)
-                            }
+                    // The name as shown: the file's own where it is UTF-8 (as nearly all are).
+                    let shown = g_utf8_validate(name, length, nil) != 0 ? nil : displayName(name)
+                    let added = name.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+                        let nameBytes = UnsafeBufferPointer(start: bytes, count: length)
+                        if let folderLink, isPlain(name) {
+                            folderLink.withUnsafeBufferPointer { listing.links.append($0, nameBytes) }
                         } else {
-                            keys.appendKey(shown, to: &listing.keyBytes)
+                            guard
+                                let uri = path.withUnsafeBufferPointer({ g_filename_to_uri($0.baseAddress!, nil, nil) })
+                            else { return false }
+                            listing.links.append(UnsafeBufferPointer(start: nil, count: 0), cString: uri)
+                            g_free(uri)
                         }
-                        listing.keyEnds.append(listing.keyBytes.count)
+                        if isSelected { listing.selected = listing.names.count }
+                        prefix.withUnsafeBufferPointer { prefix in
+                            if let shown {
+                                var shown = shown
+                                shown.withUTF8 { listing.names.append(prefix, $0) }
+                            } else {
+                                listing.names.append(prefix, nameBytes)
+                            }
+                        }
+                        if let keys {
+                            if let shown {
+                                keys.appendKey(shown, to: &listing.keyBytes)
+                            } else {
+                                keys.appendKey(utf8: nameBytes, to: &listing.keyBytes)
+                            }
+                            listing.keyEnds.append(listing.keyBytes.count)
+                        }
+                        return true
                     }
+                    guard added else { return false }
                     switch details {
                     case .none: break
                     case .status:

@@ -186,7 +186,7 @@ public struct FolderSource: PhotoSource {
         let order =
             dateNumbers.map {
                 used.order(dateNumbers: $0, names: listing.names, links: listing.links, nameOrder: nameOrder)
-            } ?? used.order(names: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
+            } ?? used.order(pictures: listing.names, links: listing.links, facts: listing.facts, nameOrder: nameOrder)
         let folderURL = folder
         // Sub-folders first, by name (as the file manager shows them), then the pictures.
         let folders = PhotoOrder.byName.order(names: listing.folderNames, links: listing.folderLinks, facts: [])
@@ -380,7 +380,7 @@ public struct FolderSource: PhotoSource {
         guard let listing = try? FolderListing.read(folder, selecting: nil, cancellable: cancellable) else {
             return nil
         }
-        return (listing.links, listing.folderLinks)
+        return (Array(listing.links), listing.folderLinks)
     }
 
     /// Gives the entries of new files in shown folders, reading each folder's hidden names

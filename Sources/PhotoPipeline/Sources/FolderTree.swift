@@ -153,14 +153,19 @@ struct FolderTree {
     private static func assemble(_ nodes: [Node]) -> FolderTree {
         var tree = FolderTree()
         tree.topFolders = nodes[0].children.count
+        let listings = nodes.lazy.compactMap(\.listing)
+        let pictures = listings.reduce(0) { $0 + $1.names.count }
+        tree.listing.names.reserveCapacity(texts: pictures, bytes: listings.reduce(0) { $0 + $1.names.byteCount })
+        tree.listing.links.reserveCapacity(texts: pictures, bytes: listings.reduce(0) { $0 + $1.links.byteCount })
+        tree.nameOrder.reserveCapacity(pictures)
         var stack = [0]
         while let node = stack.popLast() {
             guard let listing = nodes[node].listing else { continue }
             let start = tree.listing.names.count
             tree.folders.append(nodes[node].place.url)
             if let selected = listing.selected { tree.listing.selected = start + selected }
-            tree.listing.names += listing.names
-            tree.listing.links += listing.links
+            tree.listing.names.append(contentsOf: listing.names)
+            tree.listing.links.append(contentsOf: listing.links)
             tree.listing.facts += listing.facts
             tree.listing.paths += listing.paths
             tree.listing.pathKeys += listing.pathKeys

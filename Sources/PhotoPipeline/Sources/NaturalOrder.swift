@@ -49,7 +49,9 @@ enum NaturalOrder {
 
     /// The positions of `names` in display order. Equal keys fall back to the links, then to
     /// the position itself, so the order never depends on the sort algorithm.
-    static func order(names: [String], links: [String]) -> [Int] {
+    static func order<Names: RandomAccessCollection<String> & Sendable, Links: RandomAccessCollection<String>>(
+        names: Names, links: Links
+    ) -> [Int] where Names.Index == Int, Links.Index == Int {
         precondition(names.count == links.count)
         let count = names.count
         guard count > 1 else { return Array(0..<count) }
@@ -93,7 +95,9 @@ enum NaturalOrder {
 
     /// The positions in display order of names whose keys are made already: name `i`'s the
     /// bytes of `keyBytes` up to `keyEnds[i]` from the end of the one before.
-    static func order(keyBytes bytes: [UInt8], keyEnds ends: [Int], links: [String]) -> [Int] {
+    static func order<Links: RandomAccessCollection<String>>(
+        keyBytes bytes: [UInt8], keyEnds ends: [Int], links: Links
+    ) -> [Int] where Links.Index == Int {
         precondition(ends.count == links.count)
         var order = (0..<Int32(ends.count)).map { $0 }
         bytes.withUnsafeBufferPointer { bytes in

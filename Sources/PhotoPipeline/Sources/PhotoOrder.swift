@@ -188,7 +188,14 @@ extension PhotoOrder {
         return folders + ordered.filter { !isFolder[$0] }
     }
 
-    private func photoOrder(names: [String], links: [String], facts: [SortFacts?], nameOrder: [Int]?) -> [Int] {
+    /// The same for photos among which there is no folder (a folder's listed pictures).
+    func order(pictures names: PackedTexts, links: PackedTexts, facts: [SortFacts?], nameOrder: [Int]?) -> [Int] {
+        photoOrder(names: names, links: links, facts: facts, nameOrder: nameOrder)
+    }
+
+    private func photoOrder<Texts: RandomAccessCollection<String> & Sendable>(
+        names: Texts, links: Texts, facts: [SortFacts?], nameOrder: [Int]?
+    ) -> [Int] where Texts.Index == Int {
         let byName = nameOrder ?? NaturalOrder.order(names: names, links: links)
         guard key != .name || descending else { return byName }
         if key == .name { return byName.reversed() }
@@ -219,7 +226,7 @@ extension PhotoOrder {
     /// The indexes of photos whose dates taken are `dateNumbers` (see `dateNumber(_:)`; nil
     /// for a file that could not be read, which goes last) in this order, by date taken,
     /// ties as `order(names:links:facts:nameOrder:)` breaks them. No folder is among them.
-    func order(dateNumbers: [Int64?], names: [String], links: [String], nameOrder: [Int]?) -> [Int] {
+    func order(dateNumbers: [Int64?], names: PackedTexts, links: PackedTexts, nameOrder: [Int]?) -> [Int] {
         let byName = nameOrder ?? NaturalOrder.order(names: names, links: links)
         let keys = dateNumbers.map { number in number.map { descending ? -$0 : $0 } ?? .max }
         return Self.ordered(byName, keys: keys)

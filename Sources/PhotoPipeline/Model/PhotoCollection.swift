@@ -213,6 +213,21 @@ public final class PhotoCollection {
         PhotoID(rawValue: firstID + UInt64(index(at: position)))
     }
 
+    /// The identities of the photos at `positions`, in order: read straight from the order
+    /// (a tree's 100,000 rows one `id(at:)` at a time took the main thread 10 ms, twice over,
+    /// as they were appended).
+    func rawIDs(in positions: Range<Int>) -> [UInt64] {
+        precondition(positions.lowerBound >= 0 && positions.upperBound <= count, "positions outside 0..<\(count)")
+        return Self.rawIDs(firstID: firstID, indexes: order.map { Array($0[positions]) }, positions: positions)
+    }
+
+    /// Away from the main actor: a closure made in its methods checks, each time it is called,
+    /// that it runs there (as long as making the 100,000 identities themselves).
+    private nonisolated static func rawIDs(firstID: UInt64, indexes: [Int32]?, positions: Range<Int>) -> [UInt64] {
+        guard let indexes else { return positions.map { firstID + UInt64($0) } }
+        return indexes.map { firstID + UInt64($0) }
+    }
+
     /// Where `id` is shown, or nil if it is not in this list.
     public func position(of id: PhotoID) -> Int? {
         guard id.rawValue >= firstID, id.rawValue - firstID < UInt64(arrived) else { return nil }

@@ -125,14 +125,16 @@ public final class PhotoList {
     /// the `added` rows the photos now have there.
     private func splice(at position: Int, removed: Int, added: Int) {
         guard removed > 0 || added > 0 else { return }
-        var raw = (position..<position + added).map { photos.id(at: $0).rawValue }
+        var raw = photos.rawIDs(in: position..<position + added)
         raw.withUnsafeMutableBufferPointer {
             cp_photo_list_model_splice(
                 store.pointer, UInt32(position), UInt32(removed), $0.baseAddress, UInt32($0.count))
         }
     }
 
-    private func ids(in positions: Range<Int>) -> [PhotoID] { positions.map { photos.id(at: $0) } }
+    private func ids(in positions: Range<Int>) -> [PhotoID] { Self.ids(photos.rawIDs(in: positions)) }
+
+    private nonisolated static func ids(_ raw: [UInt64]) -> [PhotoID] { raw.map { PhotoID(rawValue: $0) } }
 
     // MARK: Reading
 

@@ -31,3 +31,23 @@ import Testing
         }
     }
 }
+
+/// The index's values by path key: every key finds its own value, a key not held finds none.
+@Suite struct PathKeyTableTests {
+    @Test(
+        "Keys find their values among 20,000 (runs of taken slots among them), zero is a key, a repeated key keeps its last value"
+    )
+    func lookups() {
+        var generator = SystemRandomNumberGenerator()
+        let keys = (0..<20_000).map { _ in UInt64.random(in: 1...UInt64.max, using: &generator) } + [0]
+        let values = keys.indices.map { Int64($0) }
+        let table = PathKeyTable(keys: keys + [keys[7]], values: values + [-1])
+        #expect(table.count == keys.count)
+        #expect(keys.indices.allSatisfy { $0 == 7 || table[keys[$0]] == values[$0] })
+        #expect(table[keys[7]] == -1)
+        let held = Set(keys)
+        let absent = (0..<1_000).map { _ in UInt64.random(in: 1...UInt64.max, using: &generator) }
+        #expect(absent.allSatisfy { held.contains($0) || table[$0] == nil })
+        #expect(PathKeyTable<Int64>(keys: [], values: [])[5] == nil)
+    }
+}

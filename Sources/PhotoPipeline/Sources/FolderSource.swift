@@ -322,8 +322,8 @@ public struct FolderSource: PhotoSource {
     /// Each of the listing's pictures' value in `known` (the index's, by `PathKey`), or, for
     /// the few it does not hold, `read` from the facts read from its file (nil for one that
     /// cannot be read; `read` returning nil means the value cannot be made).
-    private static func held<Value>(
-        _ listing: FolderListing, known: [UInt64: Value], index: PhotoIndex, read: (SortFacts?) -> Value??
+    private static func held<Value: Sendable>(
+        _ listing: FolderListing, known: PathKeyTable<Value>, index: PhotoIndex, read: (SortFacts?) -> Value??
     ) -> Held<Value> {
         var values = [Value?](repeating: nil, count: listing.names.count)
         var misses: [Int] = []
@@ -410,7 +410,7 @@ public struct FolderSource: PhotoSource {
 /// `PhotoIndex.dateNumbersByPathKey`), read on a thread of its own from the moment it is made,
 /// and on the way the files that come first by them (for a lead: see `TreeLead`).
 private final class EarlyIndexRead: Sendable {
-    private let numbers = OneShot<[UInt64: Int64]?>()
+    private let numbers = OneShot<PathKeyTable<Int64>?>()
     private let first = OneShot<(rows: [(path: String, facts: SortFacts)]?, held: Int)>()
 
     init(_ index: PhotoIndex, folder: URL, descending: Bool, leadRows: Int) {
@@ -423,7 +423,7 @@ private final class EarlyIndexRead: Sendable {
     }
 
     /// Waits for the read to end; what it found (nil: a date not in the numbers' form).
-    func result() -> [UInt64: Int64]? { numbers.wait() }
+    func result() -> PathKeyTable<Int64>? { numbers.wait() }
 
     /// Waits for the rows to be read; the files that come first and how many files the index
     /// holds there (no files: a date not in the numbers' form, or no lead was asked for).

@@ -119,7 +119,7 @@ public final class PhotoIndex: @unchecked Sendable {
     /// time and date taken as the index last saw them), by each path's `PathKey`: no string is
     /// made of the paths (a tree of 100,000 photos is matched with its listing in a tenth of
     /// the time), and the camera, the pixel size and the orientation are not read.
-    func sortFactsByPathKey(inFolder folderPath: String) -> [UInt64: SortFacts] {
+    func sortFactsByPathKey(inFolder folderPath: String) -> PathKeyTable<SortFacts> {
         var keys: [UInt64] = []
         var facts: [SortFacts] = []
         forEachRow(inFolder: folderPath, columns: "path, size, modified, taken") { statement, path, length in
@@ -130,10 +130,7 @@ public final class PhotoIndex: @unchecked Sendable {
                     modified: sqlite3_column_int64(statement, 2), size: sqlite3_column_int64(statement, 1),
                     taken: String(cString: taken)))
         }
-        // Made at its whole size at once: grown row by row, the table was copied over and over.
-        var found = [UInt64: SortFacts](minimumCapacity: keys.count)
-        for (key, value) in zip(keys, facts) { found[key] = value }
-        return found
+        return PathKeyTable(keys: keys, values: facts)
     }
 
     /// The files in the folder at `folderPath` and below it that come first by the dates taken
@@ -228,7 +225,7 @@ public final class PhotoIndex: @unchecked Sendable {
     /// a date is not in the form the numbers take (the caller then asks `sortFactsByPathKey`).
     /// Sorting a big tree by date needs nothing else: no text is made of the dates either.
     /// With `first`, the files that come first are found on the way (see `FirstRows`).
-    func dateNumbersByPathKey(inFolder folderPath: String, first: FirstRows? = nil) -> [UInt64: Int64]? {
+    func dateNumbersByPathKey(inFolder folderPath: String, first: FirstRows? = nil) -> PathKeyTable<Int64>? {
         var keys: [UInt64] = []
         var numbers: [Int64] = []
         var readable = true
@@ -249,9 +246,7 @@ public final class PhotoIndex: @unchecked Sendable {
         }
         first?.found(readable ? leading.rows() : nil, keys.count)
         guard readable else { return nil }
-        var found = [UInt64: Int64](minimumCapacity: keys.count)
-        for (key, value) in zip(keys, numbers) { found[key] = value }
-        return found
+        return PathKeyTable(keys: keys, values: numbers)
     }
 
     /// The rows that may come first, kept while the rows are read: at most a few times the

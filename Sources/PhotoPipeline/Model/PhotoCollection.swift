@@ -218,12 +218,14 @@ public final class PhotoCollection {
     /// as they were appended).
     func rawIDs(in positions: Range<Int>) -> [UInt64] {
         precondition(positions.lowerBound >= 0 && positions.upperBound <= count, "positions outside 0..<\(count)")
-        return Self.rawIDs(firstID: firstID, indexes: order.map { Array($0[positions]) }, positions: positions)
+        return Self.rawIDs(firstID: firstID, indexes: order?[positions], positions: positions)
     }
 
     /// Away from the main actor: a closure made in its methods checks, each time it is called,
     /// that it runs there (as long as making the 100,000 identities themselves).
-    private nonisolated static func rawIDs(firstID: UInt64, indexes: [Int32]?, positions: Range<Int>) -> [UInt64] {
+    private nonisolated static func rawIDs(
+        firstID: UInt64, indexes: ArraySlice<Int32>?, positions: Range<Int>
+    ) -> [UInt64] {
         guard let indexes else { return positions.map { firstID + UInt64($0) } }
         return indexes.map { firstID + UInt64($0) }
     }

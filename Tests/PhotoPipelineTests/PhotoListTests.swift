@@ -98,6 +98,31 @@ import Testing
         }
     }
 
+    @Test("Rows picked from a source's packed names read back in its order, after its folders and the rows before")
+    func pickedRowsReadBack() {
+        let names = PackedTexts(["b/2.jpg", "a/1.jpg", "Été/3.jpg", "c/4.jpg"])
+        let links = PackedTexts(names.map { "file:///top/" + $0 })
+        let folder = PhotoEntry(name: "zzz", link: "file:///top/zzz/", base: nil)
+        let order = [2, 1, 0, 3]
+        let packed = PackedEntries(leading: [folder], names: names, links: links, order: order[1...])
+        #expect(packed.count == 4)
+        let list = PhotoList()
+        list.apply(.append(PackedEntries(entries(["first"]))))
+        list.apply(.append(packed))
+        #expect(self.names(list) == ["first", "zzz", "a/1.jpg", "b/2.jpg", "c/4.jpg"])
+        #expect(list.entry(at: 2).link == "file:///top/a/1.jpg")
+        #expect(list.entry(at: 4).link == "file:///top/c/4.jpg")
+        #expect(list.id(forLink: "file:///top/b/2.jpg") == list.id(at: 3))
+        // Moved about and read from another thread's snapshot, each row keeps its texts.
+        list.apply(.reorder((0..<5).reversed().map { list.id(at: $0) }))
+        #expect(self.names(list) == ["c/4.jpg", "b/2.jpg", "a/1.jpg", "zzz", "first"])
+        #expect(list.snapshot().entry(at: 0).link == "file:///top/c/4.jpg")
+        // Only the order is made; packing from names alone gives the same rows.
+        let picked = PackedEntries(names: names, links: links, order: order[...])
+        #expect(picked.entries.map(\.name) == ["Été/3.jpg", "a/1.jpg", "b/2.jpg", "c/4.jpg"])
+        #expect(picked.entries.allSatisfy { $0.base == nil })
+    }
+
     @Test("A row taken out and put back in one splice is the same item, so views keep its widget and selection")
     func itemsKeepTheirIdentity() {
         let list = PhotoList()

@@ -6,7 +6,8 @@ import GLibKit
 ///
 /// Built for lists of a million rows: names and addresses are packed into byte buffers, one
 /// per batch or per 16,384 rows of one (8 bytes of bookkeeping per row beyond their text, and no buffer is ever copied
-/// to grow, which took tens of milliseconds at this size), identities are computed rather
+/// to grow, which took tens of milliseconds at this size), or read where a folder's source
+/// packed them (4 bytes a row, for its order), identities are computed rather
 /// than stored (a list reserves a block of them; a photo's identity is the block's start plus
 /// the order in which it arrived), and a `PhotoRecord` exists only for photos that have been
 /// shown. Rows are added in batches at the end; `reorder` moves photos without changing who
@@ -305,20 +306,25 @@ public final class PhotoCollection {
         return chunks[low]
     }
 
-    /// The names and links of consecutive entries with one base, as UTF-8 in one buffer.
+    /// The names and links of consecutive entries with one base: packed as UTF-8 in a buffer
+    /// of their own, or picked from a source's packed names and links.
     final class Chunk: Sendable {
         let firstIndex: Int
         let base: PhotoEntryBase?
-        private let text: [UInt8]
-        /// For the i-th entry of the chunk: its name ends at `ends[2i]`, its link at `ends[2i + 1]`.
-        private let ends: [UInt32]
+        private let storage: Storage
+
+        private enum Storage: Sendable {
+            /// The i-th entry's name ends at `ends[2i]` of `text`, its link at `ends[2i + 1]`.
+            case own(text: [UInt8], ends: [UInt32])
+            /// The i-th entry is named `names[picks[i]]` and linked `links[picks[i]]`.
+            case picked(names: PackedTexts, links: PackedTexts, picks: [Int32])
+        }
 
         /// The same entries (their text shared), numbered from `firstIndex`.
         init(_ chunk: Chunk, firstIndex: Int) {
             self.firstIndex = firstIndex
             base = chunk.base
-            text = chunk.text
-            ends = chunk.ends
+            storage = chunk.storage
         }
 
         convenience init(_ entries: ArraySlice<PhotoEntry>, firstIndex: Int) {
@@ -360,28 +366,48 @@ public final class PhotoCollection {
                     ends.append(UInt32(text.count))
                 }
             }
-            self.text = text
-            self.ends = ends
+            storage = .own(text: text, ends: ends)
+        }
+
+        /// The entries named `names[p]` and linked `links[p]` for each `p` of `picks`, with no
+        /// base (absolute links); the texts are shared, not copied.
+        init(names: PackedTexts, links: PackedTexts, picks: [Int32], firstIndex: Int) {
+            self.firstIndex = firstIndex
+            base = nil
+            storage = .picked(names: names, links: links, picks: picks)
+        }
+
+        private var count: Int {
+            switch storage {
+            case .own(_, let ends): ends.count / 2
+            case .picked(_, _, let picks): picks.count
+            }
         }
 
         /// Its entries, in order.
         var entries: [PhotoEntry] {
-            (0..<ends.count / 2).map {
+            (0..<count).map {
                 PhotoEntry(name: name(firstIndex + $0), link: link(firstIndex + $0), base: base)
             }
         }
 
         func name(_ index: Int) -> String {
             let i = index - firstIndex
-            return string(i == 0 ? 0 : Int(ends[2 * i - 1]), Int(ends[2 * i]))
+            switch storage {
+            case .own(let text, let ends): return Self.string(text, i == 0 ? 0 : Int(ends[2 * i - 1]), Int(ends[2 * i]))
+            case .picked(let names, _, let picks): return names[Int(picks[i])]
+            }
         }
 
         func link(_ index: Int) -> String {
             let i = index - firstIndex
-            return string(Int(ends[2 * i]), Int(ends[2 * i + 1]))
+            switch storage {
+            case .own(let text, let ends): return Self.string(text, Int(ends[2 * i]), Int(ends[2 * i + 1]))
+            case .picked(_, let links, let picks): return links[Int(picks[i])]
+            }
         }
 
-        private func string(_ start: Int, _ end: Int) -> String {
+        private static func string(_ text: [UInt8], _ start: Int, _ end: Int) -> String {
             text.withUnsafeBufferPointer {
                 String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
             }
@@ -410,37 +436,19 @@ public struct PackedEntries: Sendable {
     static let chunkRows = 16_384
 
     /// `leading`, then the entries named `names[i]` and linked `links[i]` for each `i` of
-    /// `order`, all with no base (absolute links): packed a chunk a core straight from the
-    /// texts' bytes, with no `PhotoEntry` or `String` made on the way (making a tree's
-    /// 100,000 entries took 15 ms before they were packed).
+    /// `order`, all with no base (absolute links). The texts are not copied: the list reads
+    /// them where the source packed them (copying a tree's 100,000 names and addresses into
+    /// chunks of the list's own held its rows back from the window by 30 to 40 ms).
     init(leading: ArraySlice<PhotoEntry> = [], names: PackedTexts, links: PackedTexts, order: ArraySlice<Int>) {
-        let count = leading.count + order.count
-        let ranges = stride(from: 0, to: count, by: Self.chunkRows).map { $0..<min(count, $0 + Self.chunkRows) }
-        let made = Locked([PhotoCollection.Chunk?](repeating: nil, count: ranges.count))
-        let leadingCount = leading.count
-        DispatchQueue.concurrentPerform(iterations: ranges.count) { chunk in
-            // Read through the buffers: no count of references shared between the threads
-            // changes for each row (which had made packing on two cores slower than on one).
-            let packed = names.withView { names in
-                links.withView { links in
-                    order.withUnsafeBufferPointer { order in
-                        PhotoCollection.Chunk(ranges[chunk], firstIndex: ranges[chunk].lowerBound, base: nil) {
-                            n, write in
-                            if n < leadingCount {
-                                let entry = leading[leading.startIndex + n]
-                                var (name, link) = (entry.name, entry.link)
-                                return name.withUTF8 { name in link.withUTF8 { link in write(name, link) } }
-                            }
-                            let index = order[n - leadingCount]
-                            write(names.utf8(index), links.utf8(index))
-                        }
-                    }
-                }
-            }
-            made.withLock { $0[chunk] = packed }
+        var chunks: [PhotoCollection.Chunk] = []
+        if !leading.isEmpty { chunks.append(PhotoCollection.Chunk(leading, firstIndex: 0)) }
+        if !order.isEmpty {
+            chunks.append(
+                PhotoCollection.Chunk(
+                    names: names, links: links, picks: order.map { Int32($0) }, firstIndex: leading.count))
         }
-        chunks = made.withLock { $0.map { $0! } }
-        self.count = count
+        self.chunks = chunks
+        count = leading.count + order.count
     }
 
     /// The entries, in order.

@@ -8,8 +8,8 @@ import PhotoPipeline
 /// The loader reads on a worker and may have a hundred batches of 10,000 rows ready at once;
 /// run back to back they would hold the main loop for most of a second. The loader cuts them
 /// into pieces on its worker; the feed queues the events and hands over one piece per
-/// main-loop iteration, at idle priority, so input, drawing and the photo work's results get
-/// their turn in between. Events keep their order.
+/// main-loop iteration (a few, while each costs little), at idle priority, so input, drawing
+/// and the photo work's results get their turn in between. Events keep their order.
 ///
 /// The first rows of a load come in small pieces: the views make and bind their row widgets
 /// (up to about 200 in GTK 4.8's list) as the first rows arrive, and lay them out in the next
@@ -26,6 +26,10 @@ final class SourceFeed {
     static let leadRows = 250
     static let leadPieceRows = 50
     static let pieceRows = 100_000
+    /// How long (µs) a turn goes on handing over batches. Once the views have made their rows,
+    /// the lead's last pieces cost a millisecond or two each; one a turn, each waited for a
+    /// frame, and the tree's listing waited behind them.
+    static let turnBudget: Int64 = 8_000
 
     private let handle: (PhotoSourceEvent) -> Void
     private var rowsQueued = 0
@@ -65,12 +69,15 @@ final class SourceFeed {
         }
     }
 
-    /// Hands over events up to the second batch from here (one batch a turn: the end of its
-    /// source goes with it, so the list is whole, and says so, without waiting for another
-    /// frame); removes itself when the queue is empty.
+    /// Hands over events from here until a batch has been handed over and the turn has taken
+    /// `turnBudget` (the end of a batch's source goes with it, so the list is whole, and says
+    /// so, without waiting for another frame); removes itself when the queue is empty.
     private func handOver() -> MainLoopSource.Action {
+        let began = g_get_monotonic_time()
         var batchHandedOver = false
-        while next < queue.count, !(batchHandedOver && queue[next].isBatch) {
+        while next < queue.count,
+            !(batchHandedOver && queue[next].isBatch && g_get_monotonic_time() - began >= Self.turnBudget)
+        {
             let event = queue[next]
             next += 1
             handle(event)

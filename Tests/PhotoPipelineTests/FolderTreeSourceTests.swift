@@ -136,4 +136,54 @@ import TestSupport
         #expect(NaturalOrder.compare("b9/a.png", "b10/a.png") < 0)
         #expect(NaturalOrder.compare("img2.png", "img10.png") < 0, "names without folders as before")
     }
+
+    @Test(
+        "Names alike but for numbers of one width are ordered by their bytes, as their keys order them; others by their keys"
+    )
+    func sameShapeNames() {
+        var generator = SystemRandomNumberGenerator()
+        func digits(_ count: Int) -> String {
+            // Zeros often, so runs of them lead, end and fill a number.
+            let bytes = (0..<count).map { _ -> UInt8 in
+                Int.random(in: 0..<4, using: &generator) == 0 ? 0x30 : 0x30 + UInt8.random(in: 0...9, using: &generator)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let shapes: [(Int) -> String] = [
+            { _ in "IMG_\(digits(4)).JPG" },
+            { _ in "PXL_\(digits(8))_\(digits(9)).jpg" },
+            { _ in "2023-\(digits(2))-\(digits(2)) 12.\(digits(2)).\(digits(3))" },
+            { _ in "Été \(digits(3))" },
+            { _ in digits(3) },
+        ]
+        let keys = NaturalKeys()
+        for shape in shapes {
+            for _ in 0..<20 {
+                let names = Array(Set((0..<60).map(shape)))
+                let prefix = "2023/07 Été/"
+                let packed = PackedTexts(names.map { prefix + $0 })
+                let links = PackedTexts(names.map { "file:///p/" + $0 })
+                let expected = NaturalOrder.order(names: names, links: Array(links))
+                #expect(
+                    packed.withView { NaturalOrder.sameShapeOrder($0, count: names.count, after: prefix.utf8.count) }
+                        != nil)
+                #expect(
+                    NaturalOrder.order(names: packed, after: prefix.utf8.count, links: links, keys: keys) == expected,
+                    "\(names)")
+            }
+        }
+        // Not one shape: lengths differ, a letter differs, or a number is too long to stand for
+        // itself by its bytes; these go by their keys.
+        let others = [
+            ["IMG_9.jpg", "IMG_10.jpg", "img_1.jpg"], ["a1.jpg", "b1.jpg", "A2.jpg"],
+            [String(repeating: "0", count: 50) + "1", String(repeating: "0", count: 51)],
+        ]
+        for names in others {
+            let packed = PackedTexts(names)
+            #expect(packed.withView { NaturalOrder.sameShapeOrder($0, count: names.count, after: 0) } == nil)
+            #expect(
+                NaturalOrder.order(names: packed, after: 0, links: packed, keys: keys)
+                    == NaturalOrder.order(names: names, links: names))
+        }
+    }
 }

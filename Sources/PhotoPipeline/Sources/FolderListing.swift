@@ -19,10 +19,6 @@ struct FolderListing {
     var pathKeys: [UInt64] = []
     /// The index of the picture asked for by name, if it was found.
     var selected: Int?
-    /// With a key maker given: each picture's natural sort key (of its name alone, without
-    /// the prefix), picture `i`'s the bytes of `keyBytes` up to `keyEnds[i]` from the one before.
-    var keyBytes: [UInt8] = []
-    var keyEnds: [Int] = []
     /// The folder's own sub-folders (not hidden): their names and `file:` addresses, each
     /// ending in "/", and their names as on disk.
     var folderNames: [String] = []
@@ -54,11 +50,11 @@ struct FolderListing {
     }
 
     /// Reads the folder at `path` (its bytes, without a terminating zero; `folder` is its
-    /// address, for what went wrong), as `read(_:…)` does. Each picture is named with `prefix` before its own name, and with `keys`, its
-    /// name's natural sort key is kept (see `keyBytes`).
+    /// address, for what went wrong), as `read(_:…)` does. Each picture is named with `prefix`
+    /// before its own name.
     static func read(
         path folderPath: [CChar], folder: URL, selecting: String?, details: Details = .none, prefix: String = "",
-        keys: NaturalKeys? = nil, pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
+        pictures: PictureTypes = PictureTypes(), cancellable: Cancellable
     ) throws(PhotoSourceError) -> FolderListing {
         // Paths are the folder's path and each file name, as bytes: file names need not be UTF-8.
         var path = folderPath
@@ -144,14 +140,6 @@ struct FolderListing {
                             } else {
                                 listing.names.append(prefix, nameBytes)
                             }
-                        }
-                        if let keys {
-                            if let shown {
-                                keys.appendKey(shown, to: &listing.keyBytes)
-                            } else {
-                                keys.appendKey(utf8: nameBytes, to: &listing.keyBytes)
-                            }
-                            listing.keyEnds.append(listing.keyBytes.count)
                         }
                         return true
                     }

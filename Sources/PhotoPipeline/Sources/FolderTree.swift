@@ -47,13 +47,11 @@ struct FolderTree {
             selecting: String?, details: FolderListing.Details, keys: NaturalKeys, pictures: PictureTypes,
             cancellable: Cancellable
         ) throws(PhotoSourceError) -> (listing: FolderListing, nameOrder: [Int]) {
-            var listing = try FolderListing.read(
-                path: path, folder: url, selecting: selecting, details: details, prefix: prefix, keys: keys,
+            let listing = try FolderListing.read(
+                path: path, folder: url, selecting: selecting, details: details, prefix: prefix,
                 pictures: pictures, cancellable: cancellable)
             let nameOrder = NaturalOrder.order(
-                keyBytes: listing.keyBytes, keyEnds: listing.keyEnds, links: listing.links)
-            listing.keyBytes = []
-            listing.keyEnds = []
+                names: listing.names, after: prefix.utf8.count, links: listing.links, keys: keys)
             return (listing, nameOrder)
         }
 

@@ -155,6 +155,8 @@ import TestSupport
             { _ in "2023-\(digits(2))-\(digits(2)) 12.\(digits(2)).\(digits(3))" },
             { _ in "Été \(digits(3))" },
             { _ in digits(3) },
+            // More digits than a number of 64 bits holds: by their bytes.
+            { _ in "IMG_\(digits(12))_\(digits(12)).jpg" },
         ]
         let keys = NaturalKeys()
         for shape in shapes {
@@ -185,5 +187,18 @@ import TestSupport
                 NaturalOrder.order(names: packed, after: 0, links: packed, keys: keys)
                     == NaturalOrder.order(names: names, links: names))
         }
+    }
+
+    @Test("A name's verdict is the same whatever names came before it (the last extension is remembered)")
+    func verdictsInTurn() {
+        let names = [
+            "a.jpg", "b.jpg", "notes.txt", "c.jpg", "d.JPG", "e.png", "f.txt", "README", "g.jpg", "h.", "i.jpgx",
+            "j.jpg",
+        ]
+        let types = PictureTypes()
+        let inTurn = names.map { name in name.withCString { types.verdict(forName: $0) } }
+        let alone = names.map { name in name.withCString { PictureTypes().verdict(forName: $0) } }
+        #expect(inTurn == alone)
+        #expect(inTurn[0] == .picture && inTurn[2] == .other && inTurn[3] == .picture)
     }
 }

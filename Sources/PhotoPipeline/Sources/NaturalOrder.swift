@@ -131,19 +131,33 @@ enum NaturalOrder {
             digits = isDigit(byte) ? digits + 1 : 0
             if digits >= sameShapeDigits { return nil }
         }
+        // Where any name differs from the first (in order): a digit in every name there.
+        var differing = [Bool](repeating: false, count: first.count)
         for index in 1..<count {
             let name = names.utf8(index)
             guard name.count == first.count else { return nil }
             for at in 0..<name.count where name[at] != first[at] {
                 guard isDigit(name[at]), isDigit(first[at]) else { return nil }
+                differing[at] = true
             }
         }
-        // Wherever one name differs from the first, each holds a digit; a place where only
-        // others differ from each other is a digit in both of those as well as in the first.
+        // (A place where only others differ from each other is a digit in both of them, as
+        // well as in the first.) The names are then in the order of the number their digits at
+        // those places make, if it fits in 64 bits; else in the order of their bytes.
+        let places = differing.indices.filter { differing[$0] }
         var order = (0..<Int32(count)).map { $0 }
-        order.sort { a, b in
-            let (nameA, nameB) = (names.utf8(Int(a)), names.utf8(Int(b)))
-            return memcmp(nameA.baseAddress!, nameB.baseAddress!, nameA.count) < 0
+        if places.count <= 19 {
+            let numbers = (0..<count).map { index in
+                let name = names.utf8(index)
+                return places.reduce(UInt64(0)) { $0 &* 10 &+ UInt64(name[$1] &- 0x30) }
+            }
+            order.sort { numbers[Int($0)] != numbers[Int($1)] ? numbers[Int($0)] < numbers[Int($1)] : $0 < $1 }
+        } else {
+            order.sort { a, b in
+                let (nameA, nameB) = (names.utf8(Int(a)), names.utf8(Int(b)))
+                let compared = memcmp(nameA.baseAddress!, nameB.baseAddress!, nameA.count)
+                return compared != 0 ? compared < 0 : a < b
+            }
         }
         return order.map(Int.init)
     }

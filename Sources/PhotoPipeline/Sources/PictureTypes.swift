@@ -79,13 +79,21 @@ final class PictureTypes {
 
     /// Verdicts by extension, and by whole name for names without one.
     private var verdicts: [String: NameVerdict] = [:]
+    /// The extension last looked up (NUL-terminated) and its verdict: a folder's names mostly
+    /// share one, and a table's lookup made and hashed a string for every name.
+    private var lastExtension: [CChar] = [0]
+    private var lastVerdict = NameVerdict.unknown
 
     /// What the file name `name` (bytes as on disk, NUL-terminated) says, asking
     /// shared-mime-info's globs once per extension.
     func verdict(forName name: UnsafePointer<CChar>) -> NameVerdict {
         let dot = strrchr(name, 0x2E) // "."
+        if let dot, lastExtension.count > 1, strcmp(dot + 1, lastExtension) == 0 { return lastVerdict }
         let key = String(cString: dot.map { UnsafePointer($0 + 1) } ?? name)
-        if dot != nil, let known = verdicts[key] { return known }
+        if let dot, let known = verdicts[key] {
+            remember(dot + 1, known)
+            return known
+        }
         var uncertain: gboolean = 0
         let guessed = g_content_type_guess(name, nil, 0, &uncertain)
         defer { g_free(guessed) }
@@ -100,8 +108,16 @@ final class PictureTypes {
         } else {
             verdict = .other
         }
-        if dot != nil { verdicts[key] = verdict }
+        if let dot {
+            verdicts[key] = verdict
+            remember(dot + 1, verdict)
+        }
         return verdict
+    }
+
+    private func remember(_ fileExtension: UnsafePointer<CChar>, _ verdict: NameVerdict) {
+        lastExtension = Array(UnsafeBufferPointer(start: fileExtension, count: strlen(fileExtension) + 1))
+        lastVerdict = verdict
     }
 
     /// Whether the regular file at `path` holds a picture gdk-pixbuf can load. `nameType` is

@@ -13,18 +13,18 @@ import PhotoPipeline
 ///
 /// The first rows of a load come in small pieces: the views make and bind their row widgets
 /// (up to about 200 in GTK 4.8's list) as the first rows arrive, and lay them out in the next
-/// frame, about 0.4 ms a row here; 50 at a time, each turn stays under the 50 ms a person
-/// notices (pieces of 100 saved two frames of a tree's listing, but took a grid filling to
-/// 59 ms and a tree's to 52). The rest come in pieces of up to 100,000, which only append to
-/// the list: the rows come packed from the loader's worker, and a piece of 90,000 costs the
-/// main thread about 25 ms. A tree of 100,000 photos is in within seven turns, where pieces of
-/// 2,000 took fifty.
+/// frame, about 0.4 ms a row here, and the first piece pays for the first rows ever made
+/// besides. 25 at a time, each turn stays well under the 50 ms a person notices: with 50, the
+/// first piece of a tree's lead held the loop for 40 to 52 ms, with 25 for 25 to 45 (and pieces
+/// of 100 took a grid filling to 59 ms). The rest come in pieces of up to 100,000, which only
+/// append to the list: the rows come packed from the loader's worker, and a tree's 99,750 cost
+/// the main thread about 10 ms.
 @MainActor
 final class SourceFeed {
     /// The first rows of a load (what the views make rows for), the pieces they come in, and
     /// the pieces after them.
     static let leadRows = 250
-    static let leadPieceRows = 50
+    static let leadPieceRows = 25
     static let pieceRows = 100_000
     /// How long (µs) a turn goes on handing over batches. Once the views have made their rows,
     /// the lead's last pieces cost a millisecond or two each; one a turn, each waited for a

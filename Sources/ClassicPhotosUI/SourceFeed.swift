@@ -26,10 +26,12 @@ final class SourceFeed {
     static let leadRows = 250
     static let leadPieceRows = 25
     static let pieceRows = 100_000
-    /// How long (µs) a turn goes on handing over batches. Once the views have made their rows,
-    /// the lead's last pieces cost a millisecond or two each; one a turn, each waited for a
-    /// frame, and the tree's listing waited behind them.
-    static let turnBudget: Int64 = 8_000
+    /// How long (µs) a turn may have taken and still go on to the next batch. Once the views
+    /// have made their rows, the lead's last pieces cost a millisecond or two each; one a turn,
+    /// each waited for a frame, and a tree's listing waited behind them. A piece that makes
+    /// rows costs more than this (25 rows, 4 to 10 ms), so those still go one a turn, each
+    /// laid out in a frame of its own.
+    static let turnBudget: Int64 = 3_000
 
     private let handle: (PhotoSourceEvent) -> Void
     private var rowsQueued = 0

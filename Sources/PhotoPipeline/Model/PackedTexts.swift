@@ -6,8 +6,8 @@ import Foundation
 /// texts are too long to be stored inside a `String` value: as strings, each was an allocation
 /// made while the folder was read, a reference counted as the tree's folders were put
 /// together, and a free when the listing went. Packed, a picture costs two copies into a
-/// buffer that grows by doubling, and the list's own packing (`PackedEntries`) copies the
-/// bytes as they are.
+/// buffer that grows by doubling, and the list reads them where they are (`PackedEntries`):
+/// a listing's texts stay as long as the list that shows them.
 struct PackedTexts: RandomAccessCollection, Sendable {
     private var bytes: [UInt8] = []
     /// Text `i` is the bytes up to `ends[i]`, from the end of the one before.

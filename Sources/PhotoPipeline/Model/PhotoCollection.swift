@@ -7,7 +7,8 @@ import GLibKit
 /// Built for lists of a million rows: names and addresses are packed into byte buffers, one
 /// per batch or per 16,384 rows of one (8 bytes of bookkeeping per row beyond their text, and no buffer is ever copied
 /// to grow, which took tens of milliseconds at this size), or read where a folder's source
-/// packed them (4 bytes a row, for its order), identities are computed rather
+/// packed them (20 bytes a row: its place in the source's order, and where its two texts
+/// end), identities are computed rather
 /// than stored (a list reserves a block of them; a photo's identity is the block's start plus
 /// the order in which it arrived), and a `PhotoRecord` exists only for photos that have been
 /// shown. Rows are added in batches at the end; `reorder` moves photos without changing who
@@ -432,7 +433,8 @@ public struct PackedEntries: Sendable {
     fileprivate let chunks: [PhotoCollection.Chunk]
     public let count: Int
 
-    /// Entries packed into one chunk at most; a bigger batch is packed a chunk a core.
+    /// Entries packed into one chunk at most; a bigger batch of entries is packed a chunk a
+    /// core.
     static let chunkRows = 16_384
 
     /// `leading`, then the entries named `names[i]` and linked `links[i]` for each `i` of
@@ -440,6 +442,7 @@ public struct PackedEntries: Sendable {
     /// them where the source packed them (copying a tree's 100,000 names and addresses into
     /// chunks of the list's own held its rows back from the window by 30 to 40 ms).
     init(leading: ArraySlice<PhotoEntry> = [], names: PackedTexts, links: PackedTexts, order: ArraySlice<Int>) {
+        assert(leading.allSatisfy { $0.base == nil }, "leading entries with a base")
         var chunks: [PhotoCollection.Chunk] = []
         if !leading.isEmpty { chunks.append(PhotoCollection.Chunk(leading, firstIndex: 0)) }
         if !order.isEmpty {

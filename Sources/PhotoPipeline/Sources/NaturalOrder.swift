@@ -146,20 +146,25 @@ enum NaturalOrder {
         // those places make, if it fits in 64 bits; else in the order of their bytes.
         let places = differing.indices.filter { differing[$0] }
         var order = (0..<Int32(count)).map { $0 }
+        // Two names the same (two names on disk shown alike) go to the keys, which tell them
+        // apart by their addresses.
+        var same = false
         if places.count <= 19 {
             let numbers = (0..<count).map { index in
                 let name = names.utf8(index)
                 return places.reduce(UInt64(0)) { $0 &* 10 &+ UInt64(name[$1] &- 0x30) }
             }
-            order.sort { numbers[Int($0)] != numbers[Int($1)] ? numbers[Int($0)] < numbers[Int($1)] : $0 < $1 }
+            order.sort { numbers[Int($0)] < numbers[Int($1)] }
+            same = zip(order, order.dropFirst()).contains { numbers[Int($0)] == numbers[Int($1)] }
         } else {
-            order.sort { a, b in
+            func compare(_ a: Int32, _ b: Int32) -> Int32 {
                 let (nameA, nameB) = (names.utf8(Int(a)), names.utf8(Int(b)))
-                let compared = memcmp(nameA.baseAddress!, nameB.baseAddress!, nameA.count)
-                return compared != 0 ? compared < 0 : a < b
+                return memcmp(nameA.baseAddress!, nameB.baseAddress!, nameA.count)
             }
+            order.sort { compare($0, $1) < 0 }
+            same = zip(order, order.dropFirst()).contains { compare($0, $1) == 0 }
         }
-        return order.map(Int.init)
+        return same ? nil : order.map(Int.init)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }

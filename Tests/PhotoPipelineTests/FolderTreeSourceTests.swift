@@ -167,7 +167,7 @@ import TestSupport
                 let links = PackedTexts(names.map { "file:///p/" + $0 })
                 let expected = NaturalOrder.order(names: names, links: Array(links))
                 #expect(
-                    packed.withView { NaturalOrder.sameShapeOrder($0, count: names.count, after: prefix.utf8.count) }
+                    packed.withView { NaturalOrder.sameShapeOrder($0, after: prefix.utf8.count) }
                         != nil)
                 #expect(
                     NaturalOrder.order(names: packed, after: prefix.utf8.count, links: links, keys: keys) == expected,
@@ -185,7 +185,7 @@ import TestSupport
         for names in others {
             let packed = PackedTexts(names)
             let links = PackedTexts(names.indices.reversed().map { "file:///p/\($0)" })
-            #expect(packed.withView { NaturalOrder.sameShapeOrder($0, count: names.count, after: 0) } == nil)
+            #expect(packed.withView { NaturalOrder.sameShapeOrder($0, after: 0) } == nil)
             #expect(
                 NaturalOrder.order(names: packed, after: 0, links: links, keys: keys)
                     == NaturalOrder.order(names: names, links: Array(links)))

@@ -46,6 +46,8 @@ struct PackedTexts: RandomAccessCollection, Sendable {
         let bytes: UnsafeBufferPointer<UInt8>
         let ends: UnsafeBufferPointer<Int>
 
+        var count: Int { ends.count }
+
         /// The UTF-8 of text `position`.
         func utf8(_ position: Int) -> UnsafeBufferPointer<UInt8> {
             let start = position == 0 ? 0 : ends[position - 1]

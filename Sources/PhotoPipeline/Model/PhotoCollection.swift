@@ -328,44 +328,23 @@ public final class PhotoCollection {
             storage = chunk.storage
         }
 
-        convenience init(_ entries: ArraySlice<PhotoEntry>, firstIndex: Int) {
-            self.init(entries.indices, firstIndex: firstIndex, base: entries.first?.base) {
-                (entries[$0].name, entries[$0].link)
-            }
-        }
-
-        /// The entries `texts` gives for `indices` (their name and link), all with `base`.
-        convenience init(
-            _ indices: Range<Int>, firstIndex: Int, base: PhotoEntryBase?, texts: (Int) -> (name: String, link: String)
-        ) {
-            self.init(indices, firstIndex: firstIndex, base: base) { index, write in
-                var (name, link) = texts(index)
-                name.withUTF8 { name in link.withUTF8 { link in write(name, link) } }
-            }
-        }
-
-        /// The entries for `indices`, all with `base`: `utf8` is given each index and a
-        /// function to call once with its name's and its link's UTF-8.
-        init(
-            _ indices: Range<Int>, firstIndex: Int, base: PhotoEntryBase?,
-            utf8: (Int, (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) -> Void
-        ) {
+        /// `entries` (all with the first one's base), their texts packed.
+        init(_ entries: ArraySlice<PhotoEntry>, firstIndex: Int) {
             self.firstIndex = firstIndex
-            self.base = base
+            base = entries.first?.base
             var text: [UInt8] = []
             var ends: [UInt32] = []
-            ends.reserveCapacity(2 * indices.count)
-            for index in indices {
-                utf8(index) { name, link in
-                    if text.isEmpty {
-                        // Room for the rest as long as the first: grown by doubling after that.
-                        text.reserveCapacity((name.count + link.count) * indices.count * 5 / 4)
-                    }
-                    text.append(contentsOf: name)
-                    ends.append(UInt32(text.count))
-                    text.append(contentsOf: link)
-                    ends.append(UInt32(text.count))
+            ends.reserveCapacity(2 * entries.count)
+            for entry in entries {
+                var (name, link) = (entry.name, entry.link)
+                if text.isEmpty {
+                    // Room for the rest as long as the first: grown by doubling after that.
+                    text.reserveCapacity((name.utf8.count + link.utf8.count) * entries.count * 5 / 4)
                 }
+                name.withUTF8 { text.append(contentsOf: $0) }
+                ends.append(UInt32(text.count))
+                link.withUTF8 { text.append(contentsOf: $0) }
+                ends.append(UInt32(text.count))
             }
             storage = .own(text: text, ends: ends)
         }

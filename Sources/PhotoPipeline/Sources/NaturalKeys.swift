@@ -124,7 +124,7 @@ final class NaturalKeys {
         }
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+    static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// Appends the locale's collation key of `run`, asked once.
     private static func appendRun(_ run: UnsafeBufferPointer<UInt8>, store: inout Store, to out: inout [UInt8]) {

@@ -103,7 +103,7 @@ enum NaturalOrder {
     /// tree's 100,000 names took a third of the time its folders were read in).
     static func order(names: PackedTexts, after prefixLength: Int, links: PackedTexts, keys: NaturalKeys) -> [Int] {
         names.withView { view in
-            if let order = sameShapeOrder(view, count: names.count, after: prefixLength) { return order }
+            if let order = sameShapeOrder(view, after: prefixLength) { return order }
             var bytes: [UInt8] = []
             var ends: [Int] = []
             ends.reserveCapacity(names.count)
@@ -121,14 +121,15 @@ enum NaturalOrder {
     /// digit's byte (0x30), as the order needs, while numbers are shorter than this.
     static let sameShapeDigits = 48
 
-    /// The byte order of `count` names of one shape (see `order(names:after:links:keys:)`), or
-    /// nil where they are not.
-    static func sameShapeOrder(_ names: PackedTexts.View, count: Int, after prefixLength: Int) -> [Int]? {
+    /// The order of `names` where they are of one shape (see `order(names:after:links:keys:)`),
+    /// or nil where they are not.
+    static func sameShapeOrder(_ names: PackedTexts.View, after prefixLength: Int) -> [Int]? {
+        let count = names.count
         guard count > 1 else { return Array(0..<count) }
         let first = names.utf8(0)
         var digits = 0
         for byte in first.dropFirst(prefixLength) {
-            digits = isDigit(byte) ? digits + 1 : 0
+            digits = NaturalKeys.isDigit(byte) ? digits + 1 : 0
             if digits >= sameShapeDigits { return nil }
         }
         // Where any name differs from the first (in order): a digit in every name there.
@@ -137,7 +138,7 @@ enum NaturalOrder {
             let name = names.utf8(index)
             guard name.count == first.count else { return nil }
             for at in 0..<name.count where name[at] != first[at] {
-                guard isDigit(name[at]), isDigit(first[at]) else { return nil }
+                guard NaturalKeys.isDigit(name[at]), NaturalKeys.isDigit(first[at]) else { return nil }
                 differing[at] = true
             }
         }
@@ -166,8 +167,6 @@ enum NaturalOrder {
         }
         return same ? nil : order.map(Int.init)
     }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// The positions in display order of names whose keys are made already: name `i`'s the
     /// bytes of `keyBytes` up to `keyEnds[i]` from the end of the one before.

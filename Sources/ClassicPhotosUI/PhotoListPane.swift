@@ -42,6 +42,8 @@ final class PhotoListPane {
     /// The grid's most columns, as last set (see `fitColumns`).
     private var columnLimit = 0
     private var fitting: MainLoopSource?
+    /// The view's layout read once GTK has finished it (see `settleSoon`).
+    private var settling: MainLoopSource?
     private var lastVisible: Range<Int> = 0..<0
     /// The view shown, and the side of the grid's squares (logical pixels).
     private(set) var mode: PhotoViewMode = .list
@@ -117,12 +119,7 @@ final class PhotoListPane {
         selection.onChanged = { [unowned self] in onSelectionChanged?() }
         if let adjustment = scrolled.verticalAdjustment {
             // Upper or page size changed: first layout, a resize, a new list, another view.
-            connections.append(
-                adjustment.connect("changed") { [unowned self] in
-                    updateVisibleRows()
-                    if pendingSelection != nil { scrollToPendingSelection() }
-                    if pendingReveal != nil { revealPending() }
-                })
+            connections.append(adjustment.connect("changed") { [unowned self] in settleSoon() })
             // Scrolled: where the view is now floats over it.
             connections.append(adjustment.connect("value-changed") { [unowned self] in showPlace() })
         }
@@ -264,6 +261,28 @@ final class PhotoListPane {
             processor.columnsChanged(columns, visible: visible)
         } else {
             processor.visibleRowsChanged(visible)
+        }
+    }
+
+    /// Reads the view's new layout, and scrolls where a scroll waits for one, once GTK has
+    /// finished laying the view out.
+    ///
+    /// The adjustment's "changed" is emitted from inside the view's own size allocation (GTK
+    /// 4.8 configures the adjustment between measuring the rows and placing them). Nothing
+    /// that moves the view's anchor may run there: a new `max-columns` or a `scroll_to` makes
+    /// and drops rows at once, and GTK 4.8's grid then places its cells against spans whose
+    /// sizes no longer add up and aborts (`gtk_grid_view_size_allocate: assertion failed:
+    /// (row_height >= 0)`, list → grid on 500 photos and more). So this waits for the turn
+    /// after the frame, before the next one.
+    private func settleSoon() {
+        guard settling == nil else { return }
+        settling = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_HIGH_IDLE) { [weak self] in
+            guard let self else { return .remove }
+            settling = nil
+            updateVisibleRows()
+            if pendingSelection != nil { scrollToPendingSelection() }
+            if pendingReveal != nil { revealPending() }
+            return .remove
         }
     }
 
@@ -502,6 +521,7 @@ final class PhotoListPane {
         onDrag = nil
         drags.removeAll()
         fitting = nil
+        settling = nil
         selection.close()
     }
 }

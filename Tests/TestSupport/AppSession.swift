@@ -144,6 +144,8 @@ public final class AppSession: @unchecked Sendable {
         process.arguments = ["--trace", tracePath] + (separateInstance ? ["--new-instance"] : []) + arguments
         var env = ProcessInfo.processInfo.environment.merging(self.display.gtkEnvironment) { $1 }
         env["GSETTINGS_BACKEND"] = "memory"
+        // A GLib or GTK CRITICAL is a bug, not noise: it aborts the app, and the test fails.
+        env["G_DEBUG"] = "fatal-criticals"
         // A cache of its own (the shared thumbnail cache is written to), unless a test names one.
         let cache = NSTemporaryDirectory() + "classic-photos-cache-\(UUID().uuidString)"
         env["XDG_CACHE_HOME"] = cache
@@ -158,6 +160,9 @@ public final class AppSession: @unchecked Sendable {
         try process.run()
         collector = OutputCollector(out: out, err: err)
     }
+
+    /// What the app has written to its standard error so far.
+    public var errorOutput: String { collector.errorSoFar }
 
     /// The app's process id (for reading its memory from /proc).
     public var processIdentifier: Int32 { process.processIdentifier }

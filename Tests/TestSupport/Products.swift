@@ -94,27 +94,32 @@ public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
     }
 }
 
-/// Drains both pipes on background threads so a chatty child never blocks on a full pipe.
+/// Drains both pipes on background threads so a chatty child never blocks on a full pipe;
+/// what has arrived can be read at any time.
 final class OutputCollector: @unchecked Sendable {
     private let group = DispatchGroup()
     private var out = Data(), err = Data()
+    private let lock = NSLock()
 
     init(out: Pipe, err: Pipe) {
+        drain(out) { self.out.append($0) }
+        drain(err) { self.err.append($0) }
+    }
+
+    private func drain(_ pipe: Pipe, into append: @escaping @Sendable (Data) -> Void) {
         group.enter()
         DispatchQueue.global().async {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            self.lock.withLock { self.out = data }
-            self.group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            self.lock.withLock { self.err = data }
+            while true {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                self.lock.withLock { append(chunk) }
+            }
             self.group.leave()
         }
     }
 
-    private let lock = NSLock()
+    /// What the child has written to its standard error so far.
+    var errorSoFar: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Both outputs once the pipes close, or what had arrived after `seconds` (then the
     /// readers are left to finish on their own).

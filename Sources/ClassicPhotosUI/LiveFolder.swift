@@ -429,10 +429,10 @@ final class LiveFolder {
         return String(cString: path)
     }
 
-    /// Where a photo named `entry` goes in the folder's order now (a photo put back from the
-    /// trash).
-    func position(for entry: PhotoEntry) -> Int {
-        FolderChanges.position(of: entry, in: photos.snapshot(), order: order, known: facts) { [order] in
+    /// Where photos named `entries` go in the folder's order now (photos put back from the
+    /// trash), each as if it came alone.
+    func positions(for entries: [PhotoEntry]) -> [Int] {
+        FolderChanges.positions(of: entries, in: photos.snapshot(), order: order, known: facts) { [order] in
             SortFacts.read(link: $0.link, taken: order.key == .dateTaken)
         }
     }

@@ -14,32 +14,35 @@ extension PhotoActions {
     /// one confirmation for all of them) by saving them again, turned. Rows, shared thumbnails
     /// and the viewer follow.
     func rotatePhotos(clockwise: Bool) {
-        let targets = photoTargets().filter { $0.path != nil }
+        let targets = photoTargets()
         guard !targets.isEmpty else { return }
-        let paths = targets.map { $0.path! }
         inBackground(
-            { paths.map { PhotoFiles.turnKind(of: $0) } },
+            {
+                targets.compactMap { target in
+                    target.path.map { (FileTarget(target: target, path: $0), PhotoFiles.turnKind(of: $0)) }
+                }
+            },
             then: { [weak self] kinds in
                 guard let self else { return }
-                var lossless: [PhotoTarget] = []
-                var reencoded: [(PhotoTarget, String)] = []
-                var unsupported: [PhotoTarget] = []
-                for (target, kind) in zip(targets, kinds) {
+                var lossless: [FileTarget] = []
+                var reencoded: [(FileTarget, String)] = []
+                var unsupported: [FileTarget] = []
+                for (file, kind) in kinds {
                     switch kind {
-                    case .unsupported: unsupported.append(target)
-                    case .losslessJPEG: lossless.append(target)
-                    case .reencode(let format): reencoded.append((target, format))
+                    case .unsupported: unsupported.append(file)
+                    case .losslessJPEG: lossless.append(file)
+                    case .reencode(let format): reencoded.append((file, format))
                     }
                 }
-                for target in lossless { turn(target, path: target.path!, clockwise: clockwise) }
-                if let (target, format) = reencoded.first {
+                if !lossless.isEmpty { turn(lossless, clockwise: clockwise) }
+                if let (file, format) = reencoded.first {
                     confirm(
                         heading: tr("Rotate by Saving Again?"),
                         body: reencoded.count == 1
                             ? String(
                                 format: tr(
                                     "“%@” is a %@ picture, which has no lossless way to be turned: it will be saved again, turned."
-                                ), DisplayText.line(target.name), format.uppercased())
+                                ), DisplayText.line(file.target.name), format.uppercased())
                             : String(
                                 format: ntr(
                                     "%d picture has no lossless way to be turned: it will be saved again, turned.",
@@ -47,13 +50,13 @@ extension PhotoActions {
                                     reencoded.count), reencoded.count),
                         action: tr("_Rotate"), destructive: false
                     ) { [unowned self] in
-                        for (target, _) in reencoded { turn(target, path: target.path!, clockwise: clockwise) }
+                        turn(reencoded.map(\.0), clockwise: clockwise)
                     }
                 }
                 if let first = unsupported.first {
                     status.showToast(
                         unsupported.count == 1
-                            ? String(format: tr("“%@” cannot be rotated"), DisplayText.line(first.name))
+                            ? String(format: tr("“%@” cannot be rotated"), DisplayText.line(first.target.name))
                             : String(
                                 format: ntr(
                                     "%d photo cannot be rotated", "%d photos cannot be rotated", unsupported.count),
@@ -62,27 +65,44 @@ extension PhotoActions {
             })
     }
 
-    private func turn(_ target: PhotoTarget, path: String, clockwise: Bool) {
-        noteOwnChange(path)
-        inBackground(
-            { PhotoFiles.turn(path, clockwise: clockwise) },
-            then: { [weak self] result in
+    /// Turns the photos `targets` a quarter turn, as a batch: their rows, shared thumbnails
+    /// and the viewer's picture are made again once for each piece done.
+    private func turn(_ files: [FileTarget], clockwise: Bool) {
+        let paths = files.map(\.path)
+        ownChangesBegan(paths)
+        runBatch(
+            .rotate, files,
+            text: { done, total in
+                String(
+                    format: ntr("Rotating %1$@ of %2$@ photo", "Rotating %1$@ of %2$@ photos", total),
+                    Localization.number(done), Localization.number(total))
+            },
+            work: { file in PhotoFiles.turn(file.path, clockwise: clockwise) },
+            piece: { [weak self] turned in
                 guard let self else { return }
-                switch result {
-                case .success:
-                    noteOwnChange(path)
-                    // Whatever was made from the file (thumbnails, shared and cached, and the
-                    // viewer's picture) goes; the photo is loaded again.
-                    photos.apply(.replace([target.id]))
+                // Whatever was made from the files (thumbnails, shared and cached, and the
+                // viewer's picture) goes; the photos are loaded again.
+                photos.apply(.replace(turned.map(\.item.target.id)))
+                for (file, _) in turned {
+                    let target = file.target
                     let row = photos.position(of: target.id) ?? target.position
                     Trace.shared.emit(.viewerRotate(row: row, id: target.id, degrees: clockwise ? 90 : -90))
-                case .failure(let failure):
-                    status.showToast(
-                        String(
-                            format: tr("“%@” could not be rotated: %@"), DisplayText.line(target.name),
-                            failure.localizedMessage)
-                    )
                 }
+            },
+            finished: { [weak self] tally, _ in
+                guard let self else { return }
+                ownChangesEnded(paths)
+                guard let (file, failure) = tally.failed.first else { return }
+                let count = tally.failed.count
+                status.showToast(
+                    count == 1
+                        ? String(
+                            format: tr("“%@” could not be rotated: %@"), DisplayText.line(file.target.name),
+                            failure.localizedMessage)
+                        : String(
+                            format: ntr(
+                                "%d photo could not be rotated: %@", "%d photos could not be rotated: %@", count),
+                            count, failure.localizedMessage))
             })
     }
 

@@ -7,7 +7,7 @@ import PhotoPipeline
 
 /// Photos moved to the trash together (one Delete on a selection): what one Undo puts back.
 struct TrashedBatch {
-    struct Photo {
+    struct Photo: Sendable {
         let trashed: PhotoFiles.Trashed
         let entry: PhotoEntry
         /// Where it was in the list.
@@ -22,50 +22,67 @@ struct TrashedBatch {
 /// toast and one confirmation for all of them.
 extension PhotoActions {
     func trashPhotos() {
-        let targets = photoTargets().filter { $0.path != nil }
-        guard !targets.isEmpty else { return }
-        let paths = targets.map { $0.path! }
-        paths.forEach(noteOwnChange)
-        inBackground(
-            { paths.map { PhotoFiles.trash($0) } },
-            then: { [weak self] results in
-                guard let self else { return }
-                var batch = TrashedBatch(photos: [], list: photos.generation)
-                var moved: [PhotoTarget] = []
-                var failures: [(PhotoTarget, PhotoFiles.Failure)] = []
-                for (target, result) in zip(targets, results) {
-                    switch result {
-                    case .success(let trashed):
-                        batch.photos.append(.init(trashed: trashed, entry: target.entry, position: target.position))
-                        moved.append(target)
-                    case .failure(let failure): failures.append((target, failure))
-                    }
+        withFiles(photoTargets()) { [weak self] files in self?.trash(files) }
+    }
+
+    private func trash(_ files: [FileTarget]) {
+        let targets = files.map(\.target)
+        let paths = files.map(\.path)
+        ownChangesBegan(paths)
+        let list = photos.generation
+        let trashes = PhotoFiles.TrashFolders()
+        // The rows go at once, in one edit: no picture of a photo on its way to the trash is
+        // loaded again (its file may already be gone). Those not moved come back at the end.
+        photos.apply(.remove(targets.map(\.id)))
+        runBatch(
+            .trash, files,
+            text: { done, total in
+                String(
+                    format: ntr(
+                        "Moving %1$@ of %2$@ photo to the trash", "Moving %1$@ of %2$@ photos to the trash", total),
+                    Localization.number(done), Localization.number(total))
+            },
+            work: { file in trashes.trash(file.path) },
+            piece: { moved in
+                for (file, _) in moved {
+                    let target = file.target
+                    Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
                 }
+            },
+            finished: { [weak self] tally, _ in
+                guard let self else { return }
+                ownChangesEnded(paths)
+                if list == photos.generation {
+                    let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
+                    putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
+                }
+                let moved = tally.succeeded
                 if !moved.isEmpty {
-                    trashed.append(batch)
-                    photos.apply(.remove(moved.map(\.id)))
-                    for target in moved {
-                        Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
-                    }
+                    trashed.append(
+                        TrashedBatch(
+                            photos: moved.map {
+                                .init(trashed: $0.value, entry: $0.item.target.entry, position: $0.item.target.position)
+                            }, list: list))
                     let title =
                         moved.count == 1
-                        ? String(format: tr("“%@” moved to the trash"), DisplayText.line(moved[0].name))
+                        ? String(format: tr("“%@” moved to the trash"), DisplayText.line(moved[0].item.target.name))
                         : String(
                             format: ntr("%d photo moved to the trash", "%d photos moved to the trash", moved.count),
                             moved.count)
                     status.showToast(title, button: (tr("_Undo"), "win.undo-trash"))
                 }
-                if let (target, failure) = failures.first {
+                if let (file, failure) = tally.failed.first {
                     status.showToast(
-                        failures.count == 1
+                        tally.failed.count == 1
                             ? String(
-                                format: tr("“%@” could not be moved to the trash: %@"), DisplayText.line(target.name),
+                                format: tr("“%@” could not be moved to the trash: %@"),
+                                DisplayText.line(file.target.name),
                                 failure.localizedMessage)
                             : String(
                                 format: ntr(
                                     "%d photo could not be moved to the trash: %@",
-                                    "%d photos could not be moved to the trash: %@", failures.count),
-                                failures.count, failure.localizedMessage))
+                                    "%d photos could not be moved to the trash: %@", tally.failed.count),
+                                tally.failed.count, failure.localizedMessage))
                 }
                 refresh()
             })
@@ -77,76 +94,114 @@ extension PhotoActions {
         refresh()
         // Back in the list they left; a list opened since (a reload) finds the files itself, if
         // it shows their folder.
-        for photo in batch.photos {
-            if batch.list == photos.generation {
-                noteOwnChange(photo.trashed.originalPath)
-            } else {
-                ownChanges[photo.trashed.originalPath] = nil
-            }
+        let paths = batch.photos.map(\.trashed.originalPath)
+        if batch.list == photos.generation {
+            ownChangesBegan(paths)
+        } else {
+            for path in paths { ownChanges[path] = nil }
         }
-        let items = batch.photos.map(\.trashed)
-        inBackground(
-            {
-                items.map { trashed in
-                    let result = PhotoFiles.restore(trashed)
-                    if case .failure = result, let item = DesktopServices.trashItem(originalPath: trashed.originalPath)
-                    {
-                        return PhotoFiles.restore(trashed, from: item)
-                    }
-                    return result
-                }
+        // The photos put back so far, all selected again.
+        let back = Collected<PhotoID>()
+        runBatch(
+            .restore, batch.photos,
+            text: { done, total in
+                String(
+                    format: ntr("Putting back %1$@ of %2$@ photo", "Putting back %1$@ of %2$@ photos", total),
+                    Localization.number(done), Localization.number(total))
             },
-            then: { [weak self] results in
+            work: { photo in
+                let result = PhotoFiles.restore(photo.trashed)
+                if case .failure = result,
+                    let item = DesktopServices.trashItem(originalPath: photo.trashed.originalPath)
+                {
+                    return PhotoFiles.restore(photo.trashed, from: item)
+                }
+                return result
+            },
+            piece: { [weak self] restored in
+                guard let self, batch.list == photos.generation else { return }
+                back.items += putBack(restored.map(\.item), after: back.items)
+            },
+            finished: { [weak self] tally, _ in
                 guard let self else { return }
-                let restored = zip(batch.photos, results).compactMap { photo, result in
-                    if case .success = result { photo } else { nil }
+                ownChangesEnded(paths)
+                // What was not put back (cancelled, or failed) stays for another Undo.
+                let left = batch.photos.dropFirst(tally.succeeded.count + tally.failed.count)
+                if !left.isEmpty {
+                    trashed.append(TrashedBatch(photos: Array(left), list: batch.list))
+                    refresh()
                 }
-                if batch.list == photos.generation, !restored.isEmpty { putBack(restored) }
-                let failed = zip(batch.photos, results).compactMap { photo, result -> (PhotoEntry, String)? in
-                    if case .failure(let failure) = result { (photo.entry, failure.localizedMessage) } else { nil }
-                }
-                if let (entry, message) = failed.first {
+                if let (photo, failure) = tally.failed.first {
+                    let count = tally.failed.count
                     status.showToast(
-                        failed.count == 1
+                        count == 1
                             ? String(
-                                format: tr("“%@” could not be put back: %@"), DisplayText.line(entry.name), message)
+                                format: tr("“%@” could not be put back: %@"), DisplayText.line(photo.entry.name),
+                                failure.localizedMessage)
                             : String(
                                 format: ntr(
-                                    "%d photo could not be put back: %@", "%d photos could not be put back: %@",
-                                    failed.count),
-                                failed.count, message))
+                                    "%d photo could not be put back: %@", "%d photos could not be put back: %@", count),
+                                count, failure.localizedMessage))
                 }
             })
     }
 
     /// Photos back from the trash, into the list: in a folder's order where the list is their
-    /// folder, where they were otherwise. The viewer (or the selection) shows them again.
-    private func putBack(_ restored: [TrashedBatch.Photo]) {
-        let folder = liveFolder
-        // Each photo's place in the list as it is now, then the places once all are in.
-        let places = restored.map { photo -> Int in
-            let directory = (photo.trashed.originalPath as NSString).deletingLastPathComponent
-            if let folder, folder.url.standardizedFileURL.path == directory { return folder.position(for: photo.entry) }
-            return min(photo.position, photos.count)
+    /// folder, where they were otherwise. The viewer (or the selection, with `before`, those
+    /// put back earlier in the same Undo) shows them again. Their identities.
+    private func putBack(_ restored: [TrashedBatch.Photo], after before: [PhotoID]) -> [PhotoID] {
+        let ids = insertBack(restored.map { ($0.entry, $0.trashed.originalPath, $0.position) })
+        for id in ids {
+            guard let position = photos.position(of: id) else { continue }
+            Trace.shared.emit(.fileRestored(row: position, id: id, name: photos.name(at: position)))
         }
-        let order = restored.indices.sorted { (places[$0], $0) < (places[$1], $1) }
-        let entries = order.map { restored[$0].entry }
-        let positions = order.enumerated().map { offset, index in places[index] + offset }
-        let ids = photos.apply(.insert(entries, at: positions)).inserted
-        for (id, entry) in zip(ids, entries) {
-            Trace.shared.emit(.fileRestored(row: photos.position(of: id) ?? 0, id: id, name: entry.name))
-        }
-        guard let first = ids.first, let shownAt = photos.position(of: first) else { return }
+        guard let first = ids.first, let shownAt = photos.position(of: first) else { return ids }
         if viewer.shownPhoto != nil {
-            viewer.open(at: shownAt)
+            if before.isEmpty { viewer.open(at: shownAt) }
         } else {
-            pane.selection.select(ids)
+            pane.selection.select(before + ids)
         }
+        return ids
+    }
+
+    /// Photos taken out of the list for work that did not happen to them (cancelled, or
+    /// failed) are shown again where they were; `removed` are all those taken out with them.
+    private func putBackUntouched(_ kept: [PhotoTarget], removedWith removed: [PhotoTarget]) {
+        guard !kept.isEmpty else { return }
+        // Where each was, less the photos before it that stay out.
+        let keptIDs = Set(kept.map(\.id))
+        var out = 0
+        var places: [PhotoID: Int] = [:]
+        for target in removed.sorted(by: { $0.position < $1.position }) {
+            if keptIDs.contains(target.id) { places[target.id] = target.position - out } else { out += 1 }
+        }
+        pane.selection.select(insertBack(kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position) }))
+    }
+
+    /// Puts `entries` in the list, in one edit: where their folder's order puts them when the
+    /// list is that folder, else at `position` (the list as it is now); their identities.
+    private func insertBack(_ entries: [(entry: PhotoEntry, path: String, position: Int)]) -> [PhotoID] {
+        // The places in the list as it is now, then the places once all are in.
+        var places = entries.map { min($0.position, photos.count) }
+        if let folder = liveFolder {
+            let here = folder.url.standardizedFileURL.path
+            let inFolder = entries.indices.filter { (entries[$0].path as NSString).deletingLastPathComponent == here }
+            for (index, place) in zip(inFolder, folder.positions(for: inFolder.map { entries[$0].entry })) {
+                places[index] = place
+            }
+        }
+        let order = entries.indices.sorted { (places[$0], $0) < (places[$1], $1) }
+        let positions = order.enumerated().map { offset, index in places[index] + offset }
+        return photos.apply(.insert(order.map { entries[$0].entry }, at: positions)).inserted
     }
 
     /// Deletes the photos for good, once the user said so.
     func deletePhotos() {
-        let targets = photoTargets().filter { $0.path != nil }
+        withFiles(photoTargets()) { [weak self] files in self?.delete(files) }
+    }
+
+    private func delete(_ files: [FileTarget]) {
+        let targets = files.map(\.target)
         guard let only = targets.first else { return }
         let heading =
             targets.count == 1
@@ -161,32 +216,45 @@ extension PhotoActions {
                 : tr("The photos will be deleted for good: they cannot be brought back from the trash."),
             action: tr("_Delete"), destructive: true
         ) { [unowned self] in
-            let paths = targets.map { $0.path! }
-            paths.forEach(noteOwnChange)
-            inBackground(
-                { paths.map { PhotoFiles.delete($0) } },
-                then: { [weak self] results in
-                    guard let self else { return }
-                    let deleted = zip(targets, results).compactMap { target, result in
-                        if case .success = result { target } else { nil }
-                    }
-                    photos.apply(.remove(deleted.map(\.id)))
-                    for target in deleted {
+            let paths = files.map(\.path)
+            ownChangesBegan(paths)
+            let list = photos.generation
+            photos.apply(.remove(targets.map(\.id)))
+            runBatch(
+                .delete, files,
+                text: { done, total in
+                    String(
+                        format: ntr("Deleting %1$@ of %2$@ photo", "Deleting %1$@ of %2$@ photos", total),
+                        Localization.number(done), Localization.number(total))
+                },
+                work: { file in PhotoFiles.delete(file.path) },
+                piece: { deleted in
+                    for (file, _) in deleted {
+                        let target = file.target
                         Trace.shared.emit(.fileDeleted(row: target.position, id: target.id, name: target.name))
                     }
-                    let failures = zip(targets, results).compactMap { target, result -> (PhotoTarget, String)? in
-                        if case .failure(let failure) = result { (target, failure.localizedMessage) } else { nil }
+                },
+                finished: { [weak self] tally, _ in
+                    guard let self else { return }
+                    ownChangesEnded(paths)
+                    if list == photos.generation {
+                        let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
+                        putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
                     }
-                    if let (target, message) = failures.first {
+                    let deleted = tally.succeeded.map(\.item.target)
+                    if let (file, failure) = tally.failed.first {
+                        let target = file.target
+                        let count = tally.failed.count
                         status.showToast(
-                            failures.count == 1
+                            count == 1
                                 ? String(
-                                    format: tr("“%@” could not be deleted: %@"), DisplayText.line(target.name), message)
+                                    format: tr("“%@” could not be deleted: %@"), DisplayText.line(target.name),
+                                    failure.localizedMessage)
                                 : String(
                                     format: ntr(
-                                        "%d photo could not be deleted: %@", "%d photos could not be deleted: %@",
-                                        failures.count),
-                                    failures.count, message))
+                                        "%d photo could not be deleted: %@", "%d photos could not be deleted: %@", count
+                                    ),
+                                    count, failure.localizedMessage))
                     } else if deleted.count == 1 {
                         status.showToast(String(format: tr("“%@” deleted"), DisplayText.line(deleted[0].name)))
                     } else if !deleted.isEmpty {

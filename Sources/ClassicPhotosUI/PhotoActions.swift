@@ -42,6 +42,8 @@ final class PhotoActions {
     let pane: PhotoListPane
     let viewer: PhotoViewer
     let status: WindowStatus
+    /// What says how far work on many photos is.
+    let progress: ProgressNotice
     /// The folder shown, when the list is one folder (photos put back go in its order).
     var liveFolder: LiveFolder?
 
@@ -73,6 +75,8 @@ final class PhotoActions {
         self.pane = pane
         self.viewer = viewer
         self.status = status
+        // Over the viewer, which the window has put in the same area.
+        progress = ProgressNotice(over: ui.widget("viewer-area", as: Overlay.self))
         addAction("trash") { [unowned self] in trashPhotos() }
         addAction("undo-trash") { [unowned self] in undoTrash() }
         addAction("delete") { [unowned self] in deletePhotos() }
@@ -152,6 +156,7 @@ final class PhotoActions {
 
     /// Lets go of the menu, dialogs and handlers (the window is closing).
     func close() {
+        progress.close()
         open = nil
         connections.removeAll()
         rowMenu?.unparent()
@@ -163,14 +168,22 @@ final class PhotoActions {
     // MARK: The photo acted on
 
     /// A photo an action acts on.
-    struct PhotoTarget {
+    struct PhotoTarget: Sendable {
         let id: PhotoID
         let position: Int
         let entry: PhotoEntry
-        let url: URL?
         var name: String { entry.name }
+        /// Its address (parsed each time it is asked for: for thousands of photos, ask off the
+        /// main thread, as `withFiles` does).
+        var url: URL? { try? entry.resolvedURL() }
         /// Its file, for a photo on this computer.
         var path: String? { url.flatMap { $0.isFileURL ? $0.path : nil } }
+    }
+
+    /// A photo acted on that is a file on this computer, and its path.
+    struct FileTarget: Sendable {
+        let target: PhotoTarget
+        let path: String
     }
 
     /// The photos an action acts on: the one shown in the viewer; with the viewer closed, every
@@ -197,7 +210,7 @@ final class PhotoActions {
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
         guard let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else { return nil }
-        return PhotoTarget(id: id, position: position, entry: snapshot.entry, url: try? snapshot.entry.resolvedURL())
+        return PhotoTarget(id: id, position: position, entry: snapshot.entry)
     }
 
     /// Remembers that the app itself changed `path` (the folder watch passes over it).

@@ -6,6 +6,8 @@ import CGtk
 extension Handle where Kind == Button {
     /// A new button showing the icon named `iconName`.
     public static func make(iconName: String) -> Self { Self(made: gtk_button_new_from_icon_name(iconName)) }
+    /// A new button labelled `label`, whose underlined letter (after `_`) is its mnemonic.
+    public static func make(mnemonic label: String) -> Self { Self(made: gtk_button_new_with_mnemonic(label)) }
 
     public func setIconName(_ name: String) { gtk_button_set_icon_name(pointer(), name) }
 }

@@ -49,6 +49,7 @@ public enum Popover: PopoverKind { public static var type: GType { gtk_popover_g
 /// A popover showing a menu model's items.
 public enum PopoverMenu: PopoverKind { public static var type: GType { gtk_popover_menu_get_type() } }
 public enum Spinner: WidgetKind { public static var type: GType { gtk_spinner_get_type() } }
+public enum ProgressBar: WidgetKind { public static var type: GType { gtk_progress_bar_get_type() } }
 public enum ToastOverlay: WidgetKind { public static var type: GType { adw_toast_overlay_get_type() } }
 public enum HeaderBar: WidgetKind { public static var type: GType { adw_header_bar_get_type() } }
 public enum WindowTitle: WidgetKind { public static var type: GType { adw_window_title_get_type() } }

@@ -4,7 +4,17 @@ import CGtk
 // and entries.
 
 extension Handle where Kind == Label {
+    /// A new label showing `text`.
+    public static func make(_ text: String = "") -> Self { Self(made: gtk_label_new(text)) }
+
     public func setText(_ text: String) { gtk_label_set_text(opaque, text) }
+}
+
+extension Handle where Kind == ProgressBar {
+    public static func make() -> Self { Self(made: gtk_progress_bar_new()) }
+
+    /// How much of the bar is filled, from 0 to 1.
+    public func setFraction(_ fraction: Double) { gtk_progress_bar_set_fraction(opaque, fraction) }
 }
 
 extension Handle where Kind == Inscription {

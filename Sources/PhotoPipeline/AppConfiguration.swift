@@ -21,6 +21,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case watchLimit = "CLASSIC_PHOTOS_WATCH_LIMIT"
         case watchDelay = "CLASSIC_PHOTOS_WATCH_DELAY_MS"
         case treeLead = "CLASSIC_PHOTOS_TREE_LEAD"
+        case fileWorkDelay = "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS"
     }
 
     /// How pictures are decoded (`CLASSIC_PHOTOS_SANDBOX`).
@@ -56,6 +57,9 @@ public struct AppConfiguration: Sendable, Equatable {
         /// were read first (`CLASSIC_PHOTOS_TREE_LEAD=always`; tests, which then see it whatever
         /// the timing).
         public var treeLeadAlways = false
+        /// How long work on many photos at once waits before each file, in milliseconds
+        /// (`CLASSIC_PHOTOS_FILE_WORK_DELAY_MS`; tests of its progress and of Cancel).
+        public var fileWorkDelayMilliseconds: UInt32 = 0
 
         public init() {}
     }
@@ -104,6 +108,9 @@ public struct AppConfiguration: Sendable, Equatable {
             configuration.testSwitches.watchDelayMilliseconds = delay
         }
         configuration.testSwitches.treeLeadAlways = value(.treeLead) == "always"
+        if let delay = value(.fileWorkDelay).flatMap(UInt32.init) {
+            configuration.testSwitches.fileWorkDelayMilliseconds = delay
+        }
         configuration.testSwitches.publicAddresses = (value(.publicAddresses) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return configuration

@@ -356,4 +356,35 @@ import TestSupport
         list.apply(.reorder([list.id(at: 2), list.id(at: 1), list.id(at: 0)]))
         #expect(FolderChanges.position(of: back, in: list.snapshot(), order: descending, facts: { _ in nil }) == 1)
     }
+
+    @Test(
+        "Thousands put back at once each go where the order places it, as it would alone",
+        arguments: [PhotoOrder.byName, PhotoOrder(key: .name, descending: true)])
+    func positionsOfMany(order: PhotoOrder) {
+        // A folder of 3,000 where every third photo was moved to the trash, and those coming
+        // back, with a few from its ends and some already there again (ties).
+        let all = (0..<3_000).map { "IMG_\($0)" }
+        let list = PhotoList()
+        let shown = all.enumerated().filter { $0.offset % 3 != 0 }.map(\.element)
+        let sorted = order.descending ? shown.reversed() : shown
+        list.apply(.replaceAll(entries(Array(sorted))))
+        let back = entries(
+            all.enumerated().filter { $0.offset % 3 == 0 }.map(\.element).shuffled() + ["IMG_1", "A", "Z"])
+        var compared = 0
+        let many = FolderChanges.positions(of: back, in: list.snapshot(), order: order) { _ in
+            compared += 1
+            return nil
+        }
+        let alone = back.map { FolderChanges.position(of: $0, in: list.snapshot(), order: order, facts: { _ in nil }) }
+        #expect(many == alone)
+        // Each as the order places it: after every photo shown that precedes it.
+        let snapshot = list.snapshot()
+        for (entry, position) in zip(back, many).prefix(50) {
+            let before = (0..<snapshot.count).filter {
+                !order.precedes(nil, named: entry.name, nil, named: snapshot.entry(at: $0).name)
+            }.count
+            #expect(position == before, "\(entry.name)")
+        }
+        #expect(compared == 0, "no facts are read in an order by name")
+    }
 }

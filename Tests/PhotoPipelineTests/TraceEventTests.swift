@@ -182,6 +182,18 @@ import Testing
             )
         case .viewerDropped:
             (.viewerDropped(row: 5, id: id), #"{"t":1.500000,"ev":"viewer.dropped","row":5,"id":42}"#)
+        case .batchStart:
+            (.batchStart(kind: .trash, count: 3), #"{"t":1.500000,"ev":"batch.start","kind":"trash","count":3}"#)
+        case .batchProgress:
+            (
+                .batchProgress(kind: .restore, done: 1, count: 3),
+                #"{"t":1.500000,"ev":"batch.progress","kind":"restore","done":1,"count":3}"#
+            )
+        case .batchEnd:
+            (
+                .batchEnd(kind: .rotate, done: 2, count: 3, cancelled: true, ms: 12.5),
+                #"{"t":1.500000,"ev":"batch.end","kind":"rotate","done":2,"count":3,"cancelled":true,"ms":12.500}"#
+            )
         case .fileTrashed:
             (
                 .fileTrashed(row: 2, id: id, name: "coffee.jpg"),

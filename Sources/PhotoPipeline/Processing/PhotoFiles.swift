@@ -28,21 +28,81 @@ public enum PhotoFiles {
 
     /// Moves the file at `path` to the desktop's trash (`g_file_trash`: the trash Files shows,
     /// with a `.trashinfo` saying where it came from, so Files can put it back too).
-    public static func trash(_ path: String) -> Result<Trashed, Failure> {
+    ///
+    /// Its `.trashinfo` is found among the few names GLib may have given it (`trashName`),
+    /// not by reading the whole trash: with thousands of photos there, that made moving a
+    /// photo cost as much as listing all of them. `trashes` are the trash folders the file may
+    /// go to (`trashFolders(for:)`; found for it when nil).
+    public static func trash(_ path: String, trashes: [String]? = nil) -> Result<Trashed, Failure> {
         let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
-        let trashes = trashFolders(for: path)
-        let before = Set(trashes.flatMap { infoFiles(in: $0) })
+        let trashes = trashes ?? trashFolders(for: path)
+        let name = (path as NSString).lastPathComponent
+        let before = Set(trashes.flatMap { takenInfoFiles(for: name, in: $0) })
         var error: UnsafeMutablePointer<GError>?
         guard g_file_trash(file.opaque, nil, &error) != 0 else { return .failure(failure(error)) }
-        // The .trashinfo that names this file and was not there before.
-        let found = trashes.flatMap { trash in
-            infoFiles(in: trash).filter { !before.contains($0) }.compactMap { info -> (String, String)? in
-                guard originalPath(inInfo: info, trash: trash) == path else { return nil }
-                let name = ((info as NSString).lastPathComponent as NSString).deletingPathExtension
-                return (trash + "/files/" + name, info)
+        // Among GLib's names for it; in a trash folder GLib has just made (the first photo of
+        // a file system moved to the trash); anywhere in the trash, should GLib name it otherwise.
+        let place =
+            locate(path, in: trashes, excluding: before) { takenInfoFiles(for: name, in: $0) }
+            ?? locate(path, in: trashFolders(for: path), excluding: before) { takenInfoFiles(for: name, in: $0) }
+            ?? locate(path, in: trashFolders(for: path), excluding: before, among: infoFiles(in:))
+        return .success(Trashed(originalPath: path, trashedPath: place?.kept, infoPath: place?.info))
+    }
+
+    /// The `.trashinfo` among those `infos` gives for each of `trashes` that names `path` and
+    /// is not one of `before`, and the file it keeps.
+    private static func locate(
+        _ path: String, in trashes: [String], excluding before: Set<String>, among infos: (String) -> [String]
+    ) -> (kept: String, info: String)? {
+        for trash in trashes {
+            for info in infos(trash) where !before.contains(info) && originalPath(inInfo: info, trash: trash) == path {
+                let kept = ((info as NSString).lastPathComponent as NSString).deletingPathExtension
+                return (trash + "/files/" + kept, info)
             }
-        }.first
-        return .success(Trashed(originalPath: path, trashedPath: found?.0, infoPath: found?.1))
+        }
+        return nil
+    }
+
+    /// The trash folders of the folders photos are moved to the trash from, found once for a
+    /// batch of them (`trashFolders(for:)` looks up every folder on the way to the top).
+    public final class TrashFolders: Sendable {
+        private let known = Locked<[String: [String]]>([:])
+
+        public init() {}
+
+        /// Moves the file at `path` to the trash, as `PhotoFiles.trash` does.
+        public func trash(_ path: String) -> Result<Trashed, Failure> {
+            let folder = (path as NSString).deletingLastPathComponent
+            let trashes =
+                known.withLock { $0[folder] }
+                ?? {
+                    let found = PhotoFiles.trashFolders(for: path)
+                    known.withLock { $0[folder] = found }
+                    return found
+                }()
+            return PhotoFiles.trash(path, trashes: trashes)
+        }
+    }
+
+    /// The names GLib gives a file called `name` in a trash, in the order it tries them: the
+    /// name itself, then the name with ".2", ".3", … put before its first dot (or after it, if
+    /// it has none), until one is free.
+    static func trashName(_ name: String, try attempt: Int) -> String {
+        guard attempt > 1 else { return name }
+        guard let dot = name.firstIndex(of: ".") else { return "\(name).\(attempt)" }
+        return "\(name[..<dot]).\(attempt)\(name[dot...])"
+    }
+
+    /// The `.trashinfo` files in `trash` under the names GLib would give `name`, up to the
+    /// first that is free.
+    private static func takenInfoFiles(for name: String, in trash: String) -> [String] {
+        var taken: [String] = []
+        for attempt in 1... {
+            let info = trash + "/info/" + trashName(name, try: attempt) + ".trashinfo"
+            guard access(info, F_OK) == 0 else { break }
+            taken.append(info)
+        }
+        return taken
     }
 
     /// Puts a trashed photo back where it was: the file the trash keeps is moved back and its

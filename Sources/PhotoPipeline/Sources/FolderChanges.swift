@@ -149,10 +149,29 @@ public enum FolderChanges {
         of entry: PhotoEntry, in list: PhotoCollectionSnapshot, order: PhotoOrder,
         known: [PhotoID: SortFacts] = [:], facts: (PhotoEntry) -> SortFacts?
     ) -> Int {
+        positions(of: [entry], in: list, order: order, known: known, facts: facts)[0]
+    }
+
+    /// Where each of `entries` goes in `list` as it is, sorted by `order`, each as if it came
+    /// alone: sorted among themselves first, each is looked for from where the one before it
+    /// went, a few rows on (thousands put back into a folder take a few comparisons each, not a
+    /// whole binary search).
+    public static func positions(
+        of entries: [PhotoEntry], in list: PhotoCollectionSnapshot, order: PhotoOrder,
+        known: [PhotoID: SortFacts] = [:], facts: (PhotoEntry) -> SortFacts?
+    ) -> [Int] {
         withoutActuallyEscaping(facts) { facts in
             var placing = Placing(list: list, order: order, known: known, facts: facts)
             let rows = (0..<list.count).map(Placing.Row.at)
-            return placing.insertionPoint(entry, order.needsFacts ? facts(entry) : nil, in: rows, from: 0)
+            let entryFacts = order.needsFacts ? entries.map(facts) : entries.map { _ in nil }
+            let sorted = order.order(names: entries.map(\.name), links: entries.map(\.link), facts: entryFacts)
+            var positions = [Int](repeating: 0, count: entries.count)
+            var from = 0
+            for index in sorted {
+                from = placing.insertionPoint(entries[index], entryFacts[index], in: rows, from: from, galloping: true)
+                positions[index] = from
+            }
+            return positions
         }
     }
 
@@ -292,27 +311,49 @@ public enum FolderChanges {
         }
 
         /// The first row at or after `from` that a photo named `entry` with `facts` precedes
-        /// (a binary search).
+        /// (a binary search). `galloping`: the row is likely near `from`, so rows 1, 2, 4, 8, …
+        /// on are tried first, and the search is made between the last two.
         mutating func insertionPoint(
-            _ entry: PhotoEntry, _ facts: SortFacts?, in rows: [Row], from: Int
+            _ entry: PhotoEntry, _ facts: SortFacts?, in rows: [Row], from: Int, galloping: Bool = false
         )
             -> Int
         {
             var low = from, high = rows.count
+            if galloping, low < high {
+                if precedes(entry, facts, rows[low]) { return low }
+                // It goes after `low`: the row `step` on is tried, twice as far each time.
+                var step = 1
+                while true {
+                    let next = low + step
+                    if next >= high {
+                        low += 1
+                        break
+                    }
+                    if precedes(entry, facts, rows[next]) {
+                        (low, high) = (low + 1, next)
+                        break
+                    }
+                    low = next
+                    step *= 2
+                }
+            }
             while low < high {
                 let middle = (low + high) / 2
-                let (other, otherFacts) = describe(rows[middle])
-                // Sub-folders come first, whatever the order: a photo never goes before one.
-                let precedes =
-                    other.isFolder != entry.isFolder
-                    ? entry.isFolder : order.precedes(facts, named: entry.name, otherFacts, named: other.name)
-                if precedes {
+                if precedes(entry, facts, rows[middle]) {
                     high = middle
                 } else {
                     low = middle + 1
                 }
             }
             return low
+        }
+
+        /// Whether a photo named `entry` with `facts` goes before `row`.
+        private mutating func precedes(_ entry: PhotoEntry, _ facts: SortFacts?, _ row: Row) -> Bool {
+            let (other, otherFacts) = describe(row)
+            // Sub-folders come first, whatever the order: a photo never goes before one.
+            return other.isFolder != entry.isFolder
+                ? entry.isFolder : order.precedes(facts, named: entry.name, otherFacts, named: other.name)
         }
 
         private mutating func describe(_ row: Row) -> (PhotoEntry, SortFacts?) {

@@ -275,6 +275,22 @@ extension TraceEvent {
             p.field(.row, row)
             p.field(.id, id)
             p.field(.degrees, degrees)
+        case .batchStart(let kind, let count):
+            p.name(.batchStart)
+            p.field(.kind, kind)
+            p.field(.count, count)
+        case .batchProgress(let kind, let done, let count):
+            p.name(.batchProgress)
+            p.field(.kind, kind)
+            p.field(.done, done)
+            p.field(.count, count)
+        case .batchEnd(let kind, let done, let count, let cancelled, let ms):
+            p.name(.batchEnd)
+            p.field(.kind, kind)
+            p.field(.done, done)
+            p.field(.count, count)
+            p.field(.cancelled, cancelled)
+            p.field(.ms, ms)
         case .slideshowStart:
             p.name(.slideshowStart)
         case .slideshowStop:

@@ -128,6 +128,14 @@ public enum TraceEvent: Sendable, Equatable {
     /// The photo shown was turned by `degrees` (90 clockwise, -90 counter-clockwise), and its
     /// file written.
     case viewerRotate(row: Int, id: PhotoID, degrees: Int)
+    /// Work on `count` photos at once began (moving them to the trash, putting them back,
+    /// deleting or turning them).
+    case batchStart(kind: FileBatchKind, count: Int)
+    /// Such work has done `done` of its `count` photos (traced with each piece handed back
+    /// while its progress is on screen).
+    case batchProgress(kind: FileBatchKind, done: Int, count: Int)
+    /// Such work ended after `done` of `count` photos (fewer when `cancelled`), `ms` after it began.
+    case batchEnd(kind: FileBatchKind, done: Int, count: Int, cancelled: Bool, ms: Double)
     /// The slideshow began.
     case slideshowStart
     /// The slideshow ended.
@@ -194,6 +202,9 @@ public enum TraceEvent: Sendable, Equatable {
         case fileRestored = "file.restored"
         case fileDeleted = "file.deleted"
         case viewerRotate = "viewer.rotate"
+        case batchStart = "batch.start"
+        case batchProgress = "batch.progress"
+        case batchEnd = "batch.end"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"
@@ -208,8 +219,13 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered
+        case reordered, done, cancelled
     }
+}
+
+/// What is done to many photos at once (`FileBatch`).
+public enum FileBatchKind: String, Sendable, CaseIterable {
+    case trash, restore, delete, rotate
 }
 
 /// What a row shows: a photo, or a sub-folder of the folder shown.

@@ -152,6 +152,13 @@ extension TraceEvent {
         case .fileRestored: self = try .fileRestored(row: int(.row), id: id(), name: string(.name))
         case .fileDeleted: self = try .fileDeleted(row: int(.row), id: id(), name: string(.name))
         case .viewerRotate: self = try .viewerRotate(row: int(.row), id: id(), degrees: int(.degrees))
+        case .batchStart: self = try .batchStart(kind: code(.kind, as: FileBatchKind.self), count: int(.count))
+        case .batchProgress:
+            self = try .batchProgress(kind: code(.kind, as: FileBatchKind.self), done: int(.done), count: int(.count))
+        case .batchEnd:
+            self = try .batchEnd(
+                kind: code(.kind, as: FileBatchKind.self), done: int(.done), count: int(.count),
+                cancelled: c.decode(Bool.self, forKey: .cancelled), ms: double(.ms))
         case .slideshowStart: self = .slideshowStart
         case .slideshowStop: self = .slideshowStop
         case .noticeShown: self = try .noticeShown(text: string(.text))
@@ -228,11 +235,20 @@ extension TraceEvent {
         if case .scrollBegin(let via) = self { via } else { nil }
     }
 
-    /// Milliseconds, for `opFinish` and `mainloopStall`.
+    /// Milliseconds, for `opFinish`, `mainloopStall` and `batchEnd`.
     public var ms: Double? {
         switch self {
-        case .opFinish(_, _, _, let ms), .mainloopStall(let ms): ms
+        case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms): ms
         default: nil
+        }
+    }
+
+    /// How work on many photos at once ended, for `batchEnd`.
+    public var batchEnded: (kind: FileBatchKind, done: Int, count: Int, cancelled: Bool)? {
+        if case .batchEnd(let kind, let done, let count, let cancelled, _) = self {
+            (kind, done, count, cancelled)
+        } else {
+            nil
         }
     }
 

@@ -1,0 +1,68 @@
+import Foundation
+import GLibKit
+import Synchronization
+
+/// One piece of a `FileBatch`'s work, as the main actor is handed it: the items done since
+/// the last piece and how each went, and how far the whole batch is.
+public struct FileBatchPiece<Item: Sendable, Outcome: Sendable>: Sendable {
+    /// The items done since the last piece, in the order they were given, with their outcomes.
+    public let results: [(item: Item, outcome: Outcome)]
+    /// Items done so far, this piece's included.
+    public let done: Int
+    public let total: Int
+    /// The batch's last piece: every item is done, or the batch was cancelled (then `done` is
+    /// less than `total`, and the rest were never touched).
+    public let isLast: Bool
+    public let wasCancelled: Bool
+    /// Time since the batch began.
+    public let elapsed: Duration
+}
+
+/// Work on many files at once (move to the trash, put back, delete, turn): one file after
+/// another on a thread of its own, handed back to the main actor in a few pieces (at most one
+/// every `interval`, and the last), so the list is edited a few times in large edits rather
+/// than once a file, progress can be shown, and the work stops between two files when
+/// cancelled. Nothing of it waits on the main thread.
+public final class FileBatch: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Stops the batch before its next file; the piece with what was done comes last.
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Runs `work` on each of `items` in turn, on a thread of its own; `piece` gets what was
+    /// done on the main actor, in order, the last piece last (never before this returns).
+    public func run<Item: Sendable, Outcome: Sendable>(
+        _ items: [Item], interval: Duration = .milliseconds(400),
+        work: @escaping @Sendable (Item) -> Outcome,
+        piece: @escaping @MainActor @Sendable (FileBatchPiece<Item, Outcome>) -> Void
+    ) {
+        let clock = ContinuousClock()
+        Thread.detachNewThread { [self] in
+            let start = clock.now
+            var pending: [(item: Item, outcome: Outcome)] = []
+            var lastHandOver = start
+            var done = 0
+            func handOver(last: Bool) {
+                let next = FileBatchPiece(
+                    results: pending, done: done, total: items.count, isLast: last,
+                    wasCancelled: last && done < items.count, elapsed: clock.now - start)
+                pending = []
+                lastHandOver = clock.now
+                MainLoop.onMainActor { piece(next) }
+            }
+            for item in items {
+                if isCancelled { break }
+                pending.append((item, work(item)))
+                done += 1
+                // The first piece comes sooner: the list's first edit stays small.
+                let wait = lastHandOver == start ? interval / 4 : interval
+                if clock.now - lastHandOver >= wait, done < items.count { handOver(last: false) }
+            }
+            handOver(last: true)
+        }
+    }
+}

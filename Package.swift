@@ -140,6 +140,11 @@ let package = Package(
             dependencies: ["PhotoPipeline", "GLibKit", "TestSupport", "CGdkPixbuf", "CGLib", "CGtk", "CLcms2"],
             swiftSettings: strict),
 
+        // Drives the real app under Xvfb with a seeded sequence of what people do, checking it
+        // after every step (meson-helpers/run-soak.sh).
+        .executableTarget(
+            name: "classic-photos-soak", dependencies: ["PhotoPipeline", "TestSupport"], swiftSettings: strict),
+
         // MARK: Tests
         .target(
             name: "TestSupport", dependencies: ["GLibKit", "PhotoPipeline", "CGLib", "CSoup", "CGdkPixbuf"],

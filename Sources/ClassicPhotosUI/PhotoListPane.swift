@@ -44,6 +44,8 @@ final class PhotoListPane {
     private var fitting: MainLoopSource?
     /// The view's layout read once GTK has finished it (see `settleSoon`).
     private var settling: MainLoopSource?
+    /// A reordered list's place, kept once GTK has laid the new order out (see `keepingPlace`).
+    private var placing: SignalConnection?
     private var lastVisible: Range<Int> = 0..<0
     /// The view shown, and the side of the grid's squares (logical pixels).
     private(set) var mode: PhotoViewMode = .list
@@ -319,8 +321,18 @@ final class PhotoListPane {
                 (photos.id(at: anchorPosition), Double(anchorPosition / columns) * rowHeight - adjustment!.value)
             }
         change(false) // the selection follows its photos by itself
-        if let anchor, let adjustment, let position = photos.position(of: anchor.id) {
+        guard let anchor, let adjustment else { return }
+        // Once the view has laid out its rows in the new order: until then GTK 4.8 knows no
+        // row's height (a whole list reordered is one of rows never measured), and ignores a
+        // scroll there with a warning ("failed to scroll to given position").
+        let place = { [unowned self] in
+            guard let position = photos.position(of: anchor.id) else { return }
             adjustment.value = Double(position / columns) * rowHeight - anchor.offset
+        }
+        guard let clock = scrolled.frameClock else { return place() }
+        placing = clock.connect("after-paint") { [unowned self] in
+            placing = nil
+            place()
         }
     }
 
@@ -522,6 +534,7 @@ final class PhotoListPane {
         drags.removeAll()
         fitting = nil
         settling = nil
+        placing = nil
         selection.close()
     }
 }

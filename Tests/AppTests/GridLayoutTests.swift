@@ -7,7 +7,8 @@ extension GUITests {
     /// The grid on big folders, as a person reaches it: switched to from the list, started in,
     /// resized and zoomed while a folder fills, and a whole tree switched to while it loads.
     /// GTK 4.8's grid aborted the app on each of these paths while the view was changed from
-    /// inside its own layout (see `PhotoListPane.settleSoon`).
+    /// inside its own layout (see `PhotoListPane.settleSoon`); and a big list sorted while
+    /// scrolled deep, whose place GTK 4.8 ignored while it knew none of its rows' heights.
     @Suite(.serialized) struct GridLayoutTests {
         /// A folder of `count` photos (hard links to the bundled ones, in turn).
         private static func folder(_ count: Int) throws -> URL {
@@ -137,6 +138,44 @@ extension GUITests {
             let firstGrid = try #require(
                 events.first { if case .viewMode("grid", _, _) = $0.event { true } else { false } })
             #expect(firstGrid.t < loaded.t, "the grid was shown before the tree was read")
+            #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
+        }
+
+        @Test(
+            "Sorted by date while scrolled deep into 5,000 photos, the list keeps the selected photo on screen, and GTK warns of nothing"
+        )
+        func sortKeepsPlace() throws {
+            let top = try TestPictures.makeFolder("sort-place")
+            defer { try? FileManager.default.removeItem(at: top) }
+            let folder = top.appendingPathComponent("photos")
+            let dates = (1...7).map { String(format: "2021:0%d:0%d 10:00:00", $0, $0) }
+            try TestPictures.linkDatedPhotos(in: folder, count: 5_000, dates: dates)
+            let app = try Self.launch([folder.path])
+            try app.waitFor("the list settled") { events in
+                events.contains { $0.event.name == .sourceLoaded && $0.event.rows == 5_000 }
+                    && Self.settled(events, since: 0)
+            }
+            // End selects the last photo, at the bottom of the view.
+            try Self.key(app, "End")
+            var events = try app.waitFor("at the end, the last photo selected") { events in
+                events.last { $0.event.visibleRows != nil }?.event.visibleRows?.upperBound == 4_999
+                    && events.contains { $0.event == .selectionChanged(count: 1) }
+            }
+            let name = "p04999.jpg"
+            let before = events.count
+            try Self.key(app, "F10")
+            _ = try app.xdotool(["key", "--delay", "400", "s", "t"])
+            events = try app.waitFor("sorted, and the view where the photo went") { events in
+                guard let sorted = events.dropFirst(before).first(where: { $0.event.name == .listSorted }),
+                    let moved = events.last(where: {
+                        $0.t > sorted.t && $0.event.photoName == name && $0.event.name == .rowShown
+                    }),
+                    let visible = events.last(where: { $0.t > sorted.t && $0.event.visibleRows != nil })?.event
+                        .visibleRows
+                else { return false }
+                return visible.contains(moved.event.row!)
+            }
+            #expect(!app.errorOutput.contains("failed to scroll"), "\(app.errorOutput.suffix(400))")
             #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
         }
     }

@@ -8,8 +8,9 @@
 # folders of 20,000 and 100,000 pictures against the same two, the same photos as a web list
 # over a paced link, and the grid: the camera folder against gThumb's browser, scrolling against
 # a plain GtkGridView, 100,000 cells; a Pictures tree of 100,000 pictures in 2,000 folders,
-# recursive and by date taken, against find and exiftool; and the camera folder on a WebDAV
-# share at 40 Mbit/s through GVfs, against eog on the same share).
+# recursive and by date taken, against find and exiftool; the camera folder on a WebDAV
+# share at 40 Mbit/s through GVfs, against eog on the same share; and many at once: list → grid
+# on folders of 500 to 100,000 pictures, and 10,000 to the trash and back, against gio trash).
 #
 #   meson-helpers/run-bench.sh --write BENCHMARKS.md   # every section; rewrites BENCHMARKS.md
 #   meson-helpers/run-bench.sh --only thumbnails,sepia --rounds 3

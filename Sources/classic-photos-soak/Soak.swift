@@ -21,6 +21,8 @@ final class Soak {
     private var app: AppSession!
     private var watch: Watch!
     private var errorsSeen = 0
+    /// Keys go to a dialog of the app's (Open Location's) rather than its window.
+    private var typingInDialog = false
     private(set) var step = 0
     private var stallsBefore = 0
     private(set) var stalls: [Double] = []
@@ -193,6 +195,8 @@ final class Soak {
                 let address = source == .list ? fixtures.listAddress(photos: options.photos) : fixtures.shareAddress
                 try key("ctrl+l")
                 Thread.sleep(forTimeInterval: 0.4)
+                typingInDialog = true
+                defer { typingInDialog = false }
                 try xdotool(["type", "--delay", "2", address])
                 try key("Return")
                 scene = Scene(source: source, grid: scene.grid, recursive: scene.recursive)
@@ -295,6 +299,10 @@ final class Soak {
             try? FileManager.default.copyItem(
                 atPath: trace, toPath: fixtures.top.appendingPathComponent("trace.jsonl").path)
         }
+        if let errors = app?.errorOutput {
+            try? Data(errors.utf8).write(to: fixtures.top.appendingPathComponent("stderr.txt"))
+            say("soak: what the app printed last:\n" + errors.split(separator: "\n").suffix(25).joined(separator: "\n"))
+        }
         fixtures.keep = true
         return fixtures.top.path
     }
@@ -306,17 +314,12 @@ final class Soak {
 
     private func key(_ keys: String...) throws { try key(keys) }
 
-    /// Presses `keys` in the window that has the keyboard: with no window manager (as under
-    /// Xvfb), nothing gives it back to the app's window when a menu closes, so it is given
-    /// back here when no window of the app has it.
+    /// Presses `keys` in the app's window (or, while `typingInDialog`, the dialog it opened):
+    /// with no window manager, as under Xvfb, nothing gives the keyboard back to the window
+    /// when a menu or a dialog closes, so it is given to the window first, as a person's click
+    /// on it would.
     private func key(_ keys: [String], delay: Int = 60) throws {
-        let ours = Set(
-            try xdotool(["search", "--pid", "\(app.processIdentifier)", "--name", "."]).split(separator: "\n")
-                .map(String.init))
-        let focused = (try? xdotool(["getwindowfocus"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        if !ours.contains(focused), let main = try mainWindow() {
-            try xdotool(["windowfocus", "--sync", main])
-        }
+        if !typingInDialog, let main = try mainWindow() { try xdotool(["windowfocus", "--sync", main]) }
         try xdotool(["key", "--delay", "\(delay)"] + keys)
     }
 

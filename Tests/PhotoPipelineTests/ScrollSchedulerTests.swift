@@ -391,6 +391,25 @@ extension ScrollScheduler where ID == Int {
         #expect(Set(s.pending.keys) == [117, 118, 119])
     }
 
+    @Test(
+        "Rows taken out from under the screen (the last photos moved to the trash) leave nothing wanted and cancel their work"
+    )
+    func rowsRemovedBelowTheScreen() {
+        var layout = OrderLayout(ids: Array(0..<40))
+        var s = ScrollScheduler<Int>(prefetchMargin: 2)
+        _ = s.listChanged(rowCount: 40)
+        _ = s.visibleRowsChanged(30..<40, layout: layout)
+        #expect(s.pending.count == 12)
+        // The photos from 8 on leave: the rows once on screen are past the end.
+        layout.ids = Array(0..<8)
+        s.rowCountChanged(8)
+        let actions = s.orderChanged(layout: layout)
+        #expect(actions == (28..<40).map { ScrollScheduler<Int>.Action.cancel($0) }, "\(actions)")
+        #expect(s.pending.isEmpty)
+        // The view follows: the rows left are on screen, and start.
+        #expect(s.visibleRowsChanged(0..<8, layout: layout).count == 8)
+    }
+
     @Test("A photo that stays on screen across a reorder keeps its work, with no second start")
     func reorderKeepsVisibleWork() {
         var layout = OrderLayout(ids: [10, 11, 12, 13, 14, 15])

@@ -180,9 +180,12 @@ public struct ScrollScheduler<ID: Hashable & Comparable & Sendable>: Sendable {
     private mutating func reconcile(_ layout: some ScrollLayout<ID>, starting: Bool = true) -> [Action] {
         var actions: [Action] = []
         let wanted = self.wanted
-        // Visible first, then the margin nearest the screen first.
+        // Visible first, then the margin nearest the screen first. Nothing is wanted while
+        // nothing is on screen (rows taken out from under it leave an empty range at the end).
         let prefetch =
-            Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
+            visible.isEmpty
+            ? []
+            : Array(wanted.lowerBound..<visible.lowerBound).reversed() + Array(visible.upperBound..<wanted.upperBound)
         let order = visibleInOrder() + prefetch
         var wantedPriority: [ID: Priority] = [:]
         for position in order {

@@ -17,7 +17,9 @@ import TestSupport
         FileBatch().run(Array(0..<300), interval: .zero) { item in
             if MainLoop.isMainThread { onMain.add(1, ordering: .relaxed) }
             return item * 2
-        } piece: { pieces.append($0) }
+        } piece: {
+            pieces.append($0)
+        }
         #expect(pieces.isEmpty, "no piece before run returns")
         #expect(await waitUntil { pieces.last?.isLast == true })
         #expect(onMain.load(ordering: .relaxed) == 0)
@@ -44,7 +46,9 @@ import TestSupport
         batch.run(Array(0..<1_000), interval: .zero) { item in
             touched.add(1, ordering: .relaxed)
             if item == 1 { cancelled.wait() }
-        } piece: { pieces.append($0) }
+        } piece: {
+            pieces.append($0)
+        }
         #expect(await waitUntil { !pieces.isEmpty })
         batch.cancel()
         cancelled.signal()

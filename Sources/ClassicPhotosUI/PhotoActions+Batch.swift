@@ -22,12 +22,13 @@ extension PhotoActions {
     /// Runs `work` on each of `items`; `piece` gets each piece's successes on the main actor
     /// (to edit the list once for them), `finished` what the whole batch came to, cancelled
     /// or not. `text` words the progress ("Moving 3 of 10 photos to the trash").
+    @discardableResult
     func runBatch<Item: Sendable, Value: Sendable>(
         _ kind: FileBatchKind, _ items: [Item], text: @escaping (_ done: Int, _ total: Int) -> String,
         work: @escaping @Sendable (Item) -> Result<Value, PhotoFiles.Failure>,
         piece: @escaping @MainActor @Sendable ([(item: Item, value: Value)]) -> Void,
         finished: @escaping @MainActor @Sendable (BatchTally<Item, Value>, _ cancelled: Bool) -> Void
-    ) {
+    ) -> FileBatch {
         Trace.shared.emit(.batchStart(kind: kind, count: items.count))
         let batch = FileBatch()
         let tally = BatchTally<Item, Value>()
@@ -57,6 +58,7 @@ extension PhotoActions {
                 .batchEnd(kind: kind, done: part.done, count: part.total, cancelled: part.wasCancelled, ms: ms))
             finished(tally, part.wasCancelled)
         }
+        return batch
     }
 
     /// Finds which of `targets` are files on this computer, off the main thread (an address is

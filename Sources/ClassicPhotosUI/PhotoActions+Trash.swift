@@ -34,7 +34,8 @@ extension PhotoActions {
         // The rows go at once, in one edit: no picture of a photo on its way to the trash is
         // loaded again (its file may already be gone). Those not moved come back at the end.
         photos.apply(.remove(targets.map(\.id)))
-        runBatch(
+        defer { refresh() } // Undo stops the photos on their way
+        trashing = runBatch(
             .trash, files,
             text: { done, total in
                 String(
@@ -51,6 +52,7 @@ extension PhotoActions {
             },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
+                trashing = nil
                 ownChangesEnded(paths)
                 if list == photos.generation {
                     let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
@@ -63,6 +65,13 @@ extension PhotoActions {
                             photos: moved.map {
                                 .init(trashed: $0.value, entry: $0.item.target.entry, position: $0.item.target.position)
                             }, list: list))
+                }
+                if undoOnceTrashed {
+                    // Undo was pressed on the way: what was moved comes back at once.
+                    undoOnceTrashed = false
+                    return moved.isEmpty ? refresh() : undoTrash()
+                }
+                if !moved.isEmpty {
                     let title =
                         moved.count == 1
                         ? String(format: tr("“%@” moved to the trash"), DisplayText.line(moved[0].item.target.name))
@@ -90,6 +99,12 @@ extension PhotoActions {
 
     /// Puts the photos last moved to the trash back where they were, and back in the list.
     func undoTrash() {
+        if let running = trashing {
+            // The photos still on their way stop; those moved come back once it has stopped.
+            undoOnceTrashed = true
+            running.cancel()
+            return
+        }
         guard let batch = trashed.popLast() else { return }
         refresh()
         // Back in the list they left; a list opened since (a reload) finds the files itself, if
@@ -125,7 +140,8 @@ extension PhotoActions {
             finished: { [weak self] tally, _ in
                 guard let self else { return }
                 ownChangesEnded(paths)
-                // What was not put back (cancelled, or failed) stays for another Undo.
+                // What was not tried (the work was cancelled) stays for another Undo; a photo that
+                // could not be put back stays in the trash, and the toast says why.
                 let left = batch.photos.dropFirst(tally.succeeded.count + tally.failed.count)
                 if !left.isEmpty {
                     trashed.append(TrashedBatch(photos: Array(left), list: batch.list))

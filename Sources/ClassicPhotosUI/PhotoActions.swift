@@ -49,6 +49,9 @@ final class PhotoActions {
 
     /// What was moved to the trash, a batch for each time, the latest last: what Undo puts back.
     var trashed: [TrashedBatch] = []
+    /// Photos on their way to the trash; Undo meanwhile stops them and puts back those moved.
+    var trashing: FileBatch?
+    var undoOnceTrashed = false
     /// Paths the app wrote, restored or removed, and when.
     var ownChanges: [String: Date] = [:]
     private var actions: [String: ObjectRef<GObject>] = [:]
@@ -109,10 +112,12 @@ final class PhotoActions {
         rowMenu = menu
         connections.append(
             menu.connect("closed") { [unowned self] in
-                // The item chosen runs its action first; the photo is forgotten after that.
+                // The item chosen runs its action first; the photo is forgotten after that, and
+                // the keys go back to the photos (GTK 4.8 may leave them in the closed menu).
                 menuClosed = MainLoopSource.onMainActor(.idle) { [weak self] in
                     self?.menuPhoto = nil
                     self?.menuClosed = nil
+                    if let self, viewer.shownPhoto == nil { pane.grabFocus() }
                     return .remove
                 }
             })
@@ -146,7 +151,7 @@ final class PhotoActions {
         setEnabled("copy-location", target != nil)
         setEnabled("print", viewer.shownPhoto != nil)
         setEnabled("slideshow", viewer.shownPhoto != nil)
-        setEnabled("undo-trash", !trashed.isEmpty)
+        setEnabled("undo-trash", !trashed.isEmpty || trashing != nil)
     }
 
     private func setEnabled(_ name: String, _ enabled: Bool) {

@@ -24,6 +24,8 @@ final class PhotoListWindow {
     let pane: PhotoListPane
     let status: WindowStatus
     let headerBar: Widget<HeaderBar>
+    /// The main menu's popover.
+    private let mainMenu: Widget<Popover>?
     /// The photo viewer, over the list (see PhotoListWindow+Viewer).
     var viewer: PhotoViewer!
     /// The photo actions (trash, rotate, print, …), once the viewer is in place.
@@ -102,6 +104,9 @@ final class PhotoListWindow {
         // The content, from ui/window.ui; the list's model and factory are set by the pane.
         let ui = UIFile("window")
         headerBar = ui.widget("header-bar")
+        // GTK 4.8 leaves the keyboard inside the main menu once one of its sub-menus has been
+        // open (every key and shortcut lost until a click): it goes back to the photos.
+        mainMenu = ui.widget("main-menu-button", as: MenuButton.self).popover
         pane = PhotoListPane(ui: ui, photos: photos, processor: processor, keyTarget: toplevel)
         // The view and the grid's size as last chosen.
         pane.setCellSize(settings.gridSize)
@@ -360,6 +365,16 @@ final class PhotoListWindow {
                 onClosed?()
                 return false
             })
+        if let mainMenu {
+            connections.append(
+                mainMenu.connect("closed") { [unowned self] in
+                    // The item chosen acts first; then the keys go to the photos (the viewer
+                    // keeps its own).
+                    MainLoop.onMainActor { [weak self] in
+                        if let self, viewer.shownPhoto == nil { pane.grabFocus() }
+                    }
+                })
+        }
         if let monitor = memoryMonitor {
             connections.append(
                 SignalConnection.connect(

@@ -20,6 +20,10 @@ extension Handle where Kind == ToggleButton {
 }
 
 extension Handle where Kind == MenuButton {
+    /// The popover it opens (for a menu model, the popover menu made from it).
+    public var popover: Widget<Popover>? {
+        gtk_menu_button_get_popover(opaque).map { Widget<Popover>(UnsafeMutableRawPointer($0)) }
+    }
     public func setPopover(_ popover: Widget<some PopoverKind>) {
         gtk_menu_button_set_popover(opaque, popover.widget)
     }

@@ -137,5 +137,38 @@ extension GUITests {
             try app.waitFor("all listed") { Self.subtitle($0) == "\(count) photos" }
             #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
         }
+
+        @Test("Ctrl+Z while photos are on their way to the trash stops them and puts back those already moved")
+        func undoWhileTrashing() throws {
+            let count = 400
+            let (photos, dataHome) = try Self.folder(count)
+            defer {
+                try? FileManager.default.removeItem(at: photos)
+                try? FileManager.default.removeItem(at: dataHome)
+            }
+            let names = Self.files(in: photos)
+            let app = try AppSession(
+                arguments: [photos.path],
+                environment: ["XDG_DATA_HOME": dataHome.path, "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "10"])
+            try app.waitFor("the folder listed") {
+                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
+            }
+            try app.clickRow(0)
+            try Self.key(app, "Escape", "ctrl+a")
+            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
+            try Self.key(app, "Delete")
+            try app.waitFor("some moved") { $0.filter { $0.event.name == .fileTrashed }.count >= 20 }
+            try Self.key(app, "ctrl+z")
+            let events = try app.waitFor("stopped, and those moved put back", timeout: 60) { events in
+                Self.batchEnd(events, .trash) != nil && Self.batchEnd(events, .restore) != nil
+            }
+            let trashed = try #require(Self.batchEnd(events, .trash)?.event.batchEnded)
+            #expect(trashed.cancelled && trashed.done < count, "\(trashed)")
+            let restored = try #require(Self.batchEnd(events, .restore)?.event.batchEnded)
+            #expect(restored.done == trashed.done && !restored.cancelled, "\(restored)")
+            #expect(Self.files(in: photos) == names)
+            try app.waitFor("all listed") { Self.subtitle($0) == "\(count) photos" }
+            #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
+        }
     }
 }

@@ -142,7 +142,7 @@ extension GUITests {
         }
 
         @Test(
-            "Sorted by date while scrolled deep into 5,000 photos, the list keeps the selected photo on screen, and GTK warns of nothing"
+            "Sorted by date from the main menu while scrolled deep into 5,000 photos, the list keeps the selected photo on screen, GTK warns of nothing, and the keys reach the photos again"
         )
         func sortKeepsPlace() throws {
             let top = try TestPictures.makeFolder("sort-place")
@@ -176,6 +176,15 @@ extension GUITests {
                 return visible.contains(moved.event.row!)
             }
             #expect(!app.errorOutput.contains("failed to scroll"), "\(app.errorOutput.suffix(400))")
+            // The keys reach the photos again once the menu has closed (GTK 4.8 kept them in it
+            // once a sub-menu had been open): Ctrl+2 shows the grid, End goes to its end.
+            let mark = events.count
+            _ = try app.xdotool(["key", "--delay", "200", "ctrl+2", "End"])
+            try app.waitFor("the grid, at its end") { events in
+                events.dropFirst(mark).contains { if case .viewMode("grid", _, _) = $0.event { true } else { false } }
+                    && events.dropFirst(mark).last { $0.event.name == .scrollEnd }?.event.visibleRows?.upperBound
+                        == 4_999
+            }
             #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
         }
     }

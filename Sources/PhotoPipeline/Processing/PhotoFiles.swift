@@ -38,15 +38,41 @@ public enum PhotoFiles {
         let trashes = trashes ?? trashFolders(for: path)
         let name = (path as NSString).lastPathComponent
         let before = Set(trashes.flatMap { takenInfoFiles(for: name, in: $0) })
+        var status = stat()
+        let identity = lstat(path, &status) == 0 ? (status.st_dev, status.st_ino) : nil
         var error: UnsafeMutablePointer<GError>?
         guard g_file_trash(file.opaque, nil, &error) != 0 else { return .failure(failure(error)) }
-        // Among GLib's names for it; in a trash folder GLib has just made (the first photo of
-        // a file system moved to the trash); anywhere in the trash, should GLib name it otherwise.
+        // The file GLib moved keeps its inode: a name of GLib's for it, new in the trash, that
+        // holds that inode is it, and its .trashinfo need not be read. Else: among GLib's names
+        // for it, by what its .trashinfo says; in a trash folder GLib has just made (the first
+        // photo of a file system moved to the trash); anywhere in the trash, should GLib name it
+        // otherwise.
+        if let identity, let found = sameFile(identity, named: name, in: trashes, excluding: before) {
+            return .success(Trashed(originalPath: path, trashedPath: found.kept, infoPath: found.info))
+        }
         let place =
             locate(path, in: trashes, excluding: before) { takenInfoFiles(for: name, in: $0) }
             ?? locate(path, in: trashFolders(for: path), excluding: before) { takenInfoFiles(for: name, in: $0) }
             ?? locate(path, in: trashFolders(for: path), excluding: before, among: infoFiles(in:))
         return .success(Trashed(originalPath: path, trashedPath: place?.kept, infoPath: place?.info))
+    }
+
+    /// The file in one of `trashes`, under a name GLib gives `name` and whose `.trashinfo` is
+    /// not one of `before`, that is the file `identity` (device, inode) names, and that
+    /// `.trashinfo`.
+    private static func sameFile(
+        _ identity: (dev_t, ino_t), named name: String, in trashes: [String], excluding before: Set<String>
+    ) -> (kept: String, info: String)? {
+        for trash in trashes {
+            for info in takenInfoFiles(for: name, in: trash) where !before.contains(info) {
+                let kept = trash + "/files/" + ((info as NSString).lastPathComponent as NSString).deletingPathExtension
+                var status = stat()
+                if lstat(kept, &status) == 0, status.st_dev == identity.0, status.st_ino == identity.1 {
+                    return (kept, info)
+                }
+            }
+        }
+        return nil
     }
 
     /// The `.trashinfo` among those `infos` gives for each of `trashes` that names `path` and

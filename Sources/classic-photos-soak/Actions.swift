@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// What a restless person does to the app, one step at a time.
 enum Action: CustomStringConvertible {
@@ -79,7 +80,7 @@ struct Scene {
     var isLocal: Bool { source == .folder || source == .tree }
 
     /// The next step, chosen by `generator` among those that make sense now.
-    func nextAction(using generator: inout SeededGenerator) -> Action {
+    func nextAction(using generator: inout SplitMix64) -> Action {
         if viewerOpen {
             let choice = Int.random(in: 0..<20, using: &generator)
             switch choice {

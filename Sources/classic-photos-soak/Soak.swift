@@ -16,7 +16,7 @@ final class Soak {
     private let fixtures: Fixtures
     private let display: XvfbDisplay
     private let environment: [String: String]
-    private var generator: SeededGenerator
+    private var generator: SplitMix64
     private var scene = Scene(source: .folder)
     private var app: AppSession!
     private var watch: Watch!
@@ -36,7 +36,7 @@ final class Soak {
     init(options: Options, fixtures: Fixtures) throws {
         self.options = options
         self.fixtures = fixtures
-        generator = SeededGenerator(seed: options.seed)
+        generator = SplitMix64(state: options.seed)
         display = try XvfbDisplay(width: 1400, height: 1000)
         environment = try Self.settings(in: fixtures.home).merging([
             "XDG_RUNTIME_DIR": fixtures.runtime.path,

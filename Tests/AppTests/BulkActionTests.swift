@@ -29,6 +29,22 @@ extension GUITests {
             _ = try app.xdotool(["key", "--delay", "100"] + keys)
         }
 
+        /// The app on `photos` (trashing into `dataHome`), its `count` photos listed and all selected.
+        private static func launchAllSelected(
+            _ photos: URL, count: Int, dataHome: URL, environment: [String: String] = [:]
+        ) throws -> AppSession {
+            let app = try AppSession(
+                arguments: [photos.path],
+                environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+            try app.waitFor("the folder listed") {
+                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
+            }
+            try app.clickRow(0)
+            try key(app, "Escape", "ctrl+a")
+            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
+            return app
+        }
+
         private static func batchEnd(_ events: [TraceRecord], _ kind: FileBatchKind) -> TraceRecord? {
             events.last { $0.event.batchEnded?.kind == kind }
         }
@@ -48,14 +64,7 @@ extension GUITests {
                 try? FileManager.default.removeItem(at: dataHome)
             }
             let names = Self.files(in: photos)
-            let app = try AppSession(arguments: [photos.path], environment: ["XDG_DATA_HOME": dataHome.path])
-            try app.waitFor("the folder listed") {
-                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
-            }
-            try app.clickRow(0)
-            try Self.key(app, "Escape", "ctrl+a")
-            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
-
+            let app = try Self.launchAllSelected(photos, count: count, dataHome: dataHome)
             try Self.key(app, "Delete")
             var events = try app.waitFor("the batch ended", timeout: 120) { Self.batchEnd($0, .trash) != nil }
             let trashed = try #require(Self.batchEnd(events, .trash)?.event.batchEnded)
@@ -103,15 +112,8 @@ extension GUITests {
                 try? FileManager.default.removeItem(at: dataHome)
             }
             // Each file waits 10 ms: the batch takes six seconds.
-            let app = try AppSession(
-                arguments: [photos.path],
-                environment: ["XDG_DATA_HOME": dataHome.path, "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "10"])
-            try app.waitFor("the folder listed") {
-                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
-            }
-            try app.clickRow(0)
-            try Self.key(app, "Escape", "ctrl+a")
-            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
+            let app = try Self.launchAllSelected(
+                photos, count: count, dataHome: dataHome, environment: ["CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "10"])
             try Self.key(app, "Delete")
             var events = try app.waitFor("the progress shown") { $0.contains { $0.event.name == .batchProgress } }
             let start = try #require(events.first { $0.event.name == .batchStart })
@@ -147,15 +149,8 @@ extension GUITests {
                 try? FileManager.default.removeItem(at: dataHome)
             }
             let names = Self.files(in: photos)
-            let app = try AppSession(
-                arguments: [photos.path],
-                environment: ["XDG_DATA_HOME": dataHome.path, "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "10"])
-            try app.waitFor("the folder listed") {
-                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
-            }
-            try app.clickRow(0)
-            try Self.key(app, "Escape", "ctrl+a")
-            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
+            let app = try Self.launchAllSelected(
+                photos, count: count, dataHome: dataHome, environment: ["CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "10"])
             try Self.key(app, "Delete")
             try app.waitFor("some moved") { $0.filter { $0.event.name == .fileTrashed }.count >= 20 }
             try Self.key(app, "ctrl+z")

@@ -26,16 +26,10 @@ extension PhotoActions {
     }
 
     private func trash(_ files: [FileTarget]) {
-        let targets = files.map(\.target)
-        let paths = files.map(\.path)
-        ownChangesBegan(paths)
         let list = photos.generation
         let trashes = PhotoFiles.TrashFolders()
-        // The rows go at once, in one edit: no picture of a photo on its way to the trash is
-        // loaded again (its file may already be gone). Those not moved come back at the end.
-        photos.apply(.remove(targets.map(\.id)))
         defer { refresh() } // Undo stops the photos on their way
-        trashing = runBatch(
+        trashing = runRemoval(
             .trash, files,
             text: { done, total in
                 String(
@@ -44,20 +38,10 @@ extension PhotoActions {
                     Localization.number(done), Localization.number(total))
             },
             work: { file in trashes.trash(file.path) },
-            piece: { moved in
-                for (file, _) in moved {
-                    let target = file.target
-                    Trace.shared.emit(.fileTrashed(row: target.position, id: target.id, name: target.name))
-                }
-            },
-            finished: { [weak self] tally, _ in
+            trace: { .fileTrashed(row: $0.position, id: $0.id, name: $0.name) },
+            finished: { [weak self] tally in
                 guard let self else { return }
                 trashing = nil
-                ownChangesEnded(paths)
-                if list == photos.generation {
-                    let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
-                    putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
-                }
                 let moved = tally.succeeded
                 if !moved.isEmpty {
                     trashed.append(
@@ -180,6 +164,36 @@ extension PhotoActions {
         return ids
     }
 
+    /// Moves photos' files out of their folder (to the trash, or for good) as a batch. Their
+    /// rows go at once, in one edit: no picture of a photo on its way out is loaded again (its
+    /// file may already be gone). Those whose work failed or never happened (cancelled) come
+    /// back where they were before `finished` is told how it went.
+    @discardableResult
+    private func runRemoval<Value: Sendable>(
+        _ kind: FileBatchKind, _ files: [FileTarget], text: @escaping (_ done: Int, _ total: Int) -> String,
+        work: @escaping @Sendable (FileTarget) -> Result<Value, PhotoFiles.Failure>,
+        trace: @escaping @Sendable (PhotoTarget) -> TraceEvent,
+        finished: @escaping @MainActor @Sendable (BatchTally<FileTarget, Value>) -> Void
+    ) -> FileBatch {
+        let targets = files.map(\.target)
+        let paths = files.map(\.path)
+        let list = photos.generation
+        ownChangesBegan(paths)
+        photos.apply(.remove(targets.map(\.id)))
+        return runBatch(
+            kind, files, text: text, work: work,
+            piece: { done in for (file, _) in done { Trace.shared.emit(trace(file.target)) } },
+            finished: { [weak self] tally, _ in
+                guard let self else { return }
+                ownChangesEnded(paths)
+                if list == photos.generation {
+                    let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
+                    putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
+                }
+                finished(tally)
+            })
+    }
+
     /// Photos taken out of the list for work that did not happen to them (cancelled, or
     /// failed) are shown again where they were; `removed` are all those taken out with them.
     private func putBackUntouched(_ kept: [PhotoTarget], removedWith removed: [PhotoTarget]) {
@@ -232,11 +246,7 @@ extension PhotoActions {
                 : tr("The photos will be deleted for good: they cannot be brought back from the trash."),
             action: tr("_Delete"), destructive: true
         ) { [unowned self] in
-            let paths = files.map(\.path)
-            ownChangesBegan(paths)
-            let list = photos.generation
-            photos.apply(.remove(targets.map(\.id)))
-            runBatch(
+            runRemoval(
                 .delete, files,
                 text: { done, total in
                     String(
@@ -244,19 +254,9 @@ extension PhotoActions {
                         Localization.number(done), Localization.number(total))
                 },
                 work: { file in PhotoFiles.delete(file.path) },
-                piece: { deleted in
-                    for (file, _) in deleted {
-                        let target = file.target
-                        Trace.shared.emit(.fileDeleted(row: target.position, id: target.id, name: target.name))
-                    }
-                },
-                finished: { [weak self] tally, _ in
+                trace: { .fileDeleted(row: $0.position, id: $0.id, name: $0.name) },
+                finished: { [weak self] tally in
                     guard let self else { return }
-                    ownChangesEnded(paths)
-                    if list == photos.generation {
-                        let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
-                        putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
-                    }
                     let deleted = tally.succeeded.map(\.item.target)
                     if let (file, failure) = tally.failed.first {
                         let target = file.target

@@ -218,13 +218,6 @@ final class PhotoActions {
         return PhotoTarget(id: id, position: position, entry: snapshot.entry)
     }
 
-    /// Remembers that the app itself changed `path` (the folder watch passes over it).
-    func noteOwnChange(_ path: String) {
-        let now = Date()
-        ownChanges = ownChanges.filter { now.timeIntervalSince($0.value) < 5 }
-        ownChanges[path] = now
-    }
-
     /// Whether the app itself changed `path` a moment ago.
     func isOwnChange(_ path: String) -> Bool {
         ownChanges[path].map { Date().timeIntervalSince($0) < 5 } ?? false

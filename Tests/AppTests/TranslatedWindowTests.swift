@@ -26,7 +26,7 @@ extension GUITests {
         }
 
         @Test(
-            "The window speaks the user's language and groups digits its way",
+            "The window speaks the user's language and groups digits its way", .serialized,
             arguments: [
                 ("de", "de_DE.UTF-8", "Wird geladen …", "10.001 Fotos", "fehlgeschlagen", "Leere Datei"),
                 ("es", "es_ES.UTF-8", "Cargando…", "10.001 fotos", "con error", "Archivo vacío"),
@@ -40,9 +40,12 @@ extension GUITests {
             let app = try AppSession(
                 source: folder.path,
                 environment: ["LANGUAGE": language, "LANG": locale, "LC_ALL": locale])
-            // The subtitle once the rows on screen have failed: "10.001 Fotos, 8 fehlgeschlagen".
-            let events = try app.waitFor("the subtitle counting failed photos") { events in
+            // The subtitle once the rows on screen have failed ("10.001 Fotos, 8 fehlgeschlagen"),
+            // and a failed row's status line. The count may come first: it also counts the rows
+            // loaded ahead below the screen, which have no status line to show.
+            let events = try app.waitFor("the subtitle counting failed photos, and a failed row") { events in
                 events.contains { $0.event.name == .windowSubtitle && ($0.event.text ?? "").contains(failed) }
+                    && events.contains { $0.event.name == .rowStatus }
             }
             let subtitles = events.filter { $0.event.name == .windowSubtitle }.compactMap(\.event.text)
             #expect(subtitles.first == loading, "subtitles: \(subtitles)")
@@ -96,8 +99,9 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let app = try AppSession(
                 source: folder.path, environment: ["LANGUAGE": "", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"])
-            let events = try app.waitFor("the subtitle counting failed photos") { events in
+            let events = try app.waitFor("the subtitle counting failed photos, and a failed row") { events in
                 events.contains { $0.event.name == .windowSubtitle && ($0.event.text ?? "").contains("failed") }
+                    && events.contains { $0.event.name == .rowStatus }
             }
             let subtitles = events.filter { $0.event.name == .windowSubtitle }.compactMap(\.event.text)
             #expect(subtitles.first == "Loading…", "subtitles: \(subtitles)")

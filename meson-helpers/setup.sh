@@ -12,7 +12,9 @@ set -euo pipefail
 # taken the app keeps in its cache); Little CMS 2 (colour profiles, turned into sRGB in the
 # decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); libjpeg (a
 # CMYK JPEG's inks, turned into RGB through its profile); gettext (the build compiles
-# the translations in po/ with msgfmt) and the locales the tests run the app in.
+# the translations in po/ with msgfmt) and the locales the tests run the app in;
+# xdg-desktop-portal-gtk, which every GNOME desktop has (eog and gThumb recommend it), so the
+# tests meet drags through its document portal as users' desktops make them.
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
 PACKAGES=(
@@ -24,7 +26,7 @@ PACKAGES=(
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
   gvfs gvfs-backends gvfs-fuse openssh-client rclone
-  gettext locales
+  gettext locales xdg-desktop-portal-gtk
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

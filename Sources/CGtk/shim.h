@@ -79,12 +79,14 @@ static inline void cp_accessible_set_label(GtkAccessible *accessible, const char
 // Drag and drop: the GTypes are macros that call functions, which Swift does not import.
 
 /// A drop target taking copies of files (a file list, which is also how links arrive from
-/// browsers and file managers) or text.
-static inline GtkDropTarget *cp_drop_target_new_for_locations(void) {
-    GtkDropTarget *target = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);
-    GType types[] = { GDK_TYPE_FILE_LIST, G_TYPE_STRING };
-    gtk_drop_target_set_gtypes(target, types, G_N_ELEMENTS(types));
-    return target;
+/// browsers and file managers, or its text/uri-list) or text. Its "drop" handler reads what
+/// was dropped with `cp_drop_read_locations`.
+static inline GtkDropTargetAsync *cp_drop_target_new_for_locations(void) {
+    GdkContentFormatsBuilder *builder = gdk_content_formats_builder_new();
+    gdk_content_formats_builder_add_gtype(builder, GDK_TYPE_FILE_LIST);
+    gdk_content_formats_builder_add_mime_type(builder, "text/uri-list");
+    gdk_content_formats_builder_add_gtype(builder, G_TYPE_STRING);
+    return gtk_drop_target_async_new(gdk_content_formats_builder_free_to_formats(builder), GDK_ACTION_COPY);
 }
 
 /// The dropped value as strings: each file's URI for a file list, the text itself for text.
@@ -104,6 +106,104 @@ static inline char **cp_drop_value_strings(const GValue *value) {
     for (GSList *l = files; l != NULL; l = l->next) strings[n++] = g_file_get_uri(G_FILE(l->data));
     g_slist_free(files);
     return strings;
+}
+
+/// Told once what a drop held, as strings (see `cp_drop_value_strings`; text/uri-list as one
+/// string), or NULL when none of it could be read. Returns whether it took the drop.
+typedef gboolean (*CPDropStringsReady)(char **strings, gpointer data);
+
+/// A drop being read, one way after the other until one gives something.
+typedef struct {
+    GdkDrop *drop;
+    CPDropStringsReady ready;
+    gpointer data;
+    int next; /* 0: as a file list, 1: as text/uri-list, 2: as text, 3: nothing left */
+} CPDropRead;
+
+static inline void cp_drop_read_next(CPDropRead *read);
+
+static inline void cp_drop_read_done(CPDropRead *read, char **strings) {
+    gboolean took = read->ready(strings, read->data);
+    g_strfreev(strings);
+    gdk_drop_finish(read->drop, took ? GDK_ACTION_COPY : 0);
+    g_object_unref(read->drop);
+    g_free(read);
+}
+
+static inline void cp_drop_value_read(GObject *drop, GAsyncResult *result, gpointer data) {
+    GError *error = NULL;
+    const GValue *value = gdk_drop_read_value_finish(GDK_DROP(drop), result, &error);
+    char **strings = value != NULL ? cp_drop_value_strings(value) : NULL;
+    if (error != NULL) g_debug("A drop could not be read this way: %s", error->message);
+    g_clear_error(&error);
+    if (strings != NULL) cp_drop_read_done(data, strings);
+    else cp_drop_read_next(data);
+}
+
+static inline void cp_drop_text_read(GObject *stream, GAsyncResult *result, gpointer data) {
+    GError *error = NULL;
+    GMemoryOutputStream *memory = G_MEMORY_OUTPUT_STREAM(stream);
+    gboolean read = g_output_stream_splice_finish(G_OUTPUT_STREAM(stream), result, &error) >= 0;
+    char **strings = NULL;
+    if (read) {
+        strings = g_new0(char *, 2);
+        strings[0] = g_strndup(g_memory_output_stream_get_data(memory), g_memory_output_stream_get_data_size(memory));
+    } else {
+        g_debug("A drop's text/uri-list could not be read: %s", error->message);
+    }
+    g_clear_error(&error);
+    g_object_unref(stream);
+    if (strings != NULL) cp_drop_read_done(data, strings);
+    else cp_drop_read_next(data);
+}
+
+static inline void cp_drop_text_opened(GObject *drop, GAsyncResult *result, gpointer data) {
+    GError *error = NULL;
+    GInputStream *input = gdk_drop_read_finish(GDK_DROP(drop), result, NULL, &error);
+    if (input == NULL) {
+        g_debug("A drop's text/uri-list could not be had: %s", error->message);
+        g_clear_error(&error);
+        cp_drop_read_next(data);
+        return;
+    }
+    GOutputStream *memory = g_memory_output_stream_new_resizable();
+    g_output_stream_splice_async(
+        memory, input, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+        NULL, cp_drop_text_read, data);
+    g_object_unref(input);
+}
+
+static inline void cp_drop_read_next(CPDropRead *read) {
+    static const char *uri_list[] = { "text/uri-list", NULL };
+    GdkContentFormats *offered = gdk_drop_get_formats(read->drop);
+    while (read->next < 3) {
+        switch (read->next++) {
+        case 0:
+            if (!gdk_content_formats_contain_gtype(offered, GDK_TYPE_FILE_LIST)) break;
+            gdk_drop_read_value_async(read->drop, GDK_TYPE_FILE_LIST, G_PRIORITY_DEFAULT, NULL, cp_drop_value_read, read);
+            return;
+        case 1:
+            if (!gdk_content_formats_contain_mime_type(offered, "text/uri-list")) break;
+            gdk_drop_read_async(read->drop, uri_list, G_PRIORITY_DEFAULT, NULL, cp_drop_text_opened, read);
+            return;
+        default:
+            if (!gdk_content_formats_contain_gtype(offered, G_TYPE_STRING)) break;
+            gdk_drop_read_value_async(read->drop, G_TYPE_STRING, G_PRIORITY_DEFAULT, NULL, cp_drop_value_read, read);
+            return;
+        }
+    }
+    cp_drop_read_done(read, NULL);
+}
+
+/// Reads what `drop` holds and tells `ready` once, then finishes the drop (copied when `ready`
+/// took it). A file list comes first; when it cannot be had (a document portal that is missing
+/// or cannot serve the transfer), the text/uri-list offered beside it; then plain text.
+static inline void cp_drop_read_locations(GdkDrop *drop, CPDropStringsReady ready, gpointer data) {
+    CPDropRead *read = g_new0(CPDropRead, 1);
+    read->drop = g_object_ref(drop);
+    read->ready = ready;
+    read->data = data;
+    cp_drop_read_next(read);
 }
 
 /// Content for a drag: the files or links at `uris` as a file list (offered as text/uri-list).

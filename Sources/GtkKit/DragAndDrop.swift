@@ -58,21 +58,32 @@ extension Handle where Kind == DropTarget {
     public static func forLocations() -> Self { Self(UnsafeMutableRawPointer(cp_drop_target_new_for_locations()!)) }
 
     /// Connects `body` to "drop", with what was dropped as strings (each file's URI, or the
-    /// text); `body` says whether it took the drop. Anything else dropped is refused.
+    /// text) once it has been read; `body` says whether it took the drop. A file list the
+    /// desktop's document portal cannot hand over is read from the text/uri-list offered with it.
     public func onDrop(_ body: @escaping ([String]) -> Bool) -> SignalConnection {
         SignalConnection.connect(
             raw, "drop",
-            pointerDoubles: { value, _, _ in
-                guard let value, let strings = cp_drop_value_strings(value.assumingMemoryBound(to: GValue.self))
-                else { return false }
-                defer { g_strfreev(strings) }
-                var dropped: [String] = []
-                var index = 0
-                while let string = strings[index] {
-                    dropped.append(String(cString: string))
-                    index += 1
-                }
-                return body(dropped)
+            pointerDoubles: { drop, _, _ in
+                guard let drop, GObjectCast.isInstance(drop, of: gdk_drop_get_type()) else { return false }
+                cp_drop_read_locations(
+                    OpaquePointer(drop),
+                    { strings, data in
+                        let reader = CallbackData.take(data, as: DropReader.self)
+                        var dropped: [String] = []
+                        var index = 0
+                        while let string = strings?[index] {
+                            dropped.append(String(cString: string))
+                            index += 1
+                        }
+                        return !dropped.isEmpty && reader.body(dropped) ? 1 : 0
+                    }, CallbackData.retain(DropReader(body)))
+                return true
             })
     }
+}
+
+/// What a drop's strings are handed to once read.
+private final class DropReader {
+    let body: ([String]) -> Bool
+    init(_ body: @escaping ([String]) -> Bool) { self.body = body }
 }

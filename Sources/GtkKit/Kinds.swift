@@ -70,7 +70,8 @@ public enum About: WindowKind { public static var type: GType { adw_about_window
 
 // MARK: Event controllers
 
-public enum DropTarget: ControllerKind { public static var type: GType { gtk_drop_target_get_type() } }
+/// A drop target that reads what was dropped itself (`GtkDropTargetAsync`).
+public enum DropTarget: ControllerKind { public static var type: GType { gtk_drop_target_async_get_type() } }
 /// The start of a drag out of a widget, and what it offers.
 public enum DragSource: ControllerKind { public static var type: GType { gtk_drag_source_get_type() } }
 public enum KeyController: ControllerKind { public static var type: GType { gtk_event_controller_key_get_type() } }

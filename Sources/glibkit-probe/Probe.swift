@@ -22,9 +22,11 @@ struct Probe {
         case "wakeup": result = wakeup(pings: 40)
         case "window": result = windowLifecycle()
         case "drag-source": dragSource(uris: Array(CommandLine.arguments.dropFirst(2)))
+        case "drag-source-broken-portal":
+            dragSource(uris: Array(CommandLine.arguments.dropFirst(2)), throughBrokenPortal: true)
         default:
             FileHandle.standardError.write(
-                Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source URI…\n".utf8))
+                Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source[-broken-portal] URI…\n".utf8))
             exit(2)
         }
         guard let json = try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]) else {
@@ -134,7 +136,10 @@ struct Probe {
     /// A window titled "Drag Source" that offers `uris` as a file list to drag from it (as a
     /// file manager or browser offers files and links), so tests can drop them onto the app with
     /// real pointer events. Runs until killed.
-    @MainActor static func dragSource(uris: [String]) -> Never {
+    /// A window whose label drags `uris` away as a file list. `throughBrokenPortal`: offered
+    /// instead as a document-portal transfer that no portal can serve (as where the portal is
+    /// missing or broken) and as text/uri-list.
+    @MainActor static func dragSource(uris: [String], throughBrokenPortal: Bool = false) -> Never {
         gtk_init()
         let widget = gtk_window_new()!
         let window = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkWindow.self)
@@ -144,17 +149,36 @@ struct Probe {
         gtk_window_set_child(window, label)
         let source = gtk_drag_source_new()!
         var cStrings = uris.map { strdup($0) } + [nil]
-        let provider = cStrings.withUnsafeMutableBufferPointer { buffer in
+        var provider = cStrings.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
                 cp_content_provider_new_for_uris($0)!
             }
         }
         cStrings.forEach { free($0) }
+        if throughBrokenPortal {
+            g_object_unref(provider)
+            provider = brokenPortalContent(uris: uris)
+        }
         gtk_drag_source_set_content(source, provider)
         gtk_drag_source_set_actions(source, GDK_ACTION_COPY)
         gtk_widget_add_controller(label, source)
         gtk_window_present(window)
         while true { g_main_context_iteration(nil, 1) }
+    }
+
+    /// A portal transfer key that names nothing, and the same files as text/uri-list.
+    static func brokenPortalContent(uris: [String]) -> UnsafeMutablePointer<GdkContentProvider> {
+        func bytes(_ mime: String, _ text: String) -> UnsafeMutablePointer<GdkContentProvider> {
+            let data = Array(text.utf8)
+            let bytes = g_bytes_new(data, gsize(data.count))
+            defer { g_bytes_unref(bytes) }
+            return gdk_content_provider_new_for_bytes(mime, bytes)
+        }
+        var providers: [UnsafeMutablePointer<GdkContentProvider>?] = [
+            bytes("application/vnd.portal.filetransfer", "no-such-transfer"),
+            bytes("text/uri-list", uris.map { $0 + "\r\n" }.joined()),
+        ]
+        return gdk_content_provider_new_union(&providers, gsize(providers.count))
     }
 
     /// Calls queued from a worker wake a main loop that is asleep in poll: the latency of each

@@ -24,7 +24,7 @@ protocol PhotoTile: AnyObject {
 
 extension PhotoRowWidget: PhotoTile {}
 
-/// One cell of the photo grid: the whole photo, fitted into a square (the README says why),
+/// One cell of the photo grid: the whole photo, fitted into a square (docs/views.md says why),
 /// its name beneath, and for a failed photo the placeholder with the short reason and Retry in
 /// the square, and the whole story in the tooltip.
 ///

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The trace's typed events against the on-disk contract: each is written as the line the
-/// README documents and reads back as itself.
+/// trace's page (docs/trace.md) documents and reads back as itself.
 @Suite struct TraceEventTests {
     static let id = PhotoID(rawValue: 42)
 

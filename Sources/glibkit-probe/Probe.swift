@@ -26,7 +26,9 @@ struct Probe {
             dragSource(uris: Array(CommandLine.arguments.dropFirst(2)), throughBrokenPortal: true)
         default:
             FileHandle.standardError.write(
-                Data("usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source[-broken-portal] URI…\n".utf8))
+                Data(
+                    "usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source[-broken-portal] URI…\n"
+                        .utf8))
             exit(2)
         }
         guard let json = try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]) else {

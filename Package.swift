@@ -158,7 +158,8 @@ let package = Package(
             dependencies: ["PhotoPipeline", "GLibKit", "CGLib", "CSoup", "CSQLite", "CLcms2", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "AppTests", dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport"],
+            name: "AppTests",
+            dependencies: ["classic-photos", "ClassicPhotosUI", "PhotoPipeline", "TestSupport", "CGtk"],
             swiftSettings: strict),
     ]
 )

@@ -40,6 +40,20 @@ public enum CallbackData {
         Unmanaged<T>.fromOpaque(data!).takeRetainedValue()
     }
 
+    /// `object` as data for a callback that may run any number of times, all of them while the
+    /// caller keeps `object` alive (`withExtendedLifetime` around the C call): no reference goes
+    /// with it, so nothing is to be given back.
+    public static func lend(_ object: AnyObject) -> UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(object).toOpaque()
+    }
+
+    /// The object at a callback's data, its reference left where it is: data `lend` made, or
+    /// data `retain` made for a callback that runs many times and whose destroy-notify `take`s
+    /// it back once.
+    public static func borrow<T: AnyObject>(_ data: UnsafeMutableRawPointer?, as _: T.Type = T.self) -> T {
+        Unmanaged<T>.fromOpaque(data!).takeUnretainedValue()
+    }
+
     /// The value a callback's data points at, for a caller that allocated it as `T` and keeps it
     /// alive for as long as the callback can run.
     public static func value<T>(_ data: UnsafeMutableRawPointer?, as _: T.Type = T.self) -> UnsafeMutablePointer<T> {

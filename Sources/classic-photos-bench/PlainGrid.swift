@@ -134,11 +134,12 @@ final class PlainGridWindow {
     }
 }
 
-/// The window and box widgets as the structs GTK's functions for them take.
-private func asWindow(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWindow> {
-    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkWindow.self)
+/// The window and box widgets as the structs GTK's functions for them take (here and in the
+/// synchronous list), checked as GTK_WINDOW() and GTK_BOX() check them.
+func asWindow(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWindow> {
+    GObjectCast.instance(UnsafeMutableRawPointer(widget), of: gtk_window_get_type(), as: GtkWindow.self)!
 }
 
-private func asBox(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkBox> {
-    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkBox.self)
+func asBox(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkBox> {
+    GObjectCast.instance(UnsafeMutableRawPointer(widget), of: gtk_box_get_type(), as: GtkBox.self)!
 }

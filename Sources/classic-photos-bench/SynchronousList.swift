@@ -66,9 +66,9 @@ final class SynchronousListWindow {
         links = entries.map { (try? $0.resolvedURL().absoluteString) ?? $0.link }
 
         window = gtk_window_new()
-        gtk_window_set_title(cast(window), "Classic Photos (synchronous)")
-        gtk_window_set_default_size(cast(window), 480, 720) // the app's default size
-        gtk_window_set_titlebar(cast(window), gtk_header_bar_new())
+        gtk_window_set_title(asWindow(window), "Classic Photos (synchronous)")
+        gtk_window_set_default_size(asWindow(window), 480, 720) // the app's default size
+        gtk_window_set_titlebar(asWindow(window), gtk_header_bar_new())
 
         let model = gtk_string_list_new(nil)!
         var names = entries.indices.map { strdup(String(format: "Photo %05d", $0)) } + [nil]
@@ -84,7 +84,7 @@ final class SynchronousListWindow {
         let scrolled = gtk_scrolled_window_new()!
         gtk_scrolled_window_set_policy(OpaquePointer(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
         gtk_scrolled_window_set_child(OpaquePointer(scrolled), view)
-        gtk_window_set_child(cast(window), scrolled)
+        gtk_window_set_child(asWindow(window), scrolled)
 
         let object = UnsafeMutableRawPointer(factory)
         connections.append(
@@ -97,8 +97,8 @@ final class SynchronousListWindow {
                     gtk_widget_set_size_request(picture, 80, 80)
                     gtk_picture_set_can_shrink(OpaquePointer(picture), 1)
                     let label = gtk_label_new(nil)!
-                    gtk_box_append(cast(box), picture)
-                    gtk_box_append(cast(box), label)
+                    gtk_box_append(asBox(box), picture)
+                    gtk_box_append(asBox(box), label)
                     gtk_list_item_set_child(OpaquePointer(item), box)
                     rows[item!] = (picture, label)
                 }))
@@ -127,7 +127,7 @@ final class SynchronousListWindow {
             SignalConnection.connectReturning(UnsafeMutableRawPointer(window), "close-request") {
                 exit(0)
             })
-        gtk_window_present(cast(window))
+        gtk_window_present(asWindow(window))
         Trace.shared.emit(.sourceLoaded(url: list.absoluteString, rows: entries.count))
     }
 
@@ -143,9 +143,4 @@ final class SynchronousListWindow {
                 Trace.shared.emit(.framePainted)
             })
     }
-}
-
-/// A widget pointer as a pointer to one of its GTK classes imported as structs.
-private func cast<T>(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<T> {
-    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: T.self)
 }

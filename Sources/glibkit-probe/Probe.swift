@@ -112,7 +112,7 @@ struct Probe {
         gtk_init()
         let baseline = SignalConnection.liveClosureCount
         let gtkApp = gtk_application_new("io.github.classicphotos.LeakProbe", G_APPLICATION_NON_UNIQUE)!
-        let app = UnsafeMutableRawPointer(gtkApp).assumingMemoryBound(to: GApplication.self)
+        let app = GObjectCast.upcast(UnsafeMutableRawPointer(gtkApp), to: GApplication.self)
         g_application_register(app, nil, nil)
         let watches: [String: FinalizationWatch]
         var rowsBound = 0
@@ -144,7 +144,8 @@ struct Probe {
     @MainActor static func dragSource(uris: [String], throughBrokenPortal: Bool = false) -> Never {
         gtk_init()
         let widget = gtk_window_new()!
-        let window = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkWindow.self)
+        let window = GObjectCast.instance(
+            UnsafeMutableRawPointer(widget), of: gtk_window_get_type(), as: GtkWindow.self)!
         gtk_window_set_title(window, "Drag Source")
         gtk_window_set_default_size(window, 200, 200)
         let label = gtk_label_new("Drag me")!
@@ -246,10 +247,7 @@ struct Probe {
         let tally = Tally()
         let app = tally.app
         let expected = threads * tasksPerThread
-        let activate: @convention(c) (UnsafeMutablePointer<GApplication>?, gpointer?) -> Void = { app, _ in
-            g_application_hold(app)
-        }
-        g_signal_connect_data(app, "activate", unsafeBitCast(activate, to: GCallback.self), nil, nil, GConnectFlags(0))
+        let activation = SignalConnection.connect(UnsafeMutableRawPointer(app), "activate") { g_application_hold(app) }
 
         for _ in 0..<threads {
             Thread.detachNewThread {
@@ -278,7 +276,7 @@ struct Probe {
             g_application_quit(appBox.value)
             return .remove
         }
-        let status = g_application_run(app, 0, nil)
+        let status = withExtendedLifetime(activation) { g_application_run(app, 0, nil) }
         timeout.cancel()
         g_object_unref(app)
         return [

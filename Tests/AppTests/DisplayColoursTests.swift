@@ -1,3 +1,4 @@
+import CGtk
 import Foundation
 import PhotoPipeline
 import Testing
@@ -17,33 +18,14 @@ extension GUITests {
         /// as colord sets `_ICC_PROFILE`, through libX11 (xprop sets at most 64 values). The
         /// server runs with -noreset, so the property outlives this connection.
         static func setRootProperty(_ name: String, _ bytes: Data, on display: XvfbDisplay) throws {
-            guard let x11 = dlopen("libX11.so.6", RTLD_NOW) else { throw AppSessionError.timeout("no libX11") }
-            defer { dlclose(x11) }
-            typealias Open = @convention(c) (UnsafePointer<CChar>?) -> OpaquePointer?
-            typealias Intern = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32) -> UInt
-            typealias Root = @convention(c) (OpaquePointer?) -> UInt
-            typealias Change =
-                @convention(c) (
-                    OpaquePointer?, UInt, UInt, UInt, Int32, Int32, UnsafePointer<UInt8>?, Int32
-                ) -> Int32
-            typealias Close = @convention(c) (OpaquePointer?) -> Int32
-            func symbol<T>(_ name: String, as type: T.Type) throws -> T {
-                guard let found = dlsym(x11, name) else { throw AppSessionError.timeout("no \(name)") }
-                return unsafeBitCast(found, to: type)
-            }
-            let open = try symbol("XOpenDisplay", as: Open.self)
-            let intern = try symbol("XInternAtom", as: Intern.self)
-            let root = try symbol("XDefaultRootWindow", as: Root.self)
-            let change = try symbol("XChangeProperty", as: Change.self)
-            let close = try symbol("XCloseDisplay", as: Close.self)
-            guard let connection = open(display.name) else { throw AppSessionError.timeout("no X connection") }
-            let cardinal: UInt = 6 // XA_CARDINAL
+            guard let connection = XOpenDisplay(display.name) else { throw AppSessionError.timeout("no X connection") }
+            let cardinal: Atom = 6 // XA_CARDINAL
             _ = bytes.withUnsafeBytes { raw in
-                change(
-                    connection, root(connection), intern(connection, name, 0), cardinal, 8, 0, // PropModeReplace
-                    raw.bindMemory(to: UInt8.self).baseAddress, Int32(raw.count))
+                XChangeProperty(
+                    connection, XDefaultRootWindow(connection), XInternAtom(connection, name, 0), cardinal, 8,
+                    PropModeReplace, raw.bindMemory(to: UInt8.self).baseAddress, Int32(raw.count))
             }
-            _ = close(connection) // flushes the request
+            _ = XCloseDisplay(connection) // flushes the request
         }
 
         /// The screen's colour at `point`, from a screenshot.

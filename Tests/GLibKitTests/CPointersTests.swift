@@ -38,6 +38,30 @@ import Testing
         #expect(watched == nil)
     }
 
+    @Test("Data borrowed in a callback leaves its object's references as they were")
+    func callbackDataBorrows() {
+        final class Payload { var calls = 0 }
+        weak var watched: Payload?
+        do {
+            let payload = Payload()
+            watched = payload
+            let lent = CallbackData.lend(payload)
+            for _ in 0..<3 { CallbackData.borrow(lent, as: Payload.self).calls += 1 }
+            #expect(payload.calls == 3)
+        }
+        #expect(watched == nil) // lent without a reference: gone with its owner's
+        let data: UnsafeMutableRawPointer
+        do {
+            let payload = Payload()
+            watched = payload
+            data = CallbackData.retain(payload)
+        }
+        for _ in 0..<3 { CallbackData.borrow(data, as: Payload.self).calls += 1 }
+        #expect(watched?.calls == 3) // still held by the data
+        _ = CallbackData.take(data, as: Payload.self)
+        #expect(watched == nil)
+    }
+
     @Test("Bytes reach C as the pointers it takes, and text at a gpointer reads back")
     func bytesAndText() {
         let text = "tEXt::Comment"

@@ -166,13 +166,12 @@ public final class LoopbackServer: @unchecked Sendable {
         // Not while an HTTPClient's thread makes the same socket types (GLib can deadlock).
         HTTPClient.prepareTypes()
         server = cp_soup_server_new()
-        let me = Unmanaged.passRetained(Box(self)).toOpaque()
         soup_server_add_handler(
             server, nil,
             { _, msg, path, _, data in
-                let server = Unmanaged<Box>.fromOpaque(data!).takeUnretainedValue().server!
+                let server = CallbackData.borrow(data, as: Box.self).server!
                 server.handle(msg!, path: String(cString: path!))
-            }, me, { data in Unmanaged<Box>.fromOpaque(data!).release() })
+            }, CallbackData.retain(Box(self)), { data in _ = CallbackData.take(data, as: Box.self) })
         var error: UnsafeMutablePointer<GError>?
         let listening =
             host == "127.0.0.1"
@@ -424,7 +423,7 @@ public final class LoopbackServer: @unchecked Sendable {
         soup_server_message_set_status(msg, status, nil)
         body.withUnsafeBytes { bytes in
             soup_server_message_set_response(
-                msg, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
+                msg, type, SOUP_MEMORY_COPY, bytes.cChars, gsize(bytes.count))
         }
     }
 

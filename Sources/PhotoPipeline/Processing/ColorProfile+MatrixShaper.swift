@@ -111,8 +111,7 @@ extension ColorProfile {
         private static func colourants(of profile: cmsHPROFILE) -> Matrix3? {
             var values = [Double](repeating: 0, count: 9)
             for (column, tag) in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag].enumerated() {
-                guard let xyz = cmsReadTag(profile, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee
-                else { return nil }
+                guard let xyz = cp_cms_read_xyz_tag(profile, tag)?.pointee else { return nil }
                 values[column] = xyz.X
                 values[3 + column] = xyz.Y
                 values[6 + column] = xyz.Z

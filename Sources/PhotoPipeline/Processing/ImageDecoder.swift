@@ -359,18 +359,17 @@ public enum ImageDecoder {
             var message = [CChar](repeating: 0, count: 256)
             let rows = cp_jpeg_rows_target(
                 prepare: { context, width, height, stride in
-                    Unmanaged<RowsTarget>.fromOpaque(context!).takeUnretainedValue().prepare(
+                    CallbackData.borrow(context, as: RowsTarget.self).prepare(
                         width: Int(width), height: Int(height), stride: stride)
                 },
                 rows_done: { context, rows in
-                    Unmanaged<RowsTarget>.fromOpaque(context!).takeUnretainedValue().conversion?.ready(
-                        upTo: Int(rows))
+                    CallbackData.borrow(context, as: RowsTarget.self).conversion?.ready(upTo: Int(rows))
                 })
             let status = withExtendedLifetime(target) {
                 bytes.withUnsafeBytes {
                     cp_rgb_jpeg_decode(
                         $0.baseAddress, $0.count, Int32(w), Int32(h), Int64(limits.maxPixels), rows,
-                        Unmanaged.passUnretained(target).toOpaque(), &message, message.count)
+                        CallbackData.lend(target), &message, message.count)
                 }
             }
             guard status == 0, let decoded = target.image else {

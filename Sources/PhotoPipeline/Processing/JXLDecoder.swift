@@ -31,7 +31,7 @@ public enum JXLDecoder {
         guard let decoder = JxlDecoderCreate(nil) else { return nil }
         defer { JxlDecoderDestroy(decoder) }
         guard JxlDecoderSubscribeEvents(decoder, Int32(JXL_DEC_BASIC_INFO.rawValue)) == JXL_DEC_SUCCESS,
-            JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            JxlDecoderSetInput(decoder, bytes.cBytes, bytes.count)
                 == JXL_DEC_SUCCESS
         else { return nil }
         JxlDecoderCloseInput(decoder)
@@ -76,7 +76,7 @@ public enum JXLDecoder {
         if let runner { _ = JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner) }
         let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FULL_IMAGE.rawValue
         guard JxlDecoderSubscribeEvents(decoder, Int32(events)) == JXL_DEC_SUCCESS,
-            JxlDecoderSetInput(decoder, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+            JxlDecoderSetInput(decoder, bytes.cBytes, bytes.count)
                 == JXL_DEC_SUCCESS
         else { throw damaged("libjxl refused the data") }
         JxlDecoderCloseInput(decoder)

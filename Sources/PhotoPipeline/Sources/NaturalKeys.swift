@@ -63,8 +63,10 @@ final class NaturalKeys {
             utf8.withMemoryRebound(to: CChar.self) { text in
                 let made = g_utf8_casefold(text.baseAddress, text.count)!
                 defer { g_free(made) }
-                let folded = UnsafeRawPointer(made).assumingMemoryBound(to: UInt8.self)
-                Self.makeKey(UnsafeBufferPointer(start: folded, count: strlen(made)), store: &store, to: &bytes)
+                let count = strlen(made)
+                made.withMemoryRebound(to: UInt8.self, capacity: count) { folded in
+                    Self.makeKey(UnsafeBufferPointer(start: folded, count: count), store: &store, to: &bytes)
+                }
             }
         }
     }

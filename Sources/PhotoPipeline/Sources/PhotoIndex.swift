@@ -189,7 +189,9 @@ public final class PhotoIndex: @unchecked Sendable {
         let done = query(sql, limit: limit) { statement in
             // Paths that are not UTF-8 are left to the listing (which names them its own way).
             guard let path = sqlite3_column_text(statement, 0), let taken = sqlite3_column_text(statement, 3),
-                let text = String(validatingCString: UnsafeRawPointer(path).assumingMemoryBound(to: CChar.self))
+                let text = String(
+                    validating: UnsafeBufferPointer(start: path, count: Int(sqlite3_column_bytes(statement, 0))),
+                    as: UTF8.self)
             else { return }
             rows.append(
                 (

@@ -77,12 +77,14 @@ import TestSupport
         let download = ImageDownloader(record: record, fetcher: fetcher, maxPixelSize: 80)
         pending.downloadsInProgress[record.id] = download
         pending.downloadQueue.addOperation(download)
-        // Bounded: a download that never starts must fail the test, not hang it.
-        let started = Date().addingTimeInterval(10)
-        while !download.isExecuting, !download.isFinished, Date() < started {
+        // Running once the server holds its request. Bounded, generously: while the suites
+        // beside this one compute on both cores an operation can wait seconds for a thread,
+        // but a download that never starts must fail the test, not hang it.
+        let started = Date().addingTimeInterval(60)
+        while server.heldCount == 0, !download.isFinished, Date() < started {
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        try #require(download.isExecuting, "the row's download is not running")
+        try #require(download.isExecuting && server.heldCount == 1, "the row's download is not running")
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?

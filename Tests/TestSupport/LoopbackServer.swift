@@ -48,6 +48,9 @@ public final class LoopbackServer: @unchecked Sendable {
     /// Holds every `/photos/` response from now until `releasePhotos()`.
     public func holdPhotos() { holding.withLock { $0.on = true } }
 
+    /// How many `/photos/` responses are held now (their requests have arrived).
+    public var heldCount: Int { holding.withLock { $0.waiting.count } }
+
     /// Sends the held responses and stops holding.
     public func releasePhotos() {
         let waiting = holding.withLock { state -> [@Sendable () -> Void] in

@@ -4,8 +4,15 @@
 # (AppTests, against the app built with the same sanitizer: thread-gui, address-gui); then
 # fuzzes the photo list readers and the decode path for a while with libFuzzer (fuzz).
 #
-#   meson-helpers/sanitizers.sh [thread] [address] [thread-gui] [address-gui] [fuzz]
-#                                                              (all of them when none is named)
+#   meson-helpers/sanitizers.sh [thread] [address] [thread-gui] [thread-gui-all] [address-gui] [fuzz]
+#                                         (all of them but thread-gui-all when none is named)
+#
+# thread-gui runs the GUI tests that drive the app's own threads (the two queues suspended,
+# cancelled and resumed by scrolling over HTTP, the viewer's work cancelled, folder trees read
+# and indexed and watched while the view changes, files trashed in a batch, decoder helpers
+# killed while scrolling, a low-memory warning); those that drive only widgets on the main
+# thread (dialogs, drag and drop, colours, translations, installation) run in the plain test
+# command. thread-gui-all runs every GUI suite under ThreadSanitizer.
 #
 # Each build has a folder of its own (.build-tsan, .build-asan, .build-fuzz; the first build
 # of each takes several minutes on two cores). FUZZ_SECONDS (default 120) is how long each
@@ -18,19 +25,26 @@ source meson-helpers/setup.sh
 
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(thread address thread-gui address-gui fuzz)
+# The GUI tests that drive the app's threads (see above), as a `swift test --filter` pattern.
+THREAD_GUI_TESTS='AppTests\.GUITests/((ScrollSchedulingTests|BulkActionTests|FolderTreeTests|FolderLiveTests|GridLayoutTests|MemoryWarningTests)/|AppLaunchTests/(bundledList|noStallsUnderLatency)\(|ViewerTests/(servedPhotos|lowMemoryDropsNeighbours)\(|DecoderSandboxAppTests/killedWhileScrolling\()'
+
 run=()
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then run=(dbus-run-session --); fi
 status=0
 
 for step in "${steps[@]}"; do
   case "$step" in
-    thread|address|thread-gui|address-gui)
-      sanitizer=${step%-gui}
+    thread|address|thread-gui|thread-gui-all|address-gui)
+      sanitizer=${step%-gui*}
       if [ "$sanitizer" = thread ]; then path=.build-tsan; else path=.build-asan; fi
       # The display-free suites, or (-gui) the app's own under Xvfb, which start the app built
       # with the same sanitizer: a report in the app makes it exit with status 66, and the
       # test that quits it fails.
-      if [ "$step" = "$sanitizer" ]; then filter='GLibKitTests|PhotoPipelineTests'; else filter='AppTests'; fi
+      case "$step" in
+        thread|address) filter='GLibKitTests|PhotoPipelineTests' ;;
+        thread-gui) filter="$THREAD_GUI_TESTS" ;;
+        *) filter='AppTests' ;;
+      esac
       echo "== $sanitizer sanitizer: $filter"
       swift build --build-tests --sanitize="$sanitizer" --build-path "$path"
       # TSan: report every race, not only the first of each kind, and fail the run on one.
@@ -144,7 +158,7 @@ PYTHON
         status=1
       fi
       ;;
-    *) echo "unknown step: $step (thread, address, thread-gui, address-gui or fuzz)" >&2; exit 2 ;;
+    *) echo "unknown step: $step (thread, address, thread-gui, thread-gui-all, address-gui or fuzz)" >&2; exit 2 ;;
   esac
 done
 exit $status

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The app as a desktop app: one instance per session, and its keyboard shortcuts, driven
     /// with real key events.
     @Suite(.serialized) struct DesktopTests {

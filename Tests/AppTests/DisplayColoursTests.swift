@@ -4,7 +4,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The display's own colour profile, as the X session names it (the root window's
     /// `_ICC_PROFILE`, set here with xprop as colord would): rows and the viewer show pictures
     /// turned into it.

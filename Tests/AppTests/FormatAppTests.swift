@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// A folder of the pictures people have, in the real window: phone HEIC, AVIF, WebP, a
     /// camera's DNG, camera JPEGs with EXIF thumbnails (one stale), and pictures of kinds
     /// nothing here decodes.

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The real app on a list made to hurt: bombs, a server that drips and one that never
     /// answers, a device, and names with line breaks, NUL, bidi overrides and thousands of
     /// characters. Limits come from the settings (a keyfile of the test's own), set short.

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The app as a person installs it: `meson setup` and `meson install` into a staging folder
     /// (`DESTDIR`, prefix `/usr`), the installed files checked with the desktop's own validators,
     /// and the installed binary started with nothing pointing it at its data.

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// What the viewer does to a photo, driven by real keys on the real app: the trash and
     /// Undo, rotating, Set as Background without a portal, the slideshow.
     @Suite(.serialized) struct PhotoActionsTests {

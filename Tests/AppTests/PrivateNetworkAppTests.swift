@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The private-network protection in the real app: a list served from 127.0.0.2, taken as
     /// public through `CLASSIC_PHOTOS_PUBLIC_ADDRESSES`, naming photos on 127.0.0.1.
     @Suite(.serialized) struct PrivateNetworkAppTests {

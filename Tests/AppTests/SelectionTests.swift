@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// Many photos at once, on the real app: selecting all, one Delete and one Undo for them
     /// all, the selection following its photo when the folder changes, and dragging photos out
     /// into another window.

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// Opening folders, single pictures and several sources, as a person would from the
     /// command line; and every failure kind shown on its row with a short reason.
     @Suite(.serialized) struct SourceTests {

@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The real window in German and Spanish: its words from the build's catalogues, and counts
     /// grouped the way the language groups digits.
     @Suite(.serialized) struct TranslatedWindowTests {

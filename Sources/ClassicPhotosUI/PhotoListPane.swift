@@ -59,6 +59,9 @@ final class PhotoListPane {
     private var pendingReveal: Int?
     /// Touchpad pinch-free zooming: Ctrl and the wheel's movement not yet turned into a step.
     private var zoomDelta = 0.0
+    /// The frame the list last changed in, until a frame has laid the change out (see
+    /// `holdScrollUntilLaidOut`).
+    private var changedInFrame: Int?
     /// A row was activated (a click, or Enter on the focused row).
     var onActivate: ((Int) -> Void)?
     /// The selection moved.
@@ -425,6 +428,10 @@ final class PhotoListPane {
         let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)
         scroll.setPropagationPhase(GTK_PHASE_CAPTURE)
         let connection = scroll.onScroll { [unowned self] _, dy in
+            if changedInFrame != nil, changedInFrame == scrolled.frameClock?.frameCounter {
+                return true // see holdScrollUntilLaidOut
+            }
+            changedInFrame = nil
             guard mode == .grid, scroll.currentModifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0 else {
                 return false
             }
@@ -436,7 +443,18 @@ final class PhotoListPane {
             return true // the grid does not scroll
         }
         scrolled.addController(scroll)
-        return [connection]
+        return [connection, holdScrollUntilLaidOut()]
+    }
+
+    /// Between a change of the list and the next frame, which lays the change out, the wheel
+    /// does not scroll. GTK 4.8 knows no height for the rows a change brought until then; a
+    /// scroll there finds no row at the place it asks for and is dropped with a warning
+    /// ("GtkGridView failed to scroll to given position"), as when a list of 12,000 came in
+    /// under a turning wheel. A notch lost for a frame (16 ms) goes unnoticed.
+    private func holdScrollUntilLaidOut() -> SignalConnection {
+        SignalConnection.connect(
+            selection.model.raw, "items-changed",
+            uints: { [unowned self] _, _, _ in changedInFrame = scrolled.frameClock?.frameCounter })
     }
 
     private func revealPending() {

@@ -114,3 +114,8 @@ extension Handle where Kind: WidgetKind {
         cp_accessible_set_label(opaque, label, description)
     }
 }
+
+extension Handle where Kind == FrameClock {
+    /// The frame being drawn or last drawn; it goes up by one as each frame begins.
+    public var frameCounter: Int { gdk_frame_clock_get_frame_counter(OpaquePointer(raw)) }
+}

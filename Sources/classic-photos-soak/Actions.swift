@@ -125,7 +125,7 @@ struct Scene {
             return .resize(
                 width: [640, 800, 1000, 1200, 1400].randomElement(using: &generator)!,
                 height: [600, 850, 980].randomElement(using: &generator)!)
-        case .any(.sort): return .sort(["s n", "s t", "s m", "s s", "s a", "s d"].randomElement(using: &generator)!)
+        case .any(.sort): return .sort(["s n", "s t", "s m", "s z", "s a", "s d"].randomElement(using: &generator)!)
         case .any(.select): return .selectAllOrNone(all: Bool.random(using: &generator))
         case .any(.viewer): return .openViewer(atFraction: Double.random(in: 0.45...0.85, using: &generator))
         case .any(.reload): return .reload

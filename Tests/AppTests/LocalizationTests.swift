@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import PhotoPipeline
 import Testing
 import TestSupport
@@ -149,6 +150,30 @@ import TestSupport
                 #expect(
                     attributes.contains("translatable=\"yes\""),
                     "\(file.lastPathComponent): “\(value)” is not marked translatable")
+            }
+        }
+    }
+
+    @Test("Within each menu of the app, in every language, no two items share a mnemonic")
+    func menuMnemonics() throws {
+        // A letter two items share moves the focus between them rather than choosing one: in
+        // the Sort By submenu, whose header is "Sort By", S never chose "Size".
+        let folder = Products.packageRoot.appendingPathComponent("data/resources/ui")
+        let menus = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ui") }
+            .flatMap { MenuLevels(try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)).levels }
+        #expect(menus.count >= 3, "menus read from the builder files: \(menus)")
+        let catalogues = try [("en", nil)] + Self.languages.map { ($0, try Catalogue(Self.po.appendingPathComponent("\($0).po"))) }
+        for (language, catalogue) in catalogues {
+            for labels in menus {
+                let shown = labels.map { catalogue?.translations[$0] ?? $0 }
+                var seen: [Character: String] = [:]
+                for label in shown {
+                    guard let underscore = label.firstIndex(of: "_"), label.index(after: underscore) < label.endIndex
+                    else { continue }
+                    let key = Character(label[label.index(after: underscore)].lowercased())
+                    #expect(seen[key] == nil, "\(language): \"\(label)\" and \"\(seen[key] ?? "")\" share \(key)")
+                    seen[key] = label
+                }
             }
         }
     }
@@ -332,5 +357,63 @@ struct Catalogue {
             }
         }
         return result
+    }
+}
+
+/// The labels each menu of a GtkBuilder file shows together: a menu's items and submenus
+/// across its sections, and a submenu's items with its own label (its page's header).
+struct MenuLevels {
+    private(set) var levels: [[String]] = []
+
+    init(_ ui: String) {
+        final class Reader: NSObject, XMLParserDelegate {
+            var stack: [[String]] = []
+            var levels: [[String]] = []
+            var inLabel = false
+            var label = ""
+            /// Whether the element whose label comes next is a submenu (its label belongs to
+            /// the level above and to its own page).
+            var kinds: [String] = []
+
+            func parser(
+                _ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]
+            ) {
+                switch element {
+                case "menu": stack.append([])
+                case "submenu": stack.append([]); kinds.append("submenu")
+                case "item": kinds.append("item")
+                case "attribute" where attributes["name"] == "label": inLabel = true; label = ""
+                default: break
+                }
+            }
+
+            func parser(_ parser: XMLParser, foundCharacters string: String) { if inLabel { label += string } }
+
+            func parser(
+                _ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?
+            ) {
+                switch element {
+                case "attribute" where inLabel:
+                    inLabel = false
+                    if kinds.last == "submenu", stack.count >= 2 {
+                        stack[stack.count - 2].append(label) // shown in the level above
+                        stack[stack.count - 1].append(label) // and as its page's header
+                    } else if !stack.isEmpty {
+                        stack[stack.count - 1].append(label)
+                    }
+                case "item": kinds.removeLast()
+                case "menu", "submenu":
+                    if element == "submenu" { kinds.removeLast() }
+                    if let level = stack.popLast() { levels.append(level) }
+                default: break
+                }
+            }
+        }
+        let reader = Reader()
+        let parser = XMLParser(data: Data(ui.utf8))
+        parser.delegate = reader
+        _ = parser.parse()
+        levels = reader.levels
     }
 }

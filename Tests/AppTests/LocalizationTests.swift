@@ -162,7 +162,8 @@ import TestSupport
         let menus = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ui") }
             .flatMap { MenuLevels(try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)).levels }
         #expect(menus.count >= 3, "menus read from the builder files: \(menus)")
-        let catalogues = try [("en", nil)] + Self.languages.map { ($0, try Catalogue(Self.po.appendingPathComponent("\($0).po"))) }
+        let catalogues =
+            try [("en", nil)] + Self.languages.map { ($0, try Catalogue(Self.po.appendingPathComponent("\($0).po"))) }
         for (language, catalogue) in catalogues {
             for labels in menus {
                 let shown = labels.map { catalogue?.translations[$0] ?? $0 }

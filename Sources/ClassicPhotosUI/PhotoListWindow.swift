@@ -123,7 +123,11 @@ final class PhotoListWindow {
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
-        pane.photoDetails = { [unowned self] id, entry in liveFolder?.details(of: id, link: entry.link) }
+        pane.photoDetails = { [unowned self] id, entry in
+            let details = liveFolder?.details(of: id, link: entry.link)
+            Trace.shared.emit(.rowTooltip(row: photos.position(of: id) ?? -1, id: id, text: details ?? ""))
+            return details
+        }
         // The display's colours changed (the setting): the pictures shown are made again in them.
         DisplayColours.shared.observe { [weak self] in
             self?.pane.redrawPictures()

@@ -396,6 +396,7 @@ public final class PhotoIndex: @unchecked Sendable {
 
     /// Writes what was gathered, in one transaction.
     public func flush() {
+        MainThreadIO.check(.index)
         lock.lock()
         defer { lock.unlock() }
         guard let database, !pending.isEmpty else { return }
@@ -474,7 +475,8 @@ public final class PhotoIndex: @unchecked Sendable {
 
     // MARK: Opening
 
-    private func withDatabase(_ body: (OpaquePointer) -> Void) {
+    private func withDatabase(_ body: (OpaquePointer) -> Void, _ place: StaticString = #function) {
+        MainThreadIO.check(.index, place)
         lock.lock()
         defer { lock.unlock() }
         if let database { body(database) }

@@ -185,9 +185,18 @@ extension TraceEvent {
             p.field(.w, width)
             p.field(.h, height)
             p.field(.covers, covers)
+        case .rowTooltip(let row, let id, let text):
+            p.name(.rowTooltip)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.text, text)
         case .mainloopStall(let ms):
             p.name(.mainloopStall)
             p.field(.ms, ms)
+        case .ioOnMain(let kind, let text):
+            p.name(.ioOnMain)
+            p.field(.kind, kind)
+            p.field(.text, text)
         case .memoryLow(let level):
             p.name(.memoryLow)
             p.field(.level, level)

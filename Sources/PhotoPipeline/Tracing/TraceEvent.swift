@@ -82,11 +82,17 @@ public enum TraceEvent: Sendable, Equatable {
     case rowState(row: Int, id: PhotoID, state: PhotoState)
     /// A failed photo's row shows its short reason.
     case rowStatus(row: Int, id: PhotoID, text: String, retry: Bool)
+    /// A photo's tooltip was asked for (the pointer rests on its row or cell); `text`: what is
+    /// known of it beyond its name, "" while nothing is (yet).
+    case rowTooltip(row: Int, id: PhotoID, text: String)
     /// A row's download found a thumbnail the photo holds (`source`: `exif`, `heif`), `w`×`h`
     /// upright; `covers`: large enough for the row, so the photo is not decoded.
     case rowPreview(row: Int, id: PhotoID, source: String, w: Int, h: Int, covers: Bool)
     /// The main loop did not answer for `ms` milliseconds (more than a frame).
     case mainloopStall(ms: Double)
+    /// The main thread was about to touch the disk (`kind`: `stat`, `index`): a bug, caught in
+    /// the act; `text` says where.
+    case ioOnMain(kind: String, text: String)
     /// The desktop's low-memory warning, at its level.
     case memoryLow(level: Int)
     /// The disk cache of downloaded photos was emptied; it held `bytes`.
@@ -184,7 +190,9 @@ public enum TraceEvent: Sendable, Equatable {
         case rowState = "row.state"
         case rowStatus = "row.status"
         case rowPreview = "row.preview"
+        case rowTooltip = "row.tooltip"
         case mainloopStall = "mainloop.stall"
+        case ioOnMain = "io.main"
         case memoryLow = "memory.low"
         case cacheCleared = "cache.cleared"
         case viewerOpen = "viewer.open"

@@ -123,6 +123,8 @@ extension TraceEvent {
                 row: int(.row), id: id(), source: string(.source), w: int(.w), h: int(.h),
                 covers: c.decode(Bool.self, forKey: .covers))
         case .mainloopStall: self = try .mainloopStall(ms: double(.ms))
+        case .rowTooltip: self = try .rowTooltip(row: int(.row), id: id(), text: string(.text))
+        case .ioOnMain: self = try .ioOnMain(kind: string(.kind), text: string(.text))
         case .memoryLow: self = try .memoryLow(level: int(.level))
         case .cacheCleared: self = try .cacheCleared(bytes: int(.bytes))
         case .viewerOpen: self = try .viewerOpen(row: int(.row), id: id(), name: string(.name))
@@ -174,7 +176,7 @@ extension TraceEvent {
         case .listSelect(let row, _, _), .rowShown(let row, _, _, _), .opStart(_, let row, _),
             .opFinish(_, let row, _, _), .opFail(_, let row, _, _, _), .opCancel(_, let row, _, _),
             .rowState(let row, _, _), .rowStatus(let row, _, _, _), .viewerOpen(let row, _, _),
-            .rowPreview(let row, _, _, _, _, _),
+            .rowPreview(let row, _, _, _, _, _), .rowTooltip(let row, _, _),
             .viewerImage(let row, _, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
             .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
             .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _):
@@ -275,12 +277,12 @@ extension TraceEvent {
         if case .rowState(_, _, let state) = self { state } else { nil }
     }
 
-    /// The text, for `rowStatus`, `viewerStatus` (the status line), `windowSubtitle` and
-    /// `noticeShown`.
+    /// The text, for `rowStatus`, `rowTooltip`, `viewerStatus` (the status line),
+    /// `windowSubtitle`, `noticeShown` and `ioOnMain` (where).
     public var text: String? {
         switch self {
-        case .rowStatus(_, _, let text, _), .viewerStatus(_, _, let text), .windowSubtitle(let text),
-            .noticeShown(let text):
+        case .rowStatus(_, _, let text, _), .rowTooltip(_, _, let text), .viewerStatus(_, _, let text),
+            .windowSubtitle(let text), .noticeShown(let text), .ioOnMain(_, let text):
             text
         default: nil
         }

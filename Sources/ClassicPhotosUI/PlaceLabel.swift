@@ -12,7 +12,7 @@ import PhotoPipeline
 final class PlaceLabel {
     private let label: Widget<Label>
     private var shown: String?
-    private var hiding: MainLoopSource?
+    private lazy var hiding = Debounce.onMainActor { [weak self] in self?.hide() }
 
     /// How long the label stays once the scrolling ended.
     static let lingerMilliseconds: UInt32 = 900
@@ -23,7 +23,7 @@ final class PlaceLabel {
 
     /// Shows `text` (nil: nothing to say here, the label goes).
     func show(_ text: String?) {
-        hiding = nil
+        hiding.cancel()
         guard let text else { return hide() }
         if text != shown {
             shown = text
@@ -36,14 +36,11 @@ final class PlaceLabel {
     /// The scrolling ended: the label goes a moment later.
     func scrollEnded() {
         guard shown != nil else { return }
-        hiding = MainLoopSource.onMainActor(.timeout(milliseconds: Self.lingerMilliseconds)) { [weak self] in
-            self?.hide()
-            return .remove
-        }
+        hiding.schedule(afterMilliseconds: Self.lingerMilliseconds)
     }
 
     private func hide() {
-        hiding = nil
+        hiding.cancel()
         shown = nil
         label.isVisible = false
     }

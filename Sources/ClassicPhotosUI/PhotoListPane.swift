@@ -469,9 +469,7 @@ final class PhotoListPane {
         pendingSelection = position
         Trace.shared.emit(.listSelect(row: position, id: photos.id(at: position), name: photos.name(at: position)))
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
-        MainLoop.perform(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            MainActor.assumeIsolated { self?.scrollToPendingSelection() }
-        }
+        MainLoop.onMainActor(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in self?.scrollToPendingSelection() }
     }
 
     /// The photo the user opened (`selectWhenLaidOut`) moved to `position` as others came in

@@ -452,24 +452,9 @@ final class LiveFolder {
         var parts: [String] = []
         if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
         if let camera = held.camera { parts.append(DisplayText.line(camera)) }
-        if let taken = Self.localDate(held.taken) { parts.append(taken) }
+        // The locale's way of writing a date, and the time, as the camera's clock said it.
+        if let taken = DateTaken(held.taken)?.formatted("%x %H:%M") { parts.append(taken) }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
-    }
-
-    /// "2021-07-04 18:30:05" (local time, as cameras write it) in the locale's way of writing a
-    /// date, and the time.
-    private static func localDate(_ taken: String) -> String? {
-        let numbers = taken.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int32($0) }
-        guard numbers.count == 6, let zone = g_time_zone_new_local() else { return nil }
-        defer { g_time_zone_unref(zone) }
-        guard
-            let date = g_date_time_new(
-                zone, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], Double(numbers[5]))
-        else { return nil }
-        defer { g_date_time_unref(date) }
-        guard let text = g_date_time_format(date, "%x %H:%M") else { return nil }
-        defer { g_free(text) }
-        return String(cString: text)
     }
 
     // MARK: Sorting

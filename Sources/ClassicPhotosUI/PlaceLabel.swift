@@ -48,15 +48,8 @@ final class PlaceLabel {
     /// The month of a date taken as the index keeps it ("2021-07-04 18:30:05"), in the user's
     /// language ("July 2021"); nil where it is no such date.
     static func month(of taken: String) -> String? {
-        let parts = taken.prefix(7).split(separator: "-").compactMap { Int32($0) }
-        guard parts.count == 2, (1...12).contains(parts[1]), let utc = g_time_zone_new_utc() else { return nil }
-        defer { g_time_zone_unref(utc) }
-        guard let date = g_date_time_new(utc, parts[0], parts[1], 1, 0, 0, 0) else { return nil }
-        defer { g_date_time_unref(date) }
         // TRANSLATORS: a month and its year, floating over the list while it scrolls: a
         // g_date_time_format() format (%B is the month's name, %Y the year)
-        guard let text = g_date_time_format(date, tr("%B %Y")) else { return nil }
-        defer { g_free(text) }
-        return String(cString: text)
+        DateTaken(taken)?.formattedMonth(tr("%B %Y"))
     }
 }

@@ -213,9 +213,8 @@ public final class ClassicPhotosApp {
     /// SIGTERM and SIGINT quit through the main loop, so the trace ends with `app.quit`.
     private func installQuitSignals() {
         quitSignals = [SIGTERM, SIGINT].map { signal in
-            MainLoopSource(.unixSignal(signal)) { [weak self] in
-                // Unix signal sources are attached to the default context: the main thread.
-                MainActor.assumeIsolated { self?.quit() }
+            MainLoopSource.onMainActor(.unixSignal(signal)) { [weak self] in
+                self?.quit()
                 return .continue // a second signal while quitting does the same
             }
         }

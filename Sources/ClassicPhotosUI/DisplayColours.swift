@@ -38,8 +38,9 @@ final class DisplayColours {
         guard let display = gdk_display_get_default() else { return apply() }
         use(Self.profile(of: display))
         apply()
+        // Called as GDK handles the X event; read at the loop's next turn.
         _ = cp_watch_display_icc_profile(display) {
-            MainActor.assumeIsolated { DisplayColours.shared.displayProfileChanged() }
+            MainLoop.onMainActor { DisplayColours.shared.displayProfileChanged() }
         }
     }
 

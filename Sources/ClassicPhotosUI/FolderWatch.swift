@@ -70,7 +70,10 @@ final class FolderWatch {
         private var monitor: ObjectRef<GObject>?
         private var connection: SignalConnection?
         private var pending: [FolderChange] = []
-        private var flush: MainLoopSource?
+        /// Reports the changes once the folder has been quiet for `quietMilliseconds`.
+        private lazy var flush = Debounce(on: FolderWatchThread.shared.context) { [weak self] in
+            self?.reportPending()
+        }
         private var stopped = false
 
         init(folder: URL) { self.folder = folder }
@@ -109,7 +112,7 @@ final class FolderWatch {
             stopped = true
             changedBefore = nil
             connection = nil
-            flush = nil
+            flush.cancel()
             pending = []
             report = nil
             if let monitor { g_file_monitor_cancel(monitor.cast(GFileMonitor.self)) }
@@ -130,16 +133,10 @@ final class FolderWatch {
                 pending.append(.renamed(from: path, to: to))
             default: return
             }
-            flush = MainLoopSource(
-                .timeout(milliseconds: FolderWatch.quietMilliseconds), on: FolderWatchThread.shared.context
-            ) { [weak self] in
-                self?.reportPending()
-                return .remove
-            }
+            flush.schedule(afterMilliseconds: FolderWatch.quietMilliseconds)
         }
 
         private func reportPending() {
-            flush = nil
             let changes = pending
             pending = []
             if !changes.isEmpty { report?(changes) }

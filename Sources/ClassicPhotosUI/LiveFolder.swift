@@ -12,9 +12,10 @@ import PhotoPipeline
 /// of a folder that goes away leave with it.
 ///
 /// A burst of changes becomes one plan, worked out off the main thread from a snapshot of the
-/// list (`FolderChanges.plan`: a sorted merge), then applied as the list's edits, new photos in
-/// slices of `sliceRows`, one slice per main-loop iteration, so that no burst holds the window
-/// up however large it is. Changes that arrive meanwhile wait for the next plan.
+/// list (`FolderChanges.plan`: a sorted merge), then applied as the list's edits, new photos
+/// `editRows` to an edit, in idle slices (`IdleSlices`: an edit that costs more than a slice's
+/// budget goes alone), so that no burst holds the window up however large it is. Changes that
+/// arrive meanwhile wait for the next plan.
 @MainActor
 final class LiveFolder {
     let url: URL
@@ -32,8 +33,7 @@ final class LiveFolder {
         didSet { sayWatchLimitIfReached() }
     }
     private var unwatched = 0
-    /// Folders still to be watched, each with when it was read (seconds since 1970) if known,
-    /// and the idle source watching them a few at a time.
+    /// Folders still to be watched, each with when it was read (seconds since 1970) if known.
     private var toWatch: ArraySlice<(folder: URL, readSince: Double?)> = []
     /// Folders changed between their reading and their watch's beginning (with when they were
     /// read): read again once the list holds all the source gave, and what they hold set
@@ -41,12 +41,10 @@ final class LiveFolder {
     private var toReread: [(path: String, readSince: Double)] = []
     /// Whether the source has given all its rows (a folder read again is set against them all).
     private var sourceFinished = false
-    private var watching: MainLoopSource?
-
-    /// Folders given a watch per main-loop iteration. Watches are made on the watching thread
-    /// (a watch costs about 15 µs there: the kernel marks each of the folder's entries); asking
-    /// for them a few at a time lets the first screen's work go first.
-    static let watchesPerIteration = 200
+    /// Asks for the folders' watches in idle slices. Watches are made on the watching thread (a
+    /// watch costs about 15 µs there: the kernel marks each of the folder's entries); asking for
+    /// them a slice at a time lets the first screen's work go first.
+    private lazy var watching = IdleSlices { [weak self] in self?.watchNext() ?? .done }
     /// The order the rows are in now.
     private(set) var order: PhotoOrder
     /// Whether that order is known to be right: false while it comes from the dates the index
@@ -66,12 +64,13 @@ final class LiveFolder {
     private var waiting: [FolderChange] = []
     /// What is left to apply of the current plan, and what the trace says once it is.
     private var applying: (edits: ArraySlice<PhotoListEdit>, plan: FolderChangePlan, version: Int)?
-    private var slices: MainLoopSource?
+    /// Applies them, an edit a step.
+    private lazy var slices = IdleSlices { [weak self] in self?.applyNextEdit() ?? .done }
     /// Whether the app itself just changed the file at a path (its own trash, undo, rotate).
     var isOwnChange: ((String) -> Bool)?
 
-    /// New photos applied per main-loop iteration.
-    static let sliceRows = 2_000
+    /// New photos put into the list per edit.
+    static let editRows = 2_000
 
     init(
         url: URL, order: PhotoOrder, orderChecked: Bool = true, tree: [URL]? = nil, readBegan: Double? = nil,
@@ -87,28 +86,24 @@ final class LiveFolder {
         watch(tree ?? [url], readSince: readBegan)
     }
 
-    /// Watches each of `folders` (not yet watched) while there is room: a first share of them
-    /// at once, the rest a few at a time between the window's other work.
+    /// Watches each of `folders` (not yet watched) while there is room: a first slice of them
+    /// at once, the rest a slice at a time between the window's other work.
     ///
-    /// The first share is asked for before the source says it is loaded (that is in the same
+    /// The first slice is asked for before the source says it is loaded (that is in the same
     /// turn as its last rows, or later): left to an idle turn, it waited behind the first
     /// screen's thumbnails, and a picture saved meanwhile two folders down was never shown.
     private func watch(_ folders: [URL], readSince: Double?) {
         toWatch += folders.map { ($0, readSince) }
-        if watches.isEmpty {
-            for (folder, since) in toWatch.prefix(Self.watchesPerIteration) { add(folder, readSince: since) }
-            toWatch = toWatch.dropFirst(Self.watchesPerIteration)
-        }
-        guard watching == nil, !toWatch.isEmpty else { return sayWatchLimitIfReached() }
-        watching = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            guard let self else { return .remove }
-            for (folder, since) in toWatch.prefix(Self.watchesPerIteration) { add(folder, readSince: since) }
-            toWatch = toWatch.dropFirst(Self.watchesPerIteration)
-            guard toWatch.isEmpty else { return .continue }
-            watching = nil
-            sayWatchLimitIfReached()
-            return .remove
-        }
+        guard !watching.isRunning, !toWatch.isEmpty else { return sayWatchLimitIfReached() }
+        watching.start(now: watches.isEmpty)
+    }
+
+    /// Watches the next folder waiting for its watch.
+    private func watchNext() -> IdleSlices.Step {
+        if let (folder, since) = toWatch.popFirst() { add(folder, readSince: since) }
+        guard toWatch.isEmpty else { return .more }
+        sayWatchLimitIfReached()
+        return .done
     }
 
     private func add(_ folder: URL, readSince: Double?) {
@@ -152,12 +147,12 @@ final class LiveFolder {
     func close() {
         for watch in watches.values { watch.cancel() }
         watches = [:]
-        watching = nil
+        watching.cancel()
         toWatch = []
         toReread = []
         sorting?.cancel()
         planning?.cancel()
-        slices = nil
+        slices.cancel()
         applying = nil
         waiting = []
     }
@@ -241,18 +236,15 @@ final class LiveFolder {
         for id in plan.removed { facts.removeValue(forKey: id) }
         facts.merge(plan.factsRead) { $1 }
         guard !plan.isEmpty else { return planIfIdle() }
-        applying = (plan.edits(slice: Self.sliceRows)[...], plan, photos.version)
+        applying = (plan.edits(slice: Self.editRows)[...], plan, photos.version)
         // The first slice at once; the rest on the next iterations, input and drawing between.
-        guard applyNextSlice() == .continue else { return }
-        slices = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            self?.applyNextSlice() ?? .remove
-        }
+        slices.start(now: true)
     }
 
-    private func applyNextSlice() -> MainLoopSource.Action {
-        guard var current = applying else { return .remove }
+    private func applyNextEdit() -> IdleSlices.Step {
+        guard var current = applying else { return .done }
         if photos.version != current.version {
-            // Someone else changed the list between slices: the photos not yet in are placed
+            // Someone else changed the list between edits: the photos not yet in are placed
             // again by a new plan.
             let left = current.edits.flatMap { edit -> [FolderChange] in
                 guard case .insert(let entries, _) = edit else { return [] }
@@ -261,7 +253,7 @@ final class LiveFolder {
             finish(current.plan)
             waiting = left + waiting
             planIfIdle()
-            return .remove
+            return .done
         }
         if let edit = current.edits.popFirst() {
             if case .move(let id, _, _) = edit { facts.removeValue(forKey: id) }
@@ -269,15 +261,14 @@ final class LiveFolder {
         }
         current.version = photos.version
         applying = current
-        guard current.edits.isEmpty else { return .continue }
+        guard current.edits.isEmpty else { return .more }
         finish(current.plan)
         planIfIdle()
-        return .remove
+        return .done
     }
 
     private func finish(_ plan: FolderChangePlan) {
         applying = nil
-        slices = nil
         Trace.shared.emit(
             .sourceChanged(
                 url: url.absoluteString, added: plan.added, removed: plan.removedCount, changed: plan.changed,
@@ -461,24 +452,9 @@ final class LiveFolder {
         var parts: [String] = []
         if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
         if let camera = held.camera { parts.append(DisplayText.line(camera)) }
-        if let taken = Self.localDate(held.taken) { parts.append(taken) }
+        // The locale's way of writing a date, and the time, as the camera's clock said it.
+        if let taken = DateTaken(held.taken)?.formatted("%x %H:%M") { parts.append(taken) }
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
-    }
-
-    /// "2021-07-04 18:30:05" (local time, as cameras write it) in the locale's way of writing a
-    /// date, and the time.
-    private static func localDate(_ taken: String) -> String? {
-        let numbers = taken.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int32($0) }
-        guard numbers.count == 6, let zone = g_time_zone_new_local() else { return nil }
-        defer { g_time_zone_unref(zone) }
-        guard
-            let date = g_date_time_new(
-                zone, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], Double(numbers[5]))
-        else { return nil }
-        defer { g_date_time_unref(date) }
-        guard let text = g_date_time_format(date, "%x %H:%M") else { return nil }
-        defer { g_free(text) }
-        return String(cString: text)
     }
 
     // MARK: Sorting

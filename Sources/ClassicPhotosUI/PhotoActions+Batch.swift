@@ -6,7 +6,7 @@ import PhotoPipeline
 @MainActor
 final class BatchTally<Item: Sendable, Value: Sendable> {
     var succeeded: [(item: Item, value: Value)] = []
-    var failed: [(item: Item, failure: PhotoFiles.Failure)] = []
+    var failed: [(item: Item, failure: PhotoFileFailure)] = []
 }
 
 /// What the pieces of a batch have brought so far (the photos put back, say).
@@ -25,7 +25,7 @@ extension PhotoActions {
     @discardableResult
     func runBatch<Item: Sendable, Value: Sendable>(
         _ kind: FileBatchKind, _ items: [Item], text: @escaping (_ done: Int, _ total: Int) -> String,
-        work: @escaping @Sendable (Item) -> Result<Value, PhotoFiles.Failure>,
+        work: @escaping @Sendable (Item) -> Result<Value, PhotoFileFailure>,
         piece: @escaping @MainActor @Sendable ([(item: Item, value: Value)]) -> Void,
         finished: @escaping @MainActor @Sendable (BatchTally<Item, Value>, _ cancelled: Bool) -> Void
     ) -> FileBatch {
@@ -34,7 +34,7 @@ extension PhotoActions {
         let tally = BatchTally<Item, Value>()
         let job = progress.begin(kind, total: items.count, text: text) { batch.cancel() }
         let delay = AppConfiguration.current.testSwitches.fileWorkDelayMilliseconds
-        let paced: @Sendable (Item) -> Result<Value, PhotoFiles.Failure> = { item in
+        let paced: @Sendable (Item) -> Result<Value, PhotoFileFailure> = { item in
             if delay > 0 { usleep(delay * 1_000) }
             return work(item)
         }

@@ -171,7 +171,7 @@ extension PhotoActions {
     @discardableResult
     private func runRemoval<Value: Sendable>(
         _ kind: FileBatchKind, _ files: [FileTarget], text: @escaping (_ done: Int, _ total: Int) -> String,
-        work: @escaping @Sendable (FileTarget) -> Result<Value, PhotoFiles.Failure>,
+        work: @escaping @Sendable (FileTarget) -> Result<Value, PhotoFileFailure>,
         trace: @escaping @Sendable (PhotoTarget) -> TraceEvent,
         finished: @escaping @MainActor @Sendable (BatchTally<FileTarget, Value>) -> Void
     ) -> FileBatch {

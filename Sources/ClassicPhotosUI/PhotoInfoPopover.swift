@@ -60,21 +60,9 @@ final class PhotoInfoPopover {
     /// The date taken ("2021-07-04 18:30:05", as EXIF says it, in the photo's own time) the way
     /// the user's language writes dates; as it is where it does not read as one.
     private static func localDate(_ exif: String) -> String {
-        let parts = exif.split(whereSeparator: { $0 == "-" || $0 == " " || $0 == ":" }).compactMap { Int($0) }
-        guard parts.count == 6, let utc = g_time_zone_new_utc(),
-            let date = g_date_time_new(
-                utc, Int32(parts[0]), Int32(parts[1]), Int32(parts[2]), Int32(parts[3]), Int32(parts[4]),
-                Double(parts[5]))
-        else { return exif }
-        defer {
-            g_date_time_unref(date)
-            g_time_zone_unref(utc)
-        }
         // TRANSLATORS: how the date a photo was taken is written: a g_date_time_format() format
         // (%B is the month's name, %-d the day without a leading zero)
-        guard let text = g_date_time_format(date, tr("%Y-%m-%d %H:%M:%S")) else { return exif }
-        defer { g_free(text) }
-        return String(cString: text)
+        DateTaken(exif)?.formatted(tr("%Y-%m-%d %H:%M:%S")) ?? exif
     }
 
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.

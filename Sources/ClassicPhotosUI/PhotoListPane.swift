@@ -41,7 +41,8 @@ final class PhotoListPane {
     private let window: Widget<ApplicationWindow>
     /// The grid's most columns, as last set (see `fitColumns`).
     private var columnLimit = 0
-    private var fitting: MainLoopSource?
+    /// `fitColumns` at the next turn, after the last of a run of changes to the window's size.
+    private lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
     /// The view's layout read once GTK has finished it (see `settleSoon`).
     private var settling: MainLoopSource?
     /// A reordered list's place, kept once GTK has laid the new order out (see `keepingPlace`).
@@ -408,11 +409,7 @@ final class PhotoListPane {
 
     /// `fitColumns` once the window has its new size.
     private func fitColumnsSoon() {
-        fitting = MainLoopSource.onMainActor(.idle) { [weak self] in
-            self?.fitting = nil
-            self?.fitColumns()
-            return .remove
-        }
+        fitting.schedule(afterMilliseconds: 0)
     }
 
     /// One size larger (`steps` 1) or smaller (-1), among the sizes offered.
@@ -490,9 +487,7 @@ final class PhotoListPane {
         pendingSelection = position
         Trace.shared.emit(.listSelect(row: position, id: photos.id(at: position), name: photos.name(at: position)))
         // Scrolled once the list has a size: before its first layout there is nowhere to go.
-        MainLoop.perform(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            MainActor.assumeIsolated { self?.scrollToPendingSelection() }
-        }
+        MainLoop.onMainActor(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in self?.scrollToPendingSelection() }
     }
 
     /// The photo the user opened (`selectWhenLaidOut`) moved to `position` as others came in
@@ -550,7 +545,7 @@ final class PhotoListPane {
         onLayoutChanged = nil
         onDrag = nil
         drags.removeAll()
-        fitting = nil
+        fitting.cancel()
         settling = nil
         placing = nil
         selection.close()

@@ -107,16 +107,13 @@ extension PhotoViewer {
         Trace.shared.emit(.viewerZoom(level: zoom))
         chrome.showZoom(zoom)
         // Decoding again waits until zooming pauses (a pinch changes the zoom every frame).
-        redecodeTimer = MainLoopSource.onMainActor(.timeout(milliseconds: 150)) { [weak self] in
-            self?.considerRedecode()
-            return .remove
-        }
+        redecoding.schedule(afterMilliseconds: 150)
     }
 
     /// Zoomed in past the decoded resolution: decodes again, larger, from the bytes the viewer
     /// already has (`ViewerLimits.largerDecodeSide`).
     func considerRedecode() {
-        redecodeTimer = nil
+        redecoding.cancel()
         // An animation is decoded once, at the size shown; zooming in enlarges its frames.
         guard let slot = current, let picture = slot.picture, picture.animation == nil,
             let side = ViewerLimits.largerDecodeSide(

@@ -75,7 +75,8 @@ final class PhotoViewer {
     /// The colour profile the shown photo's colours were turned into sRGB from (nil: none,
     /// sRGB assumed), for the info and the trace.
     var shownProfile: String?
-    var redecodeTimer: MainLoopSource?
+    /// Decodes again, larger, once zooming pauses (`considerRedecode`).
+    lazy var redecoding = Debounce.onMainActor { [weak self] in self?.considerRedecode() }
     /// The slideshow (F5), and whether the window was fullscreen before it began.
     private(set) var slideshow: ViewerSlideshow!
     var fullscreenBeforeSlideshow = false
@@ -221,7 +222,7 @@ final class PhotoViewer {
 
     /// Cancels every load and forgets every photo (closing, or the list is replaced).
     func cancelAll() {
-        redecodeTimer = nil
+        redecoding.cancel()
         for case .drop(let id) in paging.close() { drop(id) }
         slots.removeAll()
     }
@@ -281,7 +282,7 @@ final class PhotoViewer {
                 setShown(nil, state: nil)
                 zooming.setImageSize(width: 0, height: 0)
                 zooming.fit()
-                redecodeTimer = nil
+                redecoding.cancel()
             case .start(let id, let urgent):
                 guard let photo = slots[id]?.photo ?? processor.snapshot(of: id) else { continue }
                 let slot = slots[id] ?? Slot(photo: photo)

@@ -12,7 +12,7 @@ import PhotoPipeline
 final class PlaceLabel {
     private let label: Widget<Label>
     private var shown: String?
-    private var hiding: MainLoopSource?
+    private lazy var hiding = Debounce.onMainActor { [weak self] in self?.hide() }
 
     /// How long the label stays once the scrolling ended.
     static let lingerMilliseconds: UInt32 = 900
@@ -23,7 +23,7 @@ final class PlaceLabel {
 
     /// Shows `text` (nil: nothing to say here, the label goes).
     func show(_ text: String?) {
-        hiding = nil
+        hiding.cancel()
         guard let text else { return hide() }
         if text != shown {
             shown = text
@@ -36,14 +36,11 @@ final class PlaceLabel {
     /// The scrolling ended: the label goes a moment later.
     func scrollEnded() {
         guard shown != nil else { return }
-        hiding = MainLoopSource.onMainActor(.timeout(milliseconds: Self.lingerMilliseconds)) { [weak self] in
-            self?.hide()
-            return .remove
-        }
+        hiding.schedule(afterMilliseconds: Self.lingerMilliseconds)
     }
 
     private func hide() {
-        hiding = nil
+        hiding.cancel()
         shown = nil
         label.isVisible = false
     }
@@ -51,15 +48,8 @@ final class PlaceLabel {
     /// The month of a date taken as the index keeps it ("2021-07-04 18:30:05"), in the user's
     /// language ("July 2021"); nil where it is no such date.
     static func month(of taken: String) -> String? {
-        let parts = taken.prefix(7).split(separator: "-").compactMap { Int32($0) }
-        guard parts.count == 2, (1...12).contains(parts[1]), let utc = g_time_zone_new_utc() else { return nil }
-        defer { g_time_zone_unref(utc) }
-        guard let date = g_date_time_new(utc, parts[0], parts[1], 1, 0, 0, 0) else { return nil }
-        defer { g_date_time_unref(date) }
         // TRANSLATORS: a month and its year, floating over the list while it scrolls: a
         // g_date_time_format() format (%B is the month's name, %Y the year)
-        guard let text = g_date_time_format(date, tr("%B %Y")) else { return nil }
-        defer { g_free(text) }
-        return String(cString: text)
+        DateTaken(taken)?.formattedMonth(tr("%B %Y"))
     }
 }

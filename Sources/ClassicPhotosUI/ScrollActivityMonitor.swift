@@ -25,8 +25,8 @@ final class ScrollActivityMonitor {
     private var scrollbarHeld = false
     private var lastKeyAt: Int = .min / 2
     private var lastWheelAt: Int = .min / 2
-    /// Ends the scroll when it fires; replaced on every movement, destroyed with the monitor.
-    private var quietTimer: MainLoopSource?
+    /// Ends the scroll when it fires; put off by every movement, cancelled with the monitor.
+    private lazy var quiet = Debounce.onMainActor { [weak self] in self?.quietPeriodElapsed() }
 
     /// - Parameters:
     ///   - scrolledWindow: the scrolled window around the list.
@@ -134,16 +134,10 @@ final class ScrollActivityMonitor {
     }
 
     private func restartQuietTimer() {
-        quietTimer?.cancel()
-        quietTimer = MainLoopSource.onMainActor(.timeout(milliseconds: quietPeriodMs)) { [weak self] in
-            // The default context runs on the main thread, which owns the main actor.
-            self?.quietPeriodElapsed()
-            return .remove
-        }
+        quiet.schedule(afterMilliseconds: quietPeriodMs)
     }
 
     private func quietPeriodElapsed() {
-        quietTimer = nil
         // A finger still on the touchpad or a button still on the scrollbar: not over yet;
         // their end events restart the timer.
         guard isScrolling, !fingerOnTouchpad, !scrollbarHeld else { return }
@@ -153,8 +147,7 @@ final class ScrollActivityMonitor {
 
     /// Stops listening; call before the widgets go away.
     func invalidate() {
-        quietTimer?.cancel()
-        quietTimer = nil
+        quiet.cancel()
         connections.removeAll()
         onBegan = nil
         onEnded = nil

@@ -7,9 +7,9 @@ import PhotoPipeline
 ///
 /// The loader reads on a worker and may have a hundred batches of 10,000 rows ready at once;
 /// run back to back they would hold the main loop for most of a second. The loader cuts them
-/// into pieces on its worker; the feed queues the events and hands over one piece per
-/// main-loop iteration (a few, while each costs little), at idle priority, so input, drawing
-/// and the photo work's results get their turn in between. Events keep their order.
+/// into pieces on its worker; the feed queues the events and hands them over in idle slices
+/// (`IdleSlices`): one piece per main-loop iteration, a few while each costs little, so input,
+/// drawing and the photo work's results get their turn in between. Events keep their order.
 ///
 /// The first rows of a load come in small pieces: the views make and bind their row widgets
 /// (up to about 200 in GTK 4.8's list) as the first rows arrive, and lay them out in the next
@@ -26,12 +26,6 @@ final class SourceFeed {
     static let leadRows = 250
     static let leadPieceRows = 25
     static let pieceRows = 100_000
-    /// How long (µs) a turn may have taken and still go on to the next batch. Once the views
-    /// have made their rows, the lead's last pieces cost a millisecond or two each; one a turn,
-    /// each waited for a frame, and a tree's listing waited behind them. A piece that makes
-    /// rows costs more than this (25 rows, 4 to 10 ms), so those still go one a turn, each
-    /// laid out in a frame of its own.
-    static let turnBudget: Int64 = 3_000
 
     private let handle: (PhotoSourceEvent) -> Void
     private var rowsQueued = 0
@@ -39,7 +33,12 @@ final class SourceFeed {
     private var loadEnded = false
     private var queue: [PhotoSourceEvent] = []
     private var next = 0
-    private var drain: MainLoopSource?
+    /// Hands the events over, a piece at a time. Once the views have made their rows, the
+    /// lead's last pieces cost a millisecond or two each; one a turn, each waited for a frame,
+    /// and a tree's listing waited behind them. A piece that makes rows costs more than a
+    /// slice's budget (25 rows, 4 to 10 ms), so those still go one a turn, each laid out in a
+    /// frame of its own.
+    private lazy var drain = IdleSlices { [weak self] in self?.handOverPiece() ?? .done }
     private var loading: Cancellable?
 
     /// Starts reading `sources`; `handle` receives every event on the main actor, in order.
@@ -56,7 +55,7 @@ final class SourceFeed {
     func cancel() {
         loading?.cancel()
         loading = nil
-        drain = nil
+        drain.cancel()
         queue = []
         next = 0
     }
@@ -65,26 +64,20 @@ final class SourceFeed {
         guard loading != nil else { return }
         if case .batch(_, let piece) = event { rowsQueued += piece.count }
         queue.append(event)
-        guard drain == nil else { return }
-        drain = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            self?.handOver() ?? .remove
-        }
+        drain.start()
     }
 
-    /// Hands over events from here until a batch has been handed over and the turn has taken
-    /// `turnBudget` (the end of a batch's source goes with it, so the list is whole, and says
-    /// so, without waiting for another frame); removes itself when the queue is empty.
-    private func handOver() -> MainLoopSource.Action {
-        let began = g_get_monotonic_time()
+    /// Hands over the events up to the next batch, that batch, and the events after it up to
+    /// the batch after that (the end of a batch's source goes with it, so the list is whole,
+    /// and says so, without waiting for another frame); done when the queue is empty.
+    private func handOverPiece() -> IdleSlices.Step {
         var batchHandedOver = false
-        while next < queue.count,
-            !(batchHandedOver && queue[next].isBatch && g_get_monotonic_time() - began >= Self.turnBudget)
-        {
+        while next < queue.count, !(batchHandedOver && queue[next].isBatch) {
             let event = queue[next]
             next += 1
             handle(event)
             if event.isLast(of: sourceCount) { loadEnded = true }
-            guard drain != nil else { return .remove } // cancelled by the handler
+            guard drain.isRunning else { return .done } // cancelled by the handler
             batchHandedOver = batchHandedOver || event.isBatch
         }
         guard next >= queue.count else {
@@ -96,18 +89,17 @@ final class SourceFeed {
                 next = 0
                 releaseOnWorker(&handedOver, leaving: [])
             }
-            return .continue
+            return .more
         }
         // Freeing the names and addresses of 100,000 rows was a third of what handing them
         // over cost the main thread.
         releaseOnWorker(&queue, leaving: [])
         next = 0
-        drain = nil
         if loadEnded, rowsQueued > 10_000 {
             // Reading a long list leaves freed memory that glibc keeps for itself; give it back.
             DispatchQueue.global(qos: .utility).async { _ = malloc_trim(0) }
         }
-        return .remove
+        return .done
     }
 }
 

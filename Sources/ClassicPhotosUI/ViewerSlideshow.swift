@@ -23,7 +23,8 @@ final class ViewerSlideshow {
     var onShowControls: ((Bool) -> Void)?
     private let root: Widget<Overlay>
     private var timer: MainLoopSource?
-    private var resumeTimer: MainLoopSource?
+    /// Goes on once input has stopped for `resumeMilliseconds`.
+    private lazy var resuming = Debounce.onMainActor { [weak self] in self?.resume() }
     private var startedAt = Date.distantPast
     private var lastPointer: (x: Double, y: Double)?
     private var connections: [SignalConnection] = []
@@ -54,7 +55,7 @@ final class ViewerSlideshow {
         isRunning = false
         isPaused = false
         timer = nil
-        resumeTimer = nil
+        resuming.cancel()
         showControls(true)
         Trace.shared.emit(.slideshowStop)
     }
@@ -66,14 +67,13 @@ final class ViewerSlideshow {
         isPaused = true
         timer = nil
         showControls(true)
-        resumeTimer = MainLoopSource.onMainActor(.timeout(milliseconds: Self.resumeMilliseconds)) { [weak self] in
-            guard let self else { return .remove }
-            resumeTimer = nil
-            isPaused = false
-            showControls(false)
-            schedule()
-            return .remove
-        }
+        resuming.schedule(afterMilliseconds: Self.resumeMilliseconds)
+    }
+
+    private func resume() {
+        isPaused = false
+        showControls(false)
+        schedule()
     }
 
     /// The photo changed by hand (Left, Right): the full interval starts again.

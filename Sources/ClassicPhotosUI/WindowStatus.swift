@@ -29,12 +29,12 @@ final class WindowStatus {
     }
     /// The failed count the subtitle shows, and its pending refresh.
     private var failedInSubtitle = 0
-    private var subtitleRefresh: MainLoopSource?
+    private lazy var subtitleRefresh = Debounce.onMainActor { [weak self] in self?.refreshSubtitle() }
     /// Photos that failed since the last toast said so.
     private var newFailures: Set<PhotoID> = []
     /// How many of `newFailures` trying again may help.
     private var newRetryable = 0
-    private var failureToast: MainLoopSource?
+    private lazy var failureToast = Debounce.onMainActor { [weak self] in self?.reportFailures() }
     private var alert: Alert?
 
     init(ui: UIFile, parent: Widget<ApplicationWindow>, photos: PhotoList, processor: PhotoProcessor) {
@@ -87,7 +87,7 @@ final class WindowStatus {
     /// The subtitle once the list is in (the title names the source): how many photos, and how
     /// many of those shown so far could not be loaded ("16 photos, 3 failed").
     func refreshSubtitle() {
-        subtitleRefresh = nil
+        subtitleRefresh.cancel()
         guard !isLoading else { return }
         // Sub-folders head the list; the count is of photos.
         let folders = photos.firstPhoto
@@ -105,13 +105,11 @@ final class WindowStatus {
                 : photos)
     }
 
-    /// Refreshes the subtitle a moment later: photos that fail one after another update it once.
+    /// Refreshes the subtitle a moment later: photos that fail one after another update it once
+    /// (250 ms after the first; those after it do not put it off).
     private func scheduleSubtitle() {
-        guard subtitleRefresh == nil else { return }
-        subtitleRefresh = MainLoopSource(.timeout(milliseconds: 250)) { [weak self] in
-            MainActor.assumeIsolated { self?.refreshSubtitle() }
-            return .remove
-        }
+        guard !subtitleRefresh.isPending else { return }
+        subtitleRefresh.schedule(afterMilliseconds: 250)
     }
 
     private func refreshSpinner() {
@@ -177,10 +175,7 @@ final class WindowStatus {
     private func photoFailed(_ id: PhotoID, retryHelps: Bool) {
         guard newFailures.insert(id).inserted else { return }
         if retryHelps { newRetryable += 1 }
-        failureToast = MainLoopSource(.timeout(milliseconds: 1_000)) { [weak self] in
-            MainActor.assumeIsolated { self?.reportFailures() }
-            return .remove
-        }
+        failureToast.schedule(afterMilliseconds: 1_000)
     }
 
     private func reportFailures() {
@@ -189,7 +184,7 @@ final class WindowStatus {
         let retryable = newRetryable
         newFailures = []
         newRetryable = 0
-        failureToast = nil
+        failureToast.cancel()
         // Retry only when trying again may help one of them.
         showToast(
             String(
@@ -215,8 +210,8 @@ final class WindowStatus {
 
     /// Stops every pending refresh (the window is closing).
     func close() {
-        failureToast = nil
-        subtitleRefresh = nil
+        failureToast.cancel()
+        subtitleRefresh.cancel()
         processor.onActivityChanged = nil
     }
 }

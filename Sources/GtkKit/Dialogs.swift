@@ -176,6 +176,8 @@ public enum ShareMounting {
             raw, "notify::is-showing",
             pointer: { _ in
                 guard gtk_mount_operation_is_showing(dialog) != 0 else { return }
+                // GTK notifies as the dialog shows, on the main thread (no hop: `asked` is the
+                // caller's main-actor closure, run as the dialog shows).
                 MainActor.assumeIsolated { asked() }
             })
         g_file_mount_enclosing_volume(
@@ -185,7 +187,8 @@ public enum ShareMounting {
                 var failure: UnsafeMutablePointer<GError>?
                 g_file_mount_enclosing_volume_finish(OpaquePointer(source), result, &failure)
                 let error = failure.map { GLibError(consuming: $0) }
-                // The callback runs in the main context the mount was started from.
+                // The callback runs in the main context the mount was started from, on the main
+                // thread: no hop, `done` runs as the mount ends, while `pending` is held here.
                 MainActor.assumeIsolated {
                     pending.done(error.flatMap { $0.isIOError(G_IO_ERROR_ALREADY_MOUNTED) ? nil : $0 })
                 }

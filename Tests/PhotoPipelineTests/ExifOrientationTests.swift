@@ -167,11 +167,11 @@ import TestSupport
 
     @Test("What is not a whole JPEG is refused, not guessed at")
     func refused() throws {
-        #expect(throws: ExifOrientation.Failure.self) { try ExifOrientation.change(Data("GIF89a".utf8), to: 6) }
+        #expect(throws: PhotoFileFailure.self) { try ExifOrientation.change(Data("GIF89a".utf8), to: 6) }
         let jpeg = try TestPictures.jpegWithExif(make: "A", model: "B", original: "", orientation: 1, little: true)
         // Cut inside the EXIF segment.
-        #expect(throws: ExifOrientation.Failure.self) { try ExifOrientation.change(jpeg.prefix(40), to: 6) }
-        #expect(throws: ExifOrientation.Failure.self) { try ExifOrientation.change(jpeg, to: 9) }
+        #expect(throws: PhotoFileFailure.self) { try ExifOrientation.change(jpeg.prefix(40), to: 6) }
+        #expect(throws: PhotoFileFailure.self) { try ExifOrientation.change(jpeg, to: 9) }
     }
 
     @Test("Turning a JPEG file four times brings it back, and a PNG is saved again, turned")

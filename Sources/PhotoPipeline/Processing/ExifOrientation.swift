@@ -14,11 +14,6 @@ import Foundation
 /// Anything malformed (a truncated segment, an IFD outside its block, a segment that would
 /// grow past 64 KB) is refused rather than guessed at.
 public enum ExifOrientation {
-    /// Why a JPEG cannot be turned by its tag.
-    public struct Failure: Error, Sendable, Equatable {
-        public let message: String
-    }
-
     /// The orientation after turning a photo shown with `orientation` (1–8) a quarter turn
     /// clockwise (or counter-clockwise), as EXIF numbers them. Orientations 1, 6, 3, 8 are
     /// the upright photo turned 0°, 90°, 180° and 270° clockwise; 2, 7, 4, 5 the same
@@ -51,11 +46,13 @@ public enum ExifOrientation {
     }
 
     /// The change that gives `jpeg` orientation `orientation` (1–8).
-    public static func change(_ jpeg: Data, to orientation: Int) throws(Failure) -> Change {
-        guard (1...8).contains(orientation) else { throw Failure(message: translatable("No such orientation")) }
+    public static func change(_ jpeg: Data, to orientation: Int) throws(PhotoFileFailure) -> Change {
+        guard (1...8).contains(orientation) else {
+            throw PhotoFileFailure(message: translatable("No such orientation"))
+        }
         let bytes = [UInt8](jpeg)
         guard bytes.count > 4, PictureSignature.isJPEG(bytes) else {
-            throw Failure(message: translatable("Not a JPEG file"))
+            throw PhotoFileFailure(message: translatable("Not a JPEG file"))
         }
         let segments = try Self.segments(bytes)
         guard let exif = segments.first(where: \.isExif) else {
@@ -65,12 +62,12 @@ public enum ExifOrientation {
         let block = UnsafeTIFF(bytes: bytes, range: tiff..<exif.body.upperBound)
         guard block.isValid, let ifd0 = block.u32(4), ifd0 >= 8, let count = block.u16(ifd0), count < 1024,
             ifd0 + 2 + count * 12 + 4 <= block.count
-        else { throw Failure(message: translatable("The EXIF block is damaged")) }
+        else { throw PhotoFileFailure(message: translatable("The EXIF block is damaged")) }
         for n in 0..<count where block.u16(ifd0 + 2 + n * 12) == 0x0112 {
             let entry = ifd0 + 2 + n * 12
             // SHORT, one value: the value is in the entry itself, in its first two bytes.
             guard block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 else {
-                throw Failure(message: translatable("The EXIF orientation is not a single number"))
+                throw PhotoFileFailure(message: translatable("The EXIF orientation is not a single number"))
             }
             let value = block.encode16(orientation)
             return .patch(offset: tiff + entry + 8, bytes: value)
@@ -79,7 +76,7 @@ public enum ExifOrientation {
     }
 
     /// `jpeg` with orientation `orientation`, as bytes (the change applied).
-    public static func setting(_ jpeg: Data, to orientation: Int) throws(Failure) -> Data {
+    public static func setting(_ jpeg: Data, to orientation: Int) throws(PhotoFileFailure) -> Data {
         switch try change(jpeg, to: orientation) {
         case .rewrite(let data): return data
         case .patch(let offset, let bytes):
@@ -102,12 +99,12 @@ public enum ExifOrientation {
     }
 
     /// The marker segments before the image data (SOS), which must all be whole.
-    private static func segments(_ b: [UInt8]) throws(Failure) -> [Segment] {
+    private static func segments(_ b: [UInt8]) throws(PhotoFileFailure) -> [Segment] {
         var found: [Segment] = []
         var i = 2
         while true {
             guard i + 4 <= b.count, b[i] == 0xFF else {
-                throw Failure(message: translatable("The JPEG file is damaged"))
+                throw PhotoFileFailure(message: translatable("The JPEG file is damaged"))
             }
             let marker = b[i + 1]
             if marker == 0xFF { // fill byte
@@ -117,7 +114,7 @@ public enum ExifOrientation {
             if marker == 0xDA || marker == 0xD9 { return found }
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
             guard length >= 2, i + 2 + length <= b.count else {
-                throw Failure(message: translatable("The JPEG file is damaged"))
+                throw PhotoFileFailure(message: translatable("The JPEG file is damaged"))
             }
             let body = (i + 4)..<(i + 2 + length)
             let exif =
@@ -143,7 +140,7 @@ public enum ExifOrientation {
     /// The file with IFD0 copied, the orientation added, to the end of the EXIF block.
     private static func addingTag(
         to b: [UInt8], exif: Segment, block: UnsafeTIFF, ifd0: Int, orientation: Int
-    ) throws(Failure) -> [UInt8] {
+    ) throws(PhotoFileFailure) -> [UInt8] {
         let count = block.u16(ifd0)!
         var entries: [[UInt8]] = (0..<count).map { n in
             let at = block.range.lowerBound + ifd0 + 2 + n * 12
@@ -164,7 +161,7 @@ public enum ExifOrientation {
         for entry in entries { tail += entry }
         tail += nextIFD
         let newLength = exif.body.count + tail.count + 2
-        guard newLength <= 0xFFFF else { throw Failure(message: translatable("The EXIF block is full")) }
+        guard newLength <= 0xFFFF else { throw PhotoFileFailure(message: translatable("The EXIF block is full")) }
         var out = b
         out.insert(contentsOf: tail, at: exif.body.upperBound)
         // The segment's length, and the header's pointer to IFD0.

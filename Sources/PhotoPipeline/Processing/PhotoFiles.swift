@@ -6,14 +6,6 @@ import GLibKit
 /// What the viewer does to a photo's file: move it to the desktop's trash and back, delete it,
 /// turn it. Blocking file work: run it off the main thread.
 public enum PhotoFiles {
-    /// What went wrong, in GIO's words (or the app's).
-    public struct Failure: Error, Sendable, Equatable {
-        public let message: String
-        public init(message: String) { self.message = message }
-        /// The message in the user's language (GIO's and the C library's are already).
-        public var localizedMessage: String { MessageCatalogue.translate(message) }
-    }
-
     // MARK: Trash
 
     /// A photo moved to the trash: where it was, and where the trash keeps it (if it was found
@@ -33,7 +25,7 @@ public enum PhotoFiles {
     /// not by reading the whole trash: with thousands of photos there, that made moving a
     /// photo cost as much as listing all of them. `trashes` are the trash folders the file may
     /// go to (`trashFolders(for:)`; found for it when nil).
-    public static func trash(_ path: String, trashes: [String]? = nil) -> Result<Trashed, Failure> {
+    public static func trash(_ path: String, trashes: [String]? = nil) -> Result<Trashed, PhotoFileFailure> {
         let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
         let trashes = trashes ?? trashFolders(for: path)
         let name = (path as NSString).lastPathComponent
@@ -97,7 +89,7 @@ public enum PhotoFiles {
         public init() {}
 
         /// Moves the file at `path` to the trash, as `PhotoFiles.trash` does.
-        public func trash(_ path: String) -> Result<Trashed, Failure> {
+        public func trash(_ path: String) -> Result<Trashed, PhotoFileFailure> {
             let folder = (path as NSString).deletingLastPathComponent
             let trashes =
                 known.withLock { $0[folder] }
@@ -135,9 +127,9 @@ public enum PhotoFiles {
     /// `.trashinfo` removed. Nothing is overwritten: a new file where the photo was makes this
     /// fail. Fails too when the trash keeps the photo where it was not found (a trash of the
     /// desktop's own): `restore(_:from:)` then takes the item `trash:///` lists for it.
-    public static func restore(_ trashed: Trashed) -> Result<Void, Failure> {
+    public static func restore(_ trashed: Trashed) -> Result<Void, PhotoFileFailure> {
         guard let kept = trashed.trashedPath, FileManager.default.fileExists(atPath: kept) else {
-            return .failure(Failure(message: translatable("The photo is no longer in the trash")))
+            return .failure(PhotoFileFailure(message: translatable("The photo is no longer in the trash")))
         }
         let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
         if case .failure(let failure) = move(source, to: trashed.originalPath) { return .failure(failure) }
@@ -147,11 +139,11 @@ public enum PhotoFiles {
 
     /// Puts a trashed photo back from `item`, its entry in the desktop's trash (`trash:///`,
     /// whose backend removes its `.trashinfo`).
-    public static func restore(_ trashed: Trashed, from item: ObjectRef<GObject>) -> Result<Void, Failure> {
+    public static func restore(_ trashed: Trashed, from item: ObjectRef<GObject>) -> Result<Void, PhotoFileFailure> {
         move(item, to: trashed.originalPath)
     }
 
-    private static func move(_ source: ObjectRef<GObject>, to path: String) -> Result<Void, Failure> {
+    private static func move(_ source: ObjectRef<GObject>, to path: String) -> Result<Void, PhotoFileFailure> {
         let target = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
         var error: UnsafeMutablePointer<GError>?
         guard g_file_move(source.opaque, target.opaque, G_FILE_COPY_NOFOLLOW_SYMLINKS, nil, nil, nil, &error) != 0
@@ -162,7 +154,7 @@ public enum PhotoFiles {
     }
 
     /// Deletes the file at `path` for good (`g_file_delete`).
-    public static func delete(_ path: String) -> Result<Void, Failure> {
+    public static func delete(_ path: String) -> Result<Void, PhotoFileFailure> {
         let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
         var error: UnsafeMutablePointer<GError>?
         guard g_file_delete(file.opaque, nil, &error) != 0 else { return .failure(failure(error)) }
@@ -245,43 +237,43 @@ public enum PhotoFiles {
     /// its EXIF orientation (two bytes written in place where the tag is there), any other
     /// writable format by decoding it whole, turning the pixels and saving it again in its
     /// format (through a temporary file, `g_file_replace_contents`).
-    public static func turn(_ path: String, clockwise: Bool) -> Result<Turned, Failure> {
+    public static func turn(_ path: String, clockwise: Bool) -> Result<Turned, PhotoFileFailure> {
         let kind = turnKind(of: path)
         switch kind {
         case .unsupported:
-            return .failure(Failure(message: translatable("Pictures of this kind cannot be turned")))
+            return .failure(PhotoFileFailure(message: translatable("Pictures of this kind cannot be turned")))
         case .losslessJPEG:
             guard let data = FileManager.default.contents(atPath: path) else {
-                return .failure(Failure(message: translatable("The file cannot be read")))
+                return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
             }
             let orientation = ExifOrientation.turned(ExifOrientation.orientation(of: data), clockwise: clockwise)
-            do throws(ExifOrientation.Failure) {
+            do throws(PhotoFileFailure) {
                 switch try ExifOrientation.change(data, to: orientation) {
                 case .patch(let offset, let bytes):
                     let fd = open(path, O_WRONLY | O_CLOEXEC)
-                    guard fd >= 0 else { return .failure(Failure(message: String(cString: strerror(errno)))) }
+                    guard fd >= 0 else { return .failure(PhotoFileFailure(message: String(cString: strerror(errno)))) }
                     defer { close(fd) }
                     let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
                     guard written == bytes.count else {
-                        return .failure(Failure(message: String(cString: strerror(errno))))
+                        return .failure(PhotoFileFailure(message: String(cString: strerror(errno))))
                     }
                 case .rewrite(let rewritten):
                     if case .failure(let failure) = replace(path, with: rewritten) { return .failure(failure) }
                 }
             } catch {
-                return .failure(Failure(message: error.message))
+                return .failure(error)
             }
             return .success(Turned(kind: kind, orientation: orientation))
         case .reencode(let format):
             guard let data = FileManager.default.contents(atPath: path) else {
-                return .failure(Failure(message: translatable("The file cannot be read")))
+                return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
             }
             let cancellable = Cancellable()
             do throws(PhotoFailure) {
                 let info = try Decoding.info(data, cancellable: cancellable)
                 let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
                 guard side >= max(info.width, info.height) else {
-                    return .failure(Failure(message: translatable("The picture is too large to be turned")))
+                    return .failure(PhotoFileFailure(message: translatable("The picture is too large to be turned")))
                 }
                 let image = try Decoding.picture(.bytes(data), size: .fit(side), cancellable: cancellable)
                 let turned = gdk_pixbuf_rotate_simple(
@@ -297,14 +289,14 @@ public enum PhotoFiles {
                 if case .failure(let failure) = replace(path, with: encoded) { return .failure(failure) }
                 return .success(Turned(kind: kind, orientation: nil))
             } catch {
-                return .failure(Failure(message: error.detail))
+                return .failure(PhotoFileFailure(message: error.detail))
             }
         }
     }
 
     /// Writes `data` as the file at `path`, whole or not at all (GIO writes a temporary file
     /// beside it and renames it over the old one, keeping its permissions).
-    private static func replace(_ path: String, with data: Data) -> Result<Void, Failure> {
+    private static func replace(_ path: String, with data: Data) -> Result<Void, PhotoFileFailure> {
         let file = ObjectRef(takingOpaque: g_file_new_for_path(path)!)
         var error: UnsafeMutablePointer<GError>?
         let ok = data.withUnsafeBytes {
@@ -315,8 +307,9 @@ public enum PhotoFiles {
         return ok != 0 ? .success(()) : .failure(failure(error))
     }
 
-    private static func failure(_ error: UnsafeMutablePointer<GError>?) -> Failure {
+    private static func failure(_ error: UnsafeMutablePointer<GError>?) -> PhotoFileFailure {
         defer { if let error { g_error_free(error) } }
-        return Failure(message: error.map { String(cString: $0.pointee.message) } ?? translatable("Unknown error"))
+        return PhotoFileFailure(
+            message: error.map { String(cString: $0.pointee.message) } ?? translatable("Unknown error"))
     }
 }

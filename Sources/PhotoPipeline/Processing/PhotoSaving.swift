@@ -13,11 +13,6 @@ public enum PhotoSaving {
         public let height: Int
     }
 
-    /// What went wrong, in a sentence.
-    public struct Failure: Error, Sendable {
-        public let message: String
-    }
-
     /// Whether `path` names a JPEG file (by its ending); anything else is written as PNG.
     public static func isJPEG(_ path: String) -> Bool {
         let lower = path.lowercased()
@@ -26,7 +21,7 @@ public enum PhotoSaving {
 
     /// Decodes `bytes` whole, applies the sepia filter if asked, and writes the picture as PNG,
     /// or as JPEG when `path` ends in .jpg or .jpeg (on white, JPEG having no transparency).
-    public static func save(bytes: Data, sepia: Bool, to path: String) -> Result<Saved, Failure> {
+    public static func save(bytes: Data, sepia: Bool, to path: String) -> Result<Saved, PhotoFileFailure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
             let info = try Decoding.info(bytes, cancellable: cancellable)
@@ -47,17 +42,18 @@ public enum PhotoSaving {
                 : gdk_pixbuf_savev(image.pixbuf, path, "png", nil, nil, &error)
             if saved == 0 {
                 defer { if let error { g_error_free(error) } }
-                return .failure(Failure(message: error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
+                return .failure(
+                    PhotoFileFailure(message: error.map { String(cString: $0.pointee.message) } ?? "unknown error"))
             }
             return .success(Saved(format: jpeg ? "jpeg" : "png", width: image.width, height: image.height))
         } catch {
-            return .failure(Failure(message: error.detail))
+            return .failure(PhotoFileFailure(message: error.detail))
         }
     }
 
     /// Decodes `bytes` whole (within the viewer's pixel limit), sepia if asked: what Print puts
     /// on the page.
-    public static func fullPicture(bytes: Data, sepia: Bool) -> Result<PhotoImage, Failure> {
+    public static func fullPicture(bytes: Data, sepia: Bool) -> Result<PhotoImage, PhotoFileFailure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
             let info = try Decoding.info(bytes, cancellable: cancellable)
@@ -65,7 +61,7 @@ public enum PhotoSaving {
             let image = try Decoding.picture(.bytes(bytes), size: .fit(side), cancellable: cancellable)
             return .success(sepia ? SepiaFilter().apply(to: image) ?? image : image)
         } catch {
-            return .failure(Failure(message: error.detail))
+            return .failure(PhotoFileFailure(message: error.detail))
         }
     }
 }

@@ -1,0 +1,11 @@
+/// What went wrong doing something to a photo's file (moving it to the trash and back,
+/// deleting it, turning it, turning it by its EXIF tag, saving a copy, decoding it whole for
+/// the page), in a sentence: GIO's words, the C library's or the app's own.
+public struct PhotoFileFailure: Error, Sendable, Equatable {
+    public let message: String
+
+    public init(message: String) { self.message = message }
+
+    /// The message in the user's language (GIO's and the C library's are already).
+    public var localizedMessage: String { MessageCatalogue.translate(message) }
+}

@@ -66,6 +66,9 @@ final class LiveFolder {
     private var applying: (edits: ArraySlice<PhotoListEdit>, plan: FolderChangePlan, version: Int)?
     /// Applies them, an edit a step.
     private lazy var slices = IdleSlices { [weak self] in self?.applyNextEdit() ?? .done }
+    /// What the index holds for the photos shown, read off the main thread when a tooltip or
+    /// the place label first asks.
+    private let indexed = IndexedFacts()
     /// Whether the app itself just changed the file at a path (its own trash, undo, rotate).
     var isOwnChange: ((String) -> Bool)?
 
@@ -84,6 +87,7 @@ final class LiveFolder {
         isTree = tree != nil
         watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
         watch(tree ?? [url], readSince: readBegan)
+        indexed.onArrived = { [unowned pane] id in pane.refreshTooltip(of: id) }
     }
 
     /// Watches each of `folders` (not yet watched) while there is room: a first slice of them
@@ -234,6 +238,8 @@ final class LiveFolder {
     private func start(_ plan: FolderChangePlan) {
         for id in plan.rewritten { facts.removeValue(forKey: id) }
         for id in plan.removed { facts.removeValue(forKey: id) }
+        indexed.forget(plan.rewritten)
+        indexed.forget(plan.removed)
         facts.merge(plan.factsRead) { $1 }
         guard !plan.isEmpty else { return planIfIdle() }
         applying = (plan.edits(slice: Self.editRows)[...], plan, photos.version)
@@ -256,7 +262,10 @@ final class LiveFolder {
             return .done
         }
         if let edit = current.edits.popFirst() {
-            if case .move(let id, _, _) = edit { facts.removeValue(forKey: id) }
+            if case .move(let id, _, _) = edit {
+                facts.removeValue(forKey: id)
+                indexed.forget([id])
+            }
             photos.apply(edit)
         }
         current.version = photos.version
@@ -429,26 +438,27 @@ final class LiveFolder {
     }
 
     /// The date taken of a photo shown, as sorting read it, or as the index holds it; nil
-    /// where neither knows it (nothing is read from the file here).
+    /// where neither knows it, or the index's answer has not come yet.
     func dateTaken(of id: PhotoID, link: String) -> String? {
         if let taken = facts[id]?.taken { return taken }
-        return Self.indexFacts(link: link)?.taken
+        return indexFacts(of: id, link: link)?.taken
     }
 
-    /// What the index holds for the photo at `link` as its file is now (a `stat`, no read).
-    nonisolated static func indexFacts(link: String) -> PhotoIndex.Facts? {
-        guard let path = Self.path(ofLink: link) else { return nil }
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        return PhotoIndex.shared?.facts(path: path, size: Int64(status.st_size), modified: modified)
+    /// What the index holds for the photo, if it has been read (see `IndexedFacts`; the
+    /// tooltip is asked again when it comes).
+    private func indexFacts(of id: PhotoID, link: String) -> PhotoIndex.Facts? {
+        guard let path = Self.path(ofLink: link), case .known(let held) = indexed.facts(of: id, path: path) else {
+            return nil
+        }
+        return held
     }
 
     /// What the index knows of a photo shown, in words: its size in pixels (as shown), its
     /// camera and when it was taken ("4000 × 3000 · Canon EOS R6 · 04/07/21 18:30"); nil
-    /// where the index holds nothing for it (the folder was never sorted by date).
+    /// where the index holds nothing for it (the folder was never sorted by date), or its
+    /// answer has not come yet.
     func details(of id: PhotoID, link: String) -> String? {
-        guard let held = Self.indexFacts(link: link) else { return nil }
+        guard let held = indexFacts(of: id, link: link) else { return nil }
         var parts: [String] = []
         if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
         if let camera = held.camera { parts.append(DisplayText.line(camera)) }

@@ -202,6 +202,12 @@ final class PhotoListPane {
         show(snapshot, in: tile)
     }
 
+    /// The tooltip of the row or cell showing `id`, if any, asked for again (what it tells
+    /// has come).
+    func refreshTooltip(of id: PhotoID) {
+        boundTiles[id]?.root.refreshTooltip()
+    }
+
     /// After a reorder with rows in place (`PhotoListEdit.reorder`): GTK kept each row with
     /// its item, which now stands for the photo at the row's position; each row whose photo
     /// changed is shown again, as a bind would.

@@ -58,6 +58,8 @@ extension Handle where Kind: WidgetKind {
     public func unparent() { gtk_widget_unparent(widget) }
 
     public func setTooltip(_ text: String?) { gtk_widget_set_tooltip_text(widget, text) }
+    /// Asks for the tooltip again where the pointer rests on the widget (its text changed).
+    public func refreshTooltip() { gtk_widget_trigger_tooltip_query(widget) }
     /// Gives the widget a tooltip whose text is asked of `text` only when it is about to show
     /// (nil or empty: none). Setting a tooltip's text asks the display where the pointer is, a
     /// round trip to the X server of about 70 µs: too much for a row or cell that is bound to

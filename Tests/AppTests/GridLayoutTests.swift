@@ -26,7 +26,7 @@ extension GUITests {
 
         /// A tree of 100,000 photos in 2,000 folders (`photos/YEAR/NNN`, 50 in each) under a new
         /// folder: hard links to a few copies of one photo (a file takes at most 65,000 links).
-        private static func tree() throws -> URL {
+        static func tree() throws -> URL {
             let top = try TestPictures.makeFolder("grid-tree")
             let photo = Products.packageRoot.appendingPathComponent("data/photos/chelsea-the-cat.jpg")
             let copies = try (0..<4).map { n in

@@ -131,8 +131,18 @@ import Testing
                 .rowPreview(row: 2, id: id, source: "exif", w: 160, h: 120, covers: true),
                 #"{"t":1.500000,"ev":"row.preview","row":2,"id":42,"source":"exif","w":160,"h":120,"covers":true}"#
             )
+        case .rowTooltip:
+            (
+                .rowTooltip(row: 2, id: id, text: "4000 × 3000"),
+                #"{"t":1.500000,"ev":"row.tooltip","row":2,"id":42,"text":"4000 × 3000"}"#
+            )
         case .mainloopStall:
             (.mainloopStall(ms: 250), #"{"t":1.500000,"ev":"mainloop.stall","ms":250.000}"#)
+        case .ioOnMain:
+            (
+                .ioOnMain(kind: "index", text: "facts(path:size:modified:)"),
+                #"{"t":1.500000,"ev":"io.main","kind":"index","text":"facts(path:size:modified:)"}"#
+            )
         case .memoryLow:
             (.memoryLow(level: 255), #"{"t":1.500000,"ev":"memory.low","level":255}"#)
         case .cacheCleared:

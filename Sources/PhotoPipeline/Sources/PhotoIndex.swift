@@ -383,6 +383,16 @@ public final class PhotoIndex: @unchecked Sendable {
         return found
     }
 
+    /// What the index holds for the file at `path` as it is now (a `stat`, then a lookup; the
+    /// file is not read).
+    public func facts(ofFileAt path: String) -> Facts? {
+        MainThreadIO.check(.stat)
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        return facts(path: path, size: Int64(status.st_size), modified: modified)
+    }
+
     // MARK: Writing
 
     /// Keeps `facts` for the file at `path`, written with the next batch.

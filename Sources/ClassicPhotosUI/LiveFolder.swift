@@ -431,11 +431,16 @@ final class LiveFolder {
 
     /// Where photos named `entries` go in the folder's order now (photos put back from the
     /// trash), each as if it came alone.
-    func positions(for entries: [PhotoEntry]) -> [Int] {
+    /// `read`: the facts of photos already read, by address (off the main thread, as they came
+    /// back); any other photo's are read here.
+    func positions(for entries: [PhotoEntry], read: [String: SortFacts] = [:]) -> [Int] {
         FolderChanges.positions(of: entries, in: photos.snapshot(), order: order, known: facts) { [order] in
-            SortFacts.read(link: $0.link, taken: order.key == .dateTaken)
+            read[$0.link] ?? SortFacts.read(link: $0.link, taken: order.key == .dateTaken)
         }
     }
+
+    /// The facts sorting read of a photo shown (or shown until just now), if any.
+    func sortFacts(of id: PhotoID) -> SortFacts? { facts[id] }
 
     /// The date taken of a photo shown, as sorting read it, or as the index holds it; nil
     /// where neither knows it, or the index's answer has not come yet.

@@ -101,6 +101,10 @@ extension PhotoActions {
         }
         // The photos put back so far, all selected again.
         let back = Collected<PhotoID>()
+        // Where the list is a folder in an order of its files' facts, each photo's facts are
+        // read as it comes back, with the rest of its work: the main thread only places it.
+        let order = liveFolder?.order
+        let readFacts = order?.needsFacts ?? false, taken = order?.key == .dateTaken
         runBatch(
             .restore, batch.photos,
             text: { done, total in
@@ -109,17 +113,17 @@ extension PhotoActions {
                     Localization.number(done), Localization.number(total))
             },
             work: { photo in
-                let result = PhotoFiles.restore(photo.trashed)
+                var result = PhotoFiles.restore(photo.trashed)
                 if case .failure = result,
                     let item = DesktopServices.trashItem(originalPath: photo.trashed.originalPath)
                 {
-                    return PhotoFiles.restore(photo.trashed, from: item)
+                    result = PhotoFiles.restore(photo.trashed, from: item)
                 }
-                return result
+                return result.map { readFacts ? SortFacts.read(link: photo.entry.link, taken: taken) : nil }
             },
             piece: { [weak self] restored in
                 guard let self, batch.list == photos.generation else { return }
-                back.items += putBack(restored.map(\.item), after: back.items)
+                back.items += putBack(restored.map { ($0.item, $0.value) }, after: back.items)
             },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
@@ -149,8 +153,13 @@ extension PhotoActions {
     /// Photos back from the trash, into the list: in a folder's order where the list is their
     /// folder, where they were otherwise. The viewer (or the selection, with `before`, those
     /// put back earlier in the same Undo) shows them again. Their identities.
-    private func putBack(_ restored: [TrashedBatch.Photo], after before: [PhotoID]) -> [PhotoID] {
-        let ids = insertBack(restored.map { ($0.entry, $0.trashed.originalPath, $0.position) })
+    private func putBack(
+        _ restored: [(photo: TrashedBatch.Photo, facts: SortFacts?)], after before: [PhotoID]
+    )
+        -> [PhotoID]
+    {
+        let ids = insertBack(
+            restored.map { ($0.photo.entry, $0.photo.trashed.originalPath, $0.photo.position, $0.facts) })
         for id in ids {
             guard let position = photos.position(of: id) else { continue }
             Trace.shared.emit(.fileRestored(row: position, id: id, name: photos.name(at: position)))
@@ -205,18 +214,28 @@ extension PhotoActions {
         for target in removed.sorted(by: { $0.position < $1.position }) {
             if keptIDs.contains(target.id) { places[target.id] = target.position - out } else { out += 1 }
         }
-        pane.selection.select(insertBack(kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position) }))
+        pane.selection.select(
+            insertBack(
+                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position, liveFolder?.sortFacts(of: $0.id)) }))
     }
 
     /// Puts `entries` in the list, in one edit: where their folder's order puts them when the
-    /// list is that folder, else at `position` (the list as it is now); their identities.
-    private func insertBack(_ entries: [(entry: PhotoEntry, path: String, position: Int)]) -> [PhotoID] {
+    /// list is that folder (by the `facts` read of them off the main thread, or known from
+    /// before), else at `position` (the list as it is now); their identities.
+    private func insertBack(
+        _ entries: [(entry: PhotoEntry, path: String, position: Int, facts: SortFacts?)]
+    )
+        -> [PhotoID]
+    {
         // The places in the list as it is now, then the places once all are in.
         var places = entries.map { min($0.position, photos.count) }
         if let folder = liveFolder {
             let here = folder.url.standardizedFileURL.path
             let inFolder = entries.indices.filter { (entries[$0].path as NSString).deletingLastPathComponent == here }
-            for (index, place) in zip(inFolder, folder.positions(for: inFolder.map { entries[$0].entry })) {
+            let read = Dictionary(
+                inFolder.compactMap { index in entries[index].facts.map { (entries[index].entry.link, $0) } }
+            ) { first, _ in first }
+            for (index, place) in zip(inFolder, folder.positions(for: inFolder.map { entries[$0].entry }, read: read)) {
                 places[index] = place
             }
         }

@@ -25,6 +25,9 @@ final class Soak {
     private var typingInDialog = false
     private(set) var step = 0
     private var stallsBefore = 0
+    private var ioBefore = 0
+    /// Disk work on the main thread, each where it was seen (the app's function).
+    private(set) var ioOnMain: [String] = []
     private(set) var stalls: [Double] = []
     private(set) var peakResidentMB = 0
     private(set) var settleChecks = 0
@@ -104,6 +107,7 @@ final class Soak {
         watch = Watch(path: app.tracePath)
         errorsSeen = 0
         stallsBefore = 0
+        ioBefore = 0
         launches += 1
         scene = Scene(source: source, grid: scene.grid, recursive: scene.recursive)
         try waitFor("the window shown and its source read", seconds: 120) { !$0.loading && $0.sourcesStarted > 0 }
@@ -231,6 +235,11 @@ final class Soak {
             say(String(format: "            stall of %.0f ms", stall.ms))
         }
         stallsBefore = watch.stalls.count
+        for io in watch.ioOnMain.dropFirst(ioBefore) {
+            ioOnMain.append(io)
+            say("            disk work on the main thread: \(io)")
+        }
+        ioBefore = watch.ioOnMain.count
     }
 
     /// A GLib or GTK warning or critical, or a Swift runtime error.

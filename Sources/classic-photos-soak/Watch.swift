@@ -24,6 +24,8 @@ struct Watch {
     private(set) var sourcesStarted = 0
     /// Stalls of 50 ms or more, and when (the app's own clock).
     private(set) var stalls: [(t: Double, ms: Double)] = []
+    /// Disk work the app's main thread was caught doing (`io.main`), where.
+    private(set) var ioOnMain: [String] = []
     private(set) var lastTime = 0.0
     private(set) var events = 0
 
@@ -69,6 +71,7 @@ struct Watch {
             batchesStarted += 1
         case .batchEnd: batchesRunning -= 1
         case .mainloopStall(let ms) where ms >= 50: stalls.append((record.t, ms))
+        case .ioOnMain(let kind, let text): ioOnMain.append("\(kind) in \(text)")
         default: break
         }
     }

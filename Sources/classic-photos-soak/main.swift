@@ -45,9 +45,14 @@ let perThousand = Double(run.stalls.count) * 1_000 / Double(max(1, run.step))
 say(
     String(
         format:
-            "soak: passed: %d steps in %.0f s (%.2f a second), %d launches, %d settle checks; stalls of 50 ms or more: %d (%.1f per 1,000 actions%@); peak resident memory %d MB",
+            "soak: passed: %d steps in %.0f s (%.2f a second), %d launches, %d settle checks; stalls of 50 ms or more: %d (%.1f per 1,000 actions%@); disk work on the main thread: %d times; peak resident memory %d MB",
         run.step, elapsed, Double(run.step) / elapsed, run.launches, run.settleChecks, run.stalls.count, perThousand,
-        run.stalls.isEmpty ? "" : String(format: ", longest %.0f ms", run.stalls.max()!), run.peakResidentMB))
+        run.stalls.isEmpty ? "" : String(format: ", longest %.0f ms", run.stalls.max()!), run.ioOnMain.count,
+        run.peakResidentMB))
+if !run.ioOnMain.isEmpty {
+    let places = Dictionary(grouping: run.ioOnMain, by: { $0 }).map { "\($0.key) ×\($0.value.count)" }.sorted()
+    say("soak: disk work on the main thread: " + places.joined(separator: ", "))
+}
 if let most = options.maxStallsPerThousand, perThousand > most {
     say(String(format: "soak: FAILED: %.1f stalls per 1,000 actions, over %.1f", perThousand, most))
     exit(1)

@@ -85,9 +85,8 @@ extension GUITests {
             #expect(restored.event.batchEnded.map { $0.done == count && !$0.cancelled } == true)
             #expect(Self.files(in: photos) == names)
             #expect(Self.files(in: dataHome.appendingPathComponent("Trash/files")).isEmpty)
-            let back = events.filter {
-                $0.t >= restored.t - restored.event.ms! / 1000 && $0.event.name == .fileRestored
-            }
+            let trashEnded = try #require(Self.batchEnd(events, .trash)).t
+            let back = events.filter { $0.t > trashEnded && $0.event.name == .fileRestored }
             #expect(back.count == count)
             // In the folder's order: the row each went to is its number.
             let misplaced = back.filter { record in

@@ -41,6 +41,7 @@ public struct SortFacts: Sendable, Equatable {
         path: UnsafePointer<CChar>, taken: Bool, index: PhotoIndex? = PhotoIndex.shared,
         known: [String: PhotoIndex.Facts]? = nil
     ) -> SortFacts? {
+        MainThreadIO.check(.stat)
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         var facts = SortFacts(status)

@@ -41,6 +41,9 @@ public final class DecoderPool: @unchecked Sendable {
     public let idleSeconds: Double
     /// The address space each helper may use.
     public let addressSpaceBytes: UInt64
+    /// How this pool's pictures are decoded: in its helpers, or in the app itself (chosen once,
+    /// from the configuration, as the pool is made).
+    private(set) var decoding: any PictureDecoding = InProcessDecoding()
 
     private let helperPath: String?
     private let bubblewrapPath: String?
@@ -83,6 +86,7 @@ public final class DecoderPool: @unchecked Sendable {
                 confinementValue = .bubblewrap
             }
         }
+        if confinementValue != .inProcess { decoding = ConfinedDecoding(pool: self) }
     }
 
     /// How decodes are run now (bubblewrap may turn out not to work at the first start).

@@ -4,17 +4,16 @@ import Foundation
 import GLibKit
 
 /// Decoding in the pool's decoder helpers: each operation is a job sent to a helper (see
-/// `DecoderPool.run`), and what it answers is made back into the value the app uses: pixels
+/// `HelperRoster.run`), and what it answers is made back into the value the app uses: pixels
 /// into pictures with their colour options, outcomes into previews, facts and animations.
 struct ConfinedDecoding: PictureDecoding {
-    /// The pool this decoding belongs to (which holds it, and so outlives it).
-    unowned let pool: DecoderPool
+    let helpers: HelperRoster
 
     func picture(
         _ source: Decoding.Source, size: DecodeSize, raw: Bool, limits: DecodeLimits, budget: DecodeMemoryBudget,
         cancellable: Cancellable
     ) throws(PhotoFailure) -> PhotoImage {
-        let decoded = try pool.run(
+        let decoded = try helpers.run(
             .picture(size: size, raw: raw), input: try input(source, limits: limits, cancellable),
             limits: limits, budget: budget, cancellable: cancellable)
         guard let image = decoded.image else {
@@ -27,7 +26,7 @@ struct ConfinedDecoding: PictureDecoding {
     func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview? {
         let limits = DecodeLimits(maxBytes: max(head.count, 1), maxPixels: DecodeLimits.standard.maxPixels)
         guard
-            let decoded = try? pool.run(
+            let decoded = try? helpers.run(
                 .preview(squareSide: squareSide), input: .bytes(head), limits: limits,
                 budget: .shared, cancellable: cancellable),
             case .preview(_, let origin, let photoWidth, let photoHeight, let options) = decoded.outcome,
@@ -38,7 +37,7 @@ struct ConfinedDecoding: PictureDecoding {
     }
 
     func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
-        let decoded = try pool.run(
+        let decoded = try helpers.run(
             .info, input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard case .info(let info) = decoded.outcome else {
@@ -49,7 +48,7 @@ struct ConfinedDecoding: PictureDecoding {
 
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
         let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
-        let decoded = try pool.run(
+        let decoded = try helpers.run(
             .rawPreview, input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard let file = decoded.file else {
@@ -62,7 +61,7 @@ struct ConfinedDecoding: PictureDecoding {
         _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,
         cancellable: Cancellable
     ) throws(PhotoFailure) -> AnimationDecoder.Outcome {
-        let decoded = try pool.run(
+        let decoded = try helpers.run(
             .animation(side: side), input: .bytes(bytes), limits: limits, budget: budget, cancellable: cancellable)
         switch decoded.outcome {
         case .still(let reason): return .still(reason: reason)
@@ -82,7 +81,7 @@ struct ConfinedDecoding: PictureDecoding {
         // Thumbnails are at most 1024 pixels a side; anything larger is not one.
         let limits = DecodeLimits(maxBytes: 16 << 20, maxPixels: 1 << 20)
         guard
-            let decoded = try? pool.run(
+            let decoded = try? helpers.run(
                 .cachedThumbnail, input: .descriptor(fd), limits: limits,
                 budget: .shared, cancellable: Cancellable()),
             case .picture(_, let options) = decoded.outcome, let image = decoded.image
@@ -95,7 +94,7 @@ struct ConfinedDecoding: PictureDecoding {
     /// other stream read into memory first.
     private func input(
         _ source: Decoding.Source, limits: DecodeLimits, _ cancellable: Cancellable
-    ) throws(PhotoFailure) -> DecoderPool.Input {
+    ) throws(PhotoFailure) -> HelperRoster.Input {
         switch source {
         case .bytes(let bytes): return .bytes(bytes)
         case .stream(let stream):

@@ -17,7 +17,7 @@ enum SealedPixels {
     /// change its own copy of them. Takes `fd` (closes it). Throws unless the memfd is sealed
     /// and as large as the layout says.
     static func image(from fd: Int32, layout: PixelLayout) throws(PhotoFailure) -> PhotoImage {
-        // (`layout` was checked against the request's limits: see `DecoderPool`.)
+        // (`layout` was checked against the request's limits: see `HelperRoster.run`.)
         defer { Glibc.close(fd) }
         return try image(in: fd, layout: layout, offset: 0)
     }

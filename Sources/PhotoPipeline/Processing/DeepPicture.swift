@@ -144,3 +144,42 @@ enum DeepPicture {
         return (code, text.isEmpty ? "The \(depth) \(kind.name) could not be read" : text)
     }
 }
+
+extension DeepPicture {
+    /// Decodes a picture of `kind` kept whole (`bytes`) at full size into 8-bit sRGB (see
+    /// `decode`), with what its header says of its colours where that counts: a HEIF's `nclx`
+    /// where it has no profile, a PNG's cICP in place of its profile or gAMA / cHRM where it
+    /// has none.
+    static func decode(
+        _ bytes: [UInt8], kind: Kind, limits: DecodeLimits
+    ) -> Result<(PhotoImage, ColorProfile.Outcome), PhotoFailure> {
+        var fallback: Data?
+        var replacing: Data??
+        if kind == .heif {
+            fallback = HEIFHeader.nclxProfile(of: bytes)
+        } else if kind == .png, let chunks = ColourDescription.PNGChunks.read(bytes) {
+            switch chunks.profile {
+            case .replaces(let described): replacing = .some(described)
+            case .fallback(let described): fallback = described
+            case .none: break
+            }
+        }
+        return bytes.withUnsafeBytes { raw in
+            Result { () throws(PhotoFailure) in
+                try decode(raw, kind: kind, limits: limits, fallback: fallback, replacing: replacing)
+            }
+        }
+    }
+
+    /// `whole`, decoded at full size, scaled to `size` with its orientation kept.
+    static func scaled(
+        _ whole: PhotoImage, colours: ColorProfile.Outcome, to size: DecodeSize
+    ) throws(PhotoFailure) -> ImageDecoder.DecodedPicture {
+        let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
+        let image = try ImageDecoder.scaled(whole, width: w, height: h)
+        if let orientation = gdk_pixbuf_get_option(whole.pixbuf, "orientation"), image !== whole {
+            gdk_pixbuf_set_option(image.pixbuf, "orientation", orientation)
+        }
+        return (image.pixbuf, colours, image)
+    }
+}

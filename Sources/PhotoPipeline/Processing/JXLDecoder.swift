@@ -186,3 +186,25 @@ public enum JXLDecoder {
         return (Data(icc), nil)
     }
 }
+
+extension JXLDecoder {
+    /// Decodes the JPEG XL file kept whole (`bytes`), scales it to `size`, and turns its colours
+    /// into sRGB: the picture (owned by the image returned with it).
+    static func decode(
+        _ bytes: [UInt8], size: DecodeSize, limits: DecodeLimits, budget: DecodeMemoryBudget, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageDecoder.DecodedPicture {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(PhotoFailure) in
+                try decode(raw, limits: limits, budget: budget, cancellable: cancellable)
+            }
+        }
+        let decoded = try result.get()
+        let whole = decoded.image
+        let (w, h) = ImageDecoder.scaledSize(width: whole.width, height: whole.height, for: size)
+        let image = try ImageDecoder.scaled(whole, width: w, height: h)
+        let colours =
+            decoded.turned ?? decoded.profile.map { ColorProfile.convert(image.pixbuf, from: $0) }
+            ?? decoded.describedAs.map { .srgb($0) } ?? .assumedSRGB
+        return (image.pixbuf, colours, image)
+    }
+}

@@ -1,0 +1,109 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+
+/// Decoding in the pool's decoder helpers: each operation is a job sent to a helper (see
+/// `HelperRoster.run`), and what it answers is made back into the value the app uses: pixels
+/// into pictures with their colour options, outcomes into previews, facts and animations.
+struct ConfinedDecoding: PictureDecoding {
+    let helpers: HelperRoster
+
+    func picture(
+        _ source: Decoding.Source, size: DecodeSize, raw: Bool, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> PhotoImage {
+        let decoded = try helpers.run(
+            .picture(size: size, raw: raw), input: try input(source, limits: limits, cancellable),
+            limits: limits, budget: budget, cancellable: cancellable)
+        guard let image = decoded.image else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no picture")
+        }
+        if case .picture(_, let options) = decoded.outcome { ColorProfile.restore(options, on: image) }
+        return image
+    }
+
+    func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview? {
+        let limits = DecodeLimits(maxBytes: max(head.count, 1), maxPixels: DecodeLimits.standard.maxPixels)
+        guard
+            let decoded = try? helpers.run(
+                .preview(squareSide: squareSide), input: .bytes(head), limits: limits,
+                budget: .shared, cancellable: cancellable),
+            case .preview(_, let origin, let photoWidth, let photoHeight, let options) = decoded.outcome,
+            let image = decoded.image
+        else { return nil }
+        ColorProfile.restore(options, on: image)
+        return EmbeddedPreview(origin: origin, image: image, photoWidth: photoWidth, photoHeight: photoHeight)
+    }
+
+    func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
+        let decoded = try helpers.run(
+            .info, input: .bytes(bytes), limits: limits, budget: .shared,
+            cancellable: cancellable)
+        guard case .info(let info) = decoded.outcome else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        return info
+    }
+
+    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
+        let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
+        let decoded = try helpers.run(
+            .rawPreview, input: .bytes(bytes), limits: limits, budget: .shared,
+            cancellable: cancellable)
+        guard let file = decoded.file else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        return file
+    }
+
+    func animation(
+        _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> AnimationDecoder.Outcome {
+        let decoded = try helpers.run(
+            .animation(side: side), input: .bytes(bytes), limits: limits, budget: budget, cancellable: cancellable)
+        switch decoded.outcome {
+        case .still(let reason): return .still(reason: reason)
+        case .animation(let layouts, _, let delays, let plays) where layouts.count == delays.count:
+            return .animation(ViewerAnimation(frames: decoded.frames, delays: delays, plays: plays))
+        default:
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+    }
+
+    func cachedThumbnail(atPath path: String) -> PhotoImage? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        // Thumbnails are at most 1024 pixels a side; anything larger is not one.
+        let limits = DecodeLimits(maxBytes: 16 << 20, maxPixels: 1 << 20)
+        guard
+            let decoded = try? helpers.run(
+                .cachedThumbnail, input: .descriptor(fd), limits: limits,
+                budget: .shared, cancellable: Cancellable()),
+            case .picture(_, let options) = decoded.outcome, let image = decoded.image
+        else { return nil }
+        for (name, value) in options { gdk_pixbuf_set_option(image.pixbuf, name, value) }
+        return image
+    }
+
+    /// What `source` is handed to a helper as: a local file's stream as its descriptor, any
+    /// other stream read into memory first.
+    private func input(
+        _ source: Decoding.Source, limits: DecodeLimits, _ cancellable: Cancellable
+    ) throws(PhotoFailure) -> HelperRoster.Input {
+        switch source {
+        case .bytes(let bytes): return .bytes(bytes)
+        case .stream(let stream):
+            if let file = GObjectCast.instance(
+                stream.pointer, of: g_unix_input_stream_get_type(), as: GUnixInputStream.self)
+            {
+                return .descriptor(g_unix_input_stream_get_fd(file))
+            }
+            return .bytes(try Decoding.readAll(stream, limit: limits.maxBytes, cancellable: cancellable))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CGdkPixbuf
+import Foundation
+import GLibKit
+
+/// Decoding in the app's own process, by the decoders themselves (`ImageDecoder`,
+/// `EmbeddedPreview`, `ImageInfo`, `RawPhoto`, `AnimationDecoder`, gdk-pixbuf): where
+/// confinement is turned off (`CLASSIC_PHOTOS_SANDBOX=off`, for debugging) or the decoder
+/// helper is not installed.
+struct InProcessDecoding: PictureDecoding {
+    func picture(
+        _ source: Decoding.Source, size: DecodeSize, raw: Bool, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> PhotoImage {
+        switch source {
+        case .bytes(let bytes):
+            return try ImageDecoder.decode(
+                raw ? RawPhoto.preview(of: bytes) : bytes, size: size, limits: limits, budget: budget,
+                cancellable: cancellable)
+        case .stream(let stream) where !raw:
+            return try ImageDecoder.decode(
+                stream, size: size, limits: limits, budget: budget, cancellable: cancellable)
+        case .stream(let stream):
+            let bytes = try Decoding.readAll(stream, limit: limits.maxBytes, cancellable: cancellable)
+            return try ImageDecoder.decode(
+                RawPhoto.preview(of: bytes), size: size, limits: limits, budget: budget, cancellable: cancellable)
+        }
+    }
+
+    func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview? {
+        EmbeddedPreview.read(head, squareSide: squareSide)
+    }
+
+    func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
+        try ImageInfo.read(bytes)
+    }
+
+    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
+        try RawPhoto.preview(of: bytes)
+    }
+
+    func animation(
+        _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> AnimationDecoder.Outcome {
+        try AnimationDecoder.decode(
+            bytes, header: header, side: side, limits: limits, budget: budget, cancellable: cancellable)
+    }
+
+    func cachedThumbnail(atPath path: String) -> PhotoImage? {
+        gdk_pixbuf_new_from_file(path, nil).map(PhotoImage.init(taking:))
+    }
+}

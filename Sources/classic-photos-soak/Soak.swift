@@ -115,6 +115,12 @@ final class Soak {
 
     private func quit() throws {
         try key("ctrl+q")
+        // Under Xvfb no window manager hands the keyboard back to the window once a dialog has
+        // gone; a key pressed as one closes can be lost. Pressed again, as a person would.
+        if app.waitForExit(timeout: 10) == nil {
+            say("            Ctrl+Q went unanswered for 10 s: pressed again")
+            try key("ctrl+q")
+        }
         guard let status = app.waitForExit(timeout: 30) else {
             throw SoakFailure("the app did not quit within 30 s; its threads:\n\(threads())")
         }

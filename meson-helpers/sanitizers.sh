@@ -26,7 +26,7 @@ source meson-helpers/setup.sh
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(thread address thread-gui address-gui fuzz)
 # The GUI tests that drive the app's threads (see above), as a `swift test --filter` pattern.
-THREAD_GUI_TESTS='AppTests\.GUITests/((ScrollSchedulingTests|BulkActionTests|FolderTreeTests|FolderLiveTests|GridLayoutTests|MemoryWarningTests)/|AppLaunchTests/(bundledList|noStallsUnderLatency)\(|ViewerTests/(servedPhotos|lowMemoryDropsNeighbours)\(|DecoderSandboxAppTests/killedWhileScrolling\()'
+THREAD_GUI_TESTS='AppTests\.(GUITests/((ScrollSchedulingTests|BulkActionTests|FolderTreeTests|FolderLiveTests|GridLayoutTests|MemoryWarningTests)/|ViewerTests/(servedPhotos|lowMemoryDropsNeighbours)\(|DecoderSandboxAppTests/killedWhileScrolling\()|DesktopGUITests/AppLaunchTests/(bundledList|noStallsUnderLatency)\()'
 
 run=()
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then run=(dbus-run-session --); fi

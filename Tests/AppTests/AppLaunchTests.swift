@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension GUITests {
+extension DesktopGUITests {
     /// The real app under Xvfb, observed through its trace.
     @Suite(.serialized) struct AppLaunchTests {
         let bundledNames: [String] = {

@@ -12,5 +12,7 @@ import Testing
 @Suite(.serialized) enum GUITests {}
 
 /// The desktop around the app: installing it, drag and drop, the clipboard, dialogs, colours,
-/// languages, the photo actions, input it refuses.
+/// languages, the photo actions, input it refuses; and the launch. The tests that bound the
+/// main loop's stalls (the launch under latency, hostile input) are in this lane with the
+/// install test, whose release build takes both cores for minutes: never beside it.
 @Suite(.serialized) enum DesktopGUITests {}

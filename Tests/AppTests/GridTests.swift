@@ -3,7 +3,7 @@ import PhotoPipeline
 import Testing
 import TestSupport
 
-extension DesktopGUITests {
+extension GUITests {
     /// The grid beside the list, on the real app under Xvfb: switching to it and back with the
     /// keys, its size, what it remembers, its look at scale 1 and 2, the keyboard, and the
     /// scheduling of its cells as the seeds schedule rows.
@@ -51,7 +51,7 @@ extension DesktopGUITests {
         func gridSizeAndMemory() throws {
             let folder = try Self.folder(40)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let environment = try GUITests.privateSettings()
+            let environment = try privateSettings()
 
             let app = try AppSession(arguments: [folder.path], environment: environment)
             var events = try app.waitFor("the list settled") { Self.settled($0) }
@@ -116,7 +116,7 @@ extension DesktopGUITests {
         func hiDPI() throws {
             let folder = try Self.folder(24)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let environment = try GUITests.privateSettings(["view-mode": "grid"], width: 500, height: 440)
+            let environment = try privateSettings(["view-mode": "grid"], width: 500, height: 440)
             let app = try AppSession(
                 arguments: [folder.path], environment: environment.merging(["GDK_SCALE": "2"]) { $1 })
             let events = try app.waitFor("the grid settled") { Self.settled($0) }
@@ -142,7 +142,7 @@ extension DesktopGUITests {
                 TestPictures.writeGradient(
                     folder.appendingPathComponent("a-wide.jpg"), width: 900, height: 300, rgb: 0x90_A0_B0))
             try Data("not a picture at all".utf8).write(to: folder.appendingPathComponent("b-broken.jpg"))
-            let environment = try GUITests.privateSettings(["view-mode": "grid"], width: 1000, height: 700)
+            let environment = try privateSettings(["view-mode": "grid"], width: 1000, height: 700)
             let app = try AppSession(arguments: [folder.path], environment: environment)
             let events = try app.waitFor("the grid settled") { Self.settled($0) }
             let layout = try #require(Self.layouts(events).last)
@@ -186,7 +186,7 @@ extension DesktopGUITests {
             let server = try LoopbackServer()
             server.photoLatencyMs.store(1500, ordering: .relaxed)
             let rows = 2000
-            let environment = try GUITests.privateSettings(["view-mode": "grid"], width: 1000, height: 700)
+            let environment = try privateSettings(["view-mode": "grid"], width: 1000, height: 700)
             let app = try AppSession(
                 arguments: [server.url("/list.plist?rows=\(rows)").absoluteString], environment: environment)
             try app.waitFor("first downloads under way") { $0.contains { $0.event.name == .opStart } }

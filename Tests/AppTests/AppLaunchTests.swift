@@ -45,12 +45,12 @@ extension DesktopGUITests {
             printTimings("bundled list", settled)
 
             // The screenshot shows a real window, not a blank screen (kept for a person to look at).
-            usleep(500_000) // the last rows' results reach the widgets after the trace says so
+            // The last rows' pictures reach the screen a frame after the trace says they are
+            // ready: screenshots until they are there.
             let shot =
                 ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_SCREENSHOT"]
                 ?? NSTemporaryDirectory() + "classic-photos-bundled.png"
-            try app.screenshot(to: shot)
-            let stats = try ScreenshotStats(path: shot)
+            let stats = try app.waitForScreen(keeping: shot) { $0.distinctColours > 200 && $0.sepiaPixels > 2000 }
             #expect(stats.distinctColours > 200, "screenshot looks blank: \(stats)")
             #expect(stats.sepiaPixels > 2000, "no sepia thumbnails on screen: \(stats)")
 
@@ -88,11 +88,10 @@ extension DesktopGUITests {
             try app.waitFor("first screen") { events in
                 events.contains { $0.event.name == .windowShown } && visibleRange(events)?.lowerBound == 0
             }
-            // No click (a click would put the focus on a row itself). Without a window manager X
-            // gives the keyboard to the window under the pointer, so the pointer only rests on it.
+            // No click (a click would put the focus on a row itself). The pointer rests on the
+            // window: without a window manager, the keyboard follows it once nothing holds it.
             let window = try app.windowGeometry()
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
-            usleep(200_000)
             try app.xdotool(["key", "End"])
             let atEnd = try app.waitFor("End showed the last rows", timeout: 15) {
                 visibleRange($0)?.upperBound == last
@@ -105,20 +104,24 @@ extension DesktopGUITests {
         @Test("A list opened after a failure takes the keyboard: End then shows its last rows")
         func keyboardAfterNewList() throws {
             let server = try LoopbackServer()
-            let app = try AppSession(source: "/nonexistent/list.plist")
+            // GTK's animations off: a dialog is gone when it closes.
+            let app = try AppSession(source: "/nonexistent/list.plist", environment: AppSession.withoutAnimations)
             try app.waitFor("the failure shown") { events in
                 events.contains { $0.event.name == .windowShown } && events.contains { $0.event.name == .sourceFailed }
             }
             // The pointer rests on the list's place (the dialogs open at the screen's corner, over
-            // the header bar): with no window manager, the keyboard goes to a dialog while it is
+            // the header bar): with no window manager, the keyboard goes to a dialog once it is
             // shown, and to the window under the pointer once it has gone.
             let window = try app.windowGeometry()
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height * 2 / 3)"])
-            usleep(300_000)
-            try app.xdotool(["key", "Escape"]) // the alert
-            usleep(300_000)
+            let main = app.visibleWindows(named: "^Classic Photos$"), root = app.rootWindow
+            let alert = try app.waitForFocus("the alert focused") { id, _ in
+                !id.isEmpty && id != root && !main.contains(id)
+            }
+            try app.xdotool(["key", "Escape"])
+            try app.waitForFocus("the alert gone") { id, _ in id != alert.id }
             try app.xdotool(["key", "ctrl+l"])
-            usleep(500_000)
+            try app.waitForFocus("Open Location focused") { _, name in name == "Open Location" }
             let list = server.url("/list.plist?rows=30").absoluteString
             try app.xdotool(["type", "--delay", "10", list])
             try app.xdotool(["key", "Return"])
@@ -130,7 +133,8 @@ extension DesktopGUITests {
                 return since.contains { $0.event.name == .sourceLoaded }
                     && since.contains { $0.event.visibleRows != nil }
             }
-            usleep(300_000)
+            // The keyboard back on the window under the pointer once the dialog has gone.
+            try app.waitForFocus("Open Location gone") { _, name in name != "Open Location" }
             try app.xdotool(["key", "End"])
             try app.waitFor("End showed the new list's last rows", timeout: 15) { visibleRange($0)?.upperBound == 29 }
             #expect(app.terminate() == 0)
@@ -158,11 +162,12 @@ extension DesktopGUITests {
             // then, and this fails. (A second launch with the GL renderer, to show the check
             // sees a driver, was dropped: Mesa's software GL took both cores from the tests
             // running beside it, and under load its first frame did not come within a minute.)
-            let app = try AppSession(environment: ["GSK_RENDERER": "cairo"])
-            try app.waitFor("a row in sepia", timeout: 60) { events in
+            let app = try AppSession(environment: ["GSK_RENDERER": "cairo"].merging(AppSession.tracingFrames) { $1 })
+            let events = try app.waitFor("a row in sepia", timeout: 60) { events in
                 events.contains { $0.event.name == .rowState && $0.event.state == .filtered }
             }
-            usleep(300_000)
+            // Painted: GTK's renderer has drawn a frame since.
+            try app.waitForFrame(after: try #require(events.last { $0.event.state == .filtered }).t)
             #expect(try glDrivers(of: app) == [], "the cairo renderer draws without GL")
             #expect(app.terminate() == 0)
         }

@@ -7,15 +7,16 @@ extension GUITests {
     /// The index of dates taken, on the real app: a folder sorted by date, opened twice with
     /// the same cache.
     @Suite(.serialized) struct DateIndexAppTests {
-        /// The app's trace from a launch with `arguments`, once `name` is traced and `settle` µs
-        /// more have passed; the app is then quit.
+        /// The app's trace from a launch with `arguments`, once `name` is traced and `then` holds
+        /// on the trace (what the test goes on to check of it); the app is then quit.
         static func events(
-            of arguments: [String], environment: [String: String], until name: TraceEvent.Name, then settle: useconds_t
+            of arguments: [String], environment: [String: String], until name: TraceEvent.Name,
+            then condition: @escaping ([TraceRecord]) -> Bool = { _ in true }
         ) throws -> [TraceRecord] {
             let app = try AppSession(arguments: arguments, environment: environment)
-            _ = try app.waitFor(event: name, timeout: 120)
-            usleep(settle)
-            let events = app.events()
+            let events = try app.waitFor("\(name), then what is checked", timeout: 120) { events in
+                events.contains { $0.event.name == name } && condition(events)
+            }
             #expect(app.terminate() == 0)
             return events
         }
@@ -150,14 +151,19 @@ extension GUITests {
                 in: photos, count: count, dates: ["2022:01:01 10:00:00", "2021:01:01 10:00:00"])
             var environment = try privateSettings(["sort-by": "'date-taken'"])
             environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
-            func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
-                try Self.events(of: [photos.path], environment: environment, until: name, then: settle)
+            func launch(
+                until name: TraceEvent.Name, then condition: @escaping ([TraceRecord]) -> Bool = { _ in true }
+            ) throws -> [TraceRecord] {
+                try Self.events(of: [photos.path], environment: environment, until: name, then: condition)
             }
             func firstRow(_ events: [TraceRecord]) -> String? {
                 events.lazy.compactMap { if case .rowShown(0, _, let name, _) = $0.event { name } else { nil } }.first
             }
-            // The first time, names first; the dates are read in the background and the order settles.
-            let cold = try launch(until: .listSorted, then: 700_000)
+            // The first time, names first; the dates are read in the background and the order
+            // settles: the top row is bound again to the first photo taken.
+            let cold = try launch(until: .listSorted) { events in
+                events.contains { if case .rowShown(0, _, "p00001.jpg", _) = $0.event { true } else { false } }
+            }
             #expect(firstRow(cold) == "p00000.jpg")
             #expect(!cold.contains { $0.event.name == .indexRead })
             // Nothing was chosen and the view was at the top: it stays there, its rows showing
@@ -201,8 +207,11 @@ extension GUITests {
             var environment = try privateSettings(["sort-by": "'date-taken'"])
             environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
             environment["CLASSIC_PHOTOS_TREE_LEAD"] = "always"
-            func launch(until name: TraceEvent.Name, then settle: useconds_t = 0) throws -> [TraceRecord] {
-                try Self.events(of: ["--recursive", photos.path], environment: environment, until: name, then: settle)
+            func launch(
+                until name: TraceEvent.Name, then condition: @escaping ([TraceRecord]) -> Bool = { _ in true }
+            ) throws -> [TraceRecord] {
+                try Self.events(
+                    of: ["--recursive", photos.path], environment: environment, until: name, then: condition)
             }
             func shown(_ events: [TraceRecord]) -> [Int: String] {
                 var names: [Int: String] = [:]
@@ -211,7 +220,7 @@ extension GUITests {
             }
             // The first time, no lead from the index, which knows nothing (the first rows come
             // from the first folders, by name); the dates are read after.
-            let cold = try launch(until: .listSorted, then: 700_000)
+            let cold = try launch(until: .listSorted)
             #expect(!cold.contains { $0.event.name == .indexLead })
             // The index knows a photo by a path the listing does not give (a folder reached
             // through a link to one it reads under its own name), dated before every other.
@@ -236,7 +245,11 @@ extension GUITests {
             try TestPictures.jpegWithExif(
                 make: "Cam", model: "One", original: "2019:01:01 10:00:00", orientation: 1, little: true
             ).write(to: photos.appendingPathComponent("2022/01/new.jpg"))
-            let warm = try launch(until: .indexChecked, then: 300_000)
+            // Until the rows the listing put first are bound (checked below).
+            let warm = try launch(until: .indexChecked) { events in
+                let rows = shown(events)
+                return rows[0] == "2022/01/new.jpg" && rows[1] == "2021/05-1.jpg"
+            }
             let lead = try #require(warm.firstIndex { $0.event.name == .indexLead })
             let loaded = try #require(warm.firstIndex { $0.event.name == .sourceLoaded })
             #expect(lead < loaded && warm[lead].event == .indexLead(rows: 250))

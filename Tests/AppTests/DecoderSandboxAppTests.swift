@@ -115,7 +115,7 @@ extension GUITests {
             _ = try app.waitFor(event: .sourceLoaded)
             let window = try app.windowGeometry()
             try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 2)"])
-            // Kill every helper the app has, every 150 ms, while the wheel scrolls the list.
+            // Kill every helper the app has, every 100 ms, while the wheel scrolls the list.
             let stop = Locked(false)
             let kills = Locked(0)
             let killer = Thread { [self] in
@@ -124,13 +124,17 @@ extension GUITests {
                         kill(pid, SIGKILL)
                         kills.withLock { $0 += 1 }
                     }
-                    usleep(150_000)
+                    usleep(100_000)
                 }
             }
             killer.start()
-            for _ in 0..<6 {
+            // Six turns of the wheel, each once the list has come to rest after the one before
+            // (and its visible rows have begun decoding, in helpers that die).
+            for turn in 1...6 {
                 try app.xdotool(["click", "--repeat", "15", "--delay", "40", "5"])
-                usleep(400_000)
+                try app.waitFor("the list at rest after turn \(turn)") { events in
+                    events.filter { $0.event.name == .scrollEnd }.count >= turn
+                }
             }
             stop.withLock { $0 = true }
             #expect(kills.withLock { $0 } > 0, "no helper was killed")

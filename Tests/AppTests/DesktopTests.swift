@@ -79,11 +79,12 @@ extension DesktopGUITests {
             // under Xvfb, this variable stands in for it.
             let app = try AppSession(source: photos.path, environment: ["ADW_DEBUG_COLOR_SCHEME": scheme])
             try app.waitFor("rows settled") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2 }
-            usleep(300_000)
             let window = try app.windowGeometry()
             let shot = NSTemporaryDirectory() + "classic-photos-\(scheme).png"
-            try app.screenshot(to: shot)
-            let stats = try ScreenshotStats(path: shot, region: (window.x, window.y, window.width, window.height))
+            // Screenshots until the window shows the style looked for (its first frames may not).
+            let stats = try app.waitForScreen(
+                region: (window.x, window.y, window.width, window.height), keeping: shot
+            ) { dark ? $0.meanLuminance < 80 : $0.meanLuminance > 170 }
             print("\(scheme): \(stats)")
             if dark {
                 #expect(stats.meanLuminance < 80, "\(stats)")
@@ -175,8 +176,8 @@ extension DesktopGUITests {
             let id = try #require(sourceWindow, "the drag source's window never showed")
             let window = try app.windowGeometry()
             let (fromX, fromY) = (window.x + window.width + 150, window.y + 150)
+            // (--sync: until the server has it there.)
             try app.xdotool(["windowmove", "--sync", id, "\(fromX - 100)", "\(fromY - 100)"])
-            usleep(300_000)
             try app.xdotool(["mousemove", "\(fromX)", "\(fromY)", "mousedown", "1"])
             let (toX, toY) = (window.x + window.width / 2, window.y + window.height / 2)
             for step in 1...8 { // a drag starts once the pointer has moved a few pixels with the button down
@@ -234,7 +235,18 @@ extension DesktopGUITests {
             try launch()
             let first = try thumbnails()
             #expect(first.count == 5, "\(first.keys.sorted())")
-            usleep(1_100_000) // a rewrite would show in the modification time
+            // Until a file written now would have a later modification time than theirs (at once
+            // where the file system keeps nanoseconds; a second where it keeps seconds), so that
+            // a rewrite would show.
+            let probe = cacheHome.appendingPathComponent("mtime-probe")
+            let latest = try #require(first.values.max())
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                try Data().write(to: probe)
+                let written = try FileManager.default.attributesOfItem(atPath: probe.path)[.modificationDate] as? Date
+                if let written, written > latest { break }
+                usleep(20_000)
+            }
             try launch()
             #expect(try thumbnails() == first, "the second launch wrote the thumbnails again")
         }
@@ -253,7 +265,7 @@ extension DesktopGUITests {
             func launch() throws -> AppSession {
                 let app = try AppSession(
                     source: server.url("/lists/cached.plist").absoluteString,
-                    environment: ["XDG_CACHE_HOME": cacheHome.path])
+                    environment: AppSession.withoutAnimations.merging(["XDG_CACHE_HOME": cacheHome.path]) { $1 })
                 try app.waitFor("every row filtered") {
                     AppSession.rowStates($0).values.filter { $0 == .filtered }.count == names.count
                 }
@@ -275,12 +287,11 @@ extension DesktopGUITests {
             app = try launch()
             #expect(photoRequests() == first)
 
-            // Clear Cache, from the main menu with the keyboard (F10, then its mnemonic).
+            // Clear Cache, from the main menu with the keyboard (F10, then its mnemonic; with GTK's
+            // animations off the menu takes the C as soon as the F10 has opened it).
             try focus(app)
             try app.xdotool(["key", "Escape"]) // the click may have opened the viewer
-            try app.xdotool(["key", "F10"])
-            usleep(400_000)
-            try app.xdotool(["key", "c"])
+            try app.xdotool(["key", "F10", "c"])
             let cleared = try app.waitFor(event: .cacheCleared)
             #expect((cleared.event.bytes ?? 0) > 100_000, "\(cleared.event)")
             #expect(app.terminate() == 0)

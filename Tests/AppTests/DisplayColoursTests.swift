@@ -28,25 +28,47 @@ extension DesktopGUITests {
             _ = XCloseDisplay(connection) // flushes the request
         }
 
-        /// The screen's colour at `point`, from a screenshot.
-        private func colour(_ app: AppSession, at point: (x: Int, y: Int)) throws -> (r: Int, g: Int, b: Int) {
+        typealias RGB = (r: Int, g: Int, b: Int)
+
+        /// Sepia red as it is: warm, red over blue.
+        static let warm: @Sendable (RGB) -> Bool = { $0.r > $0.b + 30 }
+        /// Sepia red on the swapped display (or a photo whose profile swaps them): blue over red.
+        static let cool: @Sendable (RGB) -> Bool = { $0.b > $0.r + 30 }
+
+        /// The screen's colours at `points`, from screenshots taken until they are `expected`
+        /// (what the test then checks), or 15 s have passed: the last ones read. A row's
+        /// picture, or the viewer's, reaches the screen a frame after the trace says it is ready.
+        private func colours(
+            _ app: AppSession, at points: [(x: Int, y: Int)], until expected: ([RGB]) -> Bool
+        ) throws -> [RGB] {
             let shot = NSTemporaryDirectory() + "classic-photos-display-\(UUID().uuidString).png"
             defer { try? FileManager.default.removeItem(atPath: shot) }
-            try app.screenshot(to: shot)
-            let read = try run(
-                URL(fileURLWithPath: "/usr/bin/convert"),
-                [
-                    shot, "-format",
-                    "%[fx:int(255*p{\(point.x),\(point.y)}.r)],%[fx:int(255*p{\(point.x),\(point.y)}.g)],%[fx:int(255*p{\(point.x),\(point.y)}.b)]",
-                    "info:",
-                ])
-            let values = read.stdout.split(separator: ",").compactMap {
-                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            let format = points.map { point in
+                ["r", "g", "b"].map { "%[fx:int(255*p{\(point.x),\(point.y)}.\($0))]" }.joined(separator: ",")
+            }.joined(separator: ",")
+            let deadline = Date().addingTimeInterval(15)
+            while true {
+                try app.screenshot(to: shot)
+                let read = try run(URL(fileURLWithPath: "/usr/bin/convert"), [shot, "-format", format, "info:"])
+                let values = read.stdout.split(separator: ",").compactMap {
+                    Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+                guard values.count == 3 * points.count else {
+                    throw AppSessionError.timeout("no colour read: \(read.stdout) \(read.stderr)")
+                }
+                let read3 = stride(from: 0, to: values.count, by: 3).map {
+                    (r: values[$0], g: values[$0 + 1], b: values[$0 + 2])
+                }
+                if expected(read3) || Date() > deadline { return read3 }
+                usleep(100_000)
             }
-            guard values.count == 3 else {
-                throw AppSessionError.timeout("no colour read: \(read.stdout) \(read.stderr)")
-            }
-            return (values[0], values[1], values[2])
+        }
+
+        /// The screen's colour at `point`, read until it is `expected` (see `colours`).
+        private func colour(
+            _ app: AppSession, at point: (x: Int, y: Int), until expected: @escaping (RGB) -> Bool
+        ) throws -> RGB {
+            try colours(app, at: [point]) { expected($0[0]) }[0]
         }
 
         /// The colour in the middle of the picture on the clipboard (Ctrl+C in the viewer), as a
@@ -86,38 +108,40 @@ extension DesktopGUITests {
                 to: folder.appendingPathComponent("red.jpg"))
             let display = try XvfbDisplay()
             if let profile { try Self.setRootProperty("_ICC_PROFILE", profile, on: display) }
-            let app = try AppSession(arguments: [folder.path], display: display)
+            let app = try AppSession(
+                arguments: [folder.path], environment: AppSession.withoutAnimations, display: display)
             let named = try app.waitFor(event: .displayProfile)
             guard case .displayProfile(let name) = named.event else { throw AppSessionError.timeout("no profile") }
+            // Shown as it is, or turned into the swapped display's colours.
+            let onDisplay = profile == nil ? Self.warm : Self.cool
             try app.waitFor("the row filtered") { AppSession.rowStates($0)[0] == .filtered }
-            Thread.sleep(forTimeInterval: 0.5) // painted
             let window = try app.windowGeometry()
-            let row = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
+            let rowPoint = (window.x + 47, window.y + AppSession.headerHeight + 40)
+            let row = try colour(app, at: rowPoint, until: onDisplay)
             try app.clickRow(0)
             try app.waitFor("the viewer shows it") { events in
                 events.contains { if case .viewerImage(0, _, _, _, .filtered, _, _) = $0.event { true } else { false } }
             }
-            Thread.sleep(forTimeInterval: 0.5)
-            let viewer = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
+            let viewer = try colour(
+                app, at: (window.x + window.width / 2, window.y + window.height / 2), until: onDisplay)
             let copied = try clipboardColour(app)
-            // The viewer closed, About from the main menu (F10, then A), closed again.
-            for key in ["Escape", "F10", "a"] {
-                try app.xdotool(["key", key])
-                Thread.sleep(forTimeInterval: 0.5)
-            }
+            // The viewer closed, then About from the main menu (F10, then A): with GTK's
+            // animations off, the menu takes the A as soon as the F10 has opened it.
+            try app.xdotool(["key", "Escape"])
+            try app.waitFor(event: .viewerClose)
+            try app.xdotool(["key", "F10", "a"])
             let opened = try app.waitFor(event: .aboutShown)
             guard case .aboutShown(let about) = opened.event else { throw AppSessionError.timeout("no About") }
-            // The main menu (F10) and its Match Display Colours (M): off.
-            for key in ["Escape", "F10"] {
-                try app.xdotool(["key", key])
-                Thread.sleep(forTimeInterval: 0.5)
-            }
-            try app.xdotool(["key", "m"])
+            // About closed once it has the keyboard; the keys then go to the window under the
+            // pointer: the main menu (F10) and its Match Display Colours (M), off.
+            try app.waitForFocus("About focused") { _, name in name == "About" }
+            try app.xdotool(["key", "Escape"])
+            try app.waitForFocus("About closed") { _, name in name != "About" }
+            try app.xdotool(["key", "F10", "m"])
             try app.waitFor("the setting turned off") { events in
                 events.filter { $0.event.name == .displayProfile }.count == 2
             }
-            Thread.sleep(forTimeInterval: 0.5)
-            let toggled = try colour(app, at: (window.x + 47, window.y + AppSession.headerHeight + 40))
+            let toggled = try colour(app, at: rowPoint, until: Self.warm)
             #expect(app.terminate() == 0)
             return (row, viewer, name, toggled, copied, about)
         }
@@ -163,17 +187,15 @@ extension DesktopGUITests {
             func profileNames(_ events: [TraceRecord]) -> [String] {
                 events.compactMap { if case .displayProfile(let name) = $0.event { name } else { nil } }
             }
-            Thread.sleep(forTimeInterval: 0.5) // painted
             let window = try app.windowGeometry()
             let point = (window.x + 47, window.y + AppSession.headerHeight + 40)
-            let before = try colour(app, at: point)
-            #expect(before.r > before.b + 30, "row before: \(before)")
+            let before = try colour(app, at: point, until: Self.warm)
+            #expect(Self.warm(before), "row before: \(before)")
 
             try Self.setRootProperty("_ICC_PROFILE", Self.swappedDisplay, on: display)
             try app.waitFor("the new profile used") { profileNames($0) == ["", "Swapped display"] }
-            Thread.sleep(forTimeInterval: 0.5)
-            let swapped = try colour(app, at: point)
-            #expect(swapped.b > swapped.r + 30, "row on the swapped display: \(swapped)")
+            let swapped = try colour(app, at: point, until: Self.cool)
+            #expect(Self.cool(swapped), "row on the swapped display: \(swapped)")
 
             // A profile of sRGB's primaries, named as sRGB is: nothing to turn.
             let srgb = try #require(
@@ -181,9 +203,8 @@ extension DesktopGUITests {
                     red: (0.64, 0.33), green: (0.30, 0.60), blue: (0.15, 0.06), gamma: 2.2, name: "sRGB IEC61966-2.1"))
             try Self.setRootProperty("_ICC_PROFILE", srgb, on: display)
             try app.waitFor("back to sRGB") { profileNames($0) == ["", "Swapped display", ""] }
-            Thread.sleep(forTimeInterval: 0.5)
-            let after = try colour(app, at: point)
-            #expect(after.r > after.b + 30, "row back in sRGB: \(after)")
+            let after = try colour(app, at: point, until: Self.warm)
+            #expect(Self.warm(after), "row back in sRGB: \(after)")
             #expect(app.terminate() == 0)
         }
 
@@ -212,19 +233,20 @@ extension DesktopGUITests {
                 ["-q", "-overwrite_original", "-icc_profile<=\(icc.path)", profiled.path])
             try #require(tagged.status == 0, "\(tagged.stderr)")
 
-            let app = try AppSession(arguments: [folder.path], display: try XvfbDisplay())
+            let app = try AppSession(
+                arguments: [folder.path],
+                environment: AppSession.withoutAnimations.merging(AppSession.tracingFrames) { $1 },
+                display: try XvfbDisplay())
             try app.waitFor("both rows filtered") {
                 AppSession.rowStates($0)[0] == .filtered && AppSession.rowStates($0)[1] == .filtered
             }
-            Thread.sleep(forTimeInterval: 0.5) // painted
             let window = try app.windowGeometry()
             let rowX = window.x + 47, rowY = window.y + AppSession.headerHeight + 40
-            let profiledRow = try colour(app, at: (rowX, rowY))
-            let plainRow = try colour(app, at: (rowX, rowY + 80))
             // The sepia is made from the turned colours: from blue, darker than from red.
-            #expect(
-                profiledRow.r + profiledRow.g + profiledRow.b + 60 < plainRow.r + plainRow.g + plainRow.b,
-                "rows: profiled \(profiledRow), plain \(plainRow)")
+            let darker: ([RGB]) -> Bool = { $0[0].r + $0[0].g + $0[0].b + 60 < $0[1].r + $0[1].g + $0[1].b }
+            let rows = try colours(app, at: [(rowX, rowY), (rowX, rowY + 80)], until: darker)
+            let (profiledRow, plainRow) = (rows[0], rows[1])
+            #expect(darker(rows), "rows: profiled \(profiledRow), plain \(plainRow)")
 
             try app.clickRow(0)
             var events = try app.waitFor("the viewer shows it") { events in
@@ -240,9 +262,9 @@ extension DesktopGUITests {
                 events.contains { if case .viewerImage(0, _, _, _, .original, _, _) = $0.event { true } else { false } }
             }
             try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
-            Thread.sleep(forTimeInterval: 0.5)
-            let shown = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2))
-            #expect(shown.b > shown.r + 60, "the original in the viewer: \(shown)")
+            let blue: (RGB) -> Bool = { $0.b > $0.r + 60 }
+            let shown = try colour(app, at: (window.x + window.width / 2, window.y + window.height / 2), until: blue)
+            #expect(blue(shown), "the original in the viewer: \(shown)")
             let copied = try clipboardColour(app)
             #expect(copied.b > copied.r + 60, "the original copied: \(copied)")
             // The info names the profile (kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1).
@@ -253,18 +275,17 @@ extension DesktopGUITests {
             #expect(
                 info.last { $0.event.viewerInfo?.shown == true }?.event.viewerInfo?.info.profile == "Swapped photo",
                 "\(info.filter { $0.event.name == .viewerInfo }.map(\.event))")
-            Thread.sleep(forTimeInterval: 0.8)
             if ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil {
+                // The popover on screen: the frame after it opened.
+                try app.waitForFrame(after: try #require(info.last { $0.event.viewerInfo?.shown == true }).t)
                 let path = NSTemporaryDirectory() + "classic-photos-profiled-viewer.png"
                 try app.screenshot(to: path)
                 print("screenshot \(path)")
             }
             // The info closed, the next photo (the same pixels, no profile), the info again: sRGB
-            // is only assumed, and it says so.
-            for key in ["Escape", "Right"] {
-                try app.xdotool(["key", key])
-                Thread.sleep(forTimeInterval: 0.5)
-            }
+            // is only assumed, and it says so. (With GTK's animations off, the popover is gone
+            // when the Right comes.)
+            try app.xdotool(["key", "Escape", "Right"])
             try app.waitFor("the plain photo shown") { events in
                 events.contains { if case .viewerImage(1, _, _, _, _, _, _) = $0.event { true } else { false } }
             }

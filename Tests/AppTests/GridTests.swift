@@ -36,13 +36,12 @@ extension GUITests {
             return visible.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
+        /// Presses `keys` in turn, the pointer on the header bar (where the keyboard goes with
+        /// no window manager): GTK takes them in order, each after the ones before are done.
         private func press(_ app: AppSession, _ keys: String...) throws {
             let window = try app.windowGeometry()
             _ = try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
-            for key in keys {
-                _ = try app.xdotool(["key", key])
-                Thread.sleep(forTimeInterval: 0.3)
-            }
+            _ = try app.xdotool(["key"] + keys)
         }
 
         @Test(
@@ -53,7 +52,11 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let environment = try privateSettings()
 
-            let app = try AppSession(arguments: [folder.path], environment: environment)
+            // GTK's animations off: the viewer is gone when it has closed. (Closing, it fades out;
+            // a view chosen meanwhile, Ctrl+1 at once after Escape, leaves the view's actions
+            // off until the viewer is opened again: Ctrl+2 then did nothing.)
+            let app = try AppSession(
+                arguments: [folder.path], environment: environment.merging(AppSession.withoutAnimations) { $1 })
             var events = try app.waitFor("the list settled") { Self.settled($0) }
             #expect(Self.layouts(events).last.map { [$0.mode, "\($0.columns)", "\($0.size)"] } == ["list", "1", "80"])
 
@@ -68,8 +71,10 @@ extension GUITests {
             let gridScreen = try #require(
                 events.last { $0.t >= grid.t && $0.event.visibleRows != nil }?.event.visibleRows)
             #expect(gridScreen.lowerBound == 0 && gridScreen.count % grid.columns == 0, "whole rows: \(gridScreen)")
-            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-grid-scale1.png")
-            let shot = try ScreenshotStats(path: NSTemporaryDirectory() + "classic-photos-grid-scale1.png")
+            // (The cells' pictures reach the screen a frame after the trace says they are ready.)
+            let shot = try app.waitForScreen(keeping: NSTemporaryDirectory() + "classic-photos-grid-scale1.png") {
+                $0.sepiaPixels > 20_000
+            }
             #expect(shot.sepiaPixels > 20_000, "\(shot)")
 
             // One size larger: four columns; the cells on screen, decoded for 160 pixels, are
@@ -97,7 +102,9 @@ extension GUITests {
             try press(app, "Home", "Right", "Down", "Return")
             let opened = try app.waitFor(event: .viewerOpen)
             #expect(opened.event.row == zoomed.columns + 1)
-            try press(app, "Escape", "ctrl+1")
+            try press(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            try press(app, "ctrl+1")
             events = try app.waitFor("back to the list") { Self.layouts($0).last?.mode == "list" }
             try press(app, "ctrl+2")
             events = try app.waitFor("the grid again") { Self.layouts($0).last?.mode == "grid" }
@@ -124,8 +131,7 @@ extension GUITests {
             // 1000 device pixels are 500 logical ones: two cells of 160 + 12 to a row.
             #expect(layout.mode == "grid" && layout.columns == 2 && layout.size == 160, "\(layout)")
             let path = NSTemporaryDirectory() + "classic-photos-grid-scale2.png"
-            try app.screenshot(to: path)
-            let shot = try ScreenshotStats(path: path)
+            let shot = try app.waitForScreen(keeping: path) { $0.sepiaPixels > 20_000 }
             #expect(shot.sepiaPixels > 20_000, "\(shot)")
             print("grid screenshots: \(NSTemporaryDirectory())classic-photos-grid-scale{1,2}.png")
             #expect(app.terminate() == 0)
@@ -150,16 +156,19 @@ extension GUITests {
             let window = try app.windowGeometry()
             // Away from the cells, so no tooltip covers them.
             _ = try app.xdotool(["mousemove", "\(window.x + window.width - 10)", "\(window.y + window.height - 10)"])
-            Thread.sleep(forTimeInterval: 0.8)
-            let before = NSTemporaryDirectory() + "classic-photos-grid-whole.png"
-            try app.screenshot(to: before)
             // The whole panorama is 160 × 53 in the middle of its square (which begins under the
             // header bar, 61 pixels down, and 22 in): the square's top band is the window's
-            // background, its middle the picture. A square cut from it would fill both.
-            let top = try ScreenshotStats(path: before, region: (window.x + 30, window.y + 66, 140, 36))
-            let middle = try ScreenshotStats(path: before, region: (window.x + 30, window.y + 130, 140, 20))
-            #expect(top.meanLuminance > 235, "the band above the photo: \(top)")
-            #expect(middle.meanLuminance < 200, "the photo: \(middle)")
+            // background, its middle the picture. A square cut from it would fill both. (Until
+            // the picture is on screen, a frame after the trace says it is ready.)
+            let before = NSTemporaryDirectory() + "classic-photos-grid-whole.png"
+            var top: ScreenshotStats?, middle: ScreenshotStats?
+            try app.waitForScreenshot(keeping: before) { shot in
+                top = try ScreenshotStats(path: shot, region: (window.x + 30, window.y + 66, 140, 36))
+                middle = try ScreenshotStats(path: shot, region: (window.x + 30, window.y + 130, 140, 20))
+                return top!.meanLuminance > 235 && middle!.meanLuminance < 200
+            }
+            #expect(top!.meanLuminance > 235, "the band above the photo: \(top!)")
+            #expect(middle!.meanLuminance < 200, "the photo: \(middle!)")
 
             // The pointer rests on the failed cell (the second of the first row): its tooltip, a
             // dark box under the pointer, says what went wrong.
@@ -171,10 +180,11 @@ extension GUITests {
                 _ = try app.xdotool(["mousemove", "\(x + step)", "\(y)"])
                 Thread.sleep(forTimeInterval: 0.1)
             }
-            Thread.sleep(forTimeInterval: 1.5)
+            // GTK shows the tooltip once the pointer has rested for its hover time.
             let hovered = NSTemporaryDirectory() + "classic-photos-grid-tooltip.png"
-            try app.screenshot(to: hovered)
-            let tip = try ScreenshotStats(path: hovered, region: below)
+            let tip = try app.waitForScreen(region: below, keeping: hovered) {
+                $0.meanLuminance < plain.meanLuminance - 60
+            }
             #expect(
                 tip.meanLuminance < plain.meanLuminance - 60,
                 "a tooltip under the pointer: \(tip.meanLuminance) against \(plain.meanLuminance)")

@@ -77,13 +77,20 @@ extension DesktopGUITests {
             #expect(restored.event.row == 1 && restored.event.photoName == "trash2.png", "\(restored.event)")
             #expect(FileManager.default.fileExists(atPath: original))
             #expect(!FileManager.default.fileExists(atPath: kept) && !FileManager.default.fileExists(atPath: info))
-            // Shown again, and the folder watch took the file coming back for nobody's change.
+            // Shown again, and the folder watch took the file coming back for nobody's change: a
+            // picture added by someone else afterwards is the first change it reports, alone (the
+            // watch reports the folder's changes in the order they came).
             try app.waitFor("the photo put back shown again") { events in
                 events.last { $0.event.name == .viewerOpen }?.event.photoName == "trash2.png"
             }
-            usleep(600_000)
+            #expect(TestPictures.write(photos.appendingPathComponent("trash4.png"), format: "png"))
+            events = try app.waitFor("the picture added reported") { $0.contains { $0.event.name == .sourceChanged } }
+            let changes = events.filter { $0.event.name == .sourceChanged }.map(\.event)
             #expect(
-                !app.events().contains { $0.event.name == .sourceChanged }, "the watch reported the app's own moves")
+                changes.count == 1
+                    && changes.first?.folderChange.map { [$0.added, $0.removed, $0.changed] } == [1, 0, 0]
+                    && changes.first?.rows == 4,
+                "the watch reported the app's own moves: \(changes)")
             #expect(app.terminate() == 0)
         }
 
@@ -136,19 +143,20 @@ extension DesktopGUITests {
             let thumbnailAfter = try #require(try thumbnailSize())
             #expect(thumbnailAfter == (size.rawValue / 2, size.rawValue))
 
-            // On screen, the row's square now has white above black (it had white left of black).
+            // On screen, the row's square now has white above black (it had white left of black),
+            // once the viewer has faded out and the row's new picture is painted.
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)
-            usleep(800_000)
             let window = try app.windowGeometry()
-            let shot = NSTemporaryDirectory() + "classic-photos-rotated-row-\(UUID().uuidString).png"
-            defer { try? FileManager.default.removeItem(atPath: shot) }
-            try app.screenshot(to: shot)
             let (x, y) = (window.x + 12, window.y + AppSession.headerHeight + 12)
-            let top = try ScreenshotStats(path: shot, region: (x, y, 70, 28)).meanLuminance
-            let bottom = try ScreenshotStats(path: shot, region: (x, y + 40, 70, 28)).meanLuminance
-            let left = try ScreenshotStats(path: shot, region: (x, y, 30, 68)).meanLuminance
-            let right = try ScreenshotStats(path: shot, region: (x + 40, y, 30, 68)).meanLuminance
+            var (top, bottom, left, right) = (0.0, 0.0, 0.0, 0.0)
+            try app.waitForScreenshot { shot in
+                top = try ScreenshotStats(path: shot, region: (x, y, 70, 28)).meanLuminance
+                bottom = try ScreenshotStats(path: shot, region: (x, y + 40, 70, 28)).meanLuminance
+                left = try ScreenshotStats(path: shot, region: (x, y, 30, 68)).meanLuminance
+                right = try ScreenshotStats(path: shot, region: (x + 40, y, 30, 68)).meanLuminance
+                return top > bottom + 100 && abs(left - right) < 40
+            }
             print("rotated row: top \(Int(top)), bottom \(Int(bottom)), left \(Int(left)), right \(Int(right))")
             #expect(top > bottom + 100, "the row's picture is not white above black")
             #expect(abs(left - right) < 40, "the row's picture still has a white and a black side")
@@ -197,12 +205,14 @@ extension DesktopGUITests {
             #expect(!events.contains { $0.event.name == .sourceStart && $0.t > started.t }, "F5 reloaded the list")
 
             try key(app, "Escape")
-            try app.waitFor(event: .slideshowStop)
-            // Escape stopped the slideshow only: the viewer stays open, on the same photo.
-            usleep(6_000_000)
+            let stop = try app.waitFor(event: .slideshowStop)
+            // Escape stopped the slideshow only: the viewer stays open, on the same photo. A
+            // slide that does not come has no event to wait for: this waits past the time the
+            // next would have come (5 s after the last one shown), and a little more.
+            let last = try #require(app.events().last { $0.event.name == .viewerOpen && $0.t < stop.t })
+            Thread.sleep(forTimeInterval: max(0, last.t + 5.5 - stop.t))
             events = app.events()
             #expect(!events.contains { $0.event.name == .viewerClose })
-            let stop = try #require(events.first { $0.event.name == .slideshowStop })
             #expect(!events.contains { $0.t > stop.t && $0.event.name == .viewerOpen }, "moved on after stopping")
             #expect(app.terminate() == 0)
         }
@@ -220,14 +230,15 @@ extension DesktopGUITests {
             let window = try app.windowGeometry()
             try key(app, "F5")
             let started = try app.waitFor(event: .slideshowStart)
-            // Past the first second (whose motion only says where the pointer is), the pointer moves
-            // for a second and a half, then rests.
-            usleep(1_800_000)
+            // The pointer's motion over time is what this is about (there is nothing to wait for
+            // but the time): past the first second (whose motion only says where the pointer
+            // is), from 1.8 s after the start, it moves every quarter second for a second and a
+            // quarter, then rests.
             for step in 0..<6 {
+                Thread.sleep(forTimeInterval: step == 0 ? 1.8 : 0.25)
                 try app.xdotool([
                     "mousemove", "\(window.x + 100 + 20 * step)", "\(window.y + 300 + 10 * (step % 2))",
                 ])
-                usleep(250_000)
             }
             let events = try app.waitFor("the next photo", timeout: 20) { events in
                 events.contains { $0.t > started.t && $0.event.name == .viewerOpen }
@@ -254,7 +265,10 @@ extension DesktopGUITests {
             }
             try key(app, "Delete", "ctrl+r", "ctrl+shift+c")
             try app.waitFor("Copy Location's notice") { $0.contains { $0.event.name == .noticeShown } }
-            usleep(500_000)
+            // Delete and Ctrl+R look for the photo's file on a thread of their own, and say
+            // nothing when there is none: nothing to wait for but the time a trash or a turn
+            // would take to be traced.
+            Thread.sleep(forTimeInterval: 0.5)
             let events = app.events()
             #expect(!events.contains { [.fileTrashed, .viewerRotate].contains($0.event.name) })
             #expect(events.filter { $0.event.name == .noticeShown }.map(\.event.text) == ["Location copied"])

@@ -61,8 +61,9 @@ extension GUITests {
                 }
             }
             let window = try #require(dialog, "no dialog shown")
+            // (--sync: until the X server has given it the keyboard; GTK takes the keys that
+            // follow in order, after the focus.)
             try app.xdotool(["windowfocus", "--sync", window])
-            Thread.sleep(forTimeInterval: 0.3)
         }
 
         private func failures(_ events: [TraceRecord]) -> [(row: Int, reason: PhotoFailure.Reason)] {
@@ -203,9 +204,12 @@ extension GUITests {
             }
             #expect(url == share.address("cam/"))
             #expect(error.hasPrefix("Could not connect to “\(share.address("cam/"))”: "), "\(error)")
-            // The alert's Retry (its default answer) once the share is back: mounted and listed.
+            // The alert's Retry (its default answer) once the share is back (serving: `start`
+            // returns once it answers): mounted and listed. With no window manager, the alert has
+            // the keyboard once it has taken it itself.
             try share.start()
-            Thread.sleep(forTimeInterval: 0.5)
+            let main = app.visibleWindows(named: "^Classic Photos$"), rootWindow = app.rootWindow
+            try app.waitForFocus("the alert focused") { id, _ in !id.isEmpty && id != rootWindow && !main.contains(id) }
             try app.xdotool(["key", "Return"])
             #expect(try app.waitFor(event: .sourceLoaded).event.rows == 4)
             #expect(app.terminate() == 0)
@@ -318,9 +322,10 @@ extension GUITests {
             }
             #expect(app.terminate() == 0)
 
-            // Another session, the dialog cancelled: the source fails, with GIO's words.
+            // Another session, the dialog cancelled: the source fails, with GIO's words. (Every
+            // frame traced, for the check below.)
             let bus2 = try PrivateBus()
-            let again = try open(share.address("cam/"), bus: bus2)
+            let again = try open(share.address("cam/"), bus: bus2, environment: AppSession.tracingFrames)
             _ = try again.waitFor("the password asked for") { events in
                 events.contains { $0.event.name == .mountAsk }
             }
@@ -330,8 +335,9 @@ extension GUITests {
             #expect(failed.event.error?.isEmpty == false, "\(failed.event)")
             #expect(again.events().filter { $0.event.name == .mountAsk }.count == 1, "asked again after Cancel")
             // The window's status says so, with Retry; no alert over it repeats what was just
-            // answered.
-            Thread.sleep(forTimeInterval: 0.5)
+            // answered. An alert would be shown as the failure is, before the frame that paints
+            // the status, by which time GTK has sent the X server all it asked for.
+            try again.waitForFrame(after: failed.t)
             let windows = try again.xdotool(["search", "--onlyvisible", "--class", "classic-photos"])
             #expect(windows.split(separator: "\n").count == 1, "another window is open: \(windows)")
             #expect(again.terminate() == 0)
@@ -352,7 +358,8 @@ extension GUITests {
             #expect(mounted.status == 0, "\(mounted.stderr)")
             let folder = try TestPictures.makeFolder("chooser-start")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let app = try open(folder.path, bus: bus)
+            // (GTK's animations off: the chooser's location field is there at once.)
+            let app = try open(folder.path, bus: bus, environment: AppSession.withoutAnimations)
             _ = try app.waitFor(event: .sourceLoaded)
             try app.xdotool(["key", "ctrl+o"])
             // With no desktop portal, GtkFileChooserNative shows GTK's own chooser, focused.
@@ -362,9 +369,32 @@ extension GUITests {
             }
             for _ in 0..<100 where focused() != "Open Pictures or a Photo List" { usleep(100_000) }
             try #require(focused() == "Open Pictures or a Photo List", "no chooser focused: \(focused())")
-            usleep(300_000)
+            // GTK takes the keys in order: Ctrl+L opens the location field, which takes the
+            // address typed. The chooser then asks the share about it, and takes it only once
+            // the answer has come: its Open button turns from grey to black (Return before that
+            // does nothing).
             try app.xdotool(["key", "ctrl+l", "type", "--delay", "10", share.address("cam/photo05.jpg")])
-            usleep(300_000)
+            let chooser = try app.xdotool(["getwindowfocus", "getwindowgeometry", "--shell"])
+            var place: [String: Int] = [:]
+            for line in chooser.split(separator: "\n") {
+                let parts = line.split(separator: "=")
+                if parts.count == 2 { place[String(parts[0])] = Int(parts[1]) }
+            }
+            let (right, bottom) = (
+                (place["X"] ?? 0) + (place["WIDTH"] ?? 0), (place["Y"] ?? 0) + (place["HEIGHT"] ?? 0)
+            )
+            var darkest = 1.0
+            try app.waitForScreenshot { shot in
+                let read = try run(
+                    URL(fileURLWithPath: "/usr/bin/convert"),
+                    [
+                        shot, "-crop", "70x30+\(right - 83)+\(bottom - 44)", "-colorspace", "gray", "-format",
+                        "%[fx:minima]", "info:",
+                    ])
+                darkest = Double(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
+                return darkest < 0.4
+            }
+            #expect(darkest < 0.4, "the chooser's Open button stayed grey (its darkest pixel \(darkest))")
             try app.xdotool(["key", "Return"])
             let shown = try app.waitFor("the photo in the viewer, its folder listed") { events in
                 events.contains { $0.event.name == .viewerOpen && $0.event.photoName == "photo05.jpg" }
@@ -562,11 +592,14 @@ extension GUITests {
             _ = try app.waitFor("scrolled back") { AppSession.visibleRanges($0).last?.contains(1) == true }
 
             try share.start()
+            let home = app.events().count
             try app.xdotool(["key", "End"])
-            _ = try app.waitFor("at the end again") { AppSession.visibleRanges($0).last?.contains(60) == true }
+            // At rest at the end again: the rows where they are clicked.
+            _ = try app.waitFor("at the end again") { events in
+                events.dropFirst(home).last { $0.event.name == .scrollEnd }?.event.visibleRows?.contains(60) == true
+            }
             // Each failed row's own Retry, at its right end (rows are 84 pixels apart; the last
             // one ends 5 above the window's bottom edge, under the failures notice).
-            Thread.sleep(forTimeInterval: 0.5)
             let window = try app.windowGeometry()
             let retried = app.events().count
             for row in 55...57 {

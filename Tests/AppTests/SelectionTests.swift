@@ -126,9 +126,9 @@ extension DesktopGUITests {
                 let ids = try app.xdotool(["search", "--sync", "--onlyvisible", "--pid", "\(app.processIdentifier)"])
                 return try #require(ids.split(separator: "\n").first.map(String.init))
             }
-            try source.xdotool(["windowmove", try window(of: source), "0", "0"])
-            try source.xdotool(["windowmove", try window(of: target), "600", "0"])
-            usleep(500_000)
+            // (--sync: until the server has each where it was asked.)
+            try source.xdotool(["windowmove", "--sync", try window(of: source), "0", "0"])
+            try source.xdotool(["windowmove", "--sync", try window(of: target), "600", "0"])
             let window = (x: 0, y: 0)
             // Rows 0 and 1 selected (a click, a Shift+click), dragged from row 1 to the other window.
             let row0 = (x: window.x + 200, y: window.y + AppSession.headerHeight + 40)
@@ -138,8 +138,10 @@ extension DesktopGUITests {
                 "keydown", "shift", "mousemove", "\(row1.x)", "\(row1.y)", "click", "1", "keyup", "shift",
             ])
             try source.waitFor("two selected") { $0.contains { $0.event == .selectionChanged(count: 2) } }
-            // Past the double-click time, so that the press begins a drag and not a second click.
-            var steps = ["sleep", "0.6", "mousedown", "1"]
+            // Past GTK's double-click time since the Shift+click was taken, so that the press
+            // begins a drag and is not a second click of that one (which opens the photo).
+            AppSession.pastDoubleClickTime(since: Date())
+            var steps = ["mousedown", "1"]
             for step in 1...12 {
                 steps += ["sleep", "0.05", "mousemove", "\(row1.x + step * 60)", "\(row1.y + step * 10)"]
             }

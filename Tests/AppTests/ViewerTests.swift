@@ -171,6 +171,7 @@ extension GUITests {
             // Double-click: 100 %; again: fit.
             try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)", "click", "--repeat", "2", "--delay", "60", "1"])
             events = try app.waitFor("100 % after a double-click") { zoomLevels($0).last == 1.0 }
+            let zoomedIn = Date()
             // At 100 % the photo is decoded again, whole; the second double-click waits for it.
             // Sent while that picture was still on its way (under ThreadSanitizer in CI, with the
             // main loop stalled as it came), no second toggle was seen.
@@ -178,7 +179,9 @@ extension GUITests {
                 images(events, row: 0, state: .filtered).contains { $0.event.imageSize?.w == 2400 }
             }
             var count = zoomLevels(events).count
-            usleep(700_000) // past the double-click time, or GTK counts these as a third and fourth press
+            // Past GTK's double-click time since the first, or GTK counts these as a third and
+            // fourth press.
+            AppSession.pastDoubleClickTime(since: zoomedIn)
             try app.xdotool(["click", "--repeat", "2", "--delay", "60", "1"])
             events = try app.waitFor("fitted after a second double-click") { zoomLevels($0).count > count }
             #expect(abs(zoomLevels(events).last! - fit) < 0.01, "\(zoomLevels(events))")
@@ -256,7 +259,9 @@ extension GUITests {
         func servedPhotos() throws {
             let (server, list, folder) = try servedList()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let app = try AppSession(source: list.path)
+            // GTK's animations off: the viewer is gone at once when it closes, so the next click
+            // reaches the list.
+            let app = try AppSession(source: list.path, environment: AppSession.withoutAnimations)
             try app.waitFor(event: .sourceLoaded)
             // The rows settle first, so the measurement is the viewer's own work.
             try app.waitFor("rows settled") {
@@ -280,7 +285,6 @@ extension GUITests {
             try app.waitFor("closed") { $0.contains { $0.event.name == .viewerClose } }
 
             // The 12-megapixel JPEG (3.3 MB); its neighbours were not loaded ahead (the viewer was closed).
-            usleep(300_000)
             clicked = Date()
             try click(app, row: 1)
             events = try app.waitFor("12 MP photo in the viewer", timeout: 60) {
@@ -313,12 +317,16 @@ extension GUITests {
             try key(app, "Escape")
             try app.waitFor("closed again") { $0.filter { $0.event.name == .viewerClose }.count == 2 }
             server.photoLatencyMs.store(3_000, ordering: .relaxed)
-            usleep(200_000)
+            let rocket = "/photos/rocket-launch.jpg"
+            let asked = server.requestCount(rocket)
             try click(app, row: 3)
             try app.waitFor("slow load running") { events in
                 events.contains { $0.event.name == .opStart && $0.event.kind == .view && $0.event.row == 3 }
             }
-            usleep(300_000)
+            // Its request is at the server, which answers it 3 s after.
+            let deadline = Date().addingTimeInterval(20)
+            while server.requestCount(rocket) == asked, Date() < deadline { usleep(20_000) }
+            try #require(server.requestCount(rocket) > asked, "the viewer never asked for the photo")
             try key(app, "Escape")
             events = try app.waitFor("load cancelled") { events in
                 events.contains {
@@ -329,7 +337,13 @@ extension GUITests {
             let closedAt = try #require(events.last { $0.event.name == .viewerClose })
             let openedAt = try #require(events.last { $0.event.name == .viewerOpen })
             #expect(closedAt.event.row == 3 && openedAt.event.row == 3)
-            usleep(3_500_000)
+            // The answer, due 3 s after the request, finds the app gone: the cancel closed the
+            // connection, so no picture can come of it.
+            while server.heldOrDelayedResponses(rocket) == (0, 0), Date() < deadline { usleep(50_000) }
+            let outcome = server.heldOrDelayedResponses(rocket)
+            #expect(
+                outcome == (0, 1),
+                "the delayed photo was \(outcome.delivered) times sent whole, \(outcome.abandoned) times abandoned")
             events = app.events().filter { $0.t > openedAt.t }
             #expect(!images(events, row: 3).contains { $0.t > closedAt.t }, "a picture was shown after closing")
             #expect(
@@ -374,6 +388,21 @@ extension GUITests {
             ).stdout
         }
 
+        /// Waits until the window manager has taken the app's window in: it set its `WM_STATE`.
+        private func managed(_ app: AppSession) throws {
+            let deadline = Date().addingTimeInterval(20)
+            func state() -> String {
+                let id = app.visibleWindows(named: "Classic Photos").first ?? ""
+                return
+                    (try? run(
+                        URL(fileURLWithPath: "/usr/bin/xprop"), ["-id", id, "WM_STATE"],
+                        environment: ["DISPLAY": app.display.name]
+                    ).stdout) ?? ""
+            }
+            while !state().contains("Normal"), Date() < deadline { usleep(50_000) }
+            try #require(state().contains("Normal"), "the window manager never took the window in: \(state())")
+        }
+
         @Test("F11 makes the window fullscreen; Escape leaves fullscreen first, then closes the viewer")
         func fullscreen() throws {
             // Fullscreen is the window manager's to grant: a small one runs on the test's display
@@ -395,12 +424,22 @@ extension GUITests {
             manager.standardError = FileHandle.nullDevice
             try manager.run()
             defer { kill(manager.processIdentifier, SIGKILL); manager.waitUntilExit() }
-            usleep(300_000)
+            // The manager is up once it names itself on the root window.
+            let root = {
+                (try? run(
+                    URL(fileURLWithPath: "/usr/bin/xprop"), ["-root", "_NET_SUPPORTING_WM_CHECK"],
+                    environment: ["DISPLAY": display.name]
+                ).stdout) ?? ""
+            }
+            let started = Date().addingTimeInterval(20)
+            while !root().contains("window id #"), Date() < started { usleep(50_000) }
+            try #require(root().contains("window id #"), "the window manager did not start: \(root())")
 
             let app = try AppSession(arguments: [folder.path], display: display)
             try app.waitFor(event: .sourceLoaded)
             try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 2 } }
-            usleep(300_000)
+            // The manager has taken the window in (and placed it) once it has set its WM_STATE.
+            try managed(app)
             try click(app, row: 0)
             var events = try app.waitFor("photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             #expect(!(try windowState(app)).contains("FULLSCREEN"))
@@ -444,7 +483,8 @@ extension GUITests {
             for _ in 0..<100 where focusedWindowName(app) != "Save Photo As" { usleep(100_000) }
             try #require(
                 focusedWindowName(app) == "Save Photo As", "no focused Save As dialog: \(focusedWindowName(app))")
-            usleep(300_000) // the dialog's first frame, and its name field focused
+            // Shown with its name field focused, before it took the keyboard: the keys that
+            // follow reach the field, in order.
             try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", path])
             try app.xdotool(["key", "Return"])
         }
@@ -548,7 +588,8 @@ extension GUITests {
             ).write(to: exif)
             let png = folder.appendingPathComponent("b-plain.png")
             try #require(TestPictures.write(png, format: "png", rgb: 0x33AA66, size: 96))
-            let app = try AppSession(source: folder.path)
+            // Every frame traced: a screenshot is taken once a frame painted what it is to show.
+            let app = try AppSession(source: folder.path, environment: AppSession.tracingFrames)
             try app.waitFor(event: .sourceLoaded)
             try app.waitFor("rows shown") { $0.contains { $0.event.name == .rowShown && $0.event.row == 1 } }
             let window = try app.windowGeometry()
@@ -556,14 +597,11 @@ extension GUITests {
             try app.waitFor("the camera photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             // The pointer leaves the photo, so no tooltip covers what the screenshots compare.
             try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
-            usleep(300_000)
             let area = (x: window.x + window.width / 2 - 60, y: infoButton(window).y + 40, width: 120, height: 100)
             // Kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1 (the path is printed).
             let keepScreenshots = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil
             let screenshots = try TestPictures.makeFolder("info-screens")
             defer { if !keepScreenshots { try? FileManager.default.removeItem(at: screenshots) } }
-            let before = screenshots.appendingPathComponent("before.png").path
-            try app.screenshot(to: before)
 
             // Alt+Return opens it.
             try key(app, "alt+Return")
@@ -574,21 +612,25 @@ extension GUITests {
             #expect(camera.bytes == (try FileManager.default.attributesOfItem(atPath: exif.path)[.size] as? Int))
             #expect(camera.format == "JPEG", "format \(camera.format)")
             #expect(camera.camera == "Canon EOS 5D" && camera.date == "2021-07-04 18:30:05", "\(camera)")
-            // And it is on screen: the light popover over the dark viewer, under the button.
-            usleep(400_000)
+            // And it is on screen: the light popover over the dark viewer, under the button (on
+            // the frame painted after it opened, and on the one after it closed).
+            try app.waitForFrame(after: try #require(events.last { $0.event.name == .viewerInfo }).t)
             let open = screenshots.appendingPathComponent("info-open.png").path
             try app.screenshot(to: open)
-            let dark = try ScreenshotStats(path: before, region: area),
-                light = try ScreenshotStats(path: open, region: area)
-            print(
-                "info popover under its button, before: \(dark); open: \(light)"
-                    + (keepScreenshots ? "; screenshot \(open)" : ""))
-            #expect(light.meanLuminance > dark.meanLuminance + 80, "before: \(dark); open: \(light)")
 
             // Escape closes the popover only; the viewer stays.
             try key(app, "Escape")
             events = try app.waitFor("info closed") { infoEvents($0).last?.shown == false }
             #expect(!events.contains { $0.event.name == .viewerClose })
+            try app.waitForFrame(after: try #require(events.last { $0.event.name == .viewerInfo }).t)
+            let closed = screenshots.appendingPathComponent("info-closed.png").path
+            try app.screenshot(to: closed)
+            let dark = try ScreenshotStats(path: closed, region: area),
+                light = try ScreenshotStats(path: open, region: area)
+            print(
+                "info popover under its button, open: \(light); closed: \(dark)"
+                    + (keepScreenshots ? "; screenshots \(open), \(closed)" : ""))
+            #expect(light.meanLuminance > dark.meanLuminance + 80, "open: \(light); closed: \(dark)")
 
             // The PNG, and the info button clicked: no EXIF rows.
             try key(app, "Right")
@@ -627,9 +669,9 @@ extension GUITests {
             try app.xdotool(arguments)
         }
 
-        /// GTK counts a press within the double-click time (400 ms) as the next of a series:
-        /// pauses past it before the next press.
-        private func pastDoubleClickTime() { usleep(700_000) }
+        // (A drag needs no pause after the one before: GTK counts a press within its double-
+        // click time of the last as the next of a series, two making a double-click, which
+        // zooms; but a press that moves past the drag threshold ends its series.)
 
         private func pans(_ events: [TraceRecord]) -> [(x: Double, y: Double)] { events.compactMap(\.event.panCenter) }
 
@@ -651,24 +693,23 @@ extension GUITests {
             try key(app, "1")
             events = try app.waitFor("100 %") { zoomLevels($0).last == 1.0 }
             #expect(pans(events).isEmpty)
-            pastDoubleClickTime()
-            // Dragged 240 pixels left and 60 up: the view moves right and down over the photo.
+            // Dragged 240 pixels left and 60 up: the view moves right and down over the photo,
+            // its centre to (1440, 860) with the drag's last motion.
             try drag(app, from: centre, by: -240, -60)
-            try app.waitFor("panned") { !pans($0).isEmpty }
-            usleep(500_000) // the rest of the drag's motion and its release
-            events = app.events()
+            events = try app.waitFor("panned to where the drag ended") { events in
+                pans(events).last.map { abs($0.x - 1440) < 1 && abs($0.y - 860) < 1 } == true
+            }
             let panned = try #require(pans(events).last)
             print("panned by a drag to (\(panned.x), \(panned.y)) in \(pans(events).count) steps")
-            #expect(abs(panned.x - 1440) < 1 && abs(panned.y - 860) < 1, "centre after the drag: \(panned)")
             #expect(pans(events).count >= 4, "\(pans(events).count) pan events")
-            #expect(events.filter { $0.event.name == .viewerOpen }.count == 1, "the drag paged")
             #expect(zoomLevels(events).last == 1.0)
 
-            // 0: fit. The same drag is now a swipe to the next photo, and pans nothing.
+            // 0: fit. The same drag is now a swipe to the next photo, and pans nothing. (The key
+            // comes after the first drag's release: had that paged, the trace says so first.)
             try key(app, "0")
             events = try app.waitFor("fitted") { zoomLevels($0).last.map { abs($0 - fit) < 0.001 } == true }
+            #expect(events.filter { $0.event.name == .viewerOpen }.count == 1, "the drag paged")
             let pansBefore = pans(events).count
-            pastDoubleClickTime()
             try drag(app, from: centre, by: -240, -60)
             events = try app.waitFor("paged to row 1") {
                 $0.contains { $0.event.name == .viewerOpen && $0.event.row == 1 }
@@ -694,30 +735,25 @@ extension GUITests {
             let opens = { (events: [TraceRecord]) in
                 events.filter { $0.event.name == .viewerOpen }.compactMap(\.event.row)
             }
-            pastDoubleClickTime()
 
             // To the left: the next photo.
             try drag(app, from: centre, by: -150, 10)
             var events = try app.waitFor("swiped to row 2") { opens($0).last == 2 }
             #expect(opens(events) == [1, 2])
             try app.waitFor("row 2 shown") { !images($0, row: 2, state: .filtered).isEmpty }
-            pastDoubleClickTime()
             // To the right: the previous one.
             try drag(app, from: centre, by: 150, -10)
             events = try app.waitFor("swiped back to row 1") { opens($0).count == 3 }
             #expect(opens(events) == [1, 2, 1])
-            pastDoubleClickTime()
 
             // Too short (under 80 pixels), or more vertical than horizontal: no page.
             try drag(app, from: centre, by: -50, 0)
-            pastDoubleClickTime()
             try drag(app, from: centre, by: -100, 150)
-            pastDoubleClickTime()
-            #expect(opens(app.events()) == [1, 2, 1], "a short or vertical drag paged")
-            // The photo still pages from here (the drags above were seen, and refused).
+            // The photo still pages from here (the drags above were seen, and refused): the
+            // next page is the one this drag makes, traced after anything the two above did.
             try drag(app, from: centre, by: 150, 0)
             events = try app.waitFor("swiped to row 0") { opens($0).count == 4 }
-            #expect(opens(events) == [1, 2, 1, 0])
+            #expect(opens(events) == [1, 2, 1, 0], "a short or vertical drag paged")
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)
             #expect(app.terminate() == 0)
@@ -743,20 +779,19 @@ extension GUITests {
             }
 
             try monitor.warn(level: 100)
-            try app.waitFor("neighbours dropped") { events in
+            var events = try app.waitFor("neighbours dropped") { events in
                 Set(events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)).isSuperset(of: [0, 2])
             }
-            usleep(200_000)
-            var events = app.events()
             let warned = try #require(events.first { $0.event.name == .memoryLow })
             #expect(warned.event.level == 100)
-            let dropped = events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)
-            #expect(dropped.sorted() == [0, 2], "dropped rows \(dropped)")
             // The photo shown stays, with its original: S shows it without reading it again.
             try key(app, "s")
-            try app.waitFor("the original shown") { events in
+            events = try app.waitFor("the original shown") { events in
                 images(events, row: 1, state: .original).contains { $0.t > warned.t }
             }
+            // (S came after the warning, so whatever the warning dropped is traced before.)
+            let dropped = events.filter { $0.event.name == .viewerDropped }.compactMap(\.event.row)
+            #expect(dropped.sorted() == [0, 2], "dropped rows \(dropped)")
 
             // Right: the photo that was loaded ahead is read and decoded again.
             try key(app, "Right")

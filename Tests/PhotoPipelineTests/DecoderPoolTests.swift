@@ -195,19 +195,22 @@ import TestSupport
         let pool = pool(deadline: 10, helpers: 1)
         let bytes = try photo("coffee.jpg")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
-        // Idle: killed between pictures, the next picture goes to a fresh helper.
+        // Idle: killed between pictures (and gone), the next picture goes to a fresh helper.
         Helpers.kill(of: pool)
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(Helpers.waitUntil { Helpers.pids(of: pool).isEmpty }, "the helper outlived SIGKILL")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
-        // Busy: killed in the middle of one (a decode that would never end).
+        // Busy: killed in the middle of one (a decode that would never end), once the helper
+        // has it: asleep in the fault's endless loop.
+        let busy = Locked(false)
         let killer = Thread {
-            Thread.sleep(forTimeInterval: 0.5)
+            busy.withLock { $0 = Helpers.waitUntil { Helpers.asleepInFault(of: pool) } }
             Helpers.kill(of: pool)
         }
         killer.start()
         let error = #expect(throws: PhotoFailure.self) {
             try Decoding.picture(.bytes(fault(.loop)), size: .square(80), cancellable: Cancellable(), pool: pool)
         }
+        #expect(busy.withLock { $0 }, "the helper was never seen with the picture")
         #expect(error?.reason == .decoderCrashed)
         #expect(error?.detail.contains("SIGKILL") == true, "\(error?.detail ?? "")")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
@@ -230,8 +233,10 @@ import TestSupport
     func cancelled() throws {
         let pool = pool(deadline: 20, helpers: 1)
         let cancellable = Cancellable()
+        // Cancelled once the helper has the picture: asleep in the fault's long decode.
+        let busy = Locked(false)
         let canceller = Thread {
-            Thread.sleep(forTimeInterval: 0.3)
+            busy.withLock { $0 = Helpers.waitUntil { Helpers.asleepInFault(of: pool) } }
             cancellable.cancel()
         }
         canceller.start()
@@ -239,6 +244,7 @@ import TestSupport
         let error = #expect(throws: PhotoFailure.self) {
             try Decoding.picture(.bytes(fault(.slow)), size: .square(80), cancellable: cancellable, pool: pool)
         }
+        #expect(busy.withLock { $0 }, "the helper was never seen with the picture")
         #expect(error?.isCancellation == true)
         #expect(Date().timeIntervalSince(started) < 5)
         _ = try Decoding.picture(
@@ -307,6 +313,30 @@ enum Helpers {
     /// Kills them with SIGKILL.
     static func kill(of pool: DecoderPool) {
         for pid in pids(of: pool) { Glibc.kill(pid, SIGKILL) }
+    }
+
+    /// Whether one of the helpers is asleep in a timed sleep: the `loop` and `slow` faults sleep
+    /// (for a second, or 10 ms, again and again) once a helper has their picture, and an idle
+    /// helper waits for its socket or a lock, never so. Told by the kernel's wait channel of
+    /// each of its threads.
+    static func asleepInFault(of pool: DecoderPool) -> Bool {
+        pids(of: pool).contains { pid in
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return tasks.contains { task in
+                let channel = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
+                return channel.contains("nanosleep")
+            }
+        }
+    }
+
+    /// Polls `condition` every 10 ms until it holds (true) or `seconds` have passed (false).
+    static func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 
     private static func children(of parent: pid_t) -> [pid_t] {

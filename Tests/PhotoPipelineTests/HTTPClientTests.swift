@@ -74,11 +74,12 @@ import TestSupport
             }
         }
         for thread in threads { thread.start() }
+        // All three wait for the one transfer (its request at the server, held there).
         let deadline = Date().addingTimeInterval(10)
-        while server.requestCount("/photos/retina.jpg") < 1, Date() < deadline {
+        while server.requestCount("/photos/retina.jpg") < 1 || client.requestsWaiting < 3, Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        try await Task.sleep(for: .milliseconds(200)) // the other two have joined by now
+        #expect(client.requestsWaiting == 3)
         leaving.cancel() // one request gives up: the others still get the photo
         while results.withLock({ $0.count }) < 1, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         server.releasePhotos()

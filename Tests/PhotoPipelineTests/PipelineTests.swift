@@ -133,9 +133,9 @@ import TestSupport
         let queue = OperationQueue()
         queue.addOperation(download)
         queue.addOperation(filter)
+        // The transfer is under way: its response is coming, and the download runs.
         #expect(await waitUntil { server.trickleTimes.started.count == 1 })
-        try await Task.sleep(for: .milliseconds(200)) // the transfer is under way
-        #expect(download.isExecuting)
+        #expect(await waitUntil { download.isExecuting })
         let cancelledAt = LoopbackServer.now()
         download.cancel()
         #expect(await waitUntil(5) { server.trickleTimes.closed.count == 1 })

@@ -54,6 +54,15 @@ public enum AnimatedPictures {
         }
     }
 
+    /// Whether ImageMagick here writes animated WebPs (where its libwebp lacks the muxer it
+    /// writes the first frame alone): tried once, on a small one.
+    public static let writesAnimatedWebP: Bool = {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("classic-photos-webp-probe-\(UUID().uuidString).webp")
+        defer { try? FileManager.default.removeItem(at: url) }
+        return write(url) && isAnimatedWebP(url)
+    }()
+
     /// Whether the WebP at `url` is an animation (a VP8X chunk with the animation flag and
     /// ANMF frames): ImageMagick writes only the first frame where its libwebp lacks the muxer.
     public static func isAnimatedWebP(_ url: URL) -> Bool {

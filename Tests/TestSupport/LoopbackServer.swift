@@ -105,6 +105,9 @@ public final class LoopbackServer: @unchecked Sendable {
         var streamedBytes = 0
         var photoBytesSent = 0
         var rangeRequests: [String: Int] = [:]
+        /// Held or delayed photo responses, by path: sent whole, or their client gone first.
+        var delivered: [String: Int] = [:]
+        var abandoned: [String: Int] = [:]
     }
 
     /// The address the server listens on.
@@ -158,6 +161,14 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// The most `/photos/` requests the server was answering at one time.
     public var peakPhotosInFlight: Int { stats.withLock { $0.peakPhotosInFlight } }
+
+    /// What became of the `/photos/` responses for `path` that were held (`holdPhotos`) or
+    /// delayed (`photoLatencyMs`): how many were sent whole, and how many were abandoned, their
+    /// client having hung up before (a cancelled transfer closes its connection). Each counts
+    /// once its message is finished.
+    public func heldOrDelayedResponses(_ path: String) -> (delivered: Int, abandoned: Int) {
+        stats.withLock { ($0.delivered[path, default: 0], $0.abandoned[path, default: 0]) }
+    }
 
     public static func now() -> Double { Double(g_get_monotonic_time()) / 1_000_000 }
 
@@ -252,11 +263,13 @@ public final class LoopbackServer: @unchecked Sendable {
                 return true
             }
             if held {
+                watchDelivery(msg, path: path)
                 soup_server_message_pause(msg)
                 return
             }
             let latency = photoLatencyMs.load(ordering: .relaxed) + link.withLock { $0.latencyMs }
             if latency > 0 {
+                watchDelivery(msg, path: path)
                 stats.withLock {
                     $0.photosInFlight += 1; $0.peakPhotosInFlight = max($0.peakPhotosInFlight, $0.photosInFlight)
                 }
@@ -529,6 +542,27 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     /// Touched only on the server thread.
+    /// Counts `msg`, a held or delayed photo response for `path`, as delivered or abandoned
+    /// when it is finished: delivered if its body was written.
+    private func watchDelivery(_ msg: OpaquePointer, path: String) {
+        let watch = DeliveryWatch()
+        let object = UnsafeMutableRawPointer(msg)
+        // The connections live as long as the message (GLib holds their closures).
+        watch.connections = [
+            SignalConnection.connect(object, "wrote-body") { watch.wrote = true },
+            SignalConnection.connect(object, "finished") { [self] in
+                stats.withLock {
+                    if watch.wrote { $0.delivered[path, default: 0] += 1 } else { $0.abandoned[path, default: 0] += 1 }
+                }
+            },
+        ]
+    }
+
+    private final class DeliveryWatch: @unchecked Sendable {
+        var wrote = false
+        var connections: [SignalConnection] = []
+    }
+
     private final class TrickleState: @unchecked Sendable {
         let msg: OpaquePointer
         var done = false

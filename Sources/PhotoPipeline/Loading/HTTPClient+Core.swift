@@ -127,6 +127,9 @@ extension HTTPClient {
             return ticket
         }
 
+        /// How many requests wait for the transfers in flight.
+        var requestsWaiting: Int { transfers.waiting }
+
         /// A request was cancelled: it stops waiting now, and a transfer nobody waits for any
         /// more is aborted.
         func leave(_ ticket: Transfers.Ticket) {

@@ -170,6 +170,10 @@ public final class HTTPClient: Sendable {
     /// How many bytes the disk cache holds now, as its folder's files add up.
     public var cacheSize: Int { core.cacheDirectory.map(DiskUsage.bytes(under:)) ?? 0 }
 
+    /// How many requests wait for transfers in flight now, those that share one counted each
+    /// (for tests).
+    var requestsWaiting: Int { core.requestsWaiting }
+
     /// Aborts every transfer, writes the cache's index and ends the thread; waits for that.
     /// Requests made afterwards fail as cancelled.
     public func close() { core.stop(wait: true) }

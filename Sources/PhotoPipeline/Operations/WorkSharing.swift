@@ -117,6 +117,9 @@ public final class WorkSharing<Request: Hashable & Sendable, Job: Sendable, Valu
     /// The jobs of the work in flight.
     public var jobs: [Job] { table.withLock { $0.inFlight.values.map(\.job) } }
 
+    /// How many callers wait for the work in flight, all of it together (for tests).
+    var waiting: Int { table.withLock { $0.inFlight.values.reduce(0) { $0 + $1.work.waiters.count } } }
+
     /// Starts nothing more (see `join`) and forgets the work in flight, whose jobs are
     /// returned for the caller to abort; callers waiting still get their outcomes from
     /// `finish`.

@@ -55,6 +55,15 @@ public final class DecodeMemoryBudget: @unchecked Sendable {
     /// Bytes reserved now, and the most reserved at once since the budget was made.
     public var usage: (now: Int, peak: Int) { condition.withLock { (used, peak) } }
 
+    /// The reservations waiting now, the first to wait first: their bytes, and for how many
+    /// seconds each has waited (for tests).
+    var waitingNow: [(bytes: Int, seconds: Double)] {
+        condition.withLock {
+            let now = Self.now()
+            return waiting.sorted { $0.key < $1.key }.map { ($0.value.bytes, now - $0.value.since) }
+        }
+    }
+
     /// A reservation; `release()` it (once) when the decode's memory is gone.
     public struct Reservation: Sendable {
         let budget: DecodeMemoryBudget?

@@ -69,6 +69,11 @@ final class LiveFolder {
     /// What the index holds for the photos shown, read off the main thread when a tooltip or
     /// the place label first asks.
     private let indexed = IndexedFacts()
+    /// The photo whose tooltip was last asked for before its facts had come: asked again when
+    /// they come. (Only that one: a tooltip asked for again where the pointer is not, for the
+    /// place label's facts coming in while the view scrolls, left GTK asking for no tooltip
+    /// until the pointer had left the window.)
+    private var tooltipWaiting: PhotoID?
     /// Whether the app itself just changed the file at a path (its own trash, undo, rotate).
     var isOwnChange: ((String) -> Bool)?
 
@@ -87,7 +92,11 @@ final class LiveFolder {
         isTree = tree != nil
         watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
         watch(tree ?? [url], readSince: readBegan)
-        indexed.onArrived = { [unowned pane] id in pane.refreshTooltip(of: id) }
+        indexed.onArrived = { [unowned self, unowned pane] id in
+            guard id == tooltipWaiting else { return }
+            tooltipWaiting = nil
+            pane.refreshTooltip(of: id)
+        }
     }
 
     /// Watches each of `folders` (not yet watched) while there is room: a first slice of them
@@ -463,7 +472,12 @@ final class LiveFolder {
     /// where the index holds nothing for it (the folder was never sorted by date), or its
     /// answer has not come yet.
     func details(of id: PhotoID, link: String) -> String? {
-        guard let held = indexFacts(of: id, link: link) else { return nil }
+        guard let path = Self.path(ofLink: link) else { return nil }
+        guard case .known(let facts) = indexed.facts(of: id, path: path) else {
+            tooltipWaiting = id
+            return nil
+        }
+        guard let held = facts else { return nil }
         var parts: [String] = []
         if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
         if let camera = held.camera { parts.append(DisplayText.line(camera)) }

@@ -236,7 +236,7 @@ final class PhotoListWindow {
             pane.revealWhenLaidOut(position)
         }
         folderToSelect = nil
-        refreshViewActions(viewerOpen: viewer.isOpen)
+        refreshViewActions(viewerOpen: viewer.isShown)
         status.isLoading = false
         if let folder = liveFolder, folder.order != photoOrder || !folder.orderChecked {
             // Not yet in the order asked for (the dates taken of a big folder), or in the one
@@ -405,7 +405,7 @@ final class PhotoListWindow {
         settings.viewMode = pane.mode
         settings.gridSize = pane.cellSize
         processor.setThumbnailFrame(thumbnailFrame)
-        refreshViewActions(viewerOpen: viewer?.isOpen ?? false)
+        refreshViewActions(viewerOpen: viewer?.isShown ?? false)
     }
 
     private func windowMapped() {

@@ -63,6 +63,9 @@ final class PhotoViewer {
     /// On screen (from opening until the closing animation ends).
     private(set) var isOpen = false
     var isClosing = false
+    /// Open and not on its way out: a viewer fading out after Escape counts as closed (the
+    /// window's own actions are back as it begins to go).
+    var isShown: Bool { isOpen && !isClosing }
     var showsSepia = true
     var isFullscreen = false
     /// What the picture shows now (to trace and make a texture only on change).

@@ -22,6 +22,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case watchDelay = "CLASSIC_PHOTOS_WATCH_DELAY_MS"
         case treeLead = "CLASSIC_PHOTOS_TREE_LEAD"
         case fileWorkDelay = "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS"
+        case listRestDelay = "CLASSIC_PHOTOS_LIST_REST_DELAY_MS"
     }
 
     /// How pictures are decoded (`CLASSIC_PHOTOS_SANDBOX`).
@@ -60,6 +61,10 @@ public struct AppConfiguration: Sendable, Equatable {
         /// How long work on many photos at once waits before each file, in milliseconds
         /// (`CLASSIC_PHOTOS_FILE_WORK_DELAY_MS`; tests of its progress and of Cancel).
         public var fileWorkDelayMilliseconds: UInt32 = 0
+        /// How long a folder's reading waits before it hands over what follows its first rows,
+        /// in milliseconds (`CLASSIC_PHOTOS_LIST_REST_DELAY_MS`; tests that act while a big
+        /// folder is still coming in, whatever the machine's speed).
+        public var listRestDelayMilliseconds: UInt32 = 0
 
         public init() {}
     }
@@ -110,6 +115,9 @@ public struct AppConfiguration: Sendable, Equatable {
         configuration.testSwitches.treeLeadAlways = value(.treeLead) == "always"
         if let delay = value(.fileWorkDelay).flatMap(UInt32.init) {
             configuration.testSwitches.fileWorkDelayMilliseconds = delay
+        }
+        if let delay = value(.listRestDelay).flatMap(UInt32.init) {
+            configuration.testSwitches.listRestDelayMilliseconds = delay
         }
         configuration.testSwitches.publicAddresses = (value(.publicAddresses) ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -66,8 +66,11 @@ extension GUITests {
         }
 
         /// The app on a display large enough for a window of 1200 × 850.
-        private static func launch(_ arguments: [String], grid: Bool = false) throws -> AppSession {
+        private static func launch(
+            _ arguments: [String], grid: Bool = false, environment more: [String: String] = [:]
+        ) throws -> AppSession {
             let environment = try privateSettings(grid ? ["view-mode": "grid"] : [:], width: 1200, height: 850)
+                .merging(more) { $1 }
             return try AppSession(
                 arguments: arguments, environment: environment, display: XvfbDisplay(width: 1400, height: 1000))
         }
@@ -127,7 +130,11 @@ extension GUITests {
         func treeToGridWhileLoading() throws {
             let top = try Self.tree()
             defer { try? FileManager.default.removeItem(at: top) }
-            let app = try Self.launch(["--recursive", top.appendingPathComponent("photos").path])
+            // The rest of the tree after its first rows comes 3 s late, so the keys come while
+            // it is read however fast the machine reads it.
+            let app = try Self.launch(
+                ["--recursive", top.appendingPathComponent("photos").path],
+                environment: ["CLASSIC_PHOTOS_LIST_REST_DELAY_MS": "3000"])
             try app.waitFor(event: .windowShown)
             try Self.key(app, "ctrl+2", "ctrl+1", "ctrl+2")
             let events = try app.waitFor("the tree's grid settled", timeout: 120) { events in

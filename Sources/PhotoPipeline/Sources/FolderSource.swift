@@ -236,6 +236,8 @@ public struct FolderSource: PhotoSource {
             }
             // The rest at once, packed here as the list keeps it (the loader hands it over in
             // pieces of its own; each batch was a turn of the main loop).
+            let delay = AppConfiguration.current.testSwitches.listRestDelayMilliseconds
+            if delay > 0 { usleep(delay * 1_000) }
             let end = min(start + PhotoSources.bulkBatchSize, total)
             let packed = PackedEntries(
                 leading: folders[min(start, folders.count)..<min(end, folders.count)], names: listing.names,

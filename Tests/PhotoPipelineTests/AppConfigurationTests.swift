@@ -25,7 +25,8 @@ import Testing
             "CLASSIC_PHOTOS_DECODER_FAULTS": "1", "CLASSIC_PHOTOS_SCROLL_QUIET_MS": "40",
             "CLASSIC_PHOTOS_TRACE_FRAMES": "1", "CLASSIC_PHOTOS_PUBLIC_ADDRESSES": " 127.0.0.2, ::1 ,,",
             "CLASSIC_PHOTOS_WATCH_LIMIT": "12", "CLASSIC_PHOTOS_TREE_LEAD": "always", "PATH": "/opt/bin",
-            "CLASSIC_PHOTOS_WATCH_DELAY_MS": "1500", "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "7", "UNRELATED": "x",
+            "CLASSIC_PHOTOS_WATCH_DELAY_MS": "1500", "CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "7",
+            "CLASSIC_PHOTOS_LIST_REST_DELAY_MS": "3000", "UNRELATED": "x",
         ])
         #expect(configuration.tracePath == "/tmp/trace.jsonl")
         #expect(configuration.localeDirectory == "/opt/locale")
@@ -42,7 +43,8 @@ import Testing
         #expect(configuration.testSwitches.treeLeadAlways)
         #expect(configuration.testSwitches.watchDelayMilliseconds == 1500)
         #expect(configuration.testSwitches.fileWorkDelayMilliseconds == 7)
-        #expect(AppConfiguration.Variable.allCases.count == 14)
+        #expect(configuration.testSwitches.listRestDelayMilliseconds == 3000)
+        #expect(AppConfiguration.Variable.allCases.count == 15)
     }
 
     @Test("Values that cannot be read leave the defaults; switches are on only for 1")

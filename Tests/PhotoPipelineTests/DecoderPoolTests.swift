@@ -196,8 +196,8 @@ import TestSupport
         let bytes = try photo("coffee.jpg")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
         // Idle: killed between pictures (and gone), the next picture goes to a fresh helper.
-        Helpers.kill(of: pool)
-        #expect(Helpers.waitUntil { Helpers.pids(of: pool).isEmpty }, "the helper outlived SIGKILL")
+        let killed = Helpers.kill(of: pool)
+        #expect(Helpers.waitUntil { Helpers.ended(killed) }, "the helper outlived SIGKILL")
         _ = try Decoding.picture(.bytes(bytes), size: .square(80), cancellable: Cancellable(), pool: pool)
         // Busy: killed in the middle of one (a decode that would never end), once the helper
         // has it: asleep in the fault's endless loop.
@@ -311,8 +311,25 @@ enum Helpers {
     }
 
     /// Kills them with SIGKILL.
-    static func kill(of pool: DecoderPool) {
-        for pid in pids(of: pool) { Glibc.kill(pid, SIGKILL) }
+    /// Kills the pool's helpers; their process identifiers, and those of the processes that
+    /// started them (bubblewrap, which holds the helper's end of the socket until it ends too).
+    @discardableResult
+    static func kill(of pool: DecoderPool) -> [pid_t] {
+        let killed = pids(of: pool)
+        for pid in killed { Glibc.kill(pid, SIGKILL) }
+        return killed + pool.processIdentifiers
+    }
+
+    /// Whether each of `pids` has ended: gone, or a zombie. Only then are its files closed,
+    /// its end of the socket among them (the kernel lets go of a dying process's memory, which
+    /// is where /proc finds its executable, before its files).
+    static func ended(_ pids: [pid_t]) -> Bool {
+        pids.allSatisfy { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return true }
+            return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        }
     }
 
     /// Whether one of the helpers is asleep in a timed sleep: the `loop` and `slow` faults sleep

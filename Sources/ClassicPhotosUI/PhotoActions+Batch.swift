@@ -69,20 +69,4 @@ extension PhotoActions {
             { targets.compactMap { target in target.path.map { FileTarget(target: target, path: $0) } } },
             then: { files in if !files.isEmpty { body(files) } })
     }
-
-    // MARK: The app's own changes
-
-    /// `paths` are being changed by the app now (a batch begins): the folder watch passes over
-    /// their changes until `ownChangesEnded` and five seconds after, however long the work takes.
-    func ownChangesBegan(_ paths: [String]) {
-        let now = Date()
-        ownChanges = ownChanges.filter { now.timeIntervalSince($0.value) < 5 }
-        for path in paths { ownChanges[path] = .distantFuture }
-    }
-
-    /// The work on `paths` is over: their changes are the app's own for five seconds more.
-    func ownChangesEnded(_ paths: [String]) {
-        let now = Date()
-        for path in paths where ownChanges[path] != nil { ownChanges[path] = now }
-    }
 }

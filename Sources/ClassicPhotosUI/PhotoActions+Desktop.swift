@@ -69,7 +69,7 @@ extension PhotoActions {
     /// and the viewer's picture are made again once for each piece done.
     private func turn(_ files: [FileTarget], clockwise: Bool) {
         let paths = files.map(\.path)
-        ownChangesBegan(paths)
+        feed.ownChangesBegan(paths)
         runBatch(
             .rotate, files,
             text: { done, total in
@@ -82,7 +82,7 @@ extension PhotoActions {
                 guard let self else { return }
                 // Whatever was made from the files (thumbnails, shared and cached, and the
                 // viewer's picture) goes; the photos are loaded again.
-                photos.apply(.replace(turned.map(\.item.target.id)))
+                feed.rewritten(turned.map(\.item.target.id))
                 for (file, _) in turned {
                     let target = file.target
                     let row = photos.position(of: target.id) ?? target.position
@@ -91,7 +91,7 @@ extension PhotoActions {
             },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
-                ownChangesEnded(paths)
+                feed.ownChangesEnded(paths)
                 guard let (file, failure) = tally.failed.first else { return }
                 let count = tally.failed.count
                 status.showToast(

@@ -95,15 +95,15 @@ extension PhotoActions {
         // it shows their folder.
         let paths = batch.photos.map(\.trashed.originalPath)
         if batch.list == photos.generation {
-            ownChangesBegan(paths)
+            feed.ownChangesBegan(paths)
         } else {
-            for path in paths { ownChanges[path] = nil }
+            feed.forgetOwnChanges(paths)
         }
         // The photos put back so far, all selected again.
         let back = Collected<PhotoID>()
         // Where the list is a folder in an order of its files' facts, each photo's facts are
         // read as it comes back, with the rest of its work: the main thread only places it.
-        let order = liveFolder?.order
+        let order = feed.folderOrder
         let readFacts = order?.needsFacts ?? false, taken = order?.key == .dateTaken
         runBatch(
             .restore, batch.photos,
@@ -127,7 +127,7 @@ extension PhotoActions {
             },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
-                ownChangesEnded(paths)
+                feed.ownChangesEnded(paths)
                 // What was not tried (the work was cancelled) stays for another Undo; a photo that
                 // could not be put back stays in the trash, and the toast says why.
                 let left = batch.photos.dropFirst(tally.succeeded.count + tally.failed.count)
@@ -158,7 +158,7 @@ extension PhotoActions {
     )
         -> [PhotoID]
     {
-        let ids = insertBack(
+        let ids = feed.putBack(
             restored.map { ($0.photo.entry, $0.photo.trashed.originalPath, $0.photo.position, $0.facts) })
         for id in ids {
             guard let position = photos.position(of: id) else { continue }
@@ -187,14 +187,14 @@ extension PhotoActions {
         let targets = files.map(\.target)
         let paths = files.map(\.path)
         let list = photos.generation
-        ownChangesBegan(paths)
-        photos.apply(.remove(targets.map(\.id)))
+        feed.ownChangesBegan(paths)
+        feed.remove(targets.map(\.id))
         return runBatch(
             kind, files, text: text, work: work,
             piece: { done in for (file, _) in done { Trace.shared.emit(trace(file.target)) } },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
-                ownChangesEnded(paths)
+                feed.ownChangesEnded(paths)
                 if list == photos.generation {
                     let untouched = targets.dropFirst(tally.succeeded.count + tally.failed.count)
                     putBackUntouched(tally.failed.map(\.item.target) + untouched, removedWith: targets)
@@ -215,33 +215,8 @@ extension PhotoActions {
             if keptIDs.contains(target.id) { places[target.id] = target.position - out } else { out += 1 }
         }
         pane.selection.select(
-            insertBack(
-                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position, liveFolder?.sortFacts(of: $0.id)) }))
-    }
-
-    /// Puts `entries` in the list, in one edit: where their folder's order puts them when the
-    /// list is that folder (by the `facts` read of them off the main thread, or known from
-    /// before), else at `position` (the list as it is now); their identities.
-    private func insertBack(
-        _ entries: [(entry: PhotoEntry, path: String, position: Int, facts: SortFacts?)]
-    )
-        -> [PhotoID]
-    {
-        // The places in the list as it is now, then the places once all are in.
-        var places = entries.map { min($0.position, photos.count) }
-        if let folder = liveFolder {
-            let here = folder.url.standardizedFileURL.path
-            let inFolder = entries.indices.filter { (entries[$0].path as NSString).deletingLastPathComponent == here }
-            let read = Dictionary(
-                inFolder.compactMap { index in entries[index].facts.map { (entries[index].entry.link, $0) } }
-            ) { first, _ in first }
-            for (index, place) in zip(inFolder, folder.positions(for: inFolder.map { entries[$0].entry }, read: read)) {
-                places[index] = place
-            }
-        }
-        let order = entries.indices.sorted { (places[$0], $0) < (places[$1], $1) }
-        let positions = order.enumerated().map { offset, index in places[index] + offset }
-        return photos.apply(.insert(order.map { entries[$0].entry }, at: positions)).inserted
+            feed.putBack(
+                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position, feed.sortFacts(of: $0.id)) }))
     }
 
     /// Deletes the photos for good, once the user said so.

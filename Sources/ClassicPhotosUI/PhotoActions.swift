@@ -37,23 +37,21 @@ final class PhotoActions {
     ]
 
     let window: Widget<ApplicationWindow>
-    let photos: PhotoList
+    /// The list's model, which the actions ask for their edits of the list.
+    let feed: PhotoListFeed
+    var photos: PhotoList { feed.list }
     private let processor: PhotoProcessor
     let pane: PhotoListPane
     let viewer: PhotoViewer
     let status: WindowStatus
     /// What says how far work on many photos is.
     let progress: ProgressNotice
-    /// The folder shown, when the list is one folder (photos put back go in its order).
-    var liveFolder: LiveFolder?
 
     /// What was moved to the trash, a batch for each time, the latest last: what Undo puts back.
     var trashed: [TrashedBatch] = []
     /// Photos on their way to the trash; Undo meanwhile stops them and puts back those moved.
     var trashing: FileBatch?
     var undoOnceTrashed = false
-    /// Paths the app wrote, restored or removed, and when.
-    var ownChanges: [String: Date] = [:]
     private var actions: [String: ObjectRef<GObject>] = [:]
     /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
     var open: (owner: AnyObject, connections: [SignalConnection])?
@@ -69,11 +67,11 @@ final class PhotoActions {
 
     /// Adds the actions to `window`, and the rows' context menu from `ui` (the window's file).
     init(
-        ui: UIFile, window: Widget<ApplicationWindow>, photos: PhotoList, processor: PhotoProcessor,
+        ui: UIFile, window: Widget<ApplicationWindow>, feed: PhotoListFeed, processor: PhotoProcessor,
         pane: PhotoListPane, viewer: PhotoViewer, status: WindowStatus
     ) {
         self.window = window
-        self.photos = photos
+        self.feed = feed
         self.processor = processor
         self.pane = pane
         self.viewer = viewer
@@ -216,11 +214,6 @@ final class PhotoActions {
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
         guard let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else { return nil }
         return PhotoTarget(id: id, position: position, entry: snapshot.entry)
-    }
-
-    /// Whether the app itself changed `path` a moment ago.
-    func isOwnChange(_ path: String) -> Bool {
-        ownChanges[path].map { Date().timeIntervalSince($0) < 5 } ?? false
     }
 
     /// Runs `work` (blocking file or bus work) on a thread of its own, then `done` with what it

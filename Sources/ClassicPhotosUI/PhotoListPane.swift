@@ -45,8 +45,13 @@ final class PhotoListPane {
     private lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
     /// The view's layout read once GTK has finished it (see `settleSoon`).
     private var settling: MainLoopSource?
-    /// A reordered list's place, kept once GTK has laid the new order out (see `keepingPlace`).
+    /// A reordered list's place, kept once GTK has laid the new order out (see `keepPlace`).
     private var placing: SignalConnection?
+    /// Where the view stood before the reorder being applied (see `placeBeforeReorder`).
+    private var keptPlace: KeptPlace?
+    /// The list, observed for the reorders that keep the photo in view.
+    private let shownList: PhotoList
+    private var listObservation: Int?
     private var lastVisible: Range<Int> = 0..<0
     /// The view shown, and the side of the grid's squares (logical pixels).
     private(set) var mode: PhotoViewMode = .list
@@ -76,7 +81,7 @@ final class PhotoListPane {
     var placeText: ((Int) -> String?)?
     private let placeLabel: PlaceLabel
     /// What each sub-folder shown holds, counted as its row is first shown.
-    let folderCounts = FolderCounts()
+    let folderCounts: FolderCounts
     /// A drag begins on a photo: the files it carries out of the window (nil: none).
     var onDrag: ((PhotoID) -> OfferedFiles?)?
     /// What is known of a photo without opening it, in words, for its tooltip (see `PhotoTile`).
@@ -84,8 +89,13 @@ final class PhotoListPane {
     /// Each row's or cell's drag handler, by its list item.
     private var drags: [UnsafeMutableRawPointer: SignalConnection] = [:]
 
-    init(ui: UIFile, photos: PhotoList, processor: PhotoProcessor, keyTarget: Widget<ApplicationWindow>) {
+    init(
+        ui: UIFile, photos: PhotoList, folderCounts: FolderCounts, processor: PhotoProcessor,
+        keyTarget: Widget<ApplicationWindow>
+    ) {
         self.photos = photos
+        self.folderCounts = folderCounts
+        shownList = photos
         self.processor = processor
         window = keyTarget
         // A model of photo identities (items are made only for the rows bound), one photo
@@ -112,6 +122,14 @@ final class PhotoListPane {
         processor.observePhotos { [unowned self] snapshot in
             if let tile = boundTiles[snapshot.id] { show(snapshot, in: tile) }
         }
+        // A reorder that keeps the photo in view: where the view stands is read before, and
+        // kept after.
+        photos.viewsStayPut = { [unowned self] in keptPlace == .top }
+        listObservation = photos.observe(
+            willApply: { [unowned self] edit in
+                if case .reorder(_, keepingInView: true) = edit { keptPlace = placeBeforeReorder() }
+            },
+            didApply: { [unowned self] change in if change.keptInView { keepPlace(change) } })
         folderCounts.onCounted = { [unowned self] link in
             guard let id = photos.id(forLink: link), let tile = boundTiles[id], let position = photos.position(of: id)
             else { return }
@@ -307,37 +325,40 @@ final class PhotoListPane {
         placeLabel.show(placeText(visible.lowerBound))
     }
 
-    /// Runs `change` (which reorders the list) keeping the photo selected, if on screen, in its
-    /// place on screen; else at the top of the list, the view at the top of the new order (a
-    /// sort chosen, or the dates of a folder just opened come in); else the photo at the top
-    /// of the view in its place. The selection stays on its photos.
-    ///
-    /// `change` is told whether the view stays where it is: the reorder can then leave the
-    /// rows' items in place (`PhotoListEdit.reorder`), and GTK keeps the rows it made.
-    func keepingPlace(_ change: (_ rowsInPlace: Bool) -> Void) {
+    /// Where the view stands before a reorder that keeps the photo in view (see
+    /// `PhotoListEdit.reorder`): the photo selected, if on screen, keeps its place on screen;
+    /// else, at the top of the list, the view shows the top of the new order (a sort chosen,
+    /// or the dates of a folder just opened came in) and stays put; else the photo at the top
+    /// of the view keeps its place. The selection follows its photos by itself.
+    private func placeBeforeReorder() -> KeptPlace {
         let visible = visibleRows()
         let selected = selection.first
-        let adjustment = scrolled.verticalAdjustment
-        if selected.map({ !visible.contains($0) }) ?? true, (adjustment?.value ?? 0) <= 0 {
-            change(true)
-            bindRowsInPlace()
-            return
-        }
+        guard let adjustment = scrolled.verticalAdjustment else { return .nowhere }
+        if selected.map({ !visible.contains($0) }) ?? true, adjustment.value <= 0 { return .top }
+        guard !visible.isEmpty else { return .nowhere }
         let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
         let columns = columns
         let rowHeight = rowHeight(columns: columns) ?? 0
-        let anchor: (id: PhotoID, offset: Double)? =
-            if visible.isEmpty || adjustment == nil { nil } else {
-                (photos.id(at: anchorPosition), Double(anchorPosition / columns) * rowHeight - adjustment!.value)
-            }
-        change(false) // the selection follows its photos by itself
-        guard let anchor, let adjustment else { return }
+        return .photo(
+            photos.id(at: anchorPosition), offset: Double(anchorPosition / columns) * rowHeight - adjustment.value,
+            columns: columns, rowHeight: rowHeight)
+    }
+
+    /// After a reorder that kept the photo in view: the rows left in place show their new
+    /// photos, or the photo kept in view goes back to its place on screen.
+    private func keepPlace(_ change: PhotoListChange) {
+        let kept = keptPlace
+        keptPlace = nil
+        if change.rowsInPlace { return bindRowsInPlace() }
+        guard case .photo(let id, let offset, let columns, let rowHeight) = kept,
+            let adjustment = scrolled.verticalAdjustment
+        else { return }
         // Once the view has laid out its rows in the new order: until then GTK 4.8 knows no
         // row's height (a whole list reordered is one of rows never measured), and ignores a
         // scroll there with a warning ("failed to scroll to given position").
         let place = { [unowned self] in
-            guard let position = photos.position(of: anchor.id) else { return }
-            adjustment.value = Double(position / columns) * rowHeight - anchor.offset
+            guard let position = photos.position(of: id) else { return }
+            adjustment.value = Double(position / columns) * rowHeight - offset
         }
         guard let clock = scrolled.frameClock else { return place() }
         placing = clock.connect("after-paint") { [unowned self] in
@@ -554,6 +575,18 @@ final class PhotoListPane {
         fitting.cancel()
         settling = nil
         placing = nil
+        if let listObservation { shownList.stopObserving(listObservation) }
+        shownList.viewsStayPut = nil
         selection.close()
     }
+}
+
+/// Where a view stood before a reorder that keeps the photo in view.
+private enum KeptPlace: Equatable {
+    /// At the top of the list, nothing selected on screen: it stays put.
+    case top
+    /// The photo at `offset` logical pixels below the top of the view stays there.
+    case photo(PhotoID, offset: Double, columns: Int, rowHeight: Double)
+    /// No place to keep (nothing laid out yet).
+    case nowhere
 }

@@ -9,17 +9,19 @@ import PhotoPipeline
 /// and the main menu), the photo list, a status page when there is no list to show, toasts,
 /// and the photo viewer over the list.
 ///
-/// It composes rooms that each own their state and read the list: the list itself and its one
-/// owner (`PhotoList`, changed only through its edits), the work on its photos
-/// (`PhotoProcessor`), the view (`PhotoListPane`), what the window says (`WindowStatus`), the
-/// viewer (`PhotoViewer`), the photo actions (`PhotoActions`), the feed of a source's rows
-/// (`SourceFeed`) and a folder that lives (`LiveFolder`). What is left here is opening
-/// sources, the window's own state, and closing.
+/// It composes rooms that each own their state and read the list: the list's model
+/// (`PhotoListFeed`: the sources read, a folder kept up to date and sorted, and the only
+/// thing that edits the list), the work on its photos (`PhotoProcessor`), the view
+/// (`PhotoListPane`), what the window says (`WindowStatus`), the viewer (`PhotoViewer`) and
+/// the photo actions (`PhotoActions`). What is left here is opening sources (mounting their
+/// shares first), what the window does as the model tells of its steps, the window's own
+/// state, and closing.
 @MainActor
 final class PhotoListWindow {
     let toplevel: Widget<ApplicationWindow>
-    /// The list shown, and its one owner.
-    let photos = PhotoList()
+    /// The list's model, and the list shown.
+    let feed: PhotoListFeed
+    let photos: PhotoList
     let processor: PhotoProcessor
     let pane: PhotoListPane
     let status: WindowStatus
@@ -30,26 +32,19 @@ final class PhotoListWindow {
     var viewer: PhotoViewer!
     /// The photo actions (trash, rotate, print, …), once the viewer is in place.
     var photoActions: PhotoActions!
-    private let sourceLoader: PhotoSourceLoader
     var connections: [SignalConnection] = []
     private var surfaceConnections: [SignalConnection] = []
     private let memoryMonitor: ObjectRef<GObject>?
     /// The sources shown, as given on the command line (kept for Retry).
     private(set) var sources: [any PhotoSource] = []
-    private var loading: SourceFeed?
     /// The mounting of the shares the sources being opened are on.
     private var mounting: Cancellable?
     /// How many of the sources being opened failed to mount after a dialog asked the user (a
     /// password cancelled or refused): with nothing else to show, the window's status says so,
     /// with Retry, and no alert repeats it over the dialog just closed.
     private var mountsAnswered = 0
-    /// The photo a source named, selected when it arrived: kept selected as the rest of its
-    /// folder fills in around it.
-    private var photoAhead: PhotoID?
-    /// The folder on a network share the list shows (see `shownFolder`).
-    private var remoteFolder: URL?
-    /// That folder kept up to date, where its share's backend watches folders.
-    private var remoteWatch: RemoteFolderWatch?
+    /// The sources that could not be read (or mounted) of those being opened.
+    private var failures: [PhotoSourceError] = []
     /// Whether the list is to take the keyboard focus when its first rows arrive (once for each
     /// list opened).
     private var focusWhenFilled = false
@@ -60,8 +55,6 @@ final class PhotoListWindow {
     var onClosed: (() -> Void)?
     private var isClosed = false
     let settings: AppSettings
-    /// The folder shown, when the list is one folder: watched, and sorted.
-    private(set) var liveFolder: LiveFolder?
     /// The order folders are shown in (the main menu's choice).
     private(set) var photoOrder: PhotoOrder
     /// Whether folders show every picture beneath them (the main menu's Include Sub-folders, or
@@ -70,7 +63,7 @@ final class PhotoListWindow {
         didSet { toplevel.setActionState("include-subfolders", includeSubfolders) }
     }
     /// Whether every source of the list has been read.
-    var loadingFinished: Bool { loading == nil }
+    var loadingFinished: Bool { !feed.isLoading }
     /// What was shown before each sub-folder opened (its sources), the latest last.
     var history: [[any PhotoSource]] = []
     /// A sub-folder to select once the list holds it (the one left by Back or Up).
@@ -91,8 +84,9 @@ final class PhotoListWindow {
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits, http: http)
+        feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher), order: photoOrder)
+        photos = feed.list
         processor = PhotoProcessor(list: photos, fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
-        sourceLoader = PhotoSourceLoader(fetcher: fetcher)
 
         toplevel = Widget(application: application)
         toplevel.setTitle(AppInfo.displayName)
@@ -107,7 +101,8 @@ final class PhotoListWindow {
         // GTK 4.8 leaves the keyboard inside the main menu once one of its sub-menus has been
         // open (every key and shortcut lost until a click): it goes back to the photos.
         mainMenu = ui.widget("main-menu-button", as: MenuButton.self).popover
-        pane = PhotoListPane(ui: ui, photos: photos, processor: processor, keyTarget: toplevel)
+        pane = PhotoListPane(
+            ui: ui, photos: photos, folderCounts: feed.folderCounts, processor: processor, keyTarget: toplevel)
         // The view and the grid's size as last chosen.
         pane.setCellSize(settings.gridSize)
         pane.show(settings.viewMode)
@@ -118,13 +113,12 @@ final class PhotoListWindow {
         // The photo viewer opens over the list, in an overlay of its own.
         installViewer(in: ui.widget("viewer-area", as: Overlay.self))
         photoActions = PhotoActions(
-            ui: ui, window: toplevel, photos: photos, processor: processor, pane: pane, viewer: viewer,
-            status: status)
+            ui: ui, window: toplevel, feed: feed, processor: processor, pane: pane, viewer: viewer, status: status)
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
         pane.photoDetails = { [unowned self] id, entry in
-            let details = liveFolder?.details(of: id, link: entry.link)
+            let details = feed.details(of: id, link: entry.link)
             Trace.shared.emit(.rowTooltip(row: photos.position(of: id) ?? -1, id: id, text: details ?? ""))
             return details
         }
@@ -134,6 +128,7 @@ final class PhotoListWindow {
             self?.viewer.displayColoursChanged()
         }
         pane.placeText = { [unowned self] position in placeText(at: position) }
+        feed.onEvent = { [unowned self] event in feedEvent(event) }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }
@@ -151,15 +146,11 @@ final class PhotoListWindow {
     /// one list, in the order given.
     func open(_ sources: [any PhotoSource]) {
         self.sources = sources
-        forgetFolder()
         let (order, recursive) = (photoOrder, includeSubfolders)
         let sources = sources.map { $0.ordered(by: order).includingSubfolders(recursive) }
         settings.lastSources = sources.map(\.location.absoluteString)
-        loading?.cancel()
-        photos.apply(.replaceAll([]))
-        photoAhead = nil
+        feed.clear()
         pane.forgetPendingSelection()
-        pane.folderCounts.forget()
         focusWhenFilled = true
         status.loadingBegan(sources)
         mounting?.cancel()
@@ -198,28 +189,42 @@ final class PhotoListWindow {
 
     /// Reads `sources` (shares mounted), after `failures` of others that could not be.
     private func read(_ sources: [any PhotoSource], failures: [PhotoSourceError]) {
-        var failures = failures
-        guard !sources.isEmpty else { return finishedLoading(failures: failures) }
-        // Where each source's rows begin, for a source that fills in around a photo shown ahead.
-        var starts: [Int: Int] = [:]
-        loading = SourceFeed(loader: sourceLoader, sources: sources) { [unowned self] event in
-            switch event {
-            case .started(let index, _):
-                starts[index] = photos.count
-            case .batch(let index, let batch):
-                folderBatchArrived(batch)
-                if batch.count > 0 || batch.removing != nil { append(batch, sourceStart: starts[index] ?? 0) }
-            case .finished(let index, let location, let rows):
-                liveFolder?.sourceDidFinish()
-                Trace.shared.emit(
-                    .sourceLoaded(
-                        url: location.absoluteString, rows: rows, recursive: sources[index].includesSubfolders))
-            case .failed(_, let location, let error):
-                Trace.shared.emit(
-                    .sourceFailed(url: location.absoluteString, error: StatusText.sentence(error, in: .english)))
-                failures.append(error)
+        self.failures = failures
+        guard !sources.isEmpty else { return finishedLoading() }
+        feed.read(sources)
+    }
+
+    /// What the list's model tells of.
+    private func feedEvent(_ event: PhotoListFeed.Event) {
+        switch event {
+        case .rowsArrived(let selected):
+            status.showStatus(nil)
+            if focusWhenFilled {
+                // As in any file list, the keys (arrows, Page Down, End) move through the rows
+                // from the start, not only once a click has put the focus there: without this
+                // the focus stays on the header bar's first button.
+                focusWhenFilled = false
+                pane.grabFocus()
             }
-            if event.isLast(of: sources.count) { finishedLoading(failures: failures) }
+            // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
+            if let selected { pane.selectWhenLaidOut(selected) }
+        case .aheadMoved(let id, let position):
+            pane.follow(id, to: position)
+        case .sourceFailed(let location, let error):
+            Trace.shared.emit(
+                .sourceFailed(url: location.absoluteString, error: StatusText.sentence(error, in: .english)))
+            failures.append(error)
+        case .loaded:
+            finishedLoading()
+        case .watchLimitReached(let watched, let folders):
+            showToast(
+                String(
+                    format: tr("Only %1$@ of %2$@ folders are watched for changes: the system's limit is reached"),
+                    watched.formatted(), folders.formatted()))
+        case .factsArrived(let id):
+            pane.refreshTooltip(of: id)
+        case .needsReading:
+            open(sources)
         }
     }
 
@@ -230,26 +235,13 @@ final class PhotoListWindow {
         folderToSelect = link
     }
 
-    private func finishedLoading(failures: [PhotoSourceError]) {
-        loading = nil
+    private func finishedLoading() {
         if let link = folderToSelect, let id = photos.id(forLink: link), let position = photos.position(of: id) {
             pane.revealWhenLaidOut(position)
         }
         folderToSelect = nil
         refreshViewActions(viewerOpen: viewer.isShown)
         status.isLoading = false
-        if let folder = liveFolder, folder.order != photoOrder || !folder.orderChecked {
-            // Not yet in the order asked for (the dates taken of a big folder), or in the one
-            // the index gave, which the files may have changed since: worked out now.
-            folder.sort(by: photoOrder, generation: photos.generation, checking: folder.order == photoOrder)
-        }
-        if let folder = remoteFolder, remoteWatch == nil, failures.isEmpty, let source = sources.first {
-            let watch = RemoteFolderWatch(
-                folder: folder, source: source.ordered(by: photoOrder).includingSubfolders(includeSubfolders),
-                photos: photos, loader: sourceLoader)
-            watch.onReorder = { [unowned self] in open(self.sources) }
-            remoteWatch = watch
-        }
         if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }
         status.refreshSubtitle()
         if !failures.isEmpty, photos.count > 0 || failures.count > mountsAnswered {
@@ -260,94 +252,32 @@ final class PhotoListWindow {
         }
     }
 
-    /// Adds a batch of photos at the end of the list, or around a photo its source delivered
-    /// ahead of the rest (whose rows begin at `sourceStart`), which stays selected; first
-    /// takes out the rows delivered ahead that the rest does not hold.
-    private func append(_ batch: PhotoSourceBatch, sourceStart: Int) {
-        if let removing = batch.removing {
-            let gone = removing.compactMap { sourceStart + $0 < photos.count ? photos.id(at: sourceStart + $0) : nil }
-            photos.apply(.remove(gone))
-        }
-        let start = photos.count
-        if let positions = batch.positions {
-            photos.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))
-            if let ahead = photoAhead, let position = photos.position(of: ahead) { pane.follow(ahead, to: position) }
-        } else {
-            photos.apply(.append(batch.packed ?? PackedEntries(batch.entries)))
-        }
-        status.showStatus(nil)
-        if focusWhenFilled {
-            // As in any file list, the keys (arrows, Page Down, End) move through the rows from
-            // the start, not only once a click has put the focus there: without this the focus
-            // stays on the header bar's first button.
-            focusWhenFilled = false
-            pane.grabFocus()
-        }
-        // Rows appear after the next layout; the adjustment's `changed` then starts visible rows.
-        if let selected = batch.selected, batch.positions == nil {
-            pane.selectWhenLaidOut(start + selected)
-            photoAhead = photos.id(at: start + selected)
-        }
-    }
-
-    // MARK: A folder that lives
-
-    /// A batch of a source arrived: a list made of one folder is watched from now on.
-    private func folderBatchArrived(_ batch: PhotoSourceBatch) {
-        guard liveFolder == nil, sources.count == 1, let url = batch.folder, let order = batch.order else { return }
-        // A folder on a network share is shown as it was read (GVfs's backends seldom watch).
-        guard url.isFileURL else {
-            remoteFolder = url
-            return
-        }
-        let folder = LiveFolder(
-            url: url, order: order, orderChecked: !batch.orderFromIndex, tree: batch.tree, readBegan: batch.readBegan,
-            photos: photos, pane: pane)
-        folder.onWatchLimit = { [unowned self] watched, folders in
-            showToast(
-                String(
-                    format: tr("Only %1$@ of %2$@ folders are watched for changes: the system's limit is reached"),
-                    watched.formatted(), folders.formatted()))
-        }
-        folder.isOwnChange = { [unowned self] path in photoActions.isOwnChange(path) }
-        liveFolder = folder
-        photoActions.liveFolder = folder
-    }
+    // MARK: A folder shown
 
     /// Where the photo at `position` is, for the label floating over a long view while it
     /// scrolls: its month when the folder is sorted by date taken, its folder in a tree.
     private func placeText(at position: Int) -> String? {
-        guard let folder = liveFolder, position < photos.count else { return nil }
+        guard let order = feed.folderOrder, let folder = feed.shownFolder, position < photos.count else { return nil }
         let entry = photos.entry(at: position)
         guard !entry.isFolder else { return nil }
-        if folder.order.key == .dateTaken,
-            let taken = folder.dateTaken(of: photos.id(at: position), link: entry.link),
+        if order.key == .dateTaken, let taken = feed.dateTaken(of: photos.id(at: position), link: entry.link),
             let month = PlaceLabel.month(of: taken)
         {
             return month
         }
-        guard folder.isTree else { return nil }
-        return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.url.lastPathComponent
+        guard feed.showsTree else { return nil }
+        return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.lastPathComponent
     }
 
     /// The one folder the list shows, on this computer or a share, if it shows one.
-    var shownFolder: URL? { liveFolder?.url ?? remoteFolder }
-
-    private func forgetFolder() {
-        remoteFolder = nil
-        remoteWatch?.close()
-        remoteWatch = nil
-        liveFolder?.close()
-        liveFolder = nil
-        photoActions.liveFolder = nil
-    }
+    var shownFolder: URL? { feed.shownFolder }
 
     /// Include Sub-folders chosen in the menu: remembered, and the folder shown read again.
     func includeSubfoldersChosen(_ include: Bool) {
         guard include != includeSubfolders else { return }
         includeSubfolders = include
         settings.includeSubfolders = include
-        if liveFolder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
+        if feed.folderOrder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
     }
 
     /// The sort chosen in the menu: remembered, and applied to the folder shown.
@@ -355,7 +285,7 @@ final class PhotoListWindow {
         guard order != photoOrder else { return }
         photoOrder = order
         settings.photoOrder = order
-        if let folder = liveFolder, loadingFinished { folder.sort(by: order, generation: photos.generation) }
+        feed.sort(by: order)
     }
 
     // MARK: Window state
@@ -461,11 +391,8 @@ final class PhotoListWindow {
         guard !isClosed else { return }
         isClosed = true
         rememberWindowState()
-        loading?.cancel()
-        loading = nil
-        forgetFolder()
-        // Empty the list first, so tearing the window down binds no rows on the way out.
-        photos.apply(.replaceAll([]))
+        // The list emptied first, so tearing the window down binds no rows on the way out.
+        feed.close()
         viewer.shutDown()
         processor.shutDown()
         pane.close()

@@ -29,10 +29,12 @@ func benchmarkPipeline(rows: Int, latencies: [Int], rounds: Int, report: Report)
         for width in [1, 4, PendingOperations.defaultDownloadConcurrency] {
             var times: [Double] = []
             for _ in 0..<(width == 1 ? min(rounds, 3) : rounds) {
+                let fetcher = PhotoFetcher(maxConnections: max(width, 2))
+                let feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher))
                 let processor = PhotoProcessor(
-                    fetcher: PhotoFetcher(maxConnections: max(width, 2)),
-                    pendingOperations: PendingOperations(downloads: width), prefetchMargin: 0)
-                processor.setEntries(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
+                    list: feed.list, fetcher: fetcher, pendingOperations: PendingOperations(downloads: width),
+                    prefetchMargin: 0)
+                feed.show(urls.enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) })
                 let start = LoopbackServer.now()
                 processor.visibleRowsChanged(0..<rows)
                 let ids = (0..<rows).map { processor.list.id(at: $0) }

@@ -45,10 +45,12 @@ func plainPool(_ urls: [URL], threads: Int) throws -> BatchTimes {
 /// thumbnail.
 @MainActor
 func processorRun(_ urls: [URL]) async throws -> BatchTimes {
-    let processor = PhotoProcessor(fetcher: PhotoFetcher()) // the app's queues, widths and prefetch margin
+    let fetcher = PhotoFetcher()
+    let feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher))
+    let processor = PhotoProcessor(list: feed.list, fetcher: fetcher) // the app's queues, widths and prefetch margin
     let visible = 0..<urls.count
     let entries = (urls + urls).enumerated().map { PhotoEntry(name: "\($0.offset)", url: $0.element) }
-    processor.setEntries(entries)
+    feed.show(entries)
     var filteredAt: [Int: Double] = [:]
     var failed = false
     let start = LoopbackServer.now()

@@ -150,7 +150,14 @@ import Testing
         defer { held.forEach { g_object_unref($0) } }
         let old = listIDs(list)
         let new = [old[0], old[3], old[4], old[1], old[2], old[5]]
-        list.apply(.reorder(new, rowsInPlace: true))
+        // The views stay put: the items made for rows stand for the photos that come to them.
+        var asked = 0
+        list.viewsStayPut = {
+            asked += 1
+            return true
+        }
+        let change = list.apply(.reorder(new, keepingInView: true))
+        #expect(asked == 1 && change.keptInView && change.rowsInPlace)
         withExtendedLifetime(connection) {}
 
         #expect(names(list) == ["a", "d", "e", "b", "c", "f"])

@@ -2,12 +2,13 @@ import CGLib
 import CPhotoListModel
 import GLibKit
 
-/// The list shown, and its one owner: the photos in display order (`PhotoCollection`) and the
-/// `GListModel` of their identities that every view binds to, changed together, and only
-/// through `apply(_:)`, which tells each observer once what changed.
+/// The list shown: the photos in display order (`PhotoCollection`) and the `GListModel` of
+/// their identities that every view binds to, changed together, and only through `apply(_:)`,
+/// which tells each observer once what changed.
 ///
-/// Everything else reads it through `PhotoListReading`: views, the viewer's paging (which
-/// asks for neighbours by identity), the actions, the processor's scheduling.
+/// Only its model edits it (`PhotoListFeed`: `apply` is not public). Everything else reads it
+/// through `PhotoListReading` and observes its edits: views, the viewer's paging (which asks
+/// for neighbours by identity), the actions, the processor's scheduling.
 @MainActor
 public final class PhotoList {
     /// The photos, and the records of those shown or worked on.
@@ -16,6 +17,11 @@ public final class PhotoList {
     private var observers: [(token: Int, willApply: ((PhotoListEdit) -> Void)?, didApply: (PhotoListChange) -> Void)] =
         []
     private var nextToken = 0
+    /// Asked by an edit that keeps the photo in view, after `willApply`: whether the views
+    /// stay where they are (at the top of the list, no photo selected on screen, so the top of
+    /// the new order is what they show). The items made for rows may then stand for the photos
+    /// that come to their positions, and GTK keeps the rows it made. Set by the views.
+    public var viewsStayPut: (() -> Bool)?
     /// Counts the lists shown (`replaceAll`), so that work for an earlier one is recognised.
     public private(set) var generation = 0
     /// Counts the edits, so that what was worked out from a snapshot is known to be current.
@@ -52,7 +58,7 @@ public final class PhotoList {
     /// Carries out `edit` on the photos and the model at once (the model emits one
     /// `items-changed`), and tells the observers.
     @discardableResult
-    public func apply(_ edit: PhotoListEdit) -> PhotoListChange {
+    func apply(_ edit: PhotoListEdit) -> PhotoListChange {
         for observer in observers { observer.willApply?(edit) }
         version += 1
         let change = carryOut(edit)
@@ -98,7 +104,8 @@ public final class PhotoList {
             let range = min(from, to)...max(from, to)
             splice(at: range.lowerBound, removed: range.count, added: range.count)
             return PhotoListChange(edit: .move, moved: [id], renamed: renamed == nil ? [] : [id])
-        case .reorder(let ids, let rowsInPlace):
+        case .reorder(let ids, let keepingInView):
+            let rowsInPlace = keepingInView && (viewsStayPut?() ?? false)
             // Only the run between the first and the last row that moved changes in the model.
             let common = min(before, ids.count)
             var prefix = 0
@@ -114,7 +121,9 @@ public final class PhotoList {
                 cp_photo_list_model_reorder(
                     store.pointer, UInt32(prefix), $0.baseAddress, UInt32($0.count), rowsInPlace ? 1 : 0)
             }
-            return PhotoListChange(edit: .reorder, moved: Array(ids[prefix..<prefix + changed]))
+            return PhotoListChange(
+                edit: .reorder, moved: Array(ids[prefix..<prefix + changed]), keptInView: keepingInView,
+                rowsInPlace: rowsInPlace)
         case .replace(let ids):
             // The rows stay bound; what was made from the files goes (the processor's part).
             return PhotoListChange(edit: .replace, replaced: ids.filter(photos.contains))
@@ -191,11 +200,13 @@ public enum PhotoListEdit: Sendable {
     /// A photo shown at `position` instead (the others close up), with a new name and address
     /// if given (its file was renamed); it stays who it is.
     case move(PhotoID, to: Int, renamed: PhotoEntry?)
-    /// The same photos in another order. With `rowsInPlace`, the model's items made for rows
-    /// (those the views show) stand from then on for the photos that come to their positions:
-    /// a view that keeps its place keeps its row widgets, and shows each row's new photo
-    /// itself (see `cp_photo_list_model_reorder`).
-    case reorder([PhotoID], rowsInPlace: Bool = false)
+    /// The same photos in another order. With `keepingInView`, the views keep the photo in
+    /// view where it is on screen (the one selected, or the one at the top), or, where they
+    /// stay put (`PhotoList.viewsStayPut`), show the top of the new order in the rows they
+    /// have: the model's items made for rows then stand for the photos that come to their
+    /// positions, and each view shows its rows' new photos itself (see
+    /// `cp_photo_list_model_reorder`).
+    case reorder([PhotoID], keepingInView: Bool = false)
     /// Photos whose files were rewritten: they stay, and their pictures are made again.
     case replace([PhotoID])
 }
@@ -214,6 +225,10 @@ public struct PhotoListChange: Sendable {
     public var renamed: [PhotoID] = []
     /// Photos whose files were rewritten.
     public var replaced: [PhotoID] = []
+    /// Whether the views are to keep the photo in view (a reorder asked for it), and whether
+    /// the rows' items now stand for the photos at their positions (the views stayed put).
+    public var keptInView = false
+    public var rowsInPlace = false
 
     /// Whether positions may have changed (anything but a rewrite).
     public var reshaped: Bool { edit != .replace }

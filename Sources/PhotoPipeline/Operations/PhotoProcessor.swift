@@ -111,19 +111,6 @@ public final class PhotoProcessor {
         activityChanged()
     }
 
-    /// Replaces the list with `entries` in one step (tests, tools).
-    public func setEntries(_ entries: [PhotoEntry]) {
-        list.apply(.replaceAll(entries))
-    }
-
-    /// Adds photos after the last row (tests, tools); returns the positions they took.
-    @discardableResult
-    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
-        let start = list.count
-        list.apply(.append(PackedEntries(entries)))
-        return start..<list.count
-    }
-
     /// The photo's file was renamed: it keeps its picture, under its new name; work in flight
     /// reads the old path, so it starts again from the new one.
     private func renamed(_ id: PhotoID) {

@@ -1,7 +1,6 @@
 import CGLib
 import Foundation
 import GLibKit
-import PhotoPipeline
 
 /// Watches one folder with a `GFileMonitor` and reports what happened to its files, a moment
 /// after the last of a burst of changes (a copy of a hundred photos is one report).

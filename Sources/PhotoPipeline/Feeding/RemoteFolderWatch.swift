@@ -1,6 +1,5 @@
 import Foundation
 import GLibKit
-import PhotoPipeline
 
 /// A folder on a network share or device, kept up to date where its GVfs backend watches
 /// folders (MTP phones, cameras; WebDAV, SFTP and SMB do not, and such a folder is shown as it
@@ -10,7 +9,9 @@ import PhotoPipeline
 @MainActor
 final class RemoteFolderWatch {
     let source: any PhotoSource
-    private let photos: PhotoList
+    /// The model whose list shows the folder: the folder's edits are asked of it.
+    private unowned let feed: PhotoListFeed
+    private var photos: PhotoList { feed.list }
     private let loader: PhotoSourceLoader
     private let watch: FolderWatch
     /// The listing under way, and whether changes came while it ran (then listed once more).
@@ -20,9 +21,9 @@ final class RemoteFolderWatch {
     /// photo rewritten, in an order by time or size): the folder is to be read anew.
     var onReorder: (() -> Void)?
 
-    init(folder: URL, source: any PhotoSource, photos: PhotoList, loader: PhotoSourceLoader) {
+    init(folder: URL, source: any PhotoSource, feed: PhotoListFeed, loader: PhotoSourceLoader) {
         self.source = source
-        self.photos = photos
+        self.feed = feed
         self.loader = loader
         watch = FolderWatch(folder: folder)
         watch.onChanges = { [unowned self] _ in changed() }
@@ -82,8 +83,8 @@ final class RemoteFolderWatch {
         let gone = shown.indices.filter { !freshLinks.contains(shown[$0]) }.map { photos.id(at: $0) }
         let came = fresh.enumerated().filter { !shownLinks.contains($0.element.link) }
         guard !gone.isEmpty || !came.isEmpty else { return }
-        if !gone.isEmpty { photos.apply(.remove(gone)) }
-        if !came.isEmpty { photos.apply(.insert(came.map(\.element), at: came.map(\.offset))) }
+        if !gone.isEmpty { feed.apply(.remove(gone)) }
+        if !came.isEmpty { feed.apply(.insert(came.map(\.element), at: came.map(\.offset))) }
         Trace.shared.emit(
             .sourceChanged(
                 url: source.location.absoluteString, added: came.count, removed: gone.count, changed: 0,

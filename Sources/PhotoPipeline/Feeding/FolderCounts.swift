@@ -1,32 +1,28 @@
 import Foundation
 import GLibKit
-import PhotoPipeline
 
 /// How many sub-folders each sub-folder shown holds, and how many pictures are in it and
 /// beneath it, for its row and cell ("3 folders, 120 photos in all"): counted the first time
 /// its row is shown, off the main thread, one folder after another (names only, as a folder
-/// is listed), and kept until another list opens.
+/// is listed), and kept until another list opens. The words for them are the views' (see
+/// `summary(of:)` in the UI).
 @MainActor
-final class FolderCounts {
+public final class FolderCounts {
     private var counted: [String: (folders: Int, pictures: Int)] = [:]
     private var counting: Set<String> = []
     private let queue = DispatchQueue(label: "classic-photos.folder-counts", qos: .utility)
     private var cancellable = Cancellable()
-    /// A folder was counted: its address (as its entry has it).
-    var onCounted: ((String) -> Void)?
 
-    /// What the folder `entry` holds, in words; nil until it is counted (counting begins).
-    func summary(of entry: PhotoEntry) -> String? {
+    public init() {}
+
+    /// A folder was counted: its address (as its entry has it).
+    public var onCounted: ((String) -> Void)?
+
+    /// What the folder `entry` holds: how many sub-folders, and pictures in it and beneath it;
+    /// nil until it is counted (counting begins, and `onCounted` tells when it is done).
+    public func count(of entry: PhotoEntry) -> (folders: Int, pictures: Int)? {
         let link = entry.link
-        if let count = counted[link] {
-            guard count.folders > 0, count.pictures > 0 else {
-                return Self.text(folders: count.folders, pictures: count.pictures)
-            }
-            return String(
-                format: ntr("%1$@ folder, %2$@ in all", "%1$@ folders, %2$@ in all", count.folders),
-                Localization.number(count.folders),
-                String(format: ntr("%@ photo", "%@ photos", count.pictures), Localization.number(count.pictures)))
-        }
+        if let count = counted[link] { return count }
         guard !counting.contains(link), let url = URL(string: link) else { return nil }
         counting.insert(link)
         let cancellable = cancellable
@@ -50,18 +46,5 @@ final class FolderCounts {
         cancellable = Cancellable()
         counted = [:]
         counting = []
-    }
-
-    /// "3 folders, 12 photos", "12 photos", "3 folders" or "Empty".
-    static func text(folders: Int, pictures: Int) -> String {
-        let photos = String(format: ntr("%@ photo", "%@ photos", pictures), Localization.number(pictures))
-        switch (folders, pictures) {
-        case (0, 0): return tr("Empty")
-        case (0, _): return photos
-        case (_, 0): return String(format: ntr("%@ folder", "%@ folders", folders), Localization.number(folders))
-        default:
-            return String(
-                format: ntr("%1$@ folder, %2$@", "%1$@ folders, %2$@", folders), Localization.number(folders), photos)
-        }
     }
 }

@@ -1,7 +1,6 @@
 import CGLib
 import Foundation
 import GLibKit
-import PhotoPipeline
 
 /// Hands the events of a source load to the window a little at a time.
 ///

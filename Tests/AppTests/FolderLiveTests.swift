@@ -224,5 +224,82 @@ extension GUITests {
                 contentsOf: state.appendingPathComponent("glib-2.0/settings/keyfile"), encoding: .utf8)
             #expect(keyfile.contains("sort-by='date-modified'"), "\(keyfile)")
         }
+
+        @Test(
+            "A sort keeps the photo selected where it was on screen; with nothing selected at the top of the list, the view stays at the top of the new order"
+        )
+        func sortKeepsPlace() throws {
+            let folder = try TestPictures.makeFolder("keep-place")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // 300 photos; by date modified, the reverse of their names' order.
+            let count = 300
+            let first = folder.appendingPathComponent("p000.jpg")
+            #expect(TestPictures.write(first, format: "jpeg", rgb: 0x6699CC))
+            for n in 0..<count {
+                let file = folder.appendingPathComponent(String(format: "p%03d.jpg", n))
+                if n > 0 { try FileManager.default.copyItem(at: first, to: file) }
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(n) * 60)],
+                    ofItemAtPath: file.path)
+            }
+            let app = try AppSession(arguments: [folder.path], environment: AppSession.withoutAnimations)
+            defer { _ = app.terminate() }
+            var events = try app.waitFor("rows settled") { settled($0) }
+            let window = try app.windowGeometry()
+
+            // A photo some screens down selected by the keyboard (the list has it; keys go to the
+            // window under the pointer, here its header bar).
+            var before = events.last?.t ?? 0
+            _ = try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
+            // Enter opens it in the viewer, which says which it is; Escape goes back to the list,
+            // the photo still selected.
+            _ = try app.xdotool([
+                "key", "--delay", "60", "Home", "Page_Down", "Page_Down", "Page_Down", "Down", "Return",
+            ])
+            let opened = try app.waitFor(event: .viewerOpen)
+            guard case .viewerOpen(let row, _, let name) = opened.event, row > 10 else {
+                Issue.record("not opened some screens down: \(opened.event)")
+                return
+            }
+            before = opened.t
+            _ = try app.xdotool(["key", "Escape"])
+            events = try app.waitFor("the viewer closed, the photo on screen") { events in
+                events.contains { $0.t > before && $0.event.name == .viewerClose }
+                    && AppSession.visibleRanges(events).last?.contains(row) == true
+            }
+            let range = AppSession.visibleRanges(events).last!
+            let offset = row - range.lowerBound
+
+            // Main menu (F10) › Sort By › Date Modified: the photo goes to `count - 1 - row`,
+            // and stays where it was on screen.
+            before = events.last?.t ?? 0
+            _ = try app.xdotool(["key", "F10", "s", "m"])
+            let moved = count - 1 - row
+            events = try app.waitFor("the selected photo at \(moved), where it was on screen") { events in
+                guard events.contains(where: { $0.t > before && $0.event.name == .listSorted }),
+                    let range = AppSession.visibleRanges(events.filter { $0.t > before }).last
+                else { return false }
+                return range.contains(moved) && abs(moved - range.lowerBound - offset) <= 1
+            }
+            #expect(shown(events)[moved]?.name == name, "the row there shows the photo selected")
+
+            // Nothing selected, the view at the top (Home, then Ctrl+Shift+A): sorted by name
+            // again, it shows p000 and on.
+            before = events.last?.t ?? 0
+            _ = try app.xdotool(["key", "--delay", "60", "Home", "ctrl+shift+a"])
+            events = try app.waitFor("nothing selected, the view at the top") { events in
+                events.last { $0.t > before && $0.event.name == .selectionChanged }?.event
+                    == .selectionChanged(count: 0)
+                    && AppSession.visibleRanges(events.filter { $0.t > before }).last?.lowerBound == 0
+            }
+            before = events.last?.t ?? 0
+            _ = try app.xdotool(["key", "F10", "s", "n"])
+            events = try app.waitFor("sorted by name, the view at the top") { events in
+                events.contains { $0.t > before && $0.event.name == .listSorted }
+                    && AppSession.visibleRanges(events.filter { $0.t > before }).last?.lowerBound ?? 0 == 0
+                    && names(events, rows: 3) == ["p000.jpg", "p001.jpg", "p002.jpg"]
+            }
+            #expect(AppSession.visibleRanges(events).last?.lowerBound == 0)
+        }
     }
 }

@@ -27,47 +27,47 @@ final class PhotoListPane {
     let selection: PhotoSelection
     /// What keeps the selection, the factories and the view taken out of the window alive.
     private let owned: [ObjectRef<GObject>]
-    private let listFactory: Handle<SignalListItemFactory>
-    private let gridFactory: Handle<SignalListItemFactory>
+    let listFactory: Handle<SignalListItemFactory>
+    let gridFactory: Handle<SignalListItemFactory>
     let photos: any PhotoListReading
     private let processor: PhotoProcessor
-    private var scrollMonitor: ScrollActivityMonitor!
+    var scrollMonitor: ScrollActivityMonitor!
     /// The rows and cells made, by their list item.
     private(set) var tiles: [UnsafeMutableRawPointer: any PhotoTile] = [:]
     /// The row or cell bound to each photo that has one.
-    private var boundTiles: [PhotoID: any PhotoTile] = [:]
+    var boundTiles: [PhotoID: any PhotoTile] = [:]
     private var connections: [SignalConnection] = []
     /// The window, whose width says how many columns the grid may have.
-    private let window: Widget<ApplicationWindow>
+    let window: Widget<ApplicationWindow>
     /// The grid's most columns, as last set (see `fitColumns`).
-    private var columnLimit = 0
+    var columnLimit = 0
     /// `fitColumns` at the next turn, after the last of a run of changes to the window's size.
-    private lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
+    lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
     /// The view's layout read once GTK has finished it (see `settleSoon`).
     private var settling: MainLoopSource?
     /// A reordered list's place, kept once GTK has laid the new order out (see `keepPlace`).
-    private var placing: SignalConnection?
+    var placing: SignalConnection?
     /// Where the view stood before the reorder being applied (see `placeBeforeReorder`).
-    private var keptPlace: KeptPlace?
+    var keptPlace: KeptPlace?
     /// The list, observed for the reorders that keep the photo in view.
     private let shownList: PhotoList
     private var listObservation: Int?
     private var lastVisible: Range<Int> = 0..<0
     /// The view shown, and the side of the grid's squares (logical pixels).
-    private(set) var mode: PhotoViewMode = .list
-    private(set) var cellSize: Int32 = PhotoGridCell.defaultSize
+    var mode: PhotoViewMode = .list
+    var cellSize: Int32 = PhotoGridCell.defaultSize
     /// Cells to a row as last told to the processor and traced.
     private var shownLayout: (mode: PhotoViewMode, columns: Int, size: Int32)?
     /// A photo to select and show in the viewer once the list has been laid out (a single
     /// picture was opened).
-    private var pendingSelection: Int?
+    var pendingSelection: Int?
     /// A photo to bring into view once the view just shown has been laid out.
-    private var pendingReveal: Int?
+    var pendingReveal: Int?
     /// Touchpad pinch-free zooming: Ctrl and the wheel's movement not yet turned into a step.
-    private var zoomDelta = 0.0
+    var zoomDelta = 0.0
     /// The frame the list last changed in, until a frame has laid the change out (see
     /// `holdScrollUntilLaidOut`).
-    private var changedInFrame: Int?
+    var changedInFrame: Int?
     /// A row was activated (a click, or Enter on the focused row).
     var onActivate: ((Int) -> Void)?
     /// The selection moved.
@@ -229,7 +229,7 @@ final class PhotoListPane {
     /// After a reorder with rows in place (`PhotoListEdit.reorder`): GTK kept each row with
     /// its item, which now stands for the photo at the row's position; each row whose photo
     /// changed is shown again, as a bind would.
-    private func bindRowsInPlace() {
+    func bindRowsInPlace() {
         var bound: [PhotoID: any PhotoTile] = [:]
         for (raw, tile) in tiles {
             let item = Handle<ListItem>(checking: raw)
@@ -325,243 +325,6 @@ final class PhotoListPane {
         placeLabel.show(placeText(visible.lowerBound))
     }
 
-    /// Where the view stands before a reorder that keeps the photo in view (see
-    /// `PhotoListEdit.reorder`): the photo selected, if on screen, keeps its place on screen;
-    /// else, at the top of the list, the view shows the top of the new order (a sort chosen,
-    /// or the dates of a folder just opened came in) and stays put; else the photo at the top
-    /// of the view keeps its place. The selection follows its photos by itself.
-    private func placeBeforeReorder() -> KeptPlace {
-        let visible = visibleRows()
-        let selected = selection.first
-        guard let adjustment = scrolled.verticalAdjustment else { return .nowhere }
-        if selected.map({ !visible.contains($0) }) ?? true, adjustment.value <= 0 { return .top }
-        guard !visible.isEmpty else { return .nowhere }
-        let anchorPosition = if let selected, visible.contains(selected) { selected } else { visible.lowerBound }
-        let columns = columns
-        let rowHeight = rowHeight(columns: columns) ?? 0
-        return .photo(
-            photos.id(at: anchorPosition), offset: Double(anchorPosition / columns) * rowHeight - adjustment.value,
-            columns: columns, rowHeight: rowHeight)
-    }
-
-    /// After a reorder that kept the photo in view: the rows left in place show their new
-    /// photos, or the photo kept in view goes back to its place on screen.
-    private func keepPlace(_ change: PhotoListChange) {
-        let kept = keptPlace
-        keptPlace = nil
-        if change.rowsInPlace { return bindRowsInPlace() }
-        guard case .photo(let id, let offset, let columns, let rowHeight) = kept,
-            let adjustment = scrolled.verticalAdjustment
-        else { return }
-        // Once the view has laid out its rows in the new order: until then GTK 4.8 knows no
-        // row's height (a whole list reordered is one of rows never measured), and ignores a
-        // scroll there with a warning ("failed to scroll to given position").
-        let place = { [unowned self] in
-            guard let position = photos.position(of: id) else { return }
-            adjustment.value = Double(position / columns) * rowHeight - offset
-        }
-        guard let clock = scrolled.frameClock else { return place() }
-        placing = clock.connect("after-paint") { [unowned self] in
-            placing = nil
-            place()
-        }
-    }
-
-    // MARK: The view and the grid's size
-
-    /// The view shown.
-    var view: Widget<AnyWidget> {
-        switch mode {
-        case .list: list.checked(as: AnyWidget.self)!
-        case .grid: grid.checked(as: AnyWidget.self)!
-        }
-    }
-
-    /// Shows the photos as `mode`, keeping the selected photo (or the first on screen) in view.
-    func show(_ mode: PhotoViewMode) {
-        guard mode != self.mode else { return }
-        let visible = visibleRows()
-        let anchor = selection.first.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
-        // The view taken out lets go of its rows; the one put in binds its own.
-        switch mode {
-        case .grid: list.show(nil, factory: listFactory)
-        case .list: grid.show(nil, factory: gridFactory)
-        }
-        boundTiles.removeAll()
-        self.mode = mode
-        switch mode {
-        case .grid:
-            scrolled.setChild(grid)
-            grid.show(selection.model, factory: gridFactory)
-        case .list:
-            scrolled.setChild(list)
-            list.show(selection.model, factory: listFactory)
-        }
-        pendingReveal = anchor
-        grabFocus() // the keys go on moving through the photos
-        onLayoutChanged?()
-    }
-
-    /// Makes the grid's squares `side` logical pixels (clamped to the sizes offered). Like a
-    /// scroll, it suspends the queues until the cells on screen settle.
-    func setCellSize(_ side: Int32) {
-        let side = min(max(side, PhotoGridCell.sizes.first!), PhotoGridCell.sizes.last!)
-        guard side != cellSize else { return }
-        let visible = visibleRows()
-        let anchor = selection.first.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
-        cellSize = side
-        guard mode == .grid else { return }
-        scrollMonitor.noteMovement(.zoom)
-        for case let cell as PhotoGridCell in tiles.values { cell.setSide(side) }
-        fitColumns()
-        updateVisibleRows() // the new columns, remembered until the zoom's scroll ends
-        pendingReveal = anchor
-        onLayoutChanged?()
-    }
-
-    /// Lets the grid have as many columns as the window's width holds, and no more. GTK 4.8's
-    /// grid keeps `max-columns` × 30 cells made and bound whatever the width: at 64 columns that
-    /// was 1,920 cells, about a second of the main loop when a big list arrived, and slower
-    /// frames while scrolling.
-    func fitColumns() {
-        guard mode == .grid else { return }
-        let width = Int(max(window.width, window.defaultSize.width))
-        guard width > 0 else { return }
-        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
-        let limit = min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
-        guard limit != columnLimit else { return }
-        columnLimit = limit
-        grid.setMaxColumns(limit)
-    }
-
-    /// `fitColumns` once the window has its new size.
-    private func fitColumnsSoon() {
-        fitting.schedule(afterMilliseconds: 0)
-    }
-
-    /// One size larger (`steps` 1) or smaller (-1), among the sizes offered.
-    func stepCellSize(_ steps: Int) {
-        let sizes = PhotoGridCell.sizes
-        let index = sizes.lastIndex { $0 <= cellSize } ?? 0
-        setCellSize(sizes[min(max(0, index + steps), sizes.count - 1)])
-    }
-
-    /// Ctrl and the wheel (or two fingers on a touchpad) over the grid make its squares larger
-    /// or smaller, a step for each notch.
-    private func zoomByWheel() -> [SignalConnection] {
-        let scroll = Handle<ScrollController>.make(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)
-        scroll.setPropagationPhase(GTK_PHASE_CAPTURE)
-        let connection = scroll.onScroll { [unowned self] _, dy in
-            if changedInFrame != nil, changedInFrame == scrolled.frameClock?.frameCounter {
-                return true // see holdScrollUntilLaidOut
-            }
-            changedInFrame = nil
-            guard mode == .grid, scroll.currentModifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0 else {
-                return false
-            }
-            zoomDelta += dy
-            if abs(zoomDelta) >= 1 {
-                stepCellSize(zoomDelta < 0 ? 1 : -1)
-                zoomDelta = 0
-            }
-            return true // the grid does not scroll
-        }
-        scrolled.addController(scroll)
-        return [connection, holdScrollUntilLaidOut()]
-    }
-
-    /// Between a change of the list and the next frame, which lays the change out, the wheel
-    /// does not scroll. GTK 4.8 knows no height for the rows a change brought until then; a
-    /// scroll there finds no row at the place it asks for and is dropped with a warning
-    /// ("GtkGridView failed to scroll to given position"), as when a list of 12,000 came in
-    /// under a turning wheel. A notch lost for a frame (16 ms) goes unnoticed.
-    private func holdScrollUntilLaidOut() -> SignalConnection {
-        SignalConnection.connect(
-            selection.model.raw, "items-changed",
-            uints: { [unowned self] _, _, _ in changedInFrame = scrolled.frameClock?.frameCounter })
-    }
-
-    private func revealPending() {
-        guard let position = pendingReveal, let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0
-        else { return }
-        pendingReveal = nil
-        if position < photos.count { scrollTo(position) }
-    }
-
-    private func scrollTo(_ position: Int) {
-        switch mode {
-        case .list: list.scrollTo(position)
-        case .grid: grid.scrollTo(position)
-        }
-    }
-
-    // MARK: Selection and focus
-
-    func select(_ position: Int) {
-        selection.selectOnly(position)
-    }
-
-    /// Selects the photo at `position` and scrolls it into view.
-    func reveal(_ position: Int) {
-        selection.selectOnly(position)
-        scrollTo(position)
-    }
-
-    /// Selects the photo at `position`, scrolls it into view once the list is laid out, and
-    /// then has it shown (the picture the user opened).
-    func selectWhenLaidOut(_ position: Int) {
-        selection.selectOnly(position)
-        pendingSelection = position
-        Trace.shared.emit(.listSelect(row: position, id: photos.id(at: position), name: photos.name(at: position)))
-        // Scrolled once the list has a size: before its first layout there is nowhere to go.
-        MainLoop.onMainActor(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in self?.scrollToPendingSelection() }
-    }
-
-    /// The photo the user opened (`selectWhenLaidOut`) moved to `position` as others came in
-    /// around it: it is still the one brought into view and shown, unless another has been
-    /// chosen since (a click, or paging in the viewer).
-    func follow(_ id: PhotoID, to position: Int) {
-        if pendingSelection != nil {
-            selectWhenLaidOut(position)
-        } else if selection.ids == [id] {
-            Trace.shared.emit(.listSelect(row: position, id: id, name: photos.name(at: position)))
-            scrollTo(position)
-        }
-    }
-
-    func forgetPendingSelection() {
-        pendingSelection = nil
-        pendingReveal = nil
-    }
-
-    /// Selects the row at `position` and brings it into view once the list is laid out (a
-    /// folder returned from).
-    func revealWhenLaidOut(_ position: Int) {
-        selection.selectOnly(position)
-        pendingReveal = position
-        revealPending()
-    }
-
-    private func scrollToPendingSelection() {
-        guard let position = pendingSelection, position < photos.count else { return }
-        // GTK 4.8 forgets a scroll asked for before the list's first layout (the list then
-        // showed its top, now and then, when the idle came first); the adjustment's "changed",
-        // at that layout, calls this again.
-        guard let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0, adjustment.upper > 0 else {
-            return
-        }
-        pendingSelection = nil
-        scrollTo(position)
-        onPendingSelectionShown?(position)
-    }
-
-    func grabFocus() {
-        switch mode {
-        case .list: list.grabFocus()
-        case .grid: grid.grabFocus()
-        }
-    }
-
     /// Lets go of every signal handler (the window is closing).
     func close() {
         scrollMonitor.invalidate()
@@ -579,14 +342,4 @@ final class PhotoListPane {
         shownList.viewsStayPut = nil
         selection.close()
     }
-}
-
-/// Where a view stood before a reorder that keeps the photo in view.
-private enum KeptPlace: Equatable {
-    /// At the top of the list, nothing selected on screen: it stays put.
-    case top
-    /// The photo at `offset` logical pixels below the top of the view stays there.
-    case photo(PhotoID, offset: Double, columns: Int, rowHeight: Double)
-    /// No place to keep (nothing laid out yet).
-    case nowhere
 }

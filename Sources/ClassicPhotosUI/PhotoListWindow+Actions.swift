@@ -6,7 +6,8 @@ import GtkKit
 import PhotoPipeline
 
 /// The window's actions (`win.*`): Open…, Open Folder…, Open Location…, Reload, Close, and
-/// Retry for every failed photo.
+/// Retry for every failed photo; the folder shown's sort and sub-folders chosen, and where a
+/// photo of it is, for the label over the view.
 extension PhotoListWindow {
     /// Keyboard accelerators of the window actions, set once for the application.
     static let acceleratorsByAction: [(String, [String])] = [
@@ -196,5 +197,40 @@ extension PhotoListWindow {
         }
         dialog = (ui, [response])
         prompt.present()
+    }
+
+    // MARK: The folder shown
+
+    /// Where the photo at `position` is, for the label floating over a long view while it
+    /// scrolls: its month when the folder is sorted by date taken, its folder in a tree.
+    func placeText(at position: Int) -> String? {
+        guard let order = feed.folderOrder, let folder = feed.shownFolder, position < photos.count else { return nil }
+        let entry = photos.entry(at: position)
+        guard !entry.isFolder else { return nil }
+        if order.key == .dateTaken, let taken = feed.dateTaken(of: photos.id(at: position), link: entry.link),
+            let month = PlaceLabel.month(of: taken)
+        {
+            return month
+        }
+        guard feed.showsTree else { return nil }
+        return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.lastPathComponent
+    }
+
+    /// The one folder the list shows, on this computer or a share, if it shows one.
+    var shownFolder: URL? { feed.shownFolder }
+
+    /// Include Sub-folders chosen in the menu: remembered, and the folder shown read again.
+    func includeSubfoldersChosen(_ include: Bool) {
+        guard include != includeSubfolders else { return }
+        includeSubfolders = include
+        settings.includeSubfolders = include
+        if feed.folderOrder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
+    }
+
+    /// The sort chosen in the menu: remembered, and applied to the folder shown.
+    func sortChosen(_ order: PhotoOrder) {
+        guard order != photoOrder else { return }
+        settings.photoOrder = order
+        feed.sort(by: order)
     }
 }

@@ -56,7 +56,7 @@ final class PhotoListWindow {
     private var isClosed = false
     let settings: AppSettings
     /// The order folders are shown in (the main menu's choice).
-    private(set) var photoOrder: PhotoOrder
+    var photoOrder: PhotoOrder { feed.order }
     /// Whether folders show every picture beneath them (the main menu's Include Sub-folders, or
     /// `--recursive`) rather than their sub-folders as items.
     var includeSubfolders: Bool {
@@ -78,13 +78,12 @@ final class PhotoListWindow {
 
     init(application: Handle<Application>, settings: AppSettings, http: HTTPClient) {
         self.settings = settings
-        photoOrder = settings.photoOrder
         includeSubfolders = settings.includeSubfolders
         // Limits come from the settings; the decoding memory is one budget for the whole app.
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits, http: http)
-        feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher), order: photoOrder)
+        feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher), order: settings.photoOrder)
         photos = feed.list
         processor = PhotoProcessor(list: photos, fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
 
@@ -250,42 +249,6 @@ final class PhotoListWindow {
                 [weak self] in self?.open(sources)
             }
         }
-    }
-
-    // MARK: A folder shown
-
-    /// Where the photo at `position` is, for the label floating over a long view while it
-    /// scrolls: its month when the folder is sorted by date taken, its folder in a tree.
-    private func placeText(at position: Int) -> String? {
-        guard let order = feed.folderOrder, let folder = feed.shownFolder, position < photos.count else { return nil }
-        let entry = photos.entry(at: position)
-        guard !entry.isFolder else { return nil }
-        if order.key == .dateTaken, let taken = feed.dateTaken(of: photos.id(at: position), link: entry.link),
-            let month = PlaceLabel.month(of: taken)
-        {
-            return month
-        }
-        guard feed.showsTree else { return nil }
-        return entry.subfolder.map { DisplayText.line(String($0)) } ?? folder.lastPathComponent
-    }
-
-    /// The one folder the list shows, on this computer or a share, if it shows one.
-    var shownFolder: URL? { feed.shownFolder }
-
-    /// Include Sub-folders chosen in the menu: remembered, and the folder shown read again.
-    func includeSubfoldersChosen(_ include: Bool) {
-        guard include != includeSubfolders else { return }
-        includeSubfolders = include
-        settings.includeSubfolders = include
-        if feed.folderOrder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
-    }
-
-    /// The sort chosen in the menu: remembered, and applied to the folder shown.
-    func sortChosen(_ order: PhotoOrder) {
-        guard order != photoOrder else { return }
-        photoOrder = order
-        settings.photoOrder = order
-        feed.sort(by: order)
     }
 
     // MARK: Window state

@@ -6,7 +6,7 @@ import GtkKit
 import PhotoPipeline
 
 /// What the viewer's picture shows: the photo shown, sepia or original, its animation, and a
-/// larger decode when zooming in asks for one.
+/// larger decode when zooming in asks for one; and that picture copied or saved.
 extension PhotoViewer {
     // MARK: Showing the photo
 
@@ -128,5 +128,22 @@ extension PhotoViewer {
         slot.wantsLargerDecode = false
         slot.nextLoad = (side, picture.bytes)
         apply(paging.reload())
+    }
+
+    // MARK: Copy and Save As…
+
+    /// Puts the photo shown on the clipboard as a texture (an animation's frame shown), in sRGB
+    /// as programs pass pictures, not in the display's colours it may be shown in.
+    func copy() {
+        guard let frame = shownFrame else { return }
+        export.copy(withExtendedLifetime(frame) { Handle<Texture>.make(from: frame.pixbuf) }, from: root)
+    }
+
+    /// Asks where to save the photo shown, then saves it at full size in the version shown.
+    func saveAs() {
+        guard let slot = current, let picture = slot.picture, shownImage != nil, let state = shownState,
+            state != .failed
+        else { return }
+        export.saveAs(name: slot.photo.name, bytes: picture.bytes, sepia: state == .filtered)
     }
 }

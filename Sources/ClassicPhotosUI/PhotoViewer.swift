@@ -37,7 +37,7 @@ final class PhotoViewer {
     private let processor: PhotoProcessor
     private let pipeline: ViewerPipeline
     let chrome = ViewerChrome()
-    private let export: ViewerExport
+    let export: ViewerExport
     var player: FramePlayer!
     var paging = ViewerPaging()
     private var connections: [SignalConnection] = []
@@ -373,23 +373,6 @@ final class PhotoViewer {
             return nil
         }
         return (picture.bytes, state == .filtered)
-    }
-
-    // MARK: Copy and Save As…
-
-    /// Puts the photo shown on the clipboard as a texture (an animation's frame shown), in sRGB
-    /// as programs pass pictures, not in the display's colours it may be shown in.
-    func copy() {
-        guard let frame = shownFrame else { return }
-        export.copy(withExtendedLifetime(frame) { Handle<Texture>.make(from: frame.pixbuf) }, from: root)
-    }
-
-    /// Asks where to save the photo shown, then saves it at full size in the version shown.
-    func saveAs() {
-        guard let slot = current, let picture = slot.picture, shownImage != nil, let state = shownState,
-            state != .failed
-        else { return }
-        export.saveAs(name: slot.photo.name, bytes: picture.bytes, sepia: state == .filtered)
     }
 
     /// Lets go of everything (the window is closing).

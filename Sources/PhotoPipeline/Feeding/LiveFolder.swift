@@ -319,29 +319,28 @@ final class LiveFolder {
     /// where neither knows it, or the index's answer has not come yet.
     func dateTaken(of id: PhotoID, link: String) -> String? {
         if let taken = facts[id]?.taken { return taken }
-        return indexFacts(of: id, link: link)?.taken
+        return indexAnswer(for: id, link: link)??.taken
     }
 
-    /// What the index holds for the photo, if it has been read (see `IndexedFacts`; the
-    /// tooltip is asked again when it comes).
-    private func indexFacts(of id: PhotoID, link: String) -> PhotoIndex.Facts? {
+    /// What the index holds for the photo (nil inside: nothing), once its answer has come;
+    /// nil until then (it is asked for now: see `IndexedFacts`).
+    private func indexAnswer(for id: PhotoID, link: String) -> PhotoIndex.Facts?? {
         guard let path = Self.path(ofLink: link), case .known(let held) = indexed.facts(of: id, path: path) else {
             return nil
         }
-        return held
+        return .some(held)
     }
 
     /// What the index knows of a photo shown, in words: its size in pixels (as shown), its
     /// camera and when it was taken ("4000 × 3000 · Canon EOS R6 · 04/07/21 18:30"); nil
     /// where the index holds nothing for it (the folder was never sorted by date), or its
-    /// answer has not come yet.
+    /// answer has not come yet (the tooltip is asked for again when it comes).
     func details(of id: PhotoID, link: String) -> String? {
-        guard let path = Self.path(ofLink: link) else { return nil }
-        guard case .known(let facts) = indexed.facts(of: id, path: path) else {
+        guard let answer = indexAnswer(for: id, link: link) else {
             tooltipWaiting = id
             return nil
         }
-        guard let held = facts else { return nil }
+        guard let held = answer else { return nil }
         var parts: [String] = []
         if let size = held.shownSize { parts.append("\(size.width) × \(size.height)") }
         if let camera = held.camera { parts.append(DisplayText.line(camera)) }

@@ -39,6 +39,17 @@ extension GUITests {
             return app.events()
         }
 
+        /// Escape closes the viewer; no frame is traced after it closed, and the app quits cleanly.
+        private func closeExpectingStillness(_ app: AppSession) throws {
+            try key(app, "Escape")
+            let closed = try app.waitFor(event: .viewerClose)
+            let events = eventsAfterFourFrames(app)
+            #expect(
+                !events.contains { $0.event.name == .viewerFrame && $0.t > closed.t + 0.05 },
+                "frames after the viewer closed")
+            #expect(app.terminate() == 0)
+        }
+
         @Test("An animated GIF plays in sepia and original, a still GIF does not; moving on and closing stop it")
         func playsAndStops() throws {
             let folder = try TestPictures.makeFolder("viewer-animation")
@@ -92,13 +103,7 @@ extension GUITests {
                 frames(events, row: 0, after: moved + 0.05).isEmpty, "the GIF went on playing after the viewer moved on"
             )
 
-            try key(app, "Escape")
-            let closed = try app.waitFor(event: .viewerClose)
-            events = eventsAfterFourFrames(app)
-            #expect(
-                !events.contains { $0.event.name == .viewerFrame && $0.t > closed.t + 0.05 },
-                "frames after the viewer closed")
-            #expect(app.terminate() == 0)
+            try closeExpectingStillness(app)
         }
 
         @Test(
@@ -115,19 +120,13 @@ extension GUITests {
             try app.waitFor(event: .sourceLoaded)
             try app.waitFor("the row filtered") { AppSession.rowStates($0)[0] == .filtered }
             try click(app, row: 0)
-            var events = try app.waitFor("the WebP animated in sepia, two frames on") { events in
+            let events = try app.waitFor("the WebP animated in sepia, two frames on") { events in
                 images(events, row: 0, state: .filtered).contains { $0.event.frames == 3 }
                     && Set(frames(events, row: 0)).count >= 2
             }
             let size = try #require(images(events, row: 0, state: .filtered).last?.event.imageSize)
             #expect(size.w == 64 && size.h == 48)
-            try key(app, "Escape")
-            let closed = try app.waitFor(event: .viewerClose)
-            events = eventsAfterFourFrames(app)
-            #expect(
-                !events.contains { $0.event.name == .viewerFrame && $0.t > closed.t + 0.05 },
-                "frames after the viewer closed")
-            #expect(app.terminate() == 0)
+            try closeExpectingStillness(app)
         }
 
         @Test(

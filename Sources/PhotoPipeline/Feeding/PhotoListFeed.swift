@@ -275,19 +275,11 @@ public final class PhotoListFeed {
         return list.apply(.insert(order.map { entries[$0].entry }, at: positions)).inserted
     }
 
-    // MARK: Tools and tests
+    // MARK: Tools
 
-    /// Shows `entries` as the whole list, in one edit (tools, tests).
+    /// Shows `entries` as the whole list, in one edit (the benchmark).
     public func show(_ entries: [PhotoEntry]) {
         begin(with: entries)
-    }
-
-    /// Adds photos after the last row (tools, tests); the positions they took.
-    @discardableResult
-    public func append(_ entries: [PhotoEntry]) -> Range<Int> {
-        let start = list.count
-        list.apply(.append(PackedEntries(entries)))
-        return start..<list.count
     }
 
     // MARK: The folders' edits

@@ -49,7 +49,9 @@ import TestSupport
         } piece: {
             pieces.append($0)
         }
-        #expect(await waitUntil { !pieces.isEmpty })
+        // Cancelled once the second item has begun (waiting for the first piece only, the
+        // cancel could come before the thread took the second: under ThreadSanitizer it did).
+        #expect(await waitUntil { touched.load(ordering: .relaxed) == 2 })
         batch.cancel()
         cancelled.signal()
         #expect(await waitUntil { pieces.last?.isLast == true })

@@ -265,10 +265,12 @@ final class PhotoListWindow {
         if let mainMenu {
             connections.append(
                 mainMenu.connect("closed") { [unowned self] in
-                    // The item chosen acts first; then the keys go to the photos (the viewer
-                    // keeps its own).
+                    // The item chosen acts first; then the keys go back to the viewer, or the
+                    // photos (GTK 4.8 may leave them in the closed menu, where none of the
+                    // window's keys work).
                     MainLoop.onMainActor { [weak self] in
-                        if let self, viewer.shownPhoto == nil { pane.grabFocus() }
+                        guard let self else { return }
+                        if viewer.isShown { viewer.grabFocus() } else { pane.grabFocus() }
                     }
                 })
         }

@@ -185,6 +185,11 @@ final class PhotoViewer {
         apply(paging.open(at: position, in: photos))
     }
 
+    /// Gives the keys to the viewer (a menu over it closed).
+    func grabFocus() {
+        picture.grabFocus()
+    }
+
     /// Closes the viewer: its work is cancelled, the photo fades out, the list gets the focus.
     func close(animated: Bool = true) {
         guard isOpen, !isClosing else { return }

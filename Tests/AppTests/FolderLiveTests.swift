@@ -301,5 +301,57 @@ extension GUITests {
             }
             #expect(AppSession.visibleRanges(events).last?.lowerBound == 0)
         }
+
+        @Test("A choice in the main menu made over the viewer leaves the keys with the viewer: it pages and closes")
+        func menuOverViewer() throws {
+            let folder = try TestPictures.makeFolder("menu-over-viewer")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // By date modified, the reverse of their names' order.
+            let first = folder.appendingPathComponent("p0.jpg")
+            #expect(TestPictures.write(first, format: "jpeg", rgb: 0x996633))
+            for n in 0..<6 {
+                let file = folder.appendingPathComponent("p\(n).jpg")
+                if n > 0 { try FileManager.default.copyItem(at: first, to: file) }
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(n) * 60)],
+                    ofItemAtPath: file.path)
+            }
+            let app = try AppSession(arguments: [folder.path], environment: AppSession.withoutAnimations)
+            defer { _ = app.terminate() }
+            _ = try app.waitFor("rows settled") { settled($0) }
+            let window = try app.windowGeometry()
+            _ = try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
+            _ = try app.xdotool(["key", "--delay", "60", "Home", "Return"])
+            let opened = try app.waitFor(event: .viewerOpen)
+            guard case .viewerOpen(0, _, "p0.jpg") = opened.event else {
+                Issue.record("not p0 at row 0 in the viewer: \(opened.event)")
+                return
+            }
+
+            // Main menu › Sort By › Date Modified, the viewer open: p0 goes last, and is still shown.
+            var before = opened.t
+            _ = try app.xdotool(["key", "--delay", "400", "F10", "s", "m"])
+            try app.waitFor("sorted, p0 shown at its new place") { events in
+                events.contains { $0.t > before && $0.event.name == .listSorted }
+                    && events.contains { record in
+                        guard record.t > before, case .viewerOpen(5, _, "p0.jpg") = record.event else { return false }
+                        return true
+                    }
+            }
+            // The viewer's keys still work: Left pages back to p1, Escape closes.
+            before = app.events().last?.t ?? 0
+            _ = try app.xdotool(["key", "Left"])
+            try app.waitFor("Left paged back") { events in
+                events.contains { record in
+                    guard record.t > before, case .viewerOpen(4, _, "p1.jpg") = record.event else { return false }
+                    return true
+                }
+            }
+            _ = try app.xdotool(["key", "Escape"])
+            try app.waitFor("Escape closed the viewer") { events in
+                events.contains { $0.t > before && $0.event.name == .viewerClose }
+            }
+            #expect(app.terminate() == 0)
+        }
     }
 }

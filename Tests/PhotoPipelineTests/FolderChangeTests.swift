@@ -387,4 +387,29 @@ import TestSupport
         }
         #expect(compared == 0, "no facts are read in an order by name")
     }
+
+    @Test("Photos put back among sub-folders, in an order of facts: only photos' facts are read, each once")
+    func positionsAmongFolders() {
+        // Five sub-folders first, then 200 photos by size; the list knows none of their facts.
+        let folders = (0..<5).map { PhotoEntry(name: "folder \($0)", link: "file:///f/folder%20\($0)/", base: nil) }
+        let photos = (0..<200).map { PhotoEntry(name: "p\($0).jpg", link: "file:///f/p\($0).jpg", base: nil) }
+        let list = PhotoList()
+        list.apply(.replaceAll(folders + photos))
+        var reads: [String: Int] = [:]
+        let size = { (entry: PhotoEntry) -> SortFacts? in
+            reads[entry.link, default: 0] += 1
+            // A photo's size is its number; p13's file cannot be read.
+            guard let number = Int(entry.name.dropFirst().dropLast(4)), number != 13 else { return nil }
+            return SortFacts(modified: 0, size: Int64(number) * 2, taken: nil)
+        }
+        let back = [101, 3, 57, 399, 0].map {
+            PhotoEntry(name: "p\($0).jpg", link: "file:///f/back\($0).jpg", base: nil)
+        }
+        let positions = FolderChanges.positions(
+            of: back, in: list.snapshot(), order: PhotoOrder(key: .size), facts: size)
+        // pN (size 2N, ties broken by name) goes after the photos of size up to N.
+        #expect(positions.allSatisfy { $0 >= folders.count }, "\(positions)")
+        #expect(reads.keys.allSatisfy { !$0.hasSuffix("/") }, "a folder's facts were read: \(reads.keys.sorted())")
+        #expect(reads.values.allSatisfy { $0 == 1 }, "read more than once: \(reads.filter { $0.value > 1 })")
+    }
 }

@@ -261,6 +261,8 @@ public enum FolderChanges {
         var known: [PhotoID: SortFacts]
         let facts: (PhotoEntry) -> SortFacts?
         var read: [PhotoID: SortFacts] = [:]
+        /// Rows whose facts could not be read.
+        var unreadable: Set<PhotoID> = []
 
         /// A row of the list being worked on: a photo of the snapshot (by position) or a
         /// renamed one.
@@ -350,23 +352,27 @@ public enum FolderChanges {
 
         /// Whether a photo named `entry` with `facts` goes before `row`.
         private mutating func precedes(_ entry: PhotoEntry, _ facts: SortFacts?, _ row: Row) -> Bool {
-            let (other, otherFacts) = describe(row)
-            // Sub-folders come first, whatever the order: a photo never goes before one.
-            return other.isFolder != entry.isFolder
-                ? entry.isFolder : order.precedes(facts, named: entry.name, otherFacts, named: other.name)
-        }
-
-        private mutating func describe(_ row: Row) -> (PhotoEntry, SortFacts?) {
-            let (id, entry): (PhotoID, PhotoEntry) =
+            let (id, other): (PhotoID, PhotoEntry) =
                 switch row {
                 case .at(let position): (list.id(at: position), list.entry(at: position))
                 case .renamed(let id, let entry): (id, entry)
                 }
-            guard order.needsFacts else { return (entry, nil) }
-            if let known = known[id] ?? read[id] { return (entry, known) }
-            let found = facts(entry)
-            if let found { read[id] = found }
-            return (entry, found)
+            // Sub-folders come first, whatever the order: a photo never goes before one (and
+            // nothing of a folder is read to know it).
+            guard other.isFolder == entry.isFolder else { return entry.isFolder }
+            return order.precedes(facts, named: entry.name, rowFacts(id, other), named: other.name)
+        }
+
+        /// The facts of the row `id`, read once (a file that could not be read is not tried again).
+        private mutating func rowFacts(_ id: PhotoID, _ entry: PhotoEntry) -> SortFacts? {
+            guard order.needsFacts, !unreadable.contains(id) else { return nil }
+            if let known = known[id] ?? read[id] { return known }
+            guard let found = facts(entry) else {
+                unreadable.insert(id)
+                return nil
+            }
+            read[id] = found
+            return found
         }
     }
 }

@@ -181,13 +181,17 @@ final class Soak {
             try key("Escape")
         case .closeViewer:
             try key("Escape")
-            try waitFor("the viewer closed", seconds: 5, failing: false) { !$0.viewerOpen }
+            try waitFor("the viewer closed after Escape", seconds: 10) { !$0.viewerOpen }
             scene.viewerOpen = watch.viewerOpen
         case .intoSubfolder:
             let started = watch.sourcesStarted
             try key("Home", "Return")
-            try waitFor("the sub-folder opened", seconds: 5, failing: false) { $0.sourcesStarted > started }
+            // The first row may be a photo (no sub-folders, or all of them shown): it opens.
+            try waitFor("the sub-folder or the viewer opened", seconds: 5, failing: false) {
+                $0.sourcesStarted > started || $0.viewerOpen
+            }
             scene.inSubfolder = watch.sourcesStarted > started
+            scene.viewerOpen = watch.viewerOpen
         case .back:
             try key("alt+Left")
             scene.inSubfolder = false

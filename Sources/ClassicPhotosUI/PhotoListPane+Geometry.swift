@@ -16,7 +16,7 @@ extension PhotoListPane {
         guard mode == .grid else { return 1 }
         let width = Int(grid.width)
         guard width > 0 else { return 1 }
-        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
+        let cell = shownTiles.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
         return min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
     }
 

@@ -18,28 +18,86 @@ extension PhotoListPane {
     }
 
     /// Shows the photos as `mode`, keeping the selected photo (or the first on screen) in view.
-    func show(_ mode: PhotoViewMode) {
+    ///
+    /// GTK makes and binds the new view's rows (up to 200 in the list, 30 rows of cells in the
+    /// grid), lays them out, and tears down the old view's: together, 50–70 ms of one turn of
+    /// the main loop on any big folder. So the switch takes three turns, none long enough to be
+    /// felt: now the view put in is given the list (out of the window, it makes no rows yet);
+    /// at the next turn it takes the other's place, making and binding its rows; once the
+    /// frame that lays them out is drawn, the view taken out lets go of its own. `immediately`:
+    /// all at once (the window not yet shown).
+    func show(_ mode: PhotoViewMode, immediately: Bool = false) {
+        // Whatever an earlier switch left to do is done first.
+        if let releasing {
+            self.releasing = nil
+            release(releasing.view)
+        }
+        if let switching {
+            self.switching = nil
+            guard switching.view != mode else {
+                if immediately { putIn(mode, anchor: switching.anchor) } else { self.switching = switching }
+                return
+            }
+            // Taken back before it was made: the view asked for first lets go of the list.
+            release(switching.view)
+        }
         guard mode != self.mode else { return }
         let visible = visibleRows()
         let anchor = selection.first.flatMap { visible.contains($0) ? $0 : nil } ?? visible.first
-        // The view taken out lets go of its rows; the one put in binds its own.
         switch mode {
-        case .grid: list.show(nil, factory: listFactory)
-        case .list: grid.show(nil, factory: gridFactory)
+        case .grid: grid.show(selection.model, factory: gridFactory)
+        case .list: list.show(selection.model, factory: listFactory)
         }
-        boundTiles.removeAll()
+        if immediately {
+            let previous = self.mode
+            putIn(mode, anchor: anchor)
+            release(previous)
+            return
+        }
+        switching = (
+            mode, anchor,
+            MainLoopSource.onMainActor(.idle) { [weak self] in
+                self?.switching = nil
+                self?.putIn(mode, anchor: anchor)
+                return .remove
+            }
+        )
+    }
+
+    /// The view `mode`, bound already, put in the window in place of the other, which lets go
+    /// of its rows once a frame has been drawn.
+    private func putIn(_ mode: PhotoViewMode, anchor: Int?) {
+        let previous = self.mode
         self.mode = mode
         switch mode {
-        case .grid:
-            scrolled.setChild(grid)
-            grid.show(selection.model, factory: gridFactory)
-        case .list:
-            scrolled.setChild(list)
-            list.show(selection.model, factory: listFactory)
+        case .grid: scrolled.setChild(grid)
+        case .list: scrolled.setChild(list)
         }
         pendingReveal = anchor
         grabFocus() // the keys go on moving through the photos
         onLayoutChanged?()
+        releasing = (
+            previous,
+            MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
+                self?.releasing = nil
+                self?.release(previous)
+                return .remove
+            }
+        )
+    }
+
+    /// The view `mode`, out of the window, lets go of the list and its rows (each row's unbind
+    /// forgets it only where no row of the view shown has taken its photo).
+    private func release(_ mode: PhotoViewMode) {
+        switch mode {
+        case .grid: grid.show(nil, factory: gridFactory)
+        case .list: list.show(nil, factory: listFactory)
+        }
+    }
+
+    /// The rows or cells of the view shown (the one taken out may keep its own for a moment).
+    var shownTiles: [any PhotoTile] {
+        tiles.values.filter { ($0 is PhotoGridCell) == (mode == .grid) }
     }
 
     /// Makes the grid's squares `side` logical pixels (clamped to the sizes offered). Like a
@@ -67,7 +125,7 @@ extension PhotoListPane {
         guard mode == .grid else { return }
         let width = Int(max(window.width, window.defaultSize.width))
         guard width > 0 else { return }
-        let cell = tiles.values.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
+        let cell = shownTiles.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
         let limit = min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))
         guard limit != columnLimit else { return }
         columnLimit = limit

@@ -20,7 +20,7 @@ enum PhotoViewMode: String, CaseIterable {
 /// position.
 @MainActor
 final class PhotoListPane {
-    let list: Widget<ListView>
+    let list: Widget<GridView>
     let grid: Widget<GridView>
     let scrolled: Widget<ScrolledWindow>
     /// The photos selected, in either view.
@@ -43,6 +43,10 @@ final class PhotoListPane {
     var columnLimit = 0
     /// `fitColumns` at the next turn, after the last of a run of changes to the window's size.
     lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
+    /// A switch of view under way (see `show`): the view asked for, bound but not yet in the
+    /// window, and the photo to keep in view; or the view taken out, not yet let go of.
+    var switching: (view: PhotoViewMode, anchor: Int?, source: MainLoopSource)?
+    var releasing: (view: PhotoViewMode, source: MainLoopSource)?
     /// The view's layout read once GTK has finished it (see `settleSoon`).
     private var settling: MainLoopSource?
     /// A reordered list's place, kept once GTK has laid the new order out (see `keepPlace`).
@@ -231,7 +235,7 @@ final class PhotoListPane {
     /// changed is shown again, as a bind would.
     func bindRowsInPlace() {
         var bound: [PhotoID: any PhotoTile] = [:]
-        for (raw, tile) in tiles {
+        for (raw, tile) in tiles where (tile is PhotoGridCell) == (mode == .grid) {
             let item = Handle<ListItem>(checking: raw)
             guard let photo = item.item else { continue }
             let id = PhotoList.id(ofItem: photo)
@@ -336,6 +340,8 @@ final class PhotoListPane {
         onDrag = nil
         drags.removeAll()
         fitting.cancel()
+        switching = nil
+        releasing = nil
         settling = nil
         placing = nil
         if let listObservation { shownList.stopObserving(listObservation) }

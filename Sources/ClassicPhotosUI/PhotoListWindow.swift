@@ -104,7 +104,7 @@ final class PhotoListWindow {
             ui: ui, photos: photos, folderCounts: feed.folderCounts, processor: processor, keyTarget: toplevel)
         // The view and the grid's size as last chosen.
         pane.setCellSize(settings.gridSize)
-        pane.show(settings.viewMode)
+        pane.show(settings.viewMode, immediately: true)
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }

@@ -36,6 +36,17 @@ import TestSupport
         #expect(total == 300)
     }
 
+    @Test("However quick the work, no piece holds more than the most asked for")
+    func largestPiece() async {
+        var pieces: [FileBatchPiece<Int, Void>] = []
+        // An interval no run reaches: the pieces are cut by their size alone.
+        FileBatch().run(Array(0..<2_500), interval: .seconds(600), largest: 1_000) { _ in } piece: {
+            pieces.append($0)
+        }
+        #expect(await waitUntil { pieces.last?.isLast == true })
+        #expect(pieces.map(\.results.count) == [1_000, 1_000, 500])
+    }
+
     @Test("Cancelled, the batch stops before its next item; its last piece says how far it came")
     func cancel() async {
         var pieces: [FileBatchPiece<Int, Void>] = []

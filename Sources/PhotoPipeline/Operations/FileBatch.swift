@@ -20,9 +20,9 @@ public struct FileBatchPiece<Item: Sendable, Outcome: Sendable>: Sendable {
 
 /// Work on many files at once (move to the trash, put back, delete, turn): one file after
 /// another on a thread of its own, handed back to the main actor in a few pieces (at most one
-/// every `interval`, and the last), so the list is edited a few times in large edits rather
-/// than once a file, progress can be shown, and the work stops between two files when
-/// cancelled. Nothing of it waits on the main thread.
+/// every `interval`, and the last; none larger than `largest`), so the list is edited a few
+/// times in large edits rather than once a file, progress can be shown, and the work stops
+/// between two files when cancelled. Nothing of it waits on the main thread.
 public final class FileBatch: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
@@ -35,8 +35,11 @@ public final class FileBatch: Sendable {
 
     /// Runs `work` on each of `items` in turn, on a thread of its own; `piece` gets what was
     /// done on the main actor, in order, the last piece last (never before this returns).
+    /// `largest`: the most items in a piece. A piece is one turn of the main loop: 3,000
+    /// photos put back in the list and selected at once were a stall of 40–90 ms; 1,000 stay
+    /// well under a frame's worth of the main loop.
     public func run<Item: Sendable, Outcome: Sendable>(
-        _ items: [Item], interval: Duration = .milliseconds(400),
+        _ items: [Item], interval: Duration = .milliseconds(400), largest: Int = 1_000,
         work: @escaping @Sendable (Item) -> Outcome,
         piece: @escaping @MainActor @Sendable (FileBatchPiece<Item, Outcome>) -> Void
     ) {
@@ -60,7 +63,9 @@ public final class FileBatch: Sendable {
                 done += 1
                 // The first piece comes sooner: the list's first edit stays small.
                 let wait = lastHandOver == start ? interval / 4 : interval
-                if clock.now - lastHandOver >= wait, done < items.count { handOver(last: false) }
+                if clock.now - lastHandOver >= wait || pending.count >= largest, done < items.count {
+                    handOver(last: false)
+                }
             }
             handOver(last: true)
         }

@@ -40,7 +40,8 @@ import TestSupport
     func largestPiece() async {
         var pieces: [FileBatchPiece<Int, Void>] = []
         // An interval no run reaches: the pieces are cut by their size alone.
-        FileBatch().run(Array(0..<2_500), interval: .seconds(600), largest: 1_000) { _ in } piece: {
+        FileBatch().run(Array(0..<2_500), interval: .seconds(600), largest: 1_000) { _ in
+        } piece: {
             pieces.append($0)
         }
         #expect(await waitUntil { pieces.last?.isLast == true })

@@ -25,6 +25,7 @@ public final class ClassicPhotosApp {
 
     /// Runs the app; returns the process exit status.
     public static func main(arguments: [String]) -> Int32 {
+        LogFilter.install()
         let configuration = AppConfiguration.current
         Localization.setUp(configuration)
         leaveGLAloneUnderCairo()

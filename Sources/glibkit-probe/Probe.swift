@@ -9,6 +9,32 @@ import Synchronization
 /// as the app's does, and prints one JSON object of measurements for the tests to check.
 @main
 struct Probe {
+    /// Two warnings in GVFS's domain through the app's log writer: one about a connection
+    /// cancelled, one about a connection that failed.
+    static func logWarnings() -> [String: Any] {
+        LogFilter.install()
+        let messages = [
+            "The peer-to-peer connection failed: Error while getting peer-to-peer dbus connection: Operation was cancelled. Falling back to the session bus.",
+            "The peer-to-peer connection failed: Permission denied. Falling back to the session bus.",
+        ]
+        for message in messages {
+            "GLIB_DOMAIN".withCString { domainKey in
+                "MESSAGE".withCString { messageKey in
+                    "GVFS".withCString { domain in
+                        message.withCString { text in
+                            let fields = [
+                                GLogField(key: domainKey, value: domain, length: -1),
+                                GLogField(key: messageKey, value: text, length: -1),
+                            ]
+                            g_log_structured_array(G_LOG_LEVEL_WARNING, fields, 2)
+                        }
+                    }
+                }
+            }
+        }
+        return ["logged": messages.count]
+    }
+
     @MainActor static func main() {
         let scenario = CommandLine.arguments.dropFirst().first ?? ""
         MainLoop.claimCurrentThread()
@@ -20,6 +46,7 @@ struct Probe {
         case "wait": result = waitUntilDone()
         case "mainactor": result = mainActorHops(threads: 8, tasksPerThread: 125)
         case "wakeup": result = wakeup(pings: 40)
+        case "log": result = logWarnings()
         case "window": result = windowLifecycle()
         case "drag-source": dragSource(uris: Array(CommandLine.arguments.dropFirst(2)))
         case "drag-source-broken-portal":
@@ -27,7 +54,7 @@ struct Probe {
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: glibkit-probe marshal|wait|mainactor|wakeup|window|drag-source[-broken-portal] URI…\n"
+                    "usage: glibkit-probe marshal|wait|mainactor|wakeup|log|window|drag-source[-broken-portal] URI…\n"
                         .utf8))
             exit(2)
         }

@@ -90,6 +90,7 @@ import TestSupport
         let back = feed.putBack([(entry, path, 0, nil)])
         #expect(names(feed.list) == ["a.jpg", "c.jpg", "b.jpg"])
         #expect(back.count == 1 && feed.list.position(of: back[0]) == 2 && back[0] != b, "a new identity")
+        #expect(feed.sortFacts(of: back[0])?.size == 300, "its facts kept: the next placed are not read again")
 
         // A file the app itself rewrites: its watch's report is not an edit of the list.
         var edits = 0

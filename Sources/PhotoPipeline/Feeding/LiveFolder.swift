@@ -303,13 +303,30 @@ final class LiveFolder {
     }
 
     /// Where photos named `entries` go in the folder's order now (photos put back from the
-    /// trash), each as if it came alone.
+    /// trash), each as if it came alone; and the facts of theirs the order needed, by address.
     /// `read`: the facts of photos already read, by address (off the main thread, as they came
     /// back); any other photo's are read here.
-    func positions(for entries: [PhotoEntry], read: [String: SortFacts] = [:]) -> [Int] {
-        FolderChanges.positions(of: entries, in: photos.snapshot(), order: order, known: facts) { [order] in
-            read[$0.link] ?? SortFacts.read(link: $0.link, taken: order.key == .dateTaken)
+    func positions(
+        for entries: [PhotoEntry], read: [String: SortFacts] = [:]
+    ) -> (
+        positions: [Int], facts: [String: SortFacts]
+    ) {
+        var known = read
+        let positions = FolderChanges.positions(of: entries, in: photos.snapshot(), order: order, known: facts) {
+            [order] entry in
+            if let facts = known[entry.link] { return facts }
+            let facts = SortFacts.read(link: entry.link, taken: order.key == .dateTaken)
+            known[entry.link] = facts
+            return facts
         }
+        return (positions, known)
+    }
+
+    /// Keeps the facts of photos put in the list by an action (`positions(for:read:)` gave
+    /// them): the next photos placed are compared with them, not read again on the main thread.
+    func remember(_ known: [PhotoID: SortFacts]) {
+        guard !known.isEmpty else { return }
+        facts.merge(known) { $1 }
     }
 
     /// The facts sorting read of a photo shown (or shown until just now), if any.

@@ -260,6 +260,8 @@ public final class PhotoListFeed {
     {
         // The places in the list as it is now, then the places once all are in.
         var places = entries.map { min($0.position, list.count) }
+        // The sort facts of the photos placed, by address, kept with them once they are in.
+        var known: [String: SortFacts] = [:]
         if let folder = liveFolder {
             // Files right in the folder (NSString's path functions cost 5 % of the main thread
             // putting 10,000 back).
@@ -272,13 +274,18 @@ public final class PhotoListFeed {
             let read = Dictionary(
                 inFolder.compactMap { index in entries[index].facts.map { (entries[index].entry.link, $0) } }
             ) { first, _ in first }
-            for (index, place) in zip(inFolder, folder.positions(for: inFolder.map { entries[$0].entry }, read: read)) {
-                places[index] = place
-            }
+            let placed = folder.positions(for: inFolder.map { entries[$0].entry }, read: read)
+            for (index, place) in zip(inFolder, placed.positions) { places[index] = place }
+            known = placed.facts
         }
         let order = entries.indices.sorted { (places[$0], $0) < (places[$1], $1) }
         let positions = order.enumerated().map { offset, index in places[index] + offset }
-        return list.apply(.insert(order.map { entries[$0].entry }, at: positions)).inserted
+        let inserted = list.apply(.insert(order.map { entries[$0].entry }, at: positions)).inserted
+        liveFolder?.remember(
+            Dictionary(
+                zip(inserted, order).compactMap { id, index in known[entries[index].entry.link].map { (id, $0) } }
+            ) { first, _ in first })
+        return inserted
     }
 
     // MARK: Tools

@@ -1,3 +1,4 @@
+import CDecoderSandbox
 import Foundation
 import GLibKit
 import Synchronization
@@ -72,6 +73,10 @@ open class PhotoOperation: Operation, @unchecked Sendable {
             deferredFlag.store(true, ordering: .releasing)
             return false
         }
+        // Photo work is background work: when it and the main loop both want a core, the main
+        // loop goes first (Linux weighs a thread niced to 10 at a tenth of one at 0). The
+        // decoder helpers are niced the same.
+        _ = cp_nice_thread(10)
         let trace = Trace.shared
         startedAt.withLock { $0 = trace.now }
         trace.emit(.opStart(kind: kind, row: record.position, id: record.id))

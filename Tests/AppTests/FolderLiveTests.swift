@@ -26,6 +26,20 @@ extension GUITests {
             return range.allSatisfy { states[$0] == .filtered || states[$0] == .failed }
         }
 
+        /// `count` photos named `name(n)`, each a minute older than the one before: by date
+        /// modified, the reverse of their names' order.
+        private func writeNewestFirst(_ count: Int, in folder: URL, name: (Int) -> String) throws {
+            let first = folder.appendingPathComponent(name(0))
+            #expect(TestPictures.write(first, format: "jpeg", rgb: 0x6699CC))
+            for n in 0..<count {
+                let file = folder.appendingPathComponent(name(n))
+                if n > 0 { try FileManager.default.copyItem(at: first, to: file) }
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(n) * 60)],
+                    ofItemAtPath: file.path)
+            }
+        }
+
         private func names(_ events: [TraceRecord], rows: Int) -> [String] {
             let rowsShown = shown(events)
             return (0..<rows).map { rowsShown[$0]?.name ?? "?" }
@@ -233,15 +247,7 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: folder) }
             // 300 photos; by date modified, the reverse of their names' order.
             let count = 300
-            let first = folder.appendingPathComponent("p000.jpg")
-            #expect(TestPictures.write(first, format: "jpeg", rgb: 0x6699CC))
-            for n in 0..<count {
-                let file = folder.appendingPathComponent(String(format: "p%03d.jpg", n))
-                if n > 0 { try FileManager.default.copyItem(at: first, to: file) }
-                try FileManager.default.setAttributes(
-                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(n) * 60)],
-                    ofItemAtPath: file.path)
-            }
+            try writeNewestFirst(count, in: folder) { String(format: "p%03d.jpg", $0) }
             let app = try AppSession(arguments: [folder.path], environment: AppSession.withoutAnimations)
             defer { _ = app.terminate() }
             var events = try app.waitFor("rows settled") { settled($0) }
@@ -307,15 +313,7 @@ extension GUITests {
             let folder = try TestPictures.makeFolder("menu-over-viewer")
             defer { try? FileManager.default.removeItem(at: folder) }
             // By date modified, the reverse of their names' order.
-            let first = folder.appendingPathComponent("p0.jpg")
-            #expect(TestPictures.write(first, format: "jpeg", rgb: 0x996633))
-            for n in 0..<6 {
-                let file = folder.appendingPathComponent("p\(n).jpg")
-                if n > 0 { try FileManager.default.copyItem(at: first, to: file) }
-                try FileManager.default.setAttributes(
-                    [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 - Double(n) * 60)],
-                    ofItemAtPath: file.path)
-            }
+            try writeNewestFirst(6, in: folder) { "p\($0).jpg" }
             let app = try AppSession(arguments: [folder.path], environment: AppSession.withoutAnimations)
             defer { _ = app.terminate() }
             _ = try app.waitFor("rows settled") { settled($0) }

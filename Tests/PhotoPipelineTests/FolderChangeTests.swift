@@ -346,6 +346,25 @@ import TestSupport
         #expect(plan.factsRead.count <= 3, "facts of the photos already shown are read as compared")
     }
 
+    @Test("In an order of facts, a rewritten photo's new facts are read with the plan, not left to the main thread")
+    func rewrittenFactsRead() {
+        let facts: [String: SortFacts] = [
+            "p1": SortFacts(modified: 10, size: 1), "p2": SortFacts(modified: 70, size: 9),
+            "p3": SortFacts(modified: 50, size: 1), "q": SortFacts(modified: 20, size: 1),
+        ]
+        let (list, plan) = plan(
+            [.changed("/f/p2")], in: ["p1", "p2", "p3"], order: PhotoOrder(key: .dateModified), facts: facts)
+        let p2 = list.id(at: 1)
+        #expect(plan.rewritten == [p2])
+        #expect(plan.factsRead == [p2: facts["p2"]!], "the rewritten photo's facts, as its file has them now")
+        let (renamedIn, renaming) = self.plan(
+            [.renamed(from: "/f/p3", to: "/f/q")], in: ["p1", "p2", "p3"], order: PhotoOrder(key: .dateModified),
+            facts: facts)
+        #expect(renaming.factsRead[renamedIn.id(at: 2)] == facts["q"], "the renamed photo's, as its new file has them")
+        let byName = self.plan([.changed("/f/p2")], in: ["p1", "p2", "p3"], facts: facts).plan
+        #expect(byName.factsRead.isEmpty, "an order by name reads nothing")
+    }
+
     @Test("A photo put back goes where the order places it")
     func positionOfOne() {
         let list = PhotoList()

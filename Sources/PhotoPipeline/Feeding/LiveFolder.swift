@@ -269,7 +269,8 @@ final class LiveFolder {
         }
         if let edit = current.edits.popFirst() {
             if case .move(let id, _, _) = edit {
-                facts.removeValue(forKey: id)
+                // The renamed file's facts, where the plan read them to place it.
+                facts[id] = current.plan.factsRead[id]
                 indexed.forget([id])
             }
             feed.apply(edit)

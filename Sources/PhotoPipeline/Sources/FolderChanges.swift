@@ -277,8 +277,14 @@ public enum FolderChanges {
             // The list once the photos removed are gone, renamed photos still where they were.
             var rows: [Row] = []
             rows.reserveCapacity(list.count)
-            for position in 0..<list.count where !overlay.removed.contains(list.id(at: position)) {
+            // A rewritten photo stays where it is, but its size and times are new: read here,
+            // off the main thread, so that the next photo placed among the rows finds them.
+            let rewritten = order.needsFacts ? Set(plan.rewritten).subtracting(overlay.renamedOrder) : []
+            for position in 0..<list.count {
+                let id = list.id(at: position)
+                guard !overlay.removed.contains(id) else { continue }
                 rows.append(.at(position))
+                if rewritten.contains(id), let fresh = facts(list.entry(at: position)) { read[id] = fresh }
             }
             // Renamed photos move one after another, as the edits will move them.
             for id in overlay.renamedOrder {

@@ -59,6 +59,9 @@ let package = Package(
         .systemLibrary(
             name: "CJxl",
             providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(
+            name: "CExempi", pkgConfig: "exempi-2.0",
+            providers: [.apt(["libexempi-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -103,7 +106,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite", "CLcms2", "CJxl",
+                "CSQLite", "CLcms2", "CJxl", "CExempi",
             ],
             swiftSettings: strict),
 

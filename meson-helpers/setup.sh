@@ -11,7 +11,8 @@ set -euo pipefail
 # bubblewrap and libseccomp, which confine the decoder helpers; SQLite (the index of dates
 # taken the app keeps in its cache); Little CMS 2 (colour profiles, turned into sRGB in the
 # decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); libjpeg (a
-# CMYK JPEG's inks, turned into RGB through its profile); gettext (the build compiles
+# CMYK JPEG's inks, turned into RGB through its profile); Exempi (the XMP of photos and
+# their sidecars: stars, labels, tags); gettext (the build compiles
 # the translations in po/ with msgfmt) and the locales the tests run the app in;
 # xdg-desktop-portal-gtk, which every GNOME desktop has (eog and gThumb recommend it), so the
 # tests meet drags through its document portal as users' desktops make them.
@@ -25,6 +26,7 @@ PACKAGES=(
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
+  libexempi-dev
   gvfs gvfs-backends gvfs-fuse openssh-client rclone
   gettext locales xdg-desktop-portal-gtk
 )

@@ -90,6 +90,34 @@ struct ConfinedDecoding: PictureDecoding {
         return image
     }
 
+    func marks(_ bytes: Data, cancellable: Cancellable) -> PhotoMarks? {
+        guard
+            let decoded = try? helpers.run(
+                .marks, input: .bytes(bytes), limits: Self.marksLimits(bytes), budget: .shared,
+                cancellable: cancellable),
+            case .marks(let marks) = decoded.outcome
+        else { return nil }
+        return marks
+    }
+
+    func updatedMarks(
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
+        let decoded = try helpers.run(
+            .updatedMarks(old: old, new: new), input: .bytes(bytes), limits: Self.marksLimits(bytes),
+            budget: .shared, cancellable: cancellable)
+        guard let file = decoded.file else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        return file
+    }
+
+    /// XMP is text, and no pixels: what is sent, and what comes back (the same packet, its
+    /// marks changed, laid out anew) a little larger.
+    private static func marksLimits(_ bytes: Data) -> DecodeLimits {
+        DecodeLimits(maxBytes: 2 * bytes.count + (64 << 10), maxPixels: 1)
+    }
+
     /// What `source` is handed to a helper as: a local file's stream as its descriptor, any
     /// other stream read into memory first.
     private func input(

@@ -192,6 +192,13 @@ public enum DecoderHelper {
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let preview = try RawPhoto.preview(of: bytes)
                 return (.file(byteCount: preview.count), try SealedPixels.sealedFile(holding: preview))
+            case .marks:
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                return (.marks(XMPMarks.read(bytes)), nil)
+            case .updatedMarks(let old, let new):
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let packet = try XMPMarks.update(bytes, from: old, to: new)
+                return (.file(byteCount: packet.count), try SealedPixels.sealedFile(holding: packet))
             }
         } catch {
             return (.failure(error), nil)

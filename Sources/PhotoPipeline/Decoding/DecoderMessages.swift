@@ -40,6 +40,11 @@ struct DecodeRequest: Codable, Sendable {
         case rawPreview
         /// An animated GIF or WebP's frames, the longest side at most `side` (`AnimationDecoder`).
         case animation(side: Int)
+        /// The marks of an XMP sidecar, or of a photo's own XMP in its first bytes (`XMPMarks.read`).
+        case marks
+        /// An XMP sidecar (or a photo's first bytes, to begin one from its XMP) with marks
+        /// changed from `old` to `new` (`XMPMarks.update`), as a file.
+        case updatedMarks(old: PhotoMarks, new: PhotoMarks)
     }
 
     var id: UInt64
@@ -92,6 +97,8 @@ struct DecodeReply: Codable, Sendable {
         case animation(frames: [PixelLayout], offsets: [Int], delays: [Int], plays: Int)
         /// An animation that plays as a still picture (why).
         case still(reason: String)
+        /// The marks XMP held (nil: no XMP that could be read).
+        case marks(PhotoMarks?)
         /// The picture could not be decoded: the failure as a typed value (its kind and values,
         /// not words), made into words by the app where it is shown.
         case failure(PhotoFailure)

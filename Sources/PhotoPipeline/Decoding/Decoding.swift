@@ -57,6 +57,24 @@ public enum Decoding {
             bytes, header: header, side: side, limits: limits, budget: budget, cancellable: cancellable)
     }
 
+    /// The marks an XMP sidecar, or a photo's first bytes, hold (see `XMPMarks.read`).
+    public static func marks(
+        _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) -> PhotoMarks? {
+        pool.decoding.marks(bytes, cancellable: cancellable)
+    }
+
+    /// `bytes` (a sidecar, or a photo's first bytes; nil: nothing to begin from) with the
+    /// marks changed from `old` to `new`, as a sidecar holds them (see `XMPMarks.update`).
+    public static func updatedMarks(
+        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable = Cancellable(),
+        pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> Data {
+        // Nothing read from a file: nothing to confine.
+        guard let bytes, !bytes.isEmpty else { return try XMPMarks.update(nil, from: old, to: new) }
+        return try pool.decoding.updatedMarks(bytes, from: old, to: new, cancellable: cancellable)
+    }
+
     /// A PNG file of the thumbnail cache, decoded whole, with its `tEXt::` options set on it
     /// (nil when it cannot be read or decoded).
     static func cachedThumbnail(atPath path: String, pool: DecoderPool = .shared) -> PhotoImage? {
@@ -103,4 +121,10 @@ protocol PictureDecoding: Sendable {
     ) throws(PhotoFailure) -> AnimationDecoder.Outcome
 
     func cachedThumbnail(atPath path: String) -> PhotoImage?
+
+    func marks(_ bytes: Data, cancellable: Cancellable) -> PhotoMarks?
+
+    func updatedMarks(
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data
 }

@@ -49,4 +49,12 @@ struct InProcessDecoding: PictureDecoding {
     func cachedThumbnail(atPath path: String) -> PhotoImage? {
         gdk_pixbuf_new_from_file(path, nil).map(PhotoImage.init(taking:))
     }
+
+    func marks(_ bytes: Data, cancellable: Cancellable) -> PhotoMarks? { XMPMarks.read(bytes) }
+
+    func updatedMarks(
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
+        try XMPMarks.update(bytes, from: old, to: new)
+    }
 }

@@ -1,0 +1,104 @@
+import CGLib
+import Foundation
+import GLibKit
+
+/// Where a photo's marks live on disk, read and written: its XMP sidecar where it has one
+/// (which then holds all of them, as Lightroom, darktable and digiKam treat it), else the XMP
+/// inside the photo. Marks are written to the sidecar that exists, or to a new one named as
+/// darktable and digiKam name it; the photo itself is never rewritten. Blocking file work: run
+/// it off the main thread.
+public enum MarksFiles {
+    /// The most of a sidecar read (darktable's, with a long edit history, are tens of KB).
+    static let largestSidecar = 16 << 20
+    /// How far into a photo its own XMP is looked for: JPEG keeps it in the first segments,
+    /// after the EXIF block (at most 64 KB) and before the pictures.
+    static let photoHead = 256 << 10
+
+    /// The names a sidecar of the photo at `path` may have, in the order they are looked for:
+    /// `IMG_1.CR2.xmp` (darktable, digiKam; what is written), `IMG_1.xmp` (Lightroom, Capture
+    /// One), each also with the ending in capitals.
+    static func sidecarNames(for path: String) -> [String] {
+        let withoutEnding = (path as NSString).deletingPathExtension
+        var names = [path + ".xmp", path + ".XMP"]
+        if withoutEnding != path { names += [withoutEnding + ".xmp", withoutEnding + ".XMP"] }
+        return names
+    }
+
+    /// The photo's sidecar that exists (the first of `sidecarNames`), or nil.
+    public static func sidecar(for path: String) -> String? {
+        sidecarNames(for: path).first { name in
+            var status = stat()
+            return stat(name, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        }
+    }
+
+    /// The marks of the photo at `path`: its sidecar's, else its own XMP's, else none.
+    public static func read(photoAt path: String, pool: DecoderPool = .shared) -> PhotoMarks {
+        if let sidecar = sidecar(for: path) {
+            guard let bytes = contents(of: sidecar, limit: largestSidecar) else { return .none }
+            return Decoding.marks(bytes, pool: pool) ?? .none
+        }
+        guard let head = contents(of: path, limit: photoHead, whole: false) else { return .none }
+        return Decoding.marks(head, pool: pool) ?? .none
+    }
+
+    /// Writes `new` as the photo at `path`'s marks (`old`: what it had, read by `read`): only
+    /// what changed is set, in its sidecar, or in a new `NAME.EXT.xmp` begun from the photo's
+    /// own XMP; everything else the sidecar held is kept. The file is replaced at once, never
+    /// left half written (a temporary file, synced to the disk, renamed over it). The sidecar's
+    /// path, or why it could not be written (a folder the user may not write to, say).
+    public static func write(
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool = .shared
+    ) -> Result<String, PhotoFileFailure> {
+        let existing = sidecar(for: path)
+        let target = existing ?? path + ".xmp"
+        let source =
+            existing.map { contents(of: $0, limit: largestSidecar) }
+            ?? contents(of: path, limit: photoHead, whole: false)
+        if existing != nil, source == nil {
+            return .failure(PhotoFileFailure(message: translatable("The photo's sidecar could not be read")))
+        }
+        let packet: Data
+        do throws(PhotoFailure) {
+            // A photo without XMP of its own begins a sidecar of nothing but the marks.
+            let start = existing == nil && source.flatMap(XMPMarks.packet(in:)) == nil ? nil : source
+            packet = try Decoding.updatedMarks(start, from: old, to: new, pool: pool)
+        } catch {
+            return .failure(PhotoFileFailure(message: error.detail))
+        }
+        var error: UnsafeMutablePointer<GError>?
+        let written = packet.withUnsafeBytes { raw in
+            g_file_set_contents_full(
+                target, raw.cChars, gssize(raw.count),
+                GFileSetContentsFlags(G_FILE_SET_CONTENTS_CONSISTENT.rawValue | G_FILE_SET_CONTENTS_DURABLE.rawValue),
+                0o666, &error)
+        }
+        guard written != 0 else {
+            return .failure(
+                PhotoFileFailure(message: error.map { GLibError(consuming: $0).message } ?? "unknown error"))
+        }
+        return .success(target)
+    }
+
+    /// The first `limit` bytes of the file at `path`; nil if it cannot be read, or (`whole`)
+    /// is longer than that.
+    static func contents(of path: String, limit: Int, whole: Bool = true) -> Data? {
+        let file = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = Int(status.st_size)
+        if whole, size > limit { return nil }
+        var bytes = Data(count: min(size, limit))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes {
+                pread(file, $0.baseAddress! + filled, $0.count - filled, off_t(filled))
+            }
+            guard count > 0 else { break }
+            filled += count
+        }
+        return bytes.prefix(filled)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What a person marked a photo with to pick the keepers, as the XMP standard properties hold
+/// it, so that digiKam, darktable, Lightroom, Shotwell and cameras read the same marks:
+/// `xmp:Rating` (stars, or −1: rejected), `xmp:Label` (a colour label by name) and the tags,
+/// `dc:subject` (and `lr:hierarchicalSubject` for a tag with a path, "Places|France|Paris").
+public struct PhotoMarks: Sendable, Equatable, Hashable, Codable {
+    /// −1: rejected; 0: not rated; 1 to 5: stars.
+    public var rating: Int
+    /// The colour label's name as Lightroom and digiKam write it ("Red", "Yellow", "Green",
+    /// "Blue", "Purple"), or any other a photo came with; nil: none.
+    public var label: String?
+    /// The tags, in the order they were given; a tag with a path has its levels joined by "|".
+    public var tags: [String]
+
+    public init(rating: Int = 0, label: String? = nil, tags: [String] = []) {
+        self.rating = min(max(rating, Self.rejected), Self.mostStars)
+        self.label = label.flatMap { $0.isEmpty ? nil : $0 }
+        self.tags = Self.unique(tags)
+    }
+
+    public static let none = PhotoMarks()
+    public static let rejected = -1
+    public static let mostStars = 5
+
+    public var isRejected: Bool { rating == Self.rejected }
+    public var stars: Int { max(rating, 0) }
+    public var isEmpty: Bool { self == .none }
+
+    /// The labels people are offered, in the order Lightroom and digiKam list them.
+    public static let labels = ["Red", "Yellow", "Green", "Blue", "Purple"]
+
+    /// These marks with those of `other` where `other` has them: a sidecar's marks over those
+    /// of the photo's own XMP. (A property `other` does not hold at all is `nil` there.)
+    func overlaid(by other: Partial) -> PhotoMarks {
+        PhotoMarks(
+            rating: other.rating ?? rating, label: other.label ?? label, tags: other.tags ?? tags)
+    }
+
+    /// Marks as one XMP packet holds them: each property may be missing (nil), which is not the
+    /// same as empty when a sidecar's marks are laid over the photo's own.
+    struct Partial: Sendable, Equatable {
+        var rating: Int?
+        var label: String?
+        var tags: [String]?
+
+        var marks: PhotoMarks { PhotoMarks.none.overlaid(by: self) }
+    }
+
+    /// `tags` without repeats (the first of each kept), without empty ones.
+    static func unique(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        return tags.compactMap { tag in
+            let trimmed = tag.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }.joined(separator: "|")
+            guard !trimmed.isEmpty, seen.insert(trimmed).inserted else { return nil }
+            return trimmed
+        }
+    }
+}

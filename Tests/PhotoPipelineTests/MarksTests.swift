@@ -1,0 +1,249 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+/// Stars, rejects, labels and tags in XMP, as other photo apps read them: written to sidecars
+/// and read back by exiftool, read from sidecars shaped as darktable and Lightroom write them
+/// and from a photo's own XMP, parsed in a decoder helper (confined, as the app runs it) and
+/// in the app's own process.
+@Suite(.serialized) struct MarksTests {
+    private static let pools: [String] = ["helper", "in-process"]
+
+    private func pool(_ mode: String) -> DecoderPool {
+        DecoderPool(
+            configuration: .fromEnvironment(mode == "helper" ? [:] : ["CLASSIC_PHOTOS_SANDBOX": "off"]),
+            maxHelpers: 1, idleSeconds: 30)
+    }
+
+    /// A folder holding a copy of a bundled photo named `name`.
+    private func photo(named name: String) throws -> (folder: URL, photo: URL) {
+        let folder = try TestPictures.makeFolder("marks")
+        let photo = folder.appendingPathComponent(name)
+        try FileManager.default.copyItem(
+            at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
+        return (folder, photo)
+    }
+
+    /// What exiftool reads of `file`'s XMP, by tag name (`-G1 -j -struct`: "XMP-xmp:Rating", …).
+    private func exiftool(_ file: URL, _ tags: [String] = ["-XMP:all"]) throws -> [String: Any] {
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"), ["-j", "-G1", "-struct"] + tags + [file.path], timeout: 60)
+        try #require(result.status == 0, "\(result.stderr)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        var tags = try #require(parsed?.first)
+        tags.removeValue(forKey: "SourceFile")
+        return tags
+    }
+
+    private func strings(_ value: Any?) -> [String] {
+        switch value {
+        case let many as [Any]: many.map { "\($0)" }
+        case let one?: ["\(one)"]
+        case nil: []
+        }
+    }
+
+    @Test("Stars, a label and tags written to a new sidecar are what exiftool reads, and read back", arguments: pools)
+    func writtenAndReadBack(_ mode: String) throws {
+        let pool = pool(mode)
+        #expect((pool.confinement == .bubblewrap) == (mode == "helper"), "\(pool.confinement)")
+        let (folder, photo) = try photo(named: "IMG_0001.JPG")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let before = try Data(contentsOf: photo)
+        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == .none)
+        let marks = PhotoMarks(rating: 4, label: "Red", tags: ["Beach", "Places|France|Paris"])
+        let written = MarksFiles.write(marks, old: .none, photoAt: photo.path, pool: pool)
+        #expect(try written.get() == photo.path + ".xmp", "a new sidecar, named as darktable and digiKam name it")
+        let read = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
+        #expect(strings(read["XMP-xmp:Rating"]) == ["4"])
+        #expect(strings(read["XMP-xmp:Label"]) == ["Red"])
+        #expect(strings(read["XMP-dc:Subject"]) == ["Beach", "Places", "France", "Paris"])
+        #expect(strings(read["XMP-lr:HierarchicalSubject"]) == ["Places|France|Paris"])
+        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == marks)
+        #expect(try Data(contentsOf: photo) == before, "the photo itself is not rewritten")
+
+        // Rejected, the label taken off, a tag removed: only those change.
+        let changed = PhotoMarks(rating: PhotoMarks.rejected, label: nil, tags: ["Beach"])
+        _ = try MarksFiles.write(changed, old: marks, photoAt: photo.path, pool: pool).get()
+        let again = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
+        #expect(strings(again["XMP-xmp:Rating"]) == ["-1"])
+        #expect(again["XMP-xmp:Label"] == nil)
+        #expect(strings(again["XMP-dc:Subject"]) == ["Beach"])
+        #expect(again["XMP-lr:HierarchicalSubject"] == nil)
+        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == changed)
+    }
+
+    @Test("A darktable sidecar keeps its edit history and every other property when a star changes", arguments: pools)
+    func darktableSidecarKept(_ mode: String) throws {
+        let pool = pool(mode)
+        let (folder, photo) = try photo(named: "DSC_1234.NEF")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sidecar = URL(fileURLWithPath: photo.path + ".xmp")
+        try Data(Self.darktableSidecar.utf8).write(to: sidecar)
+        let before = try exiftool(sidecar)
+        let old = MarksFiles.read(photoAt: photo.path, pool: pool)
+        #expect(old == PhotoMarks(rating: 2, tags: ["holiday"]))
+        _ = try MarksFiles.write(
+            PhotoMarks(rating: 5, tags: ["holiday"]), old: old, photoAt: photo.path, pool: pool
+        ).get()
+        var after = try exiftool(sidecar)
+        #expect(strings(after["XMP-xmp:Rating"]) == ["5"])
+        after["XMP-xmp:Rating"] = before["XMP-xmp:Rating"]
+        // The toolkit that wrote the file last names itself; that is not a property of the photo.
+        after["XMP-x:XMPToolkit"] = before["XMP-x:XMPToolkit"]
+        let beforeText = try JSONSerialization.data(withJSONObject: before, options: [.sortedKeys])
+        let afterText = try JSONSerialization.data(withJSONObject: after, options: [.sortedKeys])
+        #expect(
+            String(decoding: afterText, as: UTF8.self) == String(decoding: beforeText, as: UTF8.self),
+            "every other property as it was")
+        let history = after["XMP-darktable:History"] as? [[String: Any]]
+        #expect(history?.map { "\($0["Operation"] ?? "")" } == ["exposure", "colorin"])
+    }
+
+    @Test(
+        "A Lightroom sidecar (IMG_1.xmp) and a photo's own XMP are read; a change to the latter goes to a new sidecar begun from it"
+    )
+    func lightroomAndEmbedded() throws {
+        let pool = pool("helper")
+        let (folder, photo) = try photo(named: "IMG_1.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The photo's own XMP.
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            [
+                "-q", "-overwrite_original", "-XMP-xmp:Rating=2", "-XMP-dc:Subject=Dog", "-XMP-dc:Subject=Park",
+                photo.path,
+            ],
+            timeout: 60)
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        let embedded = MarksFiles.read(photoAt: photo.path, pool: pool)
+        #expect(embedded == PhotoMarks(rating: 2, tags: ["Dog", "Park"]))
+        let photoBytes = try Data(contentsOf: photo)
+        let labelled = PhotoMarks(rating: 2, label: "Blue", tags: ["Dog", "Park"])
+        _ = try MarksFiles.write(labelled, old: embedded, photoAt: photo.path, pool: pool).get()
+        let sidecar = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
+        #expect(strings(sidecar["XMP-xmp:Rating"]) == ["2"], "begun from the photo's XMP")
+        #expect(strings(sidecar["XMP-dc:Subject"]) == ["Dog", "Park"])
+        #expect(strings(sidecar["XMP-xmp:Label"]) == ["Blue"])
+        #expect(try Data(contentsOf: photo) == photoBytes)
+        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == labelled)
+
+        // Lightroom's name: the photo's name without its ending.
+        try FileManager.default.removeItem(atPath: photo.path + ".xmp")
+        let lightroom = folder.appendingPathComponent("IMG_1.xmp")
+        try Data(Self.lightroomSidecar.utf8).write(to: lightroom)
+        #expect(
+            MarksFiles.read(photoAt: photo.path, pool: pool)
+                == PhotoMarks(rating: 3, label: "Green", tags: ["Animals|Dogs", "park"]))
+        _ = try MarksFiles.write(
+            PhotoMarks(rating: 4, label: "Green", tags: ["Animals|Dogs", "park"]),
+            old: MarksFiles.read(photoAt: photo.path, pool: pool), photoAt: photo.path, pool: pool
+        ).get()
+        #expect(strings(try exiftool(lightroom)["XMP-xmp:Rating"]) == ["4"], "written to the sidecar that exists")
+        #expect(!FileManager.default.fileExists(atPath: photo.path + ".xmp"))
+    }
+
+    @Test("What is not XMP reads as no marks, and a sidecar that cannot be written says why")
+    func unreadableAndUnwritable() throws {
+        let pool = pool("helper")
+        let (folder, photo) = try photo(named: "p.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sidecar = URL(fileURLWithPath: photo.path + ".xmp")
+        let damaged = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF".utf8)
+        try damaged.write(to: sidecar)
+        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == .none, "cut short")
+        if case .success = MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, pool: pool) {
+            Issue.record("a damaged sidecar was written over")
+        }
+        #expect(try Data(contentsOf: sidecar) == damaged, "and left as it was")
+        // A folder where the sidecar's name is taken by a folder: the write fails, with a reason.
+        try FileManager.default.removeItem(at: sidecar)
+        try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
+        switch MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, pool: pool) {
+        case .success: Issue.record("written over a folder")
+        case .failure(let failure): #expect(!failure.message.isEmpty)
+        }
+    }
+
+    static let darktableSidecar = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+          <rdf:Description rdf:about=""
+            xmlns:exif="http://ns.adobe.com/exif/1.0/"
+            xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+            xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"
+            xmlns:dc="http://purl.org/dc/elements/1.1/"
+            xmlns:darktable="http://darktable.sf.net/"
+           exif:DateTimeOriginal="2024:06:01 10:11:12"
+           xmp:Rating="2"
+           xmpMM:DerivedFrom="DSC_1234.NEF"
+           darktable:import_timestamp="63848457600"
+           darktable:xmp_version="5"
+           darktable:raw_params="0"
+           darktable:auto_presets_applied="1"
+           darktable:history_end="2">
+          <darktable:colorlabels>
+           <rdf:Seq>
+            <rdf:li>1</rdf:li>
+           </rdf:Seq>
+          </darktable:colorlabels>
+          <dc:subject>
+           <rdf:Bag>
+            <rdf:li>holiday</rdf:li>
+           </rdf:Bag>
+          </dc:subject>
+          <darktable:history>
+           <rdf:Seq>
+            <rdf:li
+             darktable:num="0"
+             darktable:operation="exposure"
+             darktable:enabled="1"
+             darktable:modversion="6"
+             darktable:params="0000000000000000000000000000803f"
+             darktable:multi_name=""
+             darktable:multi_priority="0"/>
+            <rdf:li
+             darktable:num="1"
+             darktable:operation="colorin"
+             darktable:enabled="1"
+             darktable:modversion="7"
+             darktable:params="gz48eJxjZBgFowAEAAQAAAAB"
+             darktable:multi_name=""
+             darktable:multi_priority="0"/>
+           </rdf:Seq>
+          </darktable:history>
+          </rdf:Description>
+         </rdf:RDF>
+        </x:xmpmeta>
+        """
+
+    static let lightroomSidecar = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="Adobe XMP Core 7.0-c000 1.000000, 0000/00/00-00:00:00">
+         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+          <rdf:Description rdf:about=""
+            xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+            xmlns:dc="http://purl.org/dc/elements/1.1/"
+            xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
+            xmlns:crs="http://ns.adobe.com/camera-raw-settings/1.0/"
+           xmp:Rating="3"
+           xmp:Label="Green"
+           crs:Exposure2012="+0.35">
+           <dc:subject>
+            <rdf:Bag>
+             <rdf:li>Animals</rdf:li>
+             <rdf:li>Dogs</rdf:li>
+             <rdf:li>park</rdf:li>
+            </rdf:Bag>
+           </dc:subject>
+           <lr:hierarchicalSubject>
+            <rdf:Bag>
+             <rdf:li>Animals|Dogs</rdf:li>
+            </rdf:Bag>
+           </lr:hierarchicalSubject>
+          </rdf:Description>
+         </rdf:RDF>
+        </x:xmpmeta>
+        """
+}

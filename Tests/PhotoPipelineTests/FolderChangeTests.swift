@@ -344,6 +344,7 @@ import TestSupport
         for edit in plan.edits(slice: 1) { list.apply(edit) }
         #expect(names(list) == ["early", "p1", "p2", "mid", "p3", "late"])
         #expect(plan.factsRead.count <= 3, "facts of the photos already shown are read as compared")
+        #expect(plan.insertedFacts == plan.inserted.map { taken[$0.name] }, "the new photos' facts, kept with them")
     }
 
     @Test("In an order of facts, a rewritten photo's new facts are read with the plan, not left to the main thread")

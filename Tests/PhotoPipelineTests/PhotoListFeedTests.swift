@@ -101,6 +101,10 @@ import TestSupport
         try folder.write("d.jpg", "someone else's")
         #expect(await waitUntil(30) { feed.list.count == 4 }, "another program's photo still arrives")
         #expect(edits == 1, "one edit: the new photo, nothing for the app's own rewrite")
+        let arrived = try #require((0..<feed.list.count).first { feed.list.name(at: $0) == "d.jpg" })
+        #expect(
+            feed.sortFacts(of: feed.list.id(at: arrived))?.size == 14,
+            "a photo that arrived keeps the facts its plan read")
         feed.ownChangesEnded([path])
         #expect(feed.isOwnChange(path), "for a few seconds after")
         feed.forgetOwnChanges([path])

@@ -64,6 +64,8 @@ final class LiveFolder {
     private var waiting: [FolderChange] = []
     /// What is left to apply of the current plan, and what the trace says once it is.
     private var applying: (edits: ArraySlice<PhotoListEdit>, plan: FolderChangePlan, version: Int)?
+    /// The facts the plan being applied read of its new photos, by address.
+    private var arrivingFacts: [String: SortFacts] = [:]
     /// Applies them, an edit a step.
     private lazy var slices = IdleSlices { [weak self] in self?.applyNextEdit() ?? .done }
     /// What the index holds for the photos shown, read off the main thread when a tooltip or
@@ -248,6 +250,10 @@ final class LiveFolder {
         indexed.forget(plan.removed)
         facts.merge(plan.factsRead) { $1 }
         guard !plan.isEmpty else { return planIfIdle() }
+        arrivingFacts = [:]
+        for (entry, read) in zip(plan.inserted, plan.insertedFacts) {
+            if let read { arrivingFacts[entry.link] = read }
+        }
         applying = (plan.edits(slice: Self.editRows)[...], plan, photos.version)
         // The first slice at once; the rest on the next iterations, input and drawing between.
         slices.start(now: true)
@@ -274,6 +280,7 @@ final class LiveFolder {
                 indexed.forget([id])
             }
             feed.apply(edit)
+            if case .insert(let entries, let positions) = edit { keepArrivingFacts(entries, at: positions) }
         }
         current.version = photos.version
         applying = current
@@ -283,8 +290,21 @@ final class LiveFolder {
         return .done
     }
 
+    /// Keeps the facts read of new photos now in the list at `positions`, by their identities:
+    /// the next photo placed among them (an Undo, say) compares with them without reading them
+    /// again on the main thread.
+    private func keepArrivingFacts(_ entries: [PhotoEntry], at positions: [Int]) {
+        var kept: [PhotoID: SortFacts] = [:]
+        for (entry, position) in zip(entries, positions) where position < photos.count {
+            guard let read = arrivingFacts[entry.link], photos.entry(at: position).link == entry.link else { continue }
+            kept[photos.id(at: position)] = read
+        }
+        if !kept.isEmpty { facts.merge(kept) { $1 } }
+    }
+
     private func finish(_ plan: FolderChangePlan) {
         applying = nil
+        arrivingFacts = [:]
         Trace.shared.emit(
             .sourceChanged(
                 url: url.absoluteString, added: plan.added, removed: plan.removedCount, changed: plan.changed,

@@ -18,6 +18,9 @@ public struct FolderChangePlan: Sendable {
     /// New photos, and the positions they have once all are in (ascending).
     public var inserted: [PhotoEntry] = []
     public var insertedAt: [Int] = []
+    /// The sort facts read of each new photo (in an order that needs them), in `inserted`'s
+    /// order: kept once the photos are in, for the next photo placed among them.
+    public var insertedFacts: [SortFacts?] = []
     /// Photos whose files were rewritten.
     public var rewritten: [PhotoID] = []
     /// What the trace counts: files added, removed and changed, one per event that did so.
@@ -307,6 +310,7 @@ public enum FolderChanges {
                 from = insertionPoint(new[index], newFacts[index], in: rows, from: from)
                 plan.inserted.append(new[index])
                 plan.insertedAt.append(from + offset)
+                if order.needsFacts { plan.insertedFacts.append(newFacts[index]) }
             }
             plan.factsRead = read
         }

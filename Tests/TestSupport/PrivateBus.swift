@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 
 /// A D-Bus daemon of the test's own (session configuration: any client may own any name),
 /// killed when the value goes away.
@@ -9,6 +10,7 @@ import Foundation
 public final class PrivateBus: @unchecked Sendable {
     /// The bus's address, for `DBUS_SESSION_BUS_ADDRESS` or `DBUS_SYSTEM_BUS_ADDRESS`.
     public let address: String
+    private let stopped = Locked(false)
     private let daemon: pid_t
     private let output: Int32
 
@@ -75,11 +77,20 @@ public final class PrivateBus: @unchecked Sendable {
         }
     }
 
-    deinit {
-        kill(daemon, SIGKILL)
+    /// Stops the daemon and every service it started (its process group: GVfs's daemons, the
+    /// portals), at once; the value going away does the same.
+    public func stop() {
+        let already = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !already else { return }
+        kill(-daemon, SIGKILL)
         waitpid(daemon, nil, 0)
         close(output)
     }
+
+    deinit { stop() }
 }
 
 public struct PrivateBusError: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import PhotoPipeline
 import Testing
@@ -36,6 +37,13 @@ import TestSupport
         return tags
     }
 
+    /// The sidecar a write wrote (failing the test when it wrote none).
+    @discardableResult
+    private func written(_ outcome: MarksFiles.Written) throws -> String {
+        guard case .sidecar(let path) = outcome else { throw MarksTestError("not written: \(outcome)") }
+        return path
+    }
+
     private func strings(_ value: Any?) -> [String] {
         switch value {
         case let many as [Any]: many.map { "\($0)" }
@@ -51,27 +59,27 @@ import TestSupport
         let (folder, photo) = try photo(named: "IMG_0001.JPG")
         defer { try? FileManager.default.removeItem(at: folder) }
         let before = try Data(contentsOf: photo)
-        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == .none)
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == .none)
         let marks = PhotoMarks(rating: 4, label: "Red", tags: ["Beach", "Places|France|Paris"])
-        let written = MarksFiles.write(marks, old: .none, photoAt: photo.path, pool: pool)
-        #expect(try written.get() == photo.path + ".xmp", "a new sidecar, named as darktable and digiKam name it")
+        let outcome = MarksFiles.write(marks, old: .none, photoAt: photo.path, index: nil, pool: pool)
+        #expect(outcome == .sidecar(photo.path + ".xmp"), "a new sidecar, named as darktable and digiKam name it")
         let read = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
         #expect(strings(read["XMP-xmp:Rating"]) == ["4"])
         #expect(strings(read["XMP-xmp:Label"]) == ["Red"])
         #expect(strings(read["XMP-dc:Subject"]) == ["Beach", "Places", "France", "Paris"])
         #expect(strings(read["XMP-lr:HierarchicalSubject"]) == ["Places|France|Paris"])
-        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == marks)
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == marks)
         #expect(try Data(contentsOf: photo) == before, "the photo itself is not rewritten")
 
         // Rejected, the label taken off, a tag removed: only those change.
         let changed = PhotoMarks(rating: PhotoMarks.rejected, label: nil, tags: ["Beach"])
-        _ = try MarksFiles.write(changed, old: marks, photoAt: photo.path, pool: pool).get()
+        _ = try written(MarksFiles.write(changed, old: marks, photoAt: photo.path, index: nil, pool: pool))
         let again = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
         #expect(strings(again["XMP-xmp:Rating"]) == ["-1"])
         #expect(again["XMP-xmp:Label"] == nil)
         #expect(strings(again["XMP-dc:Subject"]) == ["Beach"])
         #expect(again["XMP-lr:HierarchicalSubject"] == nil)
-        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == changed)
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == changed)
     }
 
     @Test("A darktable sidecar keeps its edit history and every other property when a star changes", arguments: pools)
@@ -82,11 +90,12 @@ import TestSupport
         let sidecar = URL(fileURLWithPath: photo.path + ".xmp")
         try Data(Self.darktableSidecar.utf8).write(to: sidecar)
         let before = try exiftool(sidecar)
-        let old = MarksFiles.read(photoAt: photo.path, pool: pool)
+        let old = MarksFiles.read(photoAt: photo.path, index: nil, pool: pool)
         #expect(old == PhotoMarks(rating: 2, tags: ["holiday"]))
-        _ = try MarksFiles.write(
-            PhotoMarks(rating: 5, tags: ["holiday"]), old: old, photoAt: photo.path, pool: pool
-        ).get()
+        _ = try written(
+            MarksFiles.write(
+                PhotoMarks(rating: 5, tags: ["holiday"]), old: old, photoAt: photo.path, index: nil, pool: pool
+            ))
         var after = try exiftool(sidecar)
         #expect(strings(after["XMP-xmp:Rating"]) == ["5"])
         after["XMP-xmp:Rating"] = before["XMP-xmp:Rating"]
@@ -117,29 +126,31 @@ import TestSupport
             ],
             timeout: 60)
         try #require(tagged.status == 0, "\(tagged.stderr)")
-        let embedded = MarksFiles.read(photoAt: photo.path, pool: pool)
+        let embedded = MarksFiles.read(photoAt: photo.path, index: nil, pool: pool)
         #expect(embedded == PhotoMarks(rating: 2, tags: ["Dog", "Park"]))
         let photoBytes = try Data(contentsOf: photo)
         let labelled = PhotoMarks(rating: 2, label: "Blue", tags: ["Dog", "Park"])
-        _ = try MarksFiles.write(labelled, old: embedded, photoAt: photo.path, pool: pool).get()
+        _ = try written(MarksFiles.write(labelled, old: embedded, photoAt: photo.path, index: nil, pool: pool))
         let sidecar = try exiftool(URL(fileURLWithPath: photo.path + ".xmp"))
         #expect(strings(sidecar["XMP-xmp:Rating"]) == ["2"], "begun from the photo's XMP")
         #expect(strings(sidecar["XMP-dc:Subject"]) == ["Dog", "Park"])
         #expect(strings(sidecar["XMP-xmp:Label"]) == ["Blue"])
         #expect(try Data(contentsOf: photo) == photoBytes)
-        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == labelled)
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == labelled)
 
         // Lightroom's name: the photo's name without its ending.
         try FileManager.default.removeItem(atPath: photo.path + ".xmp")
         let lightroom = folder.appendingPathComponent("IMG_1.xmp")
         try Data(Self.lightroomSidecar.utf8).write(to: lightroom)
         #expect(
-            MarksFiles.read(photoAt: photo.path, pool: pool)
+            MarksFiles.read(photoAt: photo.path, index: nil, pool: pool)
                 == PhotoMarks(rating: 3, label: "Green", tags: ["Animals|Dogs", "park"]))
-        _ = try MarksFiles.write(
-            PhotoMarks(rating: 4, label: "Green", tags: ["Animals|Dogs", "park"]),
-            old: MarksFiles.read(photoAt: photo.path, pool: pool), photoAt: photo.path, pool: pool
-        ).get()
+        _ = try written(
+            MarksFiles.write(
+                PhotoMarks(rating: 4, label: "Green", tags: ["Animals|Dogs", "park"]),
+                old: MarksFiles.read(photoAt: photo.path, index: nil, pool: pool), photoAt: photo.path, index: nil,
+                pool: pool
+            ))
         #expect(strings(try exiftool(lightroom)["XMP-xmp:Rating"]) == ["4"], "written to the sidecar that exists")
         #expect(!FileManager.default.fileExists(atPath: photo.path + ".xmp"))
     }
@@ -152,18 +163,90 @@ import TestSupport
         let sidecar = URL(fileURLWithPath: photo.path + ".xmp")
         let damaged = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF".utf8)
         try damaged.write(to: sidecar)
-        #expect(MarksFiles.read(photoAt: photo.path, pool: pool) == .none, "cut short")
-        if case .success = MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, pool: pool) {
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == .none, "cut short")
+        if case .sidecar = MarksFiles.write(
+            PhotoMarks(rating: 1), old: .none, photoAt: photo.path, index: nil, pool: pool)
+        {
             Issue.record("a damaged sidecar was written over")
         }
         #expect(try Data(contentsOf: sidecar) == damaged, "and left as it was")
         // A folder where the sidecar's name is taken by a folder: the write fails, with a reason.
         try FileManager.default.removeItem(at: sidecar)
         try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
-        switch MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, pool: pool) {
-        case .success: Issue.record("written over a folder")
-        case .failure(let failure): #expect(!failure.message.isEmpty)
+        switch MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, index: nil, pool: pool) {
+        case .sidecar: Issue.record("written over a folder")
+        case .failed(let failure, let kept): #expect(!failure.message.isEmpty && !kept)
         }
+    }
+
+    @Test(
+        "The index keeps marks by the file they came from: a sidecar changed elsewhere is read again; marks no file could keep stay, and survive Clear Cache"
+    )
+    func indexed() throws {
+        let pool = pool("helper")
+        let (folder, photo) = try photo(named: "IMG_2.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: folder.appendingPathComponent("cache/index.sqlite").path)
+        let marks = PhotoMarks(rating: 3, tags: ["one"])
+        let sidecar = try written(MarksFiles.write(marks, old: .none, photoAt: photo.path, index: index, pool: pool))
+        let held = try #require(index.marks(path: photo.path))
+        #expect(held.source == sidecar && held.marks == marks && !held.unsaved)
+        // What the index holds for the sidecar as it is is what is read (not the file): shown
+        // by holding other marks for the same size and time.
+        index.remember(marks: [
+            (photo.path, .init(source: sidecar, size: held.size, modified: held.modified, marks: PhotoMarks(rating: 5)))
+        ])
+        #expect(MarksFiles.read(photoAt: photo.path, index: index, pool: pool) == PhotoMarks(rating: 5))
+        // Another app changes the sidecar: it is read again.
+        let changed = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original", "-XMP-xmp:Rating=1", sidecar],
+            timeout: 60)
+        try #require(changed.status == 0, "\(changed.stderr)")
+        #expect(MarksFiles.read(photoAt: photo.path, index: index, pool: pool) == PhotoMarks(rating: 1, tags: ["one"]))
+        #expect(index.marks(path: photo.path)?.marks.rating == 1)
+
+        // The sidecar's name taken by a folder: the marks are kept in the index, read from there.
+        let other = folder.appendingPathComponent("IMG_3.jpg")
+        try FileManager.default.copyItem(at: photo, to: other)
+        try FileManager.default.createDirectory(atPath: other.path + ".xmp", withIntermediateDirectories: false)
+        let unsaved = PhotoMarks(rating: PhotoMarks.rejected)
+        guard
+            case .failed(_, keptInIndex: true) = MarksFiles.write(
+                unsaved, old: .none, photoAt: other.path, index: index, pool: pool)
+        else { throw MarksTestError("written, or not kept") }
+        #expect(MarksFiles.read(photoAt: other.path, index: index, pool: pool) == unsaved)
+        #expect(index.marksCount() == 2 && index.marksCount(unsaved: true) == 1)
+        index.clear()
+        #expect(index.marksCount() == 1, "Clear Cache leaves the marks no file holds")
+        #expect(index.marks(path: other.path)?.marks == unsaved)
+    }
+
+    @Test("An index of the version before marks keeps its facts and is given the marks' table")
+    func indexOfVersionTwo() throws {
+        let folder = try TestPictures.makeFolder("marks-index")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("index.sqlite").path
+        var old: OpaquePointer?
+        try #require(sqlite3_open(path, &old) == SQLITE_OK)
+        let made = sqlite3_exec(
+            old,
+            """
+            PRAGMA application_id=\(0x4350_4958); PRAGMA user_version=2;
+            CREATE TABLE photos (
+                path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
+                taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
+            ) WITHOUT ROWID;
+            INSERT INTO photos VALUES ('/p/a.jpg', 10, 100, '2020-01-01 10:00:00', NULL, NULL, NULL, NULL);
+            """, nil, nil, nil)
+        sqlite3_close(old)
+        try #require(made == SQLITE_OK)
+        let index = try PhotoIndex(path: path)
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 100) == "2020-01-01 10:00:00")
+        index.remember(marks: [
+            ("/p/a.jpg", .init(source: "/p/a.jpg", size: 10, modified: 100, marks: PhotoMarks(rating: 2)))
+        ])
+        #expect(index.marks(path: "/p/a.jpg")?.marks == PhotoMarks(rating: 2))
+        #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
     }
 
     static let darktableSidecar = """
@@ -246,4 +329,9 @@ import TestSupport
          </rdf:RDF>
         </x:xmpmeta>
         """
+}
+
+struct MarksTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

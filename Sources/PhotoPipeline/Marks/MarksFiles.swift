@@ -32,23 +32,60 @@ public enum MarksFiles {
         }
     }
 
-    /// The marks of the photo at `path`: its sidecar's, else its own XMP's, else none.
-    public static func read(photoAt path: String, pool: DecoderPool = .shared) -> PhotoMarks {
-        if let sidecar = sidecar(for: path) {
-            guard let bytes = contents(of: sidecar, limit: largestSidecar) else { return .none }
-            return Decoding.marks(bytes, pool: pool) ?? .none
+    /// The marks of the photo at `path`: its sidecar's, else its own XMP's, else none. The
+    /// index's, where it holds them for that file as it is now (same size and time), or marks
+    /// given here that no file could keep; else read, and given to the index.
+    public static func read(
+        photoAt path: String, index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared
+    ) -> PhotoMarks {
+        let source = sidecar(for: path) ?? path
+        let held = index?.marks(path: path)
+        if let held, held.unsaved { return held.marks }
+        guard let (size, modified) = sizeAndTime(of: source) else { return .none }
+        if let held, held.source == source, held.size == size, held.modified == modified { return held.marks }
+        let marks: PhotoMarks
+        if source != path {
+            guard let bytes = contents(of: source, limit: largestSidecar) else { return .none }
+            marks = Decoding.marks(bytes, pool: pool) ?? .none
+        } else {
+            guard let head = contents(of: path, limit: photoHead, whole: false) else { return .none }
+            marks = Decoding.marks(head, pool: pool) ?? .none
         }
-        guard let head = contents(of: path, limit: photoHead, whole: false) else { return .none }
-        return Decoding.marks(head, pool: pool) ?? .none
+        index?.remember(marks: [(path, .init(source: source, size: size, modified: modified, marks: marks))])
+        return marks
+    }
+
+    /// What `write` did: the sidecar written, or why not (then the marks were kept in the
+    /// index, unless there is none: `keptInIndex`).
+    public enum Written: Sendable, Equatable {
+        case sidecar(String)
+        case failed(PhotoFileFailure, keptInIndex: Bool)
     }
 
     /// Writes `new` as the photo at `path`'s marks (`old`: what it had, read by `read`): only
     /// what changed is set, in its sidecar, or in a new `NAME.EXT.xmp` begun from the photo's
     /// own XMP; everything else the sidecar held is kept. The file is replaced at once, never
-    /// left half written (a temporary file, synced to the disk, renamed over it). The sidecar's
-    /// path, or why it could not be written (a folder the user may not write to, say).
+    /// left half written (a temporary file, synced to the disk, renamed over it). Where it
+    /// cannot be written (a folder the user may not write to, say), the index keeps the marks.
     public static func write(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool = .shared
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, index: PhotoIndex? = PhotoIndex.shared,
+        pool: DecoderPool = .shared
+    ) -> Written {
+        switch writeSidecar(new, old: old, photoAt: path, pool: pool) {
+        case .success(let sidecar):
+            if let (size, modified) = sizeAndTime(of: sidecar) {
+                index?.remember(marks: [(path, .init(source: sidecar, size: size, modified: modified, marks: new))])
+            }
+            return .sidecar(sidecar)
+        case .failure(let failure):
+            guard let index else { return .failed(failure, keptInIndex: false) }
+            index.remember(marks: [(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true))])
+            return .failed(failure, keptInIndex: true)
+        }
+    }
+
+    private static func writeSidecar(
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
     ) -> Result<String, PhotoFileFailure> {
         let existing = sidecar(for: path)
         let target = existing ?? path + ".xmp"
@@ -78,6 +115,13 @@ public enum MarksFiles {
                 PhotoFileFailure(message: error.map { GLibError(consuming: $0).message } ?? "unknown error"))
         }
         return .success(target)
+    }
+
+    /// The size and modification time (nanoseconds since 1970) of the file at `path`.
+    static func sizeAndTime(of path: String) -> (Int64, Int64)? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (Int64(status.st_size), Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
     }
 
     /// The first `limit` bytes of the file at `path`; nil if it cannot be read, or (`whole`)

@@ -47,11 +47,13 @@ public struct PhotoMarks: Sendable, Equatable, Hashable, Codable {
         var marks: PhotoMarks { PhotoMarks.none.overlaid(by: self) }
     }
 
-    /// `tags` without repeats (the first of each kept), without empty ones.
+    /// `tags` without repeats (the first of each kept), without empty ones, each on one line
+    /// and without spaces around its levels.
     static func unique(_ tags: [String]) -> [String] {
         var seen = Set<String>()
         return tags.compactMap { tag in
-            let trimmed = tag.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            let line = tag.components(separatedBy: .newlines).joined(separator: " ")
+            let trimmed = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
                 !$0.isEmpty
             }.joined(separator: "|")
             guard !trimmed.isEmpty, seen.insert(trimmed).inserted else { return nil }

@@ -63,8 +63,9 @@ public final class PhotoIndex: @unchecked Sendable {
     /// "CPIX", the app's mark in the database header (`PRAGMA application_id`).
     static let applicationID: Int32 = 0x4350_4958
     /// 2: the pixel size, orientation and camera beside the date (an index of version 1 is
-    /// set aside and made anew).
-    static let schemaVersion: Int32 = 2
+    /// set aside and made anew); 3: the marks (`PhotoIndex+Marks`; one of version 2 is given
+    /// their table, its facts kept).
+    static let schemaVersion: Int32 = 3
     /// Writes gathered before they are made.
     static let batchSize = 1_000
 
@@ -456,6 +457,8 @@ public final class PhotoIndex: @unchecked Sendable {
         pending.removeAll()
         if let database {
             sqlite3_exec(database, "DELETE FROM photos", nil, nil, nil)
+            // Marks no file holds are the user's, not a cache's: they stay.
+            sqlite3_exec(database, "DELETE FROM marks WHERE unsaved = 0", nil, nil, nil)
             sqlite3_exec(database, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
             sqlite3_exec(database, "VACUUM", nil, nil, nil)
         }
@@ -485,7 +488,7 @@ public final class PhotoIndex: @unchecked Sendable {
 
     // MARK: Opening
 
-    private func withDatabase(_ body: (OpaquePointer) -> Void, _ place: StaticString = #function) {
+    func withDatabase(_ body: (OpaquePointer) -> Void, _ place: StaticString = #function) {
         MainThreadIO.check(.index, place)
         lock.lock()
         defer { lock.unlock() }
@@ -518,7 +521,14 @@ public final class PhotoIndex: @unchecked Sendable {
                         path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
                         taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
                     ) WITHOUT ROWID;
+                    \(Self.marksTable)
                     """, nil, nil, nil), "schema")
+        } else if application == Self.applicationID, version == 2 {
+            try check(
+                sqlite3_exec(
+                    made, "BEGIN; \(Self.marksTable) PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil, nil, nil),
+                "marks table")
+            checkPending = true
         } else if application != Self.applicationID || version != Self.schemaVersion {
             throw .unusable("not an index of this app (application \(application), version \(version))")
         } else {

@@ -121,7 +121,8 @@ public enum MarksFiles {
     static func sizeAndTime(of path: String) -> (Int64, Int64)? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        return (Int64(status.st_size), Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+        let facts = SortFacts(status)
+        return (facts.size, facts.modified)
     }
 
     /// The first `limit` bytes of the file at `path`; nil if it cannot be read, or (`whole`)

@@ -72,39 +72,30 @@ extension PhotoIndex {
     public func remember(marks held: [(path: String, marks: HeldMarks)]) {
         guard !held.isEmpty else { return }
         withDatabase { database in
-            guard sqlite3_exec(database, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { return }
-            var statement: OpaquePointer?
-            guard
-                sqlite3_prepare_v2(
-                    database,
-                    """
-                    INSERT OR REPLACE INTO marks (path, source, size, modified, rating, label, tags, unsaved)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    """, -1, &statement, nil) == SQLITE_OK
-            else {
-                sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
-                return
-            }
-            defer { sqlite3_finalize(statement) }
-            for (path, held) in held {
-                sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
-                sqlite3_bind_text(statement, 2, held.source, -1, cp_sqlite_transient())
-                sqlite3_bind_int64(statement, 3, held.size)
-                sqlite3_bind_int64(statement, 4, held.modified)
-                sqlite3_bind_int64(statement, 5, Int64(held.marks.rating))
-                if let label = held.marks.label {
-                    sqlite3_bind_text(statement, 6, label, -1, cp_sqlite_transient())
-                } else {
-                    sqlite3_bind_null(statement, 6)
+            Self.inTransaction(
+                database,
+                """
+                INSERT OR REPLACE INTO marks (path, source, size, modified, rating, label, tags, unsaved)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """
+            ) { statement in
+                for (path, held) in held {
+                    sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
+                    sqlite3_bind_text(statement, 2, held.source, -1, cp_sqlite_transient())
+                    sqlite3_bind_int64(statement, 3, held.size)
+                    sqlite3_bind_int64(statement, 4, held.modified)
+                    sqlite3_bind_int64(statement, 5, Int64(held.marks.rating))
+                    if let label = held.marks.label {
+                        sqlite3_bind_text(statement, 6, label, -1, cp_sqlite_transient())
+                    } else {
+                        sqlite3_bind_null(statement, 6)
+                    }
+                    sqlite3_bind_text(
+                        statement, 7, held.marks.tags.joined(separator: Self.tagSeparator), -1, cp_sqlite_transient())
+                    sqlite3_bind_int64(statement, 8, held.unsaved ? 1 : 0)
+                    _ = sqlite3_step(statement)
+                    sqlite3_reset(statement)
                 }
-                sqlite3_bind_text(
-                    statement, 7, held.marks.tags.joined(separator: Self.tagSeparator), -1, cp_sqlite_transient())
-                sqlite3_bind_int64(statement, 8, held.unsaved ? 1 : 0)
-                _ = sqlite3_step(statement)
-                sqlite3_reset(statement)
-            }
-            if sqlite3_exec(database, "COMMIT", nil, nil, nil) != SQLITE_OK {
-                sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
             }
         }
     }

@@ -413,39 +413,29 @@ public final class PhotoIndex: @unchecked Sendable {
         guard let database, !pending.isEmpty else { return }
         let batch = pending
         pending.removeAll(keepingCapacity: true)
-        guard sqlite3_exec(database, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK else { return }
-        var statement: OpaquePointer?
-        guard
-            sqlite3_prepare_v2(
-                database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                -1, &statement, nil) == SQLITE_OK
-        else {
-            sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
-            return
-        }
-        defer { sqlite3_finalize(statement) }
-        for (path, facts) in batch {
-            sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
-            sqlite3_bind_int64(statement, 2, facts.size)
-            sqlite3_bind_int64(statement, 3, facts.modified)
-            sqlite3_bind_text(statement, 4, facts.taken, -1, cp_sqlite_transient())
-            for (column, value) in zip(Int32(5)...7, [facts.width, facts.height, facts.orientation]) {
-                if let value {
-                    sqlite3_bind_int64(statement, column, Int64(value))
-                } else {
-                    sqlite3_bind_null(statement, column)
+        Self.inTransaction(
+            database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+        ) { statement in
+            for (path, facts) in batch {
+                sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
+                sqlite3_bind_int64(statement, 2, facts.size)
+                sqlite3_bind_int64(statement, 3, facts.modified)
+                sqlite3_bind_text(statement, 4, facts.taken, -1, cp_sqlite_transient())
+                for (column, value) in zip(Int32(5)...7, [facts.width, facts.height, facts.orientation]) {
+                    if let value {
+                        sqlite3_bind_int64(statement, column, Int64(value))
+                    } else {
+                        sqlite3_bind_null(statement, column)
+                    }
                 }
+                if let camera = facts.camera {
+                    sqlite3_bind_text(statement, 8, camera, -1, cp_sqlite_transient())
+                } else {
+                    sqlite3_bind_null(statement, 8)
+                }
+                _ = sqlite3_step(statement)
+                sqlite3_reset(statement)
             }
-            if let camera = facts.camera {
-                sqlite3_bind_text(statement, 8, camera, -1, cp_sqlite_transient())
-            } else {
-                sqlite3_bind_null(statement, 8)
-            }
-            _ = sqlite3_step(statement)
-            sqlite3_reset(statement)
-        }
-        if sqlite3_exec(database, "COMMIT", nil, nil, nil) != SQLITE_OK {
-            sqlite3_exec(database, "ROLLBACK", nil, nil, nil)
         }
     }
 

@@ -44,6 +44,7 @@ extension PhotoActions {
                 trashing = nil
                 let moved = tally.succeeded
                 if !moved.isEmpty {
+                    if !undoOnceTrashed { undoSteps.append(.trash) }
                     trashed.append(
                         TrashedBatch(
                             photos: moved.map {

@@ -20,7 +20,7 @@ final class PhotoActions {
     static let acceleratorsByAction: [(String, [String])] = [
         ("win.trash", ["Delete", "KP_Delete"]),
         ("win.delete", ["<Shift>Delete", "<Shift>KP_Delete"]),
-        ("win.undo-trash", ["<Control>z"]),
+        ("win.undo", ["<Control>z"]),
         ("win.rotate-right", ["<Control>r"]),
         ("win.rotate-left", ["<Control><Shift>r"]),
         ("win.print", ["<Control>p"]),
@@ -29,18 +29,25 @@ final class PhotoActions {
         ("win.set-background", ["<Control>F8"]),
         ("win.open-with", ["<Control><Alt>o"]),
         ("win.show-in-files", ["<Control><Alt>f"]),
+        // Stars as Lightroom, darktable and Shotwell give them; X rejects, as in Lightroom;
+        // 6 to 9 the colour labels, in Lightroom's order.
+        ("win.mark::0", ["0", "KP_0"]), ("win.mark::1", ["1", "KP_1"]), ("win.mark::2", ["2", "KP_2"]),
+        ("win.mark::3", ["3", "KP_3"]), ("win.mark::4", ["4", "KP_4"]), ("win.mark::5", ["5", "KP_5"]),
+        ("win.mark::reject", ["x", "X"]),
+        ("win.mark::red", ["6", "KP_6"]), ("win.mark::yellow", ["7", "KP_7"]),
+        ("win.mark::green", ["8", "KP_8"]), ("win.mark::blue", ["9", "KP_9"]),
     ]
 
     /// Actions that need the photo to be a file on this computer.
     private static let fileActions = [
-        "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files",
+        "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files", "mark",
     ]
 
     let window: Widget<ApplicationWindow>
     /// The list's model, which the actions ask for their edits of the list.
     let feed: PhotoListFeed
     var photos: PhotoList { feed.list }
-    private let processor: PhotoProcessor
+    let processor: PhotoProcessor
     let pane: PhotoListPane
     let viewer: PhotoViewer
     let status: WindowStatus
@@ -52,6 +59,18 @@ final class PhotoActions {
     /// Photos on their way to the trash; Undo meanwhile stops them and puts back those moved.
     var trashing: FileBatch?
     var undoOnceTrashed = false
+    /// What Ctrl+Z takes back, the latest last: a move to the trash (the latest of `trashed`),
+    /// or marks given.
+    enum UndoStep {
+        case trash
+        case marks([MarkEdit])
+    }
+    var undoSteps: [UndoStep] = []
+    /// Marks being written; Undo meanwhile stops them and takes back those written.
+    var marking: FileBatch?
+    var undoOnceMarked = false
+    /// Folders the user was told cannot keep marks (told once each).
+    var foldersToldUnwritable: Set<String> = []
     private var actions: [String: ObjectRef<GObject>] = [:]
     /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
     var open: (owner: AnyObject, connections: [SignalConnection])?
@@ -79,7 +98,8 @@ final class PhotoActions {
         // Over the viewer, which the window has put in the same area.
         progress = ProgressNotice(over: ui.widget("viewer-area", as: Overlay.self))
         addAction("trash") { [unowned self] in trashPhotos() }
-        addAction("undo-trash") { [unowned self] in undoTrash() }
+        addAction("undo") { [unowned self] in undo() }
+        addAction("undo-trash") { [unowned self] in undoLastTrash() }
         addAction("delete") { [unowned self] in deletePhotos() }
         addAction("rotate-right") { [unowned self] in rotatePhotos(clockwise: true) }
         addAction("rotate-left") { [unowned self] in rotatePhotos(clockwise: false) }
@@ -90,6 +110,9 @@ final class PhotoActions {
         addAction("show-in-files") { [unowned self] in showInFiles() }
         addAction("copy-location") { [unowned self] in copyLocation() }
         addAction("slideshow") { [unowned self] in self.viewer.startSlideshow() }
+        addAction("mark", parameter: "s") { [unowned self] value in
+            if let change = MarkChange(target: value) { mark(change) }
+        }
         addRowMenu(ui.object("row-menu", as: MenuModel.self))
         refresh()
     }
@@ -99,6 +122,48 @@ final class PhotoActions {
         connections.append(SignalConnection.connect(action.pointer, "activate", pointer: { _ in body() }))
         window.addAction(action)
         actions[name] = action
+    }
+
+    /// An action with a string parameter (`win.mark::3`).
+    private func addAction(_ name: String, parameter: String, _ body: @escaping (String) -> Void) {
+        // The type's text must live until the action has copied the type.
+        let action = parameter.withCString { type in
+            ObjectRef(takingOpaque: g_simple_action_new(name, g_variant_type_checked_(type))!)
+        }
+        connections.append(
+            SignalConnection.connect(
+                action.pointer, "activate",
+                pointer: { value in
+                    guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
+                    body(String(cString: text))
+                }))
+        window.addAction(action)
+        actions[name] = action
+    }
+
+    /// Takes back what was done last: a move to the trash, or marks given.
+    func undo() {
+        if trashing != nil { return undoTrash() }
+        if marking != nil {
+            // The marks on their way stop; those written are taken back once it has stopped.
+            undoOnceMarked = true
+            marking?.cancel()
+            return
+        }
+        switch undoSteps.popLast() {
+        case .trash: undoTrash()
+        case .marks(let edits): undoMarks(edits)
+        case nil: break
+        }
+        refresh()
+    }
+
+    /// Puts back the photos last moved to the trash (the toast's Undo), whatever was done since.
+    private func undoLastTrash() {
+        if let last = undoSteps.lastIndex(where: { if case .trash = $0 { true } else { false } }) {
+            undoSteps.remove(at: last)
+        }
+        undoTrash()
     }
 
     /// A right click on a row selects it and opens the photo actions' menu there.
@@ -150,6 +215,7 @@ final class PhotoActions {
         setEnabled("print", viewer.shownPhoto != nil)
         setEnabled("slideshow", viewer.shownPhoto != nil)
         setEnabled("undo-trash", !trashed.isEmpty || trashing != nil)
+        setEnabled("undo", !undoSteps.isEmpty || trashing != nil || marking != nil)
     }
 
     private func setEnabled(_ name: String, _ enabled: Bool) {

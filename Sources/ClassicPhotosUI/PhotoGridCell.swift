@@ -20,6 +20,8 @@ protocol PhotoTile: AnyObject {
     /// Shows the photo as `snapshot` has it; returns the status line (the short reason of a
     /// failed photo, which the trace records).
     @discardableResult func show(_ snapshot: PhotoSnapshot) -> String
+    /// The marks shown (none for a folder, or before any were read).
+    var shownMarks: PhotoMarks { get }
 }
 
 extension PhotoRowWidget: PhotoTile {}
@@ -69,6 +71,10 @@ final class PhotoGridCell: PhotoTile {
     private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
     private var side: Int32 = 0
+    /// The stars, reject and label over the picture's corner; made for the first photo that
+    /// has any.
+    private var badge: MarksBadge?
+    private(set) var shownMarks = PhotoMarks.none
 
     init(side: Int32) {
         root = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 4)
@@ -155,13 +161,39 @@ final class PhotoGridCell: PhotoTile {
             setPlaceholder("placeholder")
         }
         setWorking(working)
-        let accessible = (name, PhotoRowWidget.accessibleState(state, failure: snapshot.failure))
+        let marks = snapshot.marks ?? .none
+        showMarks(marks)
+        let accessible = (
+            name,
+            [PhotoRowWidget.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
+                .compactMap { $0 }.joined(separator: ", ")
+        )
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
             root.setAccessibleLabel(accessible.0, description: accessible.1)
             picture.setAlternativeText(name)
         }
         return statusLine
+    }
+
+    /// Shows the stars, reject and label over the picture's lower corner; a rejected photo's
+    /// picture is dimmed.
+    private func showMarks(_ marks: PhotoMarks) {
+        guard marks != shownMarks else { return }
+        if marks.isRejected != shownMarks.isRejected {
+            if marks.isRejected { root.addCSSClass("rejected") } else { root.removeCSSClass("rejected") }
+        }
+        shownMarks = marks
+        if badge == nil, !marks.isEmpty {
+            let made = MarksBadge(osd: true, wordy: false)
+            made.root.setHorizontalAlign(GTK_ALIGN_START)
+            made.root.setVerticalAlign(GTK_ALIGN_END)
+            made.root.setMargin(6)
+            made.root.canTarget = false
+            square.addOverlay(made.root)
+            badge = made
+        }
+        badge?.show(marks)
     }
 
     /// A sub-folder: the folder icon in the square, its name beneath, its path as the tooltip.
@@ -177,6 +209,7 @@ final class PhotoGridCell: PhotoTile {
         }
         setPlaceholder("folder")
         setWorking(false)
+        showMarks(.none)
         let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible

@@ -248,11 +248,16 @@ final class PhotoListPane {
     /// Puts `snapshot` in `tile`; a failed photo's status line (its short reason, and whether
     /// it offers Retry) is traced.
     private func show(_ snapshot: PhotoSnapshot, in tile: any PhotoTile) {
+        let marksBefore = tile.photo == snapshot.id ? tile.shownMarks : .none
         let status = tile.show(snapshot)
         if snapshot.state == .failed, let position = photos.position(of: snapshot.id) {
             Trace.shared.emit(
                 .rowStatus(
                     row: position, id: snapshot.id, text: status, retry: snapshot.failure?.retryHelps ?? true))
+        }
+        let marks = tile.shownMarks
+        if marks != marksBefore, let position = photos.position(of: snapshot.id) {
+            Trace.shared.emit(.rowMarks(row: position, id: snapshot.id, rating: marks.rating, label: marks.label ?? ""))
         }
     }
 

@@ -53,6 +53,9 @@ final class PhotoRowWidget {
     private var shownPlaceholder: String?
     private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
+    /// The stars, reject and label, beside the name; made for the first photo that has any.
+    private var badge: MarksBadge?
+    private(set) var shownMarks = PhotoMarks.none
 
     init() {
         root = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 12)
@@ -157,13 +160,35 @@ final class PhotoRowWidget {
             setPlaceholder("placeholder")
         }
         setWorking(working)
-        let accessible = (name, Self.accessibleState(state, failure: snapshot.failure))
+        let marks = snapshot.marks ?? .none
+        showMarks(marks)
+        let accessible = (
+            name,
+            [Self.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
+                .compactMap { $0 }.joined(separator: ", ")
+        )
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
             root.setAccessibleLabel(accessible.0, description: accessible.1)
             picture.setAlternativeText(name)
         }
         return statusLine
+    }
+
+    /// Shows the stars, reject and label beside the name; a rejected photo's picture is dimmed.
+    private func showMarks(_ marks: PhotoMarks) {
+        guard marks != shownMarks else { return }
+        if marks.isRejected != shownMarks.isRejected {
+            if marks.isRejected { root.addCSSClass("rejected") } else { root.removeCSSClass("rejected") }
+        }
+        shownMarks = marks
+        if badge == nil, !marks.isEmpty {
+            let made = MarksBadge(osd: false, wordy: true)
+            made.root.setMarginEnd(12)
+            root.insert(made.root, after: labels)
+            badge = made
+        }
+        badge?.show(marks)
     }
 
     /// A sub-folder: the folder icon, its name, and "Folder"; its path as the tooltip.
@@ -173,6 +198,7 @@ final class PhotoRowWidget {
         let summary = folderSummary?(snapshot.entry)
         status.setText(summary ?? tr("Folder"))
         setTooltip(FolderItem.path(of: snapshot.entry))
+        showMarks(.none)
         if shownFailed {
             shownFailed = false
             status.removeCSSClass("error")

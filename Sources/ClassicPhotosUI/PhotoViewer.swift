@@ -265,6 +265,7 @@ final class PhotoViewer {
 
     /// A photo's snapshot changed (a renamed file keeps its picture under its new name).
     private func photoUpdated(_ snapshot: PhotoSnapshot) {
+        if snapshot.id == paging.shown { chrome.showMarks(snapshot.marks ?? .none) }
         guard let slot = slots[snapshot.id], slot.photo.entry != snapshot.entry else { return }
         slot.photo = snapshot
         if snapshot.id == paging.shown, let position = paging.position {
@@ -306,6 +307,8 @@ final class PhotoViewer {
         }
         guard let shown, let slot = slots[shown.id] else { return }
         chrome.showPlace(name: slot.photo.name, position: shown.position, count: photos.count)
+        processor.wantMarks(of: shown.id)
+        chrome.showMarks(processor.snapshot(of: shown.id)?.marks ?? .none)
         refresh(slot)
         if shown.moved { host.viewerMoved(to: shown.position) }
     }

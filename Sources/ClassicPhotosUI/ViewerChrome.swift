@@ -2,6 +2,7 @@ import CGLib
 import CGtk
 import GLibKit
 import GtkKit
+import PhotoPipeline
 
 /// The photo viewer's widgets: the dimmed backdrop, the zoomable picture, the spinner and the
 /// failed placeholder, and the on-screen controls in the OSD style (title and counter, info,
@@ -24,6 +25,8 @@ final class ViewerChrome {
     private let failedReason: Widget<Label>
     private let titleLabel: Widget<Label>
     private let counterLabel: Widget<Label>
+    /// The photo's stars, reject and label, after the counter.
+    private let marks = MarksBadge(osd: false, wordy: true)
     private let previousButton: Widget<Button>
     private let nextButton: Widget<Button>
     private let fullscreenButton: Widget<Button>
@@ -49,6 +52,8 @@ final class ViewerChrome {
         failedReason = ui.widget("failed-reason")
         titleLabel = ui.widget("title")
         counterLabel = ui.widget("counter")
+        ui.widget("place-line", as: Box.self).append(marks.root)
+        marks.show(.none)
         previousButton = ui.widget("previous")
         nextButton = ui.widget("next")
         fullscreenButton = ui.widget("fullscreen")
@@ -93,6 +98,9 @@ final class ViewerChrome {
         previousButton.isSensitive = position > 0
         nextButton.isSensitive = position < count - 1
     }
+
+    /// The photo's marks (none: nothing shown).
+    func showMarks(_ shown: PhotoMarks) { marks.show(shown) }
 
     /// The spinner while loading, or the failed placeholder with `failure`'s reason.
     func showProgress(loading: Bool, failure: String?) {

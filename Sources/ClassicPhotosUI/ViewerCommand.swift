@@ -38,8 +38,10 @@ enum ViewerCommand: Equatable {
         case GDK_KEY_End, GDK_KEY_KP_End: return .jump(toEnd: true)
         case GDK_KEY_plus, GDK_KEY_equal, GDK_KEY_KP_Add: return .zoomIn
         case GDK_KEY_minus, GDK_KEY_underscore, GDK_KEY_KP_Subtract: return .zoomOut
-        case GDK_KEY_0, GDK_KEY_KP_0: return .fit
-        case GDK_KEY_1, GDK_KEY_KP_1: return .actualSize
+        // Ctrl+0 and Ctrl+1, as in Loupe and Eye of GNOME: the digits alone give stars, in
+        // the viewer as in the list (as in Lightroom, darktable and Shotwell).
+        case GDK_KEY_0 where control, GDK_KEY_KP_0 where control: return .fit
+        case GDK_KEY_1 where control, GDK_KEY_KP_1 where control: return .actualSize
         case GDK_KEY_F11: return .fullscreen
         case GDK_KEY_F5: return .slideshow
         case GDK_KEY_c where control: return .copy

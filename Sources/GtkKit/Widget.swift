@@ -20,6 +20,12 @@ extension Handle where Kind: WidgetKind {
         nonmutating set { gtk_widget_set_visible(widget, newValue ? 1 : 0) }
     }
 
+    /// Whether pointer events may land on it (false: they go to what is beneath).
+    public var canTarget: Bool {
+        get { gtk_widget_get_can_target(widget) != 0 }
+        nonmutating set { gtk_widget_set_can_target(widget, newValue ? 1 : 0) }
+    }
+
     /// Whether the widget is on screen (mapped): visible, and inside a window that is shown.
     public var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
 

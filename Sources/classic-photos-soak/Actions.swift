@@ -11,6 +11,8 @@ enum Action: CustomStringConvertible {
     case resize(width: Int, height: Int)
     case sort(String)
     case selectAllOrNone(all: Bool)
+    /// Stars, a reject or a label given to the photos selected (keys: "3", "x", "6", …).
+    case mark(String)
     /// Selects `rows` rows from one on screen, moves them to the trash, and puts them back.
     case trashAndUndo(rows: Int, all: Bool)
     /// Selects a photo on screen and turns it one way, then back.
@@ -50,6 +52,7 @@ enum Action: CustomStringConvertible {
         case .resize(let width, let height): "resize to \(width) × \(height)"
         case .sort(let keys): "sort: F10 \(keys)"
         case .selectAllOrNone(let all): all ? "select all" : "select none"
+        case .mark(let key): "mark the photos selected: \(key)"
         case .trashAndUndo(let rows, let all):
             all ? "select all, Delete, then Ctrl+Z" : "select \(rows) rows, Delete, then Ctrl+Z"
         case .rotate: "rotate a photo right, then left"
@@ -86,7 +89,8 @@ struct Scene {
             switch choice {
             case 0..<10:
                 let keys = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
-                    ["Right", "Right", "Left", "plus", "minus", "1", "0"].randomElement(using: &generator)!
+                    ["Right", "Right", "Left", "plus", "minus", "ctrl+1", "ctrl+0", "3", "x"].randomElement(
+                        using: &generator)!
                 }
                 return .page(keys: keys)
             case 10..<12: return .slideshow
@@ -95,7 +99,7 @@ struct Scene {
             }
         }
         enum Kind { case wheel, keys, scrollbar, view, resize, sort, select, viewer, reload, open }
-        enum LocalKind { case zoom, trash, rotate, files, subfolders, folder }
+        enum LocalKind { case zoom, trash, rotate, files, subfolders, folder, mark }
         var weighted: [(Int, Either)] = [
             (16, .any(.wheel)), (10, .any(.keys)), (5, .any(.scrollbar)), (7, .any(.view)), (4, .any(.resize)),
             (3, .any(.sort)), (4, .any(.select)), (9, .any(.viewer)), (2, .any(.reload)), (2, .any(.open)),
@@ -106,7 +110,10 @@ struct Scene {
         }
         if grid { weighted.append((5, .some(.zoom))) }
         if isLocal {
-            weighted += [(4, .some(.trash)), (3, .some(.rotate)), (4, .some(.files)), (1, .some(.subfolders))]
+            weighted += [
+                (4, .some(.trash)), (3, .some(.rotate)), (4, .some(.files)), (1, .some(.subfolders)),
+                (5, .some(.mark)),
+            ]
         }
         if source == .folder { weighted.append((3, .some(.folder))) }
         var pick = Int.random(in: 0..<weighted.reduce(0) { $0 + $1.0 }, using: &generator)
@@ -139,6 +146,8 @@ struct Scene {
             return .filesChange(
                 add: Int.random(in: 0...30, using: &generator), remove: Int.random(in: 0...30, using: &generator))
         case .some(.subfolders): return .includeSubfolders
+        case .some(.mark):
+            return .mark(["0", "1", "2", "3", "4", "5", "x", "6", "7", "8", "9"].randomElement(using: &generator)!)
         case .some(.folder): return inSubfolder ? .back : .intoSubfolder
         }
     }

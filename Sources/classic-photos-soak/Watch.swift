@@ -22,6 +22,8 @@ struct Watch {
     private(set) var batchesRunning = 0
     private(set) var batchesStarted = 0
     private(set) var sourcesStarted = 0
+    /// Photos (and folders) selected, as last traced.
+    private(set) var selected = 0
     /// Stalls of 50 ms or more, and when (the app's own clock).
     private(set) var stalls: [(t: Double, ms: Double)] = []
     /// Disk work the app's main thread was caught doing (`io.main`), where.
@@ -70,6 +72,7 @@ struct Watch {
             batchesRunning += 1
             batchesStarted += 1
         case .batchEnd: batchesRunning -= 1
+        case .selectionChanged(let count): selected = count
         case .mainloopStall(let ms) where ms >= 50: stalls.append((record.t, ms))
         case .ioOnMain(let kind, let text): ioOnMain.append("\(kind) in \(text)")
         default: break

@@ -77,7 +77,7 @@ extension GUITests {
         }
 
         @Test(
-            "A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and 0, 1 and Escape"
+            "A click opens the viewer on that row's photo, decoded for the viewer's size but not whole; Right, End, + and Ctrl+0, Ctrl+1 and Escape"
         )
         func openPageZoomClose() throws {
             let folder = try bigPictures("viewer", count: 12)
@@ -123,18 +123,18 @@ extension GUITests {
                 \.event.row)
             #expect(Set(viewLoads).isSubset(of: [0, 1, 2, 3, 10, 11]), "viewer loads for rows \(viewLoads)")
 
-            // + zooms in around the centre, 0 fits again.
+            // + zooms in around the centre, Ctrl+0 fits again.
             let before = zoomLevels(events).count
             try key(app, "plus")
             events = try app.waitFor("zoomed in") { zoomLevels($0).count > before }
             let zoomedIn = zoomLevels(events).last!
             #expect(abs(zoomedIn - fitLevel * 1.25) < 0.01, "zoom \(zoomedIn) after + from \(fitLevel)")
-            try key(app, "0")
+            try key(app, "ctrl+0")
             events = try app.waitFor("fitted again") { zoomLevels($0).count > before + 1 }
             #expect(abs(zoomLevels(events).last! - fitLevel) < 0.01)
 
-            // 1: 100 %, past the decoded size: decoded again, whole.
-            try key(app, "1")
+            // Ctrl+1: 100 %, past the decoded size: decoded again, whole.
+            try key(app, "ctrl+1")
             events = try app.waitFor("decoded whole at 100 %") { events in
                 images(events, row: 11, state: .filtered).contains { $0.event.imageSize?.w == 2400 }
             }
@@ -688,9 +688,9 @@ extension GUITests {
             var events = try app.waitFor("row 0 in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             let fit = try #require(zoomLevels(events).last)
 
-            // 1: 100 % around the centre, so the photo's middle (1200, 800) is at the view's centre.
+            // Ctrl+1: 100 % around the centre, so the photo's middle (1200, 800) is at the view's centre.
             try app.xdotool(["mousemove", "\(centre.x)", "\(centre.y)"])
-            try key(app, "1")
+            try key(app, "ctrl+1")
             events = try app.waitFor("100 %") { zoomLevels($0).last == 1.0 }
             #expect(pans(events).isEmpty)
             // Dragged 240 pixels left and 60 up: the view moves right and down over the photo,
@@ -704,9 +704,9 @@ extension GUITests {
             #expect(pans(events).count >= 4, "\(pans(events).count) pan events")
             #expect(zoomLevels(events).last == 1.0)
 
-            // 0: fit. The same drag is now a swipe to the next photo, and pans nothing. (The key
+            // Ctrl+0: fit. The same drag is now a swipe to the next photo, and pans nothing. (The key
             // comes after the first drag's release: had that paged, the trace says so first.)
-            try key(app, "0")
+            try key(app, "ctrl+0")
             events = try app.waitFor("fitted") { zoomLevels($0).last.map { abs($0 - fit) < 0.001 } == true }
             #expect(events.filter { $0.event.name == .viewerOpen }.count == 1, "the drag paged")
             let pansBefore = pans(events).count

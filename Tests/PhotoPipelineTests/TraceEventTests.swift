@@ -224,6 +224,16 @@ import Testing
                 .viewerRotate(row: 1, id: id, degrees: -90),
                 #"{"t":1.500000,"ev":"viewer.rotate","row":1,"id":42,"degrees":-90}"#
             )
+        case .photoMarked:
+            (
+                .photoMarked(count: 3, rating: -1, label: nil, tags: ["Places|Paris", "a \"quote\""]),
+                #"{"t":1.500000,"ev":"photo.marked","count":3,"rating":-1,"tags":["Places|Paris","a \"quote\""]}"#
+            )
+        case .rowMarks:
+            (
+                .rowMarks(row: 4, id: id, rating: 3, label: "Red"),
+                #"{"t":1.500000,"ev":"row.marks","row":4,"id":42,"rating":3,"label":"Red"}"#
+            )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
         case .slideshowStop:

@@ -21,6 +21,9 @@ public struct PhotoSnapshot: Sendable {
     public let failure: PhotoFailure?
     /// Whether work is queued or running for the photo and it is not yet final.
     public let isBusy: Bool
+    /// The stars, reject, label and tags it was given; nil until they have been read (and
+    /// for photos that cannot have any: not files on this computer).
+    public var marks: PhotoMarks? = nil
 }
 
 /// One photo and how far its processing has got. Operations update it from worker threads;
@@ -45,6 +48,9 @@ public final class PhotoRecord: Sendable {
         var frame: ThumbnailFrame?
     }
     private let progress = Locked(Progress())
+    /// Its marks once read; they outlive its picture (dropped, made again) and stay when its
+    /// file is rewritten.
+    private let marksValue = Locked<PhotoMarks?>(nil)
 
     public init(id: PhotoID, entry: PhotoEntry, position: Int) {
         self.id = id
@@ -61,6 +67,11 @@ public final class PhotoRecord: Sendable {
     public var position: Int {
         get { positionValue.load(ordering: .relaxed) }
         set { positionValue.store(newValue, ordering: .relaxed) }
+    }
+
+    public var marks: PhotoMarks? {
+        get { marksValue.withLock { $0 } }
+        set { marksValue.withLock { $0 = newValue } }
     }
 
     public var state: PhotoState { progress.withLock { $0.state } }
@@ -87,7 +98,7 @@ public final class PhotoRecord: Sendable {
         progress.withLock { p in
             PhotoSnapshot(
                 id: id, entry: entry, state: p.state, image: p.image, failure: p.failure,
-                isBusy: isBusy && (p.state == .new || p.state == .downloaded))
+                isBusy: isBusy && (p.state == .new || p.state == .downloaded), marks: marks)
         }
     }
 

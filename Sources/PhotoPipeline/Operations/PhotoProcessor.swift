@@ -10,9 +10,9 @@ public final class PhotoProcessor {
     /// The list shown, whose changes the work follows.
     public let list: PhotoList
     /// The photos of the list and their records.
-    private var photos: PhotoCollection { list.photos }
+    var photos: PhotoCollection { list.photos }
     let pendingOperations: PendingOperations
-    private(set) var scheduler: ScrollScheduler<PhotoID>
+    var scheduler: ScrollScheduler<PhotoID>
     /// What receives a fresh snapshot, on the main actor, whenever a photo's state, image or
     /// busy-ness changed: the `performSelectorOnMainThread` step of the tutorial.
     private var photoObservers: [(PhotoSnapshot) -> Void] = []
@@ -31,7 +31,7 @@ public final class PhotoProcessor {
     /// Photos with an operation that began during a scroll and did nothing.
     private var deferred: Set<PhotoID> = []
     /// What the photos hold (pictures, bytes still to decode), least recently shown first.
-    private var memory = MemoryLRU<PhotoID>(cap: PhotoProcessor.defaultMemoryCap)
+    var memory = MemoryLRU<PhotoID>(cap: PhotoProcessor.defaultMemoryCap)
     /// About 1,200 thumbnails of 160 pixels, or a screenful of camera photos' bytes waiting
     /// to be decoded and many thumbnails beside them.
     public nonisolated static let defaultMemoryCap = 96 << 20
@@ -48,6 +48,8 @@ public final class PhotoProcessor {
     public var memoryHeld: Int { memory.total }
     private var isShutDown = false
     private var observation = 0
+    /// Reads the marks of the photos bound (see `PhotoProcessor+Marks`).
+    let marksReader = MarksReader()
 
     public init(
         list: PhotoList = PhotoList(), fetcher: PhotoFetcher,
@@ -67,6 +69,7 @@ public final class PhotoProcessor {
         observation = list.observe(
             willApply: { [weak self] edit in self?.listWillChange(edit) },
             didApply: { [weak self] change in self?.listChanged(change) })
+        marksReader.onRead = { [weak self] read in self?.marksRead(read) }
     }
 
     // MARK: The list
@@ -80,6 +83,7 @@ public final class PhotoProcessor {
             apply(scheduler.listChanged(rowCount: 0))
             deferred.removeAll()
             memory.removeAll()
+            marksReader.forgetWanted()
         case .remove(let ids):
             for id in ids {
                 cancelOperations(for: id)
@@ -120,6 +124,8 @@ public final class PhotoProcessor {
             apply(scheduler.workFinished(id))
             record.reset()
         }
+        // Its sidecar is found by its name: looked for again.
+        marksChanged(id)
         changed(record)
     }
 
@@ -190,7 +196,9 @@ public final class PhotoProcessor {
     }
 
     public func rowBound(_ position: Int) {
-        memory.touch(photos.id(at: position))
+        let id = photos.id(at: position)
+        memory.touch(id)
+        wantMarks(of: id)
         apply(scheduler.rowBound(position, layout: list))
     }
 
@@ -207,28 +215,6 @@ public final class PhotoProcessor {
             Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
             changed(record)
         }
-        activityChanged()
-    }
-
-    /// Tries a failed photo again (its Retry button): loaded at once if it is wanted on screen.
-    public func retry(_ id: PhotoID) {
-        guard let record = photos.existingRecord(for: id), record.state == .failed, record.reset() else { return }
-        memory.remove(id)
-        Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
-        changed(record)
-        if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: list)) }
-        activityChanged()
-    }
-
-    /// Tries every failed photo again where that may help (see `PhotoFailure.retryHelps`);
-    /// those on screen load at once, the others when shown.
-    public func retryFailed() {
-        for record in photos.existingRecords
-        where record.state == .failed && record.failure?.retryHelps ?? true && record.reset() {
-            Trace.shared.emit(.rowState(row: record.position, id: record.id, state: .new))
-            changed(record)
-        }
-        apply(scheduler.visibleRowsChanged(scheduler.visible, layout: list))
         activityChanged()
     }
 
@@ -256,12 +242,9 @@ public final class PhotoProcessor {
         setThumbnailFrame(ThumbnailFrame(side: pixels, fill: thumbnailFrame.fill))
     }
 
-    /// How many photos shown so far failed.
-    public var failedCount: Int { photos.existingRecords.count { $0.state == .failed } }
-
     // MARK: Carrying out the scheduler's decisions
 
-    private func apply(_ actions: [ScrollScheduler<PhotoID>.Action]) {
+    func apply(_ actions: [ScrollScheduler<PhotoID>.Action]) {
         guard !isShutDown else { return }
         for action in actions {
             switch action {
@@ -439,6 +422,7 @@ public final class PhotoProcessor {
     /// queues run again (if a scroll had suspended them) so the cancelled operations end.
     public func shutDown() {
         photoObservers = []
+        marksReader.close()
         onActivityChanged = nil
         isShutDown = true
         list.stopObserving(observation)
@@ -452,7 +436,7 @@ public final class PhotoProcessor {
         record.snapshot(isBusy: pendingOperations.hasWork(for: record.id))
     }
 
-    private func changed(_ record: PhotoRecord) {
+    func changed(_ record: PhotoRecord) {
         guard !photoObservers.isEmpty else { return }
         let snapshot = snapshot(of: record)
         for observer in photoObservers { observer(snapshot) }
@@ -463,7 +447,7 @@ public final class PhotoProcessor {
         pendingOperations.photosInProgress.count { photos.existingRecord(for: $0)?.needsWork ?? false }
     }
 
-    private func activityChanged() {
+    func activityChanged() {
         onActivityChanged?(busyCount)
     }
 }

@@ -11,6 +11,7 @@ protocol TraceEventParts {
     mutating func field(_ key: TraceEvent.Field, _ value: Int)
     mutating func field(_ key: TraceEvent.Field, _ value: Double)
     mutating func field(_ key: TraceEvent.Field, _ value: Bool)
+    mutating func field(_ key: TraceEvent.Field, _ value: [String])
 }
 
 extension TraceEventParts {
@@ -300,6 +301,18 @@ extension TraceEvent {
             p.field(.count, count)
             p.field(.cancelled, cancelled)
             p.field(.ms, ms)
+        case .photoMarked(let count, let rating, let label, let tags):
+            p.name(.photoMarked)
+            p.field(.count, count)
+            if let rating { p.field(.rating, rating) }
+            if let label { p.field(.label, label) }
+            if let tags { p.field(.tags, tags) }
+        case .rowMarks(let row, let id, let rating, let label):
+            p.name(.rowMarks)
+            p.field(.row, row)
+            p.field(.id, id)
+            p.field(.rating, rating)
+            p.field(.label, label)
         case .slideshowStart:
             p.name(.slideshowStart)
         case .slideshowStop:
@@ -324,6 +337,7 @@ private struct NameOnly: TraceEventParts {
     func field(_ key: TraceEvent.Field, _ value: Int) {}
     func field(_ key: TraceEvent.Field, _ value: Double) {}
     func field(_ key: TraceEvent.Field, _ value: Bool) {}
+    func field(_ key: TraceEvent.Field, _ value: [String]) {}
 }
 
 /// Builds one trace line: `{"t":…,"ev":"…"` then `,"key":value` per field (the closing brace
@@ -379,6 +393,11 @@ private struct LineWriter: TraceEventParts {
     mutating func field(_ key: TraceEvent.Field, _ value: Bool) {
         self.key(key)
         text += value ? "true" : "false"
+    }
+
+    mutating func field(_ key: TraceEvent.Field, _ value: [String]) {
+        self.key(key)
+        text += "[" + value.map(Self.quote).joined(separator: ",") + "]"
     }
 
     static func quote(_ s: String) -> String {

@@ -142,6 +142,12 @@ public enum TraceEvent: Sendable, Equatable {
     case batchProgress(kind: FileBatchKind, done: Int, count: Int)
     /// Such work ended after `done` of `count` photos (fewer when `cancelled`), `ms` after it began.
     case batchEnd(kind: FileBatchKind, done: Int, count: Int, cancelled: Bool, ms: Double)
+    /// Marks were given to `count` photos at once (one key, one Undo): the stars (−1:
+    /// rejected, 0: none), the label ("" for none) and the tags they now have, each only when
+    /// that is what changed.
+    case photoMarked(count: Int, rating: Int?, label: String?, tags: [String]?)
+    /// The row or cell showing the photo `id` shows these marks (when they changed).
+    case rowMarks(row: Int, id: PhotoID, rating: Int, label: String)
     /// The slideshow began.
     case slideshowStart
     /// The slideshow ended.
@@ -213,6 +219,8 @@ public enum TraceEvent: Sendable, Equatable {
         case batchStart = "batch.start"
         case batchProgress = "batch.progress"
         case batchEnd = "batch.end"
+        case photoMarked = "photo.marked"
+        case rowMarks = "row.marks"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"
@@ -227,13 +235,15 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled
+        case reordered, done, cancelled, rating, label, tags
     }
 }
 
 /// What is done to many photos at once (`FileBatch`).
 public enum FileBatchKind: String, Sendable, CaseIterable {
     case trash, restore, delete, rotate
+    /// Writing the marks of many photos (and writing them back, Undo).
+    case mark
 }
 
 /// What a row shows: a photo, or a sub-folder of the folder shown.

@@ -161,6 +161,13 @@ extension TraceEvent {
             self = try .batchEnd(
                 kind: code(.kind, as: FileBatchKind.self), done: int(.done), count: int(.count),
                 cancelled: c.decode(Bool.self, forKey: .cancelled), ms: double(.ms))
+        case .photoMarked:
+            self = try .photoMarked(
+                count: int(.count), rating: c.decodeIfPresent(Int.self, forKey: .rating),
+                label: c.decodeIfPresent(String.self, forKey: .label),
+                tags: c.decodeIfPresent([String].self, forKey: .tags))
+        case .rowMarks:
+            self = try .rowMarks(row: int(.row), id: id(), rating: int(.rating), label: string(.label))
         case .slideshowStart: self = .slideshowStart
         case .slideshowStop: self = .slideshowStop
         case .noticeShown: self = try .noticeShown(text: string(.text))
@@ -179,7 +186,8 @@ extension TraceEvent {
             .rowPreview(let row, _, _, _, _, _), .rowTooltip(let row, _, _),
             .viewerImage(let row, _, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
             .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
-            .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _):
+            .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _),
+            .rowMarks(let row, _, _, _):
             row
         default: nil
         }

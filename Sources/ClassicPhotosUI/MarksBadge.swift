@@ -1,0 +1,92 @@
+import CGtk
+import GLibKit
+import GtkKit
+import PhotoPipeline
+
+/// A photo's marks, small: its stars (★★★), or a cross for a rejected photo, and a dot in the
+/// colour of its label. In a row it stands beside the name; over a grid cell's picture and in
+/// the viewer it is a dark pill, legible on any photo. It is made only for a photo that has
+/// marks (most have none, and GTK makes up to 200 rows at once).
+@MainActor
+final class MarksBadge {
+    let root: Widget<Box>
+    private let text: Widget<Label>
+    private let dot: Widget<Box>
+    private var dotColour: String?
+    private var rejected = false
+    /// Whether it says "Rejected" in words beside the cross (a row has the room).
+    private let wordy: Bool
+
+    /// A badge for a row (`osd` false) or over a picture (`osd` true).
+    init(osd: Bool, wordy: Bool) {
+        self.wordy = wordy
+        root = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 6)
+        root.addCSSClass("marks-badge")
+        if osd { root.addCSSClass("osd") }
+        root.setVerticalAlign(GTK_ALIGN_CENTER)
+        text = Widget<Label>.make()
+        text.addCSSClass("marks-stars")
+        root.append(text)
+        dot = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 0)
+        dot.addCSSClass("mark-label")
+        dot.setSizeRequest(width: 10, height: 10)
+        dot.setVerticalAlign(GTK_ALIGN_CENTER)
+        root.append(dot)
+    }
+
+    /// Shows `marks`; hidden when there are none.
+    func show(_ marks: PhotoMarks) {
+        root.isVisible = !marks.isEmpty && (marks.rating != 0 || marks.label != nil)
+        text.setText(Self.words(for: marks, wordy: wordy))
+        text.isVisible = marks.rating != 0
+        if marks.isRejected != rejected {
+            rejected = marks.isRejected
+            if rejected { root.addCSSClass("rejected") } else { root.removeCSSClass("rejected") }
+        }
+        let colour = marks.label.map(Self.colourClass)
+        if colour != dotColour {
+            if let dotColour { dot.removeCSSClass(dotColour) }
+            if let colour { dot.addCSSClass(colour) }
+            dotColour = colour
+        }
+        dot.isVisible = colour != nil
+        if let label = marks.label { dot.setTooltip(Self.labelName(label)) }
+    }
+
+    /// The stars as they are drawn, or the reject's cross.
+    static func words(for marks: PhotoMarks, wordy: Bool) -> String {
+        if marks.isRejected { return wordy ? "✕ " + tr("Rejected") : "✕" }
+        return String(repeating: "★", count: marks.stars)
+    }
+
+    /// The style class of a label's colour (`label-red`); a label by another name (given by
+    /// another app) is drawn grey.
+    static func colourClass(_ label: String) -> String {
+        PhotoMarks.labels.contains(label) ? "label-" + label.lowercased() : "label-other"
+    }
+
+    /// A label's name in the user's language.
+    static func labelName(_ label: String) -> String {
+        switch label {
+        case "Red": tr("Red")
+        case "Yellow": tr("Yellow")
+        case "Green": tr("Green")
+        case "Blue": tr("Blue")
+        case "Purple": tr("Purple")
+        default: label
+        }
+    }
+
+    /// The marks in words, for a screen reader or a tooltip ("3 stars, Red label").
+    static func description(of marks: PhotoMarks) -> String? {
+        var parts: [String] = []
+        if marks.isRejected {
+            parts.append(tr("Rejected"))
+        } else if marks.stars > 0 {
+            parts.append(String(format: ntr("%d star", "%d stars", marks.stars), marks.stars))
+        }
+        if let label = marks.label { parts.append(String(format: tr("%@ label"), labelName(label))) }
+        if !marks.tags.isEmpty { parts.append(marks.tags.joined(separator: ", ")) }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+}

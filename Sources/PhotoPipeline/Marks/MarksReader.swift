@@ -1,0 +1,80 @@
+import Foundation
+import GLibKit
+
+/// Reads the marks of the photos shown, off the main thread, a few dozen at a time, in the
+/// order they were asked for: from the index where it holds them for the file as it is, else
+/// from the sidecar or the photo's own XMP (`MarksFiles.read`). What was read comes back to the
+/// main actor in one go for each batch.
+@MainActor
+final class MarksReader {
+    /// Photos asked for and not yet read, in order.
+    private var wanted: [(id: PhotoID, entry: PhotoEntry)] = []
+    /// Those among them, and those being read.
+    private var asked: Set<PhotoID> = []
+    /// Those being read.
+    private var inFlight: Set<PhotoID> = []
+    /// Photos asked for again while being read (their sidecar changed meanwhile).
+    private var again: Set<PhotoID> = []
+    private var reading = false
+    /// How many photos one trip off the main thread reads.
+    private let batchSize = 48
+    private let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "marks"
+        queue.maxConcurrentOperationCount = 1
+        queue.qualityOfService = .utility
+        return queue
+    }()
+    /// Receives each batch's marks, by photo (photos that can have none are given `.none`).
+    var onRead: (([(PhotoID, PhotoMarks)]) -> Void)?
+
+    /// Has the marks of `id` read, unless they are being read already; `afresh`: read again
+    /// after a read under way (what it reads may be from before a change).
+    func want(_ id: PhotoID, entry: PhotoEntry, afresh: Bool = false) {
+        guard !entry.isFolder else { return }
+        guard asked.insert(id).inserted else {
+            if afresh, inFlight.contains(id) { again.insert(id) }
+            return
+        }
+        wanted.append((id, entry))
+        readNext()
+    }
+
+    /// Forgets what was asked and not yet read (a new list).
+    func forgetWanted() {
+        for (id, _) in wanted { asked.remove(id) }
+        wanted.removeAll()
+    }
+
+    private func readNext() {
+        guard !reading, !wanted.isEmpty else { return }
+        reading = true
+        let batch = Array(wanted.prefix(batchSize))
+        wanted.removeFirst(batch.count)
+        inFlight = Set(batch.map(\.id))
+        queue.addOperation {
+            let read = batch.map { id, entry in
+                // Only files on this computer have marks here.
+                let path = (try? entry.resolvedURL()).flatMap { $0.isFileURL ? $0.path : nil }
+                return (id, path.map { MarksFiles.read(photoAt: $0) } ?? PhotoMarks.none)
+            }
+            MainLoop.onMainActor { [weak self] in
+                guard let self else { return }
+                reading = false
+                inFlight = []
+                for (id, _) in read { asked.remove(id) }
+                onRead?(read)
+                for (id, entry) in batch where again.remove(id) != nil { want(id, entry: entry, afresh: true) }
+                readNext()
+            }
+        }
+    }
+
+    /// Stops reading (the window is closing).
+    func close() {
+        wanted.removeAll()
+        again.removeAll()
+        onRead = nil
+        queue.cancelAllOperations()
+    }
+}

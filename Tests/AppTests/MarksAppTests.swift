@@ -1,0 +1,197 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension DesktopGUITests {
+    /// Stars, rejects and labels given with the keys on the real app: on the rows selected and
+    /// in the viewer, shown at once, written to sidecars other apps read, undone together, read
+    /// again on the next start.
+    @Suite(.serialized) struct MarksAppTests {
+        private func key(_ app: AppSession, _ keys: String...) throws {
+            try app.xdotool(["key", "--delay", "80"] + keys)
+        }
+
+        /// What exiftool reads as the photo's rating from its sidecar (nil: no sidecar or none).
+        private func sidecarRating(_ photo: URL) throws -> String? {
+            let sidecar = photo.path + ".xmp"
+            guard FileManager.default.fileExists(atPath: sidecar) else { return nil }
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-s3", "-XMP-xmp:Rating", sidecar], timeout: 60)
+            try #require(read.status == 0, "\(read.stderr)")
+            let text = read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        }
+
+        private func sidecarLabel(_ photo: URL) throws -> String {
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-s3", "-XMP-xmp:Label", photo.path + ".xmp"],
+                timeout: 60)
+            return read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// The marks each row shows, as last traced.
+        private func rowMarks(_ events: [TraceRecord]) -> [Int: (rating: Int, label: String)] {
+            var shown: [Int: (Int, String)] = [:]
+            for case .rowMarks(let row, _, let rating, let label) in events.map(\.event) {
+                shown[row] = (rating, label)
+            }
+            return shown
+        }
+
+        private func marked(_ events: [TraceRecord], after: Int) -> [(count: Int, rating: Int?, label: String?)] {
+            events.dropFirst(after).compactMap {
+                if case .photoMarked(let count, let rating, let label, _) = $0.event {
+                    (count, rating, label)
+                } else {
+                    nil
+                }
+            }
+        }
+
+        /// Waits until `count` more batches of marks have been written.
+        private func waitForWritten(_ app: AppSession, after before: Int, count: Int = 1) throws -> [TraceRecord] {
+            try app.waitFor("\(count) batch(es) of marks written") { events in
+                events.dropFirst(before).filter {
+                    if case .batchEnd(.mark, _, _, _, _) = $0.event { true } else { false }
+                }.count >= count
+            }
+        }
+
+        @Test(
+            "3 on three rows selected gives them three stars (sidecars exiftool reads, rows show them); Ctrl+Z takes them back; X and 6 reject and label; the next start shows them"
+        )
+        func rateRowsAndUndo() throws {
+            let folder = try TestPictures.makeFolder("marks")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = (1...5).map { folder.appendingPathComponent("m\($0).png") }
+            for (n, photo) in photos.enumerated() {
+                try #require(TestPictures.write(photo, format: "png", rgb: UInt32(0x335577 * (n + 1))))
+            }
+            let cache = try TestPictures.makeFolder("marks-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            var app: AppSession? = try AppSession(source: folder.path, environment: ["XDG_CACHE_HOME": cache.path])
+            let session = try #require(app)
+            try session.waitFor("rows filtered") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered }.count >= 5
+            }
+            // Rows 0 to 2 selected, then 3.
+            let first = try session.rowPoint(0)
+            _ = try session.xdotool(["mousemove", "\(first.x)", "\(first.y)", "click", "1"])
+            try key(session, "shift+Down", "shift+Down")
+            try session.waitFor("three selected") {
+                $0.last { $0.event.name == .selectionChanged }?.event == .selectionChanged(count: 3)
+            }
+            var before = session.events().count
+            try key(session, "3")
+            var events = try waitForWritten(session, after: before)
+            #expect(marked(events, after: before).first.map { $0.count == 3 && $0.rating == 3 } == true)
+            events = try session.waitFor("rows 0 to 2 show three stars") { events in
+                let shown = rowMarks(events)
+                return (0...2).allSatisfy { shown[$0]?.rating == 3 }
+            }
+            for photo in photos[0...2] { #expect(try sidecarRating(photo) == "3", "\(photo.lastPathComponent)") }
+            #expect(try sidecarRating(photos[3]) == nil, "a photo not selected is left alone")
+
+            // One Undo takes back the three.
+            before = events.count
+            try key(session, "ctrl+z")
+            events = try waitForWritten(session, after: before)
+            #expect(marked(events, after: before).first.map { $0.count == 3 && $0.rating == 0 } == true)
+            events = try session.waitFor("rows 0 to 2 show no stars") { events in
+                let shown = rowMarks(events)
+                return (0...2).allSatisfy { shown[$0]?.rating == 0 }
+            }
+            // No stars: no xmp:Rating (as Lightroom and darktable leave it), the sidecar kept.
+            for photo in photos[0...2] {
+                #expect(FileManager.default.fileExists(atPath: photo.path + ".xmp"))
+                #expect(try sidecarRating(photo) == nil, "\(photo.lastPathComponent)")
+            }
+
+            // X rejects the photo selected alone, again takes the reject back; 6 labels it red.
+            try key(session, "Down")
+            try session.waitFor("row 3 alone selected") {
+                $0.last { $0.event.name == .selectionChanged }?.event == .selectionChanged(count: 1)
+            }
+            before = session.events().count
+            try key(session, "x")
+            _ = try waitForWritten(session, after: before)
+            try session.waitFor("row 3 rejected") { rowMarks($0)[3]?.rating == -1 }
+            #expect(try sidecarRating(photos[3]) == "-1")
+            before = session.events().count
+            try key(session, "x")
+            _ = try waitForWritten(session, after: before)
+            try session.waitFor("row 3 not rejected") { rowMarks($0)[3]?.rating == 0 }
+            before = session.events().count
+            try key(session, "x", "6")
+            _ = try waitForWritten(session, after: before, count: 2)
+            try session.waitFor("row 3 rejected and red") { rowMarks($0)[3].map { $0 == (-1, "Red") } == true }
+            #expect(try sidecarLabel(photos[3]) == "Red")
+            try session.screenshot(to: NSTemporaryDirectory() + "classic-photos-marks-list.png")
+            app = nil
+
+            // The next start shows what the sidecars hold.
+            let again = try AppSession(source: folder.path, environment: ["XDG_CACHE_HOME": cache.path])
+            try again.waitFor("row 3 shown rejected and red from its sidecar") {
+                rowMarks($0)[3].map { $0 == (-1, "Red") } == true
+            }
+            #expect(rowMarks(again.events())[0] == nil, "rows with no marks trace none")
+        }
+
+        @Test(
+            "In the viewer the digits rate the photo shown and Ctrl+0 / Ctrl+1 zoom; a photo whose sidecar cannot be written keeps its marks, said once"
+        )
+        func viewerAndUnwritable() throws {
+            let folder = try TestPictures.makeFolder("marks-viewer")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = (1...3).map { folder.appendingPathComponent("v\($0).png") }
+            // Larger than the window: fitted, it is shown below 100 %.
+            for (n, photo) in photos.enumerated() {
+                try #require(TestPictures.write(photo, format: "png", rgb: UInt32(0x553311 * (n + 1)), size: 2400))
+            }
+            // v2 and v3 have sidecars cut short (XMP no reader takes): they are not written over.
+            let damaged = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF".utf8)
+            for photo in photos[1...2] { try damaged.write(to: URL(fileURLWithPath: photo.path + ".xmp")) }
+            let app = try AppSession(source: folder.path)
+            try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count >= 3 }
+            try app.clickRow(0)
+            try app.waitFor("row 0 in the viewer") {
+                $0.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            var before = app.events().count
+            try key(app, "5")
+            var events = try waitForWritten(app, after: before)
+            #expect(marked(events, after: before).first.map { $0.count == 1 && $0.rating == 5 } == true)
+            #expect(try sidecarRating(photos[0]) == "5")
+            #expect(!events.dropFirst(before).contains { $0.event.name == .viewerZoom }, "5 is no zoom")
+            try key(app, "ctrl+1")
+            try app.waitFor("Ctrl+1: 100 %") { $0.last { $0.event.name == .viewerZoom }?.event.zoomLevel == 1.0 }
+            try key(app, "ctrl+0")
+            try app.waitFor("Ctrl+0: fitted again") {
+                ($0.last { $0.event.name == .viewerZoom }?.event.zoomLevel ?? 1) < 1.0
+            }
+
+            // v2, then v3: their marks stay (shown, in the index), and the user is told once.
+            try key(app, "Right")
+            try app.waitFor("v2 shown") { $0.last { $0.event.name == .viewerOpen }?.event.row == 1 }
+            before = app.events().count
+            try key(app, "2")
+            _ = try waitForWritten(app, after: before)
+            try key(app, "Right")
+            try app.waitFor("v3 shown") { $0.last { $0.event.name == .viewerOpen }?.event.row == 2 }
+            try key(app, "4")
+            events = try waitForWritten(app, after: before, count: 2)
+            let notices = events.dropFirst(before).compactMap { $0.event.name == .noticeShown ? $0.event.text : nil }
+            #expect(notices.count == 1 && notices.first?.contains("marks-viewer") == true, "\(notices)")
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-marks-viewer.png")
+            for photo in photos[1...2] {
+                #expect(try Data(contentsOf: URL(fileURLWithPath: photo.path + ".xmp")) == damaged)
+            }
+            try key(app, "Escape")
+            try app.waitFor("rows 1 and 2 show their marks") { events in
+                let shown = rowMarks(events)
+                return shown[1]?.rating == 2 && shown[2]?.rating == 4
+            }
+        }
+    }
+}

@@ -215,13 +215,28 @@ public final class AppSession: @unchecked Sendable {
             if condition(all) { return all }
             if Date() > deadline || !process.isRunning {
                 let running = process.isRunning
+                // Where a hung app's main thread is, before it is killed.
+                let stack = running ? mainThreadStack() : ""
                 if running { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
                 let err = collector.finish(waitingAtMost: 5).1.suffix(2000)
                 let status = running ? "killed" : "exited with \(process.terminationStatus)"
-                throw AppSessionError.timeout("\(what) (app \(status)); \(Self.summary(of: events())); stderr: \(err)")
+                throw AppSessionError.timeout(
+                    "\(what) (app \(status)); \(Self.summary(of: events())); stderr: \(err)\(stack)")
             }
             usleep(50_000)
         }
+    }
+
+    /// The app's main thread's stack as gdb reads it (attached for a moment), for a test that
+    /// timed out; empty where gdb is missing or cannot attach.
+    private func mainThreadStack() -> String {
+        let gdb = URL(fileURLWithPath: "/usr/bin/gdb")
+        guard FileManager.default.isExecutableFile(atPath: gdb.path),
+            let result = try? run(
+                gdb, ["-p", "\(process.processIdentifier)", "-batch", "-ex", "thread 1", "-ex", "bt 30"], timeout: 60)
+        else { return "" }
+        let frames = result.stdout.split(separator: "\n").filter { $0.hasPrefix("#") }
+        return frames.isEmpty ? "" : "; main thread:\n" + frames.joined(separator: "\n")
     }
 
     /// Waits for the first event named `name`.

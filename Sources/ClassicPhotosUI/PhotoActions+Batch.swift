@@ -24,8 +24,10 @@ extension PhotoActions {
     /// or not. `text` words the progress ("Moving 3 of 10 photos to the trash").
     @discardableResult
     func runBatch<Item: Sendable, Value: Sendable>(
-        _ kind: FileBatchKind, _ items: [Item], text: @escaping (_ done: Int, _ total: Int) -> String,
+        _ kind: FileBatchKind, _ items: [Item], concurrency: Int = 1,
+        text: @escaping (_ done: Int, _ total: Int) -> String,
         work: @escaping @Sendable (Item) -> Result<Value, PhotoFileFailure>,
+        finishing: (@Sendable () -> Void)? = nil,
         piece: @escaping @MainActor @Sendable ([(item: Item, value: Value)]) -> Void,
         finished: @escaping @MainActor @Sendable (BatchTally<Item, Value>, _ cancelled: Bool) -> Void
     ) -> FileBatch {
@@ -38,7 +40,7 @@ extension PhotoActions {
             if delay > 0 { usleep(delay * 1_000) }
             return work(item)
         }
-        batch.run(items, work: paced) { [weak self] part in
+        batch.run(items, concurrency: concurrency, work: paced, finishing: finishing) { [weak self] part in
             var succeeded: [(item: Item, value: Value)] = []
             for (item, outcome) in part.results {
                 switch outcome {

@@ -57,75 +57,108 @@ struct MarkEdit: Sendable {
     var reversed: MarkEdit { MarkEdit(file: file, old: new, new: old) }
 }
 
+/// One photo to mark: its file, its marks where they are known already (nil: read them in the
+/// work), and, for Undo, the marks it is to have again.
+struct MarkStep: Sendable {
+    let file: PhotoActions.FileTarget
+    let known: PhotoMarks?
+    var target: PhotoMarks? = nil
+
+    /// What the step does, when its marks are known: nil when they are not, or nothing changes.
+    func edit(_ change: (MarkChange, off: Bool)?) -> MarkEdit? {
+        guard let known else { return nil }
+        let new = target ?? change.map { $0.0.applied(to: known, off: $0.off) } ?? known
+        return new == known ? nil : MarkEdit(file: file, old: known, new: new)
+    }
+}
+
+/// What marking one photo came to: the change, and whether its sidecar holds it (nil:
+/// nothing changed, so nothing was written; false: only the index keeps it).
+struct MarkOutcome: Sendable {
+    let edit: MarkEdit
+    let saved: Bool?
+}
+
 /// Stars, reject and colour labels from the keyboard, on every photo acted on: shown at once,
 /// written to each photo's XMP sidecar off the main thread (a batch, with progress past a
 /// second), undone together.
 extension PhotoActions {
-    /// Gives the photos acted on the marks `change` names, or takes them away.
+    /// Gives the photos acted on the marks `change` names, or takes them away. Photos whose
+    /// marks are known (those on screen) show the change at once; the others' marks are read
+    /// as they are written, and show as the work goes. A reject or a label is taken away when
+    /// every photo is known to have it already.
     func mark(_ change: MarkChange) {
         let targets = photoTargets()
-        guard !targets.isEmpty else { return }
-        // Marks known already are taken as they are; the others are read, with the paths.
         let known = processor.knownMarks(of: targets.map(\.id))
-        inBackground(
-            {
-                zip(targets, known).compactMap { target, marks -> (FileTarget, PhotoMarks)? in
-                    guard let path = target.path else { return nil }
-                    return (FileTarget(target: target, path: path), marks ?? MarksFiles.read(photoAt: path))
-                }
-            },
-            then: { [weak self] files in
-                guard let self, !files.isEmpty else { return }
-                let off = change.isHeld(byAll: files.map(\.1))
-                let edits = files.compactMap { file, old in
-                    let new = change.applied(to: old, off: off)
-                    return new == old ? nil : MarkEdit(file: file, old: old, new: new)
-                }
-                apply(edits, undoing: false)
-            })
+        let marks = known.compactMap { $0 }
+        let off = marks.count == known.count && change.isHeld(byAll: marks)
+        let knownByID = Dictionary(zip(targets.map(\.id), known), uniquingKeysWith: { first, _ in first })
+        withFiles(targets) { [weak self] files in
+            let steps = files.map { MarkStep(file: $0, known: knownByID[$0.target.id] ?? nil) }
+            self?.write(steps, change: (change, off))
+        }
     }
 
     /// Takes back the marks given last.
     func undoMarks(_ edits: [MarkEdit]) {
-        apply(edits.map(\.reversed), undoing: true)
+        write(edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil)
     }
 
-    /// Shows `edits` at once, then writes them; what was done goes on the Undo list (unless
-    /// `undoing`).
-    private func apply(_ edits: [MarkEdit], undoing: Bool) {
-        guard !edits.isEmpty else { return }
-        processor.setMarks(edits.map { ($0.file.target.id, $0.new) })
-        Trace.shared.emit(Self.markedEvent(edits))
+    /// Shows what is known of `steps` at once, then reads what is not and writes each photo's
+    /// marks (`change` applied, or each step's `target`: Undo), a few files at once; what was
+    /// done goes on the Undo list (unless undoing).
+    private func write(_ steps: [MarkStep], change: (MarkChange, off: Bool)?) {
+        let undoing = change == nil
+        let shown = steps.compactMap { step in step.edit(change).map { (step.file.target.id, $0.new) } }
+        guard !steps.isEmpty else { return }
+        processor.setMarks(shown)
+        let indexing = MarksForIndex()
+        Trace.shared.emit(
+            change.map { Self.markedEvent($0.0, off: $0.off, count: steps.count) }
+                ?? Self.markedEvent(steps.compactMap { $0.edit(nil) }))
         marking = runBatch(
-            .mark, edits,
+            .mark, steps, concurrency: 4,
             text: { done, total in
                 String(
                     format: ntr("Marking %1$@ of %2$@ photo", "Marking %1$@ of %2$@ photos", total),
                     Localization.number(done), Localization.number(total))
             },
-            work: { edit in
-                switch MarksFiles.write(edit.new, old: edit.old, photoAt: edit.file.path) {
-                case .sidecar: .success(true)
-                case .failed(_, keptInIndex: true): .success(false)
-                case .failed(let failure, keptInIndex: false): .failure(failure)
+            work: { step -> Result<MarkOutcome, PhotoFileFailure> in
+                let old = step.known ?? MarksFiles.read(photoAt: step.file.path, indexing: indexing)
+                let new = step.target ?? change.map { $0.0.applied(to: old, off: $0.off) } ?? old
+                let edit = MarkEdit(file: step.file, old: old, new: new)
+                guard edit.new != edit.old else { return .success(MarkOutcome(edit: edit, saved: nil)) }
+                switch MarksFiles.write(edit.new, old: edit.old, photoAt: step.file.path, indexing: indexing) {
+                case .sidecar: return .success(MarkOutcome(edit: edit, saved: true))
+                case .failed(_, keptInIndex: true): return .success(MarkOutcome(edit: edit, saved: false))
+                case .failed(let failure, keptInIndex: false): return .failure(failure)
                 }
             },
-            piece: { _ in },
+            finishing: { indexing.flush() },
+            piece: { [weak self] done in
+                // Photos whose marks were read in the work show them now.
+                let read = done.filter { $0.item.known == nil }.map { ($0.item.file.target.id, $0.value.edit.new) }
+                if !read.isEmpty { self?.processor.setMarks(read) }
+            },
             finished: { [weak self] tally, _ in
                 guard let self else { return }
                 marking = nil
-                markingFinished(edits, tally: tally, undoing: undoing)
+                markingFinished(steps, tally: tally, undoing: undoing)
             })
         refresh()
     }
 
-    private func markingFinished(_ edits: [MarkEdit], tally: BatchTally<MarkEdit, Bool>, undoing: Bool) {
+    private func markingFinished(
+        _ steps: [MarkStep], tally: BatchTally<MarkStep, MarkOutcome>, undoing: Bool
+    ) {
         // Photos not written (the work was stopped, or a file refused them and nothing could
-        // keep them) show what they had again.
+        // keep them) show what they had again, where that was known.
         let done = Set(tally.succeeded.map(\.item.file.target.id))
-        let undone = edits.filter { !done.contains($0.file.target.id) }
-        if !undone.isEmpty { processor.setMarks(undone.map { ($0.file.target.id, $0.old) }) }
-        let applied = tally.succeeded.map(\.item)
+        let undone = steps.filter { !done.contains($0.file.target.id) }.compactMap { step in
+            step.known.map { (step.file.target.id, $0) }
+        }
+        if !undone.isEmpty { processor.setMarks(undone) }
+        let applied = tally.succeeded.compactMap { $0.value.saved == nil ? nil : $0.value.edit }
         if undoOnceMarked {
             // Undo was pressed while they were written: what was written is taken back.
             undoOnceMarked = false
@@ -134,7 +167,7 @@ extension PhotoActions {
             undoSteps.append(.marks(applied))
         }
         // A folder that cannot be written keeps its marks in the app's index: said once.
-        let unsaved = tally.succeeded.filter { !$0.value }.map {
+        let unsaved = tally.succeeded.filter { $0.value.saved == false }.map {
             ($0.item.file.path as NSString).deletingLastPathComponent
         }
         let newFolders = Set(unsaved).subtracting(foldersToldUnwritable)
@@ -145,12 +178,12 @@ extension PhotoActions {
                     format: tr("Marks could not be saved in “%@”: Classic Photos keeps them itself"),
                     DisplayText.line((folder as NSString).lastPathComponent)))
         }
-        if let (edit, failure) = tally.failed.first {
+        if let (step, failure) = tally.failed.first {
             let count = tally.failed.count
             status.showToast(
                 count == 1
                     ? String(
-                        format: tr("The marks of “%@” could not be saved: %@"), DisplayText.line(edit.file.target.name),
+                        format: tr("The marks of “%@” could not be saved: %@"), DisplayText.line(step.file.target.name),
                         failure.localizedMessage)
                     : String(
                         format: ntr(
@@ -161,8 +194,17 @@ extension PhotoActions {
         refresh()
     }
 
-    /// The trace's `photo.marked`: how many photos, and what they now have in common where
-    /// that changed.
+    /// The trace's `photo.marked` for a key's change on `count` photos: what it gives.
+    private static func markedEvent(_ change: MarkChange, off: Bool, count: Int) -> TraceEvent {
+        switch change {
+        case .rating(let stars): .photoMarked(count: count, rating: stars, label: nil, tags: nil)
+        case .reject: .photoMarked(count: count, rating: off ? 0 : PhotoMarks.rejected, label: nil, tags: nil)
+        case .label(let label): .photoMarked(count: count, rating: nil, label: off ? "" : label, tags: nil)
+        }
+    }
+
+    /// The trace's `photo.marked` for Undo: how many photos, and what they now have in common
+    /// where that changed.
     private static func markedEvent(_ edits: [MarkEdit]) -> TraceEvent {
         func common<T: Equatable>(_ value: (PhotoMarks) -> T) -> T? {
             guard let first = edits.first.map({ value($0.new) }),

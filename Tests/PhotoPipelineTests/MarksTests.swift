@@ -221,6 +221,41 @@ import TestSupport
         #expect(index.marks(path: other.path)?.marks == unsaved)
     }
 
+    @Test(
+        "A JPEG's XMP is found among its segments after a large EXIF block and a comment; a JPEG without XMP, one cut short, and a PNG's XMP"
+    )
+    func ownXMPFound() throws {
+        let pool = pool("helper")
+        let (folder, photo) = try photo(named: "big.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(PhotoXMP.bytes(ofPhotoAt: photo.path) == Data(), "no XMP segment: nothing to search")
+        // 60 KB of comment before the XMP (segments are written in order: the comment, then XMP).
+        let comment = String(repeating: "a long comment ", count: 4_000)
+        let tagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            [
+                "-q", "-overwrite_original", "-Comment=\(comment)", "-XMP-xmp:Rating=4", "-XMP-xmp:Label=Green",
+                photo.path,
+            ],
+            timeout: 60)
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == PhotoMarks(rating: 4, label: "Green"))
+        // Cut inside its segments: nothing found, nothing read past the end.
+        let bytes = try Data(contentsOf: photo)
+        let cut = folder.appendingPathComponent("cut.jpg")
+        try bytes.prefix(2_000).write(to: cut)
+        #expect(PhotoXMP.bytes(ofPhotoAt: cut.path) == Data())
+        #expect(MarksFiles.read(photoAt: cut.path, index: nil, pool: pool) == .none)
+        // A PNG keeps its XMP in a text chunk: found in its first bytes.
+        let png = folder.appendingPathComponent("p.png")
+        try #require(TestPictures.write(png, format: "png"))
+        let pngTagged = try run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original", "-XMP-xmp:Rating=-1", png.path],
+            timeout: 60)
+        try #require(pngTagged.status == 0, "\(pngTagged.stderr)")
+        #expect(MarksFiles.read(photoAt: png.path, index: nil, pool: pool) == PhotoMarks(rating: PhotoMarks.rejected))
+    }
+
     @Test("An index of the version before marks keeps its facts and is given the marks' table")
     func indexOfVersionTwo() throws {
         let folder = try TestPictures.makeFolder("marks-index")

@@ -10,9 +10,6 @@ import GLibKit
 public enum MarksFiles {
     /// The most of a sidecar read (darktable's, with a long edit history, are tens of KB).
     static let largestSidecar = 16 << 20
-    /// How far into a photo its own XMP is looked for: JPEG keeps it in the first segments,
-    /// after the EXIF block (at most 64 KB) and before the pictures.
-    static let photoHead = 256 << 10
 
     /// The names a sidecar of the photo at `path` may have, in the order they are looked for:
     /// `IMG_1.CR2.xmp` (darktable, digiKam; what is written), `IMG_1.xmp` (Lightroom, Capture
@@ -36,7 +33,8 @@ public enum MarksFiles {
     /// index's, where it holds them for that file as it is now (same size and time), or marks
     /// given here that no file could keep; else read, and given to the index.
     public static func read(
-        photoAt path: String, index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared
+        photoAt path: String, index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared,
+        indexing: MarksForIndex? = nil
     ) -> PhotoMarks {
         let source = sidecar(for: path) ?? path
         let held = index?.marks(path: path)
@@ -48,10 +46,11 @@ public enum MarksFiles {
             guard let bytes = contents(of: source, limit: largestSidecar) else { return .none }
             marks = Decoding.marks(bytes, pool: pool) ?? .none
         } else {
-            guard let head = contents(of: path, limit: photoHead, whole: false) else { return .none }
-            marks = Decoding.marks(head, pool: pool) ?? .none
+            guard let own = PhotoXMP.bytes(ofPhotoAt: path) else { return .none }
+            // Most photos hold no XMP: found so by a search of their bytes, not the helper.
+            marks = XMPMarks.packet(in: own) == nil ? .none : Decoding.marks(own, pool: pool) ?? .none
         }
-        index?.remember(marks: [(path, .init(source: source, size: size, modified: modified, marks: marks))])
+        remember(path, .init(source: source, size: size, modified: modified, marks: marks), index, indexing)
         return marks
     }
 
@@ -69,19 +68,26 @@ public enum MarksFiles {
     /// cannot be written (a folder the user may not write to, say), the index keeps the marks.
     public static func write(
         _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, index: PhotoIndex? = PhotoIndex.shared,
-        pool: DecoderPool = .shared
+        pool: DecoderPool = .shared, indexing: MarksForIndex? = nil
     ) -> Written {
         switch writeSidecar(new, old: old, photoAt: path, pool: pool) {
         case .success(let sidecar):
             if let (size, modified) = sizeAndTime(of: sidecar) {
-                index?.remember(marks: [(path, .init(source: sidecar, size: size, modified: modified, marks: new))])
+                remember(path, .init(source: sidecar, size: size, modified: modified, marks: new), index, indexing)
             }
             return .sidecar(sidecar)
         case .failure(let failure):
             guard let index else { return .failed(failure, keptInIndex: false) }
-            index.remember(marks: [(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true))])
+            remember(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true), index, indexing)
             return .failed(failure, keptInIndex: true)
         }
+    }
+
+    /// Gives `held` to the index: at once, or with others (`indexing`).
+    private static func remember(
+        _ path: String, _ held: PhotoIndex.HeldMarks, _ index: PhotoIndex?, _ indexing: MarksForIndex?
+    ) {
+        if let indexing { indexing.add(path, held) } else { index?.remember(marks: [(path, held)]) }
     }
 
     private static func writeSidecar(
@@ -91,15 +97,19 @@ public enum MarksFiles {
         let target = existing ?? path + ".xmp"
         let source =
             existing.map { contents(of: $0, limit: largestSidecar) }
-            ?? contents(of: path, limit: photoHead, whole: false)
+            ?? PhotoXMP.bytes(ofPhotoAt: path)
         if existing != nil, source == nil {
             return .failure(PhotoFileFailure(message: translatable("The photo's sidecar could not be read")))
         }
         let packet: Data
         do throws(PhotoFailure) {
-            // A photo without XMP of its own begins a sidecar of nothing but the marks.
-            let start = existing == nil && source.flatMap(XMPMarks.packet(in:)) == nil ? nil : source
-            packet = try Decoding.updatedMarks(start, from: old, to: new, pool: pool)
+            // A photo without XMP of its own begins a sidecar of nothing but the marks: made
+            // here, as nothing from a file is read for it.
+            if existing == nil, source.flatMap(XMPMarks.packet(in:)) == nil {
+                packet = try XMPMarks.update(nil, from: old, to: new)
+            } else {
+                packet = try Decoding.updatedMarks(source, from: old, to: new, pool: pool)
+            }
         } catch {
             return .failure(PhotoFileFailure(message: error.detail))
         }
@@ -125,25 +135,10 @@ public enum MarksFiles {
         return (facts.size, facts.modified)
     }
 
-    /// The first `limit` bytes of the file at `path`; nil if it cannot be read, or (`whole`)
-    /// is longer than that.
-    static func contents(of path: String, limit: Int, whole: Bool = true) -> Data? {
-        let file = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        var status = stat()
-        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let size = Int(status.st_size)
-        if whole, size > limit { return nil }
-        var bytes = Data(count: min(size, limit))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes {
-                pread(file, $0.baseAddress! + filled, $0.count - filled, off_t(filled))
-            }
-            guard count > 0 else { break }
-            filled += count
+    /// The file at `path`; nil if it cannot be read, or is longer than `limit` bytes.
+    static func contents(of path: String, limit: Int) -> Data? {
+        PhotoXMP.withFile(at: path) { file, size in
+            size > limit ? nil : PhotoXMP.read(file, at: 0, count: size).map { Data($0) }
         }
-        return bytes.prefix(filled)
     }
 }

@@ -53,11 +53,13 @@ final class MarksReader {
         wanted.removeFirst(batch.count)
         inFlight = Set(batch.map(\.id))
         queue.addOperation {
+            let indexing = MarksForIndex()
             let read = batch.map { id, entry in
                 // Only files on this computer have marks here.
                 let path = (try? entry.resolvedURL()).flatMap { $0.isFileURL ? $0.path : nil }
-                return (id, path.map { MarksFiles.read(photoAt: $0) } ?? PhotoMarks.none)
+                return (id, path.map { MarksFiles.read(photoAt: $0, indexing: indexing) } ?? PhotoMarks.none)
             }
+            indexing.flush()
             MainLoop.onMainActor { [weak self] in
                 guard let self else { return }
                 reading = false

@@ -70,17 +70,35 @@ public enum XMPMarks {
     /// The XMP packet in `bytes`: its `x:xmpmeta` element (a sidecar's, or one inside a photo's
     /// JPEG, TIFF, PNG or DNG bytes), or the whole of `bytes` when they are a bare RDF document.
     static func packet(in bytes: Data) -> Data? {
-        if let start = bytes.range(of: Data("<x:xmpmeta".utf8)),
-            let end = bytes.range(of: Data("</x:xmpmeta>".utf8), in: start.upperBound..<bytes.endIndex)
-        {
-            return bytes[start.lowerBound..<end.upperBound]
-        }
-        if let start = bytes.range(of: Data("<rdf:RDF".utf8)),
-            let end = bytes.range(of: Data("</rdf:RDF>".utf8), in: start.upperBound..<bytes.endIndex)
-        {
-            return bytes[start.lowerBound..<end.upperBound]
+        for (opening, closing) in [("<x:xmpmeta", "</x:xmpmeta>"), ("<rdf:RDF", "</rdf:RDF>")] {
+            if let start = find(opening, in: bytes, from: bytes.startIndex),
+                let end = find(closing, in: bytes, from: start.upperBound)
+            {
+                return bytes[start.lowerBound..<end.upperBound]
+            }
         }
         return nil
+    }
+
+    /// Where `text` first is in `bytes` at or after `from`: each `<` found by `memchr`, then
+    /// compared (a photo's first 256 KB are searched for each photo marked, and Foundation's
+    /// search took 1.5 ms for it).
+    private static func find(_ text: String, in bytes: Data, from: Data.Index) -> Range<Data.Index>? {
+        let needle = Array(text.utf8)
+        return bytes.withUnsafeBytes { raw -> Range<Data.Index>? in
+            guard let base = raw.baseAddress else { return nil }
+            var offset = from - bytes.startIndex
+            while offset + needle.count <= raw.count {
+                guard let hit = memchr(base + offset, Int32(needle[0]), raw.count - offset) else { return nil }
+                let at = UnsafeRawPointer(hit) - base
+                guard at + needle.count <= raw.count else { return nil }
+                if memcmp(base + at, needle, needle.count) == 0 {
+                    return bytes.startIndex + at..<bytes.startIndex + at + needle.count
+                }
+                offset = at + 1
+            }
+            return nil
+        }
     }
 
     // MARK: Writing

@@ -11,6 +11,9 @@
 #include <locale.h>
 
 extern int _dispatch_get_main_queue_handle_4CF(void);
+// Linux's sync of one file system (unistd.h declares it only for _GNU_SOURCE): many sidecars
+// written at once are synced together.
+extern int syncfs(int fd);
 extern void _dispatch_main_queue_callback_4CF(void *msg);
 
 // Macros Swift cannot see.

@@ -88,6 +88,7 @@ extension PhotoActions {
     /// as they are written, and show as the work goes. A reject or a label is taken away when
     /// every photo is known to have it already.
     func mark(_ change: MarkChange) {
+        let pressed = ContinuousClock.now
         let targets = photoTargets()
         let known = processor.knownMarks(of: targets.map(\.id))
         let marks = known.compactMap { $0 }
@@ -95,27 +96,30 @@ extension PhotoActions {
         let knownByID = Dictionary(zip(targets.map(\.id), known), uniquingKeysWith: { first, _ in first })
         withFiles(targets) { [weak self] files in
             let steps = files.map { MarkStep(file: $0, known: knownByID[$0.target.id] ?? nil) }
-            self?.write(steps, change: (change, off))
+            self?.write(steps, change: (change, off), pressed: pressed)
         }
     }
 
     /// Takes back the marks given last.
     func undoMarks(_ edits: [MarkEdit]) {
-        write(edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil)
+        write(edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil, pressed: .now)
     }
 
     /// Shows what is known of `steps` at once, then reads what is not and writes each photo's
     /// marks (`change` applied, or each step's `target`: Undo), a few files at once; what was
     /// done goes on the Undo list (unless undoing).
-    private func write(_ steps: [MarkStep], change: (MarkChange, off: Bool)?) {
+    private func write(_ steps: [MarkStep], change: (MarkChange, off: Bool)?, pressed: ContinuousClock.Instant) {
         let undoing = change == nil
         let shown = steps.compactMap { step in step.edit(change).map { (step.file.target.id, $0.new) } }
         guard !steps.isEmpty else { return }
         processor.setMarks(shown)
         let indexing = MarksForIndex()
+        let sidecars = SidecarWrites()
+        let since = (ContinuousClock.now - pressed).components
+        let ms = Double(since.seconds) * 1_000 + Double(since.attoseconds) / 1e15
         Trace.shared.emit(
-            change.map { Self.markedEvent($0.0, off: $0.off, count: steps.count) }
-                ?? Self.markedEvent(steps.compactMap { $0.edit(nil) }))
+            change.map { Self.markedEvent($0.0, off: $0.off, count: steps.count, ms: ms) }
+                ?? Self.markedEvent(steps.compactMap { $0.edit(nil) }, ms: ms))
         marking = runBatch(
             .mark, steps, concurrency: 4,
             text: { done, total in
@@ -128,13 +132,16 @@ extension PhotoActions {
                 let new = step.target ?? change.map { $0.0.applied(to: old, off: $0.off) } ?? old
                 let edit = MarkEdit(file: step.file, old: old, new: new)
                 guard edit.new != edit.old else { return .success(MarkOutcome(edit: edit, saved: nil)) }
-                switch MarksFiles.write(edit.new, old: edit.old, photoAt: step.file.path, indexing: indexing) {
+                switch sidecars.write(edit.new, old: edit.old, photoAt: step.file.path) {
                 case .sidecar: return .success(MarkOutcome(edit: edit, saved: true))
                 case .failed(_, keptInIndex: true): return .success(MarkOutcome(edit: edit, saved: false))
                 case .failed(let failure, keptInIndex: false): return .failure(failure)
                 }
             },
-            finishing: { indexing.flush() },
+            finishing: {
+                sidecars.flush()
+                indexing.flush()
+            },
             piece: { [weak self] done in
                 // Photos whose marks were read in the work show them now.
                 let read = done.filter { $0.item.known == nil }.map { ($0.item.file.target.id, $0.value.edit.new) }
@@ -195,17 +202,17 @@ extension PhotoActions {
     }
 
     /// The trace's `photo.marked` for a key's change on `count` photos: what it gives.
-    private static func markedEvent(_ change: MarkChange, off: Bool, count: Int) -> TraceEvent {
+    private static func markedEvent(_ change: MarkChange, off: Bool, count: Int, ms: Double) -> TraceEvent {
         switch change {
-        case .rating(let stars): .photoMarked(count: count, rating: stars, label: nil, tags: nil)
-        case .reject: .photoMarked(count: count, rating: off ? 0 : PhotoMarks.rejected, label: nil, tags: nil)
-        case .label(let label): .photoMarked(count: count, rating: nil, label: off ? "" : label, tags: nil)
+        case .rating(let stars): .photoMarked(count: count, rating: stars, label: nil, tags: nil, ms: ms)
+        case .reject: .photoMarked(count: count, rating: off ? 0 : PhotoMarks.rejected, label: nil, tags: nil, ms: ms)
+        case .label(let label): .photoMarked(count: count, rating: nil, label: off ? "" : label, tags: nil, ms: ms)
         }
     }
 
     /// The trace's `photo.marked` for Undo: how many photos, and what they now have in common
     /// where that changed.
-    private static func markedEvent(_ edits: [MarkEdit]) -> TraceEvent {
+    private static func markedEvent(_ edits: [MarkEdit], ms: Double) -> TraceEvent {
         func common<T: Equatable>(_ value: (PhotoMarks) -> T) -> T? {
             guard let first = edits.first.map({ value($0.new) }),
                 edits.allSatisfy({ value($0.new) == first }),
@@ -214,6 +221,7 @@ extension PhotoActions {
             return first
         }
         return .photoMarked(
-            count: edits.count, rating: common(\.rating), label: common { $0.label ?? "" }, tags: common(\.tags))
+            count: edits.count, rating: common(\.rating), label: common { $0.label ?? "" }, tags: common(\.tags),
+            ms: ms)
     }
 }

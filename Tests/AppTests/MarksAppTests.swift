@@ -41,7 +41,7 @@ extension DesktopGUITests {
 
         private func marked(_ events: [TraceRecord], after: Int) -> [(count: Int, rating: Int?, label: String?)] {
             events.dropFirst(after).compactMap {
-                if case .photoMarked(let count, let rating, let label, _) = $0.event {
+                if case .photoMarked(let count, let rating, let label, _, _) = $0.event {
                     (count, rating, label)
                 } else {
                     nil

@@ -256,6 +256,46 @@ import TestSupport
         #expect(MarksFiles.read(photoAt: png.path, index: nil, pool: pool) == PhotoMarks(rating: PhotoMarks.rejected))
     }
 
+    @Test(
+        "Sidecars written in groups (300: a group of 256 and the rest at flush) are all in place, read by exiftool, with no temporary file left; one that cannot be written leaves its marks to the index"
+    )
+    func groupedWrites() throws {
+        let pool = pool("helper")
+        let (folder, first) = try photo(named: "g0.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = [first] + (1..<300).map { folder.appendingPathComponent("g\($0).jpg") }
+        for photo in photos.dropFirst() { try FileManager.default.linkItem(at: first, to: photo) }
+        // g7's sidecar is cut short: not written over.
+        let damaged = Data("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF".utf8)
+        try damaged.write(to: URL(fileURLWithPath: photos[7].path + ".xmp"))
+        let index = try PhotoIndex(path: folder.appendingPathComponent("cache/index.sqlite").path)
+        let writes = SidecarWrites(index: index, pool: pool)
+        var kept = 0
+        for (n, photo) in photos.enumerated() {
+            switch writes.write(PhotoMarks(rating: n % 5 + 1), old: .none, photoAt: photo.path) {
+            case .sidecar(let path): #expect(path == photo.path + ".xmp")
+            case .failed(_, let keptInIndex):
+                #expect(n == 7 && keptInIndex)
+                kept += 1
+            }
+        }
+        writes.flush()
+        #expect(kept == 1)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.contains { $0.contains("~") }, "no temporary file left")
+        #expect(names.filter { $0.hasSuffix(".xmp") }.count == 300)
+        for n in [0, 255, 256, 299] {
+            #expect(
+                strings(try exiftool(URL(fileURLWithPath: photos[n].path + ".xmp"))["XMP-xmp:Rating"]) == [
+                    "\(n % 5 + 1)"
+                ])
+            #expect(MarksFiles.read(photoAt: photos[n].path, index: index, pool: pool) == PhotoMarks(rating: n % 5 + 1))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: photos[7].path + ".xmp")) == damaged)
+        #expect(index.marks(path: photos[7].path).map { $0.unsaved && $0.marks.rating == 3 } == true)
+        #expect(index.marksCount() == 300)
+    }
+
     @Test("An index of the version before marks keeps its facts and is given the marks' table")
     func indexOfVersionTwo() throws {
         let folder = try TestPictures.makeFolder("marks-index")

@@ -226,8 +226,8 @@ import Testing
             )
         case .photoMarked:
             (
-                .photoMarked(count: 3, rating: -1, label: nil, tags: ["Places|Paris", "a \"quote\""]),
-                #"{"t":1.500000,"ev":"photo.marked","count":3,"rating":-1,"tags":["Places|Paris","a \"quote\""]}"#
+                .photoMarked(count: 3, rating: -1, label: nil, tags: ["Places|Paris", "a \"quote\""], ms: 2.5),
+                #"{"t":1.500000,"ev":"photo.marked","count":3,"rating":-1,"tags":["Places|Paris","a \"quote\""],"ms":2.500}"#
             )
         case .rowMarks:
             (

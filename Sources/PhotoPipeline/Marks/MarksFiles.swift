@@ -83,16 +83,34 @@ public enum MarksFiles {
         }
     }
 
-    /// Gives `held` to the index: at once, or with others (`indexing`).
-    private static func remember(
-        _ path: String, _ held: PhotoIndex.HeldMarks, _ index: PhotoIndex?, _ indexing: MarksForIndex?
-    ) {
-        if let indexing { indexing.add(path, held) } else { index?.remember(marks: [(path, held)]) }
-    }
-
     private static func writeSidecar(
         _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
     ) -> Result<String, PhotoFileFailure> {
+        let packet: (target: String, bytes: Data)
+        switch sidecarPacket(new, old: old, photoAt: path, pool: pool) {
+        case .success(let made): packet = made
+        case .failure(let failure): return .failure(failure)
+        }
+        var error: UnsafeMutablePointer<GError>?
+        let written = packet.bytes.withUnsafeBytes { raw in
+            g_file_set_contents_full(
+                packet.target, raw.cChars, gssize(raw.count),
+                GFileSetContentsFlags(G_FILE_SET_CONTENTS_CONSISTENT.rawValue | G_FILE_SET_CONTENTS_DURABLE.rawValue),
+                0o666, &error)
+        }
+        guard written != 0 else {
+            return .failure(
+                PhotoFileFailure(message: error.map { GLibError(consuming: $0).message } ?? "unknown error"))
+        }
+        return .success(packet.target)
+    }
+
+    /// The sidecar the marks of the photo at `path` go to, and what it is to hold: its own
+    /// packet with what changed from `old` to `new` set, or a new one begun from the photo's
+    /// own XMP (or from nothing).
+    static func sidecarPacket(
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
+    ) -> Result<(target: String, bytes: Data), PhotoFileFailure> {
         let existing = sidecar(for: path)
         let target = existing ?? path + ".xmp"
         let source =
@@ -101,30 +119,23 @@ public enum MarksFiles {
         if existing != nil, source == nil {
             return .failure(PhotoFileFailure(message: translatable("The photo's sidecar could not be read")))
         }
-        let packet: Data
         do throws(PhotoFailure) {
             // A photo without XMP of its own begins a sidecar of nothing but the marks: made
             // here, as nothing from a file is read for it.
             if existing == nil, source.flatMap(XMPMarks.packet(in:)) == nil {
-                packet = try XMPMarks.update(nil, from: old, to: new)
-            } else {
-                packet = try Decoding.updatedMarks(source, from: old, to: new, pool: pool)
+                return .success((target, try XMPMarks.update(nil, from: old, to: new)))
             }
+            return .success((target, try Decoding.updatedMarks(source, from: old, to: new, pool: pool)))
         } catch {
             return .failure(PhotoFileFailure(message: error.detail))
         }
-        var error: UnsafeMutablePointer<GError>?
-        let written = packet.withUnsafeBytes { raw in
-            g_file_set_contents_full(
-                target, raw.cChars, gssize(raw.count),
-                GFileSetContentsFlags(G_FILE_SET_CONTENTS_CONSISTENT.rawValue | G_FILE_SET_CONTENTS_DURABLE.rawValue),
-                0o666, &error)
-        }
-        guard written != 0 else {
-            return .failure(
-                PhotoFileFailure(message: error.map { GLibError(consuming: $0).message } ?? "unknown error"))
-        }
-        return .success(target)
+    }
+
+    /// Gives `held` to the index: at once, or with others (`indexing`).
+    static func remember(
+        _ path: String, _ held: PhotoIndex.HeldMarks, _ index: PhotoIndex?, _ indexing: MarksForIndex?
+    ) {
+        if let indexing { indexing.add(path, held) } else { index?.remember(marks: [(path, held)]) }
     }
 
     /// The size and modification time (nanoseconds since 1970) of the file at `path`.

@@ -301,12 +301,13 @@ extension TraceEvent {
             p.field(.count, count)
             p.field(.cancelled, cancelled)
             p.field(.ms, ms)
-        case .photoMarked(let count, let rating, let label, let tags):
+        case .photoMarked(let count, let rating, let label, let tags, let ms):
             p.name(.photoMarked)
             p.field(.count, count)
             if let rating { p.field(.rating, rating) }
             if let label { p.field(.label, label) }
             if let tags { p.field(.tags, tags) }
+            p.field(.ms, ms)
         case .rowMarks(let row, let id, let rating, let label):
             p.name(.rowMarks)
             p.field(.row, row)

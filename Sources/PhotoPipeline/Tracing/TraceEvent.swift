@@ -144,8 +144,8 @@ public enum TraceEvent: Sendable, Equatable {
     case batchEnd(kind: FileBatchKind, done: Int, count: Int, cancelled: Bool, ms: Double)
     /// Marks were given to `count` photos at once (one key, one Undo): the stars (−1:
     /// rejected, 0: none), the label ("" for none) and the tags they now have, each only when
-    /// that is what changed.
-    case photoMarked(count: Int, rating: Int?, label: String?, tags: [String]?)
+    /// that is what changed; `ms` after the key, the photos on screen show them.
+    case photoMarked(count: Int, rating: Int?, label: String?, tags: [String]?, ms: Double)
     /// The row or cell showing the photo `id` shows these marks (when they changed).
     case rowMarks(row: Int, id: PhotoID, rating: Int, label: String)
     /// The slideshow began.

@@ -165,7 +165,7 @@ extension TraceEvent {
             self = try .photoMarked(
                 count: int(.count), rating: c.decodeIfPresent(Int.self, forKey: .rating),
                 label: c.decodeIfPresent(String.self, forKey: .label),
-                tags: c.decodeIfPresent([String].self, forKey: .tags))
+                tags: c.decodeIfPresent([String].self, forKey: .tags), ms: double(.ms))
         case .rowMarks:
             self = try .rowMarks(row: int(.row), id: id(), rating: int(.rating), label: string(.label))
         case .slideshowStart: self = .slideshowStart
@@ -248,7 +248,9 @@ extension TraceEvent {
     /// Milliseconds, for `opFinish`, `mainloopStall` and `batchEnd`.
     public var ms: Double? {
         switch self {
-        case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms): ms
+        case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
+            .photoMarked(_, _, _, _, let ms):
+            ms
         default: nil
         }
     }

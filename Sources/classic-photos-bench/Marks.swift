@@ -1,0 +1,137 @@
+// Picking the keepers: stars given from the keyboard, one photo at a time and to 10,000 at
+// once, until they are on screen and until their XMP sidecars are on the disk (synced), beside
+// exiftool writing the same sidecars.
+import Foundation
+import PhotoPipeline
+import TestSupport
+
+/// What one key's marks took: until the photos on screen showed them (the trace's
+/// `photo.marked`), and until every sidecar was written (its `batch.end`, after that), in
+/// seconds; and the longest main-loop stall from the key until a second after (ms).
+private struct MarkRun {
+    var shown: Double
+    var saved: Double
+    var stall: Double
+}
+
+/// Presses `key` in `app` and reads what it took from the trace.
+private func markRun(_ app: AppSession, key: String) throws -> MarkRun {
+    let before = app.events().count
+    try app.xdotool(["key", key])
+    var events = try app.waitFor("the marks of \(key) written", timeout: 300) { events in
+        events.dropFirst(before).contains { $0.event.batchEnded?.kind == .mark }
+    }
+    guard let marked = events.dropFirst(before).first(where: { $0.event.name == .photoMarked }),
+        let end = events.dropFirst(before).first(where: { $0.event.batchEnded?.kind == .mark }),
+        let shownMs = marked.event.ms, let writtenMs = end.event.ms
+    else { throw BenchError("no marks traced for \(key)") }
+    usleep(1_000_000) // a stall is traced when the loop answers again
+    events = app.events()
+    let stalls = events.dropFirst(before).compactMap { record -> Double? in
+        guard record.event.name == .mainloopStall, let ms = record.event.ms, record.t - ms / 1000 <= end.t + 1 else {
+            return nil
+        }
+        return ms
+    }
+    return MarkRun(shown: shownMs / 1000, saved: (shownMs + writtenMs) / 1000, stall: stalls.max() ?? 0)
+}
+
+/// The app on `folder`, its rows in and its first screen done.
+private func openApp(_ folder: URL, cache: URL, display: XvfbDisplay) throws -> AppSession {
+    let app = try AppSession(arguments: [folder.path], environment: ["XDG_CACHE_HOME": cache.path], display: display)
+    _ = try app.waitFor(event: .sourceLoaded, timeout: 120)
+    usleep(1_500_000) // the first screen's thumbnails
+    return app
+}
+
+@MainActor
+func benchmarkMarks(_ camera: CameraFolder, rounds: Int, report: Report) throws {
+    let scratch = try temporaryFolder("marks")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let display = try XvfbDisplay(width: 1280, height: 900)
+
+    // One photo at a time: 1 to 5 on the photo selected, 40 keys a quarter second apart.
+    let single = try BigFolder(count: 200, linking: camera.photos, in: scratch.appendingPathComponent("one"))
+    let singleCache = try temporaryFolder("marks-cache")
+    defer { try? FileManager.default.removeItem(at: singleCache) }
+    var singles: [MarkRun] = []
+    do {
+        let app = try openApp(single.folder, cache: singleCache, display: display)
+        defer { _ = app.terminate() }
+        try app.clickRow(0)
+        try app.xdotool(["key", "Escape"])
+        for press in 0..<40 {
+            singles.append(try markRun(app, key: "\(press % 5 + 1)"))
+            usleep(250_000)
+        }
+    }
+    say("(marks: one photo, 40 keys)")
+
+    // 10,000 at once: Ctrl+A, 3 (new sidecars), then X (the same sidecars changed).
+    var fresh: [MarkRun] = [], changed: [Double] = []
+    var peer: Double?
+    for round in 0..<rounds {
+        let parent = scratch.appendingPathComponent("round-\(round)", isDirectory: true)
+        let folder = try BigFolder(count: 10_000, linking: camera.photos, in: parent)
+        let cache = parent.appendingPathComponent("cache", isDirectory: true)
+        do {
+            let app = try openApp(folder.folder, cache: cache, display: display)
+            defer { _ = app.terminate() }
+            try app.clickRow(0)
+            try app.xdotool(["key", "Escape", "ctrl+a"])
+            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: 10_000) } }
+            let stars = try markRun(app, key: "3")
+            let reject = try markRun(app, key: "x")
+            fresh.append(MarkRun(shown: stars.shown, saved: stars.saved, stall: max(stars.stall, reject.stall)))
+            changed.append(reject.saved)
+            say("(marks: round \(round + 1): \(ms(stars.saved)) new, \(ms(reject.saved)) changed)")
+        }
+        if round == 0 {
+            // exiftool writing the same new sidecars (XMP-xmp:Rating=3, NAME.EXT.xmp) for a
+            // folder of 10,000 such photos.
+            let other = try BigFolder(count: 10_000, linking: camera.photos, in: parent.appendingPathComponent("peer"))
+            let start = LoopbackServer.now()
+            let wrote = try run(
+                URL(fileURLWithPath: CameraFolder.exiftool),
+                ["-q", "-o", "%d%f.%e.xmp", "-XMP-xmp:Rating=3", other.folder.path], timeout: 900)
+            guard wrote.status == 0 else { throw BenchError("exiftool: \(wrote.stderr.prefix(300))") }
+            peer = LoopbackServer.now() - start
+        }
+        try? FileManager.default.removeItem(at: parent)
+    }
+
+    let shown = singles.map(\.shown), saved = singles.map(\.saved)
+    let singleStall = singles.map(\.stall).max() ?? 0
+    let manySaved = median(fresh.map(\.saved)), manyShown = median(fresh.map(\.shown))
+    let manyStall = fresh.map(\.stall).max() ?? 0
+    report.heading("Marks")
+    report.add(
+        """
+        Stars from the keyboard in the app at 1200 × 850, timed by its trace: from the key's action until \
+        the photos on screen show the marks (`photo.marked`'s `ms`), and until every XMP sidecar is \
+        written and synced to the disk (and its `batch.end`). One photo: the first row of a folder of 200 \
+        camera-size pictures selected, and 1 to 5 pressed 40 times, a quarter second apart. 10,000: a \
+        folder of 10,000 such pictures (hard links), Ctrl+A, then 3 (10,000 new sidecars), then X (the \
+        same sidecars changed: each is read and rewritten keeping what it holds); median of \(rounds) \
+        round\(rounds == 1 ? "" : "s"). Beside it, exiftool writing the same new sidecars \
+        (`-o %d%f.%e.xmp -XMP-xmp:Rating=3`, without syncing them) for another folder of 10,000.
+        """)
+    report.table(
+        ["", "on screen", "sidecars on disk", "longest stall"],
+        [
+            [
+                "one photo (median, p99)", ms(median(shown), 1) + ", " + ms(percentile(shown, 0.99), 1),
+                ms(median(saved), 1) + ", " + ms(percentile(saved, 0.99), 1), format(singleStall, 0) + " ms",
+            ],
+            ["10,000 photos, new sidecars", ms(manyShown), ms(manySaved), format(manyStall, 0) + " ms"],
+            ["10,000 photos, sidecars changed", "—", ms(median(changed)), "—"],
+            ["exiftool, 10,000 new sidecars", "—", peer.map { ms($0) } ?? "—", "—"],
+        ])
+    report.target(
+        "a mark on one photo: key → on screen; → sidecar on disk (synced)", target: "1 frame; p99 ≤ 50 ms",
+        measured: ms(percentile(shown, 0.99), 1) + "; " + ms(percentile(saved, 0.99), 1),
+        met: percentile(shown, 0.99) <= 1.0 / 60 && percentile(saved, 0.99) <= 0.05)
+    report.target(
+        "10,000 photos selected, 3 stars: all sidecars written; longest stall", target: "≤ 3 s; < 50 ms",
+        measured: ms(manySaved) + "; " + format(manyStall, 0) + " ms", met: manySaved <= 3 && manyStall < 50)
+}

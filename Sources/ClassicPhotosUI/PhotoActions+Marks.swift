@@ -90,6 +90,17 @@ extension PhotoActions {
     func mark(_ change: MarkChange) {
         let pressed = ContinuousClock.now
         let targets = photoTargets()
+        guard !targets.isEmpty else { return }
+        // One marking at a time: a key pressed while marks are written waits for them (each
+        // sidecar is read and written whole, so two writers of one would lose a mark).
+        if marking != nil {
+            waitingMarks.append { [weak self] in self?.mark(change, on: targets, pressed: pressed) }
+            return
+        }
+        mark(change, on: targets, pressed: pressed)
+    }
+
+    private func mark(_ change: MarkChange, on targets: [PhotoTarget], pressed: ContinuousClock.Instant) {
         let known = processor.knownMarks(of: targets.map(\.id))
         let marks = known.compactMap { $0 }
         let off = marks.count == known.count && change.isHeld(byAll: marks)
@@ -114,7 +125,11 @@ extension PhotoActions {
         guard !steps.isEmpty else { return }
         processor.setMarks(shown)
         let indexing = MarksForIndex()
-        let sidecars = SidecarWrites()
+        // One list for what is read and what is written: the index takes them in that order.
+        let sidecars = SidecarWrites(indexing: indexing)
+        // The folder watch is not to read back what is written here (as another app's change).
+        let names = steps.flatMap { [$0.file.path + ".xmp", $0.file.path + ".XMP"] }
+        feed.ownChangesBegan(names)
         let since = (ContinuousClock.now - pressed).components
         let ms = Double(since.seconds) * 1_000 + Double(since.attoseconds) / 1e15
         Trace.shared.emit(
@@ -138,10 +153,7 @@ extension PhotoActions {
                 case .failed(let failure, keptInIndex: false): return .failure(failure)
                 }
             },
-            finishing: {
-                sidecars.flush()
-                indexing.flush()
-            },
+            finishing: { sidecars.flush() },
             piece: { [weak self] done in
                 // Photos whose marks were read in the work show them now.
                 let read = done.filter { $0.item.known == nil }.map { ($0.item.file.target.id, $0.value.edit.new) }
@@ -150,7 +162,10 @@ extension PhotoActions {
             finished: { [weak self] tally, _ in
                 guard let self else { return }
                 marking = nil
+                feed.ownChangesEnded(names)
                 markingFinished(steps, tally: tally, undoing: undoing)
+                // A key pressed meanwhile.
+                if marking == nil, !waitingMarks.isEmpty { waitingMarks.removeFirst()() }
             })
         refresh()
     }

@@ -134,6 +134,7 @@ extension PhotoActions {
                 let left = batch.photos.dropFirst(tally.succeeded.count + tally.failed.count)
                 if !left.isEmpty {
                     trashed.append(TrashedBatch(photos: Array(left), list: batch.list))
+                    undoSteps.append(.trash)
                     refresh()
                 }
                 if let (photo, failure) = tally.failed.first {

@@ -69,6 +69,8 @@ final class PhotoActions {
     /// Marks being written; Undo meanwhile stops them and takes back those written.
     var marking: FileBatch?
     var undoOnceMarked = false
+    /// Keys pressed while marks were being written, in order.
+    var waitingMarks: [() -> Void] = []
     /// Folders the user was told cannot keep marks (told once each).
     var foldersToldUnwritable: Set<String> = []
     private var actions: [String: ObjectRef<GObject>] = [:]

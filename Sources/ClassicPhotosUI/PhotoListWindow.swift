@@ -224,6 +224,8 @@ final class PhotoListWindow {
             pane.refreshTooltip(of: id)
         case .needsReading:
             open(sources)
+        case .marksChanged(let ids):
+            for id in ids { processor.marksChanged(id) }
         }
     }
 

@@ -59,7 +59,7 @@ extension DesktopGUITests {
         }
 
         @Test(
-            "3 on three rows selected gives them three stars (sidecars exiftool reads, rows show them); Ctrl+Z takes them back; X and 6 reject and label; the next start shows them"
+            "3 on three rows selected gives them three stars (sidecars exiftool reads, rows show them); Ctrl+Z takes them back; X and 6 reject and label; the next start shows them, and a sidecar another app changes"
         )
         func rateRowsAndUndo() throws {
             let folder = try TestPictures.makeFolder("marks")
@@ -136,6 +136,12 @@ extension DesktopGUITests {
                 rowMarks($0)[3].map { $0 == (-1, "Red") } == true
             }
             #expect(rowMarks(again.events())[0] == nil, "rows with no marks trace none")
+            // Another app gives m1 five stars in its sidecar: the row follows.
+            let changed = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-q", "-overwrite_original", "-XMP-xmp:Rating=5", photos[0].path + ".xmp"], timeout: 60)
+            try #require(changed.status == 0, "\(changed.stderr)")
+            try again.waitFor("row 0 shows the five stars another app gave") { rowMarks($0)[0]?.rating == 5 }
         }
 
         @Test(

@@ -296,6 +296,24 @@ import TestSupport
         #expect(index.marksCount() == 300)
     }
 
+    @Test(
+        "Ratings that are no number to keep (nan, 1e999, 7, -3) are read as none or clamped, never a crash",
+        arguments: pools)
+    func strangeRatings(_ mode: String) throws {
+        let pool = pool(mode)
+        let (folder, photo) = try photo(named: "odd.jpg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (text, expected) in [("nan", 0), ("1e999", 0), ("-inf", 0), ("7", 5), ("-3", -1), ("2.6", 3)] {
+            let sidecar = """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+                <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="\(text)"/>\
+                </rdf:RDF></x:xmpmeta>
+                """
+            try Data(sidecar.utf8).write(to: URL(fileURLWithPath: photo.path + ".xmp"))
+            #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool).rating == expected, "\(text)")
+        }
+    }
+
     @Test("An index of the version before marks keeps its facts and is given the marks' table")
     func indexOfVersionTwo() throws {
         let folder = try TestPictures.makeFolder("marks-index")

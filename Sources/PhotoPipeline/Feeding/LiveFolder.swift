@@ -172,6 +172,7 @@ final class LiveFolder {
     // MARK: Changes
 
     private func changed(_ changes: [FolderChange]) {
+        sidecarsChanged(changes)
         // What the app itself just did (trash, undo, rotate) is already in the list.
         waiting += changes.filter { change in
             switch change {
@@ -180,6 +181,25 @@ final class LiveFolder {
             }
         }
         planIfIdle()
+    }
+
+    /// Sidecars that came, changed or went (another app rated a photo, say: darktable writes
+    /// `IMG_1.CR2.xmp`): the photos they belong to have their marks read again. (A sidecar
+    /// named as Lightroom names it, `IMG_1.xmp`, is read again when its photo is next shown.)
+    private func sidecarsChanged(_ changes: [FolderChange]) {
+        let sidecars = changes.flatMap { change -> [String] in
+            switch change {
+            case .created(let path), .deleted(let path), .changed(let path): [path]
+            case .renamed(let from, let to): [from, to]
+            }
+        }.filter { $0.lowercased().hasSuffix(".xmp") && !feed.isOwnChange($0) }
+        guard !sidecars.isEmpty else { return }
+        var ids = Set<PhotoID>()
+        for sidecar in sidecars {
+            let photo = String(sidecar.dropLast(".xmp".count))
+            if let id = photos.id(forLink: Self.link(photo)) { ids.insert(id) }
+        }
+        if !ids.isEmpty { feed.onEvent?(.marksChanged(ids.sorted())) }
     }
 
     /// Works out what the waiting changes do, off the main thread, unless a plan is in the works.

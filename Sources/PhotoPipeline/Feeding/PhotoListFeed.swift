@@ -29,6 +29,8 @@ public final class PhotoListFeed {
         case factsArrived(PhotoID)
         /// The folder on a share changed in a way only reading it anew can follow.
         case needsReading
+        /// The sidecars of these photos came, changed or went: their marks are to be read again.
+        case marksChanged([PhotoID])
     }
 
     /// The list shown.

@@ -8,9 +8,10 @@ import GLibKit
 @MainActor
 final class MarksReader {
     /// Photos asked for and not yet read, in order.
-    private var wanted: [(id: PhotoID, entry: PhotoEntry)] = []
-    /// Those among them, and those being read.
-    private var asked: Set<PhotoID> = []
+    private var wanted: [PhotoID] = []
+    /// The entry each is read by: the latest given (a photo renamed meanwhile is read by its
+    /// new name), for those waiting and those to be read again.
+    private var entries: [PhotoID: PhotoEntry] = [:]
     /// Those being read.
     private var inFlight: Set<PhotoID> = []
     /// Photos asked for again while being read (their sidecar changed meanwhile).
@@ -32,26 +33,31 @@ final class MarksReader {
     /// after a read under way (what it reads may be from before a change).
     func want(_ id: PhotoID, entry: PhotoEntry, afresh: Bool = false) {
         guard !entry.isFolder else { return }
-        guard asked.insert(id).inserted else {
-            if afresh, inFlight.contains(id) { again.insert(id) }
+        if inFlight.contains(id) {
+            if afresh {
+                again.insert(id)
+                entries[id] = entry
+            }
             return
         }
-        wanted.append((id, entry))
+        if entries.updateValue(entry, forKey: id) == nil { wanted.append(id) }
         readNext()
     }
 
     /// Forgets what was asked and not yet read (a new list).
     func forgetWanted() {
-        for (id, _) in wanted { asked.remove(id) }
         wanted.removeAll()
+        entries.removeAll()
+        again.removeAll()
     }
 
     private func readNext() {
         guard !reading, !wanted.isEmpty else { return }
         reading = true
-        let batch = Array(wanted.prefix(batchSize))
-        wanted.removeFirst(batch.count)
-        inFlight = Set(batch.map(\.id))
+        let ids = wanted.prefix(batchSize)
+        wanted.removeFirst(ids.count)
+        let batch = ids.compactMap { id in entries.removeValue(forKey: id).map { (id, $0) } }
+        inFlight = Set(ids)
         queue.addOperation {
             let indexing = MarksForIndex()
             let read = batch.map { id, entry in
@@ -64,9 +70,11 @@ final class MarksReader {
                 guard let self else { return }
                 reading = false
                 inFlight = []
-                for (id, _) in read { asked.remove(id) }
                 onRead?(read)
-                for (id, entry) in batch where again.remove(id) != nil { want(id, entry: entry, afresh: true) }
+                for id in again {
+                    if let entry = entries.removeValue(forKey: id) { want(id, entry: entry) }
+                }
+                again.removeAll()
                 readNext()
             }
         }
@@ -75,6 +83,7 @@ final class MarksReader {
     /// Stops reading (the window is closing).
     func close() {
         wanted.removeAll()
+        entries.removeAll()
         again.removeAll()
         onRead = nil
         queue.cancelAllOperations()

@@ -24,11 +24,16 @@ public final class SidecarWrites: Sendable {
     /// How many sidecars make a group.
     private let size: Int
 
-    public init(index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, size: Int = 256) {
+    /// `indexing`: where what is written goes for the index (with what was read before it, in
+    /// order: the index keeps the last it was given for a photo).
+    public init(
+        index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, indexing: MarksForIndex? = nil,
+        size: Int = 256
+    ) {
         self.index = index
         self.pool = pool
         self.size = size
-        indexing = MarksForIndex(index: index)
+        self.indexing = indexing ?? MarksForIndex(index: index)
     }
 
     /// Writes `new` as the photo at `path`'s marks, as `MarksFiles.write` does, in a group:
@@ -43,18 +48,19 @@ public final class SidecarWrites: Sendable {
         let temporary = packet.target + ".~" + String(UInt32.random(in: .min ... .max), radix: 16)
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard file >= 0 else { return unsaved(new, photoAt: path, Self.failure(errno)) }
-        let complete = packet.bytes.withUnsafeBytes { raw in
+        // 0, or why the bytes could not all be written (nothing written and no error: the
+        // disk is full).
+        let failure = packet.bytes.withUnsafeBytes { raw -> Int32 in
             var written = 0
             while written < raw.count {
                 let count = Glibc.write(file, raw.baseAddress! + written, raw.count - written)
-                guard count > 0 else { return false }
+                guard count > 0 else { return count < 0 ? errno : ENOSPC }
                 written += count
             }
-            return true
+            return 0
         }
-        let failure = errno
         close(file)
-        guard complete else {
+        guard failure == 0 else {
             unlink(temporary)
             return unsaved(new, photoAt: path, Self.failure(failure))
         }

@@ -43,7 +43,10 @@ public enum XMPMarks {
         return try? withToolkit { () throws(PhotoFailure) -> PhotoMarks? in
             guard let xmp = parse(packet) else { return nil }
             defer { xmp_free(xmp) }
+            // A number, in the range (a file may say "nan" or "1e999": not a number to turn into
+            // an integer).
             let rating = property(xmp, basic, "Rating").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                .flatMap { $0.isFinite ? min(max($0, -1), 5) : nil }
             return PhotoMarks(
                 rating: rating.map { Int($0.rounded()) } ?? 0,
                 label: property(xmp, basic, "Label"),

@@ -63,7 +63,7 @@ public final class FileBatch: Sendable {
             // it; their outcomes are kept in the items' order.
             var next = 0
             while next < items.count, !isCancelled {
-                let group = items[next..<min(next + concurrency, items.count)]
+                let group = items[next..<min(next + max(1, concurrency), items.count)]
                 if group.count == 1 {
                     pending.append((group[group.startIndex], work(group[group.startIndex])))
                 } else {

@@ -90,3 +90,32 @@ final class MarksBadge {
         return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 }
+
+/// A row's or a cell's marks: the badge, made for the first photo that has any and placed by
+/// `place`, and the style class that dims a rejected photo's picture on `tile`.
+@MainActor
+final class MarksSlot {
+    private(set) var shown = PhotoMarks.none
+    private var badge: MarksBadge?
+    private let osd: Bool
+    private let place: (MarksBadge) -> Void
+
+    init(osd: Bool, place: @escaping (MarksBadge) -> Void) {
+        self.osd = osd
+        self.place = place
+    }
+
+    func show(_ marks: PhotoMarks, on tile: Widget<Box>) {
+        guard marks != shown else { return }
+        if marks.isRejected != shown.isRejected {
+            if marks.isRejected { tile.addCSSClass("rejected") } else { tile.removeCSSClass("rejected") }
+        }
+        shown = marks
+        if badge == nil, !marks.isEmpty {
+            let made = MarksBadge(osd: osd, wordy: !osd)
+            place(made)
+            badge = made
+        }
+        badge?.show(marks)
+    }
+}

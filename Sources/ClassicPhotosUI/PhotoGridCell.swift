@@ -71,10 +71,15 @@ final class PhotoGridCell: PhotoTile {
     private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
     private var side: Int32 = 0
-    /// The stars, reject and label over the picture's corner; made for the first photo that
-    /// has any.
-    private var badge: MarksBadge?
-    private(set) var shownMarks = PhotoMarks.none
+    /// The stars, reject and label over the picture's lower corner.
+    private lazy var marks = MarksSlot(osd: true) { [unowned self] badge in
+        badge.root.setHorizontalAlign(GTK_ALIGN_START)
+        badge.root.setVerticalAlign(GTK_ALIGN_END)
+        badge.root.setMargin(6)
+        badge.root.canTarget = false
+        square.addOverlay(badge.root)
+    }
+    var shownMarks: PhotoMarks { marks.shown }
 
     init(side: Int32) {
         root = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 4)
@@ -162,7 +167,7 @@ final class PhotoGridCell: PhotoTile {
         }
         setWorking(working)
         let marks = snapshot.marks ?? .none
-        showMarks(marks)
+        self.marks.show(marks, on: root)
         let accessible = (
             name,
             [PhotoRowWidget.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
@@ -174,26 +179,6 @@ final class PhotoGridCell: PhotoTile {
             picture.setAlternativeText(name)
         }
         return statusLine
-    }
-
-    /// Shows the stars, reject and label over the picture's lower corner; a rejected photo's
-    /// picture is dimmed.
-    private func showMarks(_ marks: PhotoMarks) {
-        guard marks != shownMarks else { return }
-        if marks.isRejected != shownMarks.isRejected {
-            if marks.isRejected { root.addCSSClass("rejected") } else { root.removeCSSClass("rejected") }
-        }
-        shownMarks = marks
-        if badge == nil, !marks.isEmpty {
-            let made = MarksBadge(osd: true, wordy: false)
-            made.root.setHorizontalAlign(GTK_ALIGN_START)
-            made.root.setVerticalAlign(GTK_ALIGN_END)
-            made.root.setMargin(6)
-            made.root.canTarget = false
-            square.addOverlay(made.root)
-            badge = made
-        }
-        badge?.show(marks)
     }
 
     /// A sub-folder: the folder icon in the square, its name beneath, its path as the tooltip.
@@ -209,7 +194,7 @@ final class PhotoGridCell: PhotoTile {
         }
         setPlaceholder("folder")
         setWorking(false)
-        showMarks(.none)
+        marks.show(.none, on: root)
         let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible

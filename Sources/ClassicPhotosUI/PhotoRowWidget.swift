@@ -53,9 +53,12 @@ final class PhotoRowWidget {
     private var shownPlaceholder: String?
     private var shownFailed = false
     private var shownAccessible: (name: String, state: String)?
-    /// The stars, reject and label, beside the name; made for the first photo that has any.
-    private var badge: MarksBadge?
-    private(set) var shownMarks = PhotoMarks.none
+    /// The stars, reject and label, beside the name.
+    private lazy var marks = MarksSlot(osd: false) { [unowned self] badge in
+        badge.root.setMarginEnd(12)
+        root.insert(badge.root, after: labels)
+    }
+    var shownMarks: PhotoMarks { marks.shown }
 
     init() {
         root = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 12)
@@ -161,7 +164,7 @@ final class PhotoRowWidget {
         }
         setWorking(working)
         let marks = snapshot.marks ?? .none
-        showMarks(marks)
+        self.marks.show(marks, on: root)
         let accessible = (
             name,
             [Self.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
@@ -175,22 +178,6 @@ final class PhotoRowWidget {
         return statusLine
     }
 
-    /// Shows the stars, reject and label beside the name; a rejected photo's picture is dimmed.
-    private func showMarks(_ marks: PhotoMarks) {
-        guard marks != shownMarks else { return }
-        if marks.isRejected != shownMarks.isRejected {
-            if marks.isRejected { root.addCSSClass("rejected") } else { root.removeCSSClass("rejected") }
-        }
-        shownMarks = marks
-        if badge == nil, !marks.isEmpty {
-            let made = MarksBadge(osd: false, wordy: true)
-            made.root.setMarginEnd(12)
-            root.insert(made.root, after: labels)
-            badge = made
-        }
-        badge?.show(marks)
-    }
-
     /// A sub-folder: the folder icon, its name, and "Folder"; its path as the tooltip.
     private func showFolder(_ snapshot: PhotoSnapshot) -> String {
         let name = snapshot.displayName
@@ -198,7 +185,7 @@ final class PhotoRowWidget {
         let summary = folderSummary?(snapshot.entry)
         status.setText(summary ?? tr("Folder"))
         setTooltip(FolderItem.path(of: snapshot.entry))
-        showMarks(.none)
+        marks.show(.none, on: root)
         if shownFailed {
             shownFailed = false
             status.removeCSSClass("error")

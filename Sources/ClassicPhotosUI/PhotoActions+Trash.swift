@@ -104,8 +104,9 @@ extension PhotoActions {
         let back = Collected<PhotoID>()
         // Where the list is a folder in an order of its files' facts, each photo's facts are
         // read as it comes back, with the rest of its work: the main thread only places it.
-        let order = feed.folderOrder
-        let readFacts = order?.needsFacts ?? false, taken = order?.key == .dateTaken
+        // The photos of the list each is compared with to find its place have their facts read
+        // there too, so that placing it reads no file on the main thread.
+        let placement = feed.folderPlacement()
         runBatch(
             .restore, batch.photos,
             text: { done, total in
@@ -120,7 +121,10 @@ extension PhotoActions {
                 {
                     result = PhotoFiles.restore(photo.trashed, from: item)
                 }
-                return result.map { readFacts ? SortFacts.read(link: photo.entry.link, taken: taken) : nil }
+                return result.map {
+                    guard let placement else { return PlacingFacts() }
+                    return placement.facts(placing: photo.entry, path: photo.trashed.originalPath)
+                }
             },
             piece: { [weak self] restored in
                 guard let self, batch.list == photos.generation else { return }
@@ -156,12 +160,14 @@ extension PhotoActions {
     /// folder, where they were otherwise. The viewer (or the selection, with `before`, those
     /// put back earlier in the same Undo) shows them again. Their identities.
     private func putBack(
-        _ restored: [(photo: TrashedBatch.Photo, facts: SortFacts?)], after before: [PhotoID]
+        _ restored: [(photo: TrashedBatch.Photo, facts: PlacingFacts)], after before: [PhotoID]
     )
         -> [PhotoID]
     {
         let ids = feed.putBack(
-            restored.map { ($0.photo.entry, $0.photo.trashed.originalPath, $0.photo.position, $0.facts) })
+            restored.map { ($0.photo.entry, $0.photo.trashed.originalPath, $0.photo.position, $0.facts.own) },
+            compared: restored.reduce(into: [:]) { all, photo in all.merge(photo.facts.compared) { first, _ in first } }
+        )
         for id in ids {
             guard let position = photos.position(of: id) else { continue }
             Trace.shared.emit(.fileRestored(row: position, id: id, name: photos.name(at: position)))

@@ -101,6 +101,56 @@ extension GUITests {
         }
 
         @Test(
+            "Photos put back into a folder sorted by date find their places without a file read on the main thread: the photos they are compared with are read with them"
+        )
+        func putBackReadsNothingOnMain() throws {
+            let count = 500
+            let photos = try TestPictures.makeFolder("bulk-dated")
+            let dataHome = try TestPictures.makeFolder("bulk-data")
+            defer {
+                try? FileManager.default.removeItem(at: photos)
+                try? FileManager.default.removeItem(at: dataHome)
+            }
+            // Copies (links would share one time), the later names the older files: the
+            // order by date is the names' backwards.
+            let source = try Data(contentsOf: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"))
+            for n in 0..<count {
+                let file = photos.appendingPathComponent(String(format: "IMG_%05d.jpg", n))
+                try source.write(to: file)
+                let time = Date(timeIntervalSince1970: 1_600_000_000 - Double(n) * 60)
+                try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: file.path)
+            }
+            let environment = try GUITests.privateSettings(["sort-by": "'date-modified'"]).merging([
+                "XDG_DATA_HOME": dataHome.path
+            ]) { $1 }
+            let app = try AppSession(arguments: [photos.path], environment: environment)
+            try app.waitFor("the folder listed") {
+                $0.contains { $0.event.name == .sourceLoaded && $0.event.rows == count }
+            }
+            // Rows 2 to 6: the photos named 497 down to 493.
+            try app.clickRow(2)
+            try Self.key(app, "Escape", "shift+Down", "shift+Down", "shift+Down", "shift+Down")
+            try app.waitFor("five selected") {
+                $0.last { $0.event.name == .selectionChanged }?.event == .selectionChanged(count: 5)
+            }
+            try Self.key(app, "Delete")
+            try app.waitFor("trashed") { Self.batchEnd($0, .trash) != nil }
+            try Self.key(app, "ctrl+z")
+            let events = try app.waitFor("put back") { Self.batchEnd($0, .restore) != nil }
+            let back = events.compactMap { record -> (Int, String)? in
+                guard case .fileRestored(let row, _, let name) = record.event else { return nil }
+                return (row, name)
+            }
+            #expect(
+                back.sorted { $0.0 < $1.0 }.map(\.1)
+                    == (493...497).reversed().map { String(format: "IMG_%05d.jpg", $0) }, "\(back)")
+            #expect(back.map(\.0).sorted() == Array(2...6))
+            let onMain = events.filter { $0.event.name == .ioOnMain }.map { $0.event.text ?? "" }
+            #expect(onMain.isEmpty, "\(onMain.prefix(5))")
+            #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
+        }
+
+        @Test(
             "Work over a second says how far it is; Cancel (Alt+C) stops it: the photos moved are in the trash and one Undo brings them back, the rest never left their folder or the list"
         )
         func progressAndCancel() throws {

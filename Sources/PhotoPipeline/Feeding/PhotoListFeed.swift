@@ -191,6 +191,8 @@ public final class PhotoListFeed {
     public var showsTree: Bool { liveFolder?.isTree ?? false }
     /// The order the folder shown is in now, if the list is a folder on this computer.
     public var folderOrder: PhotoOrder? { liveFolder?.order }
+    /// See `LiveFolder.placement()`; nil where the list is not a folder on this computer.
+    public func folderPlacement() -> FolderPlacement? { liveFolder?.placement() }
 
     /// The sort chosen: applied to the folder shown once it has been read (and, as it is
     /// read, to its rows as they come: see `PhotoSource.ordered(by:)`).
@@ -253,10 +255,12 @@ public final class PhotoListFeed {
     /// Puts photos back in the list (back from the trash, or work on them that did not
     /// happen), in one edit: where their folder's order puts them when the list is that folder
     /// (by `facts` read of them off the main thread, or known from before), else at `position`
-    /// (in the list as it is now). Their identities.
+    /// (in the list as it is now). `compared`: the facts of photos of the list read off the
+    /// main thread in finding their places (`FolderPlacement`), by address. Their identities.
     @discardableResult
     public func putBack(
-        _ entries: [(entry: PhotoEntry, path: String, position: Int, facts: SortFacts?)]
+        _ entries: [(entry: PhotoEntry, path: String, position: Int, facts: SortFacts?)],
+        compared: [String: SortFacts] = [:]
     )
         -> [PhotoID]
     {
@@ -273,9 +277,9 @@ public final class PhotoListFeed {
                 let path = entries[$0].path.utf8
                 return path.starts(with: prefix) && !path.dropFirst(prefix.count).contains(UInt8(ascii: "/"))
             }
-            let read = Dictionary(
+            let read = compared.merging(
                 inFolder.compactMap { index in entries[index].facts.map { (entries[index].entry.link, $0) } }
-            ) { first, _ in first }
+            ) { _, own in own }
             let placed = folder.positions(for: inFolder.map { entries[$0].entry }, read: read)
             for (index, place) in zip(inFolder, placed.positions) { places[index] = place }
             known = placed.facts

@@ -104,8 +104,8 @@ extension PhotoActions {
         let back = Collected<PhotoID>()
         // Where the list is a folder in an order of its files' facts, each photo's facts are
         // read as it comes back, with the rest of its work: the main thread only places it.
-        // The photos of the list each is compared with to find its place have their facts read
-        // there too, so that placing it reads no file on the main thread.
+        // Those of the list's photos not known yet are read there too (once), so that placing
+        // them reads no file on the main thread.
         let placement = feed.folderPlacement()
         runBatch(
             .restore, batch.photos,
@@ -123,7 +123,7 @@ extension PhotoActions {
                 }
                 return result.map {
                     guard let placement else { return PlacingFacts() }
-                    return placement.facts(placing: photo.entry, path: photo.trashed.originalPath)
+                    return placement.facts(placing: photo.entry)
                 }
             },
             piece: { [weak self] restored in

@@ -1,29 +1,47 @@
-/// What finding a photo's place in a folder's order needs, taken on the main thread and used
-/// off it: the facts of the photos it is compared with are read there, so that the main thread,
-/// placing it later, finds them known instead of reading files itself.
-public struct FolderPlacement: Sendable {
-    let list: PhotoCollectionSnapshot
-    let order: PhotoOrder
-    let known: [PhotoID: SortFacts]
-    /// The folder's path with a slash at the end: only photos right in it are placed by order.
-    let folder: String
+import GLibKit
 
-    /// The facts of the photo `entry` whose file is at `path`, and, where it goes in the
-    /// folder's order, of every photo of the list its place is found by (those not known read
-    /// from their files here).
-    public func facts(placing entry: PhotoEntry, path: String) -> PlacingFacts {
+/// What placing photos in a folder's order needs, taken on the main thread and used off it:
+/// the facts of every photo of the list not known yet are read there, once, so that the main
+/// thread, placing the photos, compares them with facts it holds instead of reading files.
+public final class FolderPlacement: Sendable {
+    private let list: PhotoCollectionSnapshot
+    private let order: PhotoOrder
+    private let known: [PhotoID: SortFacts]
+    private let folderPath: String
+    /// The facts read of the list's photos; nil until read, then handed over once.
+    private let read = Locked<(facts: [PhotoID: SortFacts], handed: Bool)?>(nil)
+
+    init(list: PhotoCollectionSnapshot, order: PhotoOrder, known: [PhotoID: SortFacts], folderPath: String) {
+        self.list = list
+        self.order = order
+        self.known = known
+        self.folderPath = folderPath
+    }
+
+    /// The facts of the photo `entry`, and, the first time it is asked, those of every photo of
+    /// the list that were not known, read from their files here (the others wait for them).
+    public func facts(placing entry: PhotoEntry) -> PlacingFacts {
         let taken = order.key == .dateTaken
         let own = SortFacts.read(link: entry.link, taken: taken)
-        guard path.hasPrefix(folder), !path.dropFirst(folder.count).contains("/") else { return PlacingFacts(own: own) }
-        var compared: [String: SortFacts] = [:]
-        _ = FolderChanges.position(of: entry, in: list, order: order, known: known) { photo in
-            if photo.link == entry.link { return own }
-            if let facts = compared[photo.link] { return facts }
-            let facts = SortFacts.read(link: photo.link, taken: taken)
-            compared[photo.link] = facts
+        let compared = read.withLock { read -> [PhotoID: SortFacts] in
+            if read == nil { read = (readList(taken: taken), false) }
+            guard let facts = read?.facts, read?.handed == false else { return [:] }
+            read?.handed = true
             return facts
         }
         return PlacingFacts(own: own, compared: compared)
+    }
+
+    private func readList(taken: Bool) -> [PhotoID: SortFacts] {
+        // What the index holds for the folder, read at once, rather than asked photo by photo.
+        let indexed = taken ? PhotoIndex.shared?.facts(inFolder: folderPath) : nil
+        var facts: [PhotoID: SortFacts] = [:]
+        for position in 0..<list.count {
+            let id = list.id(at: position)
+            guard known[id] == nil else { continue }
+            facts[id] = SortFacts.read(link: list.entry(at: position).link, taken: taken, known: indexed)
+        }
+        return facts
     }
 }
 
@@ -31,10 +49,10 @@ public struct FolderPlacement: Sendable {
 public struct PlacingFacts: Sendable {
     /// The photo's own.
     public var own: SortFacts?
-    /// Those of the photos of the list it was compared with, by address.
-    public var compared: [String: SortFacts] = [:]
+    /// Those of photos of the list that were not known (given with one photo of a batch only).
+    public var compared: [PhotoID: SortFacts] = [:]
 
-    public init(own: SortFacts? = nil, compared: [String: SortFacts] = [:]) {
+    public init(own: SortFacts? = nil, compared: [PhotoID: SortFacts] = [:]) {
         self.own = own
         self.compared = compared
     }
@@ -45,8 +63,6 @@ extension LiveFolder {
     /// order needs no facts (names only).
     func placement() -> FolderPlacement? {
         guard order.needsFacts else { return nil }
-        let here = url.standardizedFileURL.path
-        return FolderPlacement(
-            list: photos.snapshot(), order: order, known: facts, folder: here.hasSuffix("/") ? here : here + "/")
+        return FolderPlacement(list: photos.snapshot(), order: order, known: facts, folderPath: url.path)
     }
 }

@@ -256,11 +256,11 @@ public final class PhotoListFeed {
     /// happen), in one edit: where their folder's order puts them when the list is that folder
     /// (by `facts` read of them off the main thread, or known from before), else at `position`
     /// (in the list as it is now). `compared`: the facts of photos of the list read off the
-    /// main thread in finding their places (`FolderPlacement`), by address. Their identities.
+    /// main thread for finding their places (`FolderPlacement`). Their identities.
     @discardableResult
     public func putBack(
         _ entries: [(entry: PhotoEntry, path: String, position: Int, facts: SortFacts?)],
-        compared: [String: SortFacts] = [:]
+        compared: [PhotoID: SortFacts] = [:]
     )
         -> [PhotoID]
     {
@@ -277,9 +277,10 @@ public final class PhotoListFeed {
                 let path = entries[$0].path.utf8
                 return path.starts(with: prefix) && !path.dropFirst(prefix.count).contains(UInt8(ascii: "/"))
             }
-            let read = compared.merging(
+            folder.remember(compared)
+            let read = Dictionary(
                 inFolder.compactMap { index in entries[index].facts.map { (entries[index].entry.link, $0) } }
-            ) { _, own in own }
+            ) { first, _ in first }
             let placed = folder.positions(for: inFolder.map { entries[$0].entry }, read: read)
             for (index, place) in zip(inFolder, placed.positions) { places[index] = place }
             known = placed.facts

@@ -85,6 +85,11 @@ public final class XvfbDisplay: @unchecked Sendable {
             "GDK_BACKEND": "x11",
             "GTK_A11Y": "none",
             "NO_AT_BRIDGE": "1",
+            // libadwaita asks the settings portal for the desktop's style as the app starts,
+            // waiting up to 25 s for an answer: on a test's own bus the portal is started for
+            // it, and now and then (next to a GVfs share) never answers. The style tests set it
+            // with ADW_DEBUG_COLOR_SCHEME.
+            "ADW_DISABLE_PORTAL": "1",
             // No GPU under Xvfb: GTK's GL renderer would run on Mesa's software rasteriser and
             // compete with the photo work for the two cores; cairo is GTK's own CPU renderer.
             "GSK_RENDERER": ProcessInfo.processInfo.environment["GSK_RENDERER"] ?? "cairo",

@@ -3,8 +3,8 @@ import GLibKit
 import GtkKit
 import PhotoPipeline
 
-/// A photo's marks, small: its stars (★★★), or a cross for a rejected photo, and a dot in the
-/// colour of its label. In a row it stands beside the name; over a grid cell's picture and in
+/// A photo's marks, small: its stars (★★★), or a cross for a rejected photo, a dot in the
+/// colour of its label, and in a row its tags. In a row it stands beside the name; over a grid cell's picture and in
 /// the viewer it is a dark pill, legible on any photo. It is made only for a photo that has
 /// marks (most have none, and GTK makes up to 200 rows at once).
 @MainActor
@@ -12,6 +12,7 @@ final class MarksBadge {
     let root: Widget<Box>
     private let text: Widget<Label>
     private let dot: Widget<Box>
+    private var tags: Widget<Label>?
     private var dotColour: String?
     private var rejected = false
     /// Whether it says "Rejected" in words beside the cross (a row has the room).
@@ -32,11 +33,22 @@ final class MarksBadge {
         dot.setSizeRequest(width: 10, height: 10)
         dot.setVerticalAlign(GTK_ALIGN_CENTER)
         root.append(dot)
+        if wordy {
+            let tags = Widget<Label>.make()
+            tags.addCSSClass("marks-tags")
+            tags.addCSSClass("dim-label")
+            tags.ellipsize(atChars: 40)
+            root.append(tags)
+            self.tags = tags
+        }
     }
 
     /// Shows `marks`; hidden when there are none.
     func show(_ marks: PhotoMarks) {
-        root.isVisible = !marks.isEmpty && (marks.rating != 0 || marks.label != nil)
+        let showsTags = tags != nil && !marks.tags.isEmpty
+        root.isVisible = !marks.isEmpty && (marks.rating != 0 || marks.label != nil || showsTags)
+        tags?.isVisible = showsTags
+        if showsTags { tags?.setText(Self.tagsText(marks.tags)) }
         text.setText(Self.words(for: marks, wordy: wordy))
         text.isVisible = marks.rating != 0
         if marks.isRejected != rejected {
@@ -51,6 +63,11 @@ final class MarksBadge {
         }
         dot.isVisible = colour != nil
         if let label = marks.label { dot.setTooltip(Self.labelName(label)) }
+    }
+
+    /// Tags as a row shows them ("Paris · Family"; a path by its last level).
+    static func tagsText(_ tags: [String]) -> String {
+        tags.map { $0.split(separator: "|").last.map(String.init) ?? $0 }.joined(separator: " · ")
     }
 
     /// The stars as they are drawn, or the reject's cross.

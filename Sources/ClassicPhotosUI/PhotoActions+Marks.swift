@@ -1,6 +1,8 @@
 import CGLib
+import CGtk
 import Foundation
 import GLibKit
+import GtkKit
 import PhotoPipeline
 
 /// What one key does to the marks of the photos it acts on.
@@ -11,6 +13,10 @@ enum MarkChange: Sendable, Equatable {
     case reject
     /// Gives a colour label; on photos that all have it already, takes it away.
     case label(String)
+    /// Adds a tag to each photo's tags (after those it has), where it does not have it.
+    case addTag(String)
+    /// Takes a tag away from each photo that has it.
+    case removeTag(String)
 
     /// The change a `win.mark` target names: "0" to "5", "reject", or a label's name in
     /// lower case ("red").
@@ -30,7 +36,7 @@ enum MarkChange: Sendable, Equatable {
     /// pressed again takes it away).
     func isHeld(byAll marks: [PhotoMarks]) -> Bool {
         switch self {
-        case .rating: false
+        case .rating, .addTag, .removeTag: false
         case .reject: marks.allSatisfy(\.isRejected)
         case .label(let label): marks.allSatisfy { $0.label == label }
         }
@@ -43,6 +49,8 @@ enum MarkChange: Sendable, Equatable {
         case .rating(let stars): new.rating = stars
         case .reject: new.rating = off ? 0 : PhotoMarks.rejected
         case .label(let label): new.label = off ? nil : label
+        case .addTag(let tag): new.tags = PhotoMarks.unique(marks.tags + [tag])
+        case .removeTag(let tag): new.tags.removeAll { $0 == tag }
         }
         return new
     }
@@ -111,6 +119,58 @@ extension PhotoActions {
         }
     }
 
+    /// Opens the tags popover on the photos acted on: over the photo in the viewer, else
+    /// pointing at the first one selected where it is on screen.
+    func editTags() {
+        let targets = photoTargets()
+        guard !targets.isEmpty else { return }
+        let popover = tagsPopover ?? makeTagsPopover()
+        let parent: Widget<AnyWidget> = viewer.shownPhoto != nil ? viewer.root.anyWidget : pane.view
+        if popover.popover.parent?.raw != parent.raw {
+            popover.popover.unparent()
+            popover.popover.setParent(parent)
+        }
+        popover.popover.point(at: tagsAnchor(for: targets[0].id, in: parent))
+        let marks = processor.knownMarks(of: targets.map(\.id)).compactMap { $0 }
+        popover.show(marks: marks, count: targets.count, known: knownTags)
+        popover.popover.popUp()
+        popover.focusEntry()
+        // The index's tags, read off the main thread, join those of the photos in view.
+        DispatchQueue.global(qos: .userInitiated).async {
+            let indexed = PhotoIndex.shared?.knownTags() ?? []
+            MainLoop.onMainActor { [weak self] in
+                guard let self else { return }
+                knownTags = PhotoMarks.unique(knownTags + indexed)
+                tagsPopover?.offer(knownTags)
+            }
+        }
+    }
+
+    private func makeTagsPopover() -> TagsPopover {
+        let made = TagsPopover()
+        made.onAdd = { [unowned self] tag in
+            knownTags = PhotoMarks.unique([tag] + knownTags)
+            mark(.addTag(tag))
+        }
+        made.onRemove = { [unowned self] tag in mark(.removeTag(tag)) }
+        // GTK hands the keys to the header bar's first button as it closes: back to the photos.
+        made.onClosed = { [unowned self] in
+            if viewer.shownPhoto != nil { viewer.grabFocus() } else { pane.grabFocus() }
+        }
+        tagsPopover = made
+        return made
+    }
+
+    /// Where the tags popover points: the top middle of the viewer, or the first photo's row or
+    /// cell where it is on screen (the top middle of the list where it is not).
+    private func tagsAnchor(for id: PhotoID, in parent: Widget<AnyWidget>) -> GdkRectangle {
+        let middle = GdkRectangle(x: parent.width / 2, y: 48, width: 1, height: 1)
+        guard viewer.shownPhoto == nil, let tile = pane.boundTiles[id], tile.photo == id,
+            let frame = tile.root.frame(in: parent), frame.y + frame.height > 0, frame.y < parent.height
+        else { return middle }
+        return frame
+    }
+
     /// Takes back the marks given last.
     func undoMarks(_ edits: [MarkEdit]) {
         write(edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil, pressed: .now)
@@ -133,7 +193,7 @@ extension PhotoActions {
         let since = (ContinuousClock.now - pressed).components
         let ms = Double(since.seconds) * 1_000 + Double(since.attoseconds) / 1e15
         Trace.shared.emit(
-            change.map { Self.markedEvent($0.0, off: $0.off, count: steps.count, ms: ms) }
+            change.map { Self.markedEvent($0.0, off: $0.off, steps: steps, ms: ms) }
                 ?? Self.markedEvent(steps.compactMap { $0.edit(nil) }, ms: ms))
         marking = runBatch(
             .mark, steps, concurrency: 4,
@@ -216,12 +276,23 @@ extension PhotoActions {
         refresh()
     }
 
-    /// The trace's `photo.marked` for a key's change on `count` photos: what it gives.
-    private static func markedEvent(_ change: MarkChange, off: Bool, count: Int, ms: Double) -> TraceEvent {
+    /// The trace's `photo.marked` for a key's change on the photos of `steps`: what it gives
+    /// (for a tag, the tags those whose marks are known now have in common).
+    private static func markedEvent(_ change: MarkChange, off: Bool, steps: [MarkStep], ms: Double) -> TraceEvent {
+        let count = steps.count
         switch change {
-        case .rating(let stars): .photoMarked(count: count, rating: stars, label: nil, tags: nil, ms: ms)
-        case .reject: .photoMarked(count: count, rating: off ? 0 : PhotoMarks.rejected, label: nil, tags: nil, ms: ms)
-        case .label(let label): .photoMarked(count: count, rating: nil, label: off ? "" : label, tags: nil, ms: ms)
+        case .rating(let stars): return .photoMarked(count: count, rating: stars, label: nil, tags: nil, ms: ms)
+        case .reject:
+            return .photoMarked(count: count, rating: off ? 0 : PhotoMarks.rejected, label: nil, tags: nil, ms: ms)
+        case .label(let label):
+            return .photoMarked(count: count, rating: nil, label: off ? "" : label, tags: nil, ms: ms)
+        case .addTag, .removeTag:
+            let tagsNow: [[String]] = steps.compactMap { step in
+                step.known.map { change.applied(to: $0, off: off).tags }
+            }
+            var common = tagsNow.first ?? []
+            for tags in tagsNow.dropFirst() { common = common.filter(tags.contains) }
+            return .photoMarked(count: count, rating: nil, label: nil, tags: common, ms: ms)
         }
     }
 

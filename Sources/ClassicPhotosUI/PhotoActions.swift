@@ -36,11 +36,14 @@ final class PhotoActions {
         ("win.mark::reject", ["x", "X"]),
         ("win.mark::red", ["6", "KP_6"]), ("win.mark::yellow", ["7", "KP_7"]),
         ("win.mark::green", ["8", "KP_8"]), ("win.mark::blue", ["9", "KP_9"]),
+        // As Shotwell adds tags.
+        ("win.tags", ["<Control>t"]),
     ]
 
     /// Actions that need the photo to be a file on this computer.
     private static let fileActions = [
         "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files", "mark",
+        "tags",
     ]
 
     let window: Widget<ApplicationWindow>
@@ -73,6 +76,10 @@ final class PhotoActions {
     var waitingMarks: [() -> Void] = []
     /// Folders the user was told cannot keep marks (told once each).
     var foldersToldUnwritable: Set<String> = []
+    /// The tags popover, once opened.
+    var tagsPopover: TagsPopover?
+    /// The tags known, the most used first: the index's and those given here.
+    var knownTags: [String] = []
     private var actions: [String: ObjectRef<GObject>] = [:]
     /// A confirmation, the app chooser or a print job while open: what holds it, and its handlers.
     var open: (owner: AnyObject, connections: [SignalConnection])?
@@ -115,6 +122,7 @@ final class PhotoActions {
         addAction("mark", parameter: "s") { [unowned self] value in
             if let change = MarkChange(target: value) { mark(change) }
         }
+        addAction("tags") { [unowned self] in editTags() }
         addRowMenu(ui.object("row-menu", as: MenuModel.self))
         refresh()
     }
@@ -230,6 +238,8 @@ final class PhotoActions {
         progress.close()
         open = nil
         connections.removeAll()
+        tagsPopover?.popover.unparent()
+        tagsPopover = nil
         rowMenu?.unparent()
         rowMenu = nil
         rowMenuReference = nil

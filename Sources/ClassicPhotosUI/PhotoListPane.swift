@@ -257,7 +257,9 @@ final class PhotoListPane {
         }
         let marks = tile.shownMarks
         if marks != marksBefore, let position = photos.position(of: snapshot.id) {
-            Trace.shared.emit(.rowMarks(row: position, id: snapshot.id, rating: marks.rating, label: marks.label ?? ""))
+            Trace.shared.emit(
+                .rowMarks(
+                    row: position, id: snapshot.id, rating: marks.rating, label: marks.label ?? "", tags: marks.tags))
         }
     }
 

@@ -10,6 +10,14 @@ extension Handle where Kind == Button {
     public static func make(mnemonic label: String) -> Self { Self(made: gtk_button_new_with_mnemonic(label)) }
 
     public func setIconName(_ name: String) { gtk_button_set_icon_name(pointer(), name) }
+    /// Shows `child` as the button's content.
+    public func setChild(_ child: Widget<some WidgetKind>) { gtk_button_set_child(pointer(), child.widget) }
+    /// A new button showing `child`.
+    public static func make(child: Widget<some WidgetKind>) -> Self {
+        let button = Self(made: gtk_button_new())
+        button.setChild(child)
+        return button
+    }
 }
 
 extension Handle where Kind == ToggleButton {
@@ -46,6 +54,16 @@ extension Handle where Kind: PopoverKind {
         gtk_popover_popup(pointer())
     }
     public func popDown() { gtk_popover_popdown(pointer()) }
+    /// Opens it again at the size its content asks for now (a parent that is not made for
+    /// popovers, a list view, does not do so when the content changes).
+    public func present() { gtk_popover_present(pointer()) }
+    /// Points it at `rect` (in its parent's coordinates) the next time it opens.
+    public func point(at rect: GdkRectangle) {
+        var rect = rect
+        gtk_popover_set_pointing_to(pointer(), &rect)
+    }
+    /// Where it opens, beside what it points at (above it, below it…).
+    public func setPosition(_ position: GtkPositionType) { gtk_popover_set_position(pointer(), position) }
 }
 
 extension Handle where Kind == PopoverMenu {

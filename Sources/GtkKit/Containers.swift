@@ -13,6 +13,10 @@ extension Handle where Kind == Box {
     public func insert(_ child: Widget<some WidgetKind>, after sibling: Widget<some WidgetKind>) {
         gtk_box_insert_child_after(pointer(), child.widget, sibling.widget)
     }
+    /// Takes every child out.
+    public func removeAll() {
+        while let child = gtk_widget_get_first_child(widget) { gtk_box_remove(pointer(), child) }
+    }
 }
 
 extension Handle where Kind == Bin {

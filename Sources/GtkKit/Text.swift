@@ -8,6 +8,13 @@ extension Handle where Kind == Label {
     public static func make(_ text: String = "") -> Self { Self(made: gtk_label_new(text)) }
 
     public func setText(_ text: String) { gtk_label_set_text(opaque, text) }
+    /// Where the text sits across the label's width (0: at the start).
+    public func setXAlign(_ xalign: Float) { gtk_label_set_xalign(opaque, xalign) }
+    /// Ends the text with "…" where it does not fit, at most `chars` characters wide.
+    public func ellipsize(atChars chars: Int32) {
+        gtk_label_set_ellipsize(opaque, PANGO_ELLIPSIZE_END)
+        gtk_label_set_max_width_chars(opaque, chars)
+    }
 }
 
 extension Handle where Kind == ProgressBar {
@@ -32,7 +39,10 @@ extension Handle where Kind == Inscription {
 }
 
 extension Handle where Kind == Entry {
-    public var text: String { String(cString: gtk_editable_get_text(opaque)) }
+    public var text: String {
+        get { String(cString: gtk_editable_get_text(opaque)) }
+        nonmutating set { gtk_editable_set_text(opaque, newValue) }
+    }
 }
 
 extension Handle where Kind == StatusPage {

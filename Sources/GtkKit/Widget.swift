@@ -14,6 +14,15 @@ extension Handle where Kind: WidgetKind {
 
     /// The widget as GTK's C type, for the functions that take a widget.
     public var widget: UnsafeMutablePointer<GtkWidget> { pointer(as: GtkWidget.self) }
+    /// The same widget, of any class.
+    public var anyWidget: Widget<AnyWidget> { Widget<AnyWidget>(raw) }
+
+    /// Where the widget is, in `other`'s coordinates (nil where the two have no common ancestor).
+    public func frame(in other: Widget<some WidgetKind>) -> GdkRectangle? {
+        var x = 0.0, y = 0.0
+        guard gtk_widget_translate_coordinates(widget, other.widget, 0, 0, &x, &y) != 0 else { return nil }
+        return GdkRectangle(x: Int32(x.rounded()), y: Int32(y.rounded()), width: width, height: height)
+    }
 
     public var isVisible: Bool {
         get { gtk_widget_get_visible(widget) != 0 }

@@ -33,7 +33,7 @@ extension DesktopGUITests {
         /// The marks each row shows, as last traced.
         private func rowMarks(_ events: [TraceRecord]) -> [Int: (rating: Int, label: String)] {
             var shown: [Int: (Int, String)] = [:]
-            for case .rowMarks(let row, _, let rating, let label) in events.map(\.event) {
+            for case .rowMarks(let row, _, let rating, let label, _) in events.map(\.event) {
                 shown[row] = (rating, label)
             }
             return shown

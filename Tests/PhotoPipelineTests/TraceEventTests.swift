@@ -231,8 +231,13 @@ import Testing
             )
         case .rowMarks:
             (
-                .rowMarks(row: 4, id: id, rating: 3, label: "Red"),
-                #"{"t":1.500000,"ev":"row.marks","row":4,"id":42,"rating":3,"label":"Red"}"#
+                .rowMarks(row: 4, id: id, rating: 3, label: "Red", tags: ["Family", "Places|France"]),
+                #"{"t":1.500000,"ev":"row.marks","row":4,"id":42,"rating":3,"label":"Red","tags":["Family","Places|France"]}"#
+            )
+        case .tagsPopover:
+            (
+                .tagsPopover(shown: true, tags: ["Family"]),
+                #"{"t":1.500000,"ev":"tags.popover","shown":true,"tags":["Family"]}"#
             )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)

@@ -49,7 +49,7 @@ public struct PhotoMarks: Sendable, Equatable, Hashable, Codable {
 
     /// `tags` without repeats (the first of each kept), without empty ones, each on one line
     /// and without spaces around its levels.
-    static func unique(_ tags: [String]) -> [String] {
+    public static func unique(_ tags: [String]) -> [String] {
         var seen = Set<String>()
         return tags.compactMap { tag in
             let line = tag.components(separatedBy: .newlines).joined(separator: " ")

@@ -100,6 +100,25 @@ extension PhotoIndex {
         }
     }
 
+    /// The tags of every photo the index knows, the most used first (ties by name), for a
+    /// person adding a tag to choose from; at most `limit`.
+    public func knownTags(limit: Int = 2_000) -> [String] {
+        var uses: [String: Int] = [:]
+        withDatabase { database in
+            var statement: OpaquePointer?
+            let query = "SELECT tags, count(*) FROM marks WHERE tags != '' GROUP BY tags"
+            guard sqlite3_prepare_v2(database, query, -1, &statement, nil) == SQLITE_OK else { return }
+            defer { sqlite3_finalize(statement) }
+            while sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) {
+                let count = Int(sqlite3_column_int64(statement, 1))
+                for tag in String(cString: text).split(separator: Self.tagSeparator) {
+                    uses[String(tag), default: 0] += count
+                }
+            }
+        }
+        return uses.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(limit).map(\.key)
+    }
+
     /// How many photos the index holds marks for (those no file holds, with `unsaved`).
     public func marksCount(unsaved: Bool = false) -> Int {
         var count = 0

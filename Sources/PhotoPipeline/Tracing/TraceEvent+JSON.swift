@@ -308,12 +308,17 @@ extension TraceEvent {
             if let label { p.field(.label, label) }
             if let tags { p.field(.tags, tags) }
             p.field(.ms, ms)
-        case .rowMarks(let row, let id, let rating, let label):
+        case .tagsPopover(let shown, let tags):
+            p.name(.tagsPopover)
+            p.field(.shown, shown)
+            p.field(.tags, tags)
+        case .rowMarks(let row, let id, let rating, let label, let tags):
             p.name(.rowMarks)
             p.field(.row, row)
             p.field(.id, id)
             p.field(.rating, rating)
             p.field(.label, label)
+            p.field(.tags, tags)
         case .slideshowStart:
             p.name(.slideshowStart)
         case .slideshowStop:

@@ -146,8 +146,11 @@ public enum TraceEvent: Sendable, Equatable {
     /// rejected, 0: none), the label ("" for none) and the tags they now have, each only when
     /// that is what changed; `ms` after the key, the photos on screen show them.
     case photoMarked(count: Int, rating: Int?, label: String?, tags: [String]?, ms: Double)
+    /// The tags popover opened (`shown` true) or closed, showing these tags of the photos it
+    /// acts on.
+    case tagsPopover(shown: Bool, tags: [String])
     /// The row or cell showing the photo `id` shows these marks (when they changed).
-    case rowMarks(row: Int, id: PhotoID, rating: Int, label: String)
+    case rowMarks(row: Int, id: PhotoID, rating: Int, label: String, tags: [String])
     /// The slideshow began.
     case slideshowStart
     /// The slideshow ended.
@@ -221,6 +224,7 @@ public enum TraceEvent: Sendable, Equatable {
         case batchEnd = "batch.end"
         case photoMarked = "photo.marked"
         case rowMarks = "row.marks"
+        case tagsPopover = "tags.popover"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"

@@ -166,8 +166,13 @@ extension TraceEvent {
                 count: int(.count), rating: c.decodeIfPresent(Int.self, forKey: .rating),
                 label: c.decodeIfPresent(String.self, forKey: .label),
                 tags: c.decodeIfPresent([String].self, forKey: .tags), ms: double(.ms))
+        case .tagsPopover:
+            self = try .tagsPopover(
+                shown: c.decode(Bool.self, forKey: .shown), tags: c.decode([String].self, forKey: .tags))
         case .rowMarks:
-            self = try .rowMarks(row: int(.row), id: id(), rating: int(.rating), label: string(.label))
+            self = try .rowMarks(
+                row: int(.row), id: id(), rating: int(.rating), label: string(.label),
+                tags: c.decodeIfPresent([String].self, forKey: .tags) ?? [])
         case .slideshowStart: self = .slideshowStart
         case .slideshowStop: self = .slideshowStop
         case .noticeShown: self = try .noticeShown(text: string(.text))
@@ -187,7 +192,7 @@ extension TraceEvent {
             .viewerImage(let row, _, _, _, _, _, _), .viewerClose(let row, _), .viewerStatus(let row, _, _),
             .viewerDropped(let row, _), .viewerFrame(let row, _, _), .fileTrashed(let row, _, _),
             .fileRestored(let row, _, _), .fileDeleted(let row, _, _), .viewerRotate(let row, _, _),
-            .rowMarks(let row, _, _, _):
+            .rowMarks(let row, _, _, _, _):
             row
         default: nil
         }

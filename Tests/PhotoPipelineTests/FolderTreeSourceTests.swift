@@ -204,4 +204,14 @@ import TestSupport
         #expect(inTurn == alone)
         #expect(inTurn[0] == .picture && inTurn[2] == .other && inTurn[3] == .picture)
     }
+
+    @Test("The sidecars photo apps keep beside photos are no pictures by their names alone (none is opened to tell)")
+    func sidecarsByName() {
+        let types = PictureTypes()
+        let names = ["IMG_1.CR2.xmp", "IMG_1.XMP", "IMG_1.jpg.pp3", "IMG_1.dop", "IMG_1.AAE", "IMG_1.jpg"]
+        let verdicts = names.map { name in name.withCString { types.verdict(forName: $0) } }
+        #expect(verdicts == [.other, .other, .other, .other, .other, .picture])
+        // A photo whose whole name is an extension's (no dot) is still looked at.
+        #expect("xmp".withCString { types.verdict(forName: $0) } == .unknown)
+    }
 }

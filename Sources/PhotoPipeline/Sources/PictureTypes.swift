@@ -77,6 +77,12 @@ final class PictureTypes {
         case other
     }
 
+    /// Extensions of the files photo apps keep beside photos (XMP sidecars, RawTherapee's,
+    /// DxO's and Apple's edits), which shared-mime-info does not name: without this, every one
+    /// of them was opened and read to find it is no picture (a folder of 10,000 photos with
+    /// their sidecars took 0.6 s longer to show).
+    private static let sidecarExtensions: Set<String> = ["xmp", "pp3", "dop", "aae"]
+
     /// Verdicts by extension, and by whole name for names without one.
     private var verdicts: [String: NameVerdict] = [:]
     /// The extension last looked up (NUL-terminated) and its verdict: a folder's names mostly
@@ -99,7 +105,9 @@ final class PictureTypes {
         defer { g_free(guessed) }
         let type = guessed.map { String(cString: $0) } ?? "application/octet-stream"
         let verdict: NameVerdict
-        if uncertain != 0 || g_content_type_is_unknown(type) != 0 {
+        if dot != nil, Self.sidecarExtensions.contains(key.lowercased()) {
+            verdict = .other
+        } else if uncertain != 0 || g_content_type_is_unknown(type) != 0 {
             verdict = .unknown
         } else if isLoadable(type) || g_content_type_is_a(type, "image/x-dcraw") != 0
             || Self.unreadablePictureDescription(type) != nil

@@ -59,7 +59,7 @@ extension DesktopGUITests {
         }
 
         @Test(
-            "3 on three rows selected gives them three stars (sidecars exiftool reads, rows show them); Ctrl+Z takes them back; X and 6 reject and label; the next start shows them, and a sidecar another app changes"
+            "3 on three rows selected gives them three stars (sidecars exiftool reads, rows show them); Ctrl+Z takes them back; X and 6 reject and label; the next start shows them, and a sidecar another app changes or makes (either name)"
         )
         func rateRowsAndUndo() throws {
             let folder = try TestPictures.makeFolder("marks")
@@ -142,6 +142,13 @@ extension DesktopGUITests {
                 ["-q", "-overwrite_original", "-XMP-xmp:Rating=5", photos[0].path + ".xmp"], timeout: 60)
             try #require(changed.status == 0, "\(changed.stderr)")
             try again.waitFor("row 0 shows the five stars another app gave") { rowMarks($0)[0]?.rating == 5 }
+            // Lightroom names its sidecar without the photo's extension: m5.xmp.
+            let lightroom = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-q", "-o", folder.appendingPathComponent("m5.xmp").path, "-XMP-xmp:Rating=2", photos[4].path],
+                timeout: 60)
+            try #require(lightroom.status == 0, "\(lightroom.stderr)")
+            try again.waitFor("row 4 shows the two stars of m5.xmp") { rowMarks($0)[4]?.rating == 2 }
         }
 
         @Test(

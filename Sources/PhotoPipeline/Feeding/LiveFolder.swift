@@ -184,8 +184,9 @@ final class LiveFolder {
     }
 
     /// Sidecars that came, changed or went (another app rated a photo, say: darktable writes
-    /// `IMG_1.CR2.xmp`): the photos they belong to have their marks read again. (A sidecar
-    /// named as Lightroom names it, `IMG_1.xmp`, is read again when its photo is next shown.)
+    /// `IMG_1.CR2.xmp`, Lightroom `IMG_1.xmp`): the photos they belong to have their marks read
+    /// again. A sidecar named as Lightroom names it is matched to the photos of its name with
+    /// the extensions cameras and phones give (one of another is read when next shown).
     private func sidecarsChanged(_ changes: [FolderChange]) {
         let sidecars = changes.flatMap { change -> [String] in
             switch change {
@@ -197,10 +198,23 @@ final class LiveFolder {
         var ids = Set<PhotoID>()
         for sidecar in sidecars {
             let photo = String(sidecar.dropLast(".xmp".count))
-            if let id = photos.id(forLink: Self.link(photo)) { ids.insert(id) }
+            if let id = photos.id(forLink: Self.link(photo)) {
+                ids.insert(id)
+                continue
+            }
+            for fileExtension in Self.photoExtensions {
+                if let id = photos.id(forLink: Self.link(photo + "." + fileExtension)) { ids.insert(id) }
+            }
         }
         if !ids.isEmpty { feed.onEvent?(.marksChanged(ids.sorted())) }
     }
+
+    /// The extensions a Lightroom-named sidecar's photo is looked for with, as cameras and
+    /// phones write them (both cases).
+    private static let photoExtensions: [String] = [
+        "jpg", "jpeg", "heic", "heif", "png", "tif", "tiff", "dng", "cr2", "cr3", "nef", "nrw", "arw", "raf", "orf",
+        "rw2", "pef", "srw", "x3f", "avif", "webp", "jxl",
+    ].flatMap { [$0, $0.uppercased()] }
 
     /// Works out what the waiting changes do, off the main thread, unless a plan is in the works.
     private func planIfIdle() {

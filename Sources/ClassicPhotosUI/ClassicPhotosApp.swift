@@ -170,7 +170,9 @@ public final class ClassicPhotosApp {
             settings.useDisplayProfile = on
             DisplayColours.shared.setEnabled(on)
         }
-        for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction {
+        for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction
+            + WindowFilter.acceleratorsByAction
+        {
             app.setAccelerators(accelerators, for: action)
         }
     }

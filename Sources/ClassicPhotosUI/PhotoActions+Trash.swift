@@ -10,7 +10,7 @@ struct TrashedBatch {
     struct Photo: Sendable {
         let trashed: PhotoFiles.Trashed
         let entry: PhotoEntry
-        /// Where it was in the list.
+        /// Where it was in the whole list (shown or not).
         let position: Int
     }
     var photos: [Photo]
@@ -48,7 +48,7 @@ extension PhotoActions {
                     trashed.append(
                         TrashedBatch(
                             photos: moved.map {
-                                .init(trashed: $0.value, entry: $0.item.target.entry, position: $0.item.target.position)
+                                .init(trashed: $0.value, entry: $0.item.target.entry, position: $0.item.target.place)
                             }, list: list))
                 }
                 if undoOnceTrashed {
@@ -219,12 +219,12 @@ extension PhotoActions {
         let keptIDs = Set(kept.map(\.id))
         var out = 0
         var places: [PhotoID: Int] = [:]
-        for target in removed.sorted(by: { $0.position < $1.position }) {
-            if keptIDs.contains(target.id) { places[target.id] = target.position - out } else { out += 1 }
+        for target in removed.sorted(by: { $0.place < $1.place }) {
+            if keptIDs.contains(target.id) { places[target.id] = target.place - out } else { out += 1 }
         }
         pane.selection.select(
             feed.putBack(
-                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.position, feed.sortFacts(of: $0.id)) }))
+                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.place, feed.sortFacts(of: $0.id)) }))
     }
 
     /// Deletes the photos for good, once the user said so.

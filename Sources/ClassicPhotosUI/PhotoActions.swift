@@ -251,7 +251,10 @@ final class PhotoActions {
     /// A photo an action acts on.
     struct PhotoTarget: Sendable {
         let id: PhotoID
+        /// Where it is shown, and where it is in the whole list (a filter may hide photos
+        /// before it): where it goes back to.
         let position: Int
+        let place: Int
         let entry: PhotoEntry
         var name: String { entry.name }
         /// Its address (parsed each time it is asked for: for thousands of photos, ask off the
@@ -291,7 +294,7 @@ final class PhotoActions {
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
         guard let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else { return nil }
-        return PhotoTarget(id: id, position: position, entry: snapshot.entry)
+        return PhotoTarget(id: id, position: position, place: photos.whole(position), entry: snapshot.entry)
     }
 
     /// Runs `work` (blocking file or bus work) on a thread of its own, then `done` with what it

@@ -70,19 +70,8 @@ extension PhotoListWindow {
     /// A stateful action with a string state, shown as radio items; `body` applies a new value
     /// and says whether it was taken.
     private func addChoice(_ name: String, _ initial: String, _ body: @escaping (String) -> Bool) {
-        // The type's text must live until the action has copied the type.
-        let action = "s".withCString { type in
-            ObjectRef(
-                takingOpaque: g_simple_action_new_stateful(
-                    name, g_variant_type_checked_(type), g_variant_new_string(initial))!)
-        }
-        connections.append(
-            SignalConnection.connect(
-                action.pointer, "change-state",
-                pointer: { [action] value in
-                    guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
-                    if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
-                }))
+        let (action, connection) = ChoiceAction.make(name, initial, body)
+        connections.append(connection)
         toplevel.addAction(action)
     }
 
@@ -106,6 +95,7 @@ extension PhotoListWindow {
                 }
             toplevel.setActionEnabled(name, !viewerOpen && applies)
         }
+        filter.viewerOpened(viewerOpen)
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {

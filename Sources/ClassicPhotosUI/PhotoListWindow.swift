@@ -25,6 +25,8 @@ final class PhotoListWindow {
     let processor: PhotoProcessor
     let pane: PhotoListPane
     let status: WindowStatus
+    /// Which photos of the list are shown (the funnel in the header bar).
+    let filter: WindowFilter
     let headerBar: Widget<HeaderBar>
     /// The main menu's popover.
     private let mainMenu: Widget<Popover>?
@@ -106,6 +108,7 @@ final class PhotoListWindow {
         pane.setCellSize(settings.gridSize)
         pane.show(settings.viewMode, immediately: true)
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
+        filter = WindowFilter(ui: ui, window: toplevel, photos: photos, processor: processor)
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 
@@ -364,6 +367,7 @@ final class PhotoListWindow {
         processor.shutDown()
         pane.close()
         status.close()
+        filter.close()
         photoActions.close()
         connections.removeAll()
         surfaceConnections.removeAll()

@@ -139,7 +139,7 @@ final class PhotoViewer {
                 switch change.edit {
                 case .replaceAll, .append: break
                 case .replace: for id in change.replaced { photoChanged(id) }
-                case .insert, .remove, .move, .reorder: listChanged()
+                case .insert, .remove, .move, .reorder, .refilter: listChanged()
                 }
             })
         processor.observePhotos { [unowned self] snapshot in photoUpdated(snapshot) }

@@ -16,6 +16,11 @@ enum StatusText {
             )
         case .failed(let errors):
             ("dialog-error-symbolic", tr("Could Not Load Photos"), errors.map { sentence($0) }.joined(separator: "\n"))
+        case .filteredOut:
+            (
+                "classic-photos-filter-symbolic", tr("No Photos Match the Filter"),
+                tr("None of the photos here has the marks the filter asks for.")
+            )
         }
     }
 

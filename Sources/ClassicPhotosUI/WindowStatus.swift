@@ -18,8 +18,11 @@ final class WindowStatus {
     private let stack: Widget<Stack>
     private let statusPage: Widget<StatusPage>
     private let statusButtons: Widget<Box>
+    private let clearFilterButton: Widget<Button>
+    private let retryButton: Widget<Button>
+    private let openButton: Widget<Button>
     let toasts: Widget<ToastOverlay>
-    private let photos: any PhotoListReading
+    private let photos: PhotoList
     private let processor: PhotoProcessor
     private var spinnerShowsBusy: Bool?
     private var busyPhotos = 0
@@ -46,6 +49,9 @@ final class WindowStatus {
         spinner = ui.widget("spinner")
         statusPage = ui.widget("status")
         statusButtons = ui.widget("status-buttons")
+        clearFilterButton = ui.widget("clear-filter-button")
+        retryButton = ui.widget("retry-button")
+        openButton = ui.widget("open-button")
         stack = ui.widget("stack")
         toasts = ui.widget("toasts")
         processor.observePhotos { [unowned self] snapshot in
@@ -93,10 +99,15 @@ final class WindowStatus {
         let folders = photos.firstPhoto
         let count = photos.count - folders
         failedInSubtitle = processor.failedCount
+        let total = photos.photoTotal
         let photos =
-            folders > 0
-            ? FolderCounts.text(folders: folders, pictures: count)
-            : String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+            self.photos.isFiltered
+            ? String(
+                format: ntr("%1$@ of %2$@ photo", "%1$@ of %2$@ photos", total), Localization.number(count),
+                Localization.number(total))
+            : folders > 0
+                ? FolderCounts.text(folders: folders, pictures: count)
+                : String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
         let failed = failedInSubtitle
         setSubtitle(
             failed > 0
@@ -137,6 +148,8 @@ final class WindowStatus {
         case empty
         /// No photo could be shown: why each source that failed did.
         case failed([PhotoSourceError])
+        /// The list holds photos, and the filter lets none of them through.
+        case filteredOut
     }
 
     /// Shows the status page for `status`, or the list (nil).
@@ -150,6 +163,9 @@ final class WindowStatus {
         statusPage.setTitle(title)
         statusPage.setDescription(markup: description.map(Self.markupEscaped))
         statusButtons.isVisible = status != .loading
+        clearFilterButton.isVisible = status == .filteredOut
+        retryButton.isVisible = status != .filteredOut
+        openButton.isVisible = status != .filteredOut
         stack.showPage("status")
     }
 
@@ -157,7 +173,7 @@ final class WindowStatus {
     /// and the count.
     func listChanged() {
         guard !isLoading else { return }
-        showStatus(photos.count == 0 ? .empty : nil)
+        showStatus(photos.count > 0 ? nil : photos.isFiltered && photos.photoTotal > 0 ? .filteredOut : .empty)
         refreshSubtitle()
     }
 

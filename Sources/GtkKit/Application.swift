@@ -94,3 +94,39 @@ public enum ToggleAction {
         return (action, connection)
     }
 }
+
+/// An action with a text state, shown as radio items in a menu (one item for each text it may
+/// take, its target).
+public enum ChoiceAction {
+    /// The action, and its connection (kept for as long as the action acts): `body` applies
+    /// each text asked for and says whether it was taken (the action then takes it as its state).
+    public static func make(
+        _ name: String, _ initial: String, _ body: @escaping (String) -> Bool
+    ) -> (action: ObjectRef<GObject>, connection: SignalConnection) {
+        // The type's text must live until the action has copied the type.
+        let action = "s".withCString { type in
+            ObjectRef(
+                takingOpaque: g_simple_action_new_stateful(
+                    name, g_variant_type_checked_(type), g_variant_new_string(initial))!)
+        }
+        let connection = SignalConnection.connect(
+            action.pointer, "change-state",
+            pointer: { [action] value in
+                guard let value, let text = g_variant_get_string(OpaquePointer(value), nil) else { return }
+                if body(String(cString: text)) { g_simple_action_set_state(action.opaque, OpaquePointer(value)) }
+            })
+        return (action, connection)
+    }
+
+    /// Sets the state of `action` (one `make` made) to `text` without applying it.
+    public static func setState(_ action: ObjectRef<GObject>, _ text: String) {
+        g_simple_action_set_state(action.opaque, g_variant_new_string(text))
+    }
+}
+
+extension ToggleAction {
+    /// Sets the state of `action` (one `make` made) without applying it.
+    public static func setState(_ action: ObjectRef<GObject>, _ on: Bool) {
+        g_simple_action_set_state(action.opaque, g_variant_new_boolean(on ? 1 : 0))
+    }
+}

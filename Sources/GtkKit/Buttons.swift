@@ -66,6 +66,19 @@ extension Handle where Kind: PopoverKind {
     public func setPosition(_ position: GtkPositionType) { gtk_popover_set_position(pointer(), position) }
 }
 
+extension Handle where Kind == Menu {
+    public func removeAll() { g_menu_remove_all(opaque) }
+    /// Adds an item labelled `label` (taken as it is: an underscore is not a mnemonic) that
+    /// activates `action` with the text `target`: a radio item where the action's state is text.
+    public func append(label: String, action: String, target: String) {
+        let escaped = label.replacingOccurrences(of: "_", with: "__")
+        let item = g_menu_item_new(escaped, nil)
+        g_menu_item_set_action_and_target_value(item, action, g_variant_new_string(target))
+        g_menu_append_item(opaque, item)
+        g_object_unref(UnsafeMutableRawPointer(item))
+    }
+}
+
 extension Handle where Kind == PopoverMenu {
     /// A new popover menu of `model`'s items (to be given a parent with `setParent`).
     public static func make(from model: Handle<MenuModel>) -> Self {

@@ -12,6 +12,8 @@ public enum Application: GObjectKind { public static var type: GType { gtk_appli
 /// The objects of a GtkBuilder file.
 public enum Builder: GObjectKind { public static var type: GType { gtk_builder_get_type() } }
 public enum MenuModel: GObjectKind { public static var type: GType { g_menu_model_get_type() } }
+/// A menu model whose items are changed in code (a `GMenu`).
+public enum Menu: GObjectKind { public static var type: GType { g_menu_get_type() } }
 /// A picture's pixels, uploaded once and drawn by any number of widgets.
 public enum Texture: GObjectKind { public static var type: GType { gdk_texture_get_type() } }
 /// A libadwaita animation of a value from one number to another over a fixed time.

@@ -239,6 +239,11 @@ import Testing
                 .tagsPopover(shown: true, tags: ["Family"]),
                 #"{"t":1.500000,"ev":"tags.popover","shown":true,"tags":["Family"]}"#
             )
+        case .filterChanged:
+            (
+                .filterChanged(shown: 38, total: 412, reading: false, ms: 1.25),
+                #"{"t":1.500000,"ev":"filter.changed","shown":38,"total":412,"reading":false,"ms":1.250}"#
+            )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
         case .slideshowStop:

@@ -98,7 +98,7 @@ extension LiveFolder {
     /// meanwhile: then it is worked out again). The photo at the top of the view (or the one
     /// selected, if on screen) keeps its place on screen.
     private func show(_ ids: [PhotoID], in order: PhotoOrder) {
-        guard ids.count == photos.count, ids.allSatisfy(photos.contains) else {
+        guard ids.count == whole.count, ids.allSatisfy(whole.contains) else {
             sort(by: order, generation: photos.generation)
             return
         }

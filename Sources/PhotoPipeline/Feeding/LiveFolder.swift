@@ -21,6 +21,8 @@ final class LiveFolder {
     /// The model whose list shows the folder: the folder's edits are asked of it.
     unowned let feed: PhotoListFeed
     var photos: PhotoList { feed.list }
+    /// Every photo of the list, shown or not (a filter hides some): what the folder changes.
+    var whole: PhotoCollection { feed.list.photos }
     /// Whether the folder is shown with every picture beneath it.
     let isTree: Bool
     /// The folders watched, by path.
@@ -198,12 +200,12 @@ final class LiveFolder {
         var ids = Set<PhotoID>()
         for sidecar in sidecars {
             let photo = String(sidecar.dropLast(".xmp".count))
-            if let id = photos.id(forLink: Self.link(photo)) {
+            if let id = whole.id(forLink: Self.link(photo)) {
                 ids.insert(id)
                 continue
             }
             for fileExtension in Self.photoExtensions {
-                if let id = photos.id(forLink: Self.link(photo + "." + fileExtension)) { ids.insert(id) }
+                if let id = whole.id(forLink: Self.link(photo + "." + fileExtension)) { ids.insert(id) }
             }
         }
         if !ids.isEmpty { feed.onEvent?(.marksChanged(ids.sorted())) }
@@ -329,9 +331,9 @@ final class LiveFolder {
     /// again on the main thread.
     private func keepArrivingFacts(_ entries: [PhotoEntry], at positions: [Int]) {
         var kept: [PhotoID: SortFacts] = [:]
-        for (entry, position) in zip(entries, positions) where position < photos.count {
-            guard let read = arrivingFacts[entry.link], photos.entry(at: position).link == entry.link else { continue }
-            kept[photos.id(at: position)] = read
+        for (entry, position) in zip(entries, positions) where position < whole.count {
+            guard let read = arrivingFacts[entry.link], whole.entry(at: position).link == entry.link else { continue }
+            kept[whole.id(at: position)] = read
         }
         if !kept.isEmpty { facts.merge(kept) { $1 } }
     }
@@ -342,7 +344,7 @@ final class LiveFolder {
         Trace.shared.emit(
             .sourceChanged(
                 url: url.absoluteString, added: plan.added, removed: plan.removedCount, changed: plan.changed,
-                rows: photos.count))
+                rows: whole.count))
     }
 
     /// Stops watching the folders that went, and those beneath them.

@@ -97,7 +97,7 @@ public final class PhotoListFeed {
     private func handle(_ event: PhotoSourceEvent, of count: Int) {
         switch event {
         case .started(let index, _):
-            starts[index] = list.count
+            starts[index] = list.photos.count
         case .batch(let index, let batch):
             folderBatchArrived(batch)
             if batch.count > 0 || batch.removing != nil { add(batch, sourceStart: starts[index] ?? 0) }
@@ -117,10 +117,11 @@ public final class PhotoListFeed {
     /// delivered ahead that the rest does not hold.
     private func add(_ batch: PhotoSourceBatch, sourceStart: Int) {
         if let removing = batch.removing {
-            let gone = removing.compactMap { sourceStart + $0 < list.count ? list.id(at: sourceStart + $0) : nil }
+            let whole = list.photos
+            let gone = removing.compactMap { sourceStart + $0 < whole.count ? whole.id(at: sourceStart + $0) : nil }
             list.apply(.remove(gone))
         }
-        let start = list.count
+        let start = list.photos.count
         if let positions = batch.positions {
             list.apply(.insert(batch.entries, at: positions.map { sourceStart + $0 }))
             if let ahead = photoAhead, let position = list.position(of: ahead) {
@@ -129,9 +130,9 @@ public final class PhotoListFeed {
             return onEvent?(.rowsArrived(selected: nil)) ?? ()
         }
         list.apply(.append(batch.packed ?? PackedEntries(batch.entries)))
-        let selected = batch.selected.map { start + $0 }
-        if let selected { photoAhead = list.id(at: selected) }
-        onEvent?(.rowsArrived(selected: selected))
+        let selected = batch.selected.map { list.photos.id(at: start + $0) }
+        if let selected { photoAhead = selected }
+        onEvent?(.rowsArrived(selected: selected.flatMap(list.position(of:))))
     }
 
     private func finishedReading() {
@@ -265,7 +266,7 @@ public final class PhotoListFeed {
         -> [PhotoID]
     {
         // The places in the list as it is now, then the places once all are in.
-        var places = entries.map { min($0.position, list.count) }
+        var places = entries.map { min($0.position, list.photos.count) }
         // The sort facts of the photos placed, by address, kept with them once they are in.
         var known: [String: SortFacts] = [:]
         if let folder = liveFolder {

@@ -11,7 +11,8 @@ final class RemoteFolderWatch {
     let source: any PhotoSource
     /// The model whose list shows the folder: the folder's edits are asked of it.
     private unowned let feed: PhotoListFeed
-    private var photos: PhotoList { feed.list }
+    /// Every photo of the list, shown or not.
+    private var photos: PhotoCollection { feed.list.photos }
     private let loader: PhotoSourceLoader
     private let watch: FolderWatch
     /// The listing under way, and whether changes came while it ran (then listed once more).

@@ -26,6 +26,11 @@ public final class PhotoList {
     public private(set) var generation = 0
     /// Counts the edits, so that what was worked out from a snapshot is known to be current.
     public private(set) var version = 0
+    /// Whether a photo is shown while a filter is on (nil: all are).
+    private var passes: ((PhotoID) -> Bool)?
+    /// The photos shown while a filter is on, which every position read or given here counts
+    /// in; the model holds them. The whole list is `photos` (what its feed reads and changes).
+    private var shown: ShownPhotos?
 
     public init() {
         store = ObjectRef(takingOpaque: OpaquePointer(cp_photo_list_model_new()!))
@@ -53,6 +58,56 @@ public final class PhotoList {
         observers.removeAll { $0.token == token }
     }
 
+    // MARK: Filtering
+
+    /// Shows only the photos `passes` lets through (and every sub-folder), or all of them
+    /// (nil). Asked again of each photo whenever the list changes, and by `refilter`.
+    public func show(only passes: ((PhotoID) -> Bool)?) {
+        guard passes != nil || self.passes != nil else { return }
+        self.passes = passes
+        apply(.refilter)
+    }
+
+    /// Asks the filter again of every photo (what it reads of them changed).
+    public func refilter() {
+        if passes != nil { apply(.refilter) }
+    }
+
+    public var isFiltered: Bool { passes != nil }
+    /// How many photos (sub-folders aside) the list holds, shown or not.
+    public var photoTotal: Int { photos.count - photos.firstPhoto }
+    /// How many of them are shown.
+    public var photosShown: Int { count - firstPhoto }
+
+    /// Makes `shown` again from the whole list and has the model hold it, in one edit of what
+    /// differs; `inPlace`: the photos shown are the same, reordered, and the views stay put
+    /// (see `PhotoListEdit.reorder`). Returns the photos that came into view and those that left.
+    @discardableResult
+    private func reshow(inPlace: Bool = false) -> (shown: [PhotoID], hidden: [PhotoID]) {
+        let old = shown?.ids ?? photos.rawIDs(in: 0..<photos.count)
+        let new = passes.map { ShownPhotos(of: photos, firstPhoto: photos.firstPhoto, passes: $0) }
+        shown = new
+        let now = new?.ids ?? photos.rawIDs(in: 0..<photos.count)
+        let (position, removed, added) = ShownPhotos.difference(from: old, to: now)
+        guard removed > 0 || added > 0 else { return ([], []) }
+        var before = Array(old[position..<position + removed])
+        var after = Array(now[position..<position + added])
+        if inPlace, removed == added, Set(before) == Set(after) {
+            after.withUnsafeMutableBufferPointer {
+                cp_photo_list_model_reorder(store.pointer, UInt32(position), $0.baseAddress, UInt32($0.count), 1)
+            }
+            return ([], [])
+        }
+        after.withUnsafeMutableBufferPointer {
+            cp_photo_list_model_splice(
+                store.pointer, UInt32(position), UInt32(removed), $0.baseAddress, UInt32($0.count))
+        }
+        let kept = Set(before).intersection(after)
+        before.removeAll { kept.contains($0) }
+        after.removeAll { kept.contains($0) }
+        return (Self.ids(after), Self.ids(before))
+    }
+
     // MARK: Changing
 
     /// Carries out `edit` on the photos and the model at once (the model emits one
@@ -61,7 +116,15 @@ public final class PhotoList {
     func apply(_ edit: PhotoListEdit) -> PhotoListChange {
         for observer in observers { observer.willApply?(edit) }
         version += 1
-        let change = carryOut(edit)
+        var change = carryOut(edit)
+        if passes != nil || shown != nil, edit.isReshaping {
+            let rowsInPlace = change.rowsInPlace
+            let (came, left) = reshow(inPlace: rowsInPlace)
+            if case .refilter = edit {
+                change.inserted = came
+                change.removed = left
+            }
+        }
         for observer in observers { observer.didApply(change) }
         return change
     }
@@ -116,10 +179,12 @@ public final class PhotoList {
             }
             photos.reorder(ids)
             let changed = max(0, before - prefix - suffix)
-            var raw = ids[prefix..<prefix + changed].map(\.rawValue)
-            raw.withUnsafeMutableBufferPointer {
-                cp_photo_list_model_reorder(
-                    store.pointer, UInt32(prefix), $0.baseAddress, UInt32($0.count), rowsInPlace ? 1 : 0)
+            if shown == nil {
+                var raw = ids[prefix..<prefix + changed].map(\.rawValue)
+                raw.withUnsafeMutableBufferPointer {
+                    cp_photo_list_model_reorder(
+                        store.pointer, UInt32(prefix), $0.baseAddress, UInt32($0.count), rowsInPlace ? 1 : 0)
+                }
             }
             return PhotoListChange(
                 edit: .reorder, moved: Array(ids[prefix..<prefix + changed]), keptInView: keepingInView,
@@ -127,13 +192,16 @@ public final class PhotoList {
         case .replace(let ids):
             // The rows stay bound; what was made from the files goes (the processor's part).
             return PhotoListChange(edit: .replace, replaced: ids.filter(photos.contains))
+        case .refilter:
+            return PhotoListChange(edit: .refilter)
         }
     }
 
     /// Mirrors a change of the photos in the model: `removed` rows at `position` gave way to
     /// the `added` rows the photos now have there.
     private func splice(at position: Int, removed: Int, added: Int) {
-        guard removed > 0 || added > 0 else { return }
+        // While a filter is on, `reshow` has the model follow.
+        guard shown == nil, passes == nil, removed > 0 || added > 0 else { return }
         var raw = photos.rawIDs(in: position..<position + added)
         raw.withUnsafeMutableBufferPointer {
             cp_photo_list_model_splice(
@@ -147,24 +215,28 @@ public final class PhotoList {
 
     // MARK: Reading
 
-    public var count: Int { photos.count }
-    public func id(at position: Int) -> PhotoID { photos.id(at: position) }
-    public func position(of id: PhotoID) -> Int? { photos.position(of: id) }
-    public func entry(at position: Int) -> PhotoEntry { photos.entry(at: position) }
-    public func name(at position: Int) -> String { photos.name(at: position) }
-    public func id(forLink link: String) -> PhotoID? { photos.id(forLink: link) }
-    /// How many sub-folders head the list (they always come first): the position of its
-    /// first photo. A binary search, reading a few entries.
-    public var firstPhoto: Int {
-        var low = 0, high = photos.count
-        while low < high {
-            let middle = (low + high) / 2
-            if photos.entry(at: middle).isFolder { low = middle + 1 } else { high = middle }
-        }
-        return low
+    // Positions count the photos shown (all of them, unless a filter is on).
+    public var count: Int { shown?.count ?? photos.count }
+    public func id(at position: Int) -> PhotoID { shown?.id(at: position) ?? photos.id(at: position) }
+    public func position(of id: PhotoID) -> Int? {
+        guard let shown else { return photos.position(of: id) }
+        return shown.position(of: id, in: photos)
     }
+    public func entry(at position: Int) -> PhotoEntry { photos.entry(at: whole(position)) }
+    public func name(at position: Int) -> String { photos.name(at: whole(position)) }
+    public func id(forLink link: String) -> PhotoID? {
+        photos.id(forLink: link).flatMap { shown == nil || position(of: $0) != nil ? $0 : nil }
+    }
+    /// How many sub-folders head the list (they always come first, and a filter keeps them):
+    /// the position of its first photo.
+    public var firstPhoto: Int { photos.firstPhoto }
     public func needsWork(_ id: PhotoID) -> Bool { photos.needsWork(id) }
-    /// The photos as they are now, to read on another thread.
+    /// Where the photo shown at `position` is in the whole list (filter or not).
+    public func whole(_ position: Int) -> Int {
+        guard let shown else { return position }
+        return photos.position(of: shown.id(at: position)) ?? position
+    }
+    /// The whole list as it is now (every photo, shown or not), to read on another thread.
     public func snapshot() -> PhotoCollectionSnapshot { photos.snapshot() }
 
     /// The photo of a row item of the model.
@@ -209,11 +281,20 @@ public enum PhotoListEdit: Sendable {
     case reorder([PhotoID], keepingInView: Bool = false)
     /// Photos whose files were rewritten: they stay, and their pictures are made again.
     case replace([PhotoID])
+    /// The same photos, some of them now shown and others not (the filter, or what it reads
+    /// of them, changed): the change names those that came into view and those that left.
+    case refilter
+
+    /// Whether the photos or their order may have changed.
+    var isReshaping: Bool {
+        if case .replace = self { return false }
+        return true
+    }
 }
 
 /// What an edit did, as every observer of the list is told.
 public struct PhotoListChange: Sendable {
-    public enum Kind: Sendable { case replaceAll, append, insert, remove, move, reorder, replace }
+    public enum Kind: Sendable { case replaceAll, append, insert, remove, move, reorder, replace, refilter }
     public let edit: Kind
     /// Photos that arrived.
     public var inserted: [PhotoID] = []

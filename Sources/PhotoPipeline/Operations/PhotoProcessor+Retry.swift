@@ -8,7 +8,7 @@ extension PhotoProcessor {
         memory.remove(id)
         Trace.shared.emit(.rowState(row: record.position, id: id, state: .new))
         changed(record)
-        if let position = photos.position(of: id) { apply(scheduler.rowBound(position, layout: list)) }
+        if let position = list.position(of: id) { apply(scheduler.rowBound(position, layout: list)) }
         activityChanged()
     }
 

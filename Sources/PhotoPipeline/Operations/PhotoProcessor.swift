@@ -9,7 +9,7 @@ import GLibKit
 public final class PhotoProcessor {
     /// The list shown, whose changes the work follows.
     public let list: PhotoList
-    /// The photos of the list and their records.
+    /// Every photo of the list, shown or not, and their records (positions on screen: `list`'s).
     var photos: PhotoCollection { list.photos }
     let pendingOperations: PendingOperations
     var scheduler: ScrollScheduler<PhotoID>
@@ -90,7 +90,7 @@ public final class PhotoProcessor {
                 apply(scheduler.workFinished(id))
                 memory.remove(id)
             }
-        case .append, .insert, .move, .reorder, .replace:
+        case .append, .insert, .move, .reorder, .replace, .refilter:
             break
         }
     }
@@ -100,7 +100,7 @@ public final class PhotoProcessor {
         switch change.edit {
         case .replaceAll, .append:
             if list.count > 0 { scheduler.rowsAppended(rowCount: list.count) }
-        case .insert, .remove:
+        case .insert, .remove, .refilter:
             scheduler.rowCountChanged(list.count)
             apply(scheduler.orderChanged(layout: list))
         case .move:
@@ -148,7 +148,7 @@ public final class PhotoProcessor {
 
     /// A snapshot of the photo at `position`, for a widget being bound to it.
     public func snapshot(at position: Int) -> PhotoSnapshot {
-        let id = photos.id(at: position)
+        let id = list.id(at: position)
         return snapshot(of: photos.makeRecord(for: id)!)
     }
 
@@ -196,7 +196,7 @@ public final class PhotoProcessor {
     }
 
     public func rowBound(_ position: Int) {
-        let id = photos.id(at: position)
+        let id = list.id(at: position)
         memory.touch(id)
         wantMarks(of: id)
         apply(scheduler.rowBound(position, layout: list))
@@ -393,7 +393,7 @@ public final class PhotoProcessor {
         trimMemory()
         if !pendingOperations.hasWork(for: id), scheduler.pending[id] != nil {
             if deferred.remove(id) != nil {
-                apply(scheduler.workDeferred(id, at: photos.position(of: id), layout: list))
+                apply(scheduler.workDeferred(id, at: list.position(of: id), layout: list))
             } else {
                 apply(scheduler.workFinished(id))
             }
@@ -407,8 +407,8 @@ public final class PhotoProcessor {
     private func trimMemory() {
         guard memory.total > memory.cap else { return }
         let wanted = scheduler.wanted
-        let evicted = memory.evictions { [photos, pendingOperations] id in
-            pendingOperations.hasWork(for: id) || photos.position(of: id).map { wanted.contains($0) } ?? false
+        let evicted = memory.evictions { [list, pendingOperations] id in
+            pendingOperations.hasWork(for: id) || list.position(of: id).map { wanted.contains($0) } ?? false
         }
         for id in evicted {
             guard let record = photos.existingRecord(for: id), record.dropImage() else { continue }

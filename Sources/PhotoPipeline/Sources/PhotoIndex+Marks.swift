@@ -68,6 +68,36 @@ extension PhotoIndex {
         return found
     }
 
+    /// The marks the index holds for every photo whose path begins with `prefix` (a folder's
+    /// path and "/"; anything else: all), by path, as last read or given: one pass over that part of
+    /// the table, for a filter to see every photo of a list without reading a file.
+    public func marks(under prefix: String) -> [String: PhotoMarks] {
+        var found: [String: PhotoMarks] = [:]
+        withDatabase { database in
+            var statement: OpaquePointer?
+            // The paths from the folder's up to the first text after all that begin with it
+            // ("0" follows "/"; paths are compared byte by byte).
+            let end = prefix.hasSuffix("/") ? String(prefix.dropLast()) + "0" : nil
+            let query =
+                "SELECT path, rating, label, tags FROM marks"
+                + (end == nil ? "" : " WHERE path >= ?1 AND path < ?2")
+            guard sqlite3_prepare_v2(database, query, -1, &statement, nil) == SQLITE_OK else { return }
+            defer { sqlite3_finalize(statement) }
+            if let end {
+                sqlite3_bind_text(statement, 1, prefix, -1, cp_sqlite_transient())
+                sqlite3_bind_text(statement, 2, end, -1, cp_sqlite_transient())
+            }
+            while sqlite3_step(statement) == SQLITE_ROW, let path = sqlite3_column_text(statement, 0) {
+                let label = sqlite3_column_text(statement, 2).map { String(cString: $0) }
+                let tags = sqlite3_column_text(statement, 3).map { String(cString: $0) } ?? ""
+                found[String(cString: path)] = PhotoMarks(
+                    rating: Int(sqlite3_column_int64(statement, 1)), label: label,
+                    tags: tags.isEmpty ? [] : tags.split(separator: Self.tagSeparator).map(String.init))
+            }
+        }
+        return found
+    }
+
     /// Keeps `held` for each photo (by path), in one transaction.
     public func remember(marks held: [(path: String, marks: HeldMarks)]) {
         guard !held.isEmpty else { return }

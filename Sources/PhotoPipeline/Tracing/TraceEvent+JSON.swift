@@ -308,6 +308,12 @@ extension TraceEvent {
             if let label { p.field(.label, label) }
             if let tags { p.field(.tags, tags) }
             p.field(.ms, ms)
+        case .filterChanged(let shown, let total, let reading, let ms):
+            p.name(.filterChanged)
+            p.field(.shown, shown)
+            p.field(.total, total)
+            p.field(.reading, reading)
+            p.field(.ms, ms)
         case .tagsPopover(let shown, let tags):
             p.name(.tagsPopover)
             p.field(.shown, shown)

@@ -149,6 +149,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// The tags popover opened (`shown` true) or closed, showing these tags of the photos it
     /// acts on.
     case tagsPopover(shown: Bool, tags: [String])
+    /// The window's filter changed, or what it knows of the photos' marks did: `shown` of the
+    /// `total` photos pass; `reading`: marks of some are still being read.
+    case filterChanged(shown: Int, total: Int, reading: Bool, ms: Double)
     /// The row or cell showing the photo `id` shows these marks (when they changed).
     case rowMarks(row: Int, id: PhotoID, rating: Int, label: String, tags: [String])
     /// The slideshow began.
@@ -225,6 +228,7 @@ public enum TraceEvent: Sendable, Equatable {
         case photoMarked = "photo.marked"
         case rowMarks = "row.marks"
         case tagsPopover = "tags.popover"
+        case filterChanged = "filter.changed"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"
@@ -239,7 +243,7 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled, rating, label, tags
+        case reordered, done, cancelled, rating, label, tags, total, reading
     }
 }
 

@@ -1,0 +1,202 @@
+import CGLib
+import Foundation
+import GLibKit
+
+/// A window's filter over its list: knows the marks of every photo of the list and has the list
+/// show only those the filter passes (the list, the grid and the viewer's paging all read what
+/// it shows). The marks come from the index in one pass over the part of it that holds the
+/// list's folder, then from the files of the photos it does not hold, off the main thread, a
+/// few hundred at a time (the filter takes in each batch as it comes); marks given or read
+/// again later reach it through the processor's snapshots. A filter outlives the lists: a
+/// window keeps it when another folder opens.
+@MainActor
+public final class PhotoListFilter {
+    public private(set) var filter = PhotoFilter.none
+    private let list: PhotoList
+    /// The marks known of the list's photos (sub-folders have none).
+    private var marks: [PhotoID: PhotoMarks] = [:]
+    /// Reading the marks of the photos not known: one pass at a time; `again`: photos came in
+    /// meanwhile, for another pass once it is done.
+    private var reading: Cancellable?
+    private var readAgain = false
+    /// A change of some photo's marks that moves it in or out of the filter, carried out once
+    /// the main loop is free (marks come in while the processor is telling its observers).
+    private let refilterSoon: Debounce
+    private var observation = 0
+    private let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "filter marks"
+        queue.maxConcurrentOperationCount = 1
+        queue.qualityOfService = .userInitiated
+        return queue
+    }()
+    /// How many photos each trip off the main thread reads from their files.
+    private nonisolated static let batchSize = 400
+    /// Told after the photos shown changed by the filter (their count is in the list).
+    public var onChanged: (() -> Void)?
+    /// Whether marks of the list's photos are still being read (more may pass the filter).
+    public var isReading: Bool { reading != nil }
+
+    public init(list: PhotoList, processor: PhotoProcessor) {
+        self.list = list
+        var apply: (() -> Void)?
+        refilterSoon = Debounce.onMainActor { apply?() }
+        apply = { [weak self] in self?.refilter() }
+        observation = list.observe(
+            willApply: { [unowned self] edit in
+                guard case .replaceAll = edit else { return }
+                // A new list: nothing known of the old one applies.
+                marks.removeAll()
+                reading?.cancel()
+                reading = nil
+                readAgain = false
+            },
+            didApply: { [unowned self] change in
+                switch change.edit {
+                case .replaceAll, .append, .insert:
+                    if filter.isOn, !change.inserted.isEmpty { readUnknown() }
+                case .remove:
+                    for id in change.removed { marks.removeValue(forKey: id) }
+                case .move, .reorder, .replace, .refilter: break
+                }
+            })
+        processor.observePhotos { [weak self] snapshot in
+            guard let self, let new = snapshot.marks else { return }
+            let old = marks.updateValue(new, forKey: snapshot.id)
+            if filter.isOn, old == nil || filter.passes(old!) != filter.passes(new) {
+                refilterSoon.schedule(afterMilliseconds: 0)
+            }
+        }
+    }
+
+    /// Shows only the photos `new` passes (all of them for `.none`), at once with the marks
+    /// known, and again as the others' are read.
+    public func set(_ new: PhotoFilter) {
+        guard new != filter else { return }
+        filter = new
+        if new.isOn { readUnknown() }
+        refilter()
+    }
+
+    /// The tags of the list's photos (as far as known), the most used first.
+    public var tagsKnown: [String] {
+        var uses: [String: Int] = [:]
+        for marks in marks.values { for tag in marks.tags { uses[tag, default: 0] += 1 } }
+        return uses.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map(\.key)
+    }
+
+    /// Lets go of the list (the window is closing).
+    public func close() {
+        list.stopObserving(observation)
+        refilterSoon.cancel()
+        reading?.cancel()
+        queue.cancelAllOperations()
+        onChanged = nil
+    }
+
+    // MARK: Showing
+
+    private func refilter() {
+        let began = g_get_monotonic_time()
+        if filter.isOn {
+            let filter = filter
+            list.show(only: { [unowned self] id in filter.passes(marks[id] ?? .none) })
+        } else {
+            list.show(only: nil)
+        }
+        let ms = Double(g_get_monotonic_time() - began) / 1000
+        Trace.shared.emit(
+            .filterChanged(shown: list.photosShown, total: list.photoTotal, reading: isReading, ms: ms))
+        onChanged?()
+    }
+
+    // MARK: Reading
+
+    /// Reads the marks of every photo of the list not known yet, off the main thread: first
+    /// what the index holds under the list's folder, then the files of the rest.
+    private func readUnknown() {
+        guard reading == nil else {
+            readAgain = true
+            return
+        }
+        let cancellable = Cancellable()
+        reading = cancellable
+        let snapshot = list.snapshot()
+        let known = marks
+        let index = PhotoIndex.shared
+        queue.addOperation { [weak self] in
+            let wanted = Self.localPhotos(of: snapshot, except: known)
+            var held: [(PhotoID, PhotoMarks)] = []
+            var rest: [(PhotoID, String)] = []
+            if let index, !wanted.isEmpty {
+                let inIndex = index.marks(under: Self.commonFolder(of: wanted.map(\.path)))
+                for (id, path) in wanted {
+                    if let marks = inIndex[path] { held.append((id, marks)) } else { rest.append((id, path)) }
+                }
+            } else {
+                rest = wanted
+            }
+            Self.deliver(held, last: rest.isEmpty, to: self, cancellable)
+            let indexing = MarksForIndex()
+            var start = 0
+            while start < rest.count, !cancellable.isCancelled {
+                let batch = rest[start..<min(start + Self.batchSize, rest.count)]
+                let read = batch.map { id, path in (id, MarksFiles.read(photoAt: path, indexing: indexing)) }
+                start += batch.count
+                Self.deliver(read, last: start >= rest.count, to: self, cancellable)
+            }
+            indexing.flush()
+        }
+    }
+
+    private nonisolated static func deliver(
+        _ read: [(PhotoID, PhotoMarks)], last: Bool, to filter: PhotoListFilter?, _ cancellable: Cancellable
+    ) {
+        MainLoop.onMainActor { [weak filter] in
+            guard let filter, filter.reading === cancellable, !cancellable.isCancelled else { return }
+            filter.took(read, last: last)
+        }
+    }
+
+    private func took(_ read: [(PhotoID, PhotoMarks)], last: Bool) {
+        // Marks given or read meanwhile are newer.
+        for (id, new) in read where marks[id] == nil { marks[id] = new }
+        if last {
+            reading = nil
+            if readAgain {
+                readAgain = false
+                readUnknown()
+            }
+        }
+        if filter.isOn { refilter() }
+    }
+
+    /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.
+    private nonisolated static func localPhotos(
+        of snapshot: PhotoCollectionSnapshot, except known: [PhotoID: PhotoMarks]
+    ) -> [(id: PhotoID, path: String)] {
+        (0..<snapshot.count).compactMap { position in
+            let id = snapshot.id(at: position)
+            guard known[id] == nil else { return nil }
+            let entry = snapshot.entry(at: position)
+            guard !entry.isFolder, let url = try? entry.resolvedURL(), url.isFileURL else { return nil }
+            return (id, url.path)
+        }
+    }
+
+    /// The deepest folder holding every one of `paths`, with its "/" ("" if there is none).
+    nonisolated static func commonFolder(of paths: [String]) -> String {
+        guard let first = paths.first else { return "" }
+        var common = Array(first.utf8)
+        for path in paths.dropFirst() where !path.utf8.starts(with: common) {
+            var same = 0
+            for (a, b) in zip(common, path.utf8) {
+                guard a == b else { break }
+                same += 1
+            }
+            common.removeLast(common.count - same)
+        }
+        guard let slash = common.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(decoding: common[...slash], as: UTF8.self)
+    }
+}

@@ -1,0 +1,62 @@
+/// The photos of a list a filter lets through, in the list's order: what the views show of it
+/// while a filter is on. Made again from the whole list after every change of it or of the
+/// filter (a pass over the identities: a few milliseconds for 100,000 photos), and compared
+/// with what was shown before, so that the views are told only what differs.
+@MainActor
+struct ShownPhotos {
+    /// The photos shown, in order (raw identities).
+    private(set) var ids: [UInt64]
+    /// The position of each photo shown, by the order in which it arrived in the list; -1:
+    /// hidden.
+    private var positionOfArrival: [Int32]
+
+    /// The photos of `photos` that `passes` lets through, and sub-folders: those always stay,
+    /// to go into.
+    init(of photos: PhotoCollection, firstPhoto: Int, passes: (PhotoID) -> Bool) {
+        let all = photos.rawIDs(in: 0..<photos.count)
+        var ids: [UInt64] = []
+        ids.reserveCapacity(all.count)
+        ids.append(contentsOf: all[..<firstPhoto])
+        for raw in all[firstPhoto...] where passes(PhotoID(rawValue: raw)) { ids.append(raw) }
+        var positions = [Int32](repeating: -1, count: photos.arrivals)
+        for (position, raw) in ids.enumerated() {
+            if let arrival = photos.arrival(of: PhotoID(rawValue: raw)) { positions[arrival] = Int32(position) }
+        }
+        self.ids = ids
+        positionOfArrival = positions
+    }
+
+    var count: Int { ids.count }
+
+    func id(at position: Int) -> PhotoID { PhotoID(rawValue: ids[position]) }
+
+    func position(of id: PhotoID, in photos: PhotoCollection) -> Int? {
+        guard let arrival = photos.arrival(of: id), arrival < positionOfArrival.count else { return nil }
+        let position = Int(positionOfArrival[arrival])
+        return position >= 0 ? position : nil
+    }
+
+    /// How `new` differs from `old`: the run of rows between the first and the last that
+    /// differ, as it was (`removed` rows at `position`) and as it is now (`added`).
+    static func difference(from old: [UInt64], to new: [UInt64]) -> (position: Int, removed: Int, added: Int) {
+        let common = min(old.count, new.count)
+        var prefix = 0
+        while prefix < common, old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < common - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        return (prefix, old.count - prefix - suffix, new.count - prefix - suffix)
+    }
+}
+
+extension PhotoCollection {
+    /// How many sub-folders head the list (they always come first): the position of its
+    /// first photo. A binary search, reading a few entries.
+    var firstPhoto: Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if entry(at: middle).isFolder { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -27,7 +27,9 @@ final class WindowFilter {
     /// Told when what the filter shows changed (the window's subtitle and status page).
     var onChanged: (() -> Void)?
 
-    static let acceleratorsByAction: [(String, [String])] = [("win.clear-filter", ["Escape"])]
+    static let acceleratorsByAction: [(String, [String])] = [
+        ("win.filter-menu", ["<Control><Shift>f"]), ("win.clear-filter", ["Escape"]),
+    ]
 
     init(ui: UIFile, window: Widget<ApplicationWindow>, photos: PhotoList, processor: PhotoProcessor) {
         self.window = window
@@ -67,6 +69,10 @@ final class WindowFilter {
                 change { $0.tag = tag.isEmpty ? nil : tag }
                 return true
             })
+        let open = ObjectRef(takingOpaque: g_simple_action_new("filter-menu", nil)!)
+        connections.append(
+            SignalConnection.connect(open.pointer, "activate", pointer: { [unowned self] _ in button.popUp() }))
+        window.addAction(open)
         let clear = ObjectRef(takingOpaque: g_simple_action_new("clear-filter", nil)!)
         connections.append(
             SignalConnection.connect(clear.pointer, "activate", pointer: { [unowned self] _ in set(.none) }))

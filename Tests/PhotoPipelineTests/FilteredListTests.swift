@@ -41,7 +41,7 @@ import Testing
 
         #expect(names(list) == ["a1", "c1", "e1"] && modelNames(list) == names(list))
         #expect(list.isFiltered && list.photosShown == 3 && list.photoTotal == 5)
-        #expect(list.position(of: c) == 1 && list.position(of: b) == nil && list.whole(1) == 2)
+        #expect(list.position(of: c) == 1 && list.position(of: b) == nil && list.wholePosition(of: c) == 2)
         #expect(changes.last?.edit == .refilter && Set(changes.last!.removed) == [b, list.photos.id(at: 3)])
         #expect(emissions.count == 1, "one edit of the model")
         // The item handed out for c1 before stands for it still.
@@ -72,7 +72,7 @@ import Testing
         // Off: every photo again, the same photos.
         list.show(only: nil)
         #expect(!list.isFiltered && names(list).count == 6 && modelNames(list) == names(list))
-        #expect(list.position(of: c) != nil && list.whole(2) == 2)
+        #expect(list.position(of: c) == list.wholePosition(of: c))
         _ = connection
     }
 

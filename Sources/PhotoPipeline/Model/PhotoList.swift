@@ -224,6 +224,8 @@ public final class PhotoList {
     }
     public func entry(at position: Int) -> PhotoEntry { photos.entry(at: whole(position)) }
     public func name(at position: Int) -> String { photos.name(at: whole(position)) }
+    /// Where the photo `id` is in the whole list, shown or not (nil: it is not in the list).
+    public func wholePosition(of id: PhotoID) -> Int? { photos.position(of: id) }
     public func id(forLink link: String) -> PhotoID? {
         photos.id(forLink: link).flatMap { shown == nil || position(of: $0) != nil ? $0 : nil }
     }
@@ -231,8 +233,8 @@ public final class PhotoList {
     /// the position of its first photo.
     public var firstPhoto: Int { photos.firstPhoto }
     public func needsWork(_ id: PhotoID) -> Bool { photos.needsWork(id) }
-    /// Where the photo shown at `position` is in the whole list (filter or not).
-    public func whole(_ position: Int) -> Int {
+    /// Where the photo shown at `position` is in the whole list.
+    private func whole(_ position: Int) -> Int {
         guard let shown else { return position }
         return photos.position(of: shown.id(at: position)) ?? position
     }

@@ -294,7 +294,8 @@ final class PhotoActions {
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {
         guard let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else { return nil }
-        return PhotoTarget(id: id, position: position, place: photos.wholePosition(of: id) ?? position, entry: snapshot.entry)
+        return PhotoTarget(
+            id: id, position: position, place: photos.wholePosition(of: id) ?? position, entry: snapshot.entry)
     }
 
     /// Runs `work` (blocking file or bus work) on a thread of its own, then `done` with what it

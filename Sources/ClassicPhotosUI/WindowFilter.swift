@@ -37,10 +37,18 @@ final class WindowFilter {
         button = ui.widget("filter-button")
         tagSection = ui.object("filter-tags")
         addActions()
-        filtering.onChanged = { [unowned self] in onChanged?() }
-        // The tags offered are those known when the menu opens.
+        filtering.onChanged = { [unowned self] in
+            if !filtering.isReading { refreshTags() }
+            onChanged?()
+        }
+        // The tags offered are those known; opening the menu has every photo's read (the
+        // menu takes in the tags as they come).
         if let menu = button.popover {
-            connections.append(menu.connect("show") { [unowned self] in refreshTags() })
+            connections.append(
+                menu.connect("show") { [unowned self] in
+                    refreshTags()
+                    filtering.readAll()
+                })
         }
         refresh()
     }

@@ -35,7 +35,7 @@ extension DesktopGUITests {
         ) throws -> [TraceRecord] {
             try app.waitFor(what) { events in
                 guard
-                    case .filterChanged(let count, _, false, _) = events.dropFirst(before).last(where: {
+                    case .filterChanged(let count, _, false, _, _) = events.dropFirst(before).last(where: {
                         $0.event.name == .filterChanged
                     })?.event
                 else { return false }

@@ -241,8 +241,8 @@ import Testing
             )
         case .filterChanged:
             (
-                .filterChanged(shown: 38, total: 412, reading: false, ms: 1.25),
-                #"{"t":1.500000,"ev":"filter.changed","shown":38,"total":412,"reading":false,"ms":1.250}"#
+                .filterChanged(shown: 38, total: 412, reading: false, ms: 1.25, elapsed: 80),
+                #"{"t":1.500000,"ev":"filter.changed","shown":38,"total":412,"reading":false,"ms":1.250,"elapsed":80.000}"#
             )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)

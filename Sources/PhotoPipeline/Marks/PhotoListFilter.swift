@@ -12,6 +12,8 @@ import GLibKit
 @MainActor
 public final class PhotoListFilter {
     public private(set) var filter = PhotoFilter.none
+    /// When it was chosen (GLib's monotonic clock, µs).
+    private var chosenAt = g_get_monotonic_time()
     private let list: PhotoList
     /// The marks known of the list's photos (sub-folders have none).
     private var marks: [PhotoID: PhotoMarks] = [:]
@@ -32,7 +34,8 @@ public final class PhotoListFilter {
     }()
     /// How many photos each trip off the main thread reads from their files.
     private nonisolated static let batchSize = 400
-    /// Told after the photos shown changed by the filter (their count is in the list).
+    /// Told after the photos shown changed by the filter (their count is in the list), and
+    /// once the marks `readAll` asked for are in.
     public var onChanged: (() -> Void)?
     /// Whether marks of the list's photos are still being read (more may pass the filter).
     public var isReading: Bool { reading != nil }
@@ -74,8 +77,15 @@ public final class PhotoListFilter {
     public func set(_ new: PhotoFilter) {
         guard new != filter else { return }
         filter = new
+        chosenAt = g_get_monotonic_time()
         if new.isOn { readUnknown() }
         refilter()
+    }
+
+    /// Has the marks of every photo of the list read (those not known yet), for the tags they
+    /// hold (`tagsKnown`) or a filter to come; `onChanged` once they are in.
+    public func readAll() {
+        readUnknown()
     }
 
     /// The tags of the list's photos (as far as known), the most used first.
@@ -104,9 +114,11 @@ public final class PhotoListFilter {
         } else {
             list.show(only: nil)
         }
-        let ms = Double(g_get_monotonic_time() - began) / 1000
+        let now = g_get_monotonic_time()
         Trace.shared.emit(
-            .filterChanged(shown: list.photosShown, total: list.photoTotal, reading: isReading, ms: ms))
+            .filterChanged(
+                shown: list.photosShown, total: list.photoTotal, reading: isReading, ms: Double(now - began) / 1000,
+                elapsed: Double(now - chosenAt) / 1000))
         onChanged?()
     }
 
@@ -168,7 +180,7 @@ public final class PhotoListFilter {
                 readUnknown()
             }
         }
-        if filter.isOn { refilter() }
+        if filter.isOn { refilter() } else if last { onChanged?() }
     }
 
     /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.

@@ -150,8 +150,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// acts on.
     case tagsPopover(shown: Bool, tags: [String])
     /// The window's filter changed, or what it knows of the photos' marks did: `shown` of the
-    /// `total` photos pass; `reading`: marks of some are still being read.
-    case filterChanged(shown: Int, total: Int, reading: Bool, ms: Double)
+    /// `total` photos pass; `reading`: marks of some are still being read; `ms`: the main
+    /// thread's time making the list shown again; `elapsed`: ms since the filter was chosen.
+    case filterChanged(shown: Int, total: Int, reading: Bool, ms: Double, elapsed: Double)
     /// The row or cell showing the photo `id` shows these marks (when they changed).
     case rowMarks(row: Int, id: PhotoID, rating: Int, label: String, tags: [String])
     /// The slideshow began.
@@ -243,7 +244,7 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled, rating, label, tags, total, reading
+        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed
     }
 }
 

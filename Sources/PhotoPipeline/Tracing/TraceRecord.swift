@@ -168,7 +168,8 @@ extension TraceEvent {
                 tags: c.decodeIfPresent([String].self, forKey: .tags), ms: double(.ms))
         case .filterChanged:
             self = try .filterChanged(
-                shown: int(.shown), total: int(.total), reading: c.decode(Bool.self, forKey: .reading), ms: double(.ms))
+                shown: int(.shown), total: int(.total), reading: c.decode(Bool.self, forKey: .reading), ms: double(.ms),
+                elapsed: double(.elapsed))
         case .tagsPopover:
             self = try .tagsPopover(
                 shown: c.decode(Bool.self, forKey: .shown), tags: c.decode([String].self, forKey: .tags))
@@ -257,7 +258,7 @@ extension TraceEvent {
     public var ms: Double? {
         switch self {
         case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
-            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms):
+            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _):
             ms
         default: nil
         }

@@ -23,6 +23,7 @@
 //   many        list → grid on folders of 500 to 100,000 pictures (aborts, three tries each), and
 //               10,000 pictures to the trash and back vs `gio trash` on the same files
 //   marks       stars on one photo and on 10,000 (on screen, sidecars synced) vs exiftool
+//   filter      the filter by stars over 100,000 photos (index warm), and 10,000 cold vs exiftool
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
@@ -35,7 +36,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "app",
+        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -112,7 +113,9 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if ["folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks"].contains(where: wants) {
+        if ["folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter"].contains(
+            where: wants)
+        {
             let folder = try CameraFolder()
             if wants("folder") { try benchmarkCameraFolder(folder, rounds: options.appRounds, report: report) }
             if wants("bigfolder") { try benchmarkBigFolders(folder, rounds: options.appRounds, report: report) }
@@ -125,6 +128,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("share") { try benchmarkShare(folder, rounds: options.appRounds, report: report) }
             if wants("many") { try benchmarkManyAtOnce(folder, rounds: options.appRounds, report: report) }
             if wants("marks") { try benchmarkMarks(folder, rounds: min(options.appRounds, 3), report: report) }
+            if wants("filter") { try benchmarkFilter(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 

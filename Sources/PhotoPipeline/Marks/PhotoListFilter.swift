@@ -34,6 +34,10 @@ public final class PhotoListFilter {
     }()
     /// How many photos each trip off the main thread reads from their files.
     private nonisolated static let batchSize = 400
+    /// When the list was last shown again, and the least time between two while marks come
+    /// in (µs).
+    private var refilteredAt = 0
+    private static let refilterGap = 200_000
     /// Told after the photos shown changed by the filter (their count is in the list), and
     /// once the marks `readAll` asked for are in.
     public var onChanged: (() -> Void)?
@@ -108,6 +112,7 @@ public final class PhotoListFilter {
 
     private func refilter() {
         let began = g_get_monotonic_time()
+        refilteredAt = began
         if filter.isOn {
             let filter = filter
             list.show(only: { [unowned self] id in filter.passes(marks[id] ?? .none) })
@@ -180,7 +185,19 @@ public final class PhotoListFilter {
                 readUnknown()
             }
         }
-        if filter.isOn { refilter() } else if last { onChanged?() }
+        if filter.isOn {
+            // Batches read from files come many a second: the list is shown again at most five
+            // times a second as they come, and at once with the last.
+            let wait = Self.refilterGap - (g_get_monotonic_time() - refilteredAt)
+            if last || wait <= 0 {
+                refilterSoon.cancel()
+                refilter()
+            } else if !refilterSoon.isPending {
+                refilterSoon.schedule(afterMilliseconds: UInt32(wait / 1000) + 1)
+            }
+        } else if last {
+            onChanged?()
+        }
     }
 
     /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.
@@ -191,7 +208,13 @@ public final class PhotoListFilter {
             let id = snapshot.id(at: position)
             guard known[id] == nil else { return nil }
             let entry = snapshot.entry(at: position)
-            guard !entry.isFolder, let url = try? entry.resolvedURL(), url.isFileURL else { return nil }
+            guard !entry.isFolder else { return nil }
+            // A folder's photos have whole `file:` addresses: read as GLib does, not parsed as
+            // URLs (half a second for 65,000).
+            if entry.base == nil, entry.link.hasPrefix("file:") {
+                return FolderSource.path(of: entry.link).map { (id, $0) }
+            }
+            guard let url = try? entry.resolvedURL(), url.isFileURL else { return nil }
             return (id, url.path)
         }
     }

@@ -81,18 +81,19 @@ public final class PhotoList {
 
     /// Makes `shown` again from the whole list and has the model hold it, in one edit of what
     /// differs; `inPlace`: the photos shown are the same, reordered, and the views stay put
-    /// (see `PhotoListEdit.reorder`). Returns the photos that came into view and those that left.
+    /// (see `PhotoListEdit.reorder`). `naming`: returns the photos that came into view and those
+    /// that left.
     @discardableResult
-    private func reshow(inPlace: Bool = false) -> (shown: [PhotoID], hidden: [PhotoID]) {
+    private func reshow(inPlace: Bool = false, naming: Bool = false) -> (shown: [PhotoID], hidden: [PhotoID]) {
         let old = shown?.ids ?? photos.rawIDs(in: 0..<photos.count)
         let new = passes.map { ShownPhotos(of: photos, firstPhoto: photos.firstPhoto, passes: $0) }
         shown = new
         let now = new?.ids ?? photos.rawIDs(in: 0..<photos.count)
         let (position, removed, added) = ShownPhotos.difference(from: old, to: now)
         guard removed > 0 || added > 0 else { return ([], []) }
-        var before = Array(old[position..<position + removed])
+        let before = old[position..<position + removed]
         var after = Array(now[position..<position + added])
-        if inPlace, removed == added, Set(before) == Set(after) {
+        if inPlace, removed == added, ShownPhotos.same(before, after, in: photos) {
             after.withUnsafeMutableBufferPointer {
                 cp_photo_list_model_reorder(store.pointer, UInt32(position), $0.baseAddress, UInt32($0.count), 1)
             }
@@ -102,10 +103,9 @@ public final class PhotoList {
             cp_photo_list_model_splice(
                 store.pointer, UInt32(position), UInt32(removed), $0.baseAddress, UInt32($0.count))
         }
-        let kept = Set(before).intersection(after)
-        before.removeAll { kept.contains($0) }
-        after.removeAll { kept.contains($0) }
-        return (Self.ids(after), Self.ids(before))
+        guard naming else { return ([], []) }
+        let (came, left) = ShownPhotos.moves(from: before, to: after[...], in: photos)
+        return (Self.ids(came), Self.ids(left))
     }
 
     // MARK: Changing
@@ -119,8 +119,9 @@ public final class PhotoList {
         var change = carryOut(edit)
         if passes != nil || shown != nil, edit.isReshaping {
             let rowsInPlace = change.rowsInPlace
-            let (came, left) = reshow(inPlace: rowsInPlace)
-            if case .refilter = edit {
+            let naming = if case .refilter = edit { true } else { false }
+            let (came, left) = reshow(inPlace: rowsInPlace, naming: naming)
+            if naming {
                 change.inserted = came
                 change.removed = left
             }

@@ -36,6 +36,27 @@ struct ShownPhotos {
         return position >= 0 ? position : nil
     }
 
+    /// The photos of `new` not in `old` (they came into view), and those of `old` not in
+    /// `new` (they left), in their orders: one pass over each, marking by arrival.
+    static func moves(
+        from old: ArraySlice<UInt64>, to new: ArraySlice<UInt64>, in photos: PhotoCollection
+    ) -> (came: [UInt64], left: [UInt64]) {
+        var inOld = [Bool](repeating: false, count: photos.arrivals)
+        var inNew = inOld
+        for raw in old { if let arrival = photos.arrival(of: PhotoID(rawValue: raw)) { inOld[arrival] = true } }
+        for raw in new { if let arrival = photos.arrival(of: PhotoID(rawValue: raw)) { inNew[arrival] = true } }
+        // A photo of an earlier list (a new list replaced it) has no arrival here: it left.
+        let came = new.filter { raw in photos.arrival(of: PhotoID(rawValue: raw)).map { !inOld[$0] } ?? true }
+        let left = old.filter { raw in photos.arrival(of: PhotoID(rawValue: raw)).map { !inNew[$0] } ?? true }
+        return (came, left)
+    }
+
+    /// Whether `a` and `b` hold the same photos (in any order).
+    static func same(_ a: ArraySlice<UInt64>, _ b: [UInt64], in photos: PhotoCollection) -> Bool {
+        let (came, left) = moves(from: a, to: b[...], in: photos)
+        return came.isEmpty && left.isEmpty
+    }
+
     /// How `new` differs from `old`: the run of rows between the first and the last that
     /// differ, as it was (`removed` rows at `position`) and as it is now (`added`).
     static func difference(from old: [UInt64], to new: [UInt64]) -> (position: Int, removed: Int, added: Int) {

@@ -17,10 +17,24 @@ public final class PhotoListFilter {
     private let list: PhotoList
     /// The marks known of the list's photos (sub-folders have none).
     private var marks: [PhotoID: PhotoMarks] = [:]
+    /// Whether each photo passes the filter `verdictsFor`, by the order it arrived in the list:
+    /// 1 it passes, 0 not, -1 its marks are not known (then `noneVerdict`, as a photo without
+    /// marks). Kept as marks come, so that showing the list again reads an array rather than a
+    /// dictionary of marks (a fifth of the time, for 100,000 photos).
+    private var verdicts: [Int8] = []
+    private var verdictsFor: PhotoFilter?
+    private var noneVerdict = true
     /// Reading the marks of the photos not known: one pass at a time; `again`: photos came in
     /// meanwhile, for another pass once it is done.
     private var reading: Cancellable?
     private var readAgain = false
+    /// Whether the marks of every photo of the list are known (a pass read them all, and no
+    /// photo came since).
+    private var allKnown = false
+    /// A filter chosen waits for the first marks read (`firstWait` ms at most) before the list
+    /// is shown by it.
+    private var awaitingFirst = false
+    private static let firstWait: UInt32 = 300
     /// A change of some photo's marks that moves it in or out of the filter, carried out once
     /// the main loop is free (marks come in while the processor is telling its observers).
     private let refilterSoon: Debounce
@@ -54,6 +68,9 @@ public final class PhotoListFilter {
                 guard case .replaceAll = edit else { return }
                 // A new list: nothing known of the old one applies.
                 marks.removeAll()
+                allKnown = false
+                verdicts = []
+                verdictsFor = nil
                 reading?.cancel()
                 reading = nil
                 readAgain = false
@@ -61,7 +78,9 @@ public final class PhotoListFilter {
             didApply: { [unowned self] change in
                 switch change.edit {
                 case .replaceAll, .append, .insert:
-                    if filter.isOn, !change.inserted.isEmpty { readUnknown() }
+                    guard !change.inserted.isEmpty else { break }
+                    allKnown = false
+                    if filter.isOn { readUnknown() }
                 case .remove:
                     for id in change.removed { marks.removeValue(forKey: id) }
                 case .move, .reorder, .replace, .refilter: break
@@ -69,7 +88,7 @@ public final class PhotoListFilter {
             })
         processor.observePhotos { [weak self] snapshot in
             guard let self, let new = snapshot.marks else { return }
-            let old = marks.updateValue(new, forKey: snapshot.id)
+            let old = remember(new, of: snapshot.id)
             if filter.isOn, old == nil || filter.passes(old!) != filter.passes(new) {
                 refilterSoon.schedule(afterMilliseconds: 0)
             }
@@ -82,14 +101,19 @@ public final class PhotoListFilter {
         guard new != filter else { return }
         filter = new
         chosenAt = g_get_monotonic_time()
-        if new.isOn { readUnknown() }
-        refilter()
+        guard new.isOn, !allKnown else { return refilter() }
+        // What the index holds comes in a moment: the list is shown by it then (or by what is
+        // known, if that takes long), not first emptied by marks not read yet.
+        readUnknown()
+        awaitingFirst = true
+        refilterSoon.cancel()
+        refilterSoon.schedule(afterMilliseconds: Self.firstWait)
     }
 
     /// Has the marks of every photo of the list read (those not known yet), for the tags they
     /// hold (`tagsKnown`) or a filter to come; `onChanged` once they are in.
     public func readAll() {
-        readUnknown()
+        if !allKnown { readUnknown() }
     }
 
     /// The tags of the list's photos (as far as known), the most used first.
@@ -111,11 +135,12 @@ public final class PhotoListFilter {
     // MARK: Showing
 
     private func refilter() {
+        awaitingFirst = false
         let began = g_get_monotonic_time()
         refilteredAt = began
         if filter.isOn {
-            let filter = filter
-            list.show(only: { [unowned self] id in filter.passes(marks[id] ?? .none) })
+            makeVerdicts()
+            list.show(only: { [unowned self] id in passes(id) })
         } else {
             list.show(only: nil)
         }
@@ -125,6 +150,38 @@ public final class PhotoListFilter {
                 shown: list.photosShown, total: list.photoTotal, reading: isReading, ms: Double(now - began) / 1000,
                 elapsed: Double(now - chosenAt) / 1000))
         onChanged?()
+    }
+
+    // MARK: Verdicts
+
+    /// Takes `new` as the marks of `id`; returns what they were.
+    @discardableResult
+    private func remember(_ new: PhotoMarks, of id: PhotoID) -> PhotoMarks? {
+        let old = marks.updateValue(new, forKey: id)
+        if verdictsFor == filter, let arrival = list.photos.arrival(of: id) {
+            if arrival >= verdicts.count { verdicts += repeatElement(-1, count: arrival + 1 - verdicts.count) }
+            verdicts[arrival] = filter.passes(new) ? 1 : 0
+        }
+        return old
+    }
+
+    /// The verdicts for the filter as it is now, from the marks known.
+    private func makeVerdicts() {
+        guard verdictsFor != filter else { return }
+        verdictsFor = filter
+        noneVerdict = filter.passes(.none)
+        let photos = list.photos
+        verdicts = [Int8](repeating: -1, count: photos.arrivals)
+        for (id, marks) in marks {
+            if let arrival = photos.arrival(of: id) { verdicts[arrival] = filter.passes(marks) ? 1 : 0 }
+        }
+    }
+
+    private func passes(_ id: PhotoID) -> Bool {
+        guard let arrival = list.photos.arrival(of: id), arrival < verdicts.count, verdicts[arrival] >= 0 else {
+            return noneVerdict
+        }
+        return verdicts[arrival] == 1
     }
 
     // MARK: Reading
@@ -177,19 +234,21 @@ public final class PhotoListFilter {
 
     private func took(_ read: [(PhotoID, PhotoMarks)], last: Bool) {
         // Marks given or read meanwhile are newer.
-        for (id, new) in read where marks[id] == nil { marks[id] = new }
+        for (id, new) in read where marks[id] == nil { remember(new, of: id) }
         if last {
             reading = nil
             if readAgain {
                 readAgain = false
                 readUnknown()
+            } else {
+                allKnown = true
             }
         }
         if filter.isOn {
             // Batches read from files come many a second: the list is shown again at most five
             // times a second as they come, and at once with the last.
             let wait = Self.refilterGap - (g_get_monotonic_time() - refilteredAt)
-            if last || wait <= 0 {
+            if last || wait <= 0 || awaitingFirst {
                 refilterSoon.cancel()
                 refilter()
             } else if !refilterSoon.isPending {

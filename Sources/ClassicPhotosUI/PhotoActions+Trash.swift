@@ -222,9 +222,28 @@ extension PhotoActions {
         for target in removed.sorted(by: { $0.place < $1.place }) {
             if keptIDs.contains(target.id) { places[target.id] = target.place - out } else { out += 1 }
         }
-        pane.selection.select(
-            feed.putBack(
-                kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.place, feed.sortFacts(of: $0.id)) }))
+        let entries = kept.map { ($0.entry, $0.path ?? "", places[$0.id] ?? $0.place, feed.sortFacts(of: $0.id)) }
+        // In a folder's order by its files' facts, those not known (a folder that came in that
+        // order has none) are read off the main thread first, with the list's, as Undo does.
+        guard let placement = feed.folderPlacement(), entries.contains(where: { $0.3 == nil }) else {
+            return pane.selection.select(feed.putBack(entries))
+        }
+        let list = photos.generation
+        inBackground(
+            {
+                var compared: [PhotoID: SortFacts] = [:]
+                let placed = entries.map { entry in
+                    guard entry.3 == nil else { return entry }
+                    let facts = placement.facts(placing: entry.0)
+                    compared.merge(facts.compared) { first, _ in first }
+                    return (entry.0, entry.1, entry.2, facts.own)
+                }
+                return (placed, compared)
+            },
+            then: { [weak self] placed, compared in
+                guard let self, list == photos.generation else { return }
+                pane.selection.select(feed.putBack(placed, compared: compared))
+            })
     }
 
     /// Deletes the photos for good, once the user said so.

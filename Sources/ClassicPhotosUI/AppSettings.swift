@@ -65,7 +65,23 @@ final class AppSettings {
         }
     }
 
-    /// How folders are sorted: `sort-by` and `sort-descending`; by name where nothing is kept.
+    /// Whether the photos are shown by their stars (`sort-by` "rating", most first when
+    /// `photoOrder` is descending); their folders are then read by name, which orders ties.
+    var sortsByRating: Bool {
+        guard let settings, let text = g_settings_get_string(settings.pointer, "sort-by") else { return false }
+        defer { g_free(text) }
+        return String(cString: text) == "rating"
+    }
+
+    /// Keeps the sort by rating chosen, most stars first or not.
+    func sortByRating(mostFirst: Bool) {
+        guard let settings else { return }
+        g_settings_set_string(settings.pointer, "sort-by", "rating")
+        g_settings_set_boolean(settings.pointer, "sort-descending", mostFirst ? 1 : 0)
+    }
+
+    /// How folders are sorted: `sort-by` and `sort-descending`; by name where nothing is kept
+    /// (or the photos are shown by rating: then only `descending` counts).
     var photoOrder: PhotoOrder {
         get {
             guard let settings else { return .byName }

@@ -37,14 +37,24 @@ extension PhotoListWindow {
         }
         addAction("close") { [unowned self] in toplevel.close() }
         addAction("retry-failed") { [unowned self] in processor.retryFailed() }
-        addChoice("sort-by", photoOrder.key.rawValue) { [unowned self] value in
+        let descending = settings.photoOrder.descending
+        addChoice("sort-by", settings.sortsByRating ? "rating" : photoOrder.key.rawValue) { [unowned self] value in
+            let descending = settings.photoOrder.descending
+            if value == "rating" {
+                sortChosen(.byName, byRating: descending)
+                return true
+            }
             guard let key = PhotoOrder.Key(rawValue: value) else { return false }
-            sortChosen(PhotoOrder(key: key, descending: photoOrder.descending))
+            sortChosen(PhotoOrder(key: key, descending: descending))
             return true
         }
-        addChoice("sort-direction", photoOrder.descending ? "descending" : "ascending") { [unowned self] value in
+        addChoice("sort-direction", descending ? "descending" : "ascending") { [unowned self] value in
             guard value == "ascending" || value == "descending" else { return false }
-            sortChosen(PhotoOrder(key: photoOrder.key, descending: value == "descending"))
+            if filter.filtering.byRating != nil {
+                sortChosen(.byName, byRating: value == "descending")
+            } else {
+                sortChosen(PhotoOrder(key: photoOrder.key, descending: value == "descending"))
+            }
             return true
         }
         addChoice("view-mode", pane.mode.rawValue) { [unowned self] value in
@@ -217,10 +227,11 @@ extension PhotoListWindow {
         if feed.folderOrder != nil || sources.contains(where: { $0.includesSubfolders }) { open(sources) }
     }
 
-    /// The sort chosen in the menu: remembered, and applied to the folder shown.
-    func sortChosen(_ order: PhotoOrder) {
-        guard order != photoOrder else { return }
-        settings.photoOrder = order
+    /// The sort chosen in the menu: remembered, and applied to the folder shown; `byRating`
+    /// (most stars first, or fewest): the photos shown by their stars, over `order`.
+    func sortChosen(_ order: PhotoOrder, byRating: Bool? = nil) {
+        if let byRating { settings.sortByRating(mostFirst: byRating) } else { settings.photoOrder = order }
+        filter.filtering.order(byRating: byRating)
         feed.sort(by: order)
     }
 }

@@ -85,7 +85,8 @@ final class PhotoListWindow {
         let limits = settings.limits
         DecodeMemoryBudget.shared.capacity = limits.decodeMemoryBytes
         let fetcher = PhotoFetcher(limits: limits, http: http)
-        feed = PhotoListFeed(loader: PhotoSourceLoader(fetcher: fetcher), order: settings.photoOrder)
+        feed = PhotoListFeed(
+            loader: PhotoSourceLoader(fetcher: fetcher), order: settings.sortsByRating ? .byName : settings.photoOrder)
         photos = feed.list
         processor = PhotoProcessor(list: photos, fetcher: fetcher, thumbnails: .standard, remoteThumbnails: .remote)
 
@@ -109,6 +110,7 @@ final class PhotoListWindow {
         pane.show(settings.viewMode, immediately: true)
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
         filter = WindowFilter(ui: ui, window: toplevel, photos: photos, processor: processor)
+        if settings.sortsByRating { filter.filtering.order(byRating: settings.photoOrder.descending) }
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
 

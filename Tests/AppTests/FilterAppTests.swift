@@ -56,6 +56,49 @@ extension DesktopGUITests {
         }
 
         @Test(
+            "Sorted by rating, most first: stars, then none, then rejected, ties by name; a photo given stars moves to its place"
+        )
+        func sortByRating() throws {
+            let folder = try TestPictures.makeFolder("rating-sort")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = (1...6).map { folder.appendingPathComponent("r\($0).png") }
+            for (n, photo) in photos.enumerated() {
+                try #require(TestPictures.write(photo, format: "png", rgb: UInt32(0x553377 * (n + 1)), size: 300))
+            }
+            let ratings: [Int?] = [-1, 3, 1, 5, nil, nil]
+            for (photo, rating) in zip(photos, ratings) {
+                guard let rating else { continue }
+                try sidecar(rating: rating).write(to: URL(fileURLWithPath: photo.path + ".xmp"))
+            }
+            let cache = try TestPictures.makeFolder("rating-sort-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let environment = try GUITests.privateSettings(["sort-by": "'rating'", "sort-descending": "true"])
+                .merging(["XDG_CACHE_HOME": cache.path]) { $1 }
+            let app = try AppSession(arguments: [folder.path], environment: environment)
+            let expected = ["r4.png", "r2.png", "r3.png", "r5.png", "r6.png", "r1.png"]
+            _ = try app.waitFor("the rows by rating") { events in
+                var names: [Int: String] = [:]
+                for case .rowShown(let row, _, let name, _) in events.map(\.event) { names[row] = name }
+                return (0..<6).map { names[$0] ?? "" } == expected
+            }
+            // 4 stars on r6 (row 4): it goes between r4 and r2.
+            try app.clickRow(4)
+            try app.waitFor("r6 in the viewer") { inViewer($0) == "r6.png" }
+            let before = app.events().count
+            try key(app, "4")
+            _ = try app.waitFor("the list shown again") { events in
+                events.dropFirst(before).contains { $0.event.name == .filterChanged }
+            }
+            try key(app, "Escape")
+            _ = try app.waitFor(event: .viewerClose)
+            try app.clickRow(1)
+            try app.waitFor("r6 is second") { inViewer($0) == "r6.png" }
+            try key(app, "Escape")
+            _ = try app.waitFor(event: .viewerClose)
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-sort-rating.png")
+        }
+
+        @Test(
             "Ctrl+Shift+F and 3 shows the photos of 3 stars or more (from sidecars), in the list and the viewer's paging; 0 on one moves it out; Escape shows all; rejected, labels and none left"
         )
         func filterByMarks() throws {

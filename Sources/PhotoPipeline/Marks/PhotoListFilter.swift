@@ -12,6 +12,9 @@ import GLibKit
 @MainActor
 public final class PhotoListFilter {
     public private(set) var filter = PhotoFilter.none
+    /// Whether the photos are shown by their stars: most first (true), fewest first (false);
+    /// nil: in the list's order. Ties stay in the list's order (the folder's sort).
+    public private(set) var byRating: Bool?
     /// When it was chosen (GLib's monotonic clock, µs).
     private var chosenAt = g_get_monotonic_time()
     private let list: PhotoList
@@ -24,6 +27,8 @@ public final class PhotoListFilter {
     private var verdicts: [Int8] = []
     private var verdictsFor: PhotoFilter?
     private var noneVerdict = true
+    /// Each photo's rating (−1 rejected, 0 none or not known yet), by arrival.
+    private var ratings: [Int8] = []
     /// Reading the marks of the photos not known: one pass at a time; `again`: photos came in
     /// meanwhile, for another pass once it is done.
     private var reading: Cancellable?
@@ -71,6 +76,7 @@ public final class PhotoListFilter {
                 allKnown = false
                 verdicts = []
                 verdictsFor = nil
+                ratings = []
                 reading?.cancel()
                 reading = nil
                 readAgain = false
@@ -80,7 +86,7 @@ public final class PhotoListFilter {
                 case .replaceAll, .append, .insert:
                     guard !change.inserted.isEmpty else { break }
                     allKnown = false
-                    if filter.isOn { readUnknown() }
+                    if filter.isOn || byRating != nil { readUnknown() }
                 case .remove:
                     for id in change.removed { marks.removeValue(forKey: id) }
                 case .move, .reorder, .replace, .refilter: break
@@ -89,7 +95,9 @@ public final class PhotoListFilter {
         processor.observePhotos { [weak self] snapshot in
             guard let self, let new = snapshot.marks else { return }
             let old = remember(new, of: snapshot.id)
-            if filter.isOn, old == nil || filter.passes(old!) != filter.passes(new) {
+            if filter.isOn && (old == nil || filter.passes(old!) != filter.passes(new))
+                || byRating != nil && old?.rating != new.rating
+            {
                 refilterSoon.schedule(afterMilliseconds: 0)
             }
         }
@@ -100,8 +108,21 @@ public final class PhotoListFilter {
     public func set(_ new: PhotoFilter) {
         guard new != filter else { return }
         filter = new
+        choose(needingMarks: new.isOn)
+    }
+
+    /// Shows the photos by their stars (most first, or fewest), or in the list's order (nil).
+    public func order(byRating mostFirst: Bool?) {
+        guard mostFirst != byRating else { return }
+        byRating = mostFirst
+        choose(needingMarks: mostFirst != nil)
+    }
+
+    /// The list is shown again, by marks known now or, where they are needed and not all
+    /// known, once the index's have come.
+    private func choose(needingMarks: Bool) {
         chosenAt = g_get_monotonic_time()
-        guard new.isOn, !allKnown else { return refilter() }
+        guard needingMarks, !allKnown else { return refilter() }
         // What the index holds comes in a moment: the list is shown by it then (or by what is
         // known, if that takes long), not first emptied by marks not read yet.
         readUnknown()
@@ -138,11 +159,17 @@ public final class PhotoListFilter {
         awaitingFirst = false
         let began = g_get_monotonic_time()
         refilteredAt = began
+        let rank: ((PhotoID) -> Int)? =
+            switch byRating {
+            case true?: { [unowned self] id in rating(id) }
+            case false?: { [unowned self] id in -rating(id) }
+            case nil: nil
+            }
         if filter.isOn {
             makeVerdicts()
-            list.show(only: { [unowned self] id in passes(id) })
+            list.show(only: { [unowned self] id in passes(id) }, rankedBy: rank)
         } else {
-            list.show(only: nil)
+            list.show(only: nil, rankedBy: rank)
         }
         let now = g_get_monotonic_time()
         Trace.shared.emit(
@@ -158,7 +185,10 @@ public final class PhotoListFilter {
     @discardableResult
     private func remember(_ new: PhotoMarks, of id: PhotoID) -> PhotoMarks? {
         let old = marks.updateValue(new, forKey: id)
-        if verdictsFor == filter, let arrival = list.photos.arrival(of: id) {
+        guard let arrival = list.photos.arrival(of: id) else { return old }
+        if arrival >= ratings.count { ratings += repeatElement(0, count: arrival + 1 - ratings.count) }
+        ratings[arrival] = Int8(new.rating)
+        if verdictsFor == filter {
             if arrival >= verdicts.count { verdicts += repeatElement(-1, count: arrival + 1 - verdicts.count) }
             verdicts[arrival] = filter.passes(new) ? 1 : 0
         }
@@ -175,6 +205,12 @@ public final class PhotoListFilter {
         for (id, marks) in marks {
             if let arrival = photos.arrival(of: id) { verdicts[arrival] = filter.passes(marks) ? 1 : 0 }
         }
+    }
+
+    /// The rank of `id` when shown by rating: its stars, rejected below none.
+    private func rating(_ id: PhotoID) -> Int {
+        guard let arrival = list.photos.arrival(of: id), arrival < ratings.count else { return 0 }
+        return Int(ratings[arrival])
     }
 
     private func passes(_ id: PhotoID) -> Bool {
@@ -244,7 +280,7 @@ public final class PhotoListFilter {
                 allKnown = true
             }
         }
-        if filter.isOn {
+        if filter.isOn || byRating != nil {
             // Batches read from files come many a second: the list is shown again at most five
             // times a second as they come, and at once with the last.
             let wait = Self.refilterGap - (g_get_monotonic_time() - refilteredAt)

@@ -28,6 +28,9 @@ public final class PhotoList {
     public private(set) var version = 0
     /// Whether a photo is shown while a filter is on (nil: all are).
     private var passes: ((PhotoID) -> Bool)?
+    /// The rank photos are shown by, highest first (ties in the list's order); nil: the
+    /// list's order.
+    private var rank: ((PhotoID) -> Int)?
     /// The photos shown while a filter is on, which every position read or given here counts
     /// in; the model holds them. The whole list is `photos` (what its feed reads and changes).
     private var shown: ShownPhotos?
@@ -61,16 +64,19 @@ public final class PhotoList {
     // MARK: Filtering
 
     /// Shows only the photos `passes` lets through (and every sub-folder), or all of them
-    /// (nil). Asked again of each photo whenever the list changes, and by `refilter`.
-    public func show(only passes: ((PhotoID) -> Bool)?) {
-        guard passes != nil || self.passes != nil else { return }
+    /// (nil); with `rank`, highest first (ties, and the sub-folders before them all, in the
+    /// list's order). Both are asked again of each photo whenever the list changes, and by
+    /// `refilter`.
+    public func show(only passes: ((PhotoID) -> Bool)?, rankedBy rank: ((PhotoID) -> Int)? = nil) {
+        guard passes != nil || self.passes != nil || rank != nil || self.rank != nil else { return }
         self.passes = passes
+        self.rank = rank
         apply(.refilter)
     }
 
-    /// Asks the filter again of every photo (what it reads of them changed).
+    /// Asks the filter and the rank again of every photo (what they read of them changed).
     public func refilter() {
-        if passes != nil { apply(.refilter) }
+        if passes != nil || rank != nil { apply(.refilter) }
     }
 
     public var isFiltered: Bool { passes != nil }
@@ -86,7 +92,9 @@ public final class PhotoList {
     @discardableResult
     private func reshow(inPlace: Bool = false, naming: Bool = false) -> (shown: [PhotoID], hidden: [PhotoID]) {
         let old = shown?.ids ?? photos.rawIDs(in: 0..<photos.count)
-        let new = passes.map { ShownPhotos(of: photos, firstPhoto: photos.firstPhoto, passes: $0) }
+        let new =
+            passes == nil && rank == nil
+            ? nil : ShownPhotos(of: photos, firstPhoto: photos.firstPhoto, passes: passes, rank: rank)
         shown = new
         let now = new?.ids ?? photos.rawIDs(in: 0..<photos.count)
         let (position, removed, added) = ShownPhotos.difference(from: old, to: now)
@@ -117,7 +125,7 @@ public final class PhotoList {
         for observer in observers { observer.willApply?(edit) }
         version += 1
         var change = carryOut(edit)
-        if passes != nil || shown != nil, edit.isReshaping {
+        if passes != nil || rank != nil || shown != nil, edit.isReshaping {
             let rowsInPlace = change.rowsInPlace
             let naming = if case .refilter = edit { true } else { false }
             let (came, left) = reshow(inPlace: rowsInPlace, naming: naming)
@@ -202,7 +210,7 @@ public final class PhotoList {
     /// the `added` rows the photos now have there.
     private func splice(at position: Int, removed: Int, added: Int) {
         // While a filter is on, `reshow` has the model follow.
-        guard shown == nil, passes == nil, removed > 0 || added > 0 else { return }
+        guard shown == nil, passes == nil, rank == nil, removed > 0 || added > 0 else { return }
         var raw = photos.rawIDs(in: position..<position + added)
         raw.withUnsafeMutableBufferPointer {
             cp_photo_list_model_splice(

@@ -10,14 +10,25 @@ struct ShownPhotos {
     /// hidden.
     private var positionOfArrival: [Int32]
 
-    /// The photos of `photos` that `passes` lets through, and sub-folders: those always stay,
-    /// to go into.
-    init(of photos: PhotoCollection, firstPhoto: Int, passes: (PhotoID) -> Bool) {
+    /// The photos of `photos` that `passes` lets through (all, for nil), and sub-folders: those
+    /// always stay, to go into, first. With `rank`, the photos highest first, ties in the
+    /// list's order.
+    init(of photos: PhotoCollection, firstPhoto: Int, passes: ((PhotoID) -> Bool)?, rank: ((PhotoID) -> Int)? = nil) {
         let all = photos.rawIDs(in: 0..<photos.count)
         var ids: [UInt64] = []
         ids.reserveCapacity(all.count)
         ids.append(contentsOf: all[..<firstPhoto])
-        for raw in all[firstPhoto...] where passes(PhotoID(rawValue: raw)) { ids.append(raw) }
+        if let passes {
+            for raw in all[firstPhoto...] where passes(PhotoID(rawValue: raw)) { ids.append(raw) }
+        } else {
+            ids.append(contentsOf: all[firstPhoto...])
+        }
+        if let rank {
+            // By rank, then by place: a sort that keeps ties as they were, whatever the sort.
+            let ranked = ids[firstPhoto...].enumerated().map { (rank(PhotoID(rawValue: $1)), $0, $1) }
+                .sorted { ($0.0, -$0.1) > ($1.0, -$1.1) }
+            ids.replaceSubrange(firstPhoto..., with: ranked.map(\.2))
+        }
         var positions = [Int32](repeating: -1, count: photos.arrivals)
         for (position, raw) in ids.enumerated() {
             if let arrival = photos.arrival(of: PhotoID(rawValue: raw)) { positions[arrival] = Int32(position) }

@@ -76,6 +76,25 @@ import Testing
         _ = connection
     }
 
+    @Test("Ranked, the photos come highest first, ties in the list's order, sub-folders first; filtered too")
+    func ranked() {
+        let list = PhotoList()
+        let folder = PhotoEntry(name: "sub", link: "file:///f/sub/", base: nil)
+        list.apply(.replaceAll([folder] + entries(["a", "b", "c", "d", "e"])))
+        let stars = ["a": 1, "b": 3, "c": 0, "d": 3, "e": -1]
+        let whole = list.photos
+        let rank = { (id: PhotoID) in stars[whole.name(at: whole.position(of: id)!)] ?? 0 }
+        list.show(only: nil, rankedBy: rank)
+        #expect(names(list) == ["sub", "b", "d", "a", "c", "e"] && modelNames(list) == names(list))
+        #expect(!list.isFiltered && list.photosShown == 5)
+        list.apply(.append(PackedEntries(entries(["f"]))))
+        #expect(names(list) == ["sub", "b", "d", "a", "c", "f", "e"], "a photo without stars joins the others")
+        list.show(only: { rank($0) > 0 }, rankedBy: rank)
+        #expect(names(list) == ["sub", "b", "d", "a"] && modelNames(list) == names(list))
+        list.show(only: nil)
+        #expect(names(list) == ["sub", "a", "b", "c", "d", "e", "f"] && modelNames(list) == names(list))
+    }
+
     @Test("Sub-folders stay while a filter is on: they are to go into")
     func foldersStay() {
         let list = PhotoList()

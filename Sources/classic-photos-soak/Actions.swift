@@ -13,6 +13,8 @@ enum Action: CustomStringConvertible {
     case selectAllOrNone(all: Bool)
     /// Stars, a reject or a label given to the photos selected (keys: "3", "x", "6", …).
     case mark(String)
+    /// The funnel's menu (Ctrl+Shift+F) and an item's letter, or Escape: the filter cleared.
+    case filter(String)
     /// Selects `rows` rows from one on screen, moves them to the trash, and puts them back.
     case trashAndUndo(rows: Int, all: Bool)
     /// Selects a photo on screen and turns it one way, then back.
@@ -53,6 +55,7 @@ enum Action: CustomStringConvertible {
         case .sort(let keys): "sort: F10 \(keys)"
         case .selectAllOrNone(let all): all ? "select all" : "select none"
         case .mark(let key): "mark the photos selected: \(key)"
+        case .filter(let key): key == "Escape" ? "clear the filter (Escape)" : "filter: Ctrl+Shift+F \(key)"
         case .trashAndUndo(let rows, let all):
             all ? "select all, Delete, then Ctrl+Z" : "select \(rows) rows, Delete, then Ctrl+Z"
         case .rotate: "rotate a photo right, then left"
@@ -98,11 +101,12 @@ struct Scene {
             default: return .closeViewer
             }
         }
-        enum Kind { case wheel, keys, scrollbar, view, resize, sort, select, viewer, reload, open }
+        enum Kind { case wheel, keys, scrollbar, view, resize, sort, select, viewer, reload, open, filter }
         enum LocalKind { case zoom, trash, rotate, files, subfolders, folder, mark }
         var weighted: [(Int, Either)] = [
             (16, .any(.wheel)), (10, .any(.keys)), (5, .any(.scrollbar)), (7, .any(.view)), (4, .any(.resize)),
             (3, .any(.sort)), (4, .any(.select)), (9, .any(.viewer)), (2, .any(.reload)), (2, .any(.open)),
+            (3, .any(.filter)),
         ]
         enum Either {
             case any(Kind)
@@ -132,7 +136,10 @@ struct Scene {
             return .resize(
                 width: [640, 800, 1000, 1200, 1400].randomElement(using: &generator)!,
                 height: [600, 850, 980].randomElement(using: &generator)!)
-        case .any(.sort): return .sort(["s n", "s t", "s m", "s z", "s a", "s d"].randomElement(using: &generator)!)
+        case .any(.sort):
+            return .sort(["s n", "s t", "s m", "s z", "s r", "s a", "s d"].randomElement(using: &generator)!)
+        case .any(.filter):
+            return .filter(["3", "1", "a", "r", "d", "g", "Escape", "Escape"].randomElement(using: &generator)!)
         case .any(.select): return .selectAllOrNone(all: Bool.random(using: &generator))
         case .any(.viewer): return .openViewer(atFraction: Double.random(in: 0.45...0.85, using: &generator))
         case .any(.reload): return .reload

@@ -166,6 +166,9 @@ final class Soak {
             // choose the main menu's item of that letter.
             try key(["F10"] + keys.split(separator: " ").map(String.init), delay: 400)
         case .selectAllOrNone(let all): try key(all ? "ctrl+a" : "ctrl+shift+a")
+        case .filter(let item):
+            // A moment for the menu to open before its item's letter.
+            try key(item == "Escape" ? ["Escape"] : ["ctrl+shift+f", item], delay: 300)
         case .trashAndUndo(let rows, let all):
             try click(fraction: 0.5)
             // As fast as a held key repeats (30 a second).

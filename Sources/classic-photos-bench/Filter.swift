@@ -24,9 +24,11 @@ private func passing(_ count: Int, minimum: Int) -> Int {
 /// Presses `keys` in `app` and waits for the filter to settle at `shown` photos: the
 /// milliseconds from the choice until then (`filter.changed`'s `elapsed`), and the main
 /// thread's longest refilter.
-private func filterRun(_ app: AppSession, keys: [String], shown: Int) throws -> (elapsed: Double, ms: Double) {
+private func filterRun(
+    _ app: AppSession, keys: [String], shown: Int, delay: Int = 150
+) throws -> (elapsed: Double, ms: Double) {
     let before = app.events().count
-    try app.xdotool(["key", "--delay", "150"] + keys)
+    try app.xdotool(["key", "--delay", "\(delay)"] + keys)
     let events = try app.waitFor("the filter at \(shown)", timeout: 300) { events in
         events.dropFirst(before).contains {
             if case .filterChanged(shown, _, false, _, _) = $0.event { true } else { false }
@@ -71,6 +73,7 @@ func benchmarkFilter(_ camera: CameraFolder, rounds: Int, report: Report) throws
     // The photos' own order is their names' in the tree: the marks follow the sorted paths.
     let three = passing(paths.count, minimum: 3), four = passing(paths.count, minimum: 4)
     var first: [Double] = [], again: [Double] = [], cleared: [Double] = [], longest = 0.0
+    var ranked: [Double] = [], rankedMark: [Double] = []
     for round in 0..<rounds {
         let (app, _) = try launchToFirstScreen(
             arguments: ["--recursive", tree.top.path], environment: ["XDG_CACHE_HOME": treeCache.path],
@@ -81,6 +84,21 @@ func benchmarkFilter(_ camera: CameraFolder, rounds: Int, report: Report) throws
         let byThree = try filterRun(app, keys: ["ctrl+shift+f", "3"], shown: three)
         let byFour = try filterRun(app, keys: ["ctrl+shift+f", "4"], shown: four)
         let none = try filterRun(app, keys: ["Escape"], shown: tree.count)
+        // Sort By → Rating (the menu's letters, a moment for each menu to open), then a mark
+        // given to the photo selected, which moves it.
+        let byRating = try filterRun(app, keys: ["F10", "s", "r"], shown: tree.count, delay: 400)
+        try app.clickRow(0)
+        try app.xdotool(["key", "Escape"])
+        // X: rejected, or no longer, whatever it was, so it always moves.
+        let marked = try filterRun(app, keys: ["x"], shown: tree.count)
+        // Ctrl+Z gives it its marks back (written, so that the next launch finds the same).
+        let undone = app.events().count
+        _ = try filterRun(app, keys: ["ctrl+z"], shown: tree.count)
+        _ = try app.waitFor("the marks written back", timeout: 60) { events in
+            events.dropFirst(undone).contains { $0.event.batchEnded?.kind == .mark }
+        }
+        ranked.append(byRating.elapsed)
+        rankedMark.append(marked.ms)
         first.append(byThree.elapsed)
         again.append(byFour.elapsed)
         cleared.append(none.elapsed)
@@ -142,6 +160,8 @@ func benchmarkFilter(_ camera: CameraFolder, rounds: Int, report: Report) throws
             ["\(tree.count) photos, index warm: 3 stars or more", "\(three)", ms(median(first) / 1000, 1)],
             ["… then 4 stars or more", "\(four)", ms(median(again) / 1000, 1)],
             ["… then Escape (every photo)", "\(tree.count)", ms(median(cleared) / 1000, 1)],
+            ["… then Sort By → Rating", "\(tree.count)", ms(median(ranked) / 1000, 1)],
+            ["… then X on the photo selected (it moves)", "\(tree.count)", ms(median(rankedMark) / 1000, 1)],
             ["\(folder.count) photos, sidecars not read yet: 3 stars", "\(coldThree)", ms(median(cold) / 1000)],
             ["exiftool, the same sidecars", "\(coldThree)", ms(median(peer))],
         ])

@@ -43,6 +43,9 @@ public final class PhotoListFilter {
     /// A change of some photo's marks that moves it in or out of the filter, carried out once
     /// the main loop is free (marks come in while the processor is telling its observers).
     private let refilterSoon: Debounce
+    /// Reading ahead what the index holds of the list's marks (`readUnknown(indexOnly:)`).
+    private let prefetchSoon: Debounce
+    private static let prefetchWait: UInt32 = 1_500
     private var observation = 0
     private let queue: OperationQueue = {
         let queue = OperationQueue()
@@ -66,8 +69,14 @@ public final class PhotoListFilter {
     public init(list: PhotoList, processor: PhotoProcessor) {
         self.list = list
         var apply: (() -> Void)?
+        var prefetch: (() -> Void)?
         refilterSoon = Debounce.onMainActor { apply?() }
+        prefetchSoon = Debounce.onMainActor { prefetch?() }
         apply = { [weak self] in self?.refilter() }
+        prefetch = { [weak self] in
+            guard let self, !allKnown, reading == nil else { return }
+            readUnknown(indexOnly: true)
+        }
         observation = list.observe(
             willApply: { [unowned self] edit in
                 guard case .replaceAll = edit else { return }
@@ -86,7 +95,13 @@ public final class PhotoListFilter {
                 case .replaceAll, .append, .insert:
                     guard !change.inserted.isEmpty else { break }
                     allKnown = false
-                    if filter.isOn || byRating != nil { readUnknown() }
+                    if filter.isOn || byRating != nil {
+                        readUnknown()
+                    } else {
+                        // What the index holds is read ahead, once the list has been still
+                        // for a moment: a filter chosen then shows at once.
+                        prefetchSoon.schedule(afterMilliseconds: Self.prefetchWait)
+                    }
                 case .remove:
                     for id in change.removed { marks.removeValue(forKey: id) }
                 case .move, .reorder, .replace, .refilter: break
@@ -148,6 +163,7 @@ public final class PhotoListFilter {
     public func close() {
         list.stopObserving(observation)
         refilterSoon.cancel()
+        prefetchSoon.cancel()
         reading?.cancel()
         queue.cancelAllOperations()
         onChanged = nil
@@ -223,8 +239,9 @@ public final class PhotoListFilter {
     // MARK: Reading
 
     /// Reads the marks of every photo of the list not known yet, off the main thread: first
-    /// what the index holds under the list's folder, then the files of the rest.
-    private func readUnknown() {
+    /// what the index holds under the list's folder, then (unless `indexOnly`) the files of the
+    /// rest.
+    private func readUnknown(indexOnly: Bool = false) {
         guard reading == nil else {
             readAgain = true
             return
@@ -246,29 +263,33 @@ public final class PhotoListFilter {
             } else {
                 rest = wanted
             }
-            Self.deliver(held, last: rest.isEmpty, to: self, cancellable)
+            Self.deliver(held, last: rest.isEmpty || indexOnly, complete: rest.isEmpty, to: self, cancellable)
+            if indexOnly { return }
             let indexing = MarksForIndex()
             var start = 0
             while start < rest.count, !cancellable.isCancelled {
                 let batch = rest[start..<min(start + Self.batchSize, rest.count)]
                 let read = batch.map { id, path in (id, MarksFiles.read(photoAt: path, indexing: indexing)) }
                 start += batch.count
-                Self.deliver(read, last: start >= rest.count, to: self, cancellable)
+                let last = start >= rest.count
+                Self.deliver(read, last: last, complete: last, to: self, cancellable)
             }
             indexing.flush()
         }
     }
 
+    /// `last`: the pass is over; `complete`: it read every photo's marks.
     private nonisolated static func deliver(
-        _ read: [(PhotoID, PhotoMarks)], last: Bool, to filter: PhotoListFilter?, _ cancellable: Cancellable
+        _ read: [(PhotoID, PhotoMarks)], last: Bool, complete: Bool, to filter: PhotoListFilter?,
+        _ cancellable: Cancellable
     ) {
         MainLoop.onMainActor { [weak filter] in
             guard let filter, filter.reading === cancellable, !cancellable.isCancelled else { return }
-            filter.took(read, last: last)
+            filter.took(read, last: last, complete: complete)
         }
     }
 
-    private func took(_ read: [(PhotoID, PhotoMarks)], last: Bool) {
+    private func took(_ read: [(PhotoID, PhotoMarks)], last: Bool, complete: Bool) {
         // Marks given or read meanwhile are newer.
         for (id, new) in read where marks[id] == nil { remember(new, of: id) }
         if last {
@@ -276,7 +297,7 @@ public final class PhotoListFilter {
             if readAgain {
                 readAgain = false
                 readUnknown()
-            } else {
+            } else if complete {
                 allKnown = true
             }
         }

@@ -27,6 +27,7 @@ import Testing
         let list = PhotoList()
         list.apply(.replaceAll(entries(["a1", "b", "c1", "d", "e1"])))
         let a = list.id(at: 0), b = list.id(at: 1), c = list.id(at: 2)
+        let recordB = list.photos.makeRecord(for: b)!, recordC = list.photos.makeRecord(for: c)!
         let item = g_list_model_get_item(list.model, 2)!
         defer { g_object_unref(item) }
         var kept: (String) -> Bool = { $0.hasSuffix("1") }
@@ -44,6 +45,7 @@ import Testing
         #expect(list.position(of: c) == 1 && list.position(of: b) == nil && list.wholePosition(of: c) == 2)
         #expect(changes.last?.edit == .refilter && Set(changes.last!.removed) == [b, list.photos.id(at: 3)])
         #expect(emissions.count == 1, "one edit of the model")
+        #expect(recordC.position == 1 && recordB.position == -1, "records say where their photos are shown")
         // The item handed out for c1 before stands for it still.
         let again = g_list_model_get_item(list.model, 1)!
         defer { g_object_unref(again) }

@@ -19,13 +19,7 @@ final class MarksReader {
     private var reading = false
     /// How many photos one trip off the main thread reads.
     private let batchSize = 48
-    private let queue: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "marks"
-        queue.maxConcurrentOperationCount = 1
-        queue.qualityOfService = .utility
-        return queue
-    }()
+    private let queue = OperationQueue.serial("marks", .utility)
     /// Receives each batch's marks, by photo (photos that can have none are given `.none`).
     var onRead: (([(PhotoID, PhotoMarks)]) -> Void)?
 

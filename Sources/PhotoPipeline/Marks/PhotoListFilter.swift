@@ -47,13 +47,7 @@ public final class PhotoListFilter {
     private let prefetchSoon: Debounce
     private static let prefetchWait: UInt32 = 1_500
     private var observation = 0
-    private let queue: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "filter marks"
-        queue.maxConcurrentOperationCount = 1
-        queue.qualityOfService = .userInitiated
-        return queue
-    }()
+    private let queue = OperationQueue.serial("filter marks", .userInitiated)
     /// How many photos each trip off the main thread reads from their files.
     private nonisolated static let batchSize = 400
     /// When the list was last shown again, and the least time between two while marks come

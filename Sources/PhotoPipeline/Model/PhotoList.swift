@@ -126,6 +126,11 @@ public final class PhotoList {
         version += 1
         var change = carryOut(edit)
         if passes != nil || rank != nil || shown != nil, edit.isReshaping {
+            defer {
+                // Records say where their photos are shown (the trace's rows, what is on
+                // screen): -1 for those a filter hides.
+                for record in photos.existingRecords { record.position = position(of: record.id) ?? -1 }
+            }
             let rowsInPlace = change.rowsInPlace
             let naming = if case .refilter = edit { true } else { false }
             let (came, left) = reshow(inPlace: rowsInPlace, naming: naming)

@@ -63,7 +63,8 @@ public final class PhotoRecord: Sendable {
         entryValue.withLock { $0 = entry }
     }
 
-    /// Where the photo is shown now (the trace's `row`), or -1 once its list is gone.
+    /// Where the photo is shown now (the trace's `row`), or -1 once its list is gone (or while
+    /// a filter hides it).
     public var position: Int {
         get { positionValue.load(ordering: .relaxed) }
         set { positionValue.store(newValue, ordering: .relaxed) }

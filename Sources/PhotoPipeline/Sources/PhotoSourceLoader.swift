@@ -24,9 +24,7 @@ public final class PhotoSourceLoader: Sendable {
 
     public init(fetcher: PhotoFetcher) {
         self.fetcher = fetcher
-        queue = OperationQueue()
-        queue.name = "Photo Source Loading"
-        queue.maxConcurrentOperationCount = 1
+        queue = .serial("Photo Source Loading")
     }
 
     /// Reads `sources` in turn, reporting each through `events` on the main actor. A source

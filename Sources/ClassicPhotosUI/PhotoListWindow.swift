@@ -133,6 +133,10 @@ final class PhotoListWindow {
         }
         pane.placeText = { [unowned self] position in placeText(at: position) }
         feed.onEvent = { [unowned self] event in feedEvent(event) }
+        filter.onChanged = { [unowned self] in
+            let filtering = filter.filtering
+            status.marksBeingRead = filtering.isReading && (filtering.filter.isOn || filtering.byRating != nil)
+        }
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }

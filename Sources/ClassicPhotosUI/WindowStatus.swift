@@ -26,6 +26,11 @@ final class WindowStatus {
     private let processor: PhotoProcessor
     private var spinnerShowsBusy: Bool?
     private var busyPhotos = 0
+    /// Whether the marks a filter or the rating order needs are still being read (the subtitle
+    /// says so: more photos may come).
+    var marksBeingRead = false {
+        didSet { if marksBeingRead != oldValue { refreshSubtitle() } }
+    }
     /// Whether sources are being read (the subtitle then says so, and the spinner turns).
     var isLoading = false {
         didSet { refreshSpinner() }
@@ -109,11 +114,12 @@ final class WindowStatus {
                 ? FolderCounts.text(folders: folders, pictures: count)
                 : String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
         let failed = failedInSubtitle
-        setSubtitle(
+        let counted =
             failed > 0
-                ? String(
-                    format: ntr("%1$@, %2$@ failed", "%1$@, %2$@ failed", failed), photos, Localization.number(failed))
-                : photos)
+            ? String(
+                format: ntr("%1$@, %2$@ failed", "%1$@, %2$@ failed", failed), photos, Localization.number(failed))
+            : photos
+        setSubtitle(marksBeingRead ? String(format: tr("%@, reading marks…"), counted) : counted)
     }
 
     /// Refreshes the subtitle a moment later: photos that fail one after another update it once

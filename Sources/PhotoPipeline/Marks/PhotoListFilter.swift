@@ -182,11 +182,12 @@ public final class PhotoListFilter {
             list.show(only: nil, rankedBy: rank)
         }
         let now = g_get_monotonic_time()
+        // Told first: what the window says of it is in place by the time the trace says so.
+        onChanged?()
         Trace.shared.emit(
             .filterChanged(
                 shown: list.photosShown, total: list.photoTotal, reading: isReading, ms: Double(now - began) / 1000,
                 elapsed: Double(now - chosenAt) / 1000))
-        onChanged?()
     }
 
     // MARK: Verdicts

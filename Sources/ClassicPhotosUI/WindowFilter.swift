@@ -53,8 +53,6 @@ final class WindowFilter {
         refresh()
     }
 
-    var filter: PhotoFilter { filtering.filter }
-
     private func addActions() {
         starsAction = add(
             ChoiceAction.make("filter-stars", "0") { [unowned self] value in

@@ -20,6 +20,24 @@ extension PhotoListPane {
         scrollTo(position)
     }
 
+    /// Selects the photo at `position` now and scrolls it into view once moves pause (the
+    /// viewer paging over the list), or `revealNow()`. Scrolling at every key of a held arrow
+    /// would suspend the queues the viewer's photos load in (a scroll holds work back until it
+    /// ends) and bind rows nobody sees.
+    func revealSoon(_ position: Int) {
+        selection.selectOnly(position)
+        revealing = photos.id(at: position)
+        revealPause.schedule(afterMilliseconds: 250)
+    }
+
+    /// Scrolls to the photo `revealSoon` was given, if it has not yet and it is still listed.
+    func revealNow() {
+        revealPause.cancel()
+        guard let id = revealing else { return }
+        revealing = nil
+        if let position = photos.position(of: id) { scrollTo(position) }
+    }
+
     /// Selects the photo at `position`, scrolls it into view once the list is laid out, and
     /// then has it shown (the picture the user opened).
     func selectWhenLaidOut(_ position: Int) {

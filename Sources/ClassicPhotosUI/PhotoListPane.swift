@@ -67,6 +67,9 @@ final class PhotoListPane {
     var pendingSelection: Int?
     /// A photo to bring into view once the view just shown has been laid out.
     var pendingReveal: Int?
+    /// The photo the viewer moved to, brought into view behind it once paging pauses.
+    var revealing: PhotoID?
+    lazy var revealPause = Debounce.onMainActor { [weak self] in self?.revealNow() }
     /// Touchpad pinch-free zooming: Ctrl and the wheel's movement not yet turned into a step.
     var zoomDelta = 0.0
     /// The frame the list last changed in, until a frame has laid the change out (see

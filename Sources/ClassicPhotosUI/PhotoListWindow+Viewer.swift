@@ -26,7 +26,7 @@ extension PhotoListWindow: PhotoViewerHost {
     }
 
     func viewerMoved(to position: Int) {
-        pane.reveal(position)
+        pane.revealSoon(position)
         photoActions.refresh()
         refreshViewActions(viewerOpen: true)
     }
@@ -36,6 +36,7 @@ extension PhotoListWindow: PhotoViewerHost {
     }
 
     func viewerClosed() {
+        pane.revealNow()
         pane.grabFocus()
         photoActions.refresh()
         refreshViewActions(viewerOpen: false)

@@ -10,17 +10,20 @@ import PhotoPipeline
 extension PhotoViewer {
     // MARK: Showing the photo
 
-    /// Shows what `slot` has: the picture (sepia or original), the failure, or the spinner.
+    /// Shows what `slot` has: the picture (sepia or original), the failure, the photo's own
+    /// preview while it is decoded, or the spinner.
     func refresh(_ slot: Slot) {
         let failed = slot.picture == nil && slot.failure != nil
         let reason = slot.failure.map {
             $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
         }
-        chrome.showProgress(loading: slot.picture == nil && !failed, failure: failed ? reason : nil)
+        chrome.showProgress(
+            loading: slot.picture == nil && slot.preview == nil && !failed, failure: failed ? reason : nil)
         shownProfile = slot.picture.flatMap { ColorProfile.name(of: $0.original) }
         chrome.info.show(
             name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
-            info: slot.picture?.info, profile: slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"))
+            info: slot.picture?.info ?? slot.preview?.info,
+            profile: slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"))
         if failed, let reason {
             if shownState != .failed, let position = paging.position {
                 Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
@@ -28,7 +31,14 @@ extension PhotoViewer {
             setShown(nil, state: .failed)
             return
         }
-        guard let picture = slot.picture else { return }
+        guard let picture = slot.picture else {
+            if let preview = slot.preview {
+                // Enlarged into the photo's frame, sepia or not as the photo will be.
+                zooming.setImageSize(width: preview.info.width, height: preview.info.height)
+                setShown(showsSepia ? preview.sepia : preview.original, state: .preview)
+            }
+            return
+        }
         zooming.setImageSize(width: picture.info.width, height: picture.info.height)
         if showsSepia, let sepia = slot.sepia {
             setShown(sepia, state: .filtered, animation: slot.sepiaAnimation)
@@ -58,6 +68,10 @@ extension PhotoViewer {
                 .viewerImage(
                     row: position, id: id, w: image?.width ?? 0, h: image?.height ?? 0, state: state,
                     frames: player.frameCount, profile: shownProfile))
+            if state == .filtered || state == .original, let awaiting = awaitingSharp, awaiting.id == id {
+                awaitingSharp = nil
+                Trace.shared.emit(.viewerSharp(id: id, ms: (Trace.shared.now - awaiting.since) * 1000))
+            }
         }
     }
 
@@ -135,7 +149,8 @@ extension PhotoViewer {
     /// Puts the photo shown on the clipboard as a texture (an animation's frame shown), in sRGB
     /// as programs pass pictures, not in the display's colours it may be shown in.
     func copy() {
-        guard let frame = shownFrame else { return }
+        // Not a preview: the photo itself, once decoded.
+        guard let frame = shownFrame, shownState == .filtered || shownState == .original else { return }
         export.copy(withExtendedLifetime(frame) { Handle<Texture>.make(from: frame.pixbuf) }, from: root)
     }
 

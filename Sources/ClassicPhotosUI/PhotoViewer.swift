@@ -47,6 +47,8 @@ final class PhotoViewer {
         var photo: PhotoSnapshot
         var request: ViewerPipeline.Request?
         var picture: ViewerPicture?
+        /// The photo's embedded preview, shown until `picture` is decoded.
+        var preview: ViewerPreview?
         /// The sepia version of `picture` (or of an earlier, smaller decode while a larger one
         /// is being filtered).
         var sepia: PhotoImage?
@@ -78,6 +80,17 @@ final class PhotoViewer {
     /// The colour profile the shown photo's colours were turned into sRGB from (nil: none,
     /// sRGB assumed), for the info and the trace.
     var shownProfile: String?
+    /// The photo moved to that has not yet been shown sharp, and when the move was (trace
+    /// clock), for `viewer.sharp`.
+    var awaitingSharp: (id: PhotoID, since: Double)?
+    /// When the viewer last moved to another photo (trace clock), and whether moves come
+    /// faster than photos decode (a held arrow key): then photos are shown by their previews
+    /// and decoded once the moves pause (`pagingPaused`).
+    private var lastMove = -1.0
+    private var pagingFast = false
+    /// Key presses since a key was last let go: more than one, the key was held.
+    private var pressesSinceRelease = 0
+    private lazy var pagingPaused = Debounce.onMainActor { [weak self] in self?.pagingPausedNow() }
     /// Decodes again, larger, once zooming pauses (`considerRedecode`).
     lazy var redecoding = Debounce.onMainActor { [weak self] in self?.considerRedecode() }
     /// The slideshow (F5), and whether the window was fullscreen before it began.
@@ -124,8 +137,18 @@ final class PhotoViewer {
                 guard isOpen, !isClosing else { return false }
                 if slideshow.isRunning { return slideshowKey(keyval) }
                 guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }
+                pressesSinceRelease += 1
                 perform(command)
                 return true
+            })
+        // A paging key let go after it repeated: paging stopped here, now.
+        connections.append(
+            keys.onKeyReleased { [unowned self] keyval, _, state in
+                guard isOpen, !isClosing, case .step? = ViewerCommand.forKey(keyval, state: GdkModifierType(state))
+                else { return }
+                // Taps (a press and a release each) wait for the pause instead.
+                if pagingPaused.isPending, pressesSinceRelease > 1 { pagingPausedNow() }
+                pressesSinceRelease = 0
             })
         host.window.addController(keys)
         photos.observe(
@@ -214,6 +237,7 @@ final class PhotoViewer {
         isClosing = false
         isOpen = false
         root.isVisible = false
+        awaitingSharp = nil
         setShown(nil, state: nil)
         zooming.setImageSize(width: 0, height: 0)
     }
@@ -231,6 +255,9 @@ final class PhotoViewer {
     /// Cancels every load and forgets every photo (closing, or the list is replaced).
     func cancelAll() {
         redecoding.cancel()
+        pagingPaused.cancel()
+        pagingFast = false
+        lastMove = -1
         for case .drop(let id) in paging.close() { drop(id) }
         slots.removeAll()
     }
@@ -280,6 +307,7 @@ final class PhotoViewer {
 
     /// Carries out what `ViewerPaging` decided, then shows the photo shown.
     func apply(_ actions: [ViewerPaging.Action]) {
+        if case .show(_, _, moved: true)? = actions.first { noteMove() }
         var shown: (id: PhotoID, position: Int, moved: Bool)?
         for action in actions {
             switch action {
@@ -288,6 +316,7 @@ final class PhotoViewer {
                 guard moved else { continue }
                 Trace.shared.emit(.viewerOpen(row: position, id: id, name: processor.snapshot(of: id)?.name ?? ""))
                 // Another photo: fit, and whatever was drawn goes.
+                awaitingSharp = (id, Trace.shared.now)
                 setShown(nil, state: nil)
                 zooming.setImageSize(width: 0, height: 0)
                 zooming.fit()
@@ -313,6 +342,37 @@ final class PhotoViewer {
         if shown.moved { host.viewerMoved(to: shown.position) }
     }
 
+    /// A move to another photo: one that comes within `fastPagingSeconds` of the last holds
+    /// back every decode that has not started (the photos passed show their previews), until
+    /// the moves pause.
+    private func noteMove() {
+        let now = Trace.shared.now
+        let interval = now - lastMove
+        pagingFast = lastMove >= 0 && interval < Self.fastPagingSeconds
+        lastMove = now
+        guard pagingFast else { return }
+        for slot in slots.values { slot.request?.holdDecode() }
+        // Paused once the next move is half an interval late: a held key repeats evenly.
+        pagingPaused.schedule(afterMilliseconds: UInt32(min(150, max(50, interval * 1500))))
+    }
+
+    /// Paging paused: the photo shown is decoded, alone, so that it has both cores' worth of
+    /// the machine; its neighbours' decodes held back start once it is done.
+    private func pagingPausedNow() {
+        pagingPaused.cancel()
+        pagingFast = false
+        guard let request = current?.request, request.isDecodeHeld else { return decodeHeld() }
+        request.decode()
+    }
+
+    /// Lets every decode held back start.
+    private func decodeHeld() {
+        for slot in slots.values { slot.request?.decode() }
+    }
+
+    /// Moves closer together than this are paging fast (a key held repeats every 33–66 ms).
+    static let fastPagingSeconds = 0.2
+
     private func drop(_ id: PhotoID) {
         slots.removeValue(forKey: id)?.request?.cancel()
     }
@@ -323,12 +383,19 @@ final class PhotoViewer {
         let next = slot.nextLoad
         slot.nextLoad = nil
         let id = slot.photo.id
-        slot.request = pipeline.load(id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent) {
+        slot.request = pipeline.load(
+            id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent,
+            holdingDecode: pagingFast && next == nil
+        ) {
             [weak self, weak slot] event in
             guard let self, let slot else { return }
             switch event {
+            case .preview(let preview):
+                guard slot.picture == nil else { return }
+                slot.preview = preview
             case .decoded(let picture):
                 slot.picture = picture
+                slot.preview = nil
                 slot.failure = nil
             case .filtered(let sepia):
                 slot.sepia = sepia.image
@@ -339,7 +406,10 @@ final class PhotoViewer {
                 if slot.picture == nil { slot.failure = failure }
                 paging.loadEnded(id)
             }
-            if slot === current { refresh(slot) }
+            if slot === current {
+                refresh(slot)
+                if case .decoded = event {} else if case .preview = event {} else if !pagingFast { decodeHeld() }
+            }
         }
         if slot.request == nil {
             // The photo left the list between the decision and now: nothing to load.
@@ -351,6 +421,7 @@ final class PhotoViewer {
         guard let slot = current else { return }
         slot.failure = nil
         slot.picture = nil
+        slot.preview = nil
         slot.sepia = nil
         slot.sepiaAnimation = nil
         apply(paging.reload())

@@ -168,6 +168,18 @@ extension SignalConnection {
         return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
     }
 
+    /// A signal with three unsigned integers, e.g. `GtkEventControllerKey::key-released`.
+    public static func connect(
+        _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,
+        keysReleased handler: @escaping (UInt32, UInt32, UInt32) -> Void
+    ) -> SignalConnection {
+        typealias F = (UInt32, UInt32, UInt32) -> Void
+        let thunk: @convention(c) (gpointer?, guint, guint, guint, gpointer?) -> Void = { _, a, b, c, data in
+            unbox(data, as: F.self)(a, b, c)
+        }
+        return make(object, signal, after: after, handler, thunk: unsafeBitCast(thunk, to: GCallback.self))
+    }
+
     /// A signal with one integer argument, e.g. `GtkDialog::response`.
     public static func connect(
         _ object: UnsafeMutableRawPointer, _ signal: String, after: Bool = false,

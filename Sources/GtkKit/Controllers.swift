@@ -24,6 +24,12 @@ extension Handle where Kind == KeyController {
     public func onKeyPressed(_ body: @escaping (UInt32, UInt32, UInt32) -> Bool) -> SignalConnection {
         SignalConnection.connect(raw, "key-pressed", keys: body)
     }
+
+    /// `body(keyval, keycode, state)` as a key is let go (a key held repeats its presses
+    /// alone, and is released once).
+    public func onKeyReleased(_ body: @escaping (UInt32, UInt32, UInt32) -> Void) -> SignalConnection {
+        SignalConnection.connect(raw, "key-released", keysReleased: body)
+    }
 }
 
 extension Handle where Kind == ScrollController {

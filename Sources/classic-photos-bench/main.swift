@@ -24,6 +24,8 @@
 //               10,000 pictures to the trash and back vs `gio trash` on the same files
 //   marks       stars on one photo and on 10,000 (on screen, sidecars synced) vs exiftool
 //   filter      the filter by stars over 100,000 photos (index warm), and 10,000 cold vs exiftool
+//   culling     the viewer paging through camera photos, one Right a second and Right held, vs
+//               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
@@ -36,7 +38,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "app",
+        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "culling", "app",
     ]
     var rounds = 5
     var rows = 64
@@ -113,7 +115,9 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         if wants("cache"), let camera {
             try benchmarkColdWarm(camera: camera, rounds: options.appRounds, report: report)
         }
-        if ["folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter"].contains(
+        if [
+            "folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter", "culling",
+        ].contains(
             where: wants)
         {
             let folder = try CameraFolder()
@@ -129,6 +133,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("many") { try benchmarkManyAtOnce(folder, rounds: options.appRounds, report: report) }
             if wants("marks") { try benchmarkMarks(folder, rounds: min(options.appRounds, 3), report: report) }
             if wants("filter") { try benchmarkFilter(folder, rounds: options.appRounds, report: report) }
+            if wants("culling") { try benchmarkCulling(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
 

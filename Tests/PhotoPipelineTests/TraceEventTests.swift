@@ -157,6 +157,8 @@ import Testing
                 .viewerImage(row: 4, id: id, w: 1024, h: 768, state: .filtered),
                 #"{"t":1.500000,"ev":"viewer.image","row":4,"id":42,"w":1024,"h":768,"state":"filtered"}"#
             )
+        case .viewerSharp:
+            (.viewerSharp(id: id, ms: 42.5), #"{"t":1.500000,"ev":"viewer.sharp","id":42,"ms":42.500}"#)
         case .viewerFrame:
             (.viewerFrame(row: 4, id: id, frame: 2), #"{"t":1.500000,"ev":"viewer.frame","row":4,"id":42,"frame":2}"#)
         case .viewerStatus:

@@ -102,6 +102,7 @@ import TestSupport
                 case .decoded(let picture): decoded = picture
                 case .filtered(let filtered): sepia = filtered.image
                 case .failed(let failure): Issue.record("failed: \(failure)")
+                case .preview: Issue.record("a photo of 800 × 698 pixels decodes too fast to need a preview")
                 }
             })
         #expect(request.sharesRowDownload)
@@ -117,5 +118,57 @@ import TestSupport
         let path = "/photos/hubble-deep-field.jpg"
         #expect(server.requestCount(path) - server.rangeRequestCount(path) == 1)
         #expect(record.state == .downloaded || record.state == .filtered)
+    }
+
+    @Test(
+        "A large camera JPEG's EXIF thumbnail comes first, with its sepia and the photo's size; a small photo's does not",
+        arguments: [(2400, 1800, true), (1200, 900, false)])
+    @MainActor func previewFirst(width: Int, height: Int, expected: Bool) async throws {
+        let folder = try TestPictures.makeFolder("viewer-preview-\(width)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("camera.jpg")
+        // Orientation 6: the photo and its thumbnail are shown turned, portrait.
+        let bytes = try #require(
+            CameraFiles.jpegWithThumbnail(
+                width: Int32(width), height: Int32(height), rgb: 0x3060A0, thumbWidth: 160, thumbHeight: 120,
+                thumbRGB: 0xE04020, orientation: 6))
+        try bytes.write(to: file)
+        let record = PhotoRecord(
+            id: PhotoID(rawValue: 7), entry: PhotoEntry(name: "camera.jpg", url: file), position: 0)
+        let pipeline = ViewerPipeline(fetcher: PhotoFetcher(), pendingOperations: PendingOperations()) {
+            $0 == record.id ? record : nil
+        }
+        var events: [String] = []
+        var preview: ViewerPreview?
+        var done = false
+        let request = try #require(
+            pipeline.load(record.id, wantedSide: 600, bytes: nil, urgent: true) { event in
+                switch event {
+                case .preview(let given):
+                    events.append("preview")
+                    preview = given
+                case .decoded: events.append("decoded")
+                case .filtered:
+                    events.append("filtered")
+                    done = true
+                case .failed(let failure):
+                    Issue.record("failed: \(failure)")
+                    done = true
+                }
+            })
+        let deadline = Date().addingTimeInterval(30)
+        while !done, Date() < deadline { await MainLoop.turn(milliseconds: 10) }
+        #expect(events == (expected ? ["preview", "decoded", "filtered"] : ["decoded", "filtered"]))
+        #expect(!request.isBusy)
+        guard expected else { return }
+        let shown = try #require(preview)
+        #expect(shown.info.width == height && shown.info.height == width)
+        #expect(shown.original.width == 120 && shown.original.height == 160)
+        #expect(shown.sepia.width == 120 && shown.sepia.height == 160)
+        // The thumbnail's own colour (red), not the photo's (blue); its sepia is no longer red.
+        let original = shown.original.pixel(x: 60, y: 80)
+        let sepia = shown.sepia.pixel(x: 60, y: 80)
+        #expect(original.0 > 180 && original.2 < 90, "\(original)")
+        #expect(sepia.0 != original.0 || sepia.1 != original.1 || sepia.2 != original.2)
     }
 }

@@ -21,6 +21,16 @@ public struct ViewerPicture: Sendable {
     }
 }
 
+/// The small picture a photo carries of itself (a camera's EXIF thumbnail, a HEIF thumbnail
+/// item), shown enlarged while the photo is decoded: paging fast through camera photos shows
+/// every one at once, where decoding each takes a tenth of a second or more.
+public struct ViewerPreview: Sendable {
+    /// What the photo's header and EXIF say (its size, upright, for the picture's frame).
+    public let info: ImageInfo
+    public let original: PhotoImage
+    public let sepia: PhotoImage
+}
+
 /// The sepia version of a `ViewerPicture`: the picture, and every frame of an animation.
 public struct ViewerSepia: Sendable {
     public let image: PhotoImage
@@ -43,6 +53,7 @@ public struct ViewerBytes: Sendable {
 public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
     private let knownBytes: Data?
+    private let previewFilter: SepiaFilter?
     private let sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket?
     private let outcome = Locked<Result<ViewerBytes, PhotoFailure>?>(nil)
 
@@ -50,12 +61,16 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     ///   - bytes: the photo's bytes, if the viewer has them already (decoding again when zoomed).
     ///   - sharing: the row's download in flight, joined (`PhotoFetcher.rowDownloads`), whose
     ///     bytes this one takes when it ends (its operation is added as a dependency here).
+    ///   - previewFilter: reads the photo's embedded preview, if it is large enough to need one
+    ///     (`ViewerLimits.previewMinPixels`), and hands it over (`onPreview`) with its sepia
+    ///     made by this filter, before the photo is decoded; nil: no preview.
     public init(
         record: PhotoRecord, fetcher: PhotoFetcher, bytes: Data? = nil,
-        sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket? = nil
+        sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket? = nil, previewFilter: SepiaFilter? = nil
     ) {
         self.fetcher = fetcher
         self.knownBytes = bytes
+        self.previewFilter = previewFilter
         self.sharing = sharing
         super.init(record: record, kind: .view, gate: nil)
         if let sharing { addDependency(sharing.job) }
@@ -69,6 +84,10 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
 
     /// The bytes or the failure, once the operation has finished (nil if cancelled).
     public var result: Result<ViewerBytes, PhotoFailure>? { outcome.withLock { $0 } }
+
+    /// Called on the operation's thread with the photo's embedded preview, when it has one
+    /// and a preview was asked for.
+    var onPreview: (@Sendable (ViewerPreview) -> Void)?
 
     public override func main() {
         guard beginWork() else { return }
@@ -92,12 +111,25 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             let info = try Decoding.info(bytes, cancellable: cancellable)
             if isCancelled { return }
+            if let preview = preview(of: bytes, info: info) { onPreview?(preview) }
             outcome.withLock { $0 = .success(ViewerBytes(bytes: bytes, info: info)) }
             traceWorkFinished()
         } catch {
             if isCancelled || error.isCancellation { return }
             report(error)
         }
+    }
+
+    /// The embedded preview of a photo large enough to take a while to decode, with its sepia.
+    private func preview(of bytes: Data, info: ImageInfo) -> ViewerPreview? {
+        guard let previewFilter, onPreview != nil, info.width * info.height >= ViewerLimits.previewMinPixels
+        else { return nil }
+        // A JPEG's EXIF block lies in its first segments; a HEIF file's thumbnail item anywhere.
+        let head = PictureSignature.isHEIF(bytes.prefix(12)) ? bytes : bytes.prefix(128 << 10)
+        guard let preview = Decoding.preview(head, squareSide: 480, cancellable: cancellable),
+            let sepia = previewFilter.apply(to: preview.image, isCancelled: { [unowned self] in isCancelled })
+        else { return nil }
+        return ViewerPreview(info: info, original: preview.image, sepia: sepia)
     }
 
     fileprivate func report(_ failure: PhotoFailure) {

@@ -27,9 +27,11 @@ public final class ViewerPipeline {
         self.record = record
     }
 
-    /// What a request reports, in order: the decoded picture (or the failure), then its sepia
-    /// version (with the sepia frames of an animation).
+    /// What a request reports, in order: the photo's embedded preview (for a large photo that
+    /// has one, on a first load), the decoded picture (or the failure), then its sepia version
+    /// (with the sepia frames of an animation).
     public enum Event {
+        case preview(ViewerPreview)
         case decoded(ViewerPicture)
         case filtered(ViewerSepia)
         case failed(PhotoFailure)
@@ -42,22 +44,33 @@ public final class ViewerPipeline {
         public let wantedSide: Int
         public private(set) var isUrgent: Bool
         let loader: ViewerImageLoader
-        let filtration: ViewerImageFiltration
+        /// The decode, made again when one that had not started is held back (`holdDecode`).
+        private(set) var filtration: ViewerImageFiltration!
+        private let makeFiltration: (Request) -> ViewerImageFiltration
+        private let queue: OperationQueue
+        /// Whether the decode waits for `decode()`.
+        public private(set) var isDecodeHeld: Bool
+        /// Whether the photo's embedded preview was reported.
+        public private(set) var hadPreview = false
         /// Whether the bytes come from the row's download that was in flight.
         public let sharesRowDownload: Bool
         public private(set) var isCancelled = false
         fileprivate var onEvent: ((Event) -> Void)?
 
-        init(
-            id: PhotoID, wantedSide: Int, isUrgent: Bool, loader: ViewerImageLoader,
-            filtration: ViewerImageFiltration, sharesRowDownload: Bool
+        fileprivate init(
+            id: PhotoID, wantedSide: Int, isUrgent: Bool, loader: ViewerImageLoader, queue: OperationQueue,
+            holdsDecode: Bool, sharesRowDownload: Bool, makeFiltration: @escaping (Request) -> ViewerImageFiltration
         ) {
             self.id = id
             self.wantedSide = wantedSide
             self.isUrgent = isUrgent
             self.loader = loader
-            self.filtration = filtration
+            self.queue = queue
+            self.makeFiltration = makeFiltration
             self.sharesRowDownload = sharesRowDownload
+            isDecodeHeld = holdsDecode
+            filtration = makeFiltration(self)
+            if !holdsDecode { queue.addOperation(filtration) }
         }
 
         /// Whether the request still has work queued or running.
@@ -68,7 +81,8 @@ public final class ViewerPipeline {
             guard !isCancelled else { return }
             isCancelled = true
             onEvent = nil
-            for op in [loader, filtration] as [PhotoOperation] where !op.isFinished {
+            let queued = isDecodeHeld ? [loader] : [loader, filtration] as [PhotoOperation]
+            for op in queued where !op.isFinished {
                 Trace.shared.emit(
                     .opCancel(kind: op.kind, row: op.record.position, id: op.record.id, running: op.isExecuting))
                 op.cancel()
@@ -83,12 +97,37 @@ public final class ViewerPipeline {
             if !filtration.isExecuting, !filtration.isFinished { filtration.queuePriority = .veryHigh }
         }
 
+        /// Keeps the decode from starting until `decode()`, if it has not started: paging
+        /// faster than decodes take, the photos passed are shown by their previews and only the
+        /// one where paging stops is decoded. The bytes and the preview still load.
+        public func holdDecode() {
+            guard !isCancelled, !isDecodeHeld, !filtration.isExecuting, !filtration.isFinished else { return }
+            isDecodeHeld = true
+            // An operation cancelled before it starts only leaves the queue; a new one is made.
+            filtration.cancel()
+            filtration = makeFiltration(self)
+        }
+
+        /// Lets a held decode start.
+        public func decode() {
+            guard !isCancelled, isDecodeHeld else { return }
+            isDecodeHeld = false
+            filtration.queuePriority = isUrgent ? .veryHigh : .veryLow
+            queue.addOperation(filtration)
+        }
+
         /// Reports `event` unless cancelled. The decoded picture is handed over (on the
         /// filtration's thread) before its sepia is made, and `MainLoop.onMainActor` keeps that
         /// order on the main actor.
         fileprivate func report(_ event: Event) {
             guard !isCancelled else { return }
+            if case .preview = event { hadPreview = true }
             onEvent?(event)
+        }
+
+        /// The bytes are read: a decode held back for a photo with no preview to show starts.
+        fileprivate func loaded() {
+            if isDecodeHeld, !hadPreview { decode() }
         }
     }
 
@@ -98,10 +137,12 @@ public final class ViewerPipeline {
     /// - Parameters:
     ///   - bytes: the photo's bytes if the viewer has them (decoding again at another size).
     ///   - urgent: the photo shown (very high priority), or a neighbour (very low).
-    ///   - onEvent: called on the main actor with the decoded picture or failure, then the
-    ///     sepia version; never after `cancel()`.
+    ///   - holdingDecode: the decode waits for `Request.decode()` (paging fast), unless the
+    ///     photo turns out to have no preview to show meanwhile.
+    ///   - onEvent: called on the main actor with the preview, the decoded picture or failure,
+    ///     then the sepia version; never after `cancel()`.
     public func load(
-        _ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool,
+        _ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool, holdingDecode: Bool = false,
         onEvent: @escaping (Event) -> Void
     ) -> Request? {
         guard let record = record(id) else { return nil }
@@ -115,35 +156,47 @@ public final class ViewerPipeline {
                     !$0.isCancelled
                 }
             } : nil
-        let loader = ViewerImageLoader(record: record, fetcher: fetcher, bytes: bytes, sharing: sharing)
-        let filtration = ViewerImageFiltration(loader: loader, fetcher: fetcher, wantedSide: wantedSide, filter: filter)
+        let loader = ViewerImageLoader(
+            record: record, fetcher: fetcher, bytes: bytes, sharing: sharing, previewFilter: bytes == nil ? filter : nil
+        )
         let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow
         loader.queuePriority = priority
-        filtration.queuePriority = priority
+        let (decodeFetcher, decodeFilter) = (fetcher, filter)
+        // The picture, or a failure to decode it, comes from the filtration, before its sepia.
         let request = Request(
             id: record.id, wantedSide: wantedSide, isUrgent: urgent, loader: loader,
-            filtration: filtration, sharesRowDownload: sharing != nil)
-        request.onEvent = onEvent
-        // A failure to get the bytes comes from the loader; the picture, or a failure to
-        // decode it, from the filtration, before its sepia.
-        loader.completionBlock = { [weak loader, weak request] in
-            guard let loader, !loader.isCancelled, case .failure(let failure)? = loader.result else { return }
-            MainLoop.onMainActor { request?.report(.failed(failure)) }
-        }
-        filtration.onDecoded = { [weak request] decoded in
-            MainLoop.onMainActor {
-                switch decoded {
-                case .success(let picture): request?.report(.decoded(picture))
-                case .failure(let failure): request?.report(.failed(failure))
+            queue: pendingOperations.filtrationQueue, holdsDecode: holdingDecode, sharesRowDownload: sharing != nil
+        ) { request in
+            let filtration = ViewerImageFiltration(
+                loader: request.loader, fetcher: decodeFetcher, wantedSide: wantedSide, filter: decodeFilter)
+            filtration.queuePriority = request.isUrgent ? .veryHigh : .veryLow
+            filtration.onDecoded = { [weak request] decoded in
+                MainLoop.onMainActor {
+                    switch decoded {
+                    case .success(let picture): request?.report(.decoded(picture))
+                    case .failure(let failure): request?.report(.failed(failure))
+                    }
                 }
             }
+            filtration.completionBlock = { [weak filtration, weak request] in
+                guard let filtration, !filtration.isCancelled, let sepia = filtration.result else { return }
+                MainLoop.onMainActor { request?.report(.filtered(sepia)) }
+            }
+            return filtration
         }
-        filtration.completionBlock = { [weak filtration, weak request] in
-            guard let filtration, !filtration.isCancelled, let sepia = filtration.result else { return }
-            MainLoop.onMainActor { request?.report(.filtered(sepia)) }
+        request.onEvent = onEvent
+        loader.onPreview = { [weak request] preview in
+            MainLoop.onMainActor { request?.report(.preview(preview)) }
         }
-        // The filtration first, as PhotoProcessor does (see there).
-        pendingOperations.filtrationQueue.addOperation(filtration)
+        // A failure to get the bytes comes from the loader.
+        loader.completionBlock = { [weak loader, weak request] in
+            guard let loader, !loader.isCancelled else { return }
+            MainLoop.onMainActor {
+                if case .failure(let failure)? = loader.result { request?.report(.failed(failure)) }
+                request?.loaded()
+            }
+        }
+        // The filtration (queued by the request) first, as PhotoProcessor does (see there).
         pendingOperations.downloadQueue.addOperation(loader)
         return request
     }

@@ -11,6 +11,10 @@ public enum ViewerLimits {
     public static let maxDecodedPixels = 64_000_000
     /// The largest photo file the viewer reads into memory to decode (and decode again).
     public static let maxFileBytes = 128 << 20
+    /// Photos of at least this many pixels show their embedded preview while they are decoded
+    /// (a 4-megapixel JPEG takes 20 ms or more to decode here; a smaller one is decoded before
+    /// a preview would be worth the blur).
+    public static let previewMinPixels = 4_000_000
 
     /// The longest side to decode an image of `width`×`height` at, for a wanted longest side
     /// `wanted` (0: the whole image): never more than the image, nor than `maxDecodedPixels`.

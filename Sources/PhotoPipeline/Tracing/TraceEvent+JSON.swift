@@ -218,6 +218,10 @@ extension TraceEvent {
             p.field(.state, state)
             if frames > 0 { p.field(.frames, frames) }
             if let profile { p.field(.profile, profile) }
+        case .viewerSharp(let id, let ms):
+            p.name(.viewerSharp)
+            p.field(.id, id)
+            p.field(.ms, ms)
         case .viewerFrame(let row, let id, let frame):
             p.name(.viewerFrame)
             p.field(.row, row)

@@ -103,6 +103,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// frames of an animation it plays (written only then; 0 for a still photo).
     case viewerImage(
         row: Int, id: PhotoID, w: Int, h: Int, state: ViewerImageState, frames: Int = 0, profile: String? = nil)
+    /// The viewer shows a photo it moved to sharp, at the size it is shown (not a preview):
+    /// `ms` from the move (a key, a click, a swipe) to that picture.
+    case viewerSharp(id: PhotoID, ms: Double)
     /// The viewer's animation moved to frame `frame` (0-based). Only the frame changes of an
     /// animation's first two plays are traced, to keep traces small.
     case viewerFrame(row: Int, id: PhotoID, frame: Int)
@@ -210,6 +213,7 @@ public enum TraceEvent: Sendable, Equatable {
         case cacheCleared = "cache.cleared"
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
+        case viewerSharp = "viewer.sharp"
         case viewerFrame = "viewer.frame"
         case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"
@@ -266,6 +270,9 @@ public enum ViewerImageState: String, Sendable, CaseIterable {
     case filtered
     /// The photo as decoded, without the filter.
     case original
+    /// A small picture the photo carries of itself (a camera's EXIF thumbnail), enlarged, shown
+    /// until the photo is decoded (sepia or not, as the photo will be).
+    case preview
     /// The photo could not be loaded; the viewer shows the failed placeholder.
     case failed
 }

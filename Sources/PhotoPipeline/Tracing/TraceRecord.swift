@@ -134,6 +134,7 @@ extension TraceEvent {
                 state: code(.state, as: ViewerImageState.self),
                 frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0,
                 profile: c.decodeIfPresent(String.self, forKey: .profile))
+        case .viewerSharp: self = try .viewerSharp(id: id(), ms: double(.ms))
         case .viewerFrame: self = try .viewerFrame(row: int(.row), id: id(), frame: int(.frame))
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
@@ -202,6 +203,16 @@ extension TraceEvent {
         }
     }
 
+    /// The photo the viewer's events are about.
+    public var viewerPhoto: PhotoID? {
+        switch self {
+        case .viewerOpen(_, let id, _), .viewerImage(_, let id, _, _, _, _, _), .viewerSharp(let id, _),
+            .viewerStatus(_, let id, _), .viewerClose(_, let id):
+            id
+        default: nil
+        }
+    }
+
     /// The operation's kind, for the operations' events.
     public var kind: OperationKind? {
         switch self {
@@ -258,7 +269,7 @@ extension TraceEvent {
     public var ms: Double? {
         switch self {
         case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
-            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _):
+            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .viewerSharp(_, let ms):
             ms
         default: nil
         }

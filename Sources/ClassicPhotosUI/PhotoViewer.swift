@@ -34,8 +34,8 @@ final class PhotoViewer {
     /// The list paged through: which photo is where (read only).
     let photos: any PhotoListReading
     /// Where photos are loaded, and what is known of each.
-    private let processor: PhotoProcessor
-    private let pipeline: ViewerPipeline
+    let processor: PhotoProcessor
+    let pipeline: ViewerPipeline
     let chrome = ViewerChrome()
     let export: ViewerExport
     var player: FramePlayer!
@@ -61,7 +61,7 @@ final class PhotoViewer {
         var nextLoad: (side: Int, bytes: Data)?
         init(photo: PhotoSnapshot) { self.photo = photo }
     }
-    private var slots: [PhotoID: Slot] = [:]
+    var slots: [PhotoID: Slot] = [:]
     /// On screen (from opening until the closing animation ends).
     private(set) var isOpen = false
     var isClosing = false
@@ -83,14 +83,8 @@ final class PhotoViewer {
     /// The photo moved to that has not yet been shown sharp, and when the move was (trace
     /// clock), for `viewer.sharp`.
     var awaitingSharp: (id: PhotoID, since: Double)?
-    /// When the viewer last moved to another photo (trace clock), and whether moves come
-    /// faster than photos decode (a held arrow key): then photos are shown by their previews
-    /// and decoded once the moves pause (`pagingPaused`).
-    private var lastMove = -1.0
-    private var pagingFast = false
-    /// Key presses since a key was last let go: more than one, the key was held.
-    private var pressesSinceRelease = 0
-    private lazy var pagingPaused = Debounce.onMainActor { [weak self] in self?.pagingPausedNow() }
+    /// How fast the viewer is paging (a held arrow key holds decodes back).
+    let pace = PagingPace()
     /// Decodes again, larger, once zooming pauses (`considerRedecode`).
     lazy var redecoding = Debounce.onMainActor { [weak self] in self?.considerRedecode() }
     /// The slideshow (F5), and whether the window was fullscreen before it began.
@@ -117,6 +111,7 @@ final class PhotoViewer {
             },
             isOnScreen: { [unowned self] in picture.isMapped })
         chrome.onCommand = { [unowned self] command in perform(command) }
+        pace.onPause = { [unowned self] in pagingPausedNow() }
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
         // An animation plays only while the picture is on screen: hiding the window (or the
         // viewer) pauses it on its frame, showing it again goes on from there.
@@ -137,7 +132,7 @@ final class PhotoViewer {
                 guard isOpen, !isClosing else { return false }
                 if slideshow.isRunning { return slideshowKey(keyval) }
                 guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }
-                pressesSinceRelease += 1
+                pace.pressed()
                 perform(command)
                 return true
             })
@@ -146,9 +141,7 @@ final class PhotoViewer {
             keys.onKeyReleased { [unowned self] keyval, _, state in
                 guard isOpen, !isClosing, case .step? = ViewerCommand.forKey(keyval, state: GdkModifierType(state))
                 else { return }
-                // Taps (a press and a release each) wait for the pause instead.
-                if pagingPaused.isPending, pressesSinceRelease > 1 { pagingPausedNow() }
-                pressesSinceRelease = 0
+                if pace.released() { pagingPausedNow() }
             })
         host.window.addController(keys)
         photos.observe(
@@ -255,9 +248,7 @@ final class PhotoViewer {
     /// Cancels every load and forgets every photo (closing, or the list is replaced).
     func cancelAll() {
         redecoding.cancel()
-        pagingPaused.cancel()
-        pagingFast = false
-        lastMove = -1
+        pace.reset()
         for case .drop(let id) in paging.close() { drop(id) }
         slots.removeAll()
     }
@@ -342,100 +333,8 @@ final class PhotoViewer {
         if shown.moved { host.viewerMoved(to: shown.position) }
     }
 
-    /// A move to another photo: one that comes within `fastPagingSeconds` of the last holds
-    /// back every decode that has not started (the photos passed show their previews), until
-    /// the moves pause.
-    private func noteMove() {
-        let now = Trace.shared.now
-        let interval = now - lastMove
-        pagingFast = lastMove >= 0 && interval < Self.fastPagingSeconds
-        lastMove = now
-        guard pagingFast else { return }
-        for slot in slots.values { slot.request?.holdDecode() }
-        // Paused once the next move is half an interval late: a held key repeats evenly.
-        pagingPaused.schedule(afterMilliseconds: UInt32(min(150, max(50, interval * 1500))))
-    }
-
-    /// Paging paused: the photo shown is decoded, alone, so that it has both cores' worth of
-    /// the machine; its neighbours' decodes held back start once it is done.
-    private func pagingPausedNow() {
-        pagingPaused.cancel()
-        pagingFast = false
-        guard let request = current?.request, request.isDecodeHeld else { return decodeHeld() }
-        request.decode()
-    }
-
-    /// Lets every decode held back start.
-    private func decodeHeld() {
-        for slot in slots.values { slot.request?.decode() }
-    }
-
-    /// Moves closer together than this are paging fast (a key held repeats every 33–66 ms).
-    static let fastPagingSeconds = 0.2
-
-    private func drop(_ id: PhotoID) {
+    func drop(_ id: PhotoID) {
         slots.removeValue(forKey: id)?.request?.cancel()
-    }
-
-    /// Loads `slot`'s photo at the viewer's size, or as `slot.nextLoad` says.
-    private func start(_ slot: Slot, urgent: Bool) {
-        slot.request?.cancel()
-        let next = slot.nextLoad
-        slot.nextLoad = nil
-        let id = slot.photo.id
-        slot.request = pipeline.load(
-            id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent,
-            holdingDecode: pagingFast && next == nil
-        ) {
-            [weak self, weak slot] event in
-            guard let self, let slot else { return }
-            switch event {
-            case .preview(let preview):
-                guard slot.picture == nil else { return }
-                slot.preview = preview
-            case .decoded(let picture):
-                slot.picture = picture
-                slot.preview = nil
-                slot.failure = nil
-            case .filtered(let sepia):
-                slot.sepia = sepia.image
-                slot.sepiaAnimation = sepia.animation
-                paging.loadEnded(id)
-                if slot.wantsLargerDecode { MainLoop.onMainActor { [weak self] in self?.considerRedecode() } }
-            case .failed(let failure):
-                if slot.picture == nil { slot.failure = failure }
-                paging.loadEnded(id)
-            }
-            if slot === current {
-                refresh(slot)
-                if case .decoded = event {} else if case .preview = event {} else if !pagingFast { decodeHeld() }
-            }
-        }
-        if slot.request == nil {
-            // The photo left the list between the decision and now: nothing to load.
-            paging.loadEnded(id)
-        }
-    }
-
-    private func retryCurrent() {
-        guard let slot = current else { return }
-        slot.failure = nil
-        slot.picture = nil
-        slot.preview = nil
-        slot.sepia = nil
-        slot.sepiaAnimation = nil
-        apply(paging.reload())
-        refresh(slot)
-    }
-
-    /// The longest side of the viewer's area in device pixels: what a fitted photo needs at most.
-    private func viewerSide() -> Int {
-        let window = host.window
-        var side = root.parent.map { Int(max($0.width, $0.height)) } ?? Int(max(window.width, window.height))
-        if side <= 0 {
-            side = Int(max(window.width, window.height))
-        }
-        return max(1, side) * Int(max(1, root.scaleFactor))
     }
 
     // MARK: What the window's actions act on

@@ -38,6 +38,8 @@ final class PhotoActions {
         ("win.mark::green", ["8", "KP_8"]), ("win.mark::blue", ["9", "KP_9"]),
         // As Shotwell adds tags.
         ("win.tags", ["<Control>t"]),
+        // As Lightroom compares.
+        ("win.compare", ["c", "C"]),
     ]
 
     /// Actions that need the photo to be a file on this computer.
@@ -53,6 +55,8 @@ final class PhotoActions {
     let processor: PhotoProcessor
     let pane: PhotoListPane
     let viewer: PhotoViewer
+    /// The compare view, whose photo under the pointer (or framed) the actions act on.
+    var compare: PhotoCompare?
     let status: WindowStatus
     /// What says how far work on many photos is.
     let progress: ProgressNotice
@@ -119,6 +123,7 @@ final class PhotoActions {
         addAction("show-in-files") { [unowned self] in showInFiles() }
         addAction("copy-location") { [unowned self] in copyLocation() }
         addAction("slideshow") { [unowned self] in self.viewer.startSlideshow() }
+        addAction("compare") { [unowned self] in compareSelected() }
         addAction("mark", parameter: "s") { [unowned self] value in
             if let change = MarkChange(target: value) { mark(change) }
         }
@@ -224,6 +229,7 @@ final class PhotoActions {
         setEnabled("copy-location", target != nil)
         setEnabled("print", viewer.shownPhoto != nil)
         setEnabled("slideshow", viewer.shownPhoto != nil)
+        setEnabled("compare", comparable() != nil)
         setEnabled("undo-trash", !trashed.isEmpty || trashing != nil)
         setEnabled("undo", !undoSteps.isEmpty || trashing != nil || marking != nil)
     }
@@ -274,7 +280,9 @@ final class PhotoActions {
     /// photo selected, or the one a row's menu was opened on when it is not among them.
     func photoTargets() -> [PhotoTarget] {
         let chosen: [(id: PhotoID, position: Int)]
-        if let shown = viewer.shownPhoto {
+        if let id = compare?.targetPhoto, let position = photos.position(of: id) {
+            chosen = [(id, position)]
+        } else if let shown = viewer.shownPhoto {
             chosen = [shown]
         } else if let id = menuPhoto, let position = photos.position(of: id), !pane.selection.contains(position) {
             chosen = [(id, position)]
@@ -287,9 +295,26 @@ final class PhotoActions {
     /// The one photo an action on a single photo acts on: the one shown, or the first of those
     /// `photoTargets` gives.
     func photoTarget() -> PhotoTarget? {
+        if let id = compare?.targetPhoto, let position = photos.position(of: id) { return target(id, at: position) }
         if let shown = viewer.shownPhoto { return target(shown.id, at: shown.position) }
         if let id = menuPhoto, let position = photos.position(of: id) { return target(id, at: position) }
         return pane.selection.first.flatMap { $0 < photos.count ? target(photos.id(at: $0), at: $0) : nil }
+    }
+
+    /// The photos selected, when the compare view can show them: 2 to 4 photos (not folders),
+    /// with the viewer and the compare view closed.
+    private func comparable() -> [PhotoID]? {
+        guard let compare, !compare.isOpen, viewer.shownPhoto == nil else { return nil }
+        let ids = pane.selection.positions.compactMap { $0 < photos.count ? photos.id(at: $0) : nil }.filter {
+            processor.snapshot(of: $0).map { !$0.entry.isFolder } ?? false
+        }
+        return (2...PhotoCompare.maxPhotos).contains(ids.count) ? ids : nil
+    }
+
+    private func compareSelected() {
+        guard let ids = comparable() else { return }
+        compare?.open(ids)
+        refresh()
     }
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {

@@ -6,8 +6,8 @@ import GtkKit
 import PhotoPipeline
 
 /// The window's side of the photo viewer: a row activated (a click, or Enter on the focused
-/// row) opens it; the list behind follows the photo shown.
-extension PhotoListWindow: PhotoViewerHost {
+/// row) opens it; the list behind follows the photo shown. And of the compare view.
+extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
     func installViewer(in area: Widget<Overlay>) {
         viewer = PhotoViewer(host: self, photos: photos, processor: processor)
         area.addOverlay(viewer.root)
@@ -33,6 +33,17 @@ extension PhotoListWindow: PhotoViewerHost {
 
     func setHeaderBarVisible(_ visible: Bool) {
         headerBar.isVisible = visible
+    }
+
+    func compareOpened() {
+        photoActions.refresh()
+        refreshViewActions(viewerOpen: true)
+    }
+
+    func compareClosed() {
+        pane.grabFocus()
+        photoActions.refresh()
+        refreshViewActions(viewerOpen: false)
     }
 
     func viewerClosed() {

@@ -32,6 +32,8 @@ final class PhotoListWindow {
     private let mainMenu: Widget<Popover>?
     /// The photo viewer, over the list (see PhotoListWindow+Viewer).
     var viewer: PhotoViewer!
+    /// The compare view, over the list like the viewer (see PhotoListWindow+Viewer).
+    var compare: PhotoCompare!
     /// The photo actions (trash, rotate, print, …), once the viewer is in place.
     var photoActions: PhotoActions!
     var connections: [SignalConnection] = []
@@ -118,6 +120,9 @@ final class PhotoListWindow {
         installViewer(in: ui.widget("viewer-area", as: Overlay.self))
         photoActions = PhotoActions(
             ui: ui, window: toplevel, feed: feed, processor: processor, pane: pane, viewer: viewer, status: status)
+        compare = PhotoCompare(host: self, processor: processor, photos: photos)
+        ui.widget("viewer-area", as: Overlay.self).addOverlay(compare.root)
+        photoActions.compare = compare
         pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
@@ -281,7 +286,13 @@ final class PhotoListWindow {
                     // window's keys work).
                     MainLoop.onMainActor { [weak self] in
                         guard let self else { return }
-                        if viewer.isShown { viewer.grabFocus() } else { pane.grabFocus() }
+                        if compare.isOpen {
+                            compare.grabFocus()
+                        } else if viewer.isShown {
+                            viewer.grabFocus()
+                        } else {
+                            pane.grabFocus()
+                        }
                     }
                 })
         }
@@ -370,6 +381,7 @@ final class PhotoListWindow {
         // The list emptied first, so tearing the window down binds no rows on the way out.
         feed.close()
         viewer.shutDown()
+        compare.shutDown()
         processor.shutDown()
         pane.close()
         status.close()

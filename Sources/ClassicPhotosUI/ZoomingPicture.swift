@@ -99,6 +99,12 @@ final class ZoomingPicture {
         change { $0.setZoom(zoom, around: point) }
     }
 
+    /// Shows the same part of the image as another picture whose centre is at `fraction` of
+    /// its width and height (compared photos panned together).
+    func center(onFraction fraction: Point) {
+        change { $0.center(onFraction: fraction) }
+    }
+
     /// Multiplies the zoom by `factor`, around the centre (keys, buttons).
     func zoom(by factor: Double) {
         change { $0.zoom(by: factor) }

@@ -13,6 +13,8 @@ extension Handle where Kind == Box {
     public func insert(_ child: Widget<some WidgetKind>, after sibling: Widget<some WidgetKind>) {
         gtk_box_insert_child_after(pointer(), child.widget, sibling.widget)
     }
+    /// Whether every child gets the same room.
+    public func setHomogeneous(_ homogeneous: Bool) { gtk_box_set_homogeneous(pointer(), homogeneous ? 1 : 0) }
     /// Takes every child out.
     public func removeAll() {
         while let child = gtk_widget_get_first_child(widget) { gtk_box_remove(pointer(), child) }

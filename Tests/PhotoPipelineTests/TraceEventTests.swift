@@ -159,6 +159,19 @@ import Testing
             )
         case .viewerSharp:
             (.viewerSharp(id: id, ms: 42.5), #"{"t":1.500000,"ev":"viewer.sharp","id":42,"ms":42.500}"#)
+        case .compareOpen: (.compareOpen(count: 3), #"{"t":1.500000,"ev":"compare.open","count":3}"#)
+        case .compareImage:
+            (
+                .compareImage(id: id, w: 800, h: 600, state: .filtered),
+                #"{"t":1.500000,"ev":"compare.image","id":42,"w":800,"h":600,"state":"filtered"}"#
+            )
+        case .compareView:
+            (
+                .compareView(id: id, level: 0.5, x: 0.25, y: 0.75),
+                #"{"t":1.500000,"ev":"compare.view","id":42,"level":0.500,"x":0.250,"y":0.750}"#
+            )
+        case .compareFocus: (.compareFocus(id: id), #"{"t":1.500000,"ev":"compare.focus","id":42}"#)
+        case .compareClose: (.compareClose, #"{"t":1.500000,"ev":"compare.close"}"#)
         case .viewerFrame:
             (.viewerFrame(row: 4, id: id, frame: 2), #"{"t":1.500000,"ev":"viewer.frame","row":4,"id":42,"frame":2}"#)
         case .viewerStatus:

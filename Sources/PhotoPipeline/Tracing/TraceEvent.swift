@@ -106,6 +106,18 @@ public enum TraceEvent: Sendable, Equatable {
     /// The viewer shows a photo it moved to sharp, at the size it is shown (not a preview):
     /// `ms` from the move (a key, a click, a swipe) to that picture.
     case viewerSharp(id: PhotoID, ms: Double)
+    /// The compare view opened on `count` photos (2 to 4), side by side.
+    case compareOpen(count: Int)
+    /// A compared photo's picture is shown: `w`×`h` decoded, in `state`.
+    case compareImage(id: PhotoID, w: Int, h: Int, state: ViewerImageState)
+    /// A compared photo's zoom (`level`, 1.0 is 100 %) and the point of it at its pane's
+    /// centre, as fractions of its width and height (`x`, `y`), after a zoom or a pan (every
+    /// pane, once the others followed).
+    case compareView(id: PhotoID, level: Double, x: Double, y: Double)
+    /// The photo the compare view's keys act on (focused, or under the pointer).
+    case compareFocus(id: PhotoID)
+    /// The compare view closed.
+    case compareClose
     /// The viewer's animation moved to frame `frame` (0-based). Only the frame changes of an
     /// animation's first two plays are traced, to keep traces small.
     case viewerFrame(row: Int, id: PhotoID, frame: Int)
@@ -214,6 +226,11 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
         case viewerSharp = "viewer.sharp"
+        case compareOpen = "compare.open"
+        case compareImage = "compare.image"
+        case compareView = "compare.view"
+        case compareFocus = "compare.focus"
+        case compareClose = "compare.close"
         case viewerFrame = "viewer.frame"
         case viewerStatus = "viewer.status"
         case viewerZoom = "viewer.zoom"

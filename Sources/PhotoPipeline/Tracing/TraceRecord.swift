@@ -135,6 +135,13 @@ extension TraceEvent {
                 frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0,
                 profile: c.decodeIfPresent(String.self, forKey: .profile))
         case .viewerSharp: self = try .viewerSharp(id: id(), ms: double(.ms))
+        case .compareOpen: self = try .compareOpen(count: int(.count))
+        case .compareImage:
+            self = try .compareImage(
+                id: id(), w: int(.w), h: int(.h), state: code(.state, as: ViewerImageState.self))
+        case .compareView: self = try .compareView(id: id(), level: double(.level), x: double(.x), y: double(.y))
+        case .compareFocus: self = try .compareFocus(id: id())
+        case .compareClose: self = .compareClose
         case .viewerFrame: self = try .viewerFrame(row: int(.row), id: id(), frame: int(.frame))
         case .viewerStatus: self = try .viewerStatus(row: int(.row), id: id(), text: string(.text))
         case .viewerZoom: self = try .viewerZoom(level: double(.level))
@@ -207,7 +214,8 @@ extension TraceEvent {
     public var viewerPhoto: PhotoID? {
         switch self {
         case .viewerOpen(_, let id, _), .viewerImage(_, let id, _, _, _, _, _), .viewerSharp(let id, _),
-            .viewerStatus(_, let id, _), .viewerClose(_, let id):
+            .viewerStatus(_, let id, _), .viewerClose(_, let id), .compareImage(let id, _, _, _),
+            .compareView(let id, _, _, _), .compareFocus(let id):
             id
         default: nil
         }
@@ -336,7 +344,9 @@ extension TraceEvent {
     /// The size in pixels: decoded, for `viewerImage`; written, for `viewerSaved`.
     public var imageSize: (w: Int, h: Int)? {
         switch self {
-        case .viewerImage(_, _, let w, let h, _, _, _), .viewerSaved(_, _, let w, let h): (w, h)
+        case .viewerImage(_, _, let w, let h, _, _, _), .viewerSaved(_, _, let w, let h),
+            .compareImage(_, let w, let h, _):
+            (w, h)
         default: nil
         }
     }
@@ -364,9 +374,12 @@ extension TraceEvent {
         if case .viewerSaved(_, let format, _, _) = self { format } else { nil }
     }
 
-    /// What the viewer's picture shows, for `viewerImage`.
+    /// What the viewer's picture shows, for `viewerImage` (and a compared photo's, `compareImage`).
     public var viewerState: ViewerImageState? {
-        if case .viewerImage(_, _, _, _, let state, _, _) = self { state } else { nil }
+        switch self {
+        case .viewerImage(_, _, _, _, let state, _, _), .compareImage(_, _, _, let state): state
+        default: nil
+        }
     }
 
     /// The frames of the animation the viewer plays, for `viewerImage` (0: a still photo).

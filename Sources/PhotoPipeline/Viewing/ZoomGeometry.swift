@@ -215,6 +215,20 @@ public struct ZoomGeometry: Sendable, Equatable {
         return abs(center.x - old.x) > 1e-9 || abs(center.y - old.y) > 1e-9
     }
 
+    /// Puts the view's centre on the image point at `fraction` of the image's width and height
+    /// (0.5, 0.5: its middle), as far as clamping allows: pictures of different sizes compared
+    /// side by side show the same part of each.
+    public mutating func center(onFraction fraction: Point) {
+        center = Point(x: fraction.x * imageSize.width, y: fraction.y * imageSize.height)
+        clampCenter()
+    }
+
+    /// The view's centre as a fraction of the image's width and height.
+    public var centerFraction: Point {
+        guard hasImage else { return Point(x: 0.5, y: 0.5) }
+        return Point(x: center.x / imageSize.width, y: center.y / imageSize.height)
+    }
+
     // MARK: Drawing
 
     /// The image point under `point`, a point of the view.

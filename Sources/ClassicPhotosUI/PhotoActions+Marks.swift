@@ -155,7 +155,13 @@ extension PhotoActions {
         made.onRemove = { [unowned self] tag in mark(.removeTag(tag)) }
         // GTK hands the keys to the header bar's first button as it closes: back to the photos.
         made.onClosed = { [unowned self] in
-            if viewer.shownPhoto != nil { viewer.grabFocus() } else { pane.grabFocus() }
+            if compare?.isOpen == true {
+                compare?.grabFocus()
+            } else if viewer.shownPhoto != nil {
+                viewer.grabFocus()
+            } else {
+                pane.grabFocus()
+            }
         }
         tagsPopover = made
         return made

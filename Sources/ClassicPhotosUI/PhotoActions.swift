@@ -195,7 +195,12 @@ final class PhotoActions {
                 menuClosed = MainLoopSource.onMainActor(.idle) { [weak self] in
                     self?.menuPhoto = nil
                     self?.menuClosed = nil
-                    if let self, viewer.shownPhoto == nil { pane.grabFocus() }
+                    guard let self else { return .remove }
+                    if compare?.isOpen == true {
+                        compare?.grabFocus()
+                    } else if viewer.shownPhoto == nil {
+                        pane.grabFocus()
+                    }
                     return .remove
                 }
             })
@@ -280,8 +285,10 @@ final class PhotoActions {
     /// photo selected, or the one a row's menu was opened on when it is not among them.
     func photoTargets() -> [PhotoTarget] {
         let chosen: [(id: PhotoID, position: Int)]
-        if let id = compare?.targetPhoto, let position = photos.position(of: id) {
-            chosen = [(id, position)]
+        if let compare, compare.isOpen {
+            // The photo under the pointer or framed, even if a filter now hides it; never the
+            // selection behind.
+            return compare.targetPhoto.flatMap(comparedTarget).map { [$0] } ?? []
         } else if let shown = viewer.shownPhoto {
             chosen = [shown]
         } else if let id = menuPhoto, let position = photos.position(of: id), !pane.selection.contains(position) {
@@ -295,7 +302,7 @@ final class PhotoActions {
     /// The one photo an action on a single photo acts on: the one shown, or the first of those
     /// `photoTargets` gives.
     func photoTarget() -> PhotoTarget? {
-        if let id = compare?.targetPhoto, let position = photos.position(of: id) { return target(id, at: position) }
+        if let compare, compare.isOpen { return compare.targetPhoto.flatMap(comparedTarget) }
         if let shown = viewer.shownPhoto { return target(shown.id, at: shown.position) }
         if let id = menuPhoto, let position = photos.position(of: id) { return target(id, at: position) }
         return pane.selection.first.flatMap { $0 < photos.count ? target(photos.id(at: $0), at: $0) : nil }
@@ -304,7 +311,9 @@ final class PhotoActions {
     /// The photos selected, when the compare view can show them: 2 to 4 photos (not folders),
     /// with the viewer and the compare view closed.
     private func comparable() -> [PhotoID]? {
-        guard let compare, !compare.isOpen, viewer.shownPhoto == nil else { return nil }
+        guard let compare, !compare.isOpen, viewer.shownPhoto == nil, pane.selection.count >= 2,
+            pane.selection.count <= PhotoCompare.maxPhotos + photos.firstPhoto
+        else { return nil }
         let ids = pane.selection.positions.compactMap { $0 < photos.count ? photos.id(at: $0) : nil }.filter {
             processor.snapshot(of: $0).map { !$0.entry.isFolder } ?? false
         }
@@ -315,6 +324,13 @@ final class PhotoActions {
         guard let ids = comparable() else { return }
         compare?.open(ids)
         refresh()
+    }
+
+    /// A compared photo as a target: where it is shown, or (hidden by the filter) where it is
+    /// in the whole list.
+    private func comparedTarget(_ id: PhotoID) -> PhotoTarget? {
+        guard let position = photos.position(of: id) ?? photos.wholePosition(of: id) else { return nil }
+        return target(id, at: position)
     }
 
     private func target(_ id: PhotoID, at position: Int) -> PhotoTarget? {

@@ -87,7 +87,13 @@ final class PhotoCompare {
         // A photo compared that leaves the list (trashed, or the list replaced) ends the view.
         _ = photos.observe(didApply: { [unowned self, unowned photos] change in
             guard isOpen else { return }
-            if case .replaceAll = change.edit { return close() }
+            switch change.edit {
+            case .replaceAll: return close()
+            case .replace:
+                // A photo rewritten (turned): loaded again.
+                for pane in panes where change.replaced.contains(pane.id) { reload(pane) }
+            default: break
+            }
             if panes.contains(where: { photos.wholePosition(of: $0.id) == nil }) { close() }
         })
         processor.observePhotos { [unowned self] snapshot in
@@ -160,6 +166,7 @@ final class PhotoCompare {
 
     /// Lets go of everything (the window is closing).
     func shutDown() {
+        isOpen = false
         closePanes()
         connections.removeAll()
     }
@@ -201,8 +208,9 @@ final class PhotoCompare {
     }
 
     private func hover(_ index: Int?) {
+        let before = targetPhoto
         hovered = index
-        if let id = targetPhoto { Trace.shared.emit(.compareFocus(id: id)) }
+        if let id = targetPhoto, id != before { Trace.shared.emit(.compareFocus(id: id)) }
     }
 
     /// Frames the pane at `index` (the keys' photo when the pointer is over none).
@@ -212,7 +220,7 @@ final class PhotoCompare {
         framed = index
         panes[index].root.addCSSClass("framed")
         panes[index].zooming.widget.grabFocus()
-        if hovered == nil { Trace.shared.emit(.compareFocus(id: panes[index].id)) }
+        if hovered == nil || hovered == index { Trace.shared.emit(.compareFocus(id: panes[index].id)) }
     }
 
     /// Gives keyboard focus back to the framed pane (a menu or popover over the view closed).
@@ -275,6 +283,16 @@ final class PhotoCompare {
     }
 
     // MARK: Loading
+
+    private func reload(_ pane: Pane) {
+        pane.picture = nil
+        pane.zooming.setImageSize(width: 0, height: 0)
+        pane.zooming.setPaintable(nil)
+        pane.spinner.isVisible = true
+        pane.spinner.isSpinning = true
+        let perRow = panes.count == 4 ? 2 : panes.count
+        load(pane, side: paneSide(rows: panes.count == 4 ? 2 : 1, columns: perRow), bytes: nil)
+    }
 
     private func load(_ pane: Pane, side: Int, bytes: Data?) {
         pane.request?.cancel()

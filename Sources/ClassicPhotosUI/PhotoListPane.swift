@@ -341,6 +341,7 @@ final class PhotoListPane {
 
     /// Lets go of every signal handler (the window is closing).
     func close() {
+        revealPause.cancel()
         scrollMonitor.invalidate()
         connections.removeAll()
         onActivate = nil

@@ -13,7 +13,8 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
         area.addOverlay(viewer.root)
         // A photo opens in the viewer; a sub-folder opens in its place, in the same window.
         pane.onActivate = { [unowned self] position in
-            guard position < photos.count else { return }
+            // Nothing opens beneath the compare view.
+            guard position < photos.count, compare?.isOpen != true else { return }
             let entry = photos.entry(at: position)
             if entry.isFolder, let url = try? entry.resolvedURL() {
                 openFolder(url)

@@ -70,6 +70,12 @@ extension PhotoViewer {
         request.decode()
     }
 
+    /// After a move that is not fast: the photo shown is decoded, if its decode was held back
+    /// (a neighbour loaded while paging fast, moved to a while later).
+    func decodeShownUnlessFast() {
+        if !pace.isFast { current?.request?.decode() }
+    }
+
     /// Lets every decode held back start.
     private func decodeHeld() {
         for slot in slots.values { slot.request?.decode() }
@@ -106,10 +112,9 @@ extension PhotoViewer {
                 paging.loadEnded(id)
                 ended = true
             }
-            guard slot === current else { return }
-            refresh(slot)
-            // The photo shown is done: its neighbours' decodes held back may start.
+            // A load done, paging not fast: the decodes held back may start.
             if ended, !pace.isFast { decodeHeld() }
+            if slot === current { refresh(slot) }
         }
         if slot.request == nil {
             // The photo left the list between the decision and now: nothing to load.

@@ -116,7 +116,7 @@ extension PhotoViewer {
     // MARK: Zoom
 
     func zoomChanged() {
-        guard isOpen, current?.picture != nil else { return }
+        guard isOpen, current?.picture != nil || current?.preview != nil else { return }
         let zoom = zooming.zoom
         Trace.shared.emit(.viewerZoom(level: zoom))
         chrome.showZoom(zoom)
@@ -128,6 +128,11 @@ extension PhotoViewer {
     /// already has (`ViewerLimits.largerDecodeSide`).
     func considerRedecode() {
         redecoding.cancel()
+        // Zoomed while the preview shows: once the photo is decoded, it is looked at again.
+        if let slot = current, slot.picture == nil, slot.preview != nil {
+            slot.wantsLargerDecode = true
+            return
+        }
         // An animation is decoded once, at the size shown; zooming in enlarges its frames.
         guard let slot = current, let picture = slot.picture, picture.animation == nil,
             let side = ViewerLimits.largerDecodeSide(

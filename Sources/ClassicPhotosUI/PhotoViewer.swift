@@ -325,6 +325,7 @@ final class PhotoViewer {
                 close(animated: false)
             }
         }
+        decodeShownUnlessFast()
         guard let shown, let slot = slots[shown.id] else { return }
         chrome.showPlace(name: slot.photo.name, position: shown.position, count: photos.count)
         processor.wantMarks(of: shown.id)

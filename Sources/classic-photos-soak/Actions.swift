@@ -21,6 +21,10 @@ enum Action: CustomStringConvertible {
     case rotate
     case openViewer(atFraction: Double)
     case page(keys: [String])
+    /// An arrow key held down for `seconds` (the X server repeats it).
+    case hold(key: String, seconds: Double)
+    /// 2 to 4 photos selected from the middle of the view, compared: zoomed, marked, closed.
+    case compare(photos: Int, keys: [String])
     case slideshow
     case closeViewer
     case intoSubfolder
@@ -61,6 +65,8 @@ enum Action: CustomStringConvertible {
         case .rotate: "rotate a photo right, then left"
         case .openViewer(let fraction): "open the photo \(Int(fraction * 100)) % down the view"
         case .page(let keys): "page the viewer: \(keys.joined(separator: " "))"
+        case .hold(let key, let seconds): "hold \(key) in the viewer for \(String(format: "%.1f", seconds)) s"
+        case .compare(let photos, let keys): "compare \(photos) photos (C), keys \(keys.joined(separator: " ")), Escape"
         case .slideshow: "slideshow for a moment"
         case .closeViewer: "close the viewer"
         case .intoSubfolder: "into the first sub-folder"
@@ -98,11 +104,15 @@ struct Scene {
                 return .page(keys: keys)
             case 10..<12: return .slideshow
             case 12..<14 where isLocal: return .rotate
+            case 14..<16:
+                return .hold(
+                    key: Bool.random(using: &generator) ? "Right" : "Left",
+                    seconds: Double.random(in: 0.4...2.5, using: &generator))
             default: return .closeViewer
             }
         }
         enum Kind { case wheel, keys, scrollbar, view, resize, sort, select, viewer, reload, open, filter }
-        enum LocalKind { case zoom, trash, rotate, files, subfolders, folder, mark }
+        enum LocalKind { case zoom, trash, rotate, files, subfolders, folder, mark, compare }
         var weighted: [(Int, Either)] = [
             (16, .any(.wheel)), (10, .any(.keys)), (5, .any(.scrollbar)), (7, .any(.view)), (4, .any(.resize)),
             (3, .any(.sort)), (4, .any(.select)), (9, .any(.viewer)), (2, .any(.reload)), (2, .any(.open)),
@@ -116,7 +126,7 @@ struct Scene {
         if isLocal {
             weighted += [
                 (4, .some(.trash)), (3, .some(.rotate)), (4, .some(.files)), (1, .some(.subfolders)),
-                (5, .some(.mark)),
+                (5, .some(.mark)), (3, .some(.compare)),
             ]
         }
         if source == .folder { weighted.append((3, .some(.folder))) }
@@ -156,6 +166,11 @@ struct Scene {
         case .some(.mark):
             return .mark(["0", "1", "2", "3", "4", "5", "x", "6", "7", "8", "9"].randomElement(using: &generator)!)
         case .some(.folder): return inSubfolder ? .back : .intoSubfolder
+        case .some(.compare):
+            let keys = (0..<Int.random(in: 1...5, using: &generator)).map { _ in
+                ["plus", "minus", "ctrl+0", "ctrl+1", "Tab", "Right", "4", "x", "0"].randomElement(using: &generator)!
+            }
+            return .compare(photos: Int.random(in: 2...4, using: &generator), keys: keys)
         }
     }
 }

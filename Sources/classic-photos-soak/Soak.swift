@@ -193,6 +193,20 @@ final class Soak {
             scene.viewerOpen = watch.viewerOpen
             if watch.sourcesStarted > started { scene.inSubfolder = true }
         case .page(let keys): try key(keys)
+        case .hold(let key, let seconds):
+            try xdotool(["keydown", key, "sleep", String(format: "%.2f", seconds), "keyup", key])
+            scene.viewerOpen = watch.viewerOpen
+        case .compare(let count, let keys):
+            try click(fraction: 0.5)
+            let next = scene.grid ? "shift+Right" : "shift+Down"
+            try key(Array(repeating: next, count: count - 1) + ["c"], delay: 60)
+            // Rows below the click may be sub-folders or missing (a short list): nothing opens.
+            try waitFor("the compare view opened", seconds: 2, failing: false) { $0.compareOpen }
+            guard watch.compareOpen else { break }
+            try key(keys, delay: 120)
+            try waitForBatch()
+            try key("Escape")
+            try waitFor("the compare view closed after Escape", seconds: 10) { !$0.compareOpen }
         case .slideshow:
             try key("F5")
             Thread.sleep(forTimeInterval: 1.5)

@@ -16,6 +16,7 @@ struct Watch {
     /// The rows on screen, as last traced.
     private(set) var visible: ClosedRange<Int>?
     private(set) var viewerOpen = false
+    private(set) var compareOpen = false
     private(set) var loading = false
     private(set) var scrolling = false
     /// Work on many photos at once that has begun and not yet ended.
@@ -68,6 +69,8 @@ struct Watch {
         case .scrollBegin: scrolling = true
         case .viewerOpen: viewerOpen = true
         case .viewerClose: viewerOpen = false
+        case .compareOpen: compareOpen = true
+        case .compareClose: compareOpen = false
         case .batchStart:
             batchesRunning += 1
             batchesStarted += 1

@@ -22,8 +22,11 @@ extension GUITests {
             defer { try? FileManager.default.removeItem(at: folder) }
             for n in 1...5 {
                 let file = folder.appendingPathComponent(String(format: "b%02d.jpg", n))
+                // Of different sizes: the same zoom and the same part of each is not the same pixels.
                 try #require(
-                    TestPictures.writeGradient(file, width: 1600, height: 1200, rgb: UInt32(n * 0x3F6A91 % 0xFFFFFF)))
+                    TestPictures.writeGradient(
+                        file, width: Int32(1000 + 300 * n), height: Int32(750 + 225 * n),
+                        rgb: UInt32(n * 0x3F6A91 % 0xFFFFFF)))
             }
             let app = try AppSession(arguments: [folder.path])
             defer { _ = app.terminate() }
@@ -74,8 +77,8 @@ extension GUITests {
             // A drag in the middle pane pans every photo to the same part.
             mark = app.events().count
             _ = try app.xdotool([
-                "mousedown", "1", "mousemove", "--sync", "\(middle.x - 40)", "\(middle.y - 30)", "mousemove", "--sync",
-                "\(middle.x - 120)", "\(middle.y - 90)", "mouseup", "1",
+                "mousedown", "1", "mousemove", "--sync", "\(middle.x - 15)", "\(middle.y - 10)", "mousemove", "--sync",
+                "\(middle.x - 30)", "\(middle.y - 20)", "mouseup", "1",
             ])
             events = try app.waitFor("panned together") { events in
                 let panned = views(Array(events.dropFirst(mark)))
@@ -86,9 +89,19 @@ extension GUITests {
             #expect(xs.max()! - xs.min()! < 0.001 && ys.max()! - ys.min()! < 0.001, "centres \(panned)")
             try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-compare.png")
 
-            // 4: stars for the photo under the pointer (the middle one), not the others.
-            let focused = try #require(
-                events.last { $0.event.name == .compareFocus }?.event.viewerPhoto, "no photo under the pointer")
+            // 4: stars for the photo under the pointer (the middle one, the pointer back over it
+            // after the drag), not the others.
+            _ = try app.xdotool([
+                "mousemove", "\(middle.x + 10)", "\(middle.y)", "mousemove", "\(middle.x)", "\(middle.y)",
+            ])
+            let second = try #require(
+                app.events().compactMap { record -> PhotoID? in
+                    if case .rowShown(_, let id, "b02.jpg", _) = record.event { id } else { nil }
+                }.last)
+            events = try app.waitFor("the pointer over the middle photo, b02.jpg") { events in
+                events.last { $0.event.name == .compareFocus }?.event.viewerPhoto == second
+            }
+            let focused = second
             mark = app.events().count
             _ = try app.xdotool(["key", "4"])
             events = try app.waitFor("4 stars given") { events in

@@ -171,4 +171,59 @@ import TestSupport
         #expect(original.0 > 180 && original.2 < 90, "\(original)")
         #expect(sepia.0 != original.0 || sepia.1 != original.1 || sepia.2 != original.2)
     }
+
+    @Test(
+        "A held decode waits for decode() when a preview shows meanwhile, starts by itself when none does, and a cancelled one reports nothing",
+        arguments: [(2400, 1800, true), (1200, 900, false)])
+    @MainActor func heldDecode(width: Int, height: Int, hasPreview: Bool) async throws {
+        let folder = try TestPictures.makeFolder("viewer-held-\(width)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var records: [PhotoRecord] = []
+        for n in 0..<2 {
+            let file = folder.appendingPathComponent("camera-\(n).jpg")
+            try #require(
+                CameraFiles.jpegWithThumbnail(
+                    width: Int32(width), height: Int32(height), rgb: 0x3060A0, thumbWidth: 160, thumbHeight: 120,
+                    thumbRGB: 0xE04020)
+            ).write(to: file)
+            records.append(
+                PhotoRecord(
+                    id: PhotoID(rawValue: UInt64(10 + n)), entry: PhotoEntry(name: "c\(n)", url: file), position: n))
+        }
+        let pipeline = ViewerPipeline(fetcher: PhotoFetcher(), pendingOperations: PendingOperations()) { id in
+            records.first { $0.id == id }
+        }
+        var events: [String] = []
+        let held = try #require(
+            pipeline.load(records[0].id, wantedSide: 600, bytes: nil, urgent: true, holdingDecode: true) { event in
+                switch event {
+                case .preview: events.append("preview")
+                case .decoded: events.append("decoded")
+                case .filtered: events.append("filtered")
+                case .failed(let failure): events.append("failed \(failure)")
+                }
+            })
+        var cancelledEvents = 0
+        let cancelled = try #require(
+            pipeline.load(records[1].id, wantedSide: 600, bytes: nil, urgent: true, holdingDecode: true) { _ in
+                cancelledEvents += 1
+            })
+        cancelled.cancel()
+        // Long enough for the bytes, the preview and (were it not held) the decode.
+        var deadline = Date().addingTimeInterval(hasPreview ? 1.5 : 30)
+        while Date() < deadline, !events.contains("filtered") { await MainLoop.turn(milliseconds: 10) }
+        if hasPreview {
+            #expect(events == ["preview"], "held: \(events)")
+            #expect(held.isDecodeHeld && held.isBusy)
+            held.decode()
+            deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !events.contains("filtered") { await MainLoop.turn(milliseconds: 10) }
+            #expect(events == ["preview", "decoded", "filtered"])
+        } else {
+            // No preview to show: decoded at once, held or not.
+            #expect(events == ["decoded", "filtered"])
+        }
+        #expect(!held.isBusy && !held.isDecodeHeld)
+        #expect(cancelledEvents == 0)
+    }
 }

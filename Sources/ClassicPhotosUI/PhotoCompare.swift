@@ -202,6 +202,8 @@ final class PhotoCompare {
         pane.zooming.onPanned = { [unowned self] in follow(index) }
         let motion = Handle<MotionController>.make()
         pane.connections.append(motion.onEnter { [unowned self] _, _ in hover(index) })
+        // A pane that opened under a pointer at rest gets no "enter": its first move counts.
+        pane.connections.append(motion.onMotion { [unowned self] _, _ in if hovered != index { hover(index) } })
         pane.connections.append(motion.connect("leave") { [unowned self] in if hovered == index { hover(nil) } })
         pane.root.addController(motion)
         return pane

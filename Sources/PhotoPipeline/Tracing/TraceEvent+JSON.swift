@@ -222,26 +222,8 @@ extension TraceEvent {
             p.name(.viewerSharp)
             p.field(.id, id)
             p.field(.ms, ms)
-        case .compareOpen(let count):
-            p.name(.compareOpen)
-            p.field(.count, count)
-        case .compareImage(let id, let width, let height, let state):
-            p.name(.compareImage)
-            p.field(.id, id)
-            p.field(.w, width)
-            p.field(.h, height)
-            p.field(.state, state)
-        case .compareView(let id, let level, let x, let y):
-            p.name(.compareView)
-            p.field(.id, id)
-            p.field(.level, level)
-            p.field(.x, x)
-            p.field(.y, y)
-        case .compareFocus(let id):
-            p.name(.compareFocus)
-            p.field(.id, id)
-        case .compareClose:
-            p.name(.compareClose)
+        case .compareOpen, .compareImage, .compareView, .compareFocus, .compareClose:
+            layOutCompare(into: &p)
         case .viewerFrame(let row, let id, let frame):
             p.name(.viewerFrame)
             p.field(.row, row)

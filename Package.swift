@@ -96,6 +96,9 @@ let package = Package(
             name: "CLineText", dependencies: ["CGtk"],
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
+        // Where the main thread is during a stall, written when asked (a diagnostic).
+        .target(name: "CStallStacks", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
+
         // MARK: Interop: owned references, signals, errors, main-loop marshalling
         .target(name: "GLibKit", dependencies: ["CGLib"], swiftSettings: strict),
         // Typed handles on GTK and libadwaita objects: widgets, windows, controllers, dialogs.
@@ -106,7 +109,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite", "CLcms2", "CJxl", "CExempi",
+                "CSQLite", "CLcms2", "CJxl", "CExempi", "CStallStacks",
             ],
             swiftSettings: strict),
 

@@ -117,5 +117,46 @@ extension DesktopGUITests {
             _ = try waitForWritten(app, after: before)
             #expect(try sidecarTags(photos[0]).subjects == "Family, Paris, Places, France")
         }
+
+        @Test(
+            "In the viewer, the tags popover's entry takes the keys the viewer would: a tag with − and + typed, the caret moved with the arrows, Escape closes the popover and not the viewer"
+        )
+        func typedOverTheViewer() throws {
+            let folder = try TestPictures.makeFolder("tags-viewer")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for n in 1...3 {
+                try #require(
+                    TestPictures.write(
+                        folder.appendingPathComponent("v\(n).png"), format: "png", rgb: UInt32(0x336699 * n)))
+            }
+            let cache = try TestPictures.makeFolder("tags-viewer-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let app = try AppSession(source: folder.path, environment: ["XDG_CACHE_HOME": cache.path])
+            _ = try app.waitFor(event: .sourceLoaded)
+            let first = try app.rowPoint(0)
+            _ = try app.xdotool(["mousemove", "\(first.x)", "\(first.y)", "click", "1"])
+            try key(app, "Return")
+            try app.waitFor("the viewer open") { $0.contains { $0.event.name == .viewerOpen } }
+            try key(app, "ctrl+t")
+            try app.waitFor("the popover open") {
+                $0.last { $0.event.name == .tagsPopover }?.event == .tagsPopover(shown: true, tags: [])
+            }
+            let before = app.events().count
+            // "-" and "+" zoom the viewer and the arrows page it, unless the entry has them.
+            _ = try app.xdotool(["type", "--delay", "40", "new-york+x"])
+            try key(app, "Left", "Left", "Right", "Right", "Return")
+            let events = try waitForWritten(app, after: before)
+            #expect(markedTags(events, after: before).first.map { $0.count == 1 && $0.tags == ["new-york+x"] } == true)
+            #expect(
+                !events.dropFirst(before).contains { [.viewerZoom, .viewerOpen].contains($0.event.name) },
+                "the viewer took keys typed into the entry")
+            try key(app, "Escape")
+            try app.waitFor("the popover closed") {
+                $0.last { $0.event.name == .tagsPopover }?.event == .tagsPopover(shown: false, tags: ["new-york+x"])
+            }
+            #expect(!app.events().contains { $0.event.name == .viewerClose }, "Escape closed the viewer")
+            try key(app, "Escape")
+            try app.waitFor("the viewer closed") { $0.contains { $0.event.name == .viewerClose } }
+        }
     }
 }

@@ -62,6 +62,9 @@ let package = Package(
         .systemLibrary(
             name: "CExempi", pkgConfig: "exempi-2.0",
             providers: [.apt(["libexempi-dev"])]),
+        .systemLibrary(
+            name: "CGExiv2",
+            providers: [.apt(["libgexiv2-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -96,6 +99,11 @@ let package = Package(
             name: "CLineText", dependencies: ["CGtk"],
             cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])]),
 
+        // Exiv2's HEIF / AVIF / CR3 reader turned on (a C++ call gexiv2 does not make).
+        .target(
+            name: "CExiv2Setup", cxxSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
+            linkerSettings: [.linkedLibrary("exiv2")]),
+
         // Where the main thread is during a stall, written when asked (a diagnostic).
         .target(name: "CStallStacks", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
 
@@ -109,7 +117,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite", "CLcms2", "CJxl", "CExempi", "CStallStacks",
+                "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks",
             ],
             swiftSettings: strict),
 

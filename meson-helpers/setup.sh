@@ -12,7 +12,8 @@ set -euo pipefail
 # taken the app keeps in its cache); Little CMS 2 (colour profiles, turned into sRGB in the
 # decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); libjpeg (a
 # CMYK JPEG's inks, turned into RGB through its profile); Exempi (the XMP of photos and
-# their sidecars: stars, labels, tags); gdb (where an app that stopped answering in a test,
+# their sidecars: stars, labels, tags); gexiv2 (what cameras wrote about a photo: exposure,
+# lens, place, author); gdb (where an app that stopped answering in a test,
 # or in the soak, is stuck, in the failure's message); gettext (the build compiles
 # the translations in po/ with msgfmt) and the locales the tests run the app in;
 # xdg-desktop-portal-gtk, which every GNOME desktop has (eog and gThumb recommend it), so the
@@ -27,7 +28,7 @@ PACKAGES=(
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
-  libexempi-dev gdb
+  libexempi-dev libgexiv2-dev gdb
   gvfs gvfs-backends gvfs-fuse openssh-client rclone
   gettext locales xdg-desktop-portal-gtk
 )

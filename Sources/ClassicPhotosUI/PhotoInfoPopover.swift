@@ -6,7 +6,9 @@ import GtkKit
 import PhotoPipeline
 
 /// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,
-/// format, the camera and date taken where the photo's EXIF has them, and the colour profile
+/// format; the camera, lens, exposure, focal length, date taken (with its zone), place (as
+/// coordinates), author, copyright and description where the photo's metadata has them
+/// (`PhotoDetails`); and the colour profile
 /// its colours were turned into sRGB from ("sRGB (assumed)" where it has none). Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
@@ -28,7 +30,10 @@ final class PhotoInfoPopover {
         case address = "source"
         case size
         case fileSize = "file-size"
-        case format, camera, date
+        case format, camera, lens, exposure
+        case focalLength = "focal-length"
+        case date, place, author, copyright
+        case caption = "description"
         case profile
     }
 
@@ -50,10 +55,11 @@ final class PhotoInfoPopover {
             })
     }
 
-    /// `value` with one decimal, in the locale's way ("12.2"; "12,2" in German).
-    private static func decimal(_ value: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 32)
-        _ = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.1f", $0) }
+    /// `value` with `places` decimals (one unless told), in the locale's way ("12.2"; "12,2"
+    /// in German).
+    private static func decimal(_ value: Double, places: Int = 1) -> String {
+        var buffer = [CChar](repeating: 0, count: 48)
+        _ = withVaList([Int32(places), value]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
@@ -63,6 +69,55 @@ final class PhotoInfoPopover {
         // TRANSLATORS: how the date a photo was taken is written: a g_date_time_format() format
         // (%B is the month's name, %-d the day without a leading zero)
         DateTaken(exif)?.formatted(tr("%Y-%m-%d %H:%M:%S")) ?? exif
+    }
+
+    /// The rows the photo's metadata gives (each only where it says it).
+    private func fill(_ text: inout [Row: String], from details: PhotoDetails) {
+        text[.lens] = details.lens
+        let exposure = [
+            details.exposure.map(Self.exposureTime),
+            details.fNumber.map { "f/" + Self.decimal($0, places: ($0 * 10).rounded() == ($0.rounded() * 10) ? 0 : 1) },
+            // TRANSLATORS: a camera's sensitivity, as cameras show it ("ISO 200")
+            details.iso.map { String(format: tr("ISO %@"), Localization.number($0)) },
+            details.flashFired == true ? tr("flash fired") : nil,
+        ].compactMap { $0 }
+        text[.exposure] = exposure.isEmpty ? nil : exposure.joined(separator: " · ")
+        text[.focalLength] = details.focalLength.map { length in
+            // TRANSLATORS: a length in millimetres
+            let mm = String(format: tr("%@ mm"), Self.decimal(length, places: length.rounded() == length ? 0 : 1))
+            guard let film = details.focalLength35, film != Int(length.rounded()) else { return mm }
+            // TRANSLATORS: a lens's focal length, and what it comes to on 35 mm film ("4.2 mm (26 mm on 35 mm film)")
+            return String(format: tr("%1$@ (%2$@ mm on 35 mm film)"), mm, Localization.number(film))
+        }
+        if let latitude = details.latitude, let longitude = details.longitude {
+            let north = Self.decimal(abs(latitude), places: 5), east = Self.decimal(abs(longitude), places: 5)
+            // TRANSLATORS: a latitude north or south of the equator, and a longitude east or west
+            // of Greenwich ("48.85837° N", "2.29448° E")
+            var place = [
+                String(format: latitude < 0 ? tr("%@° S") : tr("%@° N"), north),
+                String(format: longitude < 0 ? tr("%@° W") : tr("%@° E"), east),
+            ].joined(separator: ", ")
+            if let altitude = details.altitude {
+                // TRANSLATORS: metres above sea level
+                place += " · " + String(format: tr("%@ m"), Self.decimal(altitude, places: 0))
+            }
+            text[.place] = place
+        }
+        text[.author] = details.author
+        text[.copyright] = details.copyright
+        text[.caption] = details.caption
+    }
+
+    /// An exposure time as cameras show it: "1/250 s" below a second (rounded to a whole
+    /// fraction), "2.5 s" from one.
+    private static func exposureTime(_ exposure: PhotoDetails.Exposure) -> String {
+        let seconds = exposure.seconds
+        // TRANSLATORS: an exposure time in seconds ("1/250 s", "2.5 s")
+        guard seconds < 1 else {
+            return String(format: tr("%@ s"), decimal(seconds, places: seconds.rounded() == seconds ? 0 : 1))
+        }
+        let denominator = max(1, Int((1 / seconds).rounded()))
+        return String(format: tr("%@ s"), "1/" + Localization.number(denominator))
     }
 
     /// Fills the rows; those without a value (no EXIF, not loaded yet) are hidden.
@@ -79,7 +134,10 @@ final class PhotoInfoPopover {
             text[.fileSize] = Localization.size(info.fileSize)
             text[.format] = info.formatDescription
             text[.camera] = info.camera
-            text[.date] = info.date.map(Self.localDate)
+            text[.date] = info.date.map { date in
+                Self.localDate(date) + (info.details?.timeZone.map { " (UTC\($0))" } ?? "")
+            }
+            if let details = info.details { fill(&text, from: details) }
         }
         text[.profile] = profile
         for row in Row.allCases {

@@ -20,6 +20,9 @@ public struct ImageInfo: Sendable, Equatable, Codable {
     public var date: String?
     /// The EXIF orientation (1–8; 1 when there is none).
     public var orientation: Int
+    /// Everything else the photo says of itself (exposure, lens, place, author), where it
+    /// says anything.
+    public var details: PhotoDetails?
 
     /// Reads the header of `bytes` with gdk-pixbuf (stopping as soon as the size is known) and
     /// the EXIF block of a JPEG. Throws `not-image` when gdk-pixbuf finds no picture.
@@ -33,10 +36,14 @@ public struct ImageInfo: Sendable, Equatable, Codable {
                 ?? PhotoFailure(.notImage, detail: detail)
         }
         let rotated = (5...8).contains(exif.orientation)
+        // Exiv2 reads every format's metadata; the app's own reader the JPEG, PNG, TIFF and HEIF
+        // blocks the thumbnails need (orientation), and stands in where Exiv2 reads nothing.
+        let details = PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
         return ImageInfo(
             width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
             format: header.format, formatDescription: header.description, fileSize: bytes.count,
-            camera: exif.camera, date: exif.date, orientation: exif.orientation)
+            camera: details?.camera ?? exif.camera, date: details?.dateTaken ?? exif.date,
+            orientation: exif.orientation, details: details)
     }
 
     /// Feeds `bytes` to a GdkPixbufLoader in small pieces until it knows the image's size.

@@ -1,5 +1,5 @@
 import Foundation
-import PhotoPipeline
+@testable import PhotoPipeline
 import Testing
 import TestSupport
 
@@ -105,6 +105,43 @@ import TestSupport
         let info = try Decoding.info(bytes, pool: pool)
         #expect(info.details?.lens == "EF24-105mm f/4L IS USM")
         #expect(info.camera == "Canon EOS 5D Mark IV" && info.date == "2021:07:04 18:30:05")
+        // Work that only needs the size (saving, turning) goes without them.
+        let bare = try Decoding.info(bytes, details: false, pool: pool)
+        #expect(bare.details == nil && bare.width == info.width && bare.height == info.height)
         #expect(pool.counts.crashed == 0)
+    }
+
+    @Test("What Exiv2 missed is taken from the app's own EXIF reader, field by field, none left out")
+    func filledField() {
+        var full = PhotoDetails()
+        full.dateTaken = "2021:07:04 18:30:05"
+        full.timeZone = "+02:00"
+        full.make = "Canon"
+        full.model = "EOS R6"
+        full.lens = "RF50mm F1.8 STM"
+        full.exposure = PhotoDetails.Exposure(numerator: 1, denominator: 250)
+        full.fNumber = 1.8
+        full.iso = 400
+        full.focalLength = 50
+        full.focalLength35 = 50
+        full.flashFired = false
+        full.latitude = 48.85
+        full.longitude = 2.35
+        full.altitude = 35
+        full.author = "A. Photographer"
+        full.copyright = "CC BY 4.0"
+        full.caption = "A street at dusk"
+        // Every field is set above (a field added to PhotoDetails and not here fails this).
+        let unset = Mirror(reflecting: full).children.filter { child in
+            let value = Mirror(reflecting: child.value)
+            return value.displayStyle == .optional && value.children.isEmpty
+        }
+        #expect(unset.map(\.label) == [])
+        #expect(PhotoDetails().filled(from: full) == full)
+        #expect(full.filled(from: PhotoDetails()) == full)
+        var partial = PhotoDetails()
+        partial.lens = "Another lens"
+        #expect(partial.filled(from: full).lens == "Another lens")
+        #expect(partial.filled(from: full).caption == full.caption)
     }
 }

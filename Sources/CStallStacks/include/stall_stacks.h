@@ -3,7 +3,7 @@
 // The stall watchdog (PhotoPipeline's StallWatchdog) notices a main loop that has not answered
 // its ping in time; with CLASSIC_PHOTOS_STALL_STACKS naming a file, it has the main thread write
 // its own call stack there (a signal the main thread takes, as a sampling profiler does), a few
-// times during each stall. meson-helpers/stall-stacks.sh names the frames.
+// times during each stall. meson-helpers/stall-stacks.py names the frames.
 #pragma once
 
 #include <stdbool.h>

@@ -36,9 +36,11 @@ struct ConfinedDecoding: PictureDecoding {
         return EmbeddedPreview(origin: origin, image: image, photoWidth: photoWidth, photoHeight: photoHeight)
     }
 
-    func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
+    func info(
+        _ bytes: Data, details: Bool, limits: DecodeLimits, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo {
         let decoded = try helpers.run(
-            .info, input: .bytes(bytes), limits: limits, budget: .shared,
+            .info(details: details), input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard case .info(let info) = decoded.outcome else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")

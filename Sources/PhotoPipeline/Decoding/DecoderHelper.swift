@@ -169,9 +169,9 @@ public enum DecoderHelper {
                         photoHeight: preview.photoHeight, options: ColorProfile.options(of: preview.image)),
                     pixels
                 )
-            case .info:
+            case .info(let details):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
-                return (.info(try ImageInfo.read(bytes)), nil)
+                return (.info(try ImageInfo.read(bytes, details: details)), nil)
             case .animation(let side):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 guard let header = AnimationHeader.read(bytes, maxFrames: AnimationDecoder.maxFrames) else {

@@ -34,8 +34,9 @@ struct DecodeRequest: Codable, Sendable {
         case cachedThumbnail
         /// The smaller picture a photo carries of itself (`EmbeddedPreview`), from its first bytes.
         case preview(squareSide: Int)
-        /// What the picture's header and EXIF block say (`ImageInfo`), without decoding it.
-        case info
+        /// What the picture's header and EXIF block say (`ImageInfo`), without decoding it; with
+        /// `details`, the rest of its metadata too.
+        case info(details: Bool)
         /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
         case rawPreview
         /// An animated GIF or WebP's frames, the longest side at most `side` (`AnimationDecoder`).

@@ -33,12 +33,13 @@ public enum Decoding {
         return pool.decoding.preview(head, squareSide: squareSide, cancellable: cancellable)
     }
 
-    /// What `bytes`' header and EXIF block say (see `ImageInfo.read`).
+    /// What `bytes`' header and EXIF block say, and with `details` the rest of their
+    /// metadata (see `ImageInfo.read`).
     public static func info(
-        _ bytes: Data, limits: DecodeLimits = .standard, cancellable: Cancellable = Cancellable(),
-        pool: DecoderPool = .shared
+        _ bytes: Data, details: Bool = true, limits: DecodeLimits = .standard,
+        cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> ImageInfo {
-        try pool.decoding.info(bytes, limits: limits, cancellable: cancellable)
+        try pool.decoding.info(bytes, details: details, limits: limits, cancellable: cancellable)
     }
 
     /// A RAW file's camera preview as a picture file (see `RawPhoto.preview`).
@@ -111,7 +112,9 @@ protocol PictureDecoding: Sendable {
     /// The preview a JPEG or HEIF file carries (the others were let go before).
     func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview?
 
-    func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo
+    func info(
+        _ bytes: Data, details: Bool, limits: DecodeLimits, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo
 
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data
 

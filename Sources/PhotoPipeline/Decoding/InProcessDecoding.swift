@@ -30,8 +30,10 @@ struct InProcessDecoding: PictureDecoding {
         EmbeddedPreview.read(head, squareSide: squareSide)
     }
 
-    func info(_ bytes: Data, limits: DecodeLimits, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
-        try ImageInfo.read(bytes)
+    func info(
+        _ bytes: Data, details: Bool, limits: DecodeLimits, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo {
+        try ImageInfo.read(bytes, details: details)
     }
 
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {

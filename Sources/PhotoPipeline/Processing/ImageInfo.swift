@@ -25,8 +25,10 @@ public struct ImageInfo: Sendable, Equatable, Codable {
     public var details: PhotoDetails?
 
     /// Reads the header of `bytes` with gdk-pixbuf (stopping as soon as the size is known) and
-    /// the EXIF block of a JPEG. Throws `not-image` when gdk-pixbuf finds no picture.
-    public static func read(_ bytes: Data) throws(PhotoFailure) -> ImageInfo {
+    /// the EXIF block of a JPEG; with `details`, everything else its metadata says too (what
+    /// the info popover shows; work that only needs the size goes without). Throws `not-image`
+    /// when gdk-pixbuf finds no picture.
+    public static func read(_ bytes: Data, details readsDetails: Bool = true) throws(PhotoFailure) -> ImageInfo {
         let exif = ExifReader.read(bytes)
         var refusedBy: String?
         guard let header = probe(bytes, refusedBy: &refusedBy) else {
@@ -38,7 +40,7 @@ public struct ImageInfo: Sendable, Equatable, Codable {
         let rotated = (5...8).contains(exif.orientation)
         // Exiv2 reads every format's metadata; the app's own reader the JPEG, PNG, TIFF and HEIF
         // blocks the thumbnails need (orientation), and stands in where Exiv2 reads nothing.
-        let details = PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
+        let details = readsDetails ? PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 } : nil
         return ImageInfo(
             width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
             format: header.format, formatDescription: header.description, fileSize: bytes.count,

@@ -86,8 +86,9 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
         return details
     }
 
-    /// These details, with what `other` knows where these know nothing.
-    private func filled(from other: PhotoDetails) -> PhotoDetails {
+    /// These details, with what `other` knows where these know nothing (PhotoDetailsTests
+    /// checks that no field is left out).
+    func filled(from other: PhotoDetails) -> PhotoDetails {
         var merged = self
         func take<Value>(_ field: WritableKeyPath<PhotoDetails, Value?>) {
             if merged[keyPath: field] == nil { merged[keyPath: field] = other[keyPath: field] }

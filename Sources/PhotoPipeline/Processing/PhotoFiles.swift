@@ -270,7 +270,7 @@ public enum PhotoFiles {
             }
             let cancellable = Cancellable()
             do throws(PhotoFailure) {
-                let info = try Decoding.info(data, cancellable: cancellable)
+                let info = try Decoding.info(data, details: false, cancellable: cancellable)
                 let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
                 guard side >= max(info.width, info.height) else {
                     return .failure(PhotoFileFailure(message: translatable("The picture is too large to be turned")))

@@ -24,7 +24,7 @@ public enum PhotoSaving {
     public static func save(bytes: Data, sepia: Bool, to path: String) -> Result<Saved, PhotoFileFailure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
-            let info = try Decoding.info(bytes, cancellable: cancellable)
+            let info = try Decoding.info(bytes, details: false, cancellable: cancellable)
             let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
             var image = try Decoding.picture(.bytes(bytes), size: .fit(side), cancellable: cancellable)
             if sepia, let filtered = SepiaFilter().apply(to: image) { image = filtered }
@@ -56,7 +56,7 @@ public enum PhotoSaving {
     public static func fullPicture(bytes: Data, sepia: Bool) -> Result<PhotoImage, PhotoFileFailure> {
         let cancellable = Cancellable()
         do throws(PhotoFailure) {
-            let info = try Decoding.info(bytes, cancellable: cancellable)
+            let info = try Decoding.info(bytes, details: false, cancellable: cancellable)
             let side = ViewerLimits.decodeSide(width: info.width, height: info.height, wanted: 0)
             let image = try Decoding.picture(.bytes(bytes), size: .fit(side), cancellable: cancellable)
             return .success(sepia ? SepiaFilter().apply(to: image) ?? image : image)

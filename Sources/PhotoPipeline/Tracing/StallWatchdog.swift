@@ -10,7 +10,7 @@ import GLibKit
 ///
 /// With `CLASSIC_PHOTOS_STALL_STACKS` naming a file, a ping not answered within 30 ms has the
 /// main thread write where it is to that file, again every 10 ms while the stall lasts, then a
-/// line with the stall's length (meson-helpers/stall-stacks.sh reads it): what a stall was
+/// line with the stall's length (meson-helpers/stall-stacks.py reads it): what a stall was
 /// spent on, in the app as people run it.
 public final class StallWatchdog: Sendable {
     private let thresholdMs: Double
@@ -36,14 +36,14 @@ public final class StallWatchdog: Sendable {
             } == true
         let thread = Thread { [self] in
             var watching = true
-            var stall = 0
+            var ping = 0
             while watching {
                 let sent = g_get_monotonic_time()
                 let answered = DispatchSemaphore(value: 0)
                 MainLoop.perform(priority: G_PRIORITY_HIGH) { answered.signal() }
                 if sampling {
-                    stall += 1
-                    Self.sample(until: answered, sent: sent, stall: stall)
+                    ping += 1
+                    Self.sample(until: answered, sent: sent, ping: ping)
                 } else {
                     answered.wait()
                 }
@@ -53,7 +53,7 @@ public final class StallWatchdog: Sendable {
                     return running
                 }
                 if sampling, ms >= Self.firstSample {
-                    cp_stall_stacks_note(String(format: "stall %d %.1f ms", stall, ms))
+                    cp_stall_stacks_note(String(format: "stall %d %.1f ms", ping, ms))
                 }
                 usleep(4_000)
             }
@@ -62,12 +62,13 @@ public final class StallWatchdog: Sendable {
         thread.start()
     }
 
-    /// Waits for the main loop's answer, having the main thread write its stack while it is late.
-    private static func sample(until answered: DispatchSemaphore, sent: Int, stall: Int) {
+    /// Waits for the main loop's answer, having the main thread write its stack while it is late
+    /// (each sample headed by the ping's number, which the stall's closing line repeats).
+    private static func sample(until answered: DispatchSemaphore, sent: Int, ping: Int) {
         var wait = firstSample
         while answered.wait(timeout: .now() + .microseconds(Int(wait * 1000))) == .timedOut {
             let late = Double(g_get_monotonic_time() - sent) / 1000
-            cp_stall_stacks_sample(String(format: "%d %.0f", stall, late))
+            cp_stall_stacks_sample(String(format: "%d %.0f", ping, late))
             wait = sampleGap
         }
     }

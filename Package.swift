@@ -65,6 +65,9 @@ let package = Package(
         .systemLibrary(
             name: "CGExiv2",
             providers: [.apt(["libgexiv2-dev"])]),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            providers: [.apt(["libturbojpeg0-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -117,7 +120,7 @@ let package = Package(
             name: "PhotoPipeline",
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
-                "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks",
+                "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks", "CTurboJPEG",
             ],
             swiftSettings: strict),
 

@@ -114,6 +114,20 @@ struct ConfinedDecoding: PictureDecoding {
         return file
     }
 
+    func editedJPEG(
+        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
+        // No pixels are decoded; the result is about as large as the file (a progressive one
+        // saved baseline a little larger).
+        let limits = DecodeLimits(maxBytes: 2 * jpeg.count + (1 << 20), maxPixels: DecodeLimits.standard.maxPixels)
+        let decoded = try helpers.run(
+            .editedJPEG(edit), input: .bytes(jpeg), limits: limits, budget: .shared, cancellable: cancellable)
+        guard case .editedJPEG(let outcome, _) = decoded.outcome, let file = decoded.file else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        return (file, outcome)
+    }
+
     /// XMP is text, and no pixels: what is sent, and what comes back (the same packet, its
     /// marks changed, laid out anew) a little larger.
     private static func marksLimits(_ bytes: Data) -> DecodeLimits {

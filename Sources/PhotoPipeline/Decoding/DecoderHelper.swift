@@ -199,6 +199,12 @@ public enum DecoderHelper {
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let packet = try XMPMarks.update(bytes, from: old, to: new)
                 return (.file(byteCount: packet.count), try SealedPixels.sealedFile(holding: packet))
+            case .editedJPEG(let edit):
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let (edited, outcome) = try LosslessJPEG.apply(edit, to: bytes)
+                return (
+                    .editedJPEG(outcome, byteCount: edited.count), try SealedPixels.sealedFile(holding: edited)
+                )
             }
         } catch {
             return (.failure(error), nil)

@@ -46,6 +46,8 @@ struct DecodeRequest: Codable, Sendable {
         /// An XMP sidecar (or a photo's first bytes, to begin one from its XMP) with marks
         /// changed from `old` to `new` (`XMPMarks.update`), as a file.
         case updatedMarks(old: PhotoMarks, new: PhotoMarks)
+        /// A JPEG turned, flipped and cropped without decoding it (`LosslessJPEG`), as a file.
+        case editedJPEG(PhotoEdit)
     }
 
     var id: UInt64
@@ -94,6 +96,8 @@ struct DecodeReply: Codable, Sendable {
         case info(ImageInfo)
         /// A picture file of this many bytes, on the attached sealed memfd.
         case file(byteCount: Int)
+        /// An edited JPEG of this many bytes, on the attached sealed memfd, and what the edit came to.
+        case editedJPEG(LosslessJPEG.Outcome, byteCount: Int)
         /// An animation's frames, all on the attached sealed memfd, each at its offset.
         case animation(frames: [PixelLayout], offsets: [Int], delays: [Int], plays: Int)
         /// An animation that plays as a still picture (why).

@@ -76,6 +76,14 @@ public enum Decoding {
         return try pool.decoding.updatedMarks(bytes, from: old, to: new, cancellable: cancellable)
     }
 
+    /// `jpeg` turned, flipped and cropped as `edit` says, without decoding it (see
+    /// `LosslessJPEG.apply`).
+    public static func editedJPEG(
+        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
+        try pool.decoding.editedJPEG(jpeg, edit: edit, cancellable: cancellable)
+    }
+
     /// A PNG file of the thumbnail cache, decoded whole, with its `tEXt::` options set on it
     /// (nil when it cannot be read or decoded).
     static func cachedThumbnail(atPath path: String, pool: DecoderPool = .shared) -> PhotoImage? {
@@ -130,4 +138,8 @@ protocol PictureDecoding: Sendable {
     func updatedMarks(
         _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data
+
+    func editedJPEG(
+        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome)
 }

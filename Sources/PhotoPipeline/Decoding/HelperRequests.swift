@@ -153,7 +153,7 @@ extension HelperRoster {
         case .noPreview, .info, .still, .marks:
             if let fd { close(fd) }
             return Decoded(image: nil, outcome: outcome)
-        case .file(let byteCount):
+        case .file(let byteCount), .editedJPEG(_, let byteCount):
             guard let fd else {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no file with its answer")
             }

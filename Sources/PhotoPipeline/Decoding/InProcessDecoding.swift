@@ -59,4 +59,10 @@ struct InProcessDecoding: PictureDecoding {
     ) throws(PhotoFailure) -> Data {
         try XMPMarks.update(bytes, from: old, to: new)
     }
+
+    func editedJPEG(
+        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
+        try LosslessJPEG.apply(edit, to: jpeg)
+    }
 }

@@ -1,0 +1,332 @@
+import CGdkPixbuf
+import CGLib
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// Turning, flipping and cropping a JPEG without decoding it (`LosslessJPEG`), and saving the
+/// result beside or in place of the photo (`EditSaving`): checked against jpegtran (the same
+/// transforms, made by libjpeg-turbo's own tool) and against the original's pixels moved.
+@Suite struct LosslessEditTests {
+    /// The eight ways a picture can lie.
+    static let turns = [false, true].flatMap { mirrored in
+        (0..<4).map { PictureTurn(mirrored: mirrored, quarterTurns: $0) }
+    }
+
+    /// Decoded pixels, three bytes each, as stored (no EXIF orientation applied).
+    struct Pixels {
+        let width: Int
+        let height: Int
+        let rgb: [UInt8]
+
+        init(_ jpeg: Data) throws {
+            let loader = gdk_pixbuf_loader_new()!
+            defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+            let written = jpeg.withUnsafeBytes { gdk_pixbuf_loader_write(loader, $0.cBytes, gsize($0.count), nil) }
+            try #require(written != 0 && gdk_pixbuf_loader_close(loader, nil) != 0, "the JPEG decodes")
+            let pixbuf = try #require(gdk_pixbuf_loader_get_pixbuf(loader))
+            width = Int(gdk_pixbuf_get_width(pixbuf))
+            height = Int(gdk_pixbuf_get_height(pixbuf))
+            let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
+            let pixels = gdk_pixbuf_read_pixels(pixbuf)!
+            var rgb = [UInt8](repeating: 0, count: width * height * 3)
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<3 { rgb[(y * width + x) * 3 + c] = pixels[y * stride + x * channels + c] }
+                }
+            }
+            self.rgb = rgb
+        }
+
+        /// These pixels turned, as a `width` × `height` array in the turned frame.
+        func turned(_ turn: PictureTurn) -> (width: Int, height: Int, rgb: [UInt8]) {
+            let size = turn.size(width: width, height: height)
+            var out = [UInt8](repeating: 0, count: rgb.count)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let to = turn.place(x: x, y: y, width: width, height: height)
+                    for c in 0..<3 { out[(to.y * size.width + to.x) * 3 + c] = rgb[(y * width + x) * 3 + c] }
+                }
+            }
+            return (size.width, size.height, out)
+        }
+    }
+
+    /// A JPEG of noise (every block different) made by ImageMagick: `sampling` is its chroma
+    /// subsampling ("2x2" for 4:2:0, "2x1" 4:2:2, "1x1" 4:4:4).
+    static func noise(
+        _ folder: ScratchFolder, width: Int, height: Int, sampling: String, quality: Int = 92, progressive: Bool = false
+    ) async throws -> URL {
+        let url = folder.url.appendingPathComponent("noise-\(width)x\(height)-\(sampling)-\(progressive).jpg")
+        let made = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [
+                "-seed", "7", "-size", "\(width)x\(height)", "plasma:fractal", "+noise", "Gaussian", "-type",
+                "TrueColor",
+                "-sampling-factor", sampling, "-quality", "\(quality)",
+            ]
+                + (progressive ? ["-interlace", "JPEG"] : []) + [url.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return url
+    }
+
+    @Test("The eight turns compose as the pictures they move do, and EXIF's orientations are gdk-pixbuf's")
+    func turnAlgebra() throws {
+        for a in Self.turns {
+            #expect(a.turned(clockwise: true).turned(clockwise: false) == a)
+            #expect(a.flipped().flipped() == a && a.flipped(vertically: true).flipped(vertically: true) == a)
+            for b in Self.turns {
+                let both = a.then(b)
+                for (x, y) in [(0, 0), (4, 1), (2, 2)] {
+                    let first = a.place(x: x, y: y, width: 5, height: 3)
+                    let size = a.size(width: 5, height: 3)
+                    let second = b.place(x: first.x, y: first.y, width: size.width, height: size.height)
+                    #expect(both.place(x: x, y: y, width: 5, height: 3) == second)
+                }
+            }
+        }
+        // A 3×2 picture, each pixel its own grey: each orientation's turn moves its pixels
+        // where gdk-pixbuf's reading of that orientation puts them.
+        let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, 3, 2)!
+        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), pixels = gdk_pixbuf_get_pixels(pixbuf)!
+        for y in 0..<2 {
+            for x in 0..<3 { (pixels + y * stride + x * 3).initialize(repeating: UInt8(40 * (y * 3 + x)), count: 3) }
+        }
+        let picture = PhotoImage(taking: pixbuf)
+        for orientation in 1...8 {
+            let shown = picture.oriented(orientation)
+            let turn = PictureTurn(exifOrientation: orientation)
+            #expect(turn.size(width: 3, height: 2) == (shown.width, shown.height))
+            let shownStride = Int(gdk_pixbuf_get_rowstride(shown.pixbuf)),
+                shownPixels = gdk_pixbuf_read_pixels(shown.pixbuf)!
+            for y in 0..<2 {
+                for x in 0..<3 {
+                    let to = turn.place(x: x, y: y, width: 3, height: 2)
+                    #expect(
+                        shownPixels[to.y * shownStride + to.x * 3] == UInt8(40 * (y * 3 + x)),
+                        "orientation \(orientation)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "Each turn, with and without a crop, makes the very blocks jpegtran makes (4:2:0, 4:2:2, 4:4:4; sides not whole blocks)",
+        arguments: ["2x2", "2x1", "1x1"])
+    func sameAsJpegtran(sampling: String) async throws {
+        let folder = try ScratchFolder()
+        let source = try await Self.noise(folder, width: 328, height: 250, sampling: sampling)
+        let original = try Data(contentsOf: source)
+        for turn in Self.turns {
+            for crop in [nil, PixelRect(x: 37, y: 21, width: 200, height: 150)] {
+                let (edited, outcome) = try LosslessJPEG.apply(PhotoEdit(turn: turn, crop: crop), to: original)
+                let plan = try #require(
+                    LosslessJPEG.Plan(
+                        turn: turn, width: 328, height: 250,
+                        block: sampling == "2x2" ? (16, 16) : sampling == "2x1" ? (16, 8) : (8, 8),
+                        crop: crop))
+                var arguments = ["-copy", "all", "-trim"] + Self.jpegtranOperation(turn)
+                if let region = plan.region {
+                    arguments += ["-crop", "\(region.width)x\(region.height)+\(region.x)+\(region.y)"]
+                }
+                let reference = folder.url.appendingPathComponent("reference.jpg")
+                let made = try await run(
+                    URL(fileURLWithPath: "/usr/bin/jpegtran"), arguments + ["-outfile", reference.path, source.path])
+                try #require(made.status == 0, "\(made.stderr)")
+                let ours = try Pixels(edited), theirs = try Pixels(try Data(contentsOf: reference))
+                let same = ours.rgb == theirs.rgb
+                #expect(
+                    ours.width == theirs.width && ours.height == theirs.height && same,
+                    "\(turn) \(String(describing: crop)): \(ours.width)×\(ours.height) against \(theirs.width)×\(theirs.height)"
+                )
+                #expect(outcome.kept.width == ours.width && outcome.kept.height == ours.height)
+                if crop != nil { #expect(outcome.cornerMoved < (sampling == "1x1" ? 8 : 16)) }
+            }
+        }
+    }
+
+    private static func jpegtranOperation(_ turn: PictureTurn) -> [String] {
+        switch (turn.mirrored, turn.quarterTurns) {
+        case (false, 1): ["-rotate", "90"]
+        case (false, 2): ["-rotate", "180"]
+        case (false, 3): ["-rotate", "270"]
+        case (true, 0): ["-flip", "horizontal"]
+        case (true, 1): ["-transverse"]
+        case (true, 2): ["-flip", "vertical"]
+        case (true, 3): ["-transpose"]
+        default: []
+        }
+    }
+
+    @Test(
+        "What is kept is the photo's own pixels, moved where the turn puts them and cut where the crop says, EXIF-turned photos too",
+        arguments: [1, 6, 3, 8, 2, 5])
+    func keptPixels(orientation: Int) async throws {
+        let folder = try ScratchFolder()
+        let source = try await Self.noise(folder, width: 203, height: 141, sampling: "1x1", quality: 98)
+        if orientation != 1 {
+            let tagged = try await run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-q", "-overwrite_original", "-n", "-Orientation=\(orientation)", source.path])
+            try #require(tagged.status == 0, "\(tagged.stderr)")
+        }
+        let original = try Data(contentsOf: source)
+        let stored = try Pixels(original)
+        for edit in [
+            PhotoEdit(turn: PictureTurn(quarterTurns: 1), crop: PixelRect(x: 19, y: 35, width: 90, height: 70)),
+            PhotoEdit(turn: PictureTurn(mirrored: true), crop: PixelRect(x: 50, y: 9, width: 64, height: 100)),
+            PhotoEdit(turn: PictureTurn(mirrored: true, quarterTurns: 3)),
+        ] {
+            let (edited, outcome) = try LosslessJPEG.apply(edit, to: original)
+            #expect(ExifOrientation.orientation(of: edited) == 1)
+            let result = try Pixels(edited)
+            // The stored pixels turned to show upright, then as the edit says.
+            let expected = stored.turned(PictureTurn(exifOrientation: orientation).then(edit.turn))
+            var total = 0, largest = 0
+            for y in 0..<result.height {
+                for x in 0..<result.width {
+                    for c in 0..<3 {
+                        let a = Int(result.rgb[(y * result.width + x) * 3 + c])
+                        let b = Int(expected.rgb[((outcome.kept.y + y) * expected.width + outcome.kept.x + x) * 3 + c])
+                        total += abs(a - b)
+                        largest = max(largest, abs(a - b))
+                    }
+                }
+            }
+            // Blocks moved whole decode as they did, within the IDCT's rounding; a pixel out of
+            // place in noise would be tens of levels off.
+            let mean = Double(total) / Double(result.width * result.height * 3)
+            #expect(mean < 0.5 && largest <= 3, "orientation \(orientation), \(edit): mean \(mean), largest \(largest)")
+            if let crop = edit.crop {
+                #expect(outcome.kept.x <= crop.x && outcome.kept.y <= crop.y && outcome.cornerMoved < 8)
+                #expect(outcome.kept.x + outcome.kept.width == crop.x + crop.width)
+                #expect(outcome.kept.y + outcome.kept.height == crop.y + crop.height)
+            }
+        }
+    }
+
+    @Test("EXIF, XMP and the ICC profile are kept; a progressive photo stays progressive")
+    func keepsMetadata() async throws {
+        let folder = try ScratchFolder()
+        let source = try await Self.noise(folder, width: 160, height: 120, sampling: "2x2", progressive: true)
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            [
+                "-q", "-overwrite_original", "-Make=Canon", "-XMP-dc:Creator=Ada Lovelace", "-n", "-Orientation=6",
+                "-ICC_Profile<=/usr/share/color/icc/ghostscript/a98.icc", source.path,
+            ])
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        // Turned upright from orientation 6, its 120 rows (7½ blocks) lose their partial block:
+        // the crop's corner at 24 lies on the grid, 8 pixels in.
+        let (edited, outcome) = try LosslessJPEG.apply(
+            PhotoEdit(crop: PixelRect(x: 24, y: 16, width: 64, height: 64)), to: try Data(contentsOf: source))
+        #expect(
+            outcome
+                == LosslessJPEG.Outcome(
+                    kept: PixelRect(x: 24, y: 16, width: 64, height: 64), cornerMoved: 0, edgeDropped: 0))
+        let result = folder.url.appendingPathComponent("edited.jpg")
+        try edited.write(to: result)
+        let read = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            ["-s3", "-n", "-Make", "-XMP-dc:Creator", "-Orientation", "-ImageWidth", result.path])
+        #expect(read.stdout.split(separator: "\n") == ["Canon", "Ada Lovelace", "1", "64"])
+        let profile = try await run(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-b", "-ICC_Profile", result.path])
+        let a98 = try String(
+            decoding: Data(contentsOf: URL(fileURLWithPath: "/usr/share/color/icc/ghostscript/a98.icc")), as: UTF8.self)
+        #expect(profile.stdout == a98)
+        #expect(ProgressiveJPEG.isProgressive([UInt8](edited.prefix(4096))))
+    }
+
+    @Test("Saved as a copy beside the photo, under a name of its own, the photo untouched and nothing else left behind")
+    func savesCopies() async throws {
+        let folder = try ScratchFolder()
+        let source = try await Self.noise(folder, width: 96, height: 64, sampling: "2x2")
+        let photo = folder.url.appendingPathComponent("IMG_1.jpg")
+        try FileManager.default.moveItem(at: source, to: photo)
+        chmod(photo.path, 0o640)
+        let before = try Data(contentsOf: photo)
+        let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1))
+        let first = try EditSaving.save(photo.path, edit: edit, mode: .copy).get()
+        let second = try EditSaving.save(photo.path, edit: edit, mode: .copy, edited: "bearbeitet").get()
+        #expect(first.path == folder.url.appendingPathComponent("IMG_1 (edited).jpg").path)
+        #expect(second.path == folder.url.appendingPathComponent("IMG_1 (bearbeitet).jpg").path)
+        let third = try EditSaving.save(photo.path, edit: edit, mode: .copy).get()
+        #expect(third.path == folder.url.appendingPathComponent("IMG_1 (edited 2).jpg").path)
+        #expect(try Data(contentsOf: photo) == before)
+        #expect(try Pixels(try Data(contentsOf: URL(fileURLWithPath: first.path))).width == 64)
+        var status = stat()
+        #expect(stat(first.path, &status) == 0 && status.st_mode & 0o777 == 0o640)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(names == ["IMG_1 (bearbeitet).jpg", "IMG_1 (edited 2).jpg", "IMG_1 (edited).jpg", "IMG_1.jpg"])
+    }
+
+    @Test(
+        "Saved in place, the original goes to the trash (and comes back from it); a trash that fails leaves the photo as it was"
+    )
+    func replaces() async throws {
+        let folder = try ScratchFolder()
+        let trash = folder.url.appendingPathComponent("Trash")
+        for part in ["files", "info"] {
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent(part), withIntermediateDirectories: true)
+        }
+        let photos = folder.url.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let photo = photos.appendingPathComponent("IMG_2.jpg")
+        try FileManager.default.moveItem(
+            at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
+        let before = try Data(contentsOf: photo)
+
+        let refused = EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .replace) {
+            _ in
+            .failure(PhotoFileFailure(message: "no trash here"))
+        }
+        #expect((try? refused.get()) == nil)
+        #expect(try Data(contentsOf: photo) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == ["IMG_2.jpg"])
+
+        let saved = try EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 3)), mode: .replace)
+        {
+            PhotoFiles.trash($0, trashes: [trash.path])
+        }.get()
+        #expect(saved.path == photo.path)
+        #expect(try Pixels(try Data(contentsOf: photo)).width == 64)
+        let trashed = try #require(saved.trashed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(trashed.trashedPath))) == before)
+        // Undo: the edited file aside, the original back.
+        try FileManager.default.removeItem(at: photo)
+        try PhotoFiles.restore(trashed).get()
+        #expect(try Data(contentsOf: photo) == before)
+    }
+
+    @Test(
+        "Through the decoder helper; a damaged JPEG, a crop outside the photo and a PNG fail with a reason, no helper dies"
+    )
+    func failures() async throws {
+        let folder = try ScratchFolder()
+        let jpeg = try Data(contentsOf: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"))
+        let pool = DecoderPool(configuration: AppConfiguration(), maxHelpers: 1, idleSeconds: 30)
+        let (edited, outcome) = try Decoding.editedJPEG(
+            jpeg, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 2)), pool: pool)
+        #expect(outcome.kept.width == 96 && outcome.kept.height == 64 && outcome.edgeDropped == 0)
+        #expect(try Pixels(edited).width == 96)
+        #expect(throws: PhotoFailure.self) { try Decoding.editedJPEG(jpeg.prefix(300), edit: PhotoEdit(), pool: pool) }
+        #expect(throws: PhotoFailure.self) {
+            try Decoding.editedJPEG(
+                jpeg, edit: PhotoEdit(crop: PixelRect(x: 500, y: 0, width: 10, height: 10)), pool: pool)
+        }
+        var scrambled = jpeg
+        for index in stride(from: 600, to: scrambled.count, by: 13) { scrambled[index] ^= 0xA5 }
+        _ = try? Decoding.editedJPEG(scrambled, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), pool: pool)
+        #expect(pool.counts.crashed == 0)
+        let png = folder.url.appendingPathComponent("plain.png")
+        try #require(TestPictures.write(png, format: "png"))
+        guard case .failure(let failure) = EditSaving.save(png.path, edit: PhotoEdit(), mode: .copy) else {
+            Issue.record("a PNG was saved")
+            return
+        }
+        #expect(failure.message == "Only JPEG photos can be edited yet")
+    }
+}

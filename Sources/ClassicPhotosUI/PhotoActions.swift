@@ -71,6 +71,8 @@ final class PhotoActions {
     enum UndoStep {
         case trash
         case marks([MarkEdit])
+        /// A photo the editor saved (a copy, or in place).
+        case edit(EditSaving.Saved)
     }
     var undoSteps: [UndoStep] = []
     /// Marks being written; Undo meanwhile stops them and takes back those written.
@@ -168,9 +170,29 @@ final class PhotoActions {
         switch undoSteps.popLast() {
         case .trash: undoTrash()
         case .marks(let edits): undoMarks(edits)
+        case .edit(let saved): undoEdit(saved)
         case nil: break
         }
         refresh()
+    }
+
+    /// A photo the editor saved: Ctrl+Z (or the toast's Undo) takes it back.
+    func noteEdit(_ saved: EditSaving.Saved, message: String) {
+        undoSteps.append(.edit(saved))
+        refresh()
+        status.showToast(message, button: (tr("_Undo"), "win.undo"))
+    }
+
+    /// Takes back what the editor saved: the copy deleted, or the original back in its place.
+    private func undoEdit(_ saved: EditSaving.Saved) {
+        inBackground(
+            { EditSaving.takeBack(saved) },
+            then: { [weak self] result in
+                if case .failure(let failure) = result {
+                    self?.status.showToast(
+                        String(format: tr("The edit could not be taken back: %@"), failure.localizedMessage))
+                }
+            })
     }
 
     /// Puts back the photos last moved to the trash (the toast's Undo), whatever was done since.

@@ -47,6 +47,10 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
         refreshViewActions(viewerOpen: false)
     }
 
+    func photoEdited(_ saved: EditSaving.Saved, message: String) {
+        photoActions.noteEdit(saved, message: message)
+    }
+
     func viewerClosed() {
         pane.revealNow()
         pane.grabFocus()

@@ -16,6 +16,9 @@ protocol PhotoViewerHost: AnyObject {
     /// The viewer closed: keyboard focus goes back to the list.
     func viewerClosed()
     func showToast(_ title: String, button: (label: String, action: String)?)
+    /// The editor saved the photo (`saved` says where, and what Undo takes back); `message`
+    /// says so.
+    func photoEdited(_ saved: EditSaving.Saved, message: String)
 }
 
 /// The photo viewer: a photo large over the dimmed list, in the same window (the tutorial's
@@ -89,6 +92,8 @@ final class PhotoViewer {
     lazy var redecoding = Debounce.onMainActor { [weak self] in self?.considerRedecode() }
     /// The slideshow (F5), and whether the window was fullscreen before it began.
     private(set) var slideshow: ViewerSlideshow!
+    /// The editor (E), over the viewer.
+    private(set) var editor: PhotoEditor!
     var fullscreenBeforeSlideshow = false
 
     /// The viewer's widget, an overlay child of the list's area.
@@ -122,6 +127,9 @@ final class PhotoViewer {
             Trace.shared.emit(.viewerPan(x: zooming.center.x, y: zooming.center.y))
         }
         slideshow = ViewerSlideshow(root: chrome.root)
+        editor = PhotoEditor(host: host)
+        root.addOverlay(editor.root)
+        editor.onClose = { [unowned self] in if isShown { picture.grabFocus() } }
         slideshow.onAdvance = { [unowned self] in advanceSlideshow() }
         slideshow.onShowControls = { [unowned self] shown in chrome.showControls(shown) }
         // Keys, seen by the window before the list behind: only while the viewer is open.
@@ -130,6 +138,7 @@ final class PhotoViewer {
         connections.append(
             keys.onKeyPressed { [unowned self] keyval, _, state in
                 guard isOpen, !isClosing else { return false }
+                if editor.isOpen { return editor.key(keyval, state: GdkModifierType(state)) }
                 if slideshow.isRunning { return slideshowKey(keyval) }
                 guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }
                 pace.pressed()
@@ -182,6 +191,7 @@ final class PhotoViewer {
         case .toggleSepia: chrome.selectSepia(!showsSepia)
         case .properties: chrome.popUpProperties()
         case .slideshow: startSlideshow()
+        case .edit: startEditing()
         case .ignore: break
         }
     }
@@ -210,6 +220,7 @@ final class PhotoViewer {
     func close(animated: Bool = true) {
         guard isOpen, !isClosing else { return }
         slideshow.stop()
+        editor.close()
         if isFullscreen { toggleFullscreen() }
         if let position = paging.position, let id = paging.shown {
             Trace.shared.emit(.viewerClose(row: position, id: id))
@@ -267,6 +278,8 @@ final class PhotoViewer {
     /// wherever it is now; if it went, the one that took its place is shown.
     private func listChanged() {
         guard isOpen, !isClosing else { return }
+        // The photo being edited went: so does the editor.
+        if let edited = editor.subject?.id, photos.position(of: edited) == nil { editor.close() }
         if photos.count == 0 {
             close(animated: false)
         } else {

@@ -77,7 +77,7 @@ final class ViewerChrome {
         }
         let commands: [(String, ViewerCommand)] = [
             ("close", .close), ("previous", .step(-1)), ("next", .step(1)), ("fullscreen", .fullscreen),
-            ("copy", .copy), ("save", .saveAs), ("zoom-in", .zoomIn), ("zoom-out", .zoomOut),
+            ("edit", .edit), ("copy", .copy), ("save", .saveAs), ("zoom-in", .zoomIn), ("zoom-out", .zoomOut),
             ("zoom-fit", .toggleFit), ("retry", .retry),
         ]
         for (id, command) in commands {

@@ -16,6 +16,8 @@ enum ViewerCommand: Equatable {
     case toggleFit
     case fullscreen
     case copy, saveAs
+    /// Opens the editor on the photo shown (E).
+    case edit
     case retry
     /// Shows the sepia photo or the original.
     case sepia(Bool)
@@ -47,6 +49,7 @@ enum ViewerCommand: Equatable {
         case GDK_KEY_c where control: return .copy
         case GDK_KEY_s where control, GDK_KEY_S where control: return .saveAs
         case GDK_KEY_s, GDK_KEY_S: return .toggleSepia
+        case GDK_KEY_e where !control && !alt, GDK_KEY_E where !control && !alt: return .edit
         case GDK_KEY_Return where alt, GDK_KEY_KP_Enter where alt: return .properties
         case GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Up, GDK_KEY_KP_Down, GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_space:
             return .ignore

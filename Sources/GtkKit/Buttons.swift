@@ -21,6 +21,9 @@ extension Handle where Kind == Button {
 }
 
 extension Handle where Kind == ToggleButton {
+    /// The words on the button (translated, as the UI file gave them).
+    public var label: String { gtk_button_get_label(pointer()).map { String(cString: $0) } ?? "" }
+
     public var isActive: Bool {
         get { gtk_toggle_button_get_active(pointer()) != 0 }
         nonmutating set { gtk_toggle_button_set_active(pointer(), newValue ? 1 : 0) }
@@ -37,6 +40,8 @@ extension Handle where Kind == MenuButton {
     }
     public func popUp() { gtk_menu_button_popup(opaque) }
     public func popDown() { gtk_menu_button_popdown(opaque) }
+    /// The words on the button (with the arrow beside them).
+    public func setLabel(_ label: String) { gtk_menu_button_set_label(opaque, label) }
     /// The button inside, which draws it.
     public var innerButton: Widget<AnyWidget>? {
         gtk_widget_get_first_child(widget).map { Widget<AnyWidget>(UnsafeMutableRawPointer($0)) }

@@ -279,19 +279,27 @@ import TestSupport
             at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
         let before = try Data(contentsOf: photo)
 
-        let refused = EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .replace) {
-            _ in
-            .failure(PhotoFileFailure(message: "no trash here"))
-        }
+        let refused = EditSaving.save(
+            photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .replace, trashes: []
+        ) { _ in .failure(PhotoFileFailure(message: "no trash here")) }
         #expect((try? refused.get()) == nil)
         #expect(try Data(contentsOf: photo) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == ["IMG_2.jpg"])
 
-        let saved = try EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 3)), mode: .replace)
-        {
-            PhotoFiles.trash($0, trashes: [trash.path])
-        }.get()
+        var status = stat()
+        try #require(stat(photo.path, &status) == 0)
+        let inode = status.st_ino
+        let saved = try EditSaving.save(
+            photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 3)), mode: .replace, trashes: [trash.path]
+        ) { _ in .failure(PhotoFileFailure(message: "the photo was to be linked into the trash, not moved")) }.get()
         #expect(saved.path == photo.path)
+        // The very file is in the trash (a second name of it, made before the new file took
+        // the photo's name), with the .trashinfo GLib and the desktop read.
+        try #require(stat(try #require(saved.trashed?.trashedPath), &status) == 0)
+        #expect(status.st_ino == inode)
+        let info = try String(contentsOfFile: try #require(saved.trashed?.infoPath), encoding: .utf8)
+        #expect(info.hasPrefix("[Trash Info]\nPath=\(photo.path)\nDeletionDate=20"), "\(info)")
+        #expect(PhotoFiles.originalPath(inInfo: try #require(saved.trashed?.infoPath), trash: trash.path) == photo.path)
         #expect(try Pixels(try Data(contentsOf: photo)).width == 64)
         let trashed = try #require(saved.trashed)
         #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(trashed.trashedPath))) == before)

@@ -172,6 +172,14 @@ import Testing
             )
         case .compareFocus: (.compareFocus(id: id), #"{"t":1.500000,"ev":"compare.focus","id":42}"#)
         case .compareClose: (.compareClose, #"{"t":1.500000,"ev":"compare.close"}"#)
+        case .editBegin: (.editBegin(id: id), #"{"t":1.500000,"ev":"edit.begin","id":42}"#)
+        case .editSaved:
+            (
+                .editSaved(id: id, path: "/p/a (edited).jpg", lossless: true, w: 640, h: 480, ms: 12.5),
+                #"{"t":1.500000,"ev":"edit.saved","id":42,"path":"/p/a (edited).jpg","lossless":true,"w":640,"h":480,"ms":12.500}"#
+            )
+        case .editFailed:
+            (.editFailed(id: id, error: "No room"), #"{"t":1.500000,"ev":"edit.failed","id":42,"error":"No room"}"#)
         case .viewerFrame:
             (.viewerFrame(row: 4, id: id, frame: 2), #"{"t":1.500000,"ev":"viewer.frame","row":4,"id":42,"frame":2}"#)
         case .viewerStatus:

@@ -6,9 +6,13 @@ import Foundation
 /// The edited file is written whole to a hidden temporary file in the photo's own folder,
 /// flushed to the disk, and only then given its name (a rename, which a crash cannot leave
 /// half done), and the folder flushed. As a copy it takes a name of its own beside the photo
-/// ("IMG_1 (edited).jpg"), never over another file; in place of the photo, the photo goes to
-/// the trash first (from where it can be restored) and the new file takes its name. A crash or
-/// a kill at any moment leaves the original, or the original and the whole new file.
+/// ("IMG_1 (edited).jpg"), never over another file. In place of the photo, the photo is put in
+/// the trash (from where it can be restored) as a second name of the same file, its
+/// `.trashinfo` written first, and the new file is then renamed over the photo's name: the
+/// name never goes missing from its folder, so the list and the viewer see the photo changed,
+/// not gone and come back. (Where the trash is on another file system, the photo is moved to
+/// the trash as usual before the new file takes its name.) A crash or a kill at any moment
+/// leaves the original, or the original and the whole new file.
 public enum EditSaving {
     public enum Mode: String, Sendable, Codable {
         /// A new file beside the photo.
@@ -30,8 +34,10 @@ public enum EditSaving {
 
     /// Saves the photo at `path` with `edit` applied, as `mode` says; a copy's name says
     /// `edited` (the word in the person's language).
+    /// `trashes` are the trash folders to try (nil: the ones the desktop uses for `path`);
+    /// `trash` moves a photo to the trash where no trash folder can take a second name of it.
     public static func save(
-        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited",
+        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
         trash: (String) -> Result<PhotoFiles.Trashed, PhotoFileFailure> = { PhotoFiles.trash($0) }
     ) -> Result<Saved, PhotoFileFailure> {
         guard let original = FileManager.default.contents(atPath: path) else {
@@ -70,6 +76,18 @@ public enum EditSaving {
             unlink(temporary)
             return .failure(PhotoFileFailure(message: message))
         case .replace:
+            if let trashed = linkIntoTrash(path, trashes: trashes ?? PhotoFiles.trashFolders(for: path)) {
+                guard rename(temporary, path) == 0 else {
+                    let message = String(cString: strerror(errno))
+                    // The photo is still where it was: its second name in the trash goes.
+                    if let kept = trashed.trashedPath { unlink(kept) }
+                    if let info = trashed.infoPath { unlink(info) }
+                    unlink(temporary)
+                    return .failure(PhotoFileFailure(message: message))
+                }
+                syncFolder(folder)
+                return .success(Saved(path: path, outcome: outcome, lossless: true, trashed: trashed))
+            }
             let trashed: PhotoFiles.Trashed
             switch trash(path) {
             case .failure(let failure):
@@ -89,6 +107,28 @@ public enum EditSaving {
         }
     }
 
+    /// Takes a save back (Undo): a copy is deleted; a photo saved in place gets its original
+    /// back from the trash, renamed over the edited file (so, again, its name never goes
+    /// missing), and the trash forgets it.
+    public static func takeBack(_ saved: Saved) -> Result<Void, PhotoFileFailure> {
+        guard let trashed = saved.trashed else {
+            return unlink(saved.path) == 0 || errno == ENOENT
+                ? .success(()) : .failure(PhotoFileFailure(message: String(cString: strerror(errno))))
+        }
+        guard let kept = trashed.trashedPath, access(kept, F_OK) == 0 else {
+            return .failure(PhotoFileFailure(message: translatable("The photo is no longer in the trash")))
+        }
+        if rename(kept, trashed.originalPath) == 0 {
+            if let info = trashed.infoPath { unlink(info) }
+            syncFolder((trashed.originalPath as NSString).deletingLastPathComponent)
+            return .success(())
+        }
+        guard errno == EXDEV else { return .failure(PhotoFileFailure(message: String(cString: strerror(errno)))) }
+        // A trash on another file system: the edited file goes, the original comes back.
+        unlink(trashed.originalPath)
+        return PhotoFiles.restore(trashed)
+    }
+
     /// The name of an edited copy of `path`: "IMG_1 (edited).jpg", then "IMG_1 (edited 2).jpg", ….
     public static func copyName(for path: String, edited: String = "edited", attempt: Int = 1) -> String {
         let url = URL(fileURLWithPath: path)
@@ -96,6 +136,59 @@ public enum EditSaving {
         let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
         let mark = attempt == 1 ? "(\(edited))" : "(\(edited) \(attempt))"
         return url.deletingLastPathComponent().appendingPathComponent("\(stem) \(mark)\(suffix)").path
+    }
+
+    /// The photo at `path` given a second name in the first of `trashes` that can take one
+    /// (on the same file system), with its `.trashinfo` (written first, as GLib does); nil
+    /// when none can.
+    static func linkIntoTrash(_ path: String, trashes: [String]) -> PhotoFiles.Trashed? {
+        let name = (path as NSString).lastPathComponent
+        let now = g_date_time_new_now_local()!
+        defer { g_date_time_unref(now) }
+        let deleted = g_date_time_format(now, "%Y-%m-%dT%H:%M:%S").map { text in
+            defer { g_free(text) }
+            return String(cString: text)
+        }
+        for trash in trashes {
+            // A top-level trash names its photos relative to the top of its file system.
+            var named = path
+            let parent = (trash as NSString).deletingLastPathComponent
+            let topLevel =
+                (trash as NSString).lastPathComponent.hasPrefix(".Trash-")
+                ? parent
+                : (parent as NSString).lastPathComponent == ".Trash"
+                    ? (parent as NSString).deletingLastPathComponent : nil
+            if let top = topLevel {
+                guard path.hasPrefix(top + "/") else { continue }
+                named = String(path.dropFirst(top.count + 1))
+            }
+            guard let escaped = g_uri_escape_string(named, "/", 0) else { continue }
+            let info = "[Trash Info]\nPath=\(String(cString: escaped))\nDeletionDate=\(deleted ?? "")\n"
+            g_free(escaped)
+            for part in ["files", "info"] { g_mkdir_with_parents(trash + "/" + part, 0o700) }
+            for attempt in 1...1000 {
+                let candidate = PhotoFiles.trashName(name, try: attempt)
+                let infoPath = trash + "/info/" + candidate + ".trashinfo"
+                let fd = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if fd < 0 {
+                    if errno == EEXIST { continue }
+                    break
+                }
+                let wrote = info.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+                close(fd)
+                let kept = trash + "/files/" + candidate
+                if wrote == info.utf8.count, link(path, kept) == 0 {
+                    return PhotoFiles.Trashed(originalPath: path, trashedPath: kept, infoPath: infoPath)
+                }
+                let failed = errno
+                unlink(infoPath)
+                // A name taken in `files` without its info: the next one. Anything else (another
+                // file system, links refused): the next trash.
+                if failed == EEXIST { continue }
+                break
+            }
+        }
+        return nil
     }
 
     /// `data` written to a new hidden file in `folder` and flushed to the disk: its path.

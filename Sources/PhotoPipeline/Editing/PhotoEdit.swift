@@ -29,6 +29,11 @@ public struct PictureTurn: Sendable, Hashable, Codable {
         }
     }
 
+    /// The EXIF orientation that asks for this turn (the inverse of `init(exifOrientation:)`).
+    public var exifOrientation: Int {
+        (1...8).first { PictureTurn(exifOrientation: $0) == self } ?? 1
+    }
+
     /// This turn, and then `next`.
     public func then(_ next: PictureTurn) -> PictureTurn {
         // A mirror after a turn is the mirror before the opposite turn.

@@ -26,3 +26,27 @@ extension TraceEvent {
         }
     }
 }
+
+extension TraceEvent {
+    /// The photo editor's events, as `layOut(into:)` writes them.
+    func layOutEdit(into p: inout some TraceEventParts) {
+        switch self {
+        case .editBegin(let id):
+            p.name(.editBegin)
+            p.field(.id, id)
+        case .editSaved(let id, let path, let lossless, let w, let h, let ms):
+            p.name(.editSaved)
+            p.field(.id, id)
+            p.field(.path, path)
+            p.field(.lossless, lossless)
+            p.field(.w, w)
+            p.field(.h, h)
+            p.field(.ms, ms)
+        case .editFailed(let id, let error):
+            p.name(.editFailed)
+            p.field(.id, id)
+            p.field(.error, error)
+        default: break
+        }
+    }
+}

@@ -224,6 +224,8 @@ extension TraceEvent {
             p.field(.ms, ms)
         case .compareOpen, .compareImage, .compareView, .compareFocus, .compareClose:
             layOutCompare(into: &p)
+        case .editBegin, .editSaved, .editFailed:
+            layOutEdit(into: &p)
         case .viewerFrame(let row, let id, let frame):
             p.name(.viewerFrame)
             p.field(.row, row)

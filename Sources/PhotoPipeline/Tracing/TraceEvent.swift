@@ -137,6 +137,13 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerSaved(path: String, format: String, w: Int, h: Int)
     /// Save As could not write `path`; `error` says why.
     case viewerSaveFailed(path: String, error: String)
+    /// The editor opened on the photo `id`.
+    case editBegin(id: PhotoID)
+    /// The edited photo `id` was saved to `path`, `w`×`h` pixels, without decoding it
+    /// (`lossless`), `ms` after Save was asked for.
+    case editSaved(id: PhotoID, path: String, lossless: Bool, w: Int, h: Int, ms: Double)
+    /// The edited photo `id` could not be saved; `error` says why.
+    case editFailed(id: PhotoID, error: String)
     /// A low-memory warning made the viewer let go of a photo it had loaded ahead (its bytes
     /// and pictures).
     case viewerDropped(row: Int, id: PhotoID)
@@ -239,6 +246,9 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerInfo = "viewer.info"
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
+        case editBegin = "edit.begin"
+        case editSaved = "edit.saved"
+        case editFailed = "edit.failed"
         case viewerDropped = "viewer.dropped"
         case fileTrashed = "file.trashed"
         case fileRestored = "file.restored"
@@ -265,7 +275,7 @@ public enum TraceEvent: Sendable, Equatable {
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed
+        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless
     }
 }
 

@@ -157,6 +157,12 @@ extension TraceEvent {
             self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
+        case .editBegin: self = try .editBegin(id: id())
+        case .editSaved:
+            self = try .editSaved(
+                id: id(), path: string(.path), lossless: c.decode(Bool.self, forKey: .lossless), w: int(.w),
+                h: int(.h), ms: double(.ms))
+        case .editFailed: self = try .editFailed(id: id(), error: string(.error))
         case .viewerDropped: self = try .viewerDropped(row: int(.row), id: id())
         case .fileTrashed: self = try .fileTrashed(row: int(.row), id: id(), name: string(.name))
         case .fileRestored: self = try .fileRestored(row: int(.row), id: id(), name: string(.name))
@@ -341,11 +347,11 @@ extension TraceEvent {
         if case .viewerZoom(let level) = self { level } else { nil }
     }
 
-    /// The size in pixels: decoded, for `viewerImage`; written, for `viewerSaved`.
+    /// The size in pixels: decoded, for `viewerImage`; written, for `viewerSaved` and `editSaved`.
     public var imageSize: (w: Int, h: Int)? {
         switch self {
         case .viewerImage(_, _, let w, let h, _, _, _), .viewerSaved(_, _, let w, let h),
-            .compareImage(_, let w, let h, _):
+            .compareImage(_, let w, let h, _), .editSaved(_, _, _, let w, let h, _):
             (w, h)
         default: nil
         }
@@ -361,10 +367,10 @@ extension TraceEvent {
         if case .viewerInfo(let shown, let info) = self { (shown, info) } else { nil }
     }
 
-    /// The file, for `viewerSaved` and `viewerSaveFailed`.
+    /// The file, for `viewerSaved`, `viewerSaveFailed` and `editSaved`.
     public var path: String? {
         switch self {
-        case .viewerSaved(let path, _, _, _), .viewerSaveFailed(let path, _): path
+        case .viewerSaved(let path, _, _, _), .viewerSaveFailed(let path, _), .editSaved(_, let path, _, _, _, _): path
         default: nil
         }
     }

@@ -1,0 +1,133 @@
+#include "crop_canvas.h"
+
+struct _CpCropCanvas {
+    GtkWidget parent_instance;
+    GdkPaintable *paintable;
+    graphene_rect_t photo; /* where the photo is drawn */
+    graphene_rect_t frame; /* the crop's frame */
+    gboolean thirds;
+    int allocated_width, allocated_height;
+};
+
+enum { SIGNAL_RESIZED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE(CpCropCanvas, cp_crop_canvas, GTK_TYPE_WIDGET)
+
+GtkWidget *cp_crop_canvas_new(void) {
+    return g_object_new(CP_TYPE_CROP_CANVAS, NULL);
+}
+
+void cp_crop_canvas_set_photo(GtkWidget *canvas, GdkPaintable *paintable, double x, double y, double width,
+                              double height) {
+    g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
+    CpCropCanvas *self = CP_CROP_CANVAS(canvas);
+    g_set_object(&self->paintable, paintable);
+    graphene_rect_init(&self->photo, x, y, width, height);
+    gtk_widget_queue_draw(canvas);
+}
+
+void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, gboolean thirds) {
+    g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
+    CpCropCanvas *self = CP_CROP_CANVAS(canvas);
+    graphene_rect_init(&self->frame, x, y, width, height);
+    self->thirds = thirds;
+    gtk_widget_queue_draw(canvas);
+}
+
+/* MARK: GtkWidget */
+
+static void cp_crop_canvas_measure(GtkWidget *widget, GtkOrientation orientation, int for_size, int *minimum,
+                                   int *natural, int *minimum_baseline, int *natural_baseline) {
+    (void)widget; (void)orientation; (void)for_size; (void)minimum_baseline; (void)natural_baseline;
+    *minimum = 0;
+    *natural = 0;
+}
+
+static void cp_crop_canvas_size_allocate(GtkWidget *widget, int width, int height, int baseline) {
+    (void)baseline;
+    CpCropCanvas *self = CP_CROP_CANVAS(widget);
+    if (width == self->allocated_width && height == self->allocated_height)
+        return;
+    self->allocated_width = width;
+    self->allocated_height = height;
+    g_signal_emit(self, signals[SIGNAL_RESIZED], 0);
+}
+
+static void fill(GtkSnapshot *snapshot, const GdkRGBA *color, float x, float y, float width, float height) {
+    if (width > 0 && height > 0)
+        gtk_snapshot_append_color(snapshot, color, &GRAPHENE_RECT_INIT(x, y, width, height));
+}
+
+static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
+    CpCropCanvas *self = CP_CROP_CANVAS(widget);
+    if (self->paintable == NULL || self->photo.size.width <= 0 || self->photo.size.height <= 0)
+        return;
+    gtk_snapshot_save(snapshot);
+    gtk_snapshot_translate(snapshot, &self->photo.origin);
+    gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), self->photo.size.width, self->photo.size.height);
+    gtk_snapshot_restore(snapshot);
+
+    const graphene_rect_t *p = &self->photo, *f = &self->frame;
+    float left = f->origin.x, top = f->origin.y, right = left + f->size.width, bottom = top + f->size.height;
+    float pl = p->origin.x, pt = p->origin.y, pr = pl + p->size.width, pb = pt + p->size.height;
+    /* The photo outside the frame, dimmed: above, below, and beside it. */
+    const GdkRGBA dim = {0, 0, 0, 0.6f};
+    fill(snapshot, &dim, pl, pt, pr - pl, top - pt);
+    fill(snapshot, &dim, pl, bottom, pr - pl, pb - bottom);
+    fill(snapshot, &dim, pl, top, left - pl, bottom - top);
+    fill(snapshot, &dim, right, top, pr - right, bottom - top);
+
+    const GdkRGBA line = {1, 1, 1, 0.9f}, faint = {1, 1, 1, 0.45f};
+    if (self->thirds) {
+        for (int i = 1; i < 3; i++) {
+            fill(snapshot, &faint, left + f->size.width * i / 3.0f, top, 1, f->size.height);
+            fill(snapshot, &faint, left, top + f->size.height * i / 3.0f, f->size.width, 1);
+        }
+    }
+    /* The border, and an L at each corner to take hold of. */
+    float widths[4] = {1.5f, 1.5f, 1.5f, 1.5f};
+    GdkRGBA colors[4] = {line, line, line, line};
+    GskRoundedRect border;
+    gsk_rounded_rect_init_from_rect(&border, f, 0);
+    gtk_snapshot_append_border(snapshot, &border, widths, colors);
+    const float arm = 20, thick = 4;
+    float xs[2] = {left - thick, right}, ys[2] = {top - thick, bottom};
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 2; j++) {
+            float hx = i == 0 ? left - thick : right - arm, vy = j == 0 ? top - thick : bottom - arm;
+            fill(snapshot, &line, hx, ys[j], arm + thick, thick);
+            fill(snapshot, &line, xs[i], vy, thick, arm + thick);
+        }
+    }
+}
+
+/* MARK: GObject */
+
+static void cp_crop_canvas_dispose(GObject *object) {
+    g_clear_object(&CP_CROP_CANVAS(object)->paintable);
+    G_OBJECT_CLASS(cp_crop_canvas_parent_class)->dispose(object);
+}
+
+static void cp_crop_canvas_class_init(CpCropCanvasClass *klass) {
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    object_class->dispose = cp_crop_canvas_dispose;
+    widget_class->measure = cp_crop_canvas_measure;
+    widget_class->size_allocate = cp_crop_canvas_size_allocate;
+    widget_class->snapshot = cp_crop_canvas_snapshot;
+    gtk_widget_class_set_css_name(widget_class, "cropcanvas");
+    gtk_widget_class_set_accessible_role(widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+    signals[SIGNAL_RESIZED] = g_signal_new("resized", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                           NULL, G_TYPE_NONE, 0);
+}
+
+static void cp_crop_canvas_init(CpCropCanvas *self) {
+    GtkWidget *widget = GTK_WIDGET(self);
+    self->allocated_width = -1;
+    self->allocated_height = -1;
+    gtk_widget_set_focusable(widget, TRUE);
+    gtk_widget_set_overflow(widget, GTK_OVERFLOW_HIDDEN);
+    gtk_widget_set_hexpand(widget, TRUE);
+    gtk_widget_set_vexpand(widget, TRUE);
+}

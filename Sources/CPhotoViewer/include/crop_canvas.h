@@ -1,0 +1,28 @@
+// The photo editor's canvas: the photo (a paintable) where it is told, and over it the crop's
+// frame: the photo outside the frame dimmed, the frame's border and corner handles, and, while
+// the frame is dragged, lines dividing it in thirds. Where things go is decided in Swift
+// (`PhotoEditor`); this widget only draws (GTK 4.8 has no such widget, and Swift cannot
+// subclass GtkWidget).
+//
+// Functions take the widget as a GtkWidget, the type Swift holds it as.
+#pragma once
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_CROP_CANVAS (cp_crop_canvas_get_type())
+G_DECLARE_FINAL_TYPE(CpCropCanvas, cp_crop_canvas, CP, CROP_CANVAS, GtkWidget)
+
+GtkWidget *cp_crop_canvas_new(void);
+
+/// The photo drawn over `x`, `y`, `width`, `height` (widget coordinates; NULL: nothing).
+void cp_crop_canvas_set_photo(GtkWidget *canvas, GdkPaintable *paintable, double x, double y, double width,
+                              double height);
+
+/// The crop's frame, in widget coordinates, and whether the thirds are drawn in it.
+void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, gboolean thirds);
+
+// Signals:
+//   "resized" ()   the widget was given another size (read it with gtk_widget_get_width / height)
+
+G_END_DECLS

@@ -1,0 +1,136 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension DesktopGUITests {
+    /// The photo editor, driven by real keys on the real app: a JPEG turned and cropped, Undo
+    /// inside the editor, saved as a copy without decoding it, and the copy listed beside it.
+    @Suite(.serialized) struct EditorAppTests {
+        private func key(_ app: AppSession, _ keys: String...) throws {
+            try app.xdotool(["key", "--delay", "80"] + keys)
+        }
+
+        /// A JPEG `width`×`height` whose left half is white and right half black.
+        private func twoTone(_ url: URL, width: Int, height: Int) throws {
+            let made = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                [
+                    "-size", "\(width)x\(height)", "xc:black", "-fill", "white", "-draw",
+                    "rectangle 0,0 \(width / 2 - 1),\(height - 1)", "-quality", "95", url.path,
+                ])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+
+        /// The size of the picture at `path`, and the grey of its pixel at (`x`, `y`).
+        private func look(_ path: String, x: Int, y: Int) throws -> (w: Int, h: Int, grey: Int) {
+            let out = try run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                [path, "-format", "%w %h %[fx:int(255*p{\(x),\(y)}.intensity)]", "info:"])
+            try #require(out.status == 0, "\(out.stderr)")
+            let parts = out.stdout.split(separator: " ").compactMap { Int($0) }
+            try #require(parts.count == 3, "\(out.stdout)")
+            return (parts[0], parts[1], parts[2])
+        }
+
+        @Test(
+            "E opens the editor; ] turns the photo, Shift+Left narrows the crop, Ctrl+Z takes a step back; Ctrl+S saves a copy beside it, losslessly"
+        )
+        func turnCropAndSave() throws {
+            let photos = try TestPictures.makeFolder("editor")
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let file = photos.appendingPathComponent("wide.jpg")
+            try twoTone(file, width: 480, height: 240)
+            let before = try Data(contentsOf: file)
+            let app = try AppSession(source: photos.path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "bracketright", "shift+Left", "shift+Left", "shift+Left", "ctrl+z")
+            try app.screenshot(to: FileManager.default.temporaryDirectory.appendingPathComponent("editor.png").path)
+            try key(app, "ctrl+s")
+            let events = try app.waitFor("edit.saved, and the copy listed") { events in
+                events.contains { $0.event.name == .editSaved }
+                    && events.contains { $0.event.name == .rowShown && $0.event.row == 1 }
+            }
+            let saved = try #require(events.first { $0.event.name == .editSaved })
+            let copy = photos.appendingPathComponent("wide (edited).jpg").path
+            #expect(saved.event.path == copy)
+            guard case .editSaved(_, _, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(lossless)
+            // Turned right: 240 wide, 480 high, white above black; two of the three steps in
+            // from the right stayed.
+            #expect(h == 480 && w < 240 && w > 120, "\(w)×\(h)")
+            let top = try look(copy, x: 10, y: 10), bottom = try look(copy, x: 10, y: 470)
+            #expect(top.w == w && top.h == h)
+            #expect(top.grey > 200 && bottom.grey < 50, "top \(top.grey), bottom \(bottom.grey)")
+            #expect(try Data(contentsOf: file) == before, "the photo itself is untouched")
+            // The editor closed, the viewer stays open on the photo.
+            #expect(!events.contains { $0.event.name == .viewerClose })
+        }
+
+        @Test(
+            "Save puts the photo's new version in its place, the original in the trash; the viewer stays on it; Ctrl+Z brings the original back"
+        )
+        func replaceAndUndo() throws {
+            let photos = try TestPictures.makeFolder("editor-replace")
+            let dataHome = try TestPictures.makeFolder("editor-data-home")
+            defer {
+                try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: dataHome)
+            }
+            for n in 1...2 { try twoTone(photos.appendingPathComponent("p\(n).jpg"), width: 320, height: 160) }
+            let file = photos.appendingPathComponent("p1.jpg")
+            let before = try Data(contentsOf: file)
+            let app = try AppSession(source: photos.path, environment: ["XDG_DATA_HOME": dataHome.path])
+            try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2 }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "bracketleft")
+            // Save in place (Shift+Ctrl+S): the viewer shows the photo anew, turned.
+            try key(app, "shift+ctrl+s")
+            var events = try app.waitFor("edit.saved, and the photo shown again, turned") { events in
+                guard let saved = events.firstIndex(where: { $0.event.name == .editSaved }) else { return false }
+                return events[saved...].contains { $0.event.name == .viewerImage && $0.event.imageSize?.w ?? 0 < 200 }
+            }
+            let saved = try #require(events.first { $0.event.name == .editSaved })
+            #expect(saved.event.path == file.path)
+            #expect(!events.contains { $0.event.name == .viewerOpen && $0.event.row == 1 }, "the viewer stayed")
+            #expect(try look(file.path, x: 5, y: 5).w == 160)
+            let trashed = dataHome.appendingPathComponent("Trash/files/p1.jpg")
+            #expect(try Data(contentsOf: trashed) == before)
+
+            try key(app, "ctrl+z")
+            events = try app.waitFor("the original shown again") { events in
+                guard let saved = events.firstIndex(where: { $0.event.name == .editSaved }) else { return false }
+                return events[saved...].contains { $0.event.name == .viewerImage && $0.event.imageSize?.w ?? 0 > 200 }
+            }
+            #expect(try Data(contentsOf: file) == before)
+            #expect(!FileManager.default.fileExists(atPath: trashed.path))
+        }
+
+        @Test("Escape leaves an editor with nothing changed at once; the viewer's keys work again")
+        func escapeUnchanged() throws {
+            let photos = try TestPictures.makeFolder("editor-escape")
+            defer { try? FileManager.default.removeItem(at: photos) }
+            for n in 1...2 { try twoTone(photos.appendingPathComponent("p\(n).jpg"), width: 200, height: 100) }
+            let app = try AppSession(source: photos.path)
+            try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2 }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "Escape", "Right")
+            try app.waitFor("the next photo in the viewer") { events in
+                events.contains { $0.event.name == .viewerOpen && $0.event.row == 1 }
+            }
+            #expect(!app.events().contains { $0.event.name == .viewerClose || $0.event.name == .editSaved })
+            let names = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted()
+            #expect(names == ["p1.jpg", "p2.jpg"])
+        }
+    }
+}

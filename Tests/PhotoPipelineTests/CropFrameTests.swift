@@ -1,0 +1,86 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+/// The crop's frame as the editor drags it (`CropFrame`): what a pointer takes hold of, where
+/// the frame goes, the shapes it keeps, and how it turns with the photo.
+@Suite struct CropFrameTests {
+    let frame = CropFrame(x: 100, y: 50, width: 400, height: 300)
+    let bounds = (width: 800.0, height: 600.0)
+
+    @Test("A pointer takes a corner before an edge, an edge before the inside, and nothing far outside")
+    func handles() {
+        #expect(frame.handle(atX: 102, y: 48, reach: 10) == .topLeft)
+        #expect(frame.handle(atX: 495, y: 355, reach: 10) == .bottomRight)
+        #expect(frame.handle(atX: 300, y: 52, reach: 10) == .top)
+        #expect(frame.handle(atX: 505, y: 200, reach: 10) == .right)
+        #expect(frame.handle(atX: 300, y: 200, reach: 10) == .inside)
+        #expect(frame.handle(atX: 700, y: 200, reach: 10) == nil)
+        #expect(frame.handle(atX: 300, y: 500, reach: 10) == nil)
+    }
+
+    @Test("Free: the edge held follows the pointer, within the photo and never under the smallest size")
+    func free() {
+        #expect(
+            frame.dragged(.left, dx: -30, dy: 99, bounds: bounds, ratio: nil)
+                == CropFrame(x: 70, y: 50, width: 430, height: 300))
+        #expect(
+            frame.dragged(.topLeft, dx: -500, dy: -500, bounds: bounds, ratio: nil)
+                == CropFrame(x: 0, y: 0, width: 500, height: 350))
+        let squeezed = frame.dragged(.right, dx: -1000, dy: 0, bounds: bounds, ratio: nil)
+        #expect(squeezed.width == CropFrame.minimumSide && squeezed.x == 100)
+        #expect(
+            frame.dragged(.inside, dx: 1000, dy: -20, bounds: bounds, ratio: nil)
+                == CropFrame(x: 400, y: 30, width: 400, height: 300))
+    }
+
+    @Test("Held to a shape, every drag keeps it and stays inside the photo, its far corner or edge anchored")
+    func shaped() {
+        var random = SplitMix64(state: 52)
+        let handles = CropFrame.Handle.allCases.filter { $0 != .inside }
+        for _ in 0..<2000 {
+            let ratios: [Double] = [1, 4.0 / 3, 1.5, 16.0 / 9, 2.0 / 3]
+            let ratio = ratios[Int(random.next() % 5)]
+            let start = frame.held(to: ratio)
+            let handle = handles[Int(random.next() % UInt64(handles.count))]
+            let dx = Double(Int(random.next() % 1200)) - 600, dy = Double(Int(random.next() % 1200)) - 600
+            let moved = start.dragged(handle, dx: dx, dy: dy, bounds: bounds, ratio: ratio)
+            #expect(abs(moved.width / moved.height - ratio) < 1e-9, "\(handle) \(dx) \(dy)")
+            #expect(moved.x >= -1e-9 && moved.y >= -1e-9, "\(handle) \(dx) \(dy): \(moved)")
+            #expect(moved.x + moved.width <= bounds.width + 1e-9 && moved.y + moved.height <= bounds.height + 1e-9)
+            if handle == .bottomRight {
+                #expect(abs(moved.x - start.x) < 1e-9 && abs(moved.y - start.y) < 1e-9, "the top-left corner stays")
+            }
+        }
+        let square = frame.held(to: 1)
+        #expect(square == CropFrame(x: 150, y: 50, width: 300, height: 300))
+    }
+
+    @Test("Turned with the photo, the frame covers the pixels the turn moves it to; four quarter turns bring it back")
+    func turning() {
+        let rect = PixelRect(x: 100, y: 50, width: 400, height: 300)
+        for mirrored in [false, true] {
+            for quarterTurns in 0..<4 {
+                let turn = PictureTurn(mirrored: mirrored, quarterTurns: quarterTurns)
+                let turned = CropFrame(rect).turned(turn, in: bounds)
+                #expect(turned.pixels == turn.place(rect, width: 800, height: 600), "\(turn)")
+            }
+        }
+        var frame = self.frame
+        var size = bounds
+        for _ in 0..<4 {
+            frame = frame.turned(PictureTurn(quarterTurns: 1), in: size)
+            size = (size.height, size.width)
+        }
+        #expect(frame == self.frame)
+    }
+
+    @Test("The shapes lie as asked; the original shape is the photo's own")
+    func shapes() {
+        #expect(CropShape.free.ratio(landscape: true, photo: (800, 600)) == nil)
+        #expect(CropShape.threeTwo.ratio(landscape: true, photo: (800, 600)) == 1.5)
+        #expect(CropShape.threeTwo.ratio(landscape: false, photo: (800, 600)) == 2.0 / 3.0)
+        #expect(CropShape.original.ratio(landscape: false, photo: (600, 800)) == 0.75)
+    }
+}

@@ -27,6 +27,7 @@
 //   culling     the viewer paging through camera photos, one Right a second and Right held, vs
 //               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
+//   edit        the editor's lossless crop and turn of a 24 MP JPEG, saved, vs jpegtran
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
 import CGLib
@@ -38,7 +39,7 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "culling", "app",
+        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "culling", "app", "edit",
     ]
     var rounds = 5
     var rows = 64
@@ -136,6 +137,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("culling") { try benchmarkCulling(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
+        if wants("edit") { try benchmarkEditing(rounds: options.rounds, report: report) }
 
         let seconds = LoopbackServer.now() - started
         say("## Targets\n\n" + report.targetTable)

@@ -1,0 +1,67 @@
+// The editor's saving on a 24-megapixel camera JPEG: a crop and a quarter turn, done without
+// decoding (TurboJPEG's lossless transforms in a decoder helper) and saved as a copy, against
+// jpegtran making the same transforms of the same file.
+import Foundation
+import PhotoPipeline
+import TestSupport
+
+@MainActor
+func benchmarkEditing(rounds: Int, report: Report) throws {
+    let folder = try temporaryFolder("edit")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let photo = folder.appendingPathComponent("camera-24mp.jpg")
+    let made = try run(
+        URL(fileURLWithPath: "/usr/bin/convert"),
+        CameraPhotos.picture(width: 6000, height: 4000, seed: 52) + CameraPhotos.cameraJPEG + [photo.path],
+        timeout: 300)
+    guard made.status == 0 else { throw BenchError("ImageMagick could not make the photo: \(made.stderr.prefix(300))") }
+    let bytes = try Data(contentsOf: photo)
+    // A crop whose corner is not on the block grid (the editor moves it there, as jpegtran does).
+    let crop = PixelRect(x: 1001, y: 667, width: 4000, height: 2667)
+    let cases: [(name: String, edit: PhotoEdit, jpegtran: [String])] = [
+        ("crop to 4000×2667", PhotoEdit(crop: crop), ["-crop", "4000x2667+1001+667"]),
+        ("quarter turn clockwise", PhotoEdit(turn: PictureTurn(quarterTurns: 1)), ["-rotate", "90", "-trim"]),
+    ]
+    report.heading("Editing: lossless crop and turn")
+    report.add(
+        "One generated 6000×4000 camera JPEG (\(format(Double(bytes.count) / 1_048_576)) MB, quality 92, 4:2:0); "
+            + "median of \(rounds) rounds each. *Save as Copy* is what the editor does: the file read, transformed "
+            + "in a decoder helper, written to a temporary file beside it, flushed to the disk (`fsync`) and renamed. "
+            + "`jpegtran -copy all` makes the same transform (its process started each time, its output not flushed).")
+    var rows: [[String]] = []
+    var cropRatio = 0.0
+    for (n, item) in cases.enumerated() {
+        let source = folder.appendingPathComponent("edit-\(n).jpg")
+        try bytes.write(to: source)
+        var failed: String?
+        let saving = timed(rounds: rounds) {
+            switch EditSaving.save(source.path, edit: item.edit, mode: .copy) {
+            case .success(let saved): try? FileManager.default.removeItem(atPath: saved.path)
+            case .failure(let failure): failed = failure.message
+            }
+        }
+        if let failed { throw BenchError("the editor could not save: \(failed)") }
+        let transform = timed(rounds: rounds) { _ = try? Decoding.editedJPEG(bytes, edit: item.edit) }
+        let output = folder.appendingPathComponent("jpegtran-\(n).jpg")
+        var ok = true
+        let peer = timed(rounds: rounds) {
+            ok =
+                ok
+                && tool(
+                    "/usr/bin/jpegtran", ["-copy", "all"] + item.jpegtran + ["-outfile", output.path, source.path])
+        }
+        if n == 0 { cropRatio = saving / peer }
+        rows.append([
+            item.name, ms(saving), ms(transform), ok ? ms(peer) : "not measured", format(saving / peer, 2) + "×",
+        ])
+    }
+    report.table(
+        [
+            "24 MP JPEG", "classic-photos: Save as Copy", "classic-photos: the transform alone", "jpegtran",
+            "Save as Copy ÷ jpegtran",
+        ],
+        rows)
+    report.target(
+        "lossless crop of a 24 MP JPEG: save", target: "≤ 1.2 × `jpegtran -crop`",
+        measured: format(cropRatio, 2) + " ×", met: cropRatio <= 1.2)
+}

@@ -1,5 +1,7 @@
 #include "exiv2_setup.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <exiv2/exiv2.hpp>
 
 extern "C" bool cp_exiv2_enable_bmff(void) {
@@ -8,4 +10,55 @@ extern "C" bool cp_exiv2_enable_bmff(void) {
 #else
     return false;
 #endif
+}
+
+extern "C" unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, size_t size, long width, long height,
+                                                   size_t *out_size, char **message) {
+    *out_size = 0;
+    if (message != nullptr)
+        *message = nullptr;
+    try {
+        auto image = Exiv2::ImageFactory::open(data, static_cast<long>(size));
+        image->readMetadata();
+        Exiv2::ExifData &exif = image->exifData();
+        if (exif.empty())
+            return nullptr;
+        bool changed = false;
+        const char *keys[2] = {"Exif.Photo.PixelXDimension", "Exif.Photo.PixelYDimension"};
+        const long values[2] = {width, height};
+        for (int i = 0; i < 2; i++) {
+            Exiv2::ExifData::iterator found = exif.findKey(Exiv2::ExifKey(keys[i]));
+            if (found != exif.end()) {
+                found->setValue(std::to_string(values[i]));
+                changed = true;
+            }
+        }
+        Exiv2::ExifThumb thumbnail(exif);
+        if (!std::string(thumbnail.mimeType()).empty()) {
+            thumbnail.erase();
+            changed = true;
+        }
+        if (!changed)
+            return nullptr;
+        image->writeXmpFromPacket(true);
+        image->writeMetadata();
+        Exiv2::BasicIo &io = image->io();
+        if (io.open() != 0)
+            return nullptr;
+        size_t written = io.size();
+        unsigned char *out = static_cast<unsigned char *>(std::malloc(written));
+        io.seek(0, Exiv2::BasicIo::beg);
+        if (out == nullptr || io.read(out, static_cast<long>(written)) != static_cast<long>(written)) {
+            std::free(out);
+            io.close();
+            return nullptr;
+        }
+        io.close();
+        *out_size = written;
+        return out;
+    } catch (const std::exception &error) {
+        if (message != nullptr)
+            *message = strdup(error.what());
+        return nullptr;
+    }
 }

@@ -3,6 +3,7 @@ import CGtk
 import ClassicPhotosUI
 import Foundation
 import GLibKit
+import PhotoPipeline
 import Synchronization
 
 /// Runs GLibKit's main-loop scenarios in a process whose real main thread loops GLib,
@@ -51,10 +52,13 @@ struct Probe {
         case "drag-source": dragSource(uris: Array(CommandLine.arguments.dropFirst(2)))
         case "drag-source-broken-portal":
             dragSource(uris: Array(CommandLine.arguments.dropFirst(2)), throughBrokenPortal: true)
+        case "edit-save":
+            let arguments = Array(CommandLine.arguments.dropFirst(2))
+            editSave(path: arguments.first ?? "", mode: EditSaving.Mode(rawValue: arguments.last ?? "") ?? .copy)
         default:
             FileHandle.standardError.write(
                 Data(
-                    "usage: glibkit-probe marshal|wait|mainactor|wakeup|log|window|drag-source[-broken-portal] URI…\n"
+                    "usage: glibkit-probe marshal|wait|mainactor|wakeup|log|window|drag-source[-broken-portal] URI…|edit-save PATH copy|replace\n"
                         .utf8))
             exit(2)
         }
@@ -63,6 +67,21 @@ struct Probe {
             exit(1)
         }
         print(String(decoding: json, as: UTF8.self))
+    }
+
+    /// Saves the photo at `path` turned a quarter turn, as the editor does, again and again
+    /// until killed (the tests kill it at random moments), a line for each save.
+    static func editSave(path: String, mode: EditSaving.Mode) -> Never {
+        for count in 1... {
+            if case .failure(let failure) = EditSaving.save(
+                path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: mode)
+            {
+                FileHandle.standardError.write(Data("edit-save: \(failure.message)\n".utf8))
+                exit(1)
+            }
+            FileHandle.standardOutput.write(Data("saved \(count)\n".utf8))
+        }
+        exit(0)
     }
 
     /// Runs the default main context until `done` returns true or `seconds` pass.

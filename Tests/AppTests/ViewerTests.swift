@@ -565,9 +565,9 @@ extension GUITests {
             #expect(app.terminate() == 0)
         }
 
-        /// The info button's centre: the first of the five round buttons at the viewer's top right.
+        /// The info button's centre: the first of the six round buttons at the viewer's top right.
         private func infoButton(_ window: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int) {
-            (window.x + window.width - 194, window.y + Self.headerHeight + 39)
+            (window.x + window.width - 234, window.y + Self.headerHeight + 39)
         }
 
         private func infoEvents(_ events: [TraceRecord]) -> [(shown: Bool, info: ViewerInfoText)] {

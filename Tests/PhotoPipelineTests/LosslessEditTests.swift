@@ -207,14 +207,18 @@ import TestSupport
         }
     }
 
-    @Test("EXIF, XMP and the ICC profile are kept; a progressive photo stays progressive")
+    @Test(
+        "EXIF, XMP and the ICC profile are kept, the EXIF's size made the new one and its thumbnail of the photo before taken out; a progressive photo stays progressive"
+    )
     func keepsMetadata() async throws {
         let folder = try ScratchFolder()
         let source = try await Self.noise(folder, width: 160, height: 120, sampling: "2x2", progressive: true)
+        let thumbnail = try await Self.noise(folder, width: 40, height: 30, sampling: "2x2")
         let tagged = try await run(
             URL(fileURLWithPath: "/usr/bin/exiftool"),
             [
                 "-q", "-overwrite_original", "-Make=Canon", "-XMP-dc:Creator=Ada Lovelace", "-n", "-Orientation=6",
+                "-ExifIFD:ExifImageWidth=160", "-ExifIFD:ExifImageHeight=120", "-ThumbnailImage<=\(thumbnail.path)",
                 "-ICC_Profile<=/usr/share/color/icc/ghostscript/a98.icc", source.path,
             ])
         try #require(tagged.status == 0, "\(tagged.stderr)")
@@ -230,8 +234,11 @@ import TestSupport
         try edited.write(to: result)
         let read = try await run(
             URL(fileURLWithPath: "/usr/bin/exiftool"),
-            ["-s3", "-n", "-Make", "-XMP-dc:Creator", "-Orientation", "-ImageWidth", result.path])
-        #expect(read.stdout.split(separator: "\n") == ["Canon", "Ada Lovelace", "1", "64"])
+            [
+                "-s3", "-n", "-Make", "-XMP-dc:Creator", "-Orientation", "-ImageWidth", "-ExifImageWidth",
+                "-ExifImageHeight", "-ThumbnailLength", result.path,
+            ])
+        #expect(read.stdout.split(separator: "\n") == ["Canon", "Ada Lovelace", "1", "64", "64", "64"])
         let profile = try await run(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-b", "-ICC_Profile", result.path])
         let a98 = try String(
             decoding: Data(contentsOf: URL(fileURLWithPath: "/usr/share/color/icc/ghostscript/a98.icc")), as: UTF8.self)
@@ -307,6 +314,58 @@ import TestSupport
         try FileManager.default.removeItem(at: photo)
         try PhotoFiles.restore(trashed).get()
         #expect(try Data(contentsOf: photo) == before)
+    }
+
+    @Test(
+        "Killed at any moment while saving (20 times, as a copy and in place), the photo is whole, and so is every file saved"
+    )
+    func killedWhileSaving() async throws {
+        let folder = try ScratchFolder()
+        let photos = folder.url.appendingPathComponent("photos")
+        let dataHome = folder.url.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let photo = photos.appendingPathComponent("IMG_3.jpg")
+        try FileManager.default.moveItem(
+            at: try await Self.noise(folder, width: 1600, height: 1200, sampling: "2x2"), to: photo)
+        // Large enough (about a megabyte) that writing it takes a good part of each save.
+        var random = SplitMix64(state: 20)
+        var saves = 0
+        for round in 0..<20 {
+            let mode = round % 2 == 0 ? "copy" : "replace"
+            let wait = UInt32(30_000 + random.next() % 400_000)
+            let output = try await onOwnThread {
+                let process = Process()
+                process.executableURL = Products.executable("glibkit-probe")
+                process.arguments = ["edit-save", photo.path, mode]
+                process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dataHome.path]) {
+                    $1
+                }
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                usleep(wait)
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            }
+            saves += output.split(separator: "\n").count
+            // The photo is whole, as it was or turned.
+            let shown = try Pixels(try Data(contentsOf: photo))
+            #expect(Set([shown.width, shown.height]) == [1600, 1200], "round \(round)")
+            // So is every copy saved, and every version of it in the trash.
+            let trash = dataHome.appendingPathComponent("Trash/files")
+            let kept = (try? FileManager.default.contentsOfDirectory(atPath: trash.path)) ?? []
+            let saved = try FileManager.default.contentsOfDirectory(atPath: photos.path)
+            for (place, names) in [(photos, saved), (trash, kept)] {
+                for name in names where !name.hasPrefix(".") && name != "IMG_3.jpg" {
+                    let file = place.appendingPathComponent(name)
+                    #expect((try? Pixels(try Data(contentsOf: file))) != nil, "round \(round): \(name) is whole")
+                    try FileManager.default.removeItem(at: file)
+                }
+            }
+        }
+        // The kills came while saves were under way (each round saved some).
+        #expect(saves >= 20, "\(saves) saves")
     }
 
     @Test(

@@ -1,8 +1,11 @@
 // What gexiv2 leaves to the program: Exiv2's reader of the ISO base media formats (HEIF / HEIC,
-// AVIF, CR3, JPEG XL), which Exiv2 0.27 builds in but turns on only when a program asks.
+// AVIF, CR3, JPEG XL), which Exiv2 0.27 builds in but turns on only when a program asks; and
+// a JPEG's EXIF made true again after a lossless edit, in memory (gexiv2 0.14 saves only to
+// files and streams).
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,6 +13,14 @@ extern "C" {
 
 /// Turns on Exiv2's ISO base media reader; true if it is there to turn on.
 bool cp_exiv2_enable_bmff(void);
+
+/// `data` (a JPEG whose pixels were turned or cropped) with its EXIF made true to the picture:
+/// the pixel size it states set to `width` × `height` where it states one, and its thumbnail
+/// (a picture of the photo before the edit) taken out. The XMP packet is written back as it
+/// was read. Returns a buffer to free() with its size in `out_size`, or NULL when the file has
+/// no EXIF to change or Exiv2 refused it (`message`, to free(), says why, if it can).
+unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, size_t size, long width, long height,
+                                        size_t *out_size, char **message);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+import CExiv2Setup
 import CTurboJPEG
 import Foundation
 import GLibKit
@@ -13,8 +14,9 @@ import GLibKit
 /// - a picture whose width or height is not a whole number of blocks has a partial block
 ///   along its right or bottom edge, which cannot be mirrored; a turn or flip that would bring
 ///   it to another edge drops it (jpegtran's `-trim`), at most 15 pixels on one side.
-/// Every marker is kept as it was (EXIF, the ICC profile, XMP, comments); the EXIF orientation
-/// is set upright, as the turn it asked for is now in the blocks.
+/// Every marker is kept as it was (EXIF, the ICC profile, XMP, comments), but for what the edit
+/// made untrue: the EXIF orientation is set upright (the turn it asked for is now in the
+/// blocks), the pixel size it states is the new one, and its thumbnail (the photo before) goes.
 public enum LosslessJPEG {
     public struct Outcome: Sendable, Codable, Equatable {
         /// What was kept, in pixels of the photo as turned (upright, then the edit's turn):
@@ -73,6 +75,20 @@ public enum LosslessJPEG {
                 transformed = try ExifOrientation.setting(transformed, to: 1)
             } catch {
                 throw PhotoFailure(.damaged(format: "jpeg"), detail: error.message)
+            }
+        }
+        // The EXIF made true to the picture: the size it states, and no thumbnail of the photo
+        // as it was before.
+        if PhotoDetails.exiv2Ready {
+            var size = 0
+            var message: UnsafeMutablePointer<CChar>?
+            let fixed = transformed.withUnsafeBytes {
+                cp_exiv2_exif_after_edit($0.cBytes, $0.count, plan.kept.width, plan.kept.height, &size, &message)
+            }
+            free(message)
+            if let fixed {
+                transformed = Data(bytes: fixed, count: size)
+                free(fixed)
             }
         }
         let outcome = Outcome(kept: plan.kept, cornerMoved: plan.cornerMoved, edgeDropped: plan.edgeDropped)

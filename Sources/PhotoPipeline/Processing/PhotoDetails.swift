@@ -113,6 +113,9 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
         return merged
     }
 
+    /// Whether Exiv2 is ready for use (set up on first asking).
+    static var exiv2Ready: Bool { ready }
+
     /// Exiv2 set up once for the process, its reader of HEIF, AVIF and CR3 on, its warnings
     /// about unsound files kept quiet (they are the files' faults, and the helpers' standard
     /// error is the app's).

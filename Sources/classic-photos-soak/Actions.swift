@@ -19,6 +19,9 @@ enum Action: CustomStringConvertible {
     case trashAndUndo(rows: Int, all: Bool)
     /// Selects a photo on screen and turns it one way, then back.
     case rotate
+    /// The editor on the photo shown: these keys, then saved as a copy and the save undone
+    /// (Ctrl+Z), or reset and left.
+    case edit(keys: [String], save: Bool)
     case openViewer(atFraction: Double)
     case page(keys: [String])
     /// An arrow key held down for `seconds` (the X server repeats it).
@@ -63,6 +66,8 @@ enum Action: CustomStringConvertible {
         case .trashAndUndo(let rows, let all):
             all ? "select all, Delete, then Ctrl+Z" : "select \(rows) rows, Delete, then Ctrl+Z"
         case .rotate: "rotate a photo right, then left"
+        case .edit(let keys, let save):
+            "edit: E, \(keys.joined(separator: " ")), " + (save ? "Ctrl+S, Ctrl+Z" : "Ctrl+R, Escape")
         case .openViewer(let fraction): "open the photo \(Int(fraction * 100)) % down the view"
         case .page(let keys): "page the viewer: \(keys.joined(separator: " "))"
         case .hold(let key, let seconds): "hold \(key) in the viewer for \(String(format: "%.1f", seconds)) s"
@@ -104,6 +109,12 @@ struct Scene {
                 return .page(keys: keys)
             case 10..<12: return .slideshow
             case 12..<14 where isLocal: return .rotate
+            case 16..<17 where isLocal:
+                let keys = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
+                    ["bracketright", "bracketleft", "h", "v", "shift+Left", "shift+Up", "Left", "Down", "ctrl+z", "o"]
+                        .randomElement(using: &generator)!
+                }
+                return .edit(keys: keys, save: Bool.random(using: &generator))
             case 14..<16:
                 return .hold(
                     key: Bool.random(using: &generator) ? "Right" : "Left",

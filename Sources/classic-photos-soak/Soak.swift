@@ -183,6 +183,24 @@ final class Soak {
             try waitForBatch()
             try key("ctrl+shift+r")
             try waitForBatch()
+        case .edit(let keys, let save):
+            let begun = watch.editsBegun, ended = watch.editsEnded
+            try key("e")
+            // A photo not loaded yet, or not a JPEG, opens no editor (a toast says why).
+            try waitFor("the editor open", seconds: 2, failing: false) { $0.editsBegun > begun }
+            guard watch.editsBegun > begun else { break }
+            try key(keys)
+            if save {
+                try key("ctrl+s")
+                // Nothing changed is nothing to save (a toast says so): the editor stays open.
+                try waitFor("the edit saved", seconds: 10, failing: false) { $0.editsEnded > ended }
+                if watch.editsEnded > ended {
+                    try key("ctrl+z")
+                    break
+                }
+            }
+            try key("ctrl+r")
+            try key("Escape")
         case .openViewer(let fraction):
             let started = watch.sourcesStarted
             try click(fraction: fraction, double: true)

@@ -23,6 +23,9 @@ struct Watch {
     private(set) var batchesRunning = 0
     private(set) var batchesStarted = 0
     private(set) var sourcesStarted = 0
+    /// The editor's opening, and its saves (or failures to save), so far.
+    private(set) var editsBegun = 0
+    private(set) var editsEnded = 0
     /// Photos (and folders) selected, as last traced.
     private(set) var selected = 0
     /// Stalls of 50 ms or more, and when (the app's own clock).
@@ -71,6 +74,8 @@ struct Watch {
         case .viewerClose: viewerOpen = false
         case .compareOpen: compareOpen = true
         case .compareClose: compareOpen = false
+        case .editBegin: editsBegun += 1
+        case .editSaved, .editFailed: editsEnded += 1
         case .batchStart:
             batchesRunning += 1
             batchesStarted += 1

@@ -5,18 +5,22 @@ import PhotoPipeline
 
 /// The editor opened from the viewer, on the photo shown.
 extension PhotoViewer {
-    /// Opens the editor on the photo shown, once it is loaded: a JPEG on this computer (the
-    /// photos it can save without decoding them); anything else is said in a toast.
+    /// Opens the editor on the photo shown, once it is loaded: a photo on this computer, a JPEG
+    /// (saved without decoding it) or a picture gdk-pixbuf can write (PNG, TIFF, WebP, AVIF,
+    /// BMP: saved again in its format); anything else is said in a toast.
     func startEditing() {
         guard let id = paging.shown, let slot = current, !editor.isOpen else { return }
         guard let picture = slot.picture, picture.animation == nil else {
             host.showToast(tr("The photo can be edited once it is loaded"), button: nil)
             return
         }
-        guard let url = try? slot.photo.entry.resolvedURL(), url.isFileURL,
-            PictureSignature.isJPEG(picture.bytes.prefix(4))
+        guard let url = try? slot.photo.entry.resolvedURL(), url.isFileURL else {
+            host.showToast(tr("Only photos on this computer can be edited"), button: nil)
+            return
+        }
+        guard PictureSignature.isJPEG(picture.bytes.prefix(4)) || ReencodedEdit.formats.contains(picture.info.format)
         else {
-            host.showToast(tr("Only JPEG photos on this computer can be edited yet"), button: nil)
+            host.showToast(tr("Pictures of this kind cannot be edited"), button: nil)
             return
         }
         slideshow.stop()

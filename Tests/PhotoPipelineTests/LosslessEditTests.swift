@@ -317,6 +317,45 @@ import TestSupport
     }
 
     @Test(
+        "A PNG, a TIFF and a WebP are turned and cut from their decoded pixels and saved again in their own format",
+        arguments: ["png", "tiff", "webp"])
+    func otherFormats(format: String) async throws {
+        let folder = try ScratchFolder()
+        let photo = folder.url.appendingPathComponent("picture.\(format)")
+        let made = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [
+                "-seed", "9", "-size", "203x141", "plasma:fractal", "-blur", "0x1", "-depth", "8", "-strip", "-define",
+                "png:exclude-chunk=gAMA,cHRM,sRGB,bKGD", "-quality", "100", photo.path,
+            ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let before = try Pixels(try Data(contentsOf: photo))
+        let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1), crop: PixelRect(x: 10, y: 20, width: 100, height: 80))
+        let saved = try EditSaving.save(photo.path, edit: edit, mode: .copy).get()
+        #expect(saved.path == folder.url.appendingPathComponent("picture (edited).\(format)").path)
+        #expect(!saved.lossless && saved.outcome.kept == edit.crop)
+        var width: Int32 = 0, height: Int32 = 0
+        let written = try #require(gdk_pixbuf_get_file_info(saved.path, &width, &height))
+        #expect(String(cString: gdk_pixbuf_format_get_name(written)) == format && width == 100 && height == 80)
+        let after = try Pixels(try Data(contentsOf: URL(fileURLWithPath: saved.path)))
+        let expected = before.turned(edit.turn)
+        var total = 0, largest = 0
+        for y in 0..<80 {
+            for x in 0..<100 {
+                for c in 0..<3 {
+                    let a = Int(after.rgb[(y * 100 + x) * 3 + c])
+                    let b = Int(expected.rgb[((20 + y) * expected.width + 10 + x) * 3 + c])
+                    total += abs(a - b)
+                    largest = max(largest, abs(a - b))
+                }
+            }
+        }
+        let mean = Double(total) / Double(100 * 80 * 3)
+        // PNG and TIFF keep every pixel; WebP is encoded again.
+        if format == "webp" { #expect(mean < 3, "mean \(mean)") } else { #expect(largest == 0, "largest \(largest)") }
+    }
+
+    @Test(
         "Killed at any moment while saving (20 times, as a copy and in place), the photo is whole, and so is every file saved"
     )
     func killedWhileSaving() async throws {
@@ -369,7 +408,7 @@ import TestSupport
     }
 
     @Test(
-        "Through the decoder helper; a damaged JPEG, a crop outside the photo and a PNG fail with a reason, no helper dies"
+        "Through the decoder helper; a damaged JPEG, a crop outside the photo and a GIF fail with a reason, no helper dies"
     )
     func failures() async throws {
         let folder = try ScratchFolder()
@@ -388,12 +427,13 @@ import TestSupport
         for index in stride(from: 600, to: scrambled.count, by: 13) { scrambled[index] ^= 0xA5 }
         _ = try? Decoding.editedJPEG(scrambled, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), pool: pool)
         #expect(pool.counts.crashed == 0)
-        let png = folder.url.appendingPathComponent("plain.png")
-        try #require(TestPictures.write(png, format: "png"))
-        guard case .failure(let failure) = EditSaving.save(png.path, edit: PhotoEdit(), mode: .copy) else {
-            Issue.record("a PNG was saved")
+        let gif = folder.url.appendingPathComponent("plain.gif")
+        let made = try await run(URL(fileURLWithPath: "/usr/bin/convert"), ["-size", "16x16", "xc:red", gif.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        guard case .failure(let failure) = EditSaving.save(gif.path, edit: PhotoEdit(), mode: .copy) else {
+            Issue.record("a GIF was saved")
             return
         }
-        #expect(failure.message == "Only JPEG photos can be edited yet")
+        #expect(failure.message == "Pictures of this kind cannot be edited")
     }
 }

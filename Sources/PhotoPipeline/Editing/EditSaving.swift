@@ -43,14 +43,24 @@ public enum EditSaving {
         guard let original = FileManager.default.contents(atPath: path) else {
             return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
         }
-        guard PictureSignature.isJPEG(original) else {
-            return .failure(PhotoFileFailure(message: translatable("Only JPEG photos can be edited yet")))
-        }
         let file: Data, outcome: LosslessJPEG.Outcome
-        do throws(PhotoFailure) {
-            (file, outcome) = try Decoding.editedJPEG(original, edit: edit)
-        } catch {
-            return .failure(PhotoFileFailure(message: error.detail))
+        let lossless: Bool
+        switch PhotoFiles.turnKind(of: path) {
+        case .losslessJPEG:
+            do throws(PhotoFailure) {
+                (file, outcome) = try Decoding.editedJPEG(original, edit: edit)
+                lossless = true
+            } catch {
+                return .failure(PhotoFileFailure(message: error.detail))
+            }
+        case .reencode(let format):
+            switch ReencodedEdit.apply(edit, to: original, format: format) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let edited): (file, outcome) = edited
+            }
+            lossless = false
+        case .unsupported:
+            return .failure(PhotoFileFailure(message: translatable("Pictures of this kind cannot be edited")))
         }
         var status = stat()
         let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
@@ -68,7 +78,7 @@ public enum EditSaving {
                 if link(temporary, name) == 0 {
                     unlink(temporary)
                     syncFolder(folder)
-                    return .success(Saved(path: name, outcome: outcome, lossless: true, trashed: nil))
+                    return .success(Saved(path: name, outcome: outcome, lossless: lossless, trashed: nil))
                 }
                 guard errno == EEXIST else { break }
             }
@@ -86,7 +96,7 @@ public enum EditSaving {
                     return .failure(PhotoFileFailure(message: message))
                 }
                 syncFolder(folder)
-                return .success(Saved(path: path, outcome: outcome, lossless: true, trashed: trashed))
+                return .success(Saved(path: path, outcome: outcome, lossless: lossless, trashed: trashed))
             }
             let trashed: PhotoFiles.Trashed
             switch trash(path) {
@@ -103,7 +113,7 @@ public enum EditSaving {
                 return .failure(PhotoFileFailure(message: message))
             }
             syncFolder(folder)
-            return .success(Saved(path: path, outcome: outcome, lossless: true, trashed: trashed))
+            return .success(Saved(path: path, outcome: outcome, lossless: lossless, trashed: trashed))
         }
     }
 

@@ -405,6 +405,20 @@ import TestSupport
         }
         // The kills came while saves were under way (each round saved some).
         #expect(saves >= 20, "\(saves) saves")
+        // What the kills left half written goes with the next save, once it is old enough to
+        // be no other save's.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: photos.path).filter {
+            $0.hasPrefix(EditSaving.temporaryPrefix)
+        }
+        for name in leftovers {
+            var old = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+            utimes(photos.appendingPathComponent(name).path, &old)
+        }
+        let fresh = photos.appendingPathComponent(EditSaving.temporaryPrefix + "under-way")
+        try Data("a save under way".utf8).write(to: fresh)
+        _ = try EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 2)), mode: .copy).get()
+        let names = try FileManager.default.contentsOfDirectory(atPath: photos.path)
+        #expect(names.filter { $0.hasPrefix(EditSaving.temporaryPrefix) } == [fresh.lastPathComponent])
     }
 
     @Test(

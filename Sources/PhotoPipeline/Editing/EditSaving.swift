@@ -201,11 +201,30 @@ public enum EditSaving {
         return nil
     }
 
+    /// What temporary files are called: a save killed before its rename leaves one behind.
+    static let temporaryPrefix = ".classic-photos-edit-"
+
+    /// Removes the temporary files in `folder` that saves killed before their rename left
+    /// there, a quarter of an hour ago and more (younger ones may be another save's, under way).
+    static func removeLeftovers(in folder: String, olderThan seconds: Double = 900) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Date().timeIntervalSince1970
+        for name in names where name.hasPrefix(temporaryPrefix) {
+            let path = (folder as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                now - Double(status.st_mtim.tv_sec) >= seconds
+            else { continue }
+            unlink(path)
+        }
+    }
+
     /// `data` written to a new hidden file in `folder` and flushed to the disk: its path.
     private static func writeDurably(
         _ data: Data, in folder: String, permissions: mode_t
     ) -> Result<String, PhotoFileFailure> {
-        var template = Array((folder as NSString).appendingPathComponent(".classic-photos-edit-XXXXXX").utf8CString)
+        removeLeftovers(in: folder)
+        var template = Array((folder as NSString).appendingPathComponent(temporaryPrefix + "XXXXXX").utf8CString)
         let fd = g_mkstemp_full(&template, O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(PhotoFileFailure(message: String(cString: strerror(errno)))) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

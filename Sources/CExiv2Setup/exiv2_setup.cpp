@@ -38,9 +38,22 @@ extern "C" unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, si
             thumbnail.erase();
             changed = true;
         }
-        if (!changed)
+        // XMP's copies of the same facts, where it has them; otherwise its packet is written
+        // back as it was read.
+        Exiv2::XmpData &xmp = image->xmpData();
+        bool xmpChanged = false;
+        const char *xmpKeys[3] = {"Xmp.tiff.Orientation", "Xmp.exif.PixelXDimension", "Xmp.exif.PixelYDimension"};
+        const long xmpValues[3] = {1, width, height};
+        for (int i = 0; i < 3; i++) {
+            Exiv2::XmpData::iterator found = xmp.findKey(Exiv2::XmpKey(xmpKeys[i]));
+            if (found != xmp.end()) {
+                found->setValue(std::to_string(xmpValues[i]));
+                xmpChanged = true;
+            }
+        }
+        if (!changed && !xmpChanged)
             return nullptr;
-        image->writeXmpFromPacket(true);
+        image->writeXmpFromPacket(!xmpChanged);
         image->writeMetadata();
         Exiv2::BasicIo &io = image->io();
         if (io.open() != 0)
@@ -59,6 +72,8 @@ extern "C" unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, si
     } catch (const std::exception &error) {
         if (message != nullptr)
             *message = strdup(error.what());
+        return nullptr;
+    } catch (...) {
         return nullptr;
     }
 }

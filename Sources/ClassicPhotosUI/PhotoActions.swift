@@ -75,6 +75,8 @@ final class PhotoActions {
         case edit(EditSaving.Saved)
     }
     var undoSteps: [UndoStep] = []
+    /// An edit being taken back: Undo waits for it.
+    var takingBackEdit = false
     /// Marks being written; Undo meanwhile stops them and takes back those written.
     var marking: FileBatch?
     var undoOnceMarked = false
@@ -160,6 +162,7 @@ final class PhotoActions {
 
     /// Takes back what was done last: a move to the trash, or marks given.
     func undo() {
+        if takingBackEdit { return }
         if trashing != nil { return undoTrash() }
         if marking != nil {
             // The marks on their way stop; those written are taken back once it has stopped.
@@ -183,11 +186,17 @@ final class PhotoActions {
         status.showToast(message, button: (tr("_Undo"), "win.undo"))
     }
 
-    /// Takes back what the editor saved: the copy deleted, or the original back in its place.
+    /// Takes back what the editor saved: the copy deleted, or the original back in its place;
+    /// one at a time (two saves in place taken back at once could put the older original
+    /// back first, and the newer over it).
     private func undoEdit(_ saved: EditSaving.Saved) {
+        takingBackEdit = true
+        refresh()
         inBackground(
             { EditSaving.takeBack(saved) },
             then: { [weak self] result in
+                self?.takingBackEdit = false
+                self?.refresh()
                 if case .failure(let failure) = result {
                     self?.status.showToast(
                         String(format: tr("The edit could not be taken back: %@"), failure.localizedMessage))
@@ -258,7 +267,7 @@ final class PhotoActions {
         setEnabled("slideshow", viewer.shownPhoto != nil)
         setEnabled("compare", comparable() != nil)
         setEnabled("undo-trash", !trashed.isEmpty || trashing != nil)
-        setEnabled("undo", !undoSteps.isEmpty || trashing != nil || marking != nil)
+        setEnabled("undo", !takingBackEdit && (!undoSteps.isEmpty || trashing != nil || marking != nil))
     }
 
     private func setEnabled(_ name: String, _ enabled: Bool) {

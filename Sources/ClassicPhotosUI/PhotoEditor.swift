@@ -62,6 +62,9 @@ final class PhotoEditor {
     /// The drag under way: what it holds, and the frame when it began.
     private var drag: (handle: CropFrame.Handle, start: CropFrame)?
     private var saving = false
+    /// Counts the times the editor opened: a save finishing after its session ended (the viewer
+    /// closed, the photo went) does not close the one opened since.
+    private var session = 0
     /// The editor closed (saved, or left): the viewer takes the keys back.
     var onClose: (() -> Void)?
 
@@ -139,7 +142,8 @@ final class PhotoEditor {
         undoStack.removeAll()
         redoStack.removeAll()
         shown = nil
-        saving = false
+        session += 1
+        drag = nil
         shapeButtons.first?.1.isActive = true
         portrait.isActive = false
         shape = .free
@@ -202,6 +206,9 @@ final class PhotoEditor {
     func key(_ keyval: UInt32, state modifiers: GdkModifierType) -> Bool {
         let control = modifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0
         let shift = modifiers.rawValue & GDK_SHIFT_MASK.rawValue != 0
+        let plain = modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue) == 0
+        // The shape's popover, while open, has the keys (Escape closes it, arrows move in it).
+        if shapeMenu.popover?.isVisible == true { return false }
         switch Int32(bitPattern: keyval) {
         case GDK_KEY_Escape: cancel()
         case GDK_KEY_z where control && shift, GDK_KEY_Z where control, GDK_KEY_y where control: redo()
@@ -209,11 +216,13 @@ final class PhotoEditor {
         case GDK_KEY_s where control && shift, GDK_KEY_S where control && shift: save(.replace)
         case GDK_KEY_s where control, GDK_KEY_S where control: save(lastMode)
         case GDK_KEY_r where control: reset()
-        case GDK_KEY_bracketleft: turn(clockwise: false)
-        case GDK_KEY_bracketright: turn(clockwise: true)
-        case GDK_KEY_h, GDK_KEY_H: flip(vertically: false)
-        case GDK_KEY_v, GDK_KEY_V: flip(vertically: true)
-        case GDK_KEY_o, GDK_KEY_O: portrait.isActive.toggle()
+        case GDK_KEY_bracketleft where plain: turn(clockwise: false)
+        case GDK_KEY_bracketright where plain: turn(clockwise: true)
+        case GDK_KEY_h where plain, GDK_KEY_H where plain: flip(vertically: false)
+        case GDK_KEY_v where plain, GDK_KEY_V where plain: flip(vertically: true)
+        case GDK_KEY_o where plain, GDK_KEY_O where plain: portrait.isActive.toggle()
+        // Alt and a letter: a mnemonic of the controls.
+        case _ where modifiers.rawValue & GDK_ALT_MASK.rawValue != 0: return false
         // The arrows move the frame (with Shift, its bottom-right corner) by a step of the screen.
         case GDK_KEY_Left: nudge(dx: -1, dy: 0, corner: shift)
         case GDK_KEY_Right: nudge(dx: 1, dy: 0, corner: shift)
@@ -232,6 +241,7 @@ final class PhotoEditor {
 
     private func change(_ body: (inout State) -> Void) {
         guard subject != nil, !saving else { return }
+        drag = nil
         var next = state
         body(&next)
         guard next != state else { return }
@@ -282,6 +292,7 @@ final class PhotoEditor {
 
     private func undo() {
         guard !saving, let previous = undoStack.popLast() else { return }
+        drag = nil
         redoStack.append(state)
         state = previous
         show()
@@ -289,6 +300,7 @@ final class PhotoEditor {
 
     private func redo() {
         guard !saving, let next = redoStack.popLast() else { return }
+        drag = nil
         undoStack.append(state)
         state = next
         show()
@@ -313,7 +325,7 @@ final class PhotoEditor {
     }
 
     private func continueDrag(dx: Double, dy: Double) {
-        guard let drag else { return }
+        guard let drag, !saving else { return }
         state.frame = drag.start.dragged(
             drag.handle, dx: dx / view.scale, dy: dy / view.scale, bounds: turnedSize, ratio: ratio)
         showFrame(thirds: true)
@@ -380,15 +392,21 @@ final class PhotoEditor {
         saving = true
         lastMode = mode
         for button in buttons { button.isSensitive = false }
-        let edit = edit, began = Trace.shared.now
+        let edit = edit, began = Trace.shared.now, session = session
         let edited = tr("edited")
         Thread.detachNewThread {
             let result = EditSaving.save(subject.path, edit: edit, mode: mode, edited: edited)
-            MainLoop.onMainActor { [weak self] in self?.saved(result, subject: subject, since: began) }
+            MainLoop.onMainActor { [weak self] in
+                self?.saved(result, subject: subject, since: began, session: session)
+            }
         }
     }
 
-    private func saved(_ result: Result<EditSaving.Saved, PhotoFileFailure>, subject: Subject, since: Double) {
+    /// A save finished: said in a toast, and the editor closes, if it is still the session
+    /// that saved.
+    private func saved(
+        _ result: Result<EditSaving.Saved, PhotoFileFailure>, subject: Subject, since: Double, session: Int
+    ) {
         saving = false
         for button in buttons { button.isSensitive = true }
         defer { show() }
@@ -413,7 +431,7 @@ final class PhotoEditor {
                     " " + String(format: tr("(the crop moved %@ px to the JPEG's blocks)"), Localization.number(moved))
             }
             host.photoEdited(saved, message: message)
-            close()
+            if session == self.session { close() }
         }
     }
 }

@@ -219,6 +219,7 @@ import TestSupport
             [
                 "-q", "-overwrite_original", "-Make=Canon", "-XMP-dc:Creator=Ada Lovelace", "-n", "-Orientation=6",
                 "-ExifIFD:ExifImageWidth=160", "-ExifIFD:ExifImageHeight=120", "-ThumbnailImage<=\(thumbnail.path)",
+                "-XMP-tiff:Orientation=6",
                 "-ICC_Profile<=/usr/share/color/icc/ghostscript/a98.icc", source.path,
             ])
         try #require(tagged.status == 0, "\(tagged.stderr)")
@@ -235,10 +236,10 @@ import TestSupport
         let read = try await run(
             URL(fileURLWithPath: "/usr/bin/exiftool"),
             [
-                "-s3", "-n", "-Make", "-XMP-dc:Creator", "-Orientation", "-ImageWidth", "-ExifImageWidth",
-                "-ExifImageHeight", "-ThumbnailLength", result.path,
+                "-s3", "-n", "-Make", "-XMP-dc:Creator", "-EXIF:Orientation", "-XMP-tiff:Orientation", "-ImageWidth",
+                "-ExifImageWidth", "-ExifImageHeight", "-ThumbnailLength", result.path,
             ])
-        #expect(read.stdout.split(separator: "\n") == ["Canon", "Ada Lovelace", "1", "64", "64", "64"])
+        #expect(read.stdout.split(separator: "\n") == ["Canon", "Ada Lovelace", "1", "1", "64", "64", "64"])
         let profile = try await run(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-b", "-ICC_Profile", result.path])
         let a98 = try String(
             decoding: Data(contentsOf: URL(fileURLWithPath: "/usr/share/color/icc/ghostscript/a98.icc")), as: UTF8.self)

@@ -16,8 +16,8 @@ bool cp_exiv2_enable_bmff(void);
 
 /// `data` (a JPEG whose pixels were turned or cropped) with its EXIF made true to the picture:
 /// the pixel size it states set to `width` × `height` where it states one, and its thumbnail
-/// (a picture of the photo before the edit) taken out. The XMP packet is written back as it
-/// was read. Returns a buffer to free() with its size in `out_size`, or NULL when the file has
+/// (a picture of the photo before the edit) taken out; XMP's orientation and pixel size too,
+/// where it states them (otherwise its packet is written back as it was read). Returns a buffer to free() with its size in `out_size`, or NULL when the file has
 /// no EXIF to change or Exiv2 refused it (`message`, to free(), says why, if it can).
 unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, size_t size, long width, long height,
                                         size_t *out_size, char **message);

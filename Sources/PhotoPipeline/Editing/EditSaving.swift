@@ -80,7 +80,21 @@ public enum EditSaving {
                     syncFolder(folder)
                     return .success(Saved(path: name, outcome: outcome, lossless: lossless, trashed: nil))
                 }
-                guard errno == EEXIST else { break }
+                if errno == EEXIST { continue }
+                // A file system without hard links (FAT on a camera's card, some shares): the
+                // name is taken by an empty file first, then the temporary file renamed over it.
+                let taken = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if taken < 0, errno == EEXIST { continue }
+                guard taken >= 0 else { break }
+                close(taken)
+                guard rename(temporary, name) == 0 else {
+                    let failed = errno
+                    unlink(name)
+                    errno = failed
+                    break
+                }
+                syncFolder(folder)
+                return .success(Saved(path: name, outcome: outcome, lossless: lossless, trashed: nil))
             }
             let message = String(cString: strerror(errno))
             unlink(temporary)
@@ -185,9 +199,13 @@ public enum EditSaving {
                     break
                 }
                 let wrote = info.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+                fsync(fd)
                 close(fd)
                 let kept = trash + "/files/" + candidate
                 if wrote == info.utf8.count, link(path, kept) == 0 {
+                    // On the disk before the photo's name is given to the new file.
+                    syncFolder(trash + "/info")
+                    syncFolder(trash + "/files")
                     return PhotoFiles.Trashed(originalPath: path, trashedPath: kept, infoPath: infoPath)
                 }
                 let failed = errno

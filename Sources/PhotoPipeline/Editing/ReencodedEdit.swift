@@ -30,17 +30,19 @@ public enum ReencodedEdit {
             return .failure(PhotoFileFailure(message: error.detail))
         }
         // Upright as decoded; turned as the edit says.
-        let turned = image.oriented(edit.turn.exifOrientation)
+        guard let turned = image.orientedIfRoom(edit.turn.exifOrientation) else {
+            return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited")))
+        }
         let whole = PixelRect(x: 0, y: 0, width: turned.width, height: turned.height)
         guard let kept = edit.crop.map({ $0.intersection(whole) }) ?? whole else {
             return .failure(PhotoFileFailure(message: translatable("The crop keeps nothing of the photo")))
         }
         let result = withExtendedLifetime(turned) { () -> Result<Data, PhotoFileFailure> in
-            // A view of the kept rectangle, copied so that its rows are its own.
-            let view = gdk_pixbuf_new_subpixbuf(
-                turned.pixbuf, Int32(kept.x), Int32(kept.y), Int32(kept.width), Int32(kept.height))!
-            defer { g_object_unref(UnsafeMutableRawPointer(view)) }
-            let cut = gdk_pixbuf_copy(view)!
+            // The kept rectangle, saved from a view of it (the writers read its rows in place).
+            guard
+                let cut = gdk_pixbuf_new_subpixbuf(
+                    turned.pixbuf, Int32(kept.x), Int32(kept.y), Int32(kept.width), Int32(kept.height))
+            else { return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited"))) }
             defer { g_object_unref(UnsafeMutableRawPointer(cut)) }
             let lossy = format == "webp" || format == "avif"
             var keys: [UnsafeMutablePointer<CChar>?] = lossy ? [strdup("quality"), nil] : [nil]

@@ -108,13 +108,18 @@ extension PhotoImage {
     /// The image turned the way EXIF orientation `orientation` (1–8) says a photo's pixels
     /// are to be shown; itself when upright.
     public func oriented(_ orientation: Int) -> PhotoImage {
+        orientedIfRoom(orientation)!
+    }
+
+    /// `oriented`, or nil when there is no memory for the turned picture (a whole photo's).
+    public func orientedIfRoom(_ orientation: Int) -> PhotoImage? {
         guard (2...8).contains(orientation) else { return self }
-        // gdk-pixbuf turns a pixbuf by its "orientation" option; a copy carries the option
-        // without touching this shared image.
-        let copy = gdk_pixbuf_copy(pixbuf)!
-        defer { g_object_unref(UnsafeMutableRawPointer(copy)) }
-        gdk_pixbuf_remove_option(copy, "orientation")
-        gdk_pixbuf_set_option(copy, "orientation", "\(orientation)")
-        return PhotoImage(taking: gdk_pixbuf_apply_embedded_orientation(copy)!)
+        // gdk-pixbuf turns a pixbuf by its "orientation" option; a view of the same pixels
+        // carries the option without touching this shared image.
+        guard let view = gdk_pixbuf_new_subpixbuf(pixbuf, 0, 0, Int32(width), Int32(height)) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(view)) }
+        gdk_pixbuf_remove_option(view, "orientation")
+        gdk_pixbuf_set_option(view, "orientation", "\(orientation)")
+        return gdk_pixbuf_apply_embedded_orientation(view).map(PhotoImage.init(taking:))
     }
 }

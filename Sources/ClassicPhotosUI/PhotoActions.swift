@@ -384,19 +384,12 @@ final class PhotoActions {
     /// A question with Cancel and one action (libadwaita's message dialog); `body` runs if the
     /// action is chosen.
     func confirm(heading: String, body: String, action: String, destructive: Bool, _ then: @escaping () -> Void) {
-        let dialog = Widget<MessageDialog>.make(parent: window, heading: heading, body: body)
-        dialog.addResponse("cancel", label: tr("_Cancel"))
-        dialog.addResponse(
-            "go", label: action, appearance: destructive ? ADW_RESPONSE_DESTRUCTIVE : ADW_RESPONSE_SUGGESTED)
-        dialog.setDefaultResponse("cancel")
-        dialog.setCloseResponse("cancel")
-        dialog.setModal(true)
-        let holder = dialog.retained()
-        let response = dialog.onResponse { [unowned self] chosen in
+        open = Question.ask(
+            parent: window, heading: heading, body: body, back: tr("_Cancel"), action: action,
+            destructive: destructive
+        ) { [unowned self] go in
             open = nil
-            if chosen == "go" { then() }
+            if go { then() }
         }
-        open = (holder, [response])
-        dialog.present()
     }
 }

@@ -168,21 +168,14 @@ final class PhotoEditor {
     func cancel() {
         guard !saving else { return }
         guard isChanged else { return close() }
-        let dialog = Widget<MessageDialog>.make(
+        question = Question.ask(
             parent: host.window, heading: tr("Discard the Changes?"),
-            body: tr("The photo stays as it was; what was done to it here is lost."))
-        dialog.addResponse("keep", label: tr("_Keep Editing"))
-        dialog.addResponse("discard", label: tr("_Discard"), appearance: ADW_RESPONSE_DESTRUCTIVE)
-        dialog.setDefaultResponse("keep")
-        dialog.setCloseResponse("keep")
-        dialog.setModal(true)
-        let holder = dialog.retained()
-        let response = dialog.onResponse { [unowned self] chosen in
+            body: tr("The photo stays as it was; what was done to it here is lost."), back: tr("_Keep Editing"),
+            action: tr("_Discard"), destructive: true
+        ) { [unowned self] discard in
             question = nil
-            if chosen == "discard" { close() } else { canvas.grabFocus() }
+            if discard { close() } else { canvas.grabFocus() }
         }
-        question = (holder, [response])
-        dialog.present()
     }
 
     private var turnedSize: (width: Double, height: Double) {

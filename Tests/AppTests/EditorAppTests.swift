@@ -11,17 +11,6 @@ extension DesktopGUITests {
             try app.xdotool(["key", "--delay", "80"] + keys)
         }
 
-        /// A JPEG `width`×`height` whose left half is white and right half black.
-        private func twoTone(_ url: URL, width: Int, height: Int) throws {
-            let made = try run(
-                URL(fileURLWithPath: "/usr/bin/convert"),
-                [
-                    "-size", "\(width)x\(height)", "xc:black", "-fill", "white", "-draw",
-                    "rectangle 0,0 \(width / 2 - 1),\(height - 1)", "-quality", "95", url.path,
-                ])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
-
         /// The size of the picture at `path`, and the grey of its pixel at (`x`, `y`).
         private func look(_ path: String, x: Int, y: Int) throws -> (w: Int, h: Int, grey: Int) {
             let out = try run(
@@ -40,7 +29,7 @@ extension DesktopGUITests {
             let photos = try TestPictures.makeFolder("editor")
             defer { try? FileManager.default.removeItem(at: photos) }
             let file = photos.appendingPathComponent("wide.jpg")
-            try twoTone(file, width: 480, height: 240)
+            try TestPictures.writeTwoTone(file, width: 480, height: 240)
             let before = try Data(contentsOf: file)
             let app = try AppSession(source: photos.path)
             try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
@@ -81,7 +70,9 @@ extension DesktopGUITests {
             defer {
                 try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: dataHome)
             }
-            for n in 1...2 { try twoTone(photos.appendingPathComponent("p\(n).jpg"), width: 320, height: 160) }
+            for n in 1...2 {
+                try TestPictures.writeTwoTone(photos.appendingPathComponent("p\(n).jpg"), width: 320, height: 160)
+            }
             let file = photos.appendingPathComponent("p1.jpg")
             let before = try Data(contentsOf: file)
             let app = try AppSession(source: photos.path, environment: ["XDG_DATA_HOME": dataHome.path])
@@ -117,7 +108,9 @@ extension DesktopGUITests {
         func escapeUnchanged() throws {
             let photos = try TestPictures.makeFolder("editor-escape")
             defer { try? FileManager.default.removeItem(at: photos) }
-            for n in 1...2 { try twoTone(photos.appendingPathComponent("p\(n).jpg"), width: 200, height: 100) }
+            for n in 1...2 {
+                try TestPictures.writeTwoTone(photos.appendingPathComponent("p\(n).jpg"), width: 200, height: 100)
+            }
             let app = try AppSession(source: photos.path)
             try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2 }
             try app.clickRow(0)

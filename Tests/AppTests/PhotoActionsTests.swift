@@ -11,17 +11,6 @@ extension DesktopGUITests {
             try app.xdotool(["key", "--delay", "80"] + keys)
         }
 
-        /// A picture `width`×`height` whose left half is white and right half black.
-        private func twoTone(_ url: URL, width: Int, height: Int) throws {
-            let made = try run(
-                URL(fileURLWithPath: "/usr/bin/convert"),
-                [
-                    "-size", "\(width)x\(height)", "xc:black", "-fill", "white", "-draw",
-                    "rectangle 0,0 \(width / 2 - 1),\(height - 1)", url.path,
-                ])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
-
         private func folder(_ name: String, pictures: Int) throws -> URL {
             let folder = try TestPictures.makeFolder(name)
             for n in 1...pictures {
@@ -102,7 +91,7 @@ extension DesktopGUITests {
                 try? FileManager.default.removeItem(at: photos); try? FileManager.default.removeItem(at: cacheHome)
             }
             let file = photos.appendingPathComponent("wide.jpg")
-            try twoTone(file, width: 400, height: 200)
+            try TestPictures.writeTwoTone(file, width: 400, height: 200)
             let thumbnails = ThumbnailCache(directory: cacheHome.appendingPathComponent("thumbnails"))
             // The size a 2:1 photo's thumbnail is made at (its shorter side must fill the row).
             let size = ThumbnailCache.Size.fitting(square: 80, width: 400, height: 200)

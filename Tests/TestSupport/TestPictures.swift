@@ -4,6 +4,18 @@ import Foundation
 
 /// Writes small real pictures in the formats gdk-pixbuf can save, for folder tests.
 public enum TestPictures {
+    /// Saves (with ImageMagick) a `width`×`height` picture whose left half is white and right
+    /// half black, at `url` in the format its name ends with (a JPEG at quality 95).
+    public static func writeTwoTone(_ url: URL, width: Int, height: Int) throws {
+        let made = try run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [
+                "-size", "\(width)x\(height)", "xc:black", "-fill", "white", "-draw",
+                "rectangle 0,0 \(width / 2 - 1),\(height - 1)", "-quality", "95", url.path,
+            ])
+        guard made.status == 0 else { throw FormatFileError(message: "convert failed: \(made.stderr)") }
+    }
+
     /// Saves a `size`×`size` picture of one colour (0xRRGGBB) at `url` in `format`
     /// ("png", "jpeg", "bmp", "tiff", "ico"). Returns false if the saver is missing or fails.
     @discardableResult

@@ -104,7 +104,9 @@ extension DesktopGUITests {
             #expect(!FileManager.default.fileExists(atPath: trashed.path))
         }
 
-        @Test("Escape leaves an editor with nothing changed at once; the viewer's keys work again")
+        @Test(
+            "Escape leaves an editor with nothing changed at once, the viewer's keys work again; with a change it asks, and Return keeps editing"
+        )
         func escapeUnchanged() throws {
             let photos = try TestPictures.makeFolder("editor-escape")
             defer { try? FileManager.default.removeItem(at: photos) }
@@ -124,6 +126,21 @@ extension DesktopGUITests {
             #expect(!app.events().contains { $0.event.name == .viewerClose || $0.event.name == .editSaved })
             let names = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted()
             #expect(names == ["p1.jpg", "p2.jpg"])
+
+            // With a change, Escape asks first: Return keeps editing (the question's default),
+            // and the change is still there to save.
+            try key(app, "e")
+            try app.waitFor("the editor open again") { $0.filter { $0.event.name == .editBegin }.count == 2 }
+            try key(app, "bracketright", "Escape")
+            try app.waitFor("the question shown", timeout: 10) { _ in
+                (try? app.xdotool(["search", "--onlyvisible", "--name", "Discard the Changes?"]))?.isEmpty == false
+            }
+            try app.xdotool(["key", "Return"])
+            try key(app, "ctrl+s")
+            let saved = try app.waitFor(event: .editSaved)
+            #expect(saved.event.path == photos.appendingPathComponent("p2 (edited).jpg").path)
+            // Turned right, the 100 rows (6¼ blocks of 16) lose their partial block: 96 wide.
+            #expect(saved.event.imageSize?.w == 96 && saved.event.imageSize?.h == 200)
         }
     }
 }

@@ -383,10 +383,19 @@ import TestSupport
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
+                // Once it saves (a loaded machine takes a while to start it and its decoder
+                // helper), killed at a random moment of the saves that follow.
+                var output = Data()
+                while !output.contains(UInt8(ascii: "\n")) {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    output.append(chunk)
+                }
                 usleep(wait)
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+                return String(decoding: output, as: UTF8.self)
             }
             saves += output.split(separator: "\n").count
             // The photo is whole, as it was or turned.
@@ -404,7 +413,7 @@ import TestSupport
                 }
             }
         }
-        // The kills came while saves were under way (each round saved some).
+        // Every round saved before its kill (the probe did not fail).
         #expect(saves >= 20, "\(saves) saves")
         // What the kills left half written goes with the next save, once it is old enough to
         // be no other save's.

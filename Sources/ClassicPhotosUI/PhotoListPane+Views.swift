@@ -54,6 +54,7 @@ extension PhotoListPane {
             release(previous)
             return
         }
+        movedWhileSwitching = false
         switching = (
             mode, anchor,
             MainLoopSource.onMainActor(.idle) { [weak self] in
@@ -73,7 +74,9 @@ extension PhotoListPane {
         case .grid: scrolled.setChild(grid)
         case .list: scrolled.setChild(list)
         }
-        pendingReveal = anchor
+        // A key that moved the old view meanwhile moved its selection: that photo is kept.
+        pendingReveal = movedWhileSwitching ? selection.first ?? anchor : anchor
+        movedWhileSwitching = false
         grabFocus() // the keys go on moving through the photos
         onLayoutChanged?()
         releasing = (

@@ -65,8 +65,12 @@ final class PhotoListPane {
     /// A photo to select and show in the viewer once the list has been laid out (a single
     /// picture was opened).
     var pendingSelection: Int?
-    /// A photo to bring into view once the view just shown has been laid out.
+    /// A photo to bring into view once the view just shown has been laid out (forgotten when
+    /// the person moves the view first).
     var pendingReveal: Int?
+    /// The person moved through the photos while a switch of view was under way: the view put
+    /// in keeps the photo they moved to in view.
+    var movedWhileSwitching = false
     /// The photo the viewer moved to, brought into view behind it once paging pauses.
     var revealing: PhotoID?
     lazy var revealPause = Debounce.onMainActor { [weak self] in self?.revealNow() }
@@ -163,6 +167,11 @@ final class PhotoListPane {
         scrollMonitor.onBegan = { [unowned self] source in
             Trace.shared.emit(.scrollBegin(via: source))
             self.processor.scrollBegan()
+        }
+        scrollMonitor.onUserMove = { [unowned self] in
+            // End pressed just after Ctrl+2 goes to the end, not back to where the list was.
+            pendingReveal = nil
+            if switching != nil { movedWhileSwitching = true }
         }
         scrollMonitor.onEnded = { [unowned self] in
             placeLabel.scrollEnded()

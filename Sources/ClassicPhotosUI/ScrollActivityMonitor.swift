@@ -16,6 +16,9 @@ import PhotoPipeline
 final class ScrollActivityMonitor {
     var onBegan: ((ScrollVia) -> Void)?
     var onEnded: (() -> Void)?
+    /// The person moved the view (a key that scrolls, the wheel, the touchpad, the scrollbar),
+    /// told before the view handles it.
+    var onUserMove: (() -> Void)?
     private(set) var isScrolling = false
 
     private let quietPeriodMs: UInt32
@@ -45,6 +48,7 @@ final class ScrollActivityMonitor {
         connections.append(
             scroll.connect("scroll-begin") { [unowned self] in
                 fingerOnTouchpad = true
+                onUserMove?()
                 begin(.touchpad)
             })
         connections.append(
@@ -55,6 +59,8 @@ final class ScrollActivityMonitor {
             })
         connections.append(
             scroll.onScroll { [unowned self] _, _ in
+                // Ctrl and the wheel zoom the grid, which keeps its own place.
+                if scroll.currentModifiers.rawValue & GDK_CONTROL_MASK.rawValue == 0 { onUserMove?() }
                 if scroll.unit == GDK_SCROLL_UNIT_WHEEL {
                     lastWheelAt = g_get_monotonic_time()
                     begin(.wheel)
@@ -74,6 +80,7 @@ final class ScrollActivityMonitor {
                     switch type {
                     case GDK_BUTTON_PRESS, GDK_TOUCH_BEGIN:
                         scrollbarHeld = true
+                        onUserMove?()
                         begin(.scrollbar)
                     case GDK_BUTTON_RELEASE, GDK_TOUCH_END, GDK_TOUCH_CANCEL:
                         scrollbarHeld = false
@@ -90,7 +97,10 @@ final class ScrollActivityMonitor {
         keys.setPropagationPhase(GTK_PHASE_CAPTURE)
         connections.append(
             keys.onKeyPressed { [unowned self] keyval, _, _ in
-                if Self.scrollingKeys.contains(keyval) { lastKeyAt = g_get_monotonic_time() }
+                if Self.scrollingKeys.contains(keyval) {
+                    lastKeyAt = g_get_monotonic_time()
+                    onUserMove?()
+                }
                 return false
             })
         keyTarget.addController(keys)

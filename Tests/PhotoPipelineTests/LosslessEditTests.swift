@@ -287,10 +287,12 @@ import TestSupport
             at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
         let before = try Data(contentsOf: photo)
 
+        // No trash to keep the original in: nothing is saved, and the person is told to save
+        // a copy (the photo is never moved to a trash first and then written over).
         let refused = EditSaving.save(
-            photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .replace, trashes: []
-        ) { _ in .failure(PhotoFileFailure(message: "no trash here")) }
-        #expect((try? refused.get()) == nil)
+            photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .replace, trashes: [])
+        guard case .failure(let failure) = refused else { Issue.record("saved with no trash"); return }
+        #expect(failure.message.contains("save a copy"), "\(failure.message)")
         #expect(try Data(contentsOf: photo) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == ["IMG_2.jpg"])
 
@@ -299,7 +301,7 @@ import TestSupport
         let inode = status.st_ino
         let saved = try EditSaving.save(
             photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 3)), mode: .replace, trashes: [trash.path]
-        ) { _ in .failure(PhotoFileFailure(message: "the photo was to be linked into the trash, not moved")) }.get()
+        ).get()
         #expect(saved.path == photo.path)
         // The very file is in the trash (a second name of it, made before the new file took
         // the photo's name), with the .trashinfo GLib and the desktop read.
@@ -357,7 +359,108 @@ import TestSupport
     }
 
     @Test(
-        "Killed at any moment while saving (20 times, as a copy and in place), the photo is whole, and so is every file saved"
+        "Saved in place, the original is kept in a trash that already holds 1,200 photos of its name, and in the photo's own file system's top-level trash (made as GLib makes it) when the home trash is on another"
+    )
+    func keepsOriginalInAnyTrash() async throws {
+        let folder = try ScratchFolder()
+        let trash = folder.url.appendingPathComponent("Trash")
+        for part in ["files", "info"] {
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent(part), withIntermediateDirectories: true)
+        }
+        let photo = folder.url.appendingPathComponent("IMG_4.jpg")
+        try FileManager.default.moveItem(
+            at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
+        // GLib's names for it, taken (the old limit of 1,000 then moved the photo to the trash
+        // before its new file was written over its name).
+        for attempt in 1...1_200 {
+            let name = PhotoFiles.trashName("IMG_4.jpg", try: attempt) + ".trashinfo"
+            try Data().write(to: trash.appendingPathComponent("info").appendingPathComponent(name))
+        }
+        let before = try Data(contentsOf: photo)
+        let crowded = try EditSaving.save(
+            photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: .replace, trashes: [trash.path]
+        ).get()
+        #expect(crowded.trashed?.trashedPath == trash.path + "/files/IMG_4.1201.jpg")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(crowded.trashed?.trashedPath))) == before)
+        #expect(try Pixels(try Data(contentsOf: photo)).width == 64)
+
+        // A photo on another file system (tmpfs here, a USB disk at home): the home trash
+        // cannot take a second name of it; the top of its own file system gets a trash.
+        var home = stat(), other = stat()
+        try #require(stat(trash.path, &home) == 0 && stat("/dev/shm", &other) == 0)
+        try #require(home.st_dev != other.st_dev, "/dev/shm is a file system of its own")
+        let top = "/dev/shm/.Trash-\(getuid())"
+        let hadTrash = FileManager.default.fileExists(atPath: top)
+        let away = URL(fileURLWithPath: "/dev/shm/classic-photos-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: away, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(at: away)
+            if !hadTrash { try? FileManager.default.removeItem(atPath: top) }
+        }
+        let moved = away.appendingPathComponent("IMG_5.jpg")
+        try FileManager.default.copyItem(at: photo, to: moved)
+        let trashes = EditSaving.keepingTrashes(for: moved.path)
+        #expect(trashes.last == top, "\(trashes)")
+        let saved = try EditSaving.save(
+            moved.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: .replace,
+            trashes: [trash.path] + trashes
+        ).get()
+        let kept = try #require(saved.trashed)
+        defer {
+            kept.trashedPath.map { _ = unlink($0) }
+            kept.infoPath.map { _ = unlink($0) }
+        }
+        #expect(kept.trashedPath?.hasPrefix(top + "/files/IMG_5") == true, "\(kept)")
+        let info = try String(contentsOfFile: try #require(kept.infoPath), encoding: .utf8)
+        #expect(info.hasPrefix("[Trash Info]\nPath=\(away.lastPathComponent)/IMG_5.jpg\n"), "\(info)")
+        #expect(PhotoFiles.originalPath(inInfo: try #require(kept.infoPath), trash: top) == moved.path)
+        // The copy of the turned photo, turned once more.
+        #expect(try Pixels(try Data(contentsOf: moved)).width == 96)
+        // Undo puts it back.
+        try EditSaving.takeBack(saved).get()
+        #expect(try Pixels(try Data(contentsOf: moved)).width == 64)
+    }
+
+    /// Waits until `count` changes (a file made, written, its mode set, closed, moved or
+    /// removed) have been made in `folders`, or the probe whose output `pipe` reads has ended
+    /// (a save failed); returns the output read meanwhile.
+    private static func waitForChanges(_ count: Int, in folders: [URL], reading pipe: FileHandle) -> Data {
+        var output = Data()
+        let watch = inotify_init1(Int32(IN_CLOEXEC))
+        guard watch >= 0 else { return output }
+        defer { close(watch) }
+        let mask = IN_CREATE | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
+        for folder in folders { inotify_add_watch(watch, folder.path, UInt32(mask)) }
+        var seen = 0
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while seen < count {
+            var ready = [
+                pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipe.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            guard poll(&ready, 2, -1) > 0 else { continue }
+            if ready[1].revents != 0 {
+                let chunk = pipe.availableData
+                if chunk.isEmpty { return output } // ended
+                output.append(chunk)
+            }
+            guard ready[0].revents != 0 else { continue }
+            let length = read(watch, &buffer, buffer.count)
+            guard length > 0 else { return output }
+            var offset = 0
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+            while offset + 16 <= length {
+                seen += 1
+                offset +=
+                    16 + Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+            }
+        }
+        return output
+    }
+
+    @Test(
+        "Killed at any step of saving (20 times, as a copy and in place), the photo is whole, and so is every file saved"
     )
     func killedWhileSaving() async throws {
         let folder = try ScratchFolder()
@@ -367,12 +470,19 @@ import TestSupport
         let photo = photos.appendingPathComponent("IMG_3.jpg")
         try FileManager.default.moveItem(
             at: try await Self.noise(folder, width: 1600, height: 1200, sampling: "2x2"), to: photo)
-        // Large enough (about a megabyte) that writing it takes a good part of each save.
+        let trash = dataHome.appendingPathComponent("Trash/files")
+        for part in ["files", "info"] {
+            try FileManager.default.createDirectory(
+                at: dataHome.appendingPathComponent("Trash/" + part), withIntermediateDirectories: true)
+        }
         var random = SplitMix64(state: 20)
         var saves = 0
         for round in 0..<20 {
             let mode = round % 2 == 0 ? "copy" : "replace"
-            let wait = UInt32(30_000 + random.next() % 400_000)
+            // Killed just after one of the changes to the folders a save makes (the temporary
+            // file made, written, its mode set, closed; the .trashinfo; the second name in the
+            // trash; the rename), a different one each round, as inotify reports them.
+            let changes = Int(1 + random.next() % 24)
             let output = try await onOwnThread {
                 let process = Process()
                 process.executableURL = Products.executable("glibkit-probe")
@@ -384,14 +494,17 @@ import TestSupport
                 process.standardOutput = pipe
                 try process.run()
                 // Once it saves (a loaded machine takes a while to start it and its decoder
-                // helper), killed at a random moment of the saves that follow.
+                // helper), the changes of the saves that follow are counted.
                 var output = Data()
                 while !output.contains(UInt8(ascii: "\n")) {
                     let chunk = pipe.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
                     output.append(chunk)
                 }
-                usleep(wait)
+                output.append(
+                    Self.waitForChanges(
+                        changes, in: [photos, trash, dataHome.appendingPathComponent("Trash/info")],
+                        reading: pipe.fileHandleForReading))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 output.append(pipe.fileHandleForReading.readDataToEndOfFile())
@@ -402,7 +515,6 @@ import TestSupport
             let shown = try Pixels(try Data(contentsOf: photo))
             #expect(Set([shown.width, shown.height]) == [1600, 1200], "round \(round)")
             // So is every copy saved, and every version of it in the trash.
-            let trash = dataHome.appendingPathComponent("Trash/files")
             let kept = (try? FileManager.default.contentsOfDirectory(atPath: trash.path)) ?? []
             let saved = try FileManager.default.contentsOfDirectory(atPath: photos.path)
             for (place, names) in [(photos, saved), (trash, kept)] {

@@ -10,9 +10,10 @@ import Foundation
 /// the trash (from where it can be restored) as a second name of the same file, its
 /// `.trashinfo` written first, and the new file is then renamed over the photo's name: the
 /// name never goes missing from its folder, so the list and the viewer see the photo changed,
-/// not gone and come back. (Where the trash is on another file system, the photo is moved to
-/// the trash as usual before the new file takes its name.) A crash or a kill at any moment
-/// leaves the original, or the original and the whole new file.
+/// not gone and come back. (On a file system without hard links, a camera's FAT card, the
+/// trash gets a flushed copy of the original instead; where no trash on the photo's own file
+/// system can be had, saving in place is refused and a copy offered.) A crash or a kill at any
+/// moment leaves the original, or the original and the whole new file.
 public enum EditSaving {
     public enum Mode: String, Sendable, Codable {
         /// A new file beside the photo.
@@ -34,11 +35,10 @@ public enum EditSaving {
 
     /// Saves the photo at `path` with `edit` applied, as `mode` says; a copy's name says
     /// `edited` (the word in the person's language).
-    /// `trashes` are the trash folders to try (nil: the ones the desktop uses for `path`);
-    /// `trash` moves a photo to the trash where no trash folder can take a second name of it.
+    /// `trashes` are the trash folders to try (nil: the ones the desktop uses for `path`, see
+    /// `keepingTrashes(for:)`).
     public static func save(
-        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
-        trash: (String) -> Result<PhotoFiles.Trashed, PhotoFileFailure> = { PhotoFiles.trash($0) }
+        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil
     ) -> Result<Saved, PhotoFileFailure> {
         guard let original = FileManager.default.contents(atPath: path) else {
             return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
@@ -100,29 +100,18 @@ public enum EditSaving {
             unlink(temporary)
             return .failure(PhotoFileFailure(message: message))
         case .replace:
-            if let trashed = linkIntoTrash(path, trashes: trashes ?? PhotoFiles.trashFolders(for: path)) {
-                guard rename(temporary, path) == 0 else {
-                    let message = String(cString: strerror(errno))
-                    // The photo is still where it was: its second name in the trash goes.
-                    if let kept = trashed.trashedPath { unlink(kept) }
-                    if let info = trashed.infoPath { unlink(info) }
-                    unlink(temporary)
-                    return .failure(PhotoFileFailure(message: message))
-                }
-                syncFolder(folder)
-                return .success(Saved(path: path, outcome: outcome, lossless: lossless, trashed: trashed))
-            }
-            let trashed: PhotoFiles.Trashed
-            switch trash(path) {
-            case .failure(let failure):
+            guard let trashed = keepInTrash(path, original: original, trashes: trashes ?? keepingTrashes(for: path))
+            else {
                 unlink(temporary)
-                return .failure(failure)
-            case .success(let moved): trashed = moved
+                return .failure(
+                    PhotoFileFailure(
+                        message: translatable("The original cannot be kept in a trash here; save a copy instead")))
             }
             guard rename(temporary, path) == 0 else {
                 let message = String(cString: strerror(errno))
-                // The original comes back rather than the photo going missing.
-                _ = PhotoFiles.restore(trashed)
+                // The photo is still where it was: its second name in the trash goes.
+                if let kept = trashed.trashedPath { unlink(kept) }
+                if let info = trashed.infoPath { unlink(info) }
                 unlink(temporary)
                 return .failure(PhotoFileFailure(message: message))
             }
@@ -162,63 +151,6 @@ public enum EditSaving {
         return url.deletingLastPathComponent().appendingPathComponent("\(stem) \(mark)\(suffix)").path
     }
 
-    /// The photo at `path` given a second name in the first of `trashes` that can take one
-    /// (on the same file system), with its `.trashinfo` (written first, as GLib does); nil
-    /// when none can.
-    static func linkIntoTrash(_ path: String, trashes: [String]) -> PhotoFiles.Trashed? {
-        let name = (path as NSString).lastPathComponent
-        let now = g_date_time_new_now_local()!
-        defer { g_date_time_unref(now) }
-        let deleted = g_date_time_format(now, "%Y-%m-%dT%H:%M:%S").map { text in
-            defer { g_free(text) }
-            return String(cString: text)
-        }
-        for trash in trashes {
-            // A top-level trash names its photos relative to the top of its file system.
-            var named = path
-            let parent = (trash as NSString).deletingLastPathComponent
-            let topLevel =
-                (trash as NSString).lastPathComponent.hasPrefix(".Trash-")
-                ? parent
-                : (parent as NSString).lastPathComponent == ".Trash"
-                    ? (parent as NSString).deletingLastPathComponent : nil
-            if let top = topLevel {
-                guard path.hasPrefix(top + "/") else { continue }
-                named = String(path.dropFirst(top.count + 1))
-            }
-            guard let escaped = g_uri_escape_string(named, "/", 0) else { continue }
-            let info = "[Trash Info]\nPath=\(String(cString: escaped))\nDeletionDate=\(deleted ?? "")\n"
-            g_free(escaped)
-            for part in ["files", "info"] { g_mkdir_with_parents(trash + "/" + part, 0o700) }
-            for attempt in 1...1000 {
-                let candidate = PhotoFiles.trashName(name, try: attempt)
-                let infoPath = trash + "/info/" + candidate + ".trashinfo"
-                let fd = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                if fd < 0 {
-                    if errno == EEXIST { continue }
-                    break
-                }
-                let wrote = info.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
-                fsync(fd)
-                close(fd)
-                let kept = trash + "/files/" + candidate
-                if wrote == info.utf8.count, link(path, kept) == 0 {
-                    // On the disk before the photo's name is given to the new file.
-                    syncFolder(trash + "/info")
-                    syncFolder(trash + "/files")
-                    return PhotoFiles.Trashed(originalPath: path, trashedPath: kept, infoPath: infoPath)
-                }
-                let failed = errno
-                unlink(infoPath)
-                // A name taken in `files` without its info: the next one. Anything else (another
-                // file system, links refused): the next trash.
-                if failed == EEXIST { continue }
-                break
-            }
-        }
-        return nil
-    }
-
     /// What temporary files are called: a save killed before its rename leaves one behind.
     static let temporaryPrefix = ".classic-photos-edit-"
 
@@ -246,16 +178,7 @@ public enum EditSaving {
         let fd = g_mkstemp_full(&template, O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(PhotoFileFailure(message: String(cString: strerror(errno)))) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var written = 0
-        let complete = data.withUnsafeBytes { raw -> Bool in
-            while written < raw.count {
-                let count = write(fd, raw.baseAddress! + written, raw.count - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                written += count
-            }
-            return fchmod(fd, permissions) == 0 && fsync(fd) == 0
-        }
+        let complete = writeAll(data, to: fd) && fchmod(fd, permissions) == 0 && fsync(fd) == 0
         let failure = complete ? nil : String(cString: strerror(errno))
         close(fd)
         if let failure {
@@ -265,8 +188,25 @@ public enum EditSaving {
         return .success(temporary)
     }
 
+    /// Writes the whole of `data` to `fd`; false, with `errno` set, when it could not.
+    static func writeAll(_ data: Data, to fd: Int32) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            var written = 0
+            while written < raw.count {
+                let count = write(fd, raw.baseAddress! + written, raw.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    if count == 0 { errno = ENOSPC }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+    }
+
     /// Flushes `folder`'s entries (the new name) to the disk.
-    private static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         fsync(fd)

@@ -68,6 +68,9 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG",
             providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CCairo", pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]),
 
         // A GListModel of photo identities (C, as GObject types are declared in C).
         .target(
@@ -121,6 +124,7 @@ let package = Package(
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
                 "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks", "CTurboJPEG",
+                "CCairo",
             ],
             swiftSettings: strict),
 

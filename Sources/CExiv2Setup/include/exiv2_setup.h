@@ -22,6 +22,14 @@ bool cp_exiv2_enable_bmff(void);
 unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, size_t size, long width, long height,
                                         size_t *out_size, char **message);
 
+/// `edited` (a JPEG encoded anew from a photo's pixels, which has no metadata of its own) given
+/// the metadata of `original`: its EXIF (orientation set upright), XMP, IPTC, comment and ICC
+/// profile. Returns a buffer to free() with its size in `out_size`, or NULL when Exiv2 refused
+/// either (`message`, to free(), says why, if it can).
+unsigned char *cp_exiv2_copy_metadata(const unsigned char *original, size_t original_size,
+                                      const unsigned char *edited, size_t edited_size, size_t *out_size,
+                                      char **message);
+
 #ifdef __cplusplus
 }
 #endif

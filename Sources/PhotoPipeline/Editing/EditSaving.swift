@@ -49,7 +49,7 @@ public enum EditSaving {
         case .losslessJPEG:
             do throws(PhotoFailure) {
                 (file, outcome) = try Decoding.editedJPEG(original, edit: edit)
-                lossless = true
+                lossless = edit.isLosslessForJPEG
             } catch {
                 return .failure(PhotoFileFailure(message: error.detail))
             }

@@ -30,7 +30,9 @@ public enum LosslessJPEG {
 
     /// `jpeg` with `edit` applied, its EXIF orientation (the turn that shows it upright) taken
     /// into the turn.
+    /// A straightening cannot be done on blocks: `StraightenedJPEG` then decodes and encodes.
     public static func apply(_ edit: PhotoEdit, to jpeg: Data) throws(PhotoFailure) -> (Data, Outcome) {
+        guard edit.isLosslessForJPEG else { return try StraightenedJPEG.apply(edit, to: jpeg) }
         guard let handle = tjInitTransform() else {
             throw PhotoFailure(.damaged(format: "jpeg"), detail: "TurboJPEG could not start")
         }

@@ -104,18 +104,27 @@ public struct PixelRect: Sendable, Hashable, Codable {
 }
 
 /// What a person did to a photo in the editor: turned and flipped it as it is shown (upright),
-/// then kept part of it.
+/// straightened it by a few degrees, then kept part of it.
 public struct PhotoEdit: Sendable, Hashable, Codable {
     /// How the upright photo is turned and mirrored.
     public var turn: PictureTurn
-    /// What is kept, in pixels of the photo as turned; nil: all of it.
+    /// Degrees the turned photo is then turned about its centre, clockwise (−45…45; 0: none).
+    /// Straightened, the photo keeps at most the largest rectangle of its own shape inside it
+    /// (`StraightenedJPEG.inscribed`).
+    public var straighten: Double
+    /// What is kept, in pixels of the photo as turned and straightened; nil: all of it (once
+    /// straightened, all that stays inside).
     public var crop: PixelRect?
 
-    public init(turn: PictureTurn = .upright, crop: PixelRect? = nil) {
+    public init(turn: PictureTurn = .upright, straighten: Double = 0, crop: PixelRect? = nil) {
         self.turn = turn
+        self.straighten = min(max(straighten, -45), 45)
         self.crop = crop
     }
 
     /// Whether saving it would change nothing.
-    public var isEmpty: Bool { turn == .upright && crop == nil }
+    public var isEmpty: Bool { turn == .upright && straighten == 0 && crop == nil }
+
+    /// Whether it can be saved without decoding a JPEG (no straightening).
+    public var isLosslessForJPEG: Bool { straighten == 0 }
 }

@@ -5,7 +5,8 @@ struct _CpCropCanvas {
     GdkPaintable *paintable;
     graphene_rect_t photo; /* where the photo is drawn */
     graphene_rect_t frame; /* the crop's frame */
-    gboolean thirds;
+    int divisions;         /* lines across the frame: 3 for thirds, 0 for none */
+    double angle;          /* degrees the photo is turned about its centre, clockwise */
     int allocated_width, allocated_height;
 };
 
@@ -27,11 +28,18 @@ void cp_crop_canvas_set_photo(GtkWidget *canvas, GdkPaintable *paintable, double
     gtk_widget_queue_draw(canvas);
 }
 
-void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, gboolean thirds) {
+void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, int divisions) {
     g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
     CpCropCanvas *self = CP_CROP_CANVAS(canvas);
     graphene_rect_init(&self->frame, x, y, width, height);
-    self->thirds = thirds;
+    self->divisions = divisions;
+    gtk_widget_queue_draw(canvas);
+}
+
+void cp_crop_canvas_set_angle(GtkWidget *canvas, double degrees) {
+    g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
+    CpCropCanvas *self = CP_CROP_CANVAS(canvas);
+    self->angle = degrees;
     gtk_widget_queue_draw(canvas);
 }
 
@@ -63,15 +71,19 @@ static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
     CpCropCanvas *self = CP_CROP_CANVAS(widget);
     if (self->paintable == NULL || self->photo.size.width <= 0 || self->photo.size.height <= 0)
         return;
+    const graphene_rect_t *p = &self->photo, *f = &self->frame;
+    /* The photo, turned about its centre by the straightening (the frame stays level). */
     gtk_snapshot_save(snapshot);
-    gtk_snapshot_translate(snapshot, &self->photo.origin);
-    gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), self->photo.size.width, self->photo.size.height);
+    gtk_snapshot_translate(
+        snapshot, &GRAPHENE_POINT_INIT(p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2));
+    gtk_snapshot_rotate(snapshot, (float)self->angle);
+    gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(-p->size.width / 2, -p->size.height / 2));
+    gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), p->size.width, p->size.height);
     gtk_snapshot_restore(snapshot);
 
-    const graphene_rect_t *p = &self->photo, *f = &self->frame;
     float left = f->origin.x, top = f->origin.y, right = left + f->size.width, bottom = top + f->size.height;
-    float pl = p->origin.x, pt = p->origin.y, pr = pl + p->size.width, pb = pt + p->size.height;
-    /* The photo outside the frame, dimmed: above, below, and beside it. */
+    float pl = 0, pt = 0, pr = gtk_widget_get_width(widget), pb = gtk_widget_get_height(widget);
+    /* All outside the frame, dimmed (a turned photo's corners too): above, below, beside. */
     const GdkRGBA dim = {0, 0, 0, 0.6f};
     fill(snapshot, &dim, pl, pt, pr - pl, top - pt);
     fill(snapshot, &dim, pl, bottom, pr - pl, pb - bottom);
@@ -79,11 +91,9 @@ static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
     fill(snapshot, &dim, right, top, pr - right, bottom - top);
 
     const GdkRGBA line = {1, 1, 1, 0.9f}, faint = {1, 1, 1, 0.45f};
-    if (self->thirds) {
-        for (int i = 1; i < 3; i++) {
-            fill(snapshot, &faint, left + f->size.width * i / 3.0f, top, 1, f->size.height);
-            fill(snapshot, &faint, left, top + f->size.height * i / 3.0f, f->size.width, 1);
-        }
+    for (int i = 1; i < self->divisions; i++) {
+        fill(snapshot, &faint, left + f->size.width * i / (float)self->divisions, top, 1, f->size.height);
+        fill(snapshot, &faint, left, top + f->size.height * i / (float)self->divisions, f->size.width, 1);
     }
     /* The border, and an L at each corner to take hold of. */
     float widths[4] = {1.5f, 1.5f, 1.5f, 1.5f};

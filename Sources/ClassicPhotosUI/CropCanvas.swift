@@ -15,8 +15,13 @@ extension Handle where Kind == CropCanvas {
         cp_crop_canvas_set_photo(widget, paintable?.opaque, rect.x, rect.y, rect.width, rect.height)
     }
 
-    /// The crop's frame (widget coordinates), with the thirds drawn in it or not.
-    func setFrame(_ frame: CropFrame, thirds: Bool) {
-        cp_crop_canvas_set_frame(widget, frame.x, frame.y, frame.width, frame.height, thirds ? 1 : 0)
+    /// The crop's frame (widget coordinates), with lines dividing it (3: thirds; 0: none).
+    func setFrame(_ frame: CropFrame, divisions: Int32) {
+        cp_crop_canvas_set_frame(widget, frame.x, frame.y, frame.width, frame.height, divisions)
+    }
+
+    /// The photo drawn turned `degrees` clockwise about its centre.
+    func setAngle(_ degrees: Double) {
+        cp_crop_canvas_set_angle(widget, degrees)
     }
 }

@@ -50,6 +50,14 @@ enum Localization {
         MessageCatalogue.number(count)
     }
 
+    /// `value` with `places` decimals (one unless told), in the locale's way ("12.2"; "12,2"
+    /// in German).
+    static func decimal(_ value: Double, places: Int = 1) -> String {
+        var buffer = [CChar](repeating: 0, count: 48)
+        _ = withVaList([Int32(places), value]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
     /// A size in bytes the way the desktop says it ("3.2 MB"; "3,2 MB" in German): GLib's.
     static func size(_ bytes: Int) -> String {
         let text = g_format_size(guint64(max(0, bytes)))!

@@ -5,11 +5,12 @@ import GLibKit
 import GtkKit
 import PhotoPipeline
 
-/// The photo editor, over the viewer (E): turn and flip the photo, crop it with a frame held to
-/// a shape or free, undo and redo, and keep the result as a copy beside the photo or in its
-/// place (the original to the trash). A JPEG is saved without decoding it (`LosslessJPEG`);
-/// what the screen shows is the viewer's screen-size picture, turned as the edit says, so
-/// every change redraws at once whatever the photo's size.
+/// The photo editor, over the viewer (E): turn, flip and straighten the photo, crop it with a
+/// frame held to a shape or free, undo and redo, and keep the result as a copy beside the
+/// photo or in its place (the original to the trash). A JPEG is saved without decoding it
+/// (`LosslessJPEG`) unless straightened (`StraightenedJPEG`); what the screen shows is the
+/// viewer's screen-size picture, turned as the edit says, so every change redraws at once
+/// whatever the photo's size.
 @MainActor
 final class PhotoEditor {
     /// The photo being edited.
@@ -27,7 +28,9 @@ final class PhotoEditor {
     /// What Undo and Redo step through.
     struct State: Equatable {
         var turn = PictureTurn.upright
-        /// In the turned photo's pixels.
+        /// Degrees the turned photo is turned about its centre, clockwise.
+        var straighten = 0.0
+        /// In the turned photo's pixels, inside what stays of it once straightened.
         var frame: CropFrame
     }
 
@@ -38,15 +41,24 @@ final class PhotoEditor {
     private let portrait: Widget<ToggleButton>
     /// The crop's shape, chosen in its popover.
     private let shapeMenu: Widget<MenuButton>
-    private let buttons: [Widget<Button>]
+    let buttons: [Widget<Button>]
     private let undoButton: Widget<Button>
     private let redoButton: Widget<Button>
     private let resetButton: Widget<Button>
+    /// The straightening slider (JPEG photos only).
+    private let straightenScale: Widget<Scale>
+    private let straightenValue: Widget<Label>
+    /// The slider is being set to the state's angle (not moved by the person).
+    private var settingScale = false
+    /// The slider's moves since the last other change make one step of Undo; it closes once
+    /// the slider has been still for a moment.
+    private var straightenStepOpen = false
+    private lazy var straightenPause = Debounce.onMainActor { [weak self] in self?.straighteningPaused() }
     /// The question asked before changes are dropped, while it is open.
     private var question: (owner: AnyObject, connections: [SignalConnection])?
     private var shapeButtons: [(CropShape, Widget<ToggleButton>)] = []
     private var connections: [SignalConnection] = []
-    private unowned let host: any PhotoViewerHost
+    unowned let host: any PhotoViewerHost
 
     private(set) var subject: Subject?
     private var state = State(frame: CropFrame(x: 0, y: 0, width: 0, height: 0))
@@ -54,17 +66,17 @@ final class PhotoEditor {
     private var redoStack: [State] = []
     private var shape = CropShape.free
     /// How Ctrl+S saves: as the last save did (a copy, to begin with).
-    private var lastMode = EditSaving.Mode.copy
+    var lastMode = EditSaving.Mode.copy
     /// The picture turned as `state.turn` says, and its texture.
     private var shown: (turn: PictureTurn, texture: ObjectRef<GObject>)?
     /// Where the photo is drawn on the canvas, and at what scale (canvas points per photo pixel).
     private var view = (x: 0.0, y: 0.0, scale: 1.0)
     /// The drag under way: what it holds, and the frame when it began.
     private var drag: (handle: CropFrame.Handle, start: CropFrame)?
-    private var saving = false
+    var saving = false
     /// Counts the times the editor opened: a save finishing after its session ended (the viewer
     /// closed, the photo went) does not close the one opened since.
-    private var session = 0
+    var session = 0
     /// The editor closed (saved, or left): the viewer takes the keys back.
     var onClose: (() -> Void)?
 
@@ -89,6 +101,13 @@ final class PhotoEditor {
         undoButton = ui.widget("undo")
         redoButton = ui.widget("redo")
         resetButton = ui.widget("reset")
+        straightenScale = ui.widget("straighten")
+        straightenValue = ui.widget("straighten-value")
+        straightenScale.addMark(0, text: nil)
+        connections.append(
+            straightenScale.connect("value-changed") { [unowned self] in
+                if !settingScale { straighten(to: (straightenScale.value * 10).rounded() / 10) }
+            })
         for (id, button) in zip(ids, buttons) {
             connections.append(button.connect("clicked") { [unowned self] in perform(id) })
         }
@@ -147,6 +166,13 @@ final class PhotoEditor {
         shapeButtons.first?.1.isActive = true
         portrait.isActive = false
         shape = .free
+        straightenStepOpen = false
+        let straightens = PhotoFiles.turnKind(of: subject.path) == .losslessJPEG
+        straightenScale.isSensitive = straightens
+        straightenScale.setTooltip(
+            straightens
+                ? tr("Turn the photo by up to 45° either way; the crop keeps what stays inside")
+                : tr("Only JPEG photos can be straightened"))
         title.setText(subject.name)
         root.isVisible = true
         canvas.grabFocus()
@@ -184,13 +210,21 @@ final class PhotoEditor {
         return (Double(size.width), Double(size.height))
     }
 
-    private var isChanged: Bool { edit.isEmpty == false }
+    var isChanged: Bool { edit.isEmpty == false }
 
-    /// The edit as saved: the turn, and the crop unless it keeps the whole photo.
+    /// What stays of the turned photo once straightened (all of it, straight), in its pixels.
+    private func room(for degrees: Double) -> CropFrame {
+        let size = turnedSize
+        return CropFrame(StraightenedJPEG.inscribed(width: Int(size.width), height: Int(size.height), degrees: degrees))
+    }
+
+    /// The edit as saved: the turn, the straightening, and the crop unless it keeps all that
+    /// stays.
     var edit: PhotoEdit {
-        let whole = CropFrame(x: 0, y: 0, width: turnedSize.width, height: turnedSize.height)
         let crop = state.frame.pixels
-        return PhotoEdit(turn: state.turn, crop: crop == whole.pixels ? nil : crop)
+        return PhotoEdit(
+            turn: state.turn, straighten: state.straighten,
+            crop: crop == room(for: state.straighten).pixels ? nil : crop)
     }
 
     // MARK: Keys
@@ -200,8 +234,10 @@ final class PhotoEditor {
         let control = modifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0
         let shift = modifiers.rawValue & GDK_SHIFT_MASK.rawValue != 0
         let plain = modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue) == 0
-        // The shape's popover, while open, has the keys (Escape closes it, arrows move in it).
+        // The shape's popover, while open, has the keys (Escape closes it, arrows move in it);
+        // the slider, when it has the focus, the keys that move it.
         if shapeMenu.popover?.isVisible == true { return false }
+        if straightenScale.hasFocus, Self.sliderKeys.contains(Int32(bitPattern: keyval)), plain { return false }
         switch Int32(bitPattern: keyval) {
         case GDK_KEY_Escape: cancel()
         case GDK_KEY_z where control && shift, GDK_KEY_Z where control, GDK_KEY_y where control: redo()
@@ -230,11 +266,17 @@ final class PhotoEditor {
         return true
     }
 
+    private static let sliderKeys: Set<Int32> = [
+        GDK_KEY_Left, GDK_KEY_Right, GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_Home, GDK_KEY_End, GDK_KEY_Page_Up,
+        GDK_KEY_Page_Down, GDK_KEY_KP_Left, GDK_KEY_KP_Right, GDK_KEY_minus, GDK_KEY_plus,
+    ]
+
     // MARK: Changes
 
     private func change(_ body: (inout State) -> Void) {
         guard subject != nil, !saving else { return }
         drag = nil
+        straightenStepOpen = false
         var next = state
         body(&next)
         guard next != state else { return }
@@ -257,7 +299,38 @@ final class PhotoEditor {
         change { state in
             state.frame = state.frame.turned(PictureTurn(mirrored: true, quarterTurns: vertically ? 2 : 0), in: size)
             state.turn = state.turn.flipped(vertically: vertically)
+            // A mirror turns the straightening the other way.
+            state.straighten = -state.straighten
         }
+    }
+
+    /// The slider moved to `degrees`: the photo turns under the frame, which keeps to what
+    /// stays inside (a frame holding all that stayed goes on holding all of it).
+    private func straighten(to degrees: Double) {
+        guard subject != nil, !saving, degrees != state.straighten else { return }
+        let before = room(for: state.straighten), after = room(for: degrees)
+        let ratio = ratio
+        var next = state
+        next.straighten = degrees
+        next.frame =
+            state.frame == before || state.frame == before.held(to: ratio ?? 1) && ratio != nil
+            ? (ratio.map { after.held(to: $0) } ?? after) : state.frame.kept(inside: after, ratio: ratio)
+        if straightenStepOpen {
+            state = next
+            show()
+        } else {
+            change { $0 = next }
+            straightenStepOpen = true
+        }
+        straightenPause.schedule(afterMilliseconds: 700)
+        showFrame(thirds: false)
+    }
+
+    /// The slider has been still a moment: its next move is a new step of Undo, and the fine
+    /// grid goes.
+    private func straighteningPaused() {
+        straightenStepOpen = false
+        showFrame(thirds: drag != nil)
     }
 
     private func choose(_ shape: CropShape) {
@@ -275,17 +348,18 @@ final class PhotoEditor {
 
     private func nudge(dx: Double, dy: Double, corner: Bool) {
         let step = 10 / view.scale
-        let size = turnedSize
+        let room = room(for: state.straighten)
         let ratio = ratio
         change { state in
             state.frame = state.frame.dragged(
-                corner ? .bottomRight : .inside, dx: dx * step, dy: dy * step, bounds: size, ratio: ratio)
+                corner ? .bottomRight : .inside, dx: dx * step, dy: dy * step, bounds: room, ratio: ratio)
         }
     }
 
     private func undo() {
         guard !saving, let previous = undoStack.popLast() else { return }
         drag = nil
+        straightenStepOpen = false
         redoStack.append(state)
         state = previous
         show()
@@ -294,6 +368,7 @@ final class PhotoEditor {
     private func redo() {
         guard !saving, let next = redoStack.popLast() else { return }
         drag = nil
+        straightenStepOpen = false
         undoStack.append(state)
         state = next
         show()
@@ -320,7 +395,7 @@ final class PhotoEditor {
     private func continueDrag(dx: Double, dy: Double) {
         guard let drag, !saving else { return }
         state.frame = drag.start.dragged(
-            drag.handle, dx: dx / view.scale, dy: dy / view.scale, bounds: turnedSize, ratio: ratio)
+            drag.handle, dx: dx / view.scale, dy: dy / view.scale, bounds: room(for: state.straighten), ratio: ratio)
         showFrame(thirds: true)
     }
 
@@ -337,11 +412,19 @@ final class PhotoEditor {
 
     /// Shows the state: the photo turned (made again only when the turn changed), the frame,
     /// and which buttons can act.
-    private func show() {
+    func show() {
         guard let subject else { return }
         if shown?.turn != state.turn {
             let turned = subject.picture.oriented(state.turn.exifOrientation)
             shown = (state.turn, DisplayColours.shared.texture(for: turned))
+        }
+        canvas.setAngle(state.straighten)
+        // TRANSLATORS: the straightening's angle; %@ is a number of degrees, as "3.5"
+        straightenValue.setText(String(format: tr("%@°"), Localization.decimal(state.straighten)))
+        if straightenScale.value != state.straighten {
+            settingScale = true
+            straightenScale.value = state.straighten
+            settingScale = false
         }
         layOut()
         undoButton.isSensitive = !undoStack.isEmpty
@@ -355,7 +438,7 @@ final class PhotoEditor {
         let width = Double(canvas.width), height = Double(canvas.height)
         let size = turnedSize
         guard width > 0, height > 0, size.width > 0, size.height > 0 else { return }
-        let (top, bottom, side) = (72.0, 88.0, 32.0)
+        let (top, bottom, side) = (72.0, 120.0, 32.0)
         let scale = max(0.001, min((width - 2 * side) / size.width, (height - top - bottom) / size.height))
         let drawn = (width: size.width * scale, height: size.height * scale)
         view = (x: (width - drawn.width) / 2, y: top + (height - top - bottom - drawn.height) / 2, scale: scale)
@@ -363,68 +446,14 @@ final class PhotoEditor {
         showFrame(thirds: drag != nil)
     }
 
+    /// Shows the frame: with thirds while it is dragged, a finer grid to level the photo by
+    /// while the slider moves.
     private func showFrame(thirds: Bool) {
         let f = state.frame
         canvas.setFrame(
             CropFrame(
                 x: view.x + f.x * view.scale, y: view.y + f.y * view.scale, width: f.width * view.scale,
                 height: f.height * view.scale),
-            thirds: thirds)
-    }
-
-    // MARK: Saving
-
-    /// Saves as `mode` says, off the main thread; the editor closes once saved, and a toast
-    /// says where.
-    private func save(_ mode: EditSaving.Mode) {
-        guard let subject, !saving else { return }
-        guard isChanged else {
-            host.showToast(tr("Nothing to save: the photo is as it was"), button: nil)
-            return
-        }
-        saving = true
-        lastMode = mode
-        for button in buttons { button.isSensitive = false }
-        let edit = edit, began = Trace.shared.now, session = session
-        let edited = tr("edited")
-        Thread.detachNewThread {
-            let result = EditSaving.save(subject.path, edit: edit, mode: mode, edited: edited)
-            MainLoop.onMainActor { [weak self] in
-                self?.saved(result, subject: subject, since: began, session: session)
-            }
-        }
-    }
-
-    /// A save finished: said in a toast, and the editor closes, if it is still the session
-    /// that saved.
-    private func saved(
-        _ result: Result<EditSaving.Saved, PhotoFileFailure>, subject: Subject, since: Double, session: Int
-    ) {
-        saving = false
-        for button in buttons { button.isSensitive = true }
-        defer { show() }
-        switch result {
-        case .failure(let failure):
-            Trace.shared.emit(.editFailed(id: subject.id, error: failure.message))
-            host.showToast(String(format: tr("Could not save: %@"), failure.localizedMessage), button: nil)
-        case .success(let saved):
-            Trace.shared.emit(
-                .editSaved(
-                    id: subject.id, path: saved.path, lossless: saved.lossless, w: saved.outcome.kept.width,
-                    h: saved.outcome.kept.height, ms: (Trace.shared.now - since) * 1000))
-            let name = (saved.path as NSString).lastPathComponent
-            var message =
-                saved.trashed != nil
-                ? String(format: tr("Saved “%@”; the original is in the trash"), name)
-                : String(format: tr("Saved as “%@”"), name)
-            let moved = saved.outcome.cornerMoved + saved.outcome.edgeDropped
-            if moved > 0 {
-                // TRANSLATORS: after a JPEG was cropped without encoding it again; %@ is a number
-                message +=
-                    " " + String(format: tr("(the crop moved %@ px to the JPEG's blocks)"), Localization.number(moved))
-            }
-            host.photoEdited(saved, message: message)
-            if session == self.session { close() }
-        }
+            divisions: straightenPause.isPending ? 8 : thirds ? 3 : 0)
     }
 }

@@ -55,14 +55,6 @@ final class PhotoInfoPopover {
             })
     }
 
-    /// `value` with `places` decimals (one unless told), in the locale's way ("12.2"; "12,2"
-    /// in German).
-    private static func decimal(_ value: Double, places: Int = 1) -> String {
-        var buffer = [CChar](repeating: 0, count: 48)
-        _ = withVaList([Int32(places), value]) { vsnprintf(&buffer, buffer.count, "%.*f", $0) }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
     /// The date taken ("2021-07-04 18:30:05", as EXIF says it, in the photo's own time) the way
     /// the user's language writes dates; as it is where it does not read as one.
     private static func localDate(_ exif: String) -> String {
@@ -76,7 +68,9 @@ final class PhotoInfoPopover {
         text[.lens] = details.lens
         let exposure = [
             details.exposure.map(Self.exposureTime),
-            details.fNumber.map { "f/" + Self.decimal($0, places: ($0 * 10).rounded() == ($0.rounded() * 10) ? 0 : 1) },
+            details.fNumber.map {
+                "f/" + Localization.decimal($0, places: ($0 * 10).rounded() == ($0.rounded() * 10) ? 0 : 1)
+            },
             // TRANSLATORS: a camera's sensitivity, as cameras show it ("ISO 200")
             details.iso.map { String(format: tr("ISO %@"), Localization.number($0)) },
             details.flashFired == true ? tr("flash fired") : nil,
@@ -84,13 +78,15 @@ final class PhotoInfoPopover {
         text[.exposure] = exposure.isEmpty ? nil : exposure.joined(separator: " · ")
         text[.focalLength] = details.focalLength.map { length in
             // TRANSLATORS: a length in millimetres
-            let mm = String(format: tr("%@ mm"), Self.decimal(length, places: length.rounded() == length ? 0 : 1))
+            let mm = String(
+                format: tr("%@ mm"), Localization.decimal(length, places: length.rounded() == length ? 0 : 1))
             guard let film = details.focalLength35, film != Int(length.rounded()) else { return mm }
             // TRANSLATORS: a lens's focal length, and what it comes to on 35 mm film ("4.2 mm (26 mm on 35 mm film)")
             return String(format: tr("%1$@ (%2$@ mm on 35 mm film)"), mm, Localization.number(film))
         }
         if let latitude = details.latitude, let longitude = details.longitude {
-            let north = Self.decimal(abs(latitude), places: 5), east = Self.decimal(abs(longitude), places: 5)
+            let north = Localization.decimal(abs(latitude), places: 5),
+                east = Localization.decimal(abs(longitude), places: 5)
             // TRANSLATORS: a latitude north or south of the equator, and a longitude east or west
             // of Greenwich ("48.85837° N", "2.29448° E")
             var place = [
@@ -99,7 +95,7 @@ final class PhotoInfoPopover {
             ].joined(separator: ", ")
             if let altitude = details.altitude {
                 // TRANSLATORS: metres above sea level
-                place += " · " + String(format: tr("%@ m"), Self.decimal(altitude, places: 0))
+                place += " · " + String(format: tr("%@ m"), Localization.decimal(altitude, places: 0))
             }
             text[.place] = place
         }
@@ -114,7 +110,8 @@ final class PhotoInfoPopover {
         let seconds = exposure.seconds
         // TRANSLATORS: an exposure time in seconds ("1/250 s", "2.5 s")
         guard seconds < 1 else {
-            return String(format: tr("%@ s"), decimal(seconds, places: seconds.rounded() == seconds ? 0 : 1))
+            return String(
+                format: tr("%@ s"), Localization.decimal(seconds, places: seconds.rounded() == seconds ? 0 : 1))
         }
         let denominator = max(1, Int((1 / seconds).rounded()))
         return String(format: tr("%@ s"), "1/" + Localization.number(denominator))
@@ -130,7 +127,7 @@ final class PhotoInfoPopover {
                 format: tr("%1$@ × %2$@ pixels"), Localization.number(info.width), Localization.number(info.height))
             text[.size] =
                 megapixels >= 0.1
-                ? String(format: tr("%1$@ (%2$@ MP)"), pixels, Self.decimal(megapixels)) : pixels
+                ? String(format: tr("%1$@ (%2$@ MP)"), pixels, Localization.decimal(megapixels)) : pixels
             text[.fileSize] = Localization.size(info.fileSize)
             text[.format] = info.formatDescription
             text[.camera] = info.camera

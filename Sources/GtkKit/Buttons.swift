@@ -90,3 +90,16 @@ extension Handle where Kind == PopoverMenu {
         Self(made: gtk_popover_menu_new_from_model(model.pointer(as: GMenuModel.self)))
     }
 }
+
+extension Handle where Kind == Scale {
+    /// Where the slider stands (setting it emits "value-changed" when it moves).
+    public var value: Double {
+        get { gtk_range_get_value(pointer()) }
+        nonmutating set { gtk_range_set_value(pointer(), newValue) }
+    }
+
+    /// A mark under the slider at `value`, with `text` beside it (nil: none).
+    public func addMark(_ value: Double, text: String?) {
+        gtk_scale_add_mark(pointer(), value, GTK_POS_BOTTOM, text)
+    }
+}

@@ -46,6 +46,8 @@ public enum Picture: WidgetKind { public static var type: GType { gtk_picture_ge
 public enum Entry: WidgetKind { public static var type: GType { gtk_entry_get_type() } }
 public enum Button: WidgetKind { public static var type: GType { gtk_button_get_type() } }
 public enum ToggleButton: WidgetKind { public static var type: GType { gtk_toggle_button_get_type() } }
+/// A slider (GtkScale, a GtkRange).
+public enum Scale: WidgetKind { public static var type: GType { gtk_scale_get_type() } }
 public enum MenuButton: WidgetKind { public static var type: GType { gtk_menu_button_get_type() } }
 public enum Popover: PopoverKind { public static var type: GType { gtk_popover_get_type() } }
 /// A popover showing a menu model's items.

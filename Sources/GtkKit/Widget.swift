@@ -38,6 +38,9 @@ extension Handle where Kind: WidgetKind {
     /// Whether the widget is on screen (mapped): visible, and inside a window that is shown.
     public var isMapped: Bool { gtk_widget_get_mapped(widget) != 0 }
 
+    /// Whether the widget itself has the keyboard focus.
+    public var hasFocus: Bool { gtk_widget_has_focus(widget) != 0 }
+
     public var isSensitive: Bool {
         get { gtk_widget_get_sensitive(widget) != 0 }
         nonmutating set { gtk_widget_set_sensitive(widget, newValue ? 1 : 0) }

@@ -8,6 +8,10 @@ extension DesktopGUITests {
     /// inside the editor, saved as a copy without decoding it, and the copy listed beside it.
     @Suite(.serialized) struct EditorAppTests {
         private func key(_ app: AppSession, _ keys: String...) throws {
+            try key(app, keys)
+        }
+
+        private func key(_ app: AppSession, _ keys: [String]) throws {
             try app.xdotool(["key", "--delay", "80"] + keys)
         }
 
@@ -59,6 +63,44 @@ extension DesktopGUITests {
             #expect(try Data(contentsOf: file) == before, "the photo itself is untouched")
             // The editor closed, the viewer stays open on the photo.
             #expect(!events.contains { $0.event.name == .viewerClose })
+        }
+
+        @Test(
+            "Alt+A takes the keys to the straightening slider; 30 steps of Right turn the photo 3°, Undo takes the whole slide back in one step and Redo brings it; Ctrl+S saves a copy of what stays inside, encoded again"
+        )
+        func straighten() throws {
+            let photos = try TestPictures.makeFolder("editor-straighten")
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let file = photos.appendingPathComponent("level.jpg")
+            try TestPictures.writeTwoTone(file, width: 600, height: 400)
+            let app = try AppSession(source: photos.path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, ["alt+a"] + Array(repeating: "Right", count: 30))
+            try app.screenshot(
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("editor-straighten.png").path)
+            // The slide is one step of Undo (the keys reach the editor with the slider focused):
+            // after it, there is nothing to save.
+            try key(app, "ctrl+z", "ctrl+s")
+            try app.waitFor("nothing to save") { events in
+                events.contains {
+                    if case .noticeShown(let text) = $0.event { text.hasPrefix("Nothing to save") } else { false }
+                }
+            }
+            try key(app, "ctrl+shift+z", "ctrl+s")
+            let events = try app.waitFor("edit.saved") { events in events.contains { $0.event.name == .editSaved } }
+            let saved = try #require(events.first { $0.event.name == .editSaved })
+            guard case .editSaved(_, let path, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(!lossless)
+            let kept = StraightenedJPEG.inscribed(width: 600, height: 400, degrees: 3)
+            #expect(w == kept.width && h == kept.height, "\(w)×\(h), expected \(kept)")
+            #expect(path == photos.appendingPathComponent("level (edited).jpg").path)
+            let top = try look(path, x: w / 2, y: 10), bottom = try look(path, x: w / 2, y: h - 10)
+            #expect(top.w == w && top.h == h)
+            #expect(top.grey > 200 && bottom.grey < 50, "top \(top.grey), bottom \(bottom.grey)")
         }
 
         @Test(

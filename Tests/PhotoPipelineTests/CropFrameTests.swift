@@ -7,7 +7,7 @@ import TestSupport
 /// the frame goes, the shapes it keeps, and how it turns with the photo.
 @Suite struct CropFrameTests {
     let frame = CropFrame(x: 100, y: 50, width: 400, height: 300)
-    let bounds = (width: 800.0, height: 600.0)
+    let bounds = CropFrame(x: 0, y: 0, width: 800, height: 600)
 
     @Test("A pointer takes a corner before an edge, an edge before the inside, and nothing far outside")
     func handles() {
@@ -57,18 +57,46 @@ import TestSupport
         #expect(square == CropFrame(x: 150, y: 50, width: 300, height: 300))
     }
 
+    @Test(
+        "Inside what stays of a straightened photo (bounds not at the origin), every drag stays in it; a frame it no longer holds is cut to it, its shape kept"
+    )
+    func straightenedRoom() {
+        let room = CropFrame(StraightenedJPEG.inscribed(width: 800, height: 600, degrees: 5))
+        #expect(room.x > 0 && room.y > 0)
+        var random = SplitMix64(state: 53)
+        for _ in 0..<1000 {
+            let handle = CropFrame.Handle.allCases[Int(random.next() % UInt64(CropFrame.Handle.allCases.count))]
+            let dx = Double(Int(random.next() % 1600)) - 800, dy = Double(Int(random.next() % 1200)) - 600
+            let ratio: Double? = random.next() % 2 == 0 ? nil : 1.5
+            let start = (ratio.map { room.held(to: $0) } ?? room)
+            let moved = start.dragged(handle, dx: dx, dy: dy, bounds: room, ratio: ratio)
+            #expect(moved.x >= room.x - 1e-9 && moved.y >= room.y - 1e-9, "\(handle) \(dx) \(dy): \(moved)")
+            #expect(
+                moved.x + moved.width <= room.x + room.width + 1e-9
+                    && moved.y + moved.height <= room.y + room.height + 1e-9, "\(handle) \(dx) \(dy): \(moved)")
+        }
+        // The whole photo, straightened: what stays.
+        #expect(bounds.kept(inside: room, ratio: nil) == room)
+        // A frame inside stays as it is; one across the edge is cut, held to its shape.
+        let inside = CropFrame(x: 200, y: 200, width: 100, height: 100)
+        #expect(inside.kept(inside: room, ratio: 1) == inside)
+        let across = CropFrame(x: 0, y: 100, width: 300, height: 200)
+        let cut = across.kept(inside: room, ratio: 1.5)
+        #expect(abs(cut.width / cut.height - 1.5) < 1e-9 && cut.x >= room.x && cut.y >= room.y)
+    }
+
     @Test("Turned with the photo, the frame covers the pixels the turn moves it to; four quarter turns bring it back")
     func turning() {
         let rect = PixelRect(x: 100, y: 50, width: 400, height: 300)
         for mirrored in [false, true] {
             for quarterTurns in 0..<4 {
                 let turn = PictureTurn(mirrored: mirrored, quarterTurns: quarterTurns)
-                let turned = CropFrame(rect).turned(turn, in: bounds)
+                let turned = CropFrame(rect).turned(turn, in: (bounds.width, bounds.height))
                 #expect(turned.pixels == turn.place(rect, width: 800, height: 600), "\(turn)")
             }
         }
         var frame = self.frame
-        var size = bounds
+        var size = (width: bounds.width, height: bounds.height)
         for _ in 0..<4 {
             frame = frame.turned(PictureTurn(quarterTurns: 1), in: size)
             size = (size.height, size.width)

@@ -1,6 +1,7 @@
 // The photo editor's canvas: the photo (a paintable) where it is told, and over it the crop's
-// frame: the photo outside the frame dimmed, the frame's border and corner handles, and, while
-// the frame is dragged, lines dividing it in thirds. Where things go is decided in Swift
+// frame: all outside the frame dimmed, the frame's border and corner handles, and, while the
+// frame is dragged, lines dividing it in thirds (a finer grid while the photo is straightened,
+// turned about its centre under the level frame). Where things go is decided in Swift
 // (`PhotoEditor`); this widget only draws (GTK 4.8 has no such widget, and Swift cannot
 // subclass GtkWidget).
 //
@@ -19,8 +20,11 @@ GtkWidget *cp_crop_canvas_new(void);
 void cp_crop_canvas_set_photo(GtkWidget *canvas, GdkPaintable *paintable, double x, double y, double width,
                               double height);
 
-/// The crop's frame, in widget coordinates, and whether the thirds are drawn in it.
-void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, gboolean thirds);
+/// The crop's frame, in widget coordinates, and the lines dividing it (3: thirds; 0: none).
+void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double width, double height, int divisions);
+
+/// The photo drawn turned `degrees` clockwise about its centre (the straightening).
+void cp_crop_canvas_set_angle(GtkWidget *canvas, double degrees);
 
 // Signals:
 //   "resized" ()   the widget was given another size (read it with gtk_widget_get_width / height)

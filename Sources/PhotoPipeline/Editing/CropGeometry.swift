@@ -60,22 +60,23 @@ public struct CropFrame: Sendable, Equatable {
         }
     }
 
-    /// This frame with `handle` moved by (`dx`, `dy`), inside a `bounds` picture, its width
-    /// to height held at `ratio` when there is one.
-    public func dragged(
-        _ handle: Handle, dx: Double, dy: Double, bounds: (width: Double, height: Double), ratio: Double?
-    ) -> CropFrame {
+    /// This frame with `handle` moved by (`dx`, `dy`), inside `bounds` (the picture, or what
+    /// stays inside it once straightened), its width to height held at `ratio` when there is
+    /// one.
+    public func dragged(_ handle: Handle, dx: Double, dy: Double, bounds: CropFrame, ratio: Double?) -> CropFrame {
+        let (minX, minY) = (bounds.x, bounds.y)
+        let (maxX, maxY) = (bounds.x + bounds.width, bounds.y + bounds.height)
         if handle == .inside {
             return CropFrame(
-                x: min(max(0, x + dx), bounds.width - width), y: min(max(0, y + dy), bounds.height - height),
+                x: min(max(minX, x + dx), maxX - width), y: min(max(minY, y + dy), maxY - height),
                 width: width, height: height)
         }
         let least = Self.minimumSide
         var left = x, right = x + width, top = y, bottom = y + height
-        if handle.movesLeft { left = min(max(0, left + dx), right - least) }
-        if handle.movesRight { right = max(min(bounds.width, right + dx), left + least) }
-        if handle.movesTop { top = min(max(0, top + dy), bottom - least) }
-        if handle.movesBottom { bottom = max(min(bounds.height, bottom + dy), top + least) }
+        if handle.movesLeft { left = min(max(minX, left + dx), right - least) }
+        if handle.movesRight { right = max(min(maxX, right + dx), left + least) }
+        if handle.movesTop { top = min(max(minY, top + dy), bottom - least) }
+        if handle.movesBottom { bottom = max(min(maxY, bottom + dy), top + least) }
         guard let ratio else { return CropFrame(x: left, y: top, width: right - left, height: bottom - top) }
         // Held to a shape: the side dragged leads (a corner: whichever moved more), the other
         // follows, anchored at the opposite edge or corner, and both shrink to stay inside.
@@ -85,24 +86,31 @@ public struct CropFrame: Sendable, Equatable {
         if sideways || (!upDown && abs(dx) >= abs(dy)) { h = w / ratio } else { w = h * ratio }
         let anchorX = handle.movesLeft ? right : handle.movesRight ? left : (left + right) / 2
         let anchorY = handle.movesTop ? bottom : handle.movesBottom ? top : (top + bottom) / 2
-        let roomX =
-            handle.movesLeft
-            ? anchorX
-            : handle.movesRight
-                ? bounds.width - anchorX
-                : 2 * min(anchorX, bounds.width - anchorX)
-        let roomY =
-            handle.movesTop
-            ? anchorY
-            : handle.movesBottom
-                ? bounds.height - anchorY
-                : 2 * min(anchorY, bounds.height - anchorY)
+        let roomX = Self.room(anchorX, from: minX, to: maxX, before: handle.movesLeft, after: handle.movesRight)
+        let roomY = Self.room(anchorY, from: minY, to: maxY, before: handle.movesTop, after: handle.movesBottom)
         let scale = min(1, roomX / w, roomY / h)
         w *= scale
         h *= scale
         let newX = handle.movesLeft ? anchorX - w : handle.movesRight ? anchorX : anchorX - w / 2
         let newY = handle.movesTop ? anchorY - h : handle.movesBottom ? anchorY : anchorY - h / 2
         return CropFrame(x: newX, y: newY, width: w, height: h)
+    }
+
+    /// The room along one axis for a side anchored at `anchor` between `low` and `high`:
+    /// growing `before` it, `after` it, or both ways about it.
+    private static func room(_ anchor: Double, from low: Double, to high: Double, before: Bool, after: Bool) -> Double {
+        before ? anchor - low : after ? high - anchor : 2 * min(anchor - low, high - anchor)
+    }
+
+    /// This frame kept inside `bounds`: as it is where it fits, else what of it lies inside
+    /// (`ratio`, when there is one, held about its centre).
+    public func kept(inside bounds: CropFrame, ratio: Double?) -> CropFrame {
+        let left = max(x, bounds.x), top = max(y, bounds.y)
+        let right = min(x + width, bounds.x + bounds.width), bottom = min(y + height, bounds.y + bounds.height)
+        guard right - left >= Self.minimumSide, bottom - top >= Self.minimumSide else { return bounds }
+        let inside = CropFrame(x: left, y: top, width: right - left, height: bottom - top)
+        guard inside != self, let ratio else { return inside }
+        return inside.held(to: ratio)
     }
 
     /// The largest frame of width to height `ratio` inside this one, about its centre.

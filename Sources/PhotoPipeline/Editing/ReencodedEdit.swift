@@ -17,6 +17,9 @@ public enum ReencodedEdit {
     static func apply(
         _ edit: PhotoEdit, to bytes: Data, format: String
     ) -> Result<(Data, LosslessJPEG.Outcome), PhotoFileFailure> {
+        guard edit.straighten == 0 else {
+            return .failure(PhotoFileFailure(message: translatable("Only JPEG photos can be straightened")))
+        }
         let cancellable = Cancellable()
         let image: PhotoImage
         do throws(PhotoFailure) {

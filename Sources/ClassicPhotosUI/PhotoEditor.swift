@@ -67,8 +67,9 @@ final class PhotoEditor {
     private var shape = CropShape.free
     /// How Ctrl+S saves: as the last save did (a copy, to begin with).
     var lastMode = EditSaving.Mode.copy
-    /// The picture turned as `state.turn` says, and its texture.
-    private var shown: (turn: PictureTurn, texture: ObjectRef<GObject>)?
+    /// The picture turned as `state.turn` says, at the size it is drawn (device pixels), and
+    /// its texture.
+    private var shown: (turn: PictureTurn, width: Int, height: Int, texture: ObjectRef<GObject>)?
     /// Where the photo is drawn on the canvas, and at what scale (canvas points per photo pixel).
     private var view = (x: 0.0, y: 0.0, scale: 1.0)
     /// The drag under way: what it holds, and the frame when it began.
@@ -410,14 +411,9 @@ final class PhotoEditor {
 
     // MARK: Drawing
 
-    /// Shows the state: the photo turned (made again only when the turn changed), the frame,
-    /// and which buttons can act.
+    /// Shows the state: the photo turned and straightened, the frame, and which buttons can act.
     func show() {
-        guard let subject else { return }
-        if shown?.turn != state.turn {
-            let turned = subject.picture.oriented(state.turn.exifOrientation)
-            shown = (state.turn, DisplayColours.shared.texture(for: turned))
-        }
+        guard subject != nil else { return }
         canvas.setAngle(state.straighten)
         // TRANSLATORS: the straightening's angle; %@ is a number of degrees, as "3.5"
         straightenValue.setText(String(format: tr("%@°"), Localization.decimal(state.straighten)))
@@ -434,7 +430,7 @@ final class PhotoEditor {
 
     /// Fits the turned photo in the canvas, clear of the controls above and below.
     private func layOut() {
-        guard let shown else { return }
+        guard let subject else { return }
         let width = Double(canvas.width), height = Double(canvas.height)
         let size = turnedSize
         guard width > 0, height > 0, size.width > 0, size.height > 0 else { return }
@@ -442,7 +438,20 @@ final class PhotoEditor {
         let scale = max(0.001, min((width - 2 * side) / size.width, (height - top - bottom) / size.height))
         let drawn = (width: size.width * scale, height: size.height * scale)
         view = (x: (width - drawn.width) / 2, y: top + (height - top - bottom - drawn.height) / 2, scale: scale)
-        canvas.setPhoto(shown.texture, in: CropFrame(x: view.x, y: view.y, width: drawn.width, height: drawn.height))
+        // The picture made the size it is drawn at, turned (again only when the turn or that
+        // size changed): GTK's cairo renderer turns a texture drawn at its own size at bilinear
+        // speed, and a larger one, scaled as it turned, took 40 to 250 ms a frame.
+        let factor = Double(canvas.scaleFactor)
+        let pixels = (width: Int((drawn.width * factor).rounded()), height: Int((drawn.height * factor).rounded()))
+        if shown.map({ $0.turn != state.turn || $0.width != pixels.width || $0.height != pixels.height }) ?? true {
+            let turned = subject.picture.oriented(state.turn.exifOrientation)
+            let fitted =
+                turned.width > pixels.width && pixels.width > 0 && pixels.height > 0
+                ? (try? ImageDecoder.scaled(turned, width: pixels.width, height: pixels.height)) ?? turned : turned
+            shown = (state.turn, pixels.width, pixels.height, DisplayColours.shared.texture(for: fitted))
+        }
+        canvas.setPhoto(
+            shown?.texture, in: CropFrame(x: view.x, y: view.y, width: drawn.width, height: drawn.height))
         showFrame(thirds: drag != nil)
     }
 

@@ -66,6 +66,7 @@ func benchmarkEditing(rounds: Int, report: Report) throws {
         "lossless crop of a 24 MP JPEG: save", target: "≤ 1.2 × `jpegtran -crop`",
         measured: format(cropRatio, 2) + " ×", met: cropRatio <= 1.2)
     try benchmarkStraightening(bytes, in: folder, rounds: rounds, report: report)
+    try benchmarkStraightenFrames(bytes, rounds: rounds, report: report)
 }
 
 /// Straightening 3°: Save as Copy against `vips similarity` to a JPEG, and ImageMagick's

@@ -196,7 +196,7 @@ public enum ImageDecoder {
     }
 
     /// `image` at `width` × `height` (itself if it is that size already).
-    static func scaled(_ image: PhotoImage, width: Int, height: Int) throws(PhotoFailure) -> PhotoImage {
+    public static func scaled(_ image: PhotoImage, width: Int, height: Int) throws(PhotoFailure) -> PhotoImage {
         guard (width, height) != (image.width, image.height) else { return image }
         guard let scaled = gdk_pixbuf_scale_simple(image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
         else {

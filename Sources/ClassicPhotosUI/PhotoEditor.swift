@@ -38,15 +38,15 @@ final class PhotoEditor {
     private let ui = UIFile("editor")
     private let canvas = Widget<CropCanvas>.make()
     private let title: Widget<Label>
-    private let portrait: Widget<ToggleButton>
+    let portrait: Widget<ToggleButton>
     /// The crop's shape, chosen in its popover.
-    private let shapeMenu: Widget<MenuButton>
+    let shapeMenu: Widget<MenuButton>
     let buttons: [Widget<Button>]
     private let undoButton: Widget<Button>
     private let redoButton: Widget<Button>
     private let resetButton: Widget<Button>
     /// The straightening slider (JPEG photos only).
-    private let straightenScale: Widget<Scale>
+    let straightenScale: Widget<Scale>
     private let straightenValue: Widget<Label>
     /// The slider is being set to the state's angle (not moved by the person).
     private var settingScale = false
@@ -228,50 +228,6 @@ final class PhotoEditor {
             crop: crop == room(for: state.straighten).pixels ? nil : crop)
     }
 
-    // MARK: Keys
-
-    /// A key pressed while the editor is open: whether it was taken.
-    func key(_ keyval: UInt32, state modifiers: GdkModifierType) -> Bool {
-        let control = modifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0
-        let shift = modifiers.rawValue & GDK_SHIFT_MASK.rawValue != 0
-        let plain = modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue) == 0
-        // The shape's popover, while open, has the keys (Escape closes it, arrows move in it);
-        // the slider, when it has the focus, the keys that move it.
-        if shapeMenu.popover?.isVisible == true { return false }
-        if straightenScale.hasFocus, Self.sliderKeys.contains(Int32(bitPattern: keyval)), plain { return false }
-        switch Int32(bitPattern: keyval) {
-        case GDK_KEY_Escape: cancel()
-        case GDK_KEY_z where control && shift, GDK_KEY_Z where control, GDK_KEY_y where control: redo()
-        case GDK_KEY_z where control: undo()
-        case GDK_KEY_s where control && shift, GDK_KEY_S where control && shift: save(.replace)
-        case GDK_KEY_s where control, GDK_KEY_S where control: save(lastMode)
-        case GDK_KEY_r where control: reset()
-        case GDK_KEY_bracketleft where plain: turn(clockwise: false)
-        case GDK_KEY_bracketright where plain: turn(clockwise: true)
-        case GDK_KEY_h where plain, GDK_KEY_H where plain: flip(vertically: false)
-        case GDK_KEY_v where plain, GDK_KEY_V where plain: flip(vertically: true)
-        case GDK_KEY_o where plain, GDK_KEY_O where plain: portrait.isActive.toggle()
-        // Alt and a letter: a mnemonic of the controls.
-        case _ where modifiers.rawValue & GDK_ALT_MASK.rawValue != 0: return false
-        // The arrows move the frame (with Shift, its bottom-right corner) by a step of the screen.
-        case GDK_KEY_Left: nudge(dx: -1, dy: 0, corner: shift)
-        case GDK_KEY_Right: nudge(dx: 1, dy: 0, corner: shift)
-        case GDK_KEY_Up: nudge(dx: 0, dy: -1, corner: shift)
-        case GDK_KEY_Down: nudge(dx: 0, dy: 1, corner: shift)
-        // Moving between the controls and pressing them is GTK's.
-        case GDK_KEY_Tab, GDK_KEY_ISO_Left_Tab, GDK_KEY_KP_Tab, GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter:
-            return false
-        // Any other key is kept from the window's shortcuts, which would act on the list behind.
-        default: break
-        }
-        return true
-    }
-
-    private static let sliderKeys: Set<Int32> = [
-        GDK_KEY_Left, GDK_KEY_Right, GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_Home, GDK_KEY_End, GDK_KEY_Page_Up,
-        GDK_KEY_Page_Down, GDK_KEY_KP_Left, GDK_KEY_KP_Right, GDK_KEY_minus, GDK_KEY_plus,
-    ]
-
     // MARK: Changes
 
     private func change(_ body: (inout State) -> Void) {
@@ -287,7 +243,7 @@ final class PhotoEditor {
         show()
     }
 
-    private func turn(clockwise: Bool) {
+    func turn(clockwise: Bool) {
         let size = turnedSize
         change { state in
             state.frame = state.frame.turned(PictureTurn(quarterTurns: clockwise ? 1 : 3), in: size)
@@ -295,7 +251,7 @@ final class PhotoEditor {
         }
     }
 
-    private func flip(vertically: Bool) {
+    func flip(vertically: Bool) {
         let size = turnedSize
         change { state in
             state.frame = state.frame.turned(PictureTurn(mirrored: true, quarterTurns: vertically ? 2 : 0), in: size)
@@ -347,7 +303,7 @@ final class PhotoEditor {
         return shape.ratio(landscape: (size.width >= size.height) != portrait.isActive, photo: size)
     }
 
-    private func nudge(dx: Double, dy: Double, corner: Bool) {
+    func nudge(dx: Double, dy: Double, corner: Bool) {
         let step = 10 / view.scale
         let room = room(for: state.straighten)
         let ratio = ratio
@@ -357,7 +313,7 @@ final class PhotoEditor {
         }
     }
 
-    private func undo() {
+    func undo() {
         guard !saving, let previous = undoStack.popLast() else { return }
         drag = nil
         straightenStepOpen = false
@@ -366,7 +322,7 @@ final class PhotoEditor {
         show()
     }
 
-    private func redo() {
+    func redo() {
         guard !saving, let next = redoStack.popLast() else { return }
         drag = nil
         straightenStepOpen = false
@@ -375,7 +331,7 @@ final class PhotoEditor {
         show()
     }
 
-    private func reset() {
+    func reset() {
         guard let subject else { return }
         let whole = CropFrame(x: 0, y: 0, width: Double(subject.width), height: Double(subject.height))
         change { $0 = State(frame: whole) }

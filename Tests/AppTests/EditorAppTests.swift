@@ -26,6 +26,19 @@ extension DesktopGUITests {
             return (parts[0], parts[1], parts[2])
         }
 
+        /// The app on the folder of `file`, a two-tone JPEG made `width` × `height` (white
+        /// above black), opened in the viewer and then in the editor (E).
+        private func editing(_ file: URL, width: Int, height: Int) throws -> AppSession {
+            try TestPictures.writeTwoTone(file, width: width, height: height)
+            let app = try AppSession(source: file.deletingLastPathComponent().path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            return app
+        }
+
         @Test(
             "E opens the editor; ] turns the photo, Shift+Left narrows the crop, Ctrl+Z takes a step back; Ctrl+S saves a copy beside it, losslessly"
         )
@@ -33,15 +46,8 @@ extension DesktopGUITests {
             let photos = try TestPictures.makeFolder("editor")
             defer { try? FileManager.default.removeItem(at: photos) }
             let file = photos.appendingPathComponent("wide.jpg")
-            try TestPictures.writeTwoTone(file, width: 480, height: 240)
+            let app = try editing(file, width: 480, height: 240)
             let before = try Data(contentsOf: file)
-            let app = try AppSession(source: photos.path)
-            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
-            try app.clickRow(0)
-            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
-
-            try key(app, "e")
-            try app.waitFor(event: .editBegin)
             try key(app, "bracketright", "shift+Left", "shift+Left", "shift+Left", "ctrl+z")
             try app.screenshot(to: FileManager.default.temporaryDirectory.appendingPathComponent("editor.png").path)
             try key(app, "ctrl+s")
@@ -71,14 +77,7 @@ extension DesktopGUITests {
         func straighten() throws {
             let photos = try TestPictures.makeFolder("editor-straighten")
             defer { try? FileManager.default.removeItem(at: photos) }
-            let file = photos.appendingPathComponent("level.jpg")
-            try TestPictures.writeTwoTone(file, width: 600, height: 400)
-            let app = try AppSession(source: photos.path)
-            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
-            try app.clickRow(0)
-            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
-            try key(app, "e")
-            try app.waitFor(event: .editBegin)
+            let app = try editing(photos.appendingPathComponent("level.jpg"), width: 600, height: 400)
             try key(app, ["alt+a"] + Array(repeating: "Right", count: 30))
             try app.screenshot(
                 to: FileManager.default.temporaryDirectory.appendingPathComponent("editor-straighten.png").path)

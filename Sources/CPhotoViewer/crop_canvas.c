@@ -7,6 +7,8 @@ struct _CpCropCanvas {
     graphene_rect_t frame; /* the crop's frame */
     int divisions;         /* lines across the frame: 3 for thirds, 0 for none */
     double angle;          /* degrees the photo is turned about its centre, clockwise */
+    gboolean has_line;     /* a line drawn along what should be level */
+    graphene_point_t line_from, line_to;
     int allocated_width, allocated_height;
 };
 
@@ -40,6 +42,15 @@ void cp_crop_canvas_set_angle(GtkWidget *canvas, double degrees) {
     g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
     CpCropCanvas *self = CP_CROP_CANVAS(canvas);
     self->angle = degrees;
+    gtk_widget_queue_draw(canvas);
+}
+
+void cp_crop_canvas_set_line(GtkWidget *canvas, gboolean shown, double x1, double y1, double x2, double y2) {
+    g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
+    CpCropCanvas *self = CP_CROP_CANVAS(canvas);
+    self->has_line = shown;
+    graphene_point_init(&self->line_from, x1, y1);
+    graphene_point_init(&self->line_to, x2, y2);
     gtk_widget_queue_draw(canvas);
 }
 
@@ -109,6 +120,20 @@ static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
             fill(snapshot, &line, hx, ys[j], arm + thick, thick);
             fill(snapshot, &line, xs[i], vy, thick, arm + thick);
         }
+    }
+    /* The line being drawn along what should be level: light on a dark edge, seen on any photo. */
+    if (self->has_line) {
+        cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, pr, pb));
+        cairo_move_to(cr, self->line_from.x, self->line_from.y);
+        cairo_line_to(cr, self->line_to.x, self->line_to.y);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.6);
+        cairo_set_line_width(cr, 4);
+        cairo_stroke_preserve(cr);
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.95);
+        cairo_set_line_width(cr, 2);
+        cairo_stroke(cr);
+        cairo_destroy(cr);
     }
 }
 

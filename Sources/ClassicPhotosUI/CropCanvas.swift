@@ -20,6 +20,12 @@ extension Handle where Kind == CropCanvas {
         cp_crop_canvas_set_frame(widget, frame.x, frame.y, frame.width, frame.height, divisions)
     }
 
+    /// A line drawn over the photo from `from` to `to` (widget coordinates; nil: none).
+    func setLine(from: (x: Double, y: Double)?, to: (x: Double, y: Double)?) {
+        guard let from, let to else { return cp_crop_canvas_set_line(widget, 0, 0, 0, 0, 0) }
+        cp_crop_canvas_set_line(widget, 1, from.x, from.y, to.x, to.y)
+    }
+
     /// The photo drawn turned `degrees` clockwise about its centre.
     func setAngle(_ degrees: Double) {
         cp_crop_canvas_set_angle(widget, degrees)

@@ -25,6 +25,7 @@ extension PhotoEditor {
         case GDK_KEY_h where plain, GDK_KEY_H where plain: flip(vertically: false)
         case GDK_KEY_v where plain, GDK_KEY_V where plain: flip(vertically: true)
         case GDK_KEY_o where plain, GDK_KEY_O where plain: portrait.isActive.toggle()
+        case GDK_KEY_l where plain, GDK_KEY_L where plain: if levelButton.isSensitive { levelButton.isActive.toggle() }
         // Alt and a letter: a mnemonic of the controls.
         case _ where modifiers.rawValue & GDK_ALT_MASK.rawValue != 0: return false
         // The arrows move the frame (with Shift, its bottom-right corner) by a step of the screen.

@@ -36,7 +36,7 @@ final class PhotoEditor {
 
     let root: Widget<Overlay>
     private let ui = UIFile("editor")
-    private let canvas = Widget<CropCanvas>.make()
+    let canvas = Widget<CropCanvas>.make()
     private let title: Widget<Label>
     let portrait: Widget<ToggleButton>
     /// The crop's shape, chosen in its popover.
@@ -48,11 +48,15 @@ final class PhotoEditor {
     /// The straightening slider (JPEG photos only).
     let straightenScale: Widget<Scale>
     private let straightenValue: Widget<Label>
+    /// On: a drag draws a line along what should be level, and straightens the photo by it.
+    let levelButton: Widget<ToggleButton>
+    /// The line being drawn (canvas coordinates): where it began, and where it is now.
+    var levelLine: (from: (x: Double, y: Double), to: (x: Double, y: Double))?
     /// The slider is being set to the state's angle (not moved by the person).
     private var settingScale = false
     /// The slider's moves since the last other change make one step of Undo; it closes once
     /// the slider has been still for a moment.
-    private var straightenStepOpen = false
+    var straightenStepOpen = false
     private lazy var straightenPause = Debounce.onMainActor { [weak self] in self?.straighteningPaused() }
     /// The question asked before changes are dropped, while it is open.
     private var question: (owner: AnyObject, connections: [SignalConnection])?
@@ -61,7 +65,7 @@ final class PhotoEditor {
     unowned let host: any PhotoViewerHost
 
     private(set) var subject: Subject?
-    private var state = State(frame: CropFrame(x: 0, y: 0, width: 0, height: 0))
+    var state = State(frame: CropFrame(x: 0, y: 0, width: 0, height: 0))
     private var undoStack: [State] = []
     private var redoStack: [State] = []
     private var shape = CropShape.free
@@ -104,6 +108,8 @@ final class PhotoEditor {
         resetButton = ui.widget("reset")
         straightenScale = ui.widget("straighten")
         straightenValue = ui.widget("straighten-value")
+        levelButton = ui.widget("level")
+        connections.append(levelButton.connect("toggled") { [unowned self] in canvas.grabFocus() })
         straightenScale.addMark(0, text: nil)
         connections.append(
             straightenScale.connect("value-changed") { [unowned self] in
@@ -170,6 +176,8 @@ final class PhotoEditor {
         straightenStepOpen = false
         let straightens = PhotoFiles.turnKind(of: subject.path) == .losslessJPEG
         straightenScale.isSensitive = straightens
+        levelButton.isActive = false
+        levelButton.isSensitive = straightens
         straightenScale.setTooltip(
             straightens
                 ? tr("Turn the photo by up to 45° either way; the crop keeps what stays inside")
@@ -263,7 +271,7 @@ final class PhotoEditor {
 
     /// The slider moved to `degrees`: the photo turns under the frame, which keeps to what
     /// stays inside (a frame holding all that stayed goes on holding all of it).
-    private func straighten(to degrees: Double) {
+    func straighten(to degrees: Double) {
         guard subject != nil, !saving, degrees != state.straighten else { return }
         let before = room(for: state.straighten), after = room(for: degrees)
         let ratio = ratio
@@ -340,6 +348,7 @@ final class PhotoEditor {
     // MARK: Dragging the frame
 
     private func beginDrag(atX x: Double, y: Double) {
+        if levelButton.isActive { return beginLevel(atX: x, y: y) }
         let point = (x: (x - view.x) / view.scale, y: (y - view.y) / view.scale)
         guard !saving, let handle = state.frame.handle(atX: point.x, y: point.y, reach: 14 / view.scale) else {
             drag = nil
@@ -350,6 +359,7 @@ final class PhotoEditor {
     }
 
     private func continueDrag(dx: Double, dy: Double) {
+        if levelLine != nil { return continueLevel(dx: dx, dy: dy) }
         guard let drag, !saving else { return }
         state.frame = drag.start.dragged(
             drag.handle, dx: dx / view.scale, dy: dy / view.scale, bounds: room(for: state.straighten), ratio: ratio)
@@ -357,6 +367,7 @@ final class PhotoEditor {
     }
 
     private func endDrag() {
+        if levelLine != nil { return endLevel() }
         guard let drag else { return }
         self.drag = nil
         let moved = state.frame

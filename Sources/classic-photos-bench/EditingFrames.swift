@@ -47,8 +47,9 @@ private func straightenRound(_ folder: URL, display: XvfbDisplay) throws -> (pan
     try app.xdotool(["key", "e"])
     _ = try app.waitFor("the editor open") { $0.dropFirst(mark).contains { $0.event.name == .editBegin } }
     usleep(500_000)
-    // The slider's knob at 0°: the bar is centred 86 px above the window's bottom edge.
-    let slider = try drag(app, x: middleX + 16, y: window.y + window.height - 86, dx: 1, steps: 90)
+    // The slider's knob at 0°: 30 px left of the middle (the bar is centred, Level at its right),
+    // 93 px above the window's bottom edge.
+    let slider = try drag(app, x: middleX - 30, y: window.y + window.height - 93, dx: 1, steps: 90)
     // Reset (nothing left to lose), and leave the editor.
     try app.xdotool(["key", "--delay", "200", "ctrl+r", "Escape"])
     usleep(500_000)

@@ -103,6 +103,31 @@ extension DesktopGUITests {
         }
 
         @Test(
+            "L, then a line dragged 300 points across and 16 down: the photo turns 3.1° back to level it, Level goes off, and the copy saved is what stays inside"
+        )
+        func level() throws {
+            let photos = try TestPictures.makeFolder("editor-level")
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let app = try editing(photos.appendingPathComponent("tilted.jpg"), width: 600, height: 400)
+            let window = try app.windowGeometry()
+            let (x, y) = (window.x + window.width / 2 - 150, window.y + window.height / 2 - 8)
+            try key(app, "l")
+            let moves = (0..<10).flatMap { step in
+                ["mousemove_relative", "--", "30", step < 8 ? "2" : "0", "sleep", "0.02"]
+            }
+            try app.xdotool(["mousemove", "\(x)", "\(y)", "mousedown", "1"] + moves + ["mouseup", "1"])
+            try app.screenshot(
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("editor-level.png").path)
+            try key(app, "ctrl+s")
+            let events = try app.waitFor("edit.saved") { events in events.contains { $0.event.name == .editSaved } }
+            let saved = try #require(events.first { $0.event.name == .editSaved })
+            guard case .editSaved(_, _, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(!lossless)
+            let kept = StraightenedJPEG.inscribed(width: 600, height: 400, degrees: -3.1)
+            #expect(w == kept.width && h == kept.height, "\(w)×\(h), expected \(kept) (3.1° back)")
+        }
+
+        @Test(
             "Save puts the photo's new version in its place, the original in the trash; the viewer stays on it; Ctrl+Z brings the original back"
         )
         func replaceAndUndo() throws {

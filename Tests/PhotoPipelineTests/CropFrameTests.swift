@@ -85,6 +85,24 @@ import TestSupport
         #expect(abs(cut.width / cut.height - 1.5) < 1e-9 && cut.x >= room.x && cut.y >= room.y)
     }
 
+    @Test(
+        "A line drawn along what should be level or upright gives the angle that makes it so, whichever way it is drawn"
+    )
+    func levelling() {
+        // 3° down to the right: turned 3° back.
+        let drop = tan(3 * Double.pi / 180) * 300
+        #expect(Levelling.angle(current: 0, lineDX: 300, lineDY: drop) == -3)
+        #expect(Levelling.angle(current: 0, lineDX: -300, lineDY: -drop) == -3)
+        // On a photo already turned 2°, what is still 3° off.
+        #expect(Levelling.angle(current: 2, lineDX: 300, lineDY: drop) == -1)
+        // Nearer upright: a post whose top leans 5° to the right is turned 5° back.
+        let lean = tan(5 * Double.pi / 180) * 400
+        #expect(Levelling.angle(current: 0, lineDX: lean, lineDY: -400) == -5)
+        #expect(Levelling.angle(current: 0, lineDX: -lean, lineDY: 400) == -5)
+        // Never beyond the slider's ends.
+        #expect(Levelling.angle(current: 40, lineDX: 100, lineDY: -30) == 45)
+    }
+
     @Test("Turned with the photo, the frame covers the pixels the turn moves it to; four quarter turns bring it back")
     func turning() {
         let rect = PixelRect(x: 100, y: 50, width: 400, height: 300)

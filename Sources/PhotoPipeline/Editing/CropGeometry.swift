@@ -1,3 +1,5 @@
+import Foundation
+
 /// A crop being dragged into shape, in the photo's pixels (as turned): which part of its
 /// frame a pointer holds, where that part goes as the pointer moves, and the shapes the
 /// frame can be held to. Kept inside the photo and no smaller than `minimumSide`.
@@ -154,5 +156,22 @@ public enum CropShape: String, Sendable, CaseIterable {
             case .sixteenNine: 16 / 9
             }
         return wide.map { landscape ? $0 : 1 / $0 }
+    }
+}
+
+/// Straightening by a line drawn on the photo as shown: the angle that makes it level, or
+/// upright when it is nearer upright.
+public enum Levelling {
+    /// The straightening that makes level (or upright) a line going `dx`, `dy` across the photo
+    /// as shown now, straightened by `current` degrees; to a tenth of a degree, within ±45°.
+    public static func angle(current: Double, lineDX dx: Double, lineDY dy: Double) -> Double {
+        // Clockwise from the right, as the screen's y grows downwards.
+        var slope = atan2(dy, dx) * 180 / .pi
+        // A line drawn right to left is the same line.
+        if slope > 90 { slope -= 180 } else if slope < -90 { slope += 180 }
+        // Nearer upright: made upright.
+        if slope > 45 { slope -= 90 } else if slope < -45 { slope += 90 }
+        let wanted = ((current - slope) * 10).rounded() / 10
+        return min(max(wanted, -45), 45)
     }
 }

@@ -23,6 +23,8 @@ final class PhotoEditor {
         /// The whole photo's size, upright.
         let width: Int
         let height: Int
+        /// A JPEG (the one kind that can be straightened), as the viewer read its first bytes.
+        let isJPEG: Bool
     }
 
     /// What Undo and Redo step through.
@@ -174,7 +176,7 @@ final class PhotoEditor {
         portrait.isActive = false
         shape = .free
         straightenStepOpen = false
-        let straightens = PhotoFiles.turnKind(of: subject.path) == .losslessJPEG
+        let straightens = subject.isJPEG
         straightenScale.isSensitive = straightens
         levelButton.isActive = false
         levelButton.isSensitive = straightens

@@ -28,6 +28,6 @@ extension PhotoViewer {
         editor.open(
             PhotoEditor.Subject(
                 id: id, path: url.path, name: slot.photo.name, picture: picture.original, width: picture.info.width,
-                height: picture.info.height))
+                height: picture.info.height, isJPEG: PictureSignature.isJPEG(picture.bytes.prefix(4))))
     }
 }

@@ -7,6 +7,8 @@ struct _CpCropCanvas {
     graphene_rect_t frame; /* the crop's frame */
     int divisions;         /* lines across the frame: 3 for thirds, 0 for none */
     double angle;          /* degrees the photo is turned about its centre, clockwise */
+    gboolean turning;      /* the angle is being slid: drawn quickly where drawing is slow */
+    cairo_surface_t *pixels; /* the paintable's pixels for cairo, made when first needed */
     gboolean has_line;     /* a line drawn along what should be level */
     graphene_point_t line_from, line_to;
     int allocated_width, allocated_height;
@@ -25,7 +27,8 @@ void cp_crop_canvas_set_photo(GtkWidget *canvas, GdkPaintable *paintable, double
                               double height) {
     g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
     CpCropCanvas *self = CP_CROP_CANVAS(canvas);
-    g_set_object(&self->paintable, paintable);
+    if (g_set_object(&self->paintable, paintable))
+        g_clear_pointer(&self->pixels, cairo_surface_destroy);
     graphene_rect_init(&self->photo, x, y, width, height);
     gtk_widget_queue_draw(canvas);
 }
@@ -42,6 +45,15 @@ void cp_crop_canvas_set_angle(GtkWidget *canvas, double degrees) {
     g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
     CpCropCanvas *self = CP_CROP_CANVAS(canvas);
     self->angle = degrees;
+    gtk_widget_queue_draw(canvas);
+}
+
+void cp_crop_canvas_set_turning(GtkWidget *canvas, gboolean turning) {
+    g_return_if_fail(CP_IS_CROP_CANVAS(canvas));
+    CpCropCanvas *self = CP_CROP_CANVAS(canvas);
+    if (self->turning == !!turning)
+        return;
+    self->turning = !!turning;
     gtk_widget_queue_draw(canvas);
 }
 
@@ -78,19 +90,75 @@ static void fill(GtkSnapshot *snapshot, const GdkRGBA *color, float x, float y, 
         gtk_snapshot_append_color(snapshot, color, &GRAPHENE_RECT_INIT(x, y, width, height));
 }
 
+/* The paintable's pixels as a cairo surface, kept until the paintable changes (NULL when it is
+ * not a texture or memory runs short). */
+static cairo_surface_t *photo_pixels(CpCropCanvas *self) {
+    if (self->pixels != NULL || !GDK_IS_TEXTURE(self->paintable))
+        return self->pixels;
+    GdkTexture *texture = GDK_TEXTURE(self->paintable);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, gdk_texture_get_width(texture),
+                                                          gdk_texture_get_height(texture));
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(surface);
+        return NULL;
+    }
+    /* GDK's default memory layout is cairo's ARGB32 (premultiplied, native-endian). */
+    gdk_texture_download(texture, cairo_image_surface_get_data(surface), cairo_image_surface_get_stride(surface));
+    cairo_surface_mark_dirty(surface);
+    self->pixels = surface;
+    return surface;
+}
+
+/* While the slider turns the photo, on GTK's software renderer (no GPU), the photo is drawn
+ * with cairo at its nearest pixels and hard edges: the renderer's own way (bilinear, edges
+ * smoothed through a mask, the texture copied for cairo every frame) took most of each frame. A GPU renderer turns a texture for free, and
+ * a photo at rest is drawn the usual way. */
+static gboolean draw_quickly(CpCropCanvas *self, GtkSnapshot *snapshot) {
+    if (!self->turning || self->angle == 0)
+        return FALSE;
+    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(self));
+    GskRenderer *renderer = native != NULL ? gtk_native_get_renderer(native) : NULL;
+    if (renderer == NULL || !GSK_IS_CAIRO_RENDERER(renderer))
+        return FALSE;
+    cairo_surface_t *pixels = photo_pixels(self);
+    if (pixels == NULL)
+        return FALSE;
+    const graphene_rect_t *p = &self->photo;
+    int width = gtk_widget_get_width(GTK_WIDGET(self)), height = gtk_widget_get_height(GTK_WIDGET(self));
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, width, height));
+    cairo_translate(cr, p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2);
+    cairo_rotate(cr, self->angle * G_PI / 180);
+    cairo_translate(cr, -p->size.width / 2, -p->size.height / 2);
+    cairo_rectangle(cr, 0, 0, p->size.width, p->size.height);
+    cairo_scale(cr, p->size.width / cairo_image_surface_get_width(pixels),
+                p->size.height / cairo_image_surface_get_height(pixels));
+    cairo_set_source_surface(cr, pixels, 0, 0);
+    /* Nearest pixels only where there are about as many as are drawn: a small photo, enlarged,
+     * would turn to blocks. */
+    double drawn = p->size.width * gtk_widget_get_scale_factor(GTK_WIDGET(self));
+    gboolean enough = cairo_image_surface_get_width(pixels) >= 0.8 * drawn;
+    cairo_pattern_set_filter(cairo_get_source(cr), enough ? CAIRO_FILTER_FAST : CAIRO_FILTER_GOOD);
+    cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    cairo_fill(cr);
+    cairo_destroy(cr);
+    return TRUE;
+}
+
 static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
     CpCropCanvas *self = CP_CROP_CANVAS(widget);
     if (self->paintable == NULL || self->photo.size.width <= 0 || self->photo.size.height <= 0)
         return;
     const graphene_rect_t *p = &self->photo, *f = &self->frame;
     /* The photo, turned about its centre by the straightening (the frame stays level). */
-    gtk_snapshot_save(snapshot);
-    gtk_snapshot_translate(
-        snapshot, &GRAPHENE_POINT_INIT(p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2));
-    gtk_snapshot_rotate(snapshot, (float)self->angle);
-    gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(-p->size.width / 2, -p->size.height / 2));
-    gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), p->size.width, p->size.height);
-    gtk_snapshot_restore(snapshot);
+    if (!draw_quickly(self, snapshot)) {
+        gtk_snapshot_save(snapshot);
+        gtk_snapshot_translate(
+            snapshot, &GRAPHENE_POINT_INIT(p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2));
+        gtk_snapshot_rotate(snapshot, (float)self->angle);
+        gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(-p->size.width / 2, -p->size.height / 2));
+        gdk_paintable_snapshot(self->paintable, GDK_SNAPSHOT(snapshot), p->size.width, p->size.height);
+        gtk_snapshot_restore(snapshot);
+    }
 
     float left = f->origin.x, top = f->origin.y, right = left + f->size.width, bottom = top + f->size.height;
     float pl = 0, pt = 0, pr = gtk_widget_get_width(widget), pb = gtk_widget_get_height(widget);
@@ -141,6 +209,7 @@ static void cp_crop_canvas_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
 
 static void cp_crop_canvas_dispose(GObject *object) {
     g_clear_object(&CP_CROP_CANVAS(object)->paintable);
+    g_clear_pointer(&CP_CROP_CANVAS(object)->pixels, cairo_surface_destroy);
     G_OBJECT_CLASS(cp_crop_canvas_parent_class)->dispose(object);
 }
 

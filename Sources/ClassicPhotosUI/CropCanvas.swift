@@ -26,6 +26,11 @@ extension Handle where Kind == CropCanvas {
         cp_crop_canvas_set_line(widget, 1, from.x, from.y, to.x, to.y)
     }
 
+    /// Whether the angle is being slid (drawn quickly on GTK's software renderer).
+    func setTurning(_ turning: Bool) {
+        cp_crop_canvas_set_turning(widget, turning ? 1 : 0)
+    }
+
     /// The photo drawn turned `degrees` clockwise about its centre.
     func setAngle(_ degrees: Double) {
         cp_crop_canvas_set_angle(widget, degrees)

@@ -428,6 +428,7 @@ final class PhotoEditor {
     /// while the slider moves.
     private func showFrame(thirds: Bool) {
         let f = state.frame
+        canvas.setTurning(straightenPause.isPending)
         canvas.setFrame(
             CropFrame(
                 x: view.x + f.x * view.scale, y: view.y + f.y * view.scale, width: f.width * view.scale,

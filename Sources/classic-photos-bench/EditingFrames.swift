@@ -1,7 +1,7 @@
 // The editor's straightening slider dragged across a 24-megapixel photo, against the same photo
 // panned in the viewer (one zoom step in) by the same drag: the intervals between painted
-// frames while the pointer moves. The editor redraws from the viewer's screen-size picture,
-// turned by GTK's renderer, so the full resolution costs nothing until it is saved.
+// frames while the pointer moves. The editor redraws from a picture the size it is shown,
+// turned as it is drawn, so the full resolution costs nothing until it is saved.
 import Foundation
 import GLibKit
 import PhotoPipeline

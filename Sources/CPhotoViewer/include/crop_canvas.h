@@ -26,6 +26,10 @@ void cp_crop_canvas_set_frame(GtkWidget *canvas, double x, double y, double widt
 /// The photo drawn turned `degrees` clockwise about its centre (the straightening).
 void cp_crop_canvas_set_angle(GtkWidget *canvas, double degrees);
 
+/// Whether the angle is being slid: on GTK's software renderer the turned photo is then drawn
+/// at its nearest pixels, with hard edges, to keep up.
+void cp_crop_canvas_set_turning(GtkWidget *canvas, gboolean turning);
+
 /// A line from (`x1`, `y1`) to (`x2`, `y2`) drawn over the photo (widget coordinates), or none
 /// (`shown` false): the one drawn along what should be level.
 void cp_crop_canvas_set_line(GtkWidget *canvas, gboolean shown, double x1, double y1, double x2, double y2);

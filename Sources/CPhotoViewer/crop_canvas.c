@@ -124,8 +124,18 @@ static gboolean draw_quickly(CpCropCanvas *self, GtkSnapshot *snapshot) {
     if (pixels == NULL)
         return FALSE;
     const graphene_rect_t *p = &self->photo;
-    int width = gtk_widget_get_width(GTK_WIDGET(self)), height = gtk_widget_get_height(GTK_WIDGET(self));
-    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, width, height));
+    /* The turned photo's bounds, within the widget: cairo draws through a surface that size. */
+    graphene_matrix_t turn;
+    graphene_matrix_init_rotate(&turn, (float)self->angle, graphene_vec3_z_axis());
+    graphene_rect_t local = GRAPHENE_RECT_INIT(-p->size.width / 2, -p->size.height / 2, p->size.width, p->size.height);
+    graphene_rect_t bounds, widget = GRAPHENE_RECT_INIT(0, 0, gtk_widget_get_width(GTK_WIDGET(self)),
+                                                               gtk_widget_get_height(GTK_WIDGET(self)));
+    graphene_matrix_transform_bounds(&turn, &local, &bounds);
+    graphene_rect_offset(&bounds, p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2);
+    graphene_rect_round_extents(&bounds, &bounds);
+    if (!graphene_rect_intersection(&bounds, &widget, &bounds))
+        return TRUE;
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &bounds);
     cairo_translate(cr, p->origin.x + p->size.width / 2, p->origin.y + p->size.height / 2);
     cairo_rotate(cr, self->angle * G_PI / 180);
     cairo_translate(cr, -p->size.width / 2, -p->size.height / 2);

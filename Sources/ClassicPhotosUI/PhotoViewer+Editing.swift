@@ -29,5 +29,8 @@ extension PhotoViewer {
             PhotoEditor.Subject(
                 id: id, path: url.path, name: slot.photo.name, picture: picture.original, width: picture.info.width,
                 height: picture.info.height, isJPEG: PictureSignature.isJPEG(picture.bytes.prefix(4))))
+        // Under the editor, which covers it, the viewer's picture would still be drawn (GTK's
+        // software renderer copying its whole texture) in every frame the editor paints.
+        self.picture.isVisible = false
     }
 }

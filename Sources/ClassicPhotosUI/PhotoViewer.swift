@@ -98,7 +98,7 @@ final class PhotoViewer {
 
     /// The viewer's widget, an overlay child of the list's area.
     var root: Widget<Overlay> { chrome.root }
-    private var picture: Widget<ZoomPicture> { chrome.picture }
+    var picture: Widget<ZoomPicture> { chrome.picture }
     var zooming: ZoomingPicture { chrome.zooming }
 
     init(host: any PhotoViewerHost, photos: PhotoList, processor: PhotoProcessor) {
@@ -129,7 +129,10 @@ final class PhotoViewer {
         slideshow = ViewerSlideshow(root: chrome.root)
         editor = PhotoEditor(host: host)
         root.addOverlay(editor.root)
-        editor.onClose = { [unowned self] in if isShown { picture.grabFocus() } }
+        editor.onClose = { [unowned self] in
+            picture.isVisible = true
+            if isShown { picture.grabFocus() }
+        }
         slideshow.onAdvance = { [unowned self] in advanceSlideshow() }
         slideshow.onShowControls = { [unowned self] shown in chrome.showControls(shown) }
         // Keys, seen by the window before the list behind: only while the viewer is open.

@@ -1,4 +1,5 @@
 import CGLib
+import CGtk
 import Foundation
 import GLibKit
 import GtkKit
@@ -6,9 +7,9 @@ import PhotoPipeline
 
 /// Saving what was done in the editor, off the main thread.
 extension PhotoEditor {
-    /// Saves as `mode` says, off the main thread; the editor closes once saved, and a toast
-    /// says where.
-    func save(_ mode: EditSaving.Mode) {
+    /// Saves as `mode` says (or to `destination`, chosen in Save As), off the main thread; the
+    /// editor closes once saved, and a toast says where.
+    func save(_ mode: EditSaving.Mode, to destination: String? = nil) {
         guard let subject, !saving else { return }
         guard isChanged else {
             host.showToast(tr("Nothing to save: the photo is as it was"), button: nil)
@@ -20,9 +21,9 @@ extension PhotoEditor {
         let edit = edit, began = Trace.shared.now, session = session
         let edited = tr("edited")
         Thread.detachNewThread {
-            let result = EditSaving.save(subject.path, edit: edit, mode: mode, edited: edited)
+            let result = EditSaving.save(subject.path, edit: edit, mode: mode, edited: edited, destination: destination)
             MainLoop.onMainActor { [weak self] in
-                self?.saved(result, subject: subject, since: began, session: session)
+                self?.saved(result, subject: subject, since: began, session: session, elsewhere: destination != nil)
             }
         }
     }
@@ -30,7 +31,8 @@ extension PhotoEditor {
     /// A save finished: said in a toast, and the editor closes, if it is still the session
     /// that saved.
     private func saved(
-        _ result: Result<EditSaving.Saved, PhotoFileFailure>, subject: Subject, since: Double, session: Int
+        _ result: Result<EditSaving.Saved, PhotoFileFailure>, subject: Subject, since: Double, session: Int,
+        elsewhere: Bool
     ) {
         saving = false
         for button in buttons { button.isSensitive = true }
@@ -38,7 +40,11 @@ extension PhotoEditor {
         switch result {
         case .failure(let failure):
             Trace.shared.emit(.editFailed(id: subject.id, error: failure.message))
-            host.showToast(String(format: tr("Could not save: %@"), failure.localizedMessage), button: nil)
+            if failure.folderUnwritable, !elsewhere, session == self.session {
+                offerSaveAs(failure)
+            } else {
+                host.showToast(String(format: tr("Could not save: %@"), failure.localizedMessage), button: nil)
+            }
         case .success(let saved):
             Trace.shared.emit(
                 .editSaved(
@@ -58,5 +64,48 @@ extension PhotoEditor {
             host.photoEdited(saved, message: message)
             if session == self.session { close() }
         }
+    }
+
+    /// The photo's folder cannot be written (a card locked, a share read-only, no permission):
+    /// says so, and offers to save the edited photo in another folder.
+    private func offerSaveAs(_ failure: PhotoFileFailure) {
+        question = Question.ask(
+            parent: host.window, heading: tr("Cannot Save Beside the Photo"),
+            body: String(
+                format: tr("Its folder cannot be written (%@). The edited photo can be saved in another folder."),
+                failure.localizedMessage),
+            back: tr("_Cancel"), action: tr("_Save As…"), destructive: false, actionIsDefault: true
+        ) { [unowned self] chosen in
+            question = nil
+            if chosen { chooseDestination() } else { canvas.grabFocus() }
+        }
+    }
+
+    /// Save As: asks where (in the Pictures folder, under the copy's name), then saves there.
+    func chooseDestination() {
+        guard let subject, !saving, chooser == nil else { return }
+        let object = Handle<FileChooserNative>.make(
+            title: tr("Save Edited Photo As"), parent: host.window, action: GTK_FILE_CHOOSER_ACTION_SAVE,
+            accept: tr("_Save"), cancel: tr("_Cancel"))
+        let dialog = Handle<FileChooserNative>(object)
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        if let pictures = g_get_user_special_dir(G_USER_DIRECTORY_PICTURES).map({ String(cString: $0) }),
+            pictures != home, FileManager.default.fileExists(atPath: pictures)
+        {
+            dialog.setCurrentFolder(pictures)
+        } else {
+            dialog.setCurrentFolder(home)
+        }
+        dialog.setCurrentName(
+            (EditSaving.copyName(for: subject.path, edited: tr("edited")) as NSString).lastPathComponent)
+        let response = dialog.connect(
+            "response",
+            int: { [unowned self] response in
+                let path = response == GTK_RESPONSE_ACCEPT.rawValue ? dialog.chosenPath : nil
+                chooser = nil
+                if let path { save(lastMode, to: path) } else { canvas.grabFocus() }
+            })
+        chooser = (object, response)
+        dialog.show()
     }
 }

@@ -60,8 +60,11 @@ final class PhotoEditor {
     /// the slider has been still for a moment.
     var straightenStepOpen = false
     private lazy var straightenPause = Debounce.onMainActor { [weak self] in self?.straighteningPaused() }
-    /// The question asked before changes are dropped, while it is open.
-    private var question: (owner: AnyObject, connections: [SignalConnection])?
+    /// The question asked before changes are dropped (or whether to save elsewhere), while it
+    /// is open.
+    var question: (owner: AnyObject, connections: [SignalConnection])?
+    /// The file chooser of Save As, while it is open.
+    var chooser: (object: ObjectRef<GObject>, connection: SignalConnection)?
     private var shapeButtons: [(CropShape, Widget<ToggleButton>)] = []
     private var connections: [SignalConnection] = []
     unowned let host: any PhotoViewerHost

@@ -46,6 +46,14 @@ extension Handle where Kind == FileChooserNative {
     /// The file name a save chooser proposes.
     public func setCurrentName(_ name: String) { gtk_file_chooser_set_current_name(opaque, name) }
 
+    /// The folder the chooser shows first (a local path); false if it cannot show it.
+    @discardableResult
+    public func setCurrentFolder(_ path: String) -> Bool {
+        let folder = g_file_new_for_path(path)
+        defer { g_object_unref(UnsafeMutableRawPointer(folder)) }
+        return gtk_file_chooser_set_current_folder(opaque, folder, nil) != 0
+    }
+
     public var selectsMultiple: Bool {
         get { gtk_file_chooser_get_select_multiple(opaque) != 0 }
         nonmutating set { gtk_file_chooser_set_select_multiple(opaque, newValue ? 1 : 0) }

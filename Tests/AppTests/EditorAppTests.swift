@@ -208,5 +208,61 @@ extension DesktopGUITests {
             // Turned right, the 100 rows (6¼ blocks of 16) lose their partial block: 96 wide.
             #expect(saved.event.imageSize?.w == 96 && saved.event.imageSize?.h == 200)
         }
+
+        /// `folder` made read-only where it is (a bind mount of itself), as a locked card or a
+        /// read-only share is: even root cannot write it.
+        private func mountReadOnly(_ folder: URL) throws {
+            for arguments in [["--bind", folder.path, folder.path], ["-o", "remount,bind,ro", folder.path]] {
+                let out = try run(URL(fileURLWithPath: "/bin/mount"), arguments)
+                try #require(out.status == 0, "mount \(arguments): \(out.stderr)")
+            }
+        }
+
+        @Test(
+            "In a folder that cannot be written, saving says so and offers Save As: Enter opens the chooser, and the edited photo is saved where chosen",
+            .enabled(if: getuid() == 0, "a read-only bind mount needs root")
+        )
+        func saveAsFromReadOnlyFolder() throws {
+            let photos = try TestPictures.makeFolder("editor-read-only")
+            let elsewhere = try TestPictures.makeFolder("editor-saved-elsewhere")
+            let file = photos.appendingPathComponent("locked.jpg")
+            try TestPictures.writeTwoTone(file, width: 480, height: 240)
+            try mountReadOnly(photos)
+            defer {
+                _ = try? run(URL(fileURLWithPath: "/bin/umount"), [photos.path])
+                try? FileManager.default.removeItem(at: photos)
+                try? FileManager.default.removeItem(at: elsewhere)
+            }
+            let before = try FileManager.default.contentsOfDirectory(atPath: photos.path)
+            let app = try AppSession(source: photos.path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "bracketright", "ctrl+s")
+            let failed = try app.waitFor(event: .editFailed)
+            #expect(failed.event.error == String(cString: strerror(EROFS)))
+            try app.waitFor("the question shown", timeout: 10) { _ in
+                (try? app.xdotool(["search", "--onlyvisible", "--name", "Cannot Save Beside the Photo"]))?.isEmpty
+                    == false
+            }
+            // Enter: Save As (it loses nothing), the chooser with the copy's name.
+            try app.xdotool(["key", "Return"])
+            let focused = { ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "") }
+            for _ in 0..<100 where !focused().contains("Save Edited Photo As") { usleep(100_000) }
+            try #require(focused().contains("Save Edited Photo As"), "no focused chooser: \(focused())")
+            let destination = elsewhere.appendingPathComponent("turned.jpg").path
+            try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", destination])
+            try app.xdotool(["key", "Return"])
+            let saved = try app.waitFor(event: .editSaved)
+            #expect(saved.event.path == destination)
+            guard case .editSaved(_, _, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(lossless && w == 240 && h == 480, "\(w)×\(h)")
+            let top = try look(destination, x: 10, y: 10), bottom = try look(destination, x: 10, y: 470)
+            #expect(top.w == 240 && top.h == 480 && top.grey > 200 && bottom.grey < 50)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["turned.jpg"])
+        }
     }
 }

@@ -271,6 +271,49 @@ import TestSupport
     }
 
     @Test(
+        "Save As writes where chosen (over a file the person agreed to replace), the photo's folder untouched; the photo itself chosen saves in place; an unwritable folder is said to be one"
+    )
+    func savesAs() async throws {
+        let folder = try ScratchFolder()
+        let photos = folder.url.appendingPathComponent("photos"), other = folder.url.appendingPathComponent("other")
+        for made in [photos, other] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        let photo = photos.appendingPathComponent("IMG_5.jpg")
+        try FileManager.default.moveItem(
+            at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
+        let before = try Data(contentsOf: photo)
+        let chosen = other.appendingPathComponent("chosen.jpg")
+        try Data("an older file".utf8).write(to: chosen)
+        let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1))
+        let saved = try EditSaving.save(photo.path, edit: edit, mode: .copy, destination: chosen.path).get()
+        #expect(saved.path == chosen.path && saved.trashed == nil && saved.lossless)
+        #expect(try Pixels(try Data(contentsOf: chosen)).width == 64)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == ["IMG_5.jpg"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: other.path) == ["chosen.jpg"])
+        #expect(try Data(contentsOf: photo) == before)
+
+        // The photo itself, by another spelling of its path: saved in place, the original kept.
+        let trash = folder.url.appendingPathComponent("Trash")
+        for part in ["files", "info"] {
+            try FileManager.default.createDirectory(
+                at: trash.appendingPathComponent(part), withIntermediateDirectories: true)
+        }
+        let same = other.appendingPathComponent("../photos/IMG_5.jpg").path
+        let inPlace = try EditSaving.save(
+            photo.path, edit: edit, mode: .copy, trashes: [trash.path], destination: same
+        ).get()
+        #expect(inPlace.path == photo.path && inPlace.trashed != nil)
+        #expect(try Pixels(try Data(contentsOf: photo)).width == 64)
+
+        // A folder that cannot be written, even by root (whom a folder's permissions do not
+        // stop): sysfs's top refuses new files with "Permission denied".
+        let refused = EditSaving.save(photo.path, edit: edit, mode: .copy, destination: "/sys/edited.jpg")
+        guard case .failure(let failure) = refused else { Issue.record("saved into /sys"); return }
+        #expect(failure.folderUnwritable, "\(failure.message)")
+    }
+
+    @Test(
         "Saved in place, the original goes to the trash (and comes back from it); a trash that fails leaves the photo as it was"
     )
     func replaces() async throws {

@@ -37,8 +37,12 @@ public enum EditSaving {
     /// `edited` (the word in the person's language).
     /// `trashes` are the trash folders to try (nil: the ones the desktop uses for `path`, see
     /// `keepingTrashes(for:)`).
+    /// With a `destination` (Save As, a name the person chose and agreed to replace), the
+    /// edited photo is written there instead, in the same safe way, whatever `mode` says; a
+    /// destination that is the photo itself saves in its place.
     public static func save(
-        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil
+        _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
+        destination: String? = nil
     ) -> Result<Saved, PhotoFileFailure> {
         guard let original = FileManager.default.contents(atPath: path) else {
             return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
@@ -64,11 +68,22 @@ public enum EditSaving {
         }
         var status = stat()
         let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
-        let folder = (path as NSString).deletingLastPathComponent
+        let elsewhere = destination.flatMap { isSameFile($0, as: status) ? nil : $0 }
+        let mode = destination != nil && elsewhere == nil ? .replace : mode
+        let folder = ((elsewhere ?? path) as NSString).deletingLastPathComponent
         let temporary: String
         switch writeDurably(file, in: folder, permissions: permissions) {
         case .failure(let failure): return .failure(failure)
         case .success(let written): temporary = written
+        }
+        if let elsewhere {
+            guard rename(temporary, elsewhere) == 0 else {
+                let failed = errno
+                unlink(temporary)
+                return .failure(failure(errno: failed))
+            }
+            syncFolder(folder)
+            return .success(Saved(path: elsewhere, outcome: outcome, lossless: lossless, trashed: nil))
         }
         switch mode {
         case .copy:
@@ -176,7 +191,7 @@ public enum EditSaving {
         removeLeftovers(in: folder)
         var template = Array((folder as NSString).appendingPathComponent(temporaryPrefix + "XXXXXX").utf8CString)
         let fd = g_mkstemp_full(&template, O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return .failure(PhotoFileFailure(message: String(cString: strerror(errno)))) }
+        guard fd >= 0 else { return .failure(failure(errno: errno)) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let complete = writeAll(data, to: fd) && fchmod(fd, permissions) == 0 && fsync(fd) == 0
         let failure = complete ? nil : String(cString: strerror(errno))
@@ -186,6 +201,19 @@ public enum EditSaving {
             return .failure(PhotoFileFailure(message: failure))
         }
         return .success(temporary)
+    }
+
+    /// The C library's words for `errno`, said to be about the folder when it cannot be
+    /// written at all.
+    private static func failure(errno code: Int32) -> PhotoFileFailure {
+        PhotoFileFailure(
+            message: String(cString: strerror(code)), folderUnwritable: [EACCES, EPERM, EROFS].contains(code))
+    }
+
+    /// Whether `path` names the file `status` describes (the same device and inode).
+    private static func isSameFile(_ path: String, as status: stat) -> Bool {
+        var other = stat()
+        return stat(path, &other) == 0 && other.st_dev == status.st_dev && other.st_ino == status.st_ino
     }
 
     /// Writes the whole of `data` to `fd`; false, with `errno` set, when it could not.

@@ -298,10 +298,12 @@ extension TraceEvent {
         }
     }
 
-    /// The error's detail, for `sourceFailed`, `opFail` and `viewerSaveFailed`.
+    /// The error's detail, for `sourceFailed`, `opFail`, `viewerSaveFailed` and `editFailed`.
     public var error: String? {
         switch self {
-        case .sourceFailed(_, let error), .opFail(_, _, _, let error, _), .viewerSaveFailed(_, let error): error
+        case .sourceFailed(_, let error), .opFail(_, _, _, let error, _), .viewerSaveFailed(_, let error),
+            .editFailed(_, let error):
+            error
         default: nil
         }
     }

@@ -111,8 +111,8 @@ static cairo_surface_t *photo_pixels(CpCropCanvas *self) {
 
 /* While the slider turns the photo, on GTK's software renderer (no GPU), the photo is drawn
  * with cairo at its nearest pixels and hard edges: the renderer's own way (bilinear, edges
- * smoothed through a mask, the texture copied for cairo every frame) took most of each frame. A GPU renderer turns a texture for free, and
- * a photo at rest is drawn the usual way. */
+ * smoothed through a mask, the texture copied for cairo every frame) took most of each frame.
+ * A GPU renderer turns a texture for free, and a photo at rest is drawn the usual way. */
 static gboolean draw_quickly(CpCropCanvas *self, GtkSnapshot *snapshot) {
     if (!self->turning || self->angle == 0)
         return FALSE;

@@ -18,6 +18,9 @@ extension PhotoEditor {
         saving = true
         lastMode = mode
         for button in buttons { button.isSensitive = false }
+        // Said once it takes a moment (a large photo straightened: a second or so), not
+        // flashed for the quick ones.
+        savingSlow.schedule(afterMilliseconds: 250)
         let edit = edit, began = Trace.shared.now, session = session
         let edited = tr("edited")
         Thread.detachNewThread {
@@ -36,6 +39,8 @@ extension PhotoEditor {
     ) {
         saving = false
         for button in buttons { button.isSensitive = true }
+        savingSlow.cancel()
+        showSaving(false)
         defer { show() }
         switch result {
         case .failure(let failure):
@@ -64,6 +69,13 @@ extension PhotoEditor {
             host.photoEdited(saved, message: message)
             if session == self.session { close() }
         }
+    }
+
+    /// Shows "Saving…" with its spinner going, or hides it.
+    func showSaving(_ shown: Bool) {
+        savingShown.isVisible = shown
+        savingSpinner.isSpinning = shown
+        if shown, let subject { Trace.shared.emit(.editSaving(id: subject.id)) }
     }
 
     /// The photo's folder cannot be written (a card locked, a share read-only, no permission):

@@ -40,6 +40,8 @@ final class PhotoEditor {
     private let ui = UIFile("editor")
     let canvas = Widget<CropCanvas>.make()
     private let title: Widget<Label>
+    /// "Saving…" with a spinner, shown when a save takes a moment.
+    let savingShown: Widget<Box>, savingSpinner: Widget<Spinner>
     let portrait: Widget<ToggleButton>
     /// The crop's shape, chosen in its popover.
     let shapeMenu: Widget<MenuButton>
@@ -60,6 +62,7 @@ final class PhotoEditor {
     /// the slider has been still for a moment.
     var straightenStepOpen = false
     private lazy var straightenPause = Debounce.onMainActor { [weak self] in self?.straighteningPaused() }
+    lazy var savingSlow = Debounce.onMainActor { [weak self] in self?.showSaving(true) }
     /// The question asked before changes are dropped (or whether to save elsewhere), while it
     /// is open.
     var question: (owner: AnyObject, connections: [SignalConnection])?
@@ -96,6 +99,8 @@ final class PhotoEditor {
         self.host = host
         root = ui.widget("root")
         title = ui.widget("title")
+        savingShown = ui.widget("saving")
+        savingSpinner = ui.widget("saving-spinner")
         portrait = ui.widget("portrait")
         shapeMenu = ui.widget("shape-menu")
         shapeMenu.innerButton?.addCSSClass("osd")

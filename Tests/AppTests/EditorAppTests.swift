@@ -103,6 +103,23 @@ extension DesktopGUITests {
         }
 
         @Test(
+            "A 24 MP photo straightened takes a moment to save: the editor says “Saving…” (edit.saving) until it is saved"
+        )
+        func savingShown() throws {
+            let photos = try TestPictures.makeFolder("editor-saving")
+            defer { try? FileManager.default.removeItem(at: photos) }
+            let app = try editing(photos.appendingPathComponent("large.jpg"), width: 6000, height: 4000)
+            try key(app, ["alt+a"] + Array(repeating: "Right", count: 10) + ["ctrl+s"])
+            let events = try app.waitFor("edit.saved", timeout: 60) { events in
+                events.contains { $0.event.name == .editSaved }
+            }
+            let saved = try #require(events.firstIndex { $0.event.name == .editSaved })
+            guard case .editSaved(_, _, _, _, _, let ms) = events[saved].event else { return }
+            let saying = events.firstIndex { $0.event.name == .editSaving }
+            #expect(saying.map { $0 < saved } == true, "no “Saving…” in a save of \(Int(ms)) ms")
+        }
+
+        @Test(
             "L, then a line dragged 300 points across and 16 down: the photo turns 3.1° back to level it, Level goes off, and the copy saved is what stays inside"
         )
         func level() throws {

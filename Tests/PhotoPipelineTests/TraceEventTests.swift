@@ -178,6 +178,7 @@ import Testing
                 .editSaved(id: id, path: "/p/a (edited).jpg", lossless: true, w: 640, h: 480, ms: 12.5),
                 #"{"t":1.500000,"ev":"edit.saved","id":42,"path":"/p/a (edited).jpg","lossless":true,"w":640,"h":480,"ms":12.500}"#
             )
+        case .editSaving: (.editSaving(id: id), #"{"t":1.500000,"ev":"edit.saving","id":42}"#)
         case .editFailed:
             (.editFailed(id: id, error: "No room"), #"{"t":1.500000,"ev":"edit.failed","id":42,"error":"No room"}"#)
         case .viewerFrame:

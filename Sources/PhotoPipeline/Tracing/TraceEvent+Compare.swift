@@ -42,6 +42,9 @@ extension TraceEvent {
             p.field(.w, w)
             p.field(.h, h)
             p.field(.ms, ms)
+        case .editSaving(let id):
+            p.name(.editSaving)
+            p.field(.id, id)
         case .editFailed(let id, let error):
             p.name(.editFailed)
             p.field(.id, id)

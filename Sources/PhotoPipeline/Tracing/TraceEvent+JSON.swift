@@ -224,7 +224,7 @@ extension TraceEvent {
             p.field(.ms, ms)
         case .compareOpen, .compareImage, .compareView, .compareFocus, .compareClose:
             layOutCompare(into: &p)
-        case .editBegin, .editSaved, .editFailed:
+        case .editBegin, .editSaved, .editSaving, .editFailed:
             layOutEdit(into: &p)
         case .viewerFrame(let row, let id, let frame):
             p.name(.viewerFrame)

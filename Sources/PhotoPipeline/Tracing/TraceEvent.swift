@@ -142,6 +142,8 @@ public enum TraceEvent: Sendable, Equatable {
     /// The edited photo `id` was saved to `path`, `w`×`h` pixels, without decoding it
     /// (`lossless`), `ms` after Save was asked for.
     case editSaved(id: PhotoID, path: String, lossless: Bool, w: Int, h: Int, ms: Double)
+    /// Saving the edited photo `id` took long enough for the editor to say "Saving…".
+    case editSaving(id: PhotoID)
     /// The edited photo `id` could not be saved; `error` says why.
     case editFailed(id: PhotoID, error: String)
     /// A low-memory warning made the viewer let go of a photo it had loaded ahead (its bytes
@@ -248,6 +250,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerSaveFailed = "viewer.save-failed"
         case editBegin = "edit.begin"
         case editSaved = "edit.saved"
+        case editSaving = "edit.saving"
         case editFailed = "edit.failed"
         case viewerDropped = "viewer.dropped"
         case fileTrashed = "file.trashed"

@@ -158,6 +158,7 @@ extension TraceEvent {
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
         case .editBegin: self = try .editBegin(id: id())
+        case .editSaving: self = try .editSaving(id: id())
         case .editSaved:
             self = try .editSaved(
                 id: id(), path: string(.path), lossless: c.decode(Bool.self, forKey: .lossless), w: int(.w),

@@ -23,8 +23,6 @@ final class PhotoEditor {
         /// The whole photo's size, upright.
         let width: Int
         let height: Int
-        /// A JPEG (the one kind that can be straightened), as the viewer read its first bytes.
-        let isJPEG: Bool
     }
 
     /// What Undo and Redo step through.
@@ -184,14 +182,7 @@ final class PhotoEditor {
         portrait.isActive = false
         shape = .free
         straightenStepOpen = false
-        let straightens = subject.isJPEG
-        straightenScale.isSensitive = straightens
         levelButton.isActive = false
-        levelButton.isSensitive = straightens
-        straightenScale.setTooltip(
-            straightens
-                ? tr("Turn the photo by up to 45° either way; the crop keeps what stays inside")
-                : tr("Only JPEG photos can be straightened"))
         title.setText(subject.name)
         root.isVisible = true
         canvas.grabFocus()

@@ -28,7 +28,7 @@ extension PhotoViewer {
         editor.open(
             PhotoEditor.Subject(
                 id: id, path: url.path, name: slot.photo.name, picture: picture.original, width: picture.info.width,
-                height: picture.info.height, isJPEG: PictureSignature.isJPEG(picture.bytes.prefix(4))))
+                height: picture.info.height))
         // Under the editor, which covers it, the viewer's picture would still be drawn (GTK's
         // software renderer copying its whole texture) in every frame the editor paints.
         self.picture.isVisible = false

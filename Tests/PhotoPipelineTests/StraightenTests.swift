@@ -126,4 +126,51 @@ import TestSupport
         #expect(try Data(contentsOf: photo) == original)
         #expect(try Data(contentsOf: URL(fileURLWithPath: saved.path)) == edited)
     }
+
+    @Test(
+        "A PNG straightened 3° is saved as a PNG matching ImageMagick's rotation of it; a half-transparent one keeps its alpha"
+    )
+    func otherFormats() async throws {
+        let folder = try ScratchFolder()
+        let photo = folder.url.appendingPathComponent("cat.png")
+        let made = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [Products.packageRoot.appendingPathComponent("data/photos/chelsea-the-cat.jpg").path, photo.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let source = try Pixels(try Data(contentsOf: photo))
+        let saved = try EditSaving.save(photo.path, edit: PhotoEdit(straighten: 3), mode: .copy).get()
+        #expect(!saved.lossless && saved.path.hasSuffix("cat (edited).png"))
+        let kept = saved.outcome.kept
+        #expect(kept == StraightenedJPEG.inscribed(width: source.width, height: source.height, degrees: 3))
+        let written = try Data(contentsOf: URL(fileURLWithPath: saved.path))
+        #expect(written.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG")
+        let result = try Pixels(written)
+        let reference = folder.url.appendingPathComponent("reference.rgb")
+        let drawn = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [
+                photo.path, "-virtual-pixel", "edge", "-interpolate", "bilinear", "-filter", "point", "-distort", "SRT",
+                "3", "+repage", "-crop", "\(kept.width)x\(kept.height)+\(kept.x)+\(kept.y)", "+repage", "-depth", "8",
+                "rgb:" + reference.path,
+            ])
+        try #require(drawn.status == 0, "\(drawn.stderr)")
+        let expected = [UInt8](try Data(contentsOf: reference))
+        try #require(expected.count == result.rgb.count)
+        let mean =
+            Double(zip(expected, result.rgb).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(expected.count)
+        print("PNG straightened 3°: mean absolute difference from ImageMagick \(mean) levels")
+        #expect(mean <= 2, "mean absolute difference \(mean)")
+
+        let clear = folder.url.appendingPathComponent("clear.png")
+        let faded = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [photo.path, "-alpha", "set", "-channel", "A", "-evaluate", "set", "50%", "+channel", clear.path])
+        try #require(faded.status == 0, "\(faded.stderr)")
+        let clearSaved = try EditSaving.save(clear.path, edit: PhotoEdit(straighten: -5), mode: .copy).get()
+        let alpha = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"), [clearSaved.path, "-format", "%[opaque] %[fx:mean.a]", "info:"])
+        let parts = alpha.stdout.split(separator: " ")
+        #expect(parts.first == "False" || parts.first == "false", "\(alpha.stdout)")
+        #expect(abs((Double(parts.last ?? "") ?? 0) - 0.5) < 0.01, "\(alpha.stdout)")
+    }
 }

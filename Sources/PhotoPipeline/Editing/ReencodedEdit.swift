@@ -1,11 +1,12 @@
+import CCairo
 import CGdkPixbuf
 import CGLib
 import Foundation
 import GLibKit
 
 /// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP): decoded whole in a
-/// decoder helper, turned and cut here, and saved again in its own format by gdk-pixbuf's
-/// writer for it. PNG, TIFF and BMP keep every pixel as it was; WebP and AVIF are encoded
+/// decoder helper, turned, straightened (cairo's bilinear filter, as a JPEG is) and cut here,
+/// and saved again in its own format by gdk-pixbuf's writer for it. PNG, TIFF and BMP keep every pixel as it was; WebP and AVIF are encoded
 /// again (at quality 95). What the format's writer cannot carry (EXIF, a colour profile the
 /// decoder turned into sRGB) is not kept.
 public enum ReencodedEdit {
@@ -17,9 +18,6 @@ public enum ReencodedEdit {
     static func apply(
         _ edit: PhotoEdit, to bytes: Data, format: String
     ) -> Result<(Data, LosslessJPEG.Outcome), PhotoFileFailure> {
-        guard edit.straighten == 0 else {
-            return .failure(PhotoFileFailure(message: translatable("Only JPEG photos can be straightened")))
-        }
         let cancellable = Cancellable()
         let image: PhotoImage
         do throws(PhotoFailure) {
@@ -36,16 +34,24 @@ public enum ReencodedEdit {
         guard let turned = image.orientedIfRoom(edit.turn.exifOrientation) else {
             return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited")))
         }
-        let whole = PixelRect(x: 0, y: 0, width: turned.width, height: turned.height)
-        guard let kept = edit.crop.map({ $0.intersection(whole) }) ?? whole else {
+        let inside =
+            edit.straighten == 0
+            ? PixelRect(x: 0, y: 0, width: turned.width, height: turned.height)
+            : StraightenedJPEG.inscribed(width: turned.width, height: turned.height, degrees: edit.straighten)
+        guard let kept = (edit.crop ?? inside).intersection(inside) else {
             return .failure(PhotoFileFailure(message: translatable("The crop keeps nothing of the photo")))
         }
         let result = withExtendedLifetime(turned) { () -> Result<Data, PhotoFileFailure> in
-            // The kept rectangle, saved from a view of it (the writers read its rows in place).
-            guard
-                let cut = gdk_pixbuf_new_subpixbuf(
+            // The kept rectangle: straightened, a new picture; else saved from a view of it (the
+            // writers read its rows in place).
+            let made =
+                edit.straighten == 0
+                ? gdk_pixbuf_new_subpixbuf(
                     turned.pixbuf, Int32(kept.x), Int32(kept.y), Int32(kept.width), Int32(kept.height))
-            else { return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited"))) }
+                : straightened(turned.pixbuf, degrees: edit.straighten, kept: kept)
+            guard let cut = made else {
+                return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited")))
+            }
             defer { g_object_unref(UnsafeMutableRawPointer(cut)) }
             let lossy = format == "webp" || format == "avif"
             var keys: [UnsafeMutablePointer<CChar>?] = lossy ? [strdup("quality"), nil] : [nil]
@@ -68,5 +74,55 @@ public enum ReencodedEdit {
             return .success(Data(bytes: buffer, count: Int(size)))
         }
         return result.map { ($0, LosslessJPEG.Outcome(kept: kept, cornerMoved: 0, edgeDropped: 0)) }
+    }
+
+    /// The `kept` part of `pixbuf` turned `degrees` about its centre: a new picture with the
+    /// same channels (an alpha channel kept), or nil when memory runs short.
+    private static func straightened(_ pixbuf: OpaquePointer, degrees: Double, kept: PixelRect) -> OpaquePointer? {
+        let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
+        let alpha = gdk_pixbuf_get_has_alpha(pixbuf) != 0
+        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf)), stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        guard let source = gdk_pixbuf_read_pixels(pixbuf) else { return nil }
+        // Cairo's pixels: native-endian 32-bit words, alpha premultiplied.
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        pixels.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            for y in 0..<height {
+                let row = source + y * stride
+                for x in 0..<width {
+                    let p = row + x * channels
+                    let a = alpha ? UInt32(p[3]) : 255
+                    let r = UInt32(p[0]) * a / 255, g = UInt32(p[1]) * a / 255, b = UInt32(p[2]) * a / 255
+                    words[y * width + x] = a << 24 | r << 16 | g << 8 | b
+                }
+            }
+        }
+        let turned = (width: width, height: height)
+        guard
+            var drawn = try? StraightenedJPEG.draw(
+                &pixels, width: width, height: height, turn: .upright, turned: turned, degrees: degrees, kept: kept,
+                format: alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24),
+            let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(kept.width), Int32(kept.height))
+        else { return nil }
+        let target = gdk_pixbuf_get_pixels(made)!, targetStride = Int(gdk_pixbuf_get_rowstride(made))
+        let targetChannels = alpha ? 4 : 3
+        drawn.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt32.self)
+            for y in 0..<kept.height {
+                let row = target + y * targetStride
+                for x in 0..<kept.width {
+                    let word = words[y * kept.width + x], p = row + x * targetChannels
+                    let a = alpha ? word >> 24 : 255
+                    let unmultiply = { (value: UInt32) -> UInt8 in
+                        a == 0 ? 0 : UInt8(min(255, (value & 0xFF) * 255 / a))
+                    }
+                    p[0] = unmultiply(word >> 16)
+                    p[1] = unmultiply(word >> 8)
+                    p[2] = unmultiply(word)
+                    if alpha { p[3] = UInt8(a) }
+                }
+            }
+        }
+        return made
     }
 }

@@ -103,20 +103,21 @@ public enum StraightenedJPEG {
         return (encoded, LosslessJPEG.Outcome(kept: kept, cornerMoved: 0, edgeDropped: 0))
     }
 
-    /// The `kept` part of the picture `pixels` (BGRX) turned by `turn`, then by `degrees`
-    /// about the centre of the `turned` frame, drawn with the bilinear filter: its BGRX pixels.
-    private static func draw(
+    /// The `kept` part of the picture `pixels` (cairo's `format`: BGRX, or premultiplied BGRA)
+    /// turned by `turn`, then by `degrees` about the centre of the `turned` frame, drawn with
+    /// the bilinear filter: its pixels, in the same format.
+    static func draw(
         _ pixels: inout [UInt8], width: Int, height: Int, turn: PictureTurn, turned: (width: Int, height: Int),
-        degrees: Double, kept: PixelRect
+        degrees: Double, kept: PixelRect, format: cairo_format_t = CAIRO_FORMAT_RGB24
     ) throws(PhotoFailure) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: kept.width * 4 * kept.height)
         let drawn = pixels.withUnsafeMutableBufferPointer { source -> Bool in
             output.withUnsafeMutableBufferPointer { target -> Bool in
                 guard
                     let from = cairo_image_surface_create_for_data(
-                        source.baseAddress, CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(width * 4)),
+                        source.baseAddress, format, Int32(width), Int32(height), Int32(width * 4)),
                     let to = cairo_image_surface_create_for_data(
-                        target.baseAddress, CAIRO_FORMAT_RGB24, Int32(kept.width), Int32(kept.height),
+                        target.baseAddress, format, Int32(kept.width), Int32(kept.height),
                         Int32(kept.width * 4))
                 else { return false }
                 defer {

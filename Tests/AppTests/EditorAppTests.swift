@@ -267,8 +267,7 @@ extension DesktopGUITests {
             // Enter: Save As (it loses nothing), the chooser with the copy's name.
             try app.xdotool(["key", "Return"])
             let focused = { ((try? app.xdotool(["getwindowfocus", "getwindowname"])) ?? "") }
-            for _ in 0..<100 where !focused().contains("Save Edited Photo As") { usleep(100_000) }
-            try #require(focused().contains("Save Edited Photo As"), "no focused chooser: \(focused())")
+            try app.waitFor("the chooser focused", timeout: 10) { _ in focused().contains("Save Edited Photo As") }
             let destination = elsewhere.appendingPathComponent("turned.jpg").path
             try app.xdotool(["key", "ctrl+a", "type", "--delay", "15", destination])
             try app.xdotool(["key", "Return"])

@@ -45,7 +45,7 @@ extension PhotoEditor {
         switch result {
         case .failure(let failure):
             Trace.shared.emit(.editFailed(id: subject.id, error: failure.message))
-            if failure.folderUnwritable, !elsewhere, session == self.session {
+            if failure.folderUnwritable, !elsewhere, session == self.session, self.subject != nil {
                 offerSaveAs(failure)
             } else {
                 host.showToast(String(format: tr("Could not save: %@"), failure.localizedMessage), button: nil)
@@ -100,6 +100,7 @@ extension PhotoEditor {
             title: tr("Save Edited Photo As"), parent: host.window, action: GTK_FILE_CHOOSER_ACTION_SAVE,
             accept: tr("_Save"), cancel: tr("_Cancel"))
         let dialog = Handle<FileChooserNative>(object)
+        dialog.setModal(true)
         let home = FileManager.default.homeDirectoryForCurrentUser.path
         if let pictures = g_get_user_special_dir(G_USER_DIRECTORY_PICTURES).map({ String(cString: $0) }),
             pictures != home, FileManager.default.fileExists(atPath: pictures)
@@ -110,11 +111,14 @@ extension PhotoEditor {
         }
         dialog.setCurrentName(
             (EditSaving.copyName(for: subject.path, edited: tr("edited")) as NSString).lastPathComponent)
+        let session = session
         let response = dialog.connect(
             "response",
             int: { [unowned self] response in
                 let path = response == GTK_RESPONSE_ACCEPT.rawValue ? dialog.chosenPath : nil
                 chooser = nil
+                // Only into the editing session that asked (the editor may have closed meanwhile).
+                guard session == self.session, self.subject != nil else { return }
                 if let path { save(lastMode, to: path) } else { canvas.grabFocus() }
             })
         chooser = (object, response)

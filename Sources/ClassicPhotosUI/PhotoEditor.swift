@@ -195,6 +195,8 @@ final class PhotoEditor {
         guard subject != nil else { return }
         subject = nil
         shown = nil
+        if let open = chooser { Handle<FileChooserNative>(open.object).destroy() }
+        chooser = nil
         canvas.setPhoto(nil, in: CropFrame(x: 0, y: 0, width: 0, height: 0))
         root.isVisible = false
         onClose?()

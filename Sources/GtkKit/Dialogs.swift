@@ -97,6 +97,12 @@ extension Handle where Kind == FileChooserNative {
     }
 
     public func show() { gtk_native_dialog_show(pointer()) }
+
+    /// Whether the chooser keeps the keys and the pointer from its parent while it is open.
+    public func setModal(_ modal: Bool) { gtk_native_dialog_set_modal(pointer(), modal ? 1 : 0) }
+
+    /// Closes the chooser without an answer (its parent is going).
+    public func destroy() { gtk_native_dialog_destroy(pointer()) }
 }
 
 extension Handle where Kind == AppChooserDialog {

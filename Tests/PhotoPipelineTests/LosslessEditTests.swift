@@ -271,7 +271,7 @@ import TestSupport
     }
 
     @Test(
-        "Save As writes where chosen (over a file the person agreed to replace), the photo's folder untouched; the photo itself chosen saves in place; an unwritable folder is said to be one"
+        "Save As writes where chosen, the photo's folder untouched; a file there already goes to the trash first and Undo brings it back; the photo itself chosen saves in place; an unwritable folder is said to be one"
     )
     func savesAs() async throws {
         let folder = try ScratchFolder()
@@ -284,21 +284,34 @@ import TestSupport
             at: try await Self.noise(folder, width: 96, height: 64, sampling: "2x2"), to: photo)
         let before = try Data(contentsOf: photo)
         let chosen = other.appendingPathComponent("chosen.jpg")
-        try Data("an older file".utf8).write(to: chosen)
         let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1))
-        let saved = try EditSaving.save(photo.path, edit: edit, mode: .copy, destination: chosen.path).get()
-        #expect(saved.path == chosen.path && saved.trashed == nil && saved.lossless)
+        let fresh = try EditSaving.save(photo.path, edit: edit, mode: .copy, destination: chosen.path).get()
+        #expect(fresh.path == chosen.path && fresh.trashed == nil && fresh.lossless)
         #expect(try Pixels(try Data(contentsOf: chosen)).width == 64)
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == ["IMG_5.jpg"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: other.path) == ["chosen.jpg"])
         #expect(try Data(contentsOf: photo) == before)
 
-        // The photo itself, by another spelling of its path: saved in place, the original kept.
+        // A file already there, which the person agreed to replace: kept in the trash first,
+        // and Undo brings it back.
         let trash = folder.url.appendingPathComponent("Trash")
         for part in ["files", "info"] {
             try FileManager.default.createDirectory(
                 at: trash.appendingPathComponent(part), withIntermediateDirectories: true)
         }
+        let older = try Data(contentsOf: chosen)
+        let over = try EditSaving.save(
+            photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .copy, trashes: [trash.path],
+            destination: chosen.path
+        ).get()
+        #expect(over.path == chosen.path)
+        let trashed = try #require(over.trashed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(trashed.trashedPath))) == older)
+        #expect(try Pixels(try Data(contentsOf: chosen)).width == 96)
+        try EditSaving.takeBack(over).get()
+        #expect(try Data(contentsOf: chosen) == older)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: other.path) == ["chosen.jpg"])
+
+        // The photo itself, by another spelling of its path: saved in place, the original kept.
         let same = other.appendingPathComponent("../photos/IMG_5.jpg").path
         let inPlace = try EditSaving.save(
             photo.path, edit: edit, mode: .copy, trashes: [trash.path], destination: same

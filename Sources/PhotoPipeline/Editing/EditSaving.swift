@@ -38,7 +38,8 @@ public enum EditSaving {
     /// `trashes` are the trash folders to try (nil: the ones the desktop uses for `path`, see
     /// `keepingTrashes(for:)`).
     /// With a `destination` (Save As, a name the person chose and agreed to replace), the
-    /// edited photo is written there instead, in the same safe way, whatever `mode` says; a
+    /// edited photo is written there instead, in the same safe way, whatever `mode` says: a
+    /// file already there is replaced as the photo would be (kept in a trash first), and a
     /// destination that is the photo itself saves in its place.
     public static func save(
         _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
@@ -69,14 +70,29 @@ public enum EditSaving {
         var status = stat()
         let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
         let elsewhere = destination.flatMap { isSameFile($0, as: status) ? nil : $0 }
-        let mode = destination != nil && elsewhere == nil ? .replace : mode
-        let folder = ((elsewhere ?? path) as NSString).deletingLastPathComponent
+        // A file chosen elsewhere that is there already is replaced as the photo itself is: kept
+        // in a trash first (so Undo can bring it back), with its own permissions.
+        var existing = stat()
+        let replacing = elsewhere.map { stat($0, &existing) == 0 } ?? false
+        let replaced: Data
+        if let elsewhere, replacing {
+            guard let read = FileManager.default.contents(atPath: elsewhere) else {
+                return .failure(PhotoFileFailure(message: translatable("The file chosen cannot be read")))
+            }
+            replaced = read
+        } else {
+            replaced = original
+        }
+        let mode = destination != nil && (elsewhere == nil || replacing) ? .replace : mode
+        let target = elsewhere ?? path
+        let folder = (target as NSString).deletingLastPathComponent
         let temporary: String
-        switch writeDurably(file, in: folder, permissions: permissions) {
+        let kept = replacing ? existing.st_mode & 0o7777 : elsewhere == nil ? permissions : 0o644
+        switch writeDurably(file, in: folder, permissions: kept) {
         case .failure(let failure): return .failure(failure)
         case .success(let written): temporary = written
         }
-        if let elsewhere {
+        if let elsewhere, !replacing {
             guard rename(temporary, elsewhere) == 0 else {
                 let failed = errno
                 unlink(temporary)
@@ -115,14 +131,16 @@ public enum EditSaving {
             unlink(temporary)
             return .failure(PhotoFileFailure(message: message))
         case .replace:
-            guard let trashed = keepInTrash(path, original: original, trashes: trashes ?? keepingTrashes(for: path))
+            guard let trashed = keepInTrash(target, original: replaced, trashes: trashes ?? keepingTrashes(for: target))
             else {
                 unlink(temporary)
                 return .failure(
                     PhotoFileFailure(
-                        message: translatable("The original cannot be kept in a trash here; save a copy instead")))
+                        message: elsewhere == nil
+                            ? translatable("The original cannot be kept in a trash here; save a copy instead")
+                            : translatable("The file chosen cannot be kept in a trash; choose another name")))
             }
-            guard rename(temporary, path) == 0 else {
+            guard rename(temporary, target) == 0 else {
                 let message = String(cString: strerror(errno))
                 // The photo is still where it was: its second name in the trash goes.
                 if let kept = trashed.trashedPath { unlink(kept) }
@@ -131,7 +149,7 @@ public enum EditSaving {
                 return .failure(PhotoFileFailure(message: message))
             }
             syncFolder(folder)
-            return .success(Saved(path: path, outcome: outcome, lossless: lossless, trashed: trashed))
+            return .success(Saved(path: target, outcome: outcome, lossless: lossless, trashed: trashed))
         }
     }
 

@@ -86,39 +86,39 @@ public enum ReencodedEdit {
         // Cairo's pixels: native-endian 32-bit words, alpha premultiplied.
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         pixels.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt32.self)
             for y in 0..<height {
                 let row = source + y * stride
                 for x in 0..<width {
                     let p = row + x * channels
                     let a = alpha ? UInt32(p[3]) : 255
-                    let r = UInt32(p[0]) * a / 255, g = UInt32(p[1]) * a / 255, b = UInt32(p[2]) * a / 255
-                    words[y * width + x] = a << 24 | r << 16 | g << 8 | b
+                    let premultiplied = { (value: UInt8) -> UInt32 in (UInt32(value) * a + 127) / 255 }
+                    let word = a << 24 | premultiplied(p[0]) << 16 | premultiplied(p[1]) << 8 | premultiplied(p[2])
+                    raw.storeBytes(of: word, toByteOffset: (y * width + x) * 4, as: UInt32.self)
                 }
             }
         }
         let turned = (width: width, height: height)
         guard
-            var drawn = try? StraightenedJPEG.draw(
+            let drawn = try? StraightenedJPEG.draw(
                 &pixels, width: width, height: height, turn: .upright, turned: turned, degrees: degrees, kept: kept,
                 format: alpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24),
             let made = gdk_pixbuf_new(GDK_COLORSPACE_RGB, alpha ? 1 : 0, 8, Int32(kept.width), Int32(kept.height))
         else { return nil }
         let target = gdk_pixbuf_get_pixels(made)!, targetStride = Int(gdk_pixbuf_get_rowstride(made))
         let targetChannels = alpha ? 4 : 3
-        drawn.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt32.self)
+        drawn.withUnsafeBytes { raw in
             for y in 0..<kept.height {
                 let row = target + y * targetStride
                 for x in 0..<kept.width {
-                    let word = words[y * kept.width + x], p = row + x * targetChannels
+                    let word = raw.load(fromByteOffset: (y * kept.width + x) * 4, as: UInt32.self)
+                    let p = row + x * targetChannels
                     let a = alpha ? word >> 24 : 255
-                    let unmultiply = { (value: UInt32) -> UInt8 in
-                        a == 0 ? 0 : UInt8(min(255, (value & 0xFF) * 255 / a))
+                    let unmultiplied = { (value: UInt32) -> UInt8 in
+                        a == 0 ? 0 : UInt8(min(255, ((value & 0xFF) * 255 + a / 2) / a))
                     }
-                    p[0] = unmultiply(word >> 16)
-                    p[1] = unmultiply(word >> 8)
-                    p[2] = unmultiply(word)
+                    p[0] = unmultiplied(word >> 16)
+                    p[1] = unmultiplied(word >> 8)
+                    p[2] = unmultiplied(word)
                     if alpha { p[3] = UInt8(a) }
                 }
             }

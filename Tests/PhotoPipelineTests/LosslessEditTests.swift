@@ -311,6 +311,13 @@ import TestSupport
         #expect(try Data(contentsOf: chosen) == older)
         #expect(try FileManager.default.contentsOfDirectory(atPath: other.path) == ["chosen.jpg"])
 
+        // A name chosen without the photo's kind of extension gets it.
+        #expect(EditSaving.destination("/p/beach", for: "/q/IMG_1.JPG") == "/p/beach.JPG")
+        #expect(EditSaving.destination("/p/beach.png", for: "/q/IMG_1.jpg") == "/p/beach.png.jpg")
+        #expect(EditSaving.destination("/p/beach.jpeg", for: "/q/IMG_1.jpg") == "/p/beach.jpeg")
+        #expect(EditSaving.destination("/p/scan.TIF", for: "/q/scan.tiff") == "/p/scan.TIF")
+        #expect(EditSaving.destination("/p/cat.png", for: "/q/cat.png") == "/p/cat.png")
+
         // The photo itself, by another spelling of its path: saved in place, the original kept.
         let same = other.appendingPathComponent("../photos/IMG_5.jpg").path
         let inPlace = try EditSaving.save(

@@ -175,6 +175,19 @@ public enum EditSaving {
         return PhotoFiles.restore(trashed)
     }
 
+    /// The name chosen in Save As for an edited copy of `photo`, with the photo's extension
+    /// added when the name has none of that kind ("beach" or "beach.png" for a JPEG becomes
+    /// "beach.jpg", "beach.png.jpg"): the file is written in the photo's own format.
+    public static func destination(_ chosen: String, for photo: String) -> String {
+        let kinds: [Set<String>] = [["jpg", "jpeg", "jpe", "jfif"], ["tif", "tiff"]]
+        let own = (photo as NSString).pathExtension.lowercased(),
+            named = (chosen as NSString).pathExtension.lowercased()
+        guard !own.isEmpty, named != own, !kinds.contains(where: { $0.contains(own) && $0.contains(named) }) else {
+            return chosen
+        }
+        return chosen + "." + (photo as NSString).pathExtension
+    }
+
     /// The name of an edited copy of `path`: "IMG_1 (edited).jpg", then "IMG_1 (edited 2).jpg", ….
     public static func copyName(for path: String, edited: String = "edited", attempt: Int = 1) -> String {
         let url = URL(fileURLWithPath: path)

@@ -71,6 +71,17 @@ static inline gboolean cp_watch_display_icc_profile(GdkDisplay *display, cp_disp
 }
 
 // gtk_accessible_update_property is variadic; these fixed-argument wrappers set what the rows need.
+/* The desktop's double-click time (milliseconds) and distance (pixels): GTK's settings, which
+ * g_object_get reads (it takes variable arguments, which Swift cannot call). */
+static inline void cp_double_click_settings(guint *time, guint *distance) {
+    int time_ms = 400, pixels = 5;
+    GtkSettings *settings = gtk_settings_get_default();
+    if (settings)
+        g_object_get(settings, "gtk-double-click-time", &time_ms, "gtk-double-click-distance", &pixels, NULL);
+    *time = time_ms > 0 ? (guint)time_ms : 0;
+    *distance = pixels > 0 ? (guint)pixels : 0;
+}
+
 static inline void cp_accessible_set_label(GtkAccessible *accessible, const char *label, const char *description) {
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label,
                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);

@@ -37,7 +37,8 @@ final class ZoomingPicture {
     private var pointer: Point?
     private var pinchStartZoom = 1.0
     /// The drag under way: the centre it began at, and whether it pans (or may be a swipe).
-    private var drag: (start: Point, pans: Bool)?
+    private var drag: (start: Point, pans: Bool, claimed: Bool)?
+    private var doubleClick = DoubleClick()
     private var connections: [SignalConnection] = []
     private var reveal: (owner: ObjectRef<GObject>, animation: Handle<TimedAnimation>, done: SignalConnection)?
     private var revealFinished: (() -> Void)?
@@ -203,7 +204,13 @@ final class ZoomingPicture {
         let click = Handle<GestureClick>.make()
         keep(
             click.onPressed { [unowned self] presses, x, y in
-                guard presses == 2 else { return }
+                // Counted by the presses' own times (GTK's count is lost when the main loop
+                // stalls between them); GTK's count where the event has no time.
+                let time = click.currentEventTime
+                let settings = doubleClickSettings()
+                doubleClick.time = settings.time
+                doubleClick.distance = settings.distance
+                guard time == 0 ? presses == 2 : doubleClick.press(at: time, x: x, y: y) else { return }
                 change { $0.toggleFitAndActualSize(around: Point(x: x, y: y)) }
             })
         widget.addController(click)
@@ -213,11 +220,18 @@ final class ZoomingPicture {
     /// is judged when it ends, and may be a swipe.
     private func addDrag() {
         let gesture = Handle<GestureDrag>.make()
-        keep(gesture.onDragBegin { [unowned self] _, _ in drag = (geometry.center, geometry.canPan) })
+        keep(gesture.onDragBegin { [unowned self] _, _ in drag = (geometry.center, geometry.canPan, false) })
         keep(
             gesture.onDragUpdate { [unowned self] dx, dy in
+                doubleClick.moved(dx: dx, dy: dy)
                 guard let drag, drag.pans else { return }
-                gesture.claim()
+                // Pans (and claims the press) only once it is surely a drag: a hand's tremor in
+                // a double-click does not shift the photo.
+                if !drag.claimed {
+                    guard ZoomGeometry.isDrag(dx: dx, dy: dy) else { return }
+                    gesture.claim()
+                    self.drag?.claimed = true
+                }
                 pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
             })
         keep(

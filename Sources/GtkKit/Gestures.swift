@@ -15,10 +15,22 @@ extension Handle where Kind: GestureKind {
         return gtk_gesture_get_bounding_box_center(opaque, &x, &y) != 0 ? (x, y) : nil
     }
 
+    /// When the event being handled happened (milliseconds, the display server's clock; 0 when
+    /// it carries no time).
+    public var currentEventTime: UInt32 { gtk_event_controller_get_current_event_time(opaque) }
+
     /// Connects `body` to "begin": the gesture was recognised.
     public func onBegin(_ body: @escaping () -> Void) -> SignalConnection {
         SignalConnection.connect(raw, "begin", pointer: { _ in body() })
     }
+}
+
+/// The desktop's double-click time (milliseconds) and distance (logical pixels).
+public func doubleClickSettings() -> (time: UInt32, distance: Double) {
+    var time: guint = 400
+    var distance: guint = 5
+    cp_double_click_settings(&time, &distance)
+    return (time, Double(distance))
 }
 
 extension Handle where Kind == GestureClick {

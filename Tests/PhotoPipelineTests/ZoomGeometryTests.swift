@@ -260,3 +260,42 @@ import Testing
         #expect(ZoomGeometry.swipe(dx: -200, dy: 0, pans: g.canPan) == .left)
     }
 }
+
+@Suite("Double-clicks told by the presses' own times")
+struct DoubleClickTests {
+    /// Which of `presses` (time, x, y) complete a double-click.
+    private func doubles(_ presses: [(UInt32, Double, Double)]) -> [Bool] {
+        var clicks = DoubleClick(time: 400, distance: 5)
+        return presses.map { clicks.press(at: $0.0, x: $0.1, y: $0.2) }
+    }
+
+    @Test("Two presses close in time and place are a double-click; a third press starts afresh")
+    func pairs() {
+        let found = doubles([(1_000, 10, 10), (1_390, 14, 6), (1_450, 14, 6), (1_500, 14, 6)])
+        #expect(found == [false, true, false, true])
+    }
+
+    @Test("Too late, too far, or stamped before the first: not a double-click, but a new first press")
+    func misses() {
+        let found = doubles([
+            (1_000, 10, 10), (1_401, 10, 10), (1_500, 10, 10), (2_000, 10, 10), (2_100, 16, 10), (2_050, 16, 10),
+        ])
+        #expect(found == [false, false, true, false, false, false])
+    }
+
+    @Test("A press that moved past the distance was a drag: the next press is a first")
+    func drags() {
+        var clicks = DoubleClick(time: 400, distance: 5)
+        let first = clicks.press(at: 1_000, x: 10, y: 10)
+        clicks.moved(dx: 0, dy: 6)
+        let afterDrag = clicks.press(at: 1_100, x: 10, y: 10)
+        clicks.moved(dx: 3, dy: -4)
+        let afterTremor = clicks.press(at: 1_200, x: 10, y: 10)
+        #expect([first, afterDrag, afterTremor] == [false, false, true])
+    }
+
+    @Test("The server's 32-bit clock wrapping between the presses does not lose the pair")
+    func wraps() {
+        #expect(doubles([(UInt32.max - 100, 0, 0), (200, 0, 0)]) == [false, true])
+    }
+}

@@ -73,6 +73,10 @@ public struct ZoomGeometry: Sendable, Equatable {
     public static let maximumZoom = 16.0
     /// A drag of a picture that cannot pan pages once it goes this far sideways (logical pixels).
     public static let swipeDistance = 80.0
+    /// A press on a picture that can pan becomes a drag (and no longer a click) once the
+    /// pointer has gone this far (logical pixels): a hand's tremor between the two presses of
+    /// a double-click stays a click.
+    public static let dragDistance = 4.0
 
     // MARK: State
 
@@ -255,6 +259,11 @@ public struct ZoomGeometry: Sendable, Equatable {
     /// picture did not pan (`pans` false: it fitted the view when the drag began): a page turn
     /// if it went at least `swipeDistance` sideways and more than twice as far sideways as up
     /// or down. A drag that panned the picture is never a swipe.
+    /// Whether a press that has moved `dx`, `dy` logical pixels is a drag yet.
+    public static func isDrag(dx: Double, dy: Double) -> Bool {
+        dx * dx + dy * dy >= dragDistance * dragDistance
+    }
+
     public static func swipe(dx: Double, dy: Double, pans: Bool) -> Swipe? {
         guard !pans, abs(dx) >= swipeDistance, abs(dx) > 2 * abs(dy) else { return nil }
         return dx < 0 ? .left : .right

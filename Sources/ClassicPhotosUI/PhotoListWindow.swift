@@ -255,6 +255,7 @@ final class PhotoListWindow {
             pane.revealWhenLaidOut(position)
         }
         folderToSelect = nil
+        filter.filtering.listLoaded()
         refreshViewActions(viewerOpen: viewer.isShown)
         status.isLoading = false
         if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }

@@ -33,6 +33,8 @@ public final class PhotoListFilter {
     /// meanwhile, for another pass once it is done.
     private var reading: Cancellable?
     private var readAgain = false
+    /// How many photos had come into the list when the pass under way began.
+    private var readingArrivals = 0
     /// Whether the marks of every photo of the list are known (a pass read them all, and no
     /// photo came since).
     private var allKnown = false
@@ -46,6 +48,8 @@ public final class PhotoListFilter {
     /// Reading ahead what the index holds of the list's marks (`readUnknown(indexOnly:)`).
     private let prefetchSoon: Debounce
     private static let prefetchWait: UInt32 = 1_500
+    /// … or this soon once the list's sources are all read (their first screen comes first).
+    private static let loadedWait: UInt32 = 400
     private var observation = 0
     private let queue = OperationQueue.serial("filter marks", .userInitiated)
     /// How many photos each trip off the main thread reads from their files.
@@ -138,6 +142,13 @@ public final class PhotoListFilter {
         awaitingFirst = true
         refilterSoon.cancel()
         refilterSoon.schedule(afterMilliseconds: Self.firstWait)
+    }
+
+    /// The list's sources are all read: what the index holds of its marks is read ahead soon,
+    /// so that a filter chosen then shows at once.
+    public func listLoaded() {
+        guard !allKnown, reading == nil else { return }
+        prefetchSoon.schedule(afterMilliseconds: Self.loadedWait)
     }
 
     /// Has the marks of every photo of the list read (those not known yet), for the tags they
@@ -238,22 +249,25 @@ public final class PhotoListFilter {
     /// rest.
     private func readUnknown(indexOnly: Bool = false) {
         guard reading == nil else {
-            readAgain = true
+            // The pass under way reads every photo but those that came since it began.
+            if list.photos.arrivals != readingArrivals { readAgain = true }
             return
         }
         let cancellable = Cancellable()
         reading = cancellable
+        readingArrivals = list.photos.arrivals
         let snapshot = list.snapshot()
         let known = marks
         let index = PhotoIndex.shared
         queue.addOperation { [weak self] in
             let wanted = Self.localPhotos(of: snapshot, except: known)
-            var held: [(PhotoID, PhotoMarks)] = []
-            var rest: [(PhotoID, String)] = []
+            var held = MarksRead()
+            var rest: [LocalPhoto] = []
             if let index, !wanted.isEmpty {
                 let inIndex = index.marks(under: Self.commonFolder(of: wanted.map(\.path)))
-                for (id, path) in wanted {
-                    if let marks = inIndex[path] { held.append((id, marks)) } else { rest.append((id, path)) }
+                held.reserve(wanted.count)
+                for photo in wanted {
+                    if let marks = inIndex[photo.path] { held.add(marks, of: photo) } else { rest.append(photo) }
                 }
             } else {
                 rest = wanted
@@ -264,7 +278,8 @@ public final class PhotoListFilter {
             var start = 0
             while start < rest.count, !cancellable.isCancelled {
                 let batch = rest[start..<min(start + Self.batchSize, rest.count)]
-                let read = batch.map { id, path in (id, MarksFiles.read(photoAt: path, indexing: indexing)) }
+                var read = MarksRead()
+                for photo in batch { read.add(MarksFiles.read(photoAt: photo.path, indexing: indexing), of: photo) }
                 start += batch.count
                 let last = start >= rest.count
                 Self.deliver(read, last: last, complete: last, to: self, cancellable)
@@ -275,7 +290,7 @@ public final class PhotoListFilter {
 
     /// `last`: the pass is over; `complete`: it read every photo's marks.
     private nonisolated static func deliver(
-        _ read: [(PhotoID, PhotoMarks)], last: Bool, complete: Bool, to filter: PhotoListFilter?,
+        _ read: MarksRead, last: Bool, complete: Bool, to filter: PhotoListFilter?,
         _ cancellable: Cancellable
     ) {
         MainLoop.onMainActor { [weak filter] in
@@ -284,15 +299,24 @@ public final class PhotoListFilter {
         }
     }
 
-    private func took(_ read: [(PhotoID, PhotoMarks)], last: Bool, complete: Bool) {
-        // Marks given or read meanwhile are newer.
-        for (id, new) in read where marks[id] == nil { remember(new, of: id) }
+    private func took(_ read: MarksRead, last: Bool, complete: Bool) {
+        if marks.isEmpty {
+            // The first marks known of the list (the index's, all at once): taken whole, as
+            // the worker arranged them, not one by one on the main thread (a tenth of a second
+            // for 100,000).
+            marks = read.marks
+            ratings = read.ratings
+            verdictsFor = nil
+        } else {
+            // Marks given or read meanwhile are newer.
+            for (id, new) in read.marks where marks[id] == nil { remember(new, of: id) }
+        }
         if last {
             reading = nil
             if readAgain {
                 readAgain = false
                 readUnknown()
-            } else if complete {
+            } else if complete, list.photos.arrivals == readingArrivals {
                 allKnown = true
             }
         }
@@ -311,22 +335,47 @@ public final class PhotoListFilter {
         }
     }
 
+    /// A photo of the list on this computer: its id, when it came into the list, its path.
+    private struct LocalPhoto: Sendable {
+        let id: PhotoID
+        let arrival: Int
+        let path: String
+    }
+
+    /// Marks read off the main thread, by photo, and the ratings by arrival (0 for photos
+    /// with none read), as the filter keeps them.
+    private struct MarksRead: Sendable {
+        var marks: [PhotoID: PhotoMarks] = [:]
+        var ratings: [Int8] = []
+
+        mutating func reserve(_ count: Int) { marks.reserveCapacity(count) }
+
+        mutating func add(_ new: PhotoMarks, of photo: LocalPhoto) {
+            marks[photo.id] = new
+            if photo.arrival >= ratings.count {
+                ratings += repeatElement(0, count: photo.arrival + 1 - ratings.count)
+            }
+            ratings[photo.arrival] = Int8(new.rating)
+        }
+    }
+
     /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.
     private nonisolated static func localPhotos(
         of snapshot: PhotoCollectionSnapshot, except known: [PhotoID: PhotoMarks]
-    ) -> [(id: PhotoID, path: String)] {
+    ) -> [LocalPhoto] {
         (0..<snapshot.count).compactMap { position in
             let id = snapshot.id(at: position)
             guard known[id] == nil else { return nil }
             let entry = snapshot.entry(at: position)
             guard !entry.isFolder else { return nil }
+            let arrival = snapshot.arrival(at: position)
             // A folder's photos have whole `file:` addresses: read as GLib does, not parsed as
             // URLs (half a second for 65,000).
             if entry.base == nil, entry.link.hasPrefix("file:") {
-                return FolderSource.path(of: entry.link).map { (id, $0) }
+                return FolderSource.path(of: entry.link).map { LocalPhoto(id: id, arrival: arrival, path: $0) }
             }
             guard let url = try? entry.resolvedURL(), url.isFileURL else { return nil }
-            return (id, url.path)
+            return LocalPhoto(id: id, arrival: arrival, path: url.path)
         }
     }
 

@@ -70,6 +70,10 @@ public struct PhotoCollectionSnapshot: Sendable {
 
     public func id(at position: Int) -> PhotoID { PhotoID(rawValue: firstID + UInt64(order[position])) }
 
+    /// The order in which the photo at `position` came into the list (as `PhotoCollection`'s
+    /// `arrival(of:)` tells it).
+    func arrival(at position: Int) -> Int { Int(order[position]) }
+
     public func entry(at position: Int) -> PhotoEntry {
         let index = Int(order[position])
         if let entry = renamed[index] { return entry }

@@ -12,6 +12,7 @@ let cIncludeFlags: [String] = {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
         "pkg-config", "--cflags-only-I", "gtk4", "libadwaita-1", "libsoup-3.0", "gdk-pixbuf-2.0", "gio-unix-2.0",
+        "gweather4",
     ]
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -65,6 +66,9 @@ let package = Package(
         .systemLibrary(
             name: "CGExiv2",
             providers: [.apt(["libgexiv2-dev"])]),
+        .systemLibrary(
+            name: "CGWeather",
+            providers: [.apt(["libgweather-4-dev"])]),
         .systemLibrary(
             name: "CTurboJPEG",
             providers: [.apt(["libturbojpeg0-dev"])]),
@@ -124,7 +128,7 @@ let package = Package(
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
                 "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks", "CTurboJPEG",
-                "CCairo",
+                "CCairo", "CGWeather",
             ],
             swiftSettings: strict),
 

@@ -13,7 +13,8 @@ set -euo pipefail
 # decoder helpers); libjxl (JPEG XL, which gdk-pixbuf has no loader for here); libjpeg (a
 # CMYK JPEG's inks, turned into RGB through its profile); Exempi (the XMP of photos and
 # their sidecars: stars, labels, tags); gexiv2 (what cameras wrote about a photo: exposure,
-# lens, place, author); TurboJPEG (a JPEG turned, flipped and cropped without decoding it)
+# lens, place, author); libgweather (the nearest town to where a photo was taken, from its
+# database of the world's towns, offline); TurboJPEG (a JPEG turned, flipped and cropped without decoding it)
 # and jpegtran beside it (the tests check its lossless transforms against it); gdb (where an app that stopped answering in a test,
 # or in the soak, is stuck, in the failure's message); gettext (the build compiles
 # the translations in po/ with msgfmt) and the locales the tests run the app in;
@@ -29,7 +30,7 @@ PACKAGES=(
   heif-gdk-pixbuf libavif-gdk-pixbuf webp-pixbuf-loader libraw-dev libheif-dev
   libheif-examples libavif-bin libjxl-tools libimage-exiftool-perl
   bubblewrap libseccomp-dev libsqlite3-dev liblcms2-dev libjxl-dev libjpeg-dev libpng-dev libtiff-dev libgs-common
-  libexempi-dev libgexiv2-dev libturbojpeg0-dev libjpeg-turbo-progs gdb
+  libexempi-dev libgexiv2-dev libgweather-4-dev libturbojpeg0-dev libjpeg-turbo-progs gdb
   gvfs gvfs-backends gvfs-fuse openssh-client rclone
   gettext locales xdg-desktop-portal-gtk
 )

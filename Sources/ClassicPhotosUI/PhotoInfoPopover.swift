@@ -6,8 +6,8 @@ import GtkKit
 import PhotoPipeline
 
 /// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,
-/// format; the camera, lens, exposure, focal length, date taken (with its zone), place (as
-/// coordinates), author, copyright and description where the photo's metadata has them
+/// format; the camera, lens, exposure, focal length, date taken (with its zone), place (the
+/// nearest town, the coordinates, and Open in Maps), author, copyright and description where the photo's metadata has them
 /// (`PhotoDetails`); and the colour profile
 /// its colours were turned into sRGB from ("sRGB (assumed)" where it has none). Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
@@ -22,6 +22,12 @@ final class PhotoInfoPopover {
     private var shown = ViewerInfoText(name: "", source: "")
     /// What was last traced while open; nil while closed.
     private var traced: ViewerInfoText?
+    private let openMaps: Widget<Button>
+    /// Where the photo shown was taken: its position, the coordinates as shown, and the
+    /// nearest town once found.
+    private var place: (latitude: Double, longitude: Double, coordinates: String, town: PlaceName?)?
+    /// Asked to open a `geo:` address in the desktop's maps app.
+    var onOpenMaps: ((String) -> Void)?
 
     /// A row of the popover: its value label's ID in `ui/photo-info.ui` (the caption's is the
     /// same with "-caption").
@@ -39,6 +45,7 @@ final class PhotoInfoPopover {
 
     init() {
         popover = ui.widget("popover")
+        openMaps = ui.widget("open-maps")
         for row in Row.allCases {
             values[row] = ui.widget(row.rawValue)
             captions[row] = ui.widget("\(row.rawValue)-caption")
@@ -47,6 +54,11 @@ final class PhotoInfoPopover {
             popover.connect("show") { [unowned self] in
                 traced = shown
                 Trace.shared.emit(.viewerInfo(shown: true, info: shown))
+            })
+        connections.append(
+            openMaps.connect("clicked") { [unowned self] in
+                guard let place else { return }
+                onOpenMaps?(Self.geoAddress(latitude: place.latitude, longitude: place.longitude))
             })
         connections.append(
             popover.connect("hide") { [unowned self] in
@@ -137,6 +149,20 @@ final class PhotoInfoPopover {
             if let details = info.details { fill(&text, from: details) }
         }
         text[.profile] = profile
+        let position = info?.details.flatMap { details in
+            details.latitude.flatMap { latitude in details.longitude.map { (latitude, $0) } }
+        }
+        let asked = position.flatMap { position in
+            text[.place].map { (position.0, position.1, $0) }
+        }
+        if let asked {
+            let same = place?.latitude == asked.0 && place?.longitude == asked.1
+            place = (asked.0, asked.1, asked.2, same ? place?.town : nil)
+            text[.place] = placeText()
+        } else {
+            place = nil
+        }
+        openMaps.isVisible = place != nil
         for row in Row.allCases {
             let value = text[row]
             values[row]!.setText(value ?? "")
@@ -146,10 +172,44 @@ final class PhotoInfoPopover {
         shown = ViewerInfoText(
             name: name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
             bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date],
-            profile: text[.profile])
+            profile: text[.profile], place: text[.place])
+        traceChange()
+        // The town, found off the main thread the first time a position is shown.
+        if let asked, place?.town == nil {
+            PlaceNames.nearestTown(latitude: asked.0, longitude: asked.1) { [weak self] town in
+                guard let self, let town, place?.latitude == asked.0, place?.longitude == asked.1 else { return }
+                place?.town = town
+                let text = placeText()
+                values[.place]!.setText(text)
+                shown.place = text
+                traceChange()
+            }
+        }
+    }
+
+    private func traceChange() {
         if traced != nil, traced != shown {
             traced = shown
             Trace.shared.emit(.viewerInfo(shown: true, info: shown))
         }
+    }
+
+    /// The place row: the nearest town and its country where one is near ("Paris, France"),
+    /// over the coordinates.
+    private func placeText() -> String {
+        guard let place else { return "" }
+        guard let town = place.town else { return place.coordinates }
+        let name =
+            town.country.map {
+                // TRANSLATORS: a town and its country, where a photo was taken ("Paris, France")
+                $0 == town.town ? town.town : String(format: tr("%1$@, %2$@"), town.town, $0)
+            }
+            ?? town.town
+        return name + "\n" + place.coordinates
+    }
+
+    /// The `geo:` address of a position (RFC 5870: latitude, longitude in decimal degrees).
+    static func geoAddress(latitude: Double, longitude: Double) -> String {
+        String(format: "geo:%.6f,%.6f", locale: Locale(identifier: "en_US_POSIX"), latitude, longitude)
     }
 }

@@ -166,4 +166,17 @@ extension PhotoViewer {
         else { return }
         export.saveAs(name: slot.photo.name, bytes: picture.bytes, sepia: state == .filtered)
     }
+
+    /// Shows where the photo was taken (`address`, a `geo:` address) in the desktop's maps app;
+    /// says so where there is none.
+    func openMaps(_ address: String) {
+        chrome.popDownProperties()
+        do {
+            try picture.openInDefaultApp(address)
+            Trace.shared.emit(.viewerMaps(address: address, opened: true))
+        } catch {
+            Trace.shared.emit(.viewerMaps(address: address, opened: false))
+            host.showToast(tr("No maps app is installed to show this place"), button: nil)
+        }
+    }
 }

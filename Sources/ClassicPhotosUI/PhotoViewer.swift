@@ -116,6 +116,7 @@ final class PhotoViewer {
             },
             isOnScreen: { [unowned self] in picture.isMapped })
         chrome.onCommand = { [unowned self] command in perform(command) }
+        chrome.info.onOpenMaps = { [unowned self] address in openMaps(address) }
         pace.onPause = { [unowned self] in pagingPausedNow() }
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
         // An animation plays only while the picture is on screen: hiding the window (or the

@@ -209,3 +209,19 @@ public enum ShareMounting {
             }, CallbackData.retain(pending))
     }
 }
+
+extension Handle where Kind: WidgetKind {
+    /// Opens `uri` in the app the desktop has for its kind (a `geo:` address in a maps app),
+    /// on this widget's display; throws GIO's error when it has none.
+    public func openInDefaultApp(_ uri: String) throws(GLibError) {
+        let context = gdk_display_get_app_launch_context(gtk_widget_get_display(widget))
+        defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
+        let launchContext = context.map {
+            UnsafeMutableRawPointer($0).assumingMemoryBound(to: GAppLaunchContext.self)
+        }
+        var error: UnsafeMutablePointer<GError>?
+        if g_app_info_launch_default_for_uri(uri, launchContext, &error) == 0 {
+            throw error.map { GLibError(consuming: $0) } ?? GLibError(domain: "", code: 0, message: "")
+        }
+    }
+}

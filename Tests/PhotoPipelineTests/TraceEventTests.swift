@@ -201,8 +201,8 @@ import Testing
                     info: ViewerInfoText(
                         name: "coffee.jpg", source: "/photos/coffee.jpg", width: 400, height: 600,
                         bytes: 56_320, format: "JPEG", camera: "Canon EOS 5D",
-                        date: "2021-07-04 18:30:05", profile: "Display P3")),
-                #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05","profile":"Display P3"}"#
+                        date: "2021-07-04 18:30:05", profile: "Display P3", place: "Paris, France\n48.85840° N")),
+                #"{"t":1.500000,"ev":"viewer.info","shown":true,"name":"coffee.jpg","source":"/photos/coffee.jpg","w":400,"h":600,"bytes":56320,"format":"JPEG","camera":"Canon EOS 5D","date":"2021-07-04 18:30:05","profile":"Display P3","place":"Paris, France\n48.85840° N"}"#
             )
         case .viewerSaved:
             (
@@ -213,6 +213,11 @@ import Testing
             (
                 .viewerSaveFailed(path: "/tmp/x.png", error: "Permission denied"),
                 #"{"t":1.500000,"ev":"viewer.save-failed","path":"/tmp/x.png","error":"Permission denied"}"#
+            )
+        case .viewerMaps:
+            (
+                .viewerMaps(address: "geo:48.858400,2.294500", opened: true),
+                #"{"t":1.500000,"ev":"viewer.maps","url":"geo:48.858400,2.294500","opened":true}"#
             )
         case .viewerDropped:
             (.viewerDropped(row: 5, id: id), #"{"t":1.500000,"ev":"viewer.dropped","row":5,"id":42}"#)

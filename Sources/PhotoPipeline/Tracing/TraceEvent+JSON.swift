@@ -259,6 +259,7 @@ extension TraceEvent {
             if let camera = info.camera { p.field(.camera, camera) }
             if let date = info.date { p.field(.date, date) }
             if let profile = info.profile { p.field(.profile, profile) }
+            if let place = info.place { p.field(.place, place) }
         case .viewerSaved(let path, let format, let width, let height):
             p.name(.viewerSaved)
             p.field(.path, path)
@@ -269,6 +270,10 @@ extension TraceEvent {
             p.name(.viewerSaveFailed)
             p.field(.path, path)
             p.field(.error, error)
+        case .viewerMaps(let address, let opened):
+            p.name(.viewerMaps)
+            p.field(.url, address)
+            p.field(.opened, opened)
         case .viewerDropped(let row, let id):
             p.name(.viewerDropped)
             p.field(.row, row)

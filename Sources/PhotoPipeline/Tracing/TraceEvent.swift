@@ -137,6 +137,8 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerSaved(path: String, format: String, w: Int, h: Int)
     /// Save As could not write `path`; `error` says why.
     case viewerSaveFailed(path: String, error: String)
+    /// Open in Maps: the `geo:` address handed to the desktop, and whether an app took it.
+    case viewerMaps(address: String, opened: Bool)
     /// The editor opened on the photo `id`.
     case editBegin(id: PhotoID)
     /// The edited photo `id` was saved to `path`, `w`×`h` pixels, without decoding it
@@ -248,6 +250,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerInfo = "viewer.info"
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
+        case viewerMaps = "viewer.maps"
         case editBegin = "edit.begin"
         case editSaved = "edit.saved"
         case editSaving = "edit.saving"
@@ -276,9 +279,10 @@ public enum TraceEvent: Sendable, Equatable {
     public enum Field: String, CodingKey, Sendable {
         case t, ev
         case version, url, rows, added, removed, changed, key, descending, error, row, id, name, first, last, via
-        case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date
+        case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date,
+            place
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless
+        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless, opened
     }
 }
 
@@ -321,10 +325,13 @@ public struct ViewerInfoText: Sendable, Equatable {
     public var date: String?
     /// The colour profile the photo's colours were turned from, as the info names it.
     public var profile: String?
+    /// Where it was taken, as the info says it (the nearest town, once known, and the
+    /// coordinates).
+    public var place: String?
 
     public init(
         name: String, source: String, width: Int = 0, height: Int = 0, bytes: Int = 0, format: String = "",
-        camera: String? = nil, date: String? = nil, profile: String? = nil
+        camera: String? = nil, date: String? = nil, profile: String? = nil, place: String? = nil
     ) {
         self.name = name
         self.source = source
@@ -334,6 +341,7 @@ public struct ViewerInfoText: Sendable, Equatable {
         self.format = format
         self.camera = camera
         self.profile = profile
+        self.place = place
         self.date = date
     }
 }

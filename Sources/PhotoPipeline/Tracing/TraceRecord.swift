@@ -153,10 +153,12 @@ extension TraceEvent {
                 bytes: int(.bytes), format: string(.format),
                 camera: c.decodeIfPresent(String.self, forKey: .camera),
                 date: c.decodeIfPresent(String.self, forKey: .date),
-                profile: c.decodeIfPresent(String.self, forKey: .profile))
+                profile: c.decodeIfPresent(String.self, forKey: .profile),
+                place: c.decodeIfPresent(String.self, forKey: .place))
             self = try .viewerInfo(shown: c.decode(Bool.self, forKey: .shown), info: info)
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
+        case .viewerMaps: self = try .viewerMaps(address: string(.url), opened: c.decode(Bool.self, forKey: .opened))
         case .editBegin: self = try .editBegin(id: id())
         case .editSaving: self = try .editSaving(id: id())
         case .editSaved:

@@ -23,6 +23,7 @@ final class PhotoInfoPopover {
     /// What was last traced while open; nil while closed.
     private var traced: ViewerInfoText?
     private let openMaps: Widget<Button>
+    private let placeBox: Widget<Box>
     /// Where the photo shown was taken: its position, the coordinates as shown, and the
     /// nearest town once found.
     private var place: (latitude: Double, longitude: Double, coordinates: String, town: PlaceName?)?
@@ -46,6 +47,7 @@ final class PhotoInfoPopover {
     init() {
         popover = ui.widget("popover")
         openMaps = ui.widget("open-maps")
+        placeBox = ui.widget("place-box")
         for row in Row.allCases {
             values[row] = ui.widget(row.rawValue)
             captions[row] = ui.widget("\(row.rawValue)-caption")
@@ -54,6 +56,7 @@ final class PhotoInfoPopover {
             popover.connect("show") { [unowned self] in
                 traced = shown
                 Trace.shared.emit(.viewerInfo(shown: true, info: shown))
+                lookUpTown()
             })
         connections.append(
             openMaps.connect("clicked") { [unowned self] in
@@ -163,6 +166,7 @@ final class PhotoInfoPopover {
             place = nil
         }
         openMaps.isVisible = place != nil
+        placeBox.isVisible = place != nil
         for row in Row.allCases {
             let value = text[row]
             values[row]!.setText(value ?? "")
@@ -174,16 +178,23 @@ final class PhotoInfoPopover {
             bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date],
             profile: text[.profile], place: text[.place])
         traceChange()
-        // The town, found off the main thread the first time a position is shown.
-        if let asked, place?.town == nil {
-            PlaceNames.nearestTown(latitude: asked.0, longitude: asked.1) { [weak self] town in
-                guard let self, let town, place?.latitude == asked.0, place?.longitude == asked.1 else { return }
-                place?.town = town
-                let text = placeText()
-                values[.place]!.setText(text)
-                shown.place = text
-                traceChange()
-            }
+        if traced != nil { lookUpTown() }
+    }
+
+    /// Has the town nearest the photo's position found (off the main thread, the first time a
+    /// position is asked), while the popover is open, and shows it.
+    private func lookUpTown() {
+        guard let place, place.town == nil else { return }
+        let (latitude, longitude) = (place.latitude, place.longitude)
+        PlaceNames.nearestTown(latitude: latitude, longitude: longitude) { [weak self] town in
+            guard let self, let town, self.place?.latitude == latitude, self.place?.longitude == longitude,
+                self.place?.town == nil
+            else { return }
+            self.place?.town = town
+            let text = placeText()
+            values[.place]!.setText(text)
+            shown.place = text
+            traceChange()
         }
     }
 

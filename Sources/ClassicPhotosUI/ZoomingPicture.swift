@@ -231,6 +231,7 @@ final class ZoomingPicture {
                     guard ZoomGeometry.isDrag(dx: dx, dy: dy) else { return }
                     gesture.claim()
                     self.drag?.claimed = true
+                    doubleClick.reset()
                 }
                 pan { $0.pan(from: drag.start, dx: -dx, dy: -dy) }
             })

@@ -29,7 +29,8 @@ extension DesktopGUITests {
             try #require(tagged.status == 0, "\(tagged.stderr)")
 
             // A maps app of the test's own: the desktop's default for geo: addresses, writing
-            // down the address it was given.
+            // down the address it was given (no mimeapps.list of the machine's user in the way:
+            // the configuration folder is the test's too).
             let applications = dataHome.appendingPathComponent("applications", isDirectory: true)
             try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
             let given = dataHome.appendingPathComponent("maps-given.txt").path
@@ -49,7 +50,10 @@ extension DesktopGUITests {
 
             let app = try AppSession(
                 source: folder.path,
-                environment: AppSession.tracingFrames.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
+                environment: AppSession.tracingFrames.merging([
+                    "XDG_DATA_HOME": dataHome.path,
+                    "XDG_CONFIG_HOME": dataHome.appendingPathComponent("config").path,
+                ]) { $1 })
             try app.waitFor("the row shown") { AppSession.rowStates($0)[0] == .filtered }
             try app.clickRow(0)
             try app.waitFor("the photo in the viewer") { events in

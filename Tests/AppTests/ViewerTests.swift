@@ -179,8 +179,7 @@ extension GUITests {
                 images(events, row: 0, state: .filtered).contains { $0.event.imageSize?.w == 2400 }
             }
             var count = zoomLevels(events).count
-            // Past GTK's double-click time since the first, or GTK counts these as a third and
-            // fourth press.
+            // Past the double-click time since the first, as a person's next double-click is.
             AppSession.pastDoubleClickTime(since: zoomedIn)
             // The first press wanders two pixels, as a hand does: at 100 % the photo can pan, and it
             // used to follow the tremor.

@@ -33,8 +33,10 @@ public final class PhotoListFilter {
     /// meanwhile, for another pass once it is done.
     private var reading: Cancellable?
     private var readAgain = false
-    /// How many photos had come into the list when the pass under way began.
+    /// How many photos had come into the list when the pass under way began, and whether it
+    /// reads only what the index holds (a read-ahead).
     private var readingArrivals = 0
+    private var readingIndexOnly = false
     /// Whether the marks of every photo of the list are known (a pass read them all, and no
     /// photo came since).
     private var allKnown = false
@@ -249,13 +251,15 @@ public final class PhotoListFilter {
     /// rest.
     private func readUnknown(indexOnly: Bool = false) {
         guard reading == nil else {
-            // The pass under way reads every photo but those that came since it began.
-            if list.photos.arrivals != readingArrivals { readAgain = true }
+            // The pass under way reads every photo but those that came since it began, and
+            // (a read-ahead) those the index does not hold.
+            if list.photos.arrivals != readingArrivals || readingIndexOnly && !indexOnly { readAgain = true }
             return
         }
         let cancellable = Cancellable()
         reading = cancellable
         readingArrivals = list.photos.arrivals
+        readingIndexOnly = indexOnly
         let snapshot = list.snapshot()
         let known = marks
         let index = PhotoIndex.shared

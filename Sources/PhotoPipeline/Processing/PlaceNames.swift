@@ -58,6 +58,17 @@ public enum PlaceNames {
         return found
     }
 
+    /// The distance between two places along the Earth's surface (a sphere of the mean
+    /// radius), in kilometres: the haversine formula, good to a fraction of a percent.
+    private static func distance(from a: Position, to b: Position) -> Double {
+        let radians = Double.pi / 180
+        let dLatitude = (b.latitude - a.latitude) * radians, dLongitude = (b.longitude - a.longitude) * radians
+        let h =
+            sin(dLatitude / 2) * sin(dLatitude / 2)
+            + cos(a.latitude * radians) * cos(b.latitude * radians) * sin(dLongitude / 2) * sin(dLongitude / 2)
+        return 2 * 6_371.0 * asin(min(1, h.squareRoot()))
+    }
+
     /// The world's locations, read once (on `queue`) and kept.
     nonisolated(unsafe) private static var world: OpaquePointer?
 
@@ -69,11 +80,10 @@ public enum PlaceNames {
             let city = gweather_location_find_nearest_city(world, position.latitude, position.longitude)
         else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(city)) }
-        guard let here = gweather_location_new_detached("", nil, position.latitude, position.longitude) else {
-            return nil
-        }
-        defer { g_object_unref(UnsafeMutableRawPointer(here)) }
-        let kilometres = gweather_location_get_distance(here, city)
+        guard gweather_location_has_coords(city) != 0 else { return nil }
+        var latitude = 0.0, longitude = 0.0
+        gweather_location_get_coords(city, &latitude, &longitude)
+        let kilometres = distance(from: position, to: Position(latitude: latitude, longitude: longitude))
         guard kilometres <= farthest, let name = gweather_location_get_name(city) else { return nil }
         let country = gweather_location_get_country_name(city).map { owned in
             defer { g_free(owned) }

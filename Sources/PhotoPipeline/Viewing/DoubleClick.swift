@@ -29,6 +29,9 @@ public struct DoubleClick: Sendable {
         return false
     }
 
+    /// The press under way became a drag (the picture panned): the next press is a first.
+    public mutating func reset() { first = nil }
+
     /// The press under way moved `dx`, `dy` from where it began: past the distance it is a drag,
     /// and the next press is a first.
     public mutating func moved(dx: Double, dy: Double) {

@@ -255,15 +255,15 @@ public struct ZoomGeometry: Sendable, Equatable {
 
     // MARK: Swiping
 
-    /// What a drag that ended `dx`, `dy` logical pixels from where it began means when the
-    /// picture did not pan (`pans` false: it fitted the view when the drag began): a page turn
-    /// if it went at least `swipeDistance` sideways and more than twice as far sideways as up
-    /// or down. A drag that panned the picture is never a swipe.
     /// Whether a press that has moved `dx`, `dy` logical pixels is a drag yet.
     public static func isDrag(dx: Double, dy: Double) -> Bool {
         dx * dx + dy * dy >= dragDistance * dragDistance
     }
 
+    /// What a drag that ended `dx`, `dy` logical pixels from where it began means when the
+    /// picture did not pan (`pans` false: it fitted the view when the drag began): a page turn
+    /// if it went at least `swipeDistance` sideways and more than twice as far sideways as up
+    /// or down. A drag that panned the picture is never a swipe.
     public static func swipe(dx: Double, dy: Double, pans: Bool) -> Swipe? {
         guard !pans, abs(dx) >= swipeDistance, abs(dx) > 2 * abs(dy) else { return nil }
         return dx < 0 ? .left : .right

@@ -7,9 +7,9 @@ import PhotoPipeline
 
 /// The viewer's info popover (`ui/photo-info.ui`): name, source address, pixel size, file size,
 /// format; the camera, lens, exposure, focal length, date taken (with its zone), place (the
-/// nearest town, the coordinates, and Open in Maps), author, copyright and description where the photo's metadata has them
-/// (`PhotoDetails`); and the colour profile
-/// its colours were turned into sRGB from ("sRGB (assumed)" where it has none). Traced as
+/// nearest town, the coordinates, and Open in Maps), author, copyright and description where
+/// the photo's metadata has them (`PhotoDetails`); and the colour profile its colours were
+/// turned into sRGB from ("sRGB (assumed)" where it has none). Traced as
 /// `viewer.info` when it opens or closes, and when what it shows changes while it is open.
 @MainActor
 final class PhotoInfoPopover {
@@ -152,20 +152,16 @@ final class PhotoInfoPopover {
             if let details = info.details { fill(&text, from: details) }
         }
         text[.profile] = profile
-        let position = info?.details.flatMap { details in
-            details.latitude.flatMap { latitude in details.longitude.map { (latitude, $0) } }
-        }
-        let asked = position.flatMap { position in
-            text[.place].map { (position.0, position.1, $0) }
-        }
-        if let asked {
-            let same = place?.latitude == asked.0 && place?.longitude == asked.1
-            place = (asked.0, asked.1, asked.2, same ? place?.town : nil)
+        if let details = info?.details, let latitude = details.latitude, let longitude = details.longitude,
+            let coordinates = text[.place]
+        {
+            // The same photo shown again keeps the town found for it.
+            let town = place?.latitude == latitude && place?.longitude == longitude ? place?.town : nil
+            place = (latitude, longitude, coordinates, town)
             text[.place] = placeText()
         } else {
             place = nil
         }
-        openMaps.isVisible = place != nil
         placeBox.isVisible = place != nil
         for row in Row.allCases {
             let value = text[row]

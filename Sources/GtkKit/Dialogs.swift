@@ -127,18 +127,10 @@ extension Handle where Kind == AppChooserDialog {
     public func launchChosenApp(with chosenFiles: [ObjectRef<GObject>]) throws(GLibError) {
         guard let app = gtk_app_chooser_get_app_info(opaque) else { return }
         defer { g_object_unref(UnsafeMutableRawPointer(app)) }
-        let context = gdk_display_get_app_launch_context(gtk_widget_get_display(widget))
-        defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
         var files: UnsafeMutablePointer<GList>?
         for file in chosenFiles.reversed() { files = g_list_prepend(files, UnsafeMutableRawPointer(file.pointer)) }
         defer { g_list_free(files) }
-        var error: UnsafeMutablePointer<GError>?
-        let launchContext = context.map {
-            UnsafeMutableRawPointer($0).assumingMemoryBound(to: GAppLaunchContext.self)
-        }
-        if g_app_info_launch(app, files, launchContext, &error) == 0 {
-            throw error.map { GLibError(consuming: $0) } ?? GLibError(domain: "", code: 0, message: "")
-        }
+        try launch { context, error in g_app_info_launch(app, files, context, error) }
     }
 }
 
@@ -214,13 +206,23 @@ extension Handle where Kind: WidgetKind {
     /// Opens `uri` in the app the desktop has for its kind (a `geo:` address in a maps app),
     /// on this widget's display; throws GIO's error when it has none.
     public func openInDefaultApp(_ uri: String) throws(GLibError) {
+        try launch { context, error in g_app_info_launch_default_for_uri(uri, context, error) }
+    }
+
+    /// Starts an app through `start` (a GIO launch call, given the launch context of this
+    /// widget's display, nil where GDK has none, and the error to fill); throws GIO's error
+    /// when it did not start.
+    func launch(
+        _ start: (UnsafeMutablePointer<GAppLaunchContext>?, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>)
+            -> gboolean
+    ) throws(GLibError) {
         let context = gdk_display_get_app_launch_context(gtk_widget_get_display(widget))
         defer { if let context { g_object_unref(UnsafeMutableRawPointer(context)) } }
         let launchContext = context.map {
             UnsafeMutableRawPointer($0).assumingMemoryBound(to: GAppLaunchContext.self)
         }
         var error: UnsafeMutablePointer<GError>?
-        if g_app_info_launch_default_for_uri(uri, launchContext, &error) == 0 {
+        if start(launchContext, &error) == 0 {
             throw error.map { GLibError(consuming: $0) } ?? GLibError(domain: "", code: 0, message: "")
         }
     }

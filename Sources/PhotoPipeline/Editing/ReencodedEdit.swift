@@ -6,8 +6,8 @@ import GLibKit
 
 /// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP): decoded whole in a
 /// decoder helper, turned, straightened (cairo's bilinear filter, as a JPEG is) and cut here,
-/// and saved again in its own format by gdk-pixbuf's writer for it. PNG, TIFF and BMP keep every pixel as it was; WebP and AVIF are encoded
-/// again (at quality 95). What the format's writer cannot carry (EXIF, a colour profile the
+/// and saved again in its own format by gdk-pixbuf's writer for it. PNG, TIFF and BMP keep
+/// every pixel as it was; WebP and AVIF are encoded again (at quality 95). What the format's writer cannot carry (EXIF, a colour profile the
 /// decoder turned into sRGB) is not kept.
 public enum ReencodedEdit {
     /// The formats (gdk-pixbuf's names) edited this way, where a writer for them is installed.
@@ -91,8 +91,8 @@ public enum ReencodedEdit {
                 for x in 0..<width {
                     let p = row + x * channels
                     let a = alpha ? UInt32(p[3]) : 255
-                    let premultiplied = { (value: UInt8) -> UInt32 in (UInt32(value) * a + 127) / 255 }
-                    let word = a << 24 | premultiplied(p[0]) << 16 | premultiplied(p[1]) << 8 | premultiplied(p[2])
+                    let word =
+                        a << 24 | premultiplied(p[0], a) << 16 | premultiplied(p[1], a) << 8 | premultiplied(p[2], a)
                     raw.storeBytes(of: word, toByteOffset: (y * width + x) * 4, as: UInt32.self)
                 }
             }
@@ -113,16 +113,21 @@ public enum ReencodedEdit {
                     let word = raw.load(fromByteOffset: (y * kept.width + x) * 4, as: UInt32.self)
                     let p = row + x * targetChannels
                     let a = alpha ? word >> 24 : 255
-                    let unmultiplied = { (value: UInt32) -> UInt8 in
-                        a == 0 ? 0 : UInt8(min(255, ((value & 0xFF) * 255 + a / 2) / a))
-                    }
-                    p[0] = unmultiplied(word >> 16)
-                    p[1] = unmultiplied(word >> 8)
-                    p[2] = unmultiplied(word)
+                    p[0] = unmultiplied(word >> 16, a)
+                    p[1] = unmultiplied(word >> 8, a)
+                    p[2] = unmultiplied(word, a)
                     if alpha { p[3] = UInt8(a) }
                 }
             }
         }
         return made
+    }
+
+    /// A channel's value premultiplied by alpha `a` (0–255), rounded, as cairo keeps it.
+    private static func premultiplied(_ value: UInt8, _ a: UInt32) -> UInt32 { (UInt32(value) * a + 127) / 255 }
+
+    /// The low byte of `word`, a channel premultiplied by alpha `a`, back to its own value.
+    private static func unmultiplied(_ word: UInt32, _ a: UInt32) -> UInt8 {
+        a == 0 ? 0 : UInt8(min(255, ((word & 0xFF) * 255 + a / 2) / a))
     }
 }

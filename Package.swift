@@ -114,6 +114,15 @@ let package = Package(
             name: "CExiv2Setup", cxxSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("exiv2")]),
 
+        // A video's frame that stands for it, read with FFmpeg's demuxers and decoders.
+        .target(
+            name: "CVideoFrames",
+            cSettings: [.unsafeFlags(cIncludeFlags + ["-Wall", "-Wextra"])],
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
+                .linkedLibrary("avutil"), .linkedLibrary("gio-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("m"),
+            ]),
+
         // Where the main thread is during a stall, written when asked (a diagnostic).
         .target(name: "CStallStacks", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
 
@@ -128,7 +137,7 @@ let package = Package(
             dependencies: [
                 "GLibKit", "CGLib", "CSoup", "CGdkPixbuf", "CEmbeddedPictures", "CDecoderSandbox", "CPhotoListModel",
                 "CSQLite", "CLcms2", "CJxl", "CExempi", "CGExiv2", "CExiv2Setup", "CStallStacks", "CTurboJPEG",
-                "CCairo", "CGWeather",
+                "CCairo", "CGWeather", "CVideoFrames",
             ],
             swiftSettings: strict),
 

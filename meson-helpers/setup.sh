@@ -19,7 +19,10 @@ set -euo pipefail
 # or in the soak, is stuck, in the failure's message); gettext (the build compiles
 # the translations in po/ with msgfmt) and the locales the tests run the app in;
 # xdg-desktop-portal-gtk, which every GNOME desktop has (eog and gThumb recommend it), so the
-# tests meet drags through its document portal as users' desktops make them.
+# tests meet drags through its document portal as users' desktops make them; FFmpeg's libraries
+# (a video's frame for its thumbnail, read in the decoder helpers) and ffmpeg (the tests make
+# their videos with it); GTK's GStreamer media backend with the good plugins and the FFmpeg
+# plugin (the viewer plays videos with them).
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
 PACKAGES=(
@@ -33,6 +36,8 @@ PACKAGES=(
   libexempi-dev libgexiv2-dev libgweather-4-dev libturbojpeg0-dev libjpeg-turbo-progs gdb
   gvfs gvfs-backends gvfs-fuse openssh-client rclone
   gettext locales xdg-desktop-portal-gtk
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
+  libgtk-4-media-gstreamer gstreamer1.0-plugins-good gstreamer1.0-libav
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

@@ -80,6 +80,12 @@ final class PhotoGridCell: PhotoTile {
         square.addOverlay(badge.root)
     }
     var shownMarks: PhotoMarks { marks.shown }
+    /// A video's length over the picture's lower right corner.
+    private lazy var video = VideoBadge(osd: true) { [unowned self] badge in
+        badge.setHorizontalAlign(GTK_ALIGN_END)
+        badge.setMargin(6)
+        square.addOverlay(badge)
+    }
 
     init(side: Int32) {
         root = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 4)
@@ -168,10 +174,15 @@ final class PhotoGridCell: PhotoTile {
         setWorking(working)
         let marks = snapshot.marks ?? .none
         self.marks.show(marks, on: root)
+        let seconds = failed ? nil : image?.videoSeconds
+        video.show(seconds: seconds)
         let accessible = (
             name,
-            [PhotoRowWidget.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
-                .compactMap { $0 }.joined(separator: ", ")
+            [
+                PhotoRowWidget.accessibleState(state, failure: snapshot.failure),
+                VideoBadge.description(seconds: seconds), MarksBadge.description(of: marks),
+            ]
+            .compactMap { $0 }.joined(separator: ", ")
         )
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
@@ -195,6 +206,7 @@ final class PhotoGridCell: PhotoTile {
         setPlaceholder("folder")
         setWorking(false)
         marks.show(.none, on: root)
+        video.show(seconds: nil)
         let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible

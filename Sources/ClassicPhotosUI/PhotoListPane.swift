@@ -232,7 +232,9 @@ final class PhotoListPane {
         processor.rowBound(position)
         let snapshot = processor.snapshot(at: position)
         Trace.shared.emit(
-            .rowShown(row: position, id: id, name: snapshot.name, kind: snapshot.entry.isFolder ? .folder : .photo))
+            .rowShown(
+                row: position, id: id, name: snapshot.name,
+                kind: snapshot.entry.isFolder ? .folder : snapshot.entry.isVideo ? .video : .photo))
         show(snapshot, in: tile)
     }
 

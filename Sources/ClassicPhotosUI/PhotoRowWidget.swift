@@ -59,6 +59,11 @@ final class PhotoRowWidget {
         root.insert(badge.root, after: labels)
     }
     var shownMarks: PhotoMarks { marks.shown }
+    /// A video's length, beside the name.
+    private lazy var video = VideoBadge(osd: false) { [unowned self] badge in
+        badge.setMarginEnd(12)
+        root.insert(badge, after: labels)
+    }
 
     init() {
         root = Widget<Box>.make(GTK_ORIENTATION_HORIZONTAL, spacing: 12)
@@ -165,10 +170,15 @@ final class PhotoRowWidget {
         setWorking(working)
         let marks = snapshot.marks ?? .none
         self.marks.show(marks, on: root)
+        let seconds = state == .failed ? nil : image?.videoSeconds
+        video.show(seconds: seconds)
         let accessible = (
             name,
-            [Self.accessibleState(state, failure: snapshot.failure), MarksBadge.description(of: marks)]
-                .compactMap { $0 }.joined(separator: ", ")
+            [
+                Self.accessibleState(state, failure: snapshot.failure), VideoBadge.description(seconds: seconds),
+                MarksBadge.description(of: marks),
+            ]
+            .compactMap { $0 }.joined(separator: ", ")
         )
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible
@@ -193,6 +203,7 @@ final class PhotoRowWidget {
         }
         setPlaceholder("folder")
         setWorking(false)
+        video.show(seconds: nil)
         let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
         if shownAccessible.map({ $0 != accessible }) ?? true {
             shownAccessible = accessible

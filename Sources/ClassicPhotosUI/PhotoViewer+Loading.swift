@@ -84,6 +84,8 @@ extension PhotoViewer {
     /// Loads `slot`'s photo at the viewer's size, or as `slot.nextLoad` says.
     func start(_ slot: Slot, urgent: Bool) {
         slot.request?.cancel()
+        // A video is played as it is shown, not loaded ahead.
+        if slot.photo.entry.isVideo { return paging.loadEnded(slot.photo.id) }
         let next = slot.nextLoad
         slot.nextLoad = nil
         let id = slot.photo.id

@@ -17,6 +17,7 @@ extension PhotoViewer {
         let reason = slot.failure.map {
             $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
         }
+        if slot.photo.entry.isVideo { return refreshVideo(slot, failure: reason) }
         chrome.showProgress(
             loading: slot.picture == nil && slot.preview == nil && !failed, failure: failed ? reason : nil)
         shownProfile = slot.picture.flatMap { ColorProfile.name(of: $0.original) }
@@ -47,6 +48,18 @@ extension PhotoViewer {
         } else {
             setShown(picture.original, state: .original, animation: picture.animation)
         }
+    }
+
+    /// A video shown plays in its own widget: only a failure to play it is shown here.
+    private func refreshVideo(_ slot: Slot, failure: String?) {
+        chrome.showProgress(loading: false, failure: failure)
+        chrome.info.show(
+            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(), info: nil,
+            profile: nil)
+        if let failure, shownState != .failed, let position = paging.position {
+            Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: failure))
+        }
+        setShown(nil, state: failure == nil ? nil : .failed)
     }
 
     /// Puts `image` in the picture (an animation's first frame, with the animation), tracing

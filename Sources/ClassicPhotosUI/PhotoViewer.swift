@@ -116,6 +116,7 @@ final class PhotoViewer {
             },
             isOnScreen: { [unowned self] in picture.isMapped })
         chrome.onCommand = { [unowned self] command in perform(command) }
+        chrome.video.onFailure = { [unowned self] message in videoFailed(message) }
         chrome.info.onOpenMaps = { [unowned self] address in openMaps(address) }
         pace.onPause = { [unowned self] in pagingPausedNow() }
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
@@ -196,6 +197,10 @@ final class PhotoViewer {
         case .properties: chrome.popUpProperties()
         case .slideshow: startSlideshow()
         case .edit: startEditing()
+        case .playPause: chrome.video.togglePlaying()
+        case .mute: chrome.video.toggleMuted()
+        case .loop: chrome.video.toggleLoop()
+        case .seek(let seconds): chrome.video.seek(by: seconds)
         case .ignore: break
         }
     }
@@ -231,6 +236,7 @@ final class PhotoViewer {
         }
         cancelAll()
         player.stop()
+        chrome.video.stop()
         chrome.popDownProperties()
         isClosing = true
         if animated {
@@ -347,12 +353,34 @@ final class PhotoViewer {
         chrome.showPlace(name: slot.photo.name, position: shown.position, count: photos.count)
         processor.wantMarks(of: shown.id)
         chrome.showMarks(processor.snapshot(of: shown.id)?.marks ?? .none)
+        showVideo(of: slot)
         refresh(slot)
         if shown.moved { host.viewerMoved(to: shown.position) }
     }
 
     func drop(_ id: PhotoID) {
         slots.removeValue(forKey: id)?.request?.cancel()
+    }
+
+    // MARK: Videos
+
+    /// Plays `slot`'s video, or stops the one playing for a photo.
+    private func showVideo(of slot: Slot) {
+        let isVideo = slot.photo.entry.isVideo
+        chrome.showVideo(isVideo)
+        if isVideo {
+            chrome.video.play(slot.photo.entry, id: slot.photo.id)
+        } else {
+            chrome.video.stop()
+        }
+    }
+
+    /// The video shown cannot be played: the failed placeholder says why.
+    private func videoFailed(_ message: String) {
+        guard let slot = current, slot.photo.entry.isVideo else { return }
+        chrome.video.stop()
+        slot.failure = PhotoFailure(.damagedVideo, detail: message)
+        refresh(slot)
     }
 
     // MARK: What the window's actions act on

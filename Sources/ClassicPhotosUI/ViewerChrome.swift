@@ -17,6 +17,8 @@ final class ViewerChrome {
     let zooming: ZoomingPicture
     let picture: Widget<ZoomPicture>
     let info = PhotoInfoPopover()
+    /// A video, over the picture while one is shown.
+    let video = ViewerVideo()
     /// Receives what the buttons ask for.
     var onCommand: ((ViewerCommand) -> Void)?
     private let ui = UIFile("viewer")
@@ -46,7 +48,10 @@ final class ViewerChrome {
         zooming = ZoomingPicture(fading: root)
         picture = zooming.widget
         picture.setAccessibleLabel(tr("Photo"), description: tr("The photo shown"))
-        ui.widget("picture-slot", as: Bin.self).setChild(picture)
+        let pictureAndVideo = Widget<Overlay>.make()
+        pictureAndVideo.setChild(picture)
+        pictureAndVideo.addOverlay(video.widget)
+        ui.widget("picture-slot", as: Bin.self).setChild(pictureAndVideo)
         spinner = ui.widget("spinner")
         failed = ui.widget("failed")
         failedReason = ui.widget("failed-reason")
@@ -122,6 +127,11 @@ final class ViewerChrome {
     /// Switches the sepia / original buttons (which then report `.sepia`).
     func selectSepia(_ sepia: Bool) {
         (sepia ? sepiaButton : originalButton).isActive = true
+    }
+
+    /// A video shown has its own controls at the bottom, in place of the zoom and the sepia.
+    func showVideo(_ isVideo: Bool) {
+        bottomControls.isVisible = !isVideo
     }
 
     /// Shows or hides the on-screen controls (the slideshow hides them).

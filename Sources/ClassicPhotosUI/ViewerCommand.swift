@@ -25,6 +25,10 @@ enum ViewerCommand: Equatable {
     case properties
     /// Starts the slideshow (F5 while the viewer is open).
     case slideshow
+    /// A video shown: Space plays or pauses it, M mutes it, L loops it, Shift+Left and
+    /// Shift+Right move back or on by this many seconds.
+    case playPause, mute, loop
+    case seek(Double)
     /// A key that would move or activate the list behind: taken, and nothing happens.
     case ignore
 
@@ -32,8 +36,14 @@ enum ViewerCommand: Equatable {
     static func forKey(_ keyval: UInt32, state: GdkModifierType) -> ViewerCommand? {
         let control = state.rawValue & GDK_CONTROL_MASK.rawValue != 0
         let alt = state.rawValue & GDK_ALT_MASK.rawValue != 0
+        let shift = state.rawValue & GDK_SHIFT_MASK.rawValue != 0
         switch Int32(bitPattern: keyval) {
         case GDK_KEY_Escape: return .escape
+        case GDK_KEY_Left where shift && !control, GDK_KEY_KP_Left where shift && !control: return .seek(-5)
+        case GDK_KEY_Right where shift && !control, GDK_KEY_KP_Right where shift && !control: return .seek(5)
+        case GDK_KEY_space: return .playPause
+        case GDK_KEY_m where !control && !alt, GDK_KEY_M where !control && !alt: return .mute
+        case GDK_KEY_l where !control && !alt, GDK_KEY_L where !control && !alt: return .loop
         case GDK_KEY_Left, GDK_KEY_KP_Left, GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up: return .step(-1)
         case GDK_KEY_Right, GDK_KEY_KP_Right, GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down: return .step(1)
         case GDK_KEY_Home, GDK_KEY_KP_Home: return .jump(toEnd: false)
@@ -51,7 +61,7 @@ enum ViewerCommand: Equatable {
         case GDK_KEY_s, GDK_KEY_S: return .toggleSepia
         case GDK_KEY_e where !control && !alt, GDK_KEY_E where !control && !alt: return .edit
         case GDK_KEY_Return where alt, GDK_KEY_KP_Enter where alt: return .properties
-        case GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Up, GDK_KEY_KP_Down, GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_space:
+        case GDK_KEY_Up, GDK_KEY_Down, GDK_KEY_KP_Up, GDK_KEY_KP_Down, GDK_KEY_Return, GDK_KEY_KP_Enter:
             return .ignore
         default: return nil
         }

@@ -30,6 +30,9 @@ public enum FileChooserNative: GObjectKind { public static var type: GType { gtk
 public enum PrintOperation: GObjectKind { public static var type: GType { gtk_print_operation_get_type() } }
 /// Where a print operation's page is drawn.
 public enum PrintContext: GObjectKind { public static var type: GType { gtk_print_context_get_type() } }
+/// What a video widget plays (a `GtkMediaStream`, a `GtkMediaFile` for a file), and its
+/// frames as a paintable.
+public enum MediaStream: GObjectKind { public static var type: GType { gtk_media_stream_get_type() } }
 public enum FrameClock: GObjectKind { public static var type: GType { gdk_frame_clock_get_type() } }
 /// The surface of a window on screen (a `GdkToplevel`).
 public enum ToplevelSurface: GObjectKind { public static var type: GType { gdk_toplevel_get_type() } }
@@ -43,6 +46,8 @@ public enum Box: WidgetKind { public static var type: GType { gtk_box_get_type()
 public enum Label: WidgetKind { public static var type: GType { gtk_label_get_type() } }
 public enum Inscription: WidgetKind { public static var type: GType { gtk_inscription_get_type() } }
 public enum Picture: WidgetKind { public static var type: GType { gtk_picture_get_type() } }
+/// A video with GTK's own controls (play, seek, volume, fullscreen), played by GStreamer.
+public enum Video: WidgetKind { public static var type: GType { gtk_video_get_type() } }
 public enum Entry: WidgetKind { public static var type: GType { gtk_entry_get_type() } }
 public enum Button: WidgetKind { public static var type: GType { gtk_button_get_type() } }
 public enum ToggleButton: WidgetKind { public static var type: GType { gtk_toggle_button_get_type() } }

@@ -112,6 +112,7 @@ extension Handle where Kind: WidgetKind {
         gtk_widget_set_margin_bottom(widget, vertical)
     }
     public func setHorizontalExpand(_ expand: Bool) { gtk_widget_set_hexpand(widget, expand ? 1 : 0) }
+    public func setVerticalExpand(_ expand: Bool) { gtk_widget_set_vexpand(widget, expand ? 1 : 0) }
     public func setMarginEnd(_ margin: Int32) { gtk_widget_set_margin_end(widget, margin) }
     /// Shows the pointer over the widget as the cursor named `name` ("none" hides it); nil
     /// gives it back its usual look.

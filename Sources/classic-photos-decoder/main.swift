@@ -37,6 +37,9 @@ if let index = arguments.firstIndex(of: "--limit-memory"), index + 1 < arguments
         guard status == 0 else { refuse("limiting its memory", status) }
         addressSpace = bytes
     }
+    // No one allocation of FFmpeg's larger than an eighth of that: a hostile video's atom
+    // sizes ask for gigabytes, which fail there rather than at the address-space limit.
+    VideoFrame.limitAllocations(bytes / 8)
     // No file it writes (pixels in a memfd) larger than the memory it may have, and few
     // descriptors: together they bound what memfds it could fill without mapping them.
     let status = cp_sandbox_limit_files(bytes, 64)

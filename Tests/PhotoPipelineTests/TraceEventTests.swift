@@ -159,6 +159,8 @@ import Testing
             )
         case .viewerSharp:
             (.viewerSharp(id: id, ms: 42.5), #"{"t":1.500000,"ev":"viewer.sharp","id":42,"ms":42.500}"#)
+        case .viewerPlay:
+            (.viewerPlay(id: id, ms: 42.5), #"{"t":1.500000,"ev":"viewer.play","id":42,"ms":42.500}"#)
         case .compareOpen: (.compareOpen(count: 3), #"{"t":1.500000,"ev":"compare.open","count":3}"#)
         case .compareImage:
             (

@@ -23,6 +23,20 @@ struct ConfinedDecoding: PictureDecoding {
         return image
     }
 
+    func videoFrame(
+        _ source: Decoding.Source, size: DecodeSize, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> (PhotoImage, VideoFacts) {
+        let decoded = try helpers.run(
+            .videoFrame(size: size), input: try input(source, limits: limits, cancellable), limits: limits,
+            budget: budget, cancellable: cancellable)
+        guard case .video(_, let facts) = decoded.outcome, let image = decoded.image else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        if let seconds = facts.duration { image.markVideo(seconds: Int(seconds.rounded())) }
+        return (image, facts)
+    }
+
     func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview? {
         let limits = DecodeLimits(maxBytes: max(head.count, 1), maxPixels: DecodeLimits.standard.maxPixels)
         guard

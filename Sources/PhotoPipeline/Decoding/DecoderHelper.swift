@@ -199,6 +199,11 @@ public enum DecoderHelper {
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let packet = try XMPMarks.update(bytes, from: old, to: new)
                 return (.file(byteCount: packet.count), try SealedPixels.sealedFile(holding: packet))
+            case .videoFrame(let size):
+                let (image, facts) = try VideoFrame.read(
+                    fd, size: size, limits: request.limits, cancellable: cancellable)
+                let (pixels, layout) = try SealedPixels.seal(image)
+                return (.video(layout, facts: facts), pixels)
             case .editedJPEG(let edit):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let (edited, outcome) = try LosslessJPEG.apply(edit, to: bytes)

@@ -48,6 +48,8 @@ struct DecodeRequest: Codable, Sendable {
         case updatedMarks(old: PhotoMarks, new: PhotoMarks)
         /// A JPEG turned, flipped and cropped without decoding it (`LosslessJPEG`), as a file.
         case editedJPEG(PhotoEdit)
+        /// The frame that stands for a video, at `size` (`VideoFrame`).
+        case videoFrame(size: DecodeSize)
     }
 
     var id: UInt64
@@ -89,6 +91,8 @@ struct PixelLayout: Codable, Sendable, Equatable {
 struct DecodeReply: Codable, Sendable {
     enum Outcome: Codable, Sendable {
         case picture(PixelLayout, options: [String: String])
+        /// A video's frame, and what its container says.
+        case video(PixelLayout, facts: VideoFacts)
         case preview(
             PixelLayout, origin: EmbeddedPreview.Origin, photoWidth: Int, photoHeight: Int, options: [String: String])
         /// The photo carries no preview that can be trusted.

@@ -24,6 +24,16 @@ public enum Decoding {
             source, size: size, raw: raw, limits: limits, budget: budget, cancellable: cancellable)
     }
 
+    /// The frame that stands for the video in `source` at `size`, and what its container says
+    /// (see `VideoFrame.read`). A local file's stream is read as little as the container
+    /// allows; any other is read into memory first.
+    public static func videoFrame(
+        _ source: Source, size: DecodeSize, limits: DecodeLimits = .standard, budget: DecodeMemoryBudget = .shared,
+        cancellable: Cancellable, pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> (PhotoImage, VideoFacts) {
+        try pool.decoding.videoFrame(source, size: size, limits: limits, budget: budget, cancellable: cancellable)
+    }
+
     /// The preview a photo carries of itself (see `EmbeddedPreview.read`), from its first bytes.
     public static func preview(
         _ head: Data, squareSide: Int, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
@@ -116,6 +126,11 @@ protocol PictureDecoding: Sendable {
         _ source: Decoding.Source, size: DecodeSize, raw: Bool, limits: DecodeLimits, budget: DecodeMemoryBudget,
         cancellable: Cancellable
     ) throws(PhotoFailure) -> PhotoImage
+
+    func videoFrame(
+        _ source: Decoding.Source, size: DecodeSize, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> (PhotoImage, VideoFacts)
 
     /// The preview a JPEG or HEIF file carries (the others were let go before).
     func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview?

@@ -118,7 +118,7 @@ extension HelperRoster {
     ) throws(PhotoFailure) -> Decoded {
         let unusable = PhotoFailure(.decoderCrashed, detail: "The decoder helper's answer is larger than was asked for")
         switch outcome {
-        case .picture(let layout, _), .preview(let layout, _, _, _, _):
+        case .picture(let layout, _), .preview(let layout, _, _, _, _), .video(let layout, _):
             guard layout.isWithin(maxPixels: limits.maxPixels) else {
                 if let fd { close(fd) }
                 throw unusable
@@ -158,7 +158,7 @@ extension HelperRoster {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no file with its answer")
             }
             return Decoded(image: nil, outcome: outcome, file: try SealedPixels.bytes(from: fd, byteCount: byteCount))
-        case .picture(let layout, _), .preview(let layout, _, _, _, _):
+        case .picture(let layout, _), .preview(let layout, _, _, _, _), .video(let layout, _):
             guard let fd else {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no pixels with its picture")
             }

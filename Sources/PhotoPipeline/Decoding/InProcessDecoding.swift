@@ -1,3 +1,4 @@
+import CGLib
 import CGdkPixbuf
 import Foundation
 import GLibKit
@@ -24,6 +25,28 @@ struct InProcessDecoding: PictureDecoding {
             return try ImageDecoder.decode(
                 RawPhoto.preview(of: bytes), size: size, limits: limits, budget: budget, cancellable: cancellable)
         }
+    }
+
+    func videoFrame(
+        _ source: Decoding.Source, size: DecodeSize, limits: DecodeLimits, budget: DecodeMemoryBudget,
+        cancellable: Cancellable
+    ) throws(PhotoFailure) -> (PhotoImage, VideoFacts) {
+        // FFmpeg reads through a descriptor: a local file's own, or a memfd of the bytes.
+        let bytes: Data
+        switch source {
+        case .stream(let stream):
+            if let file = GObjectCast.instance(
+                stream.pointer, of: g_unix_input_stream_get_type(), as: GUnixInputStream.self)
+            {
+                return try VideoFrame.read(
+                    g_unix_input_stream_get_fd(file), size: size, limits: limits, cancellable: cancellable)
+            }
+            bytes = try Decoding.readAll(stream, limit: limits.maxBytes, cancellable: cancellable)
+        case .bytes(let given): bytes = given
+        }
+        let fd = try SealedPixels.sealedFile(holding: bytes)
+        defer { close(fd) }
+        return try VideoFrame.read(fd, size: size, limits: limits, cancellable: cancellable)
     }
 
     func preview(_ head: Data, squareSide: Int, cancellable: Cancellable) -> EmbeddedPreview? {

@@ -13,8 +13,9 @@ public struct LocalFileSource: PhotoDownloadSource {
     public func download(_ attempt: DownloadAttempt) throws(PhotoFailure) -> DownloadResult? {
         guard attempt.url.isFileURL else { return nil }
         if !attempt.fileChecked {
-            let stream = try PhotoFetcher.openFile(
-                attempt.url, cancellable: attempt.cancellable, byteLimit: attempt.fetcher.limits.maxPhotoBytes)
+            // A video is not read whole, whatever its size.
+            let limit = VideoFile.isVideo(attempt.url) ? .max : attempt.fetcher.limits.maxPhotoBytes
+            let stream = try PhotoFetcher.openFile(attempt.url, cancellable: attempt.cancellable, byteLimit: limit)
             g_input_stream_close(stream.pointer, nil, nil)
         }
         return .file(attempt.url, thumbnailKey: thumbnails?.key(for: attempt.url), preview: attempt.smallPreview?.image)

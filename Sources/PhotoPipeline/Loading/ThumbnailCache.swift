@@ -199,6 +199,7 @@ public struct ThumbnailCache: Sendable {
             ("tEXt::Software", AppInfo.displayName),
         ]
         if let mimeType { options.append(("tEXt::Thumb::Mimetype", mimeType)) }
+        if let seconds = image.videoSeconds { options.append((VideoFile.lengthOption, String(seconds))) }
         if let expires = key.expires { options.append((Self.expiresOption, String(expires))) }
         let saved = withCStrings(options.map(\.0)) { keys in
             withCStrings(options.map(\.1)) { values in

@@ -94,6 +94,13 @@ public struct PhotoEntry: Sendable, Equatable {
             && (link.hasPrefix("file:") || Self.schemeOf(link).map(RemoteLocation.isRemoteScheme) == true)
     }
 
+    /// Whether the entry is a video (by its name's extension, as a folder lists it).
+    public var isVideo: Bool {
+        let path = link.prefix { $0 != "?" && $0 != "#" }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return VideoFile.isVideo(extension: path[path.index(after: dot)...])
+    }
+
     /// For a photo of a folder shown with every picture beneath it, the sub-folder it is in,
     /// as a path below the folder shown ("2023/07 July"); nil for a photo of the folder itself
     /// or of a list. Such a photo is named by its path below the folder (see `FolderTree`).

@@ -73,6 +73,10 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
         case noRawPreview
         /// The decoder's pixels or file could not be handed back.
         case undecodable
+        /// A video whose codec (as people call it: "H.265") no installed decoder reads.
+        case codecMissing(codec: String)
+        /// A video FFmpeg could not read a frame of: damaged, cut short, or holding no picture.
+        case damagedVideo
 
         /// The stable code this kind of failure is traced with.
         public var reason: Reason {
@@ -80,9 +84,9 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
             case .plain(let reason): reason
             case .http: .http
             case .notRegularFile: .blockedScheme
-            case .unsupportedAddress, .unsupportedPicture, .formatNotSupported: .unsupported
+            case .unsupportedAddress, .unsupportedPicture, .formatNotSupported, .codecMissing: .unsupported
             case .wrongPart: .transport
-            case .damaged: .damagedOrUnsupported
+            case .damaged, .damagedVideo: .damagedOrUnsupported
             case .folder, .noRawPreview, .undecodable: .notImage
             }
         }
@@ -122,7 +126,7 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
             default: false
             }
         case .damaged, .folder, .notRegularFile, .unsupportedAddress, .unsupportedPicture, .formatNotSupported,
-            .noRawPreview, .undecodable:
+            .noRawPreview, .undecodable, .codecMissing, .damagedVideo:
             false
         }
     }
@@ -184,6 +188,8 @@ public struct PhotoFailure: Error, Sendable, Equatable, Codable, CustomStringCon
         case .formatNotSupported(let name): String(format: translatable("Format not supported (%@)"), name)
         case .noRawPreview: translatable("No RAW preview")
         case .undecodable: translatable("Could not be decoded")
+        case .codecMissing(let codec): String(format: translatable("%@ video: codec not installed"), codec)
+        case .damagedVideo: translatable("Damaged video")
         }
     }
 }

@@ -85,15 +85,18 @@ public struct ThumbnailFrame: Sendable, Hashable, CustomStringConvertible {
     /// photo's own thumbnail): its centred square, or the whole of it, scaled down to the
     /// frame if it is larger; never enlarged.
     public func shape(_ image: PhotoImage) -> PhotoImage {
+        let shaped: PhotoImage
         switch fill {
         case .crop:
-            return ImageDecoder.centreSquare(of: image, side: side)
+            shaped = ImageDecoder.centreSquare(of: image, side: side)
         case .whole:
             let (width, height) = ImageDecoder.scaledSize(width: image.width, height: image.height, for: .fit(side))
             guard width != image.width || height != image.height,
                 let scaled = gdk_pixbuf_scale_simple(image.pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR)
             else { return image }
-            return PhotoImage(taking: scaled)
+            shaped = PhotoImage(taking: scaled)
         }
+        image.passVideoLength(to: shaped)
+        return shaped
     }
 }

@@ -65,10 +65,16 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             // place; one the record holds (a cached thumbnail) is copied first.
             let image: PhotoImage
             switch downloaded {
-            case .picture(let decoded): image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
+            case .picture(let decoded):
+                image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
+                decoded.passVideoLength(to: image)
             case .bytes(let bytes, let key):
                 let raw = (try? self.record.entry.resolvedURL()).map(RawPhoto.isRaw) ?? false
                 image = try self.decode(.bytes(bytes), raw: raw, thumbnailKey: key)
+            case .file(let url, let key, _) where VideoFile.isVideo(url):
+                // A video is opened whatever its size: its frame is found through its index.
+                let stream = try PhotoFetcher.openFile(url, cancellable: self.cancellable, byteLimit: .max)
+                image = try self.videoFrame(.stream(stream), thumbnailKey: key)
             case .file(let url, let key, _):
                 // A RAW file is read whole for LibRaw; its camera's preview is what is decoded.
                 let stream = try PhotoFetcher.openFile(
@@ -110,11 +116,31 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private func decode(
         _ input: Decoding.Source, raw: Bool, thumbnailKey key: ThumbnailCache.Key?
     ) throws(PhotoFailure) -> PhotoImage {
+        try cached(thumbnailKey: key) { size throws(PhotoFailure) in try decode(input, raw: raw, size: size) }
+    }
+
+    private func videoFrame(
+        _ input: Decoding.Source, thumbnailKey key: ThumbnailCache.Key?
+    ) throws(PhotoFailure)
+        -> PhotoImage
+    {
+        try cached(thumbnailKey: key) { size throws(PhotoFailure) in
+            try Decoding.videoFrame(
+                input, size: size, limits: decoding.limits, budget: decoding.budget, cancellable: cancellable
+            ).0
+        }
+    }
+
+    /// The picture `decode` makes at the size the row's frame needs, or (where there is a
+    /// thumbnail cache for it) at a cache's size, stored there, and shaped for the frame.
+    private func cached(
+        thumbnailKey key: ThumbnailCache.Key?, _ decode: (DecodeSize) throws(PhotoFailure) -> PhotoImage
+    ) throws(PhotoFailure) -> PhotoImage {
         let frame = decoding.frame
         guard let key, let thumbnails = key.isPrivate ? decoding.remoteThumbnails : decoding.thumbnails else {
-            return try decode(input, raw: raw, size: frame.decodeSize)
+            return try decode(frame.decodeSize)
         }
-        let image = try decode(input, raw: raw, size: frame.cachedDecodeSize)
+        let image = try decode(frame.cachedDecodeSize)
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.

@@ -69,7 +69,7 @@ final class PictureTypes {
 
     /// What a file's name alone says about it, for listing a folder without opening its files.
     enum NameVerdict: Equatable {
-        /// A kind of picture this app lists: believed until the file is loaded.
+        /// A kind of picture (or a video) this app lists: believed until the file is loaded.
         case picture
         /// Nothing useful (no extension, or one nobody registered): the content must say.
         case unknown
@@ -107,6 +107,8 @@ final class PictureTypes {
         let verdict: NameVerdict
         if dot != nil, Self.sidecarExtensions.contains(key.lowercased()) {
             verdict = .other
+        } else if dot != nil, VideoFile.isVideo(extension: key) {
+            verdict = .picture // a video is listed beside the photos
         } else if uncertain != 0 || g_content_type_is_unknown(type) != 0 {
             verdict = .unknown
         } else if isLoadable(type) || g_content_type_is_a(type, "image/x-dcraw") != 0

@@ -222,6 +222,10 @@ extension TraceEvent {
             p.name(.viewerSharp)
             p.field(.id, id)
             p.field(.ms, ms)
+        case .viewerPlay(let id, let ms):
+            p.name(.viewerPlay)
+            p.field(.id, id)
+            p.field(.ms, ms)
         case .compareOpen, .compareImage, .compareView, .compareFocus, .compareClose:
             layOutCompare(into: &p)
         case .editBegin, .editSaved, .editSaving, .editFailed:

@@ -106,6 +106,8 @@ public enum TraceEvent: Sendable, Equatable {
     /// The viewer shows a photo it moved to sharp, at the size it is shown (not a preview):
     /// `ms` from the move (a key, a click, a swipe) to that picture.
     case viewerSharp(id: PhotoID, ms: Double)
+    /// The video the viewer opened shows its first frame, `ms` after it was opened.
+    case viewerPlay(id: PhotoID, ms: Double)
     /// The compare view opened on `count` photos (2 to 4), side by side.
     case compareOpen(count: Int)
     /// A compared photo's picture is shown: `w`×`h` decoded, in `state`.
@@ -237,6 +239,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerOpen = "viewer.open"
         case viewerImage = "viewer.image"
         case viewerSharp = "viewer.sharp"
+        case viewerPlay = "viewer.play"
         case compareOpen = "compare.open"
         case compareImage = "compare.image"
         case compareView = "compare.view"
@@ -295,7 +298,7 @@ public enum FileBatchKind: String, Sendable, CaseIterable {
 
 /// What a row shows: a photo, or a sub-folder of the folder shown.
 public enum RowKind: String, Sendable, CaseIterable {
-    case photo, folder
+    case photo, folder, video
 }
 
 /// What the viewer's picture shows.

@@ -135,6 +135,7 @@ extension TraceEvent {
                 frames: c.decodeIfPresent(Int.self, forKey: .frames) ?? 0,
                 profile: c.decodeIfPresent(String.self, forKey: .profile))
         case .viewerSharp: self = try .viewerSharp(id: id(), ms: double(.ms))
+        case .viewerPlay: self = try .viewerPlay(id: id(), ms: double(.ms))
         case .compareOpen: self = try .compareOpen(count: int(.count))
         case .compareImage:
             self = try .compareImage(
@@ -223,6 +224,7 @@ extension TraceEvent {
     public var viewerPhoto: PhotoID? {
         switch self {
         case .viewerOpen(_, let id, _), .viewerImage(_, let id, _, _, _, _, _), .viewerSharp(let id, _),
+            .viewerPlay(let id, _),
             .viewerStatus(_, let id, _), .viewerClose(_, let id), .compareImage(let id, _, _, _),
             .compareView(let id, _, _, _), .compareFocus(let id):
             id
@@ -286,7 +288,8 @@ extension TraceEvent {
     public var ms: Double? {
         switch self {
         case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
-            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .viewerSharp(_, let ms):
+            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .viewerSharp(_, let ms),
+            .viewerPlay(_, let ms):
             ms
         default: nil
         }

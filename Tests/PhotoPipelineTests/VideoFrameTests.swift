@@ -1,0 +1,166 @@
+import CGLib
+import Foundation
+import GLibKit
+@testable import PhotoPipeline
+import Testing
+import TestSupport
+
+/// A video's frame, read in a decoder helper from the container's index and one keyframe:
+/// made with ffmpeg as cameras and phones write them, and files that only pretend to be videos.
+@Suite(.serialized) struct VideoFrameTests {
+    /// The frame and facts of the video at `url`, read as the list reads a local file's.
+    private func frame(_ url: URL, size: DecodeSize = .fit(256)) throws(PhotoFailure) -> (PhotoImage, VideoFacts) {
+        let stream = try PhotoFetcher.openFile(url, cancellable: Cancellable(), byteLimit: .max)
+        return try Decoding.videoFrame(.stream(stream), size: size, cancellable: Cancellable())
+    }
+
+    private func isClose(_ pixel: (UInt8, UInt8, UInt8, UInt8), to rgb: (Int, Int, Int), within: Int = 24) -> Bool {
+        abs(Int(pixel.0) - rgb.0) <= within && abs(Int(pixel.1) - rgb.1) <= within
+            && abs(Int(pixel.2) - rgb.2) <= within
+    }
+
+    @Test("H.264 in MP4 (index last, as cameras write it), VP9 in WebM: the frame, its length and its codec")
+    func containers() async throws {
+        let folder = try TestPictures.makeFolder("videos")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var camera = TestVideos.Options()
+        camera.width = 1280
+        camera.height = 720
+        camera.seconds = 12
+        camera.creationTime = "2024-05-01T10:20:30Z"
+        camera.audio = true
+        let mp4 = folder.appendingPathComponent("camera.mp4")
+        try await TestVideos.make(mp4, camera)
+        var web = TestVideos.Options()
+        web.colour = "blue"
+        web.codec = "libvpx-vp9"
+        let webm = folder.appendingPathComponent("web.webm")
+        try await TestVideos.make(webm, web)
+
+        let (image, facts) = try frame(mp4)
+        #expect(image.width == 256 && image.height == 144, "\(image.width) × \(image.height)")
+        #expect(isClose(image.pixel(x: 128, y: 72), to: (254, 0, 0)), "\(image.pixel(x: 128, y: 72))")
+        #expect(facts.codec == "H.264")
+        #expect(facts.width == 1280 && facts.height == 720)
+        #expect(abs((facts.duration ?? 0) - 12) < 0.1, "\(String(describing: facts.duration))")
+        #expect(facts.created?.hasPrefix("2024-05-01T10:20:30") == true, "\(String(describing: facts.created))")
+        #expect(image.videoSeconds == 12, "the length rides on the picture")
+
+        let (blue, webFacts) = try frame(webm, size: .square(96))
+        #expect(blue.width == 96 && blue.height == 96)
+        #expect(isClose(blue.pixel(x: 48, y: 48), to: (0, 0, 254)), "\(blue.pixel(x: 48, y: 48))")
+        #expect(webFacts.codec == "VP9")
+        #expect(blue.videoSeconds == 4)
+    }
+
+    @Test("A phone's upright video is turned as it plays; a video that starts black stands for itself by a later frame")
+    func turnedAndDark() async throws {
+        let folder = try TestPictures.makeFolder("videos-turned")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var upright = TestVideos.Options()
+        upright.rotation = 90
+        upright.colour = "green"
+        let turned = folder.appendingPathComponent("upright.mp4")
+        try await TestVideos.make(turned, upright)
+        var fading = TestVideos.Options()
+        fading.blackSeconds = 3
+        fading.seconds = 7
+        fading.colour = "yellow"
+        let dark = folder.appendingPathComponent("fade-in.mp4")
+        try await TestVideos.make(dark, fading)
+
+        let (portrait, facts) = try frame(turned)
+        #expect(portrait.width == 144 && portrait.height == 256, "\(portrait.width) × \(portrait.height)")
+        #expect(facts.width == 360 && facts.height == 640)
+        // A tenth of the way in is black; a third of the way is yellow.
+        let (shown, _) = try frame(dark)
+        #expect(isClose(shown.pixel(x: 128, y: 72), to: (255, 255, 0)), "\(shown.pixel(x: 128, y: 72))")
+    }
+
+    @Test("A camera-sized clip's frame reads a few percent of it, its index at the start or the end")
+    func readsLittle() async throws {
+        let folder = try TestPictures.makeFolder("videos-large")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var clip = TestVideos.Options()
+        clip.colour = nil
+        clip.width = 1280
+        clip.height = 720
+        clip.seconds = 30
+        clip.bitrate = "6M"
+        clip.audio = true
+        for indexFirst in [false, true] {
+            clip.indexFirst = indexFirst
+            let url = folder.appendingPathComponent("clip-\(indexFirst).mp4")
+            try await TestVideos.make(url, clip)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+            let (_, facts) = try frame(url)
+            let share = Double(facts.bytesRead) / Double(size)
+            print("video frame: read \(facts.bytesRead) of \(size) bytes (\(String(format: "%.2f", share * 100)) %)")
+            #expect(size > 10 << 20)
+            #expect(share < 0.05, "index first: \(indexFirst)")
+        }
+    }
+
+    @Test("Sound alone, text, a cut-off file and a codec nothing here decodes each fail with their reason")
+    func failures() async throws {
+        let folder = try TestPictures.makeFolder("videos-bad")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sound = folder.appendingPathComponent("sound.mp4")
+        try await TestVideos.soundOnly(sound)
+        let text = folder.appendingPathComponent("notes.mp4")
+        try Data("not a video\n".utf8).write(to: text)
+        var options = TestVideos.Options()
+        options.seconds = 6
+        options.colour = nil
+        let whole = folder.appendingPathComponent("whole.mp4")
+        try await TestVideos.make(whole, options)
+        let bytes = try Data(contentsOf: whole)
+        let cut = folder.appendingPathComponent("cut.mp4")
+        try bytes.prefix(bytes.count / 2).write(to: cut) // the index was last
+        let unknown = folder.appendingPathComponent("h266.mp4")
+        try TestVideos.retagged(bytes, as: "vvc1").write(to: unknown)
+
+        for url in [sound, text, cut] {
+            #expect(throws: PhotoFailure.self) { try frame(url) }
+            do {
+                _ = try frame(url)
+            } catch {
+                #expect(error.kind == .damagedVideo, "\(url.lastPathComponent): \(error)")
+                #expect(!error.retryHelps)
+            }
+        }
+        do {
+            _ = try frame(unknown)
+            Issue.record("a codec with no decoder gave a frame")
+        } catch {
+            #expect(error.kind == .codecMissing(codec: "H.266"), "\(error)")
+            #expect(error.summary == "H.266 video: codec not installed")
+            #expect(error.reason == .unsupported)
+        }
+    }
+
+    @Test("Hostile MP4s (boxes 5,000 deep, a billion samples, an exabyte box) fail in their helper, which goes on")
+    func hostile() async throws {
+        let folder = try TestPictures.makeFolder("videos-hostile")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, bytes) in TestVideos.hostile() {
+            let url = folder.appendingPathComponent("\(name).mp4")
+            try bytes.write(to: url)
+            do {
+                _ = try frame(url)
+                Issue.record("\(name) gave a frame")
+            } catch {
+                #expect(
+                    [.damagedOrUnsupported, .tooLarge].contains(error.reason),
+                    "\(name): \(error.reason) \(error.detail)")
+            }
+        }
+        // The helpers are still there for a good video.
+        var options = TestVideos.Options()
+        options.seconds = 2
+        let good = folder.appendingPathComponent("good.mp4")
+        try await TestVideos.make(good, options)
+        let (image, _) = try frame(good)
+        #expect(image.width == 256)
+    }
+}

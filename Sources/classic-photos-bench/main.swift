@@ -28,6 +28,8 @@
 //               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //   edit        the editor's lossless crop and turn of a 24 MP JPEG, saved, vs jpegtran
+//   videos      a video's thumbnail vs ffmpegthumbnailer, the bytes it reads, a phone's folder of
+//               photos and videos cold vs the photos alone, the viewer's open → first frame
 //
 // Usage: classic-photos-bench [--write FILE] [--rounds N] [--rows N] [--latency MS] [--only SECTIONS]
 import CGLib
@@ -40,6 +42,7 @@ struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
         "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "culling", "app", "edit",
+        "videos",
     ]
     var rounds = 5
     var rows = 64
@@ -118,6 +121,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         }
         if [
             "folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter", "culling",
+            "videos",
         ].contains(
             where: wants)
         {
@@ -135,6 +139,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("marks") { try benchmarkMarks(folder, rounds: min(options.appRounds, 3), report: report) }
             if wants("filter") { try benchmarkFilter(folder, rounds: options.appRounds, report: report) }
             if wants("culling") { try benchmarkCulling(folder, rounds: options.appRounds, report: report) }
+            if wants("videos") { try await benchmarkVideos(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
         if wants("edit") { try benchmarkEditing(rounds: options.rounds, report: report) }

@@ -15,6 +15,9 @@ public enum TestVideos {
         /// The container's display rotation in degrees (phones held upright write 90).
         public var rotation = 0
         public var codec = "libx264"
+        /// x264's speed preset, and frames from one keyframe to the next.
+        public var preset = "veryfast"
+        public var gop = 30
         /// The MP4's index at its start (`+faststart`) rather than its end.
         public var indexFirst = false
         /// A bitrate ("8M"), to make a file as large as a camera's; nil: ffmpeg's choice.
@@ -40,9 +43,9 @@ public enum TestVideos {
             arguments += ["-filter_complex", "[0:v][1:v]concat=n=2:v=1[v]", "-map", "[v]"]
             if options.audio { arguments += ["-map", "2:a"] }
         }
-        arguments += ["-c:v", options.codec, "-pix_fmt", "yuv420p", "-g", "30"]
+        arguments += ["-c:v", options.codec, "-pix_fmt", "yuv420p", "-g", String(options.gop)]
         if options.codec == "libvpx-vp9" { arguments += ["-deadline", "realtime", "-cpu-used", "8"] }
-        if options.codec == "libx264" { arguments += ["-preset", "veryfast"] }
+        if options.codec == "libx264" { arguments += ["-preset", options.preset] }
         if let bitrate = options.bitrate { arguments += ["-b:v", bitrate, "-maxrate", bitrate, "-bufsize", bitrate] }
         if options.audio { arguments += ["-c:a", output.pathExtension == "webm" ? "libopus" : "aac"] }
         if options.indexFirst { arguments += ["-movflags", "+faststart"] }

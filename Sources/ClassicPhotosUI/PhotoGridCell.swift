@@ -175,12 +175,13 @@ final class PhotoGridCell: PhotoTile {
         let marks = snapshot.marks ?? .none
         self.marks.show(marks, on: root)
         let seconds = failed ? nil : image?.videoSeconds
-        video.show(seconds: seconds)
+        let live = !(failed) && image?.isMotion == true
+        video.show(seconds: seconds, live: live)
         let accessible = (
             name,
             [
                 PhotoRowWidget.accessibleState(state, failure: snapshot.failure),
-                VideoBadge.description(seconds: seconds), MarksBadge.description(of: marks),
+                VideoBadge.description(seconds: seconds, live: live), MarksBadge.description(of: marks),
             ]
             .compactMap { $0 }.joined(separator: ", ")
         )

@@ -171,11 +171,13 @@ final class PhotoRowWidget {
         let marks = snapshot.marks ?? .none
         self.marks.show(marks, on: root)
         let seconds = state == .failed ? nil : image?.videoSeconds
-        video.show(seconds: seconds)
+        let live = !(state == .failed) && image?.isMotion == true
+        video.show(seconds: seconds, live: live)
         let accessible = (
             name,
             [
-                Self.accessibleState(state, failure: snapshot.failure), VideoBadge.description(seconds: seconds),
+                Self.accessibleState(state, failure: snapshot.failure),
+                VideoBadge.description(seconds: seconds, live: live),
                 MarksBadge.description(of: marks),
             ]
             .compactMap { $0 }.joined(separator: ", ")

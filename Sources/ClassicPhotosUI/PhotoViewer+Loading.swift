@@ -103,6 +103,7 @@ extension PhotoViewer {
                 slot.picture = picture
                 slot.preview = nil
                 slot.failure = nil
+                playMotionClip(of: slot)
             case .filtered(let sepia):
                 slot.sepia = sepia.image
                 slot.sepiaAnimation = sepia.animation

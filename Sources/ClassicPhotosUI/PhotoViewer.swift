@@ -62,6 +62,8 @@ final class PhotoViewer {
         var wantsLargerDecode = false
         /// What the next load decodes at and from, when not the first load (a larger decode).
         var nextLoad: (side: Int, bytes: Data)?
+        /// A motion photo's clip played since it was moved to (it plays once, then the photo rests).
+        var clipPlayed = false
         init(photo: PhotoSnapshot) { self.photo = photo }
     }
     var slots: [PhotoID: Slot] = [:]
@@ -86,6 +88,8 @@ final class PhotoViewer {
     /// The photo moved to that has not yet been shown sharp, and when the move was (trace
     /// clock), for `viewer.sharp`.
     var awaitingSharp: (id: PhotoID, since: Double)?
+    /// The same for a motion photo's clip: `viewer.play` counts from the move.
+    var awaitingClip: (id: PhotoID, since: Double)?
     /// How fast the viewer is paging (a held arrow key holds decodes back).
     let pace = PagingPace()
     /// Decodes again, larger, once zooming pauses (`considerRedecode`).
@@ -117,6 +121,8 @@ final class PhotoViewer {
             isOnScreen: { [unowned self] in picture.isMapped })
         chrome.onCommand = { [unowned self] command in perform(command) }
         chrome.video.onFailure = { [unowned self] message in videoFailed(message) }
+        // The clip's own controls stood in for the zoom and the sepia while it played.
+        chrome.video.onClipEnded = { [unowned self] in chrome.showVideo(false) }
         chrome.info.onOpenMaps = { [unowned self] address in openMaps(address) }
         pace.onPause = { [unowned self] in pagingPausedNow() }
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
@@ -197,7 +203,12 @@ final class PhotoViewer {
         case .properties: chrome.popUpProperties()
         case .slideshow: startSlideshow()
         case .edit: startEditing()
-        case .playPause: chrome.video.togglePlaying()
+        case .playPause:
+            if chrome.video.shown == nil || chrome.video.isClip, let slot = current {
+                playMotionClip(of: slot, again: true)
+            } else {
+                chrome.video.togglePlaying()
+            }
         case .mute: chrome.video.toggleMuted()
         case .loop: chrome.video.toggleLoop()
         case .seek(let seconds): chrome.video.seek(by: seconds)
@@ -331,6 +342,7 @@ final class PhotoViewer {
                 Trace.shared.emit(.viewerOpen(row: position, id: id, name: processor.snapshot(of: id)?.name ?? ""))
                 // Another photo: fit, and whatever was drawn goes.
                 awaitingSharp = (id, Trace.shared.now)
+                awaitingClip = (id, Trace.shared.now)
                 setShown(nil, state: nil)
                 zooming.setImageSize(width: 0, height: 0)
                 zooming.fit()
@@ -353,7 +365,7 @@ final class PhotoViewer {
         chrome.showPlace(name: slot.photo.name, position: shown.position, count: photos.count)
         processor.wantMarks(of: shown.id)
         chrome.showMarks(processor.snapshot(of: shown.id)?.marks ?? .none)
-        showVideo(of: slot)
+        showVideo(of: slot, moved: shown.moved)
         refresh(slot)
         if shown.moved { host.viewerMoved(to: shown.position) }
     }
@@ -365,14 +377,32 @@ final class PhotoViewer {
     // MARK: Videos
 
     /// Plays `slot`'s video, or stops the one playing for a photo.
-    private func showVideo(of slot: Slot) {
+    /// A motion photo moved to plays its clip each time (at once if it was loaded ahead, else
+    /// once it is decoded).
+    private func showVideo(of slot: Slot, moved: Bool) {
         let isVideo = slot.photo.entry.isVideo
         chrome.showVideo(isVideo)
         if isVideo {
             chrome.video.play(slot.photo.entry, id: slot.photo.id)
-        } else {
+        } else if moved || chrome.video.shown != slot.photo.id {
             chrome.video.stop()
+            chrome.showVideo(false)
+            if moved { slot.clipPlayed = false }
+            playMotionClip(of: slot)
         }
+    }
+
+    /// A motion photo shown, decoded: its clip plays once (Space plays it again).
+    func playMotionClip(of slot: Slot, again: Bool = false) {
+        guard slot === current, again || !slot.clipPlayed, !slot.photo.entry.isVideo, let picture = slot.picture,
+            let clip = picture.liveClip.map(ViewerVideo.MotionClip.file)
+                ?? picture.motionClipFile().map(ViewerVideo.MotionClip.memory)
+        else { return }
+        slot.clipPlayed = true
+        let since = awaitingClip.flatMap { $0.id == slot.photo.id ? $0.since : nil } ?? Trace.shared.now
+        awaitingClip = nil
+        chrome.showVideo(true)
+        chrome.video.playClip(clip, id: slot.photo.id, since: since)
     }
 
     /// The video shown cannot be played: the failed placeholder says why.

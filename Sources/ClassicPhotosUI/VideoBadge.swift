@@ -18,11 +18,13 @@ final class VideoBadge {
         self.place = place
     }
 
-    /// Shows a video's length in seconds; hidden for nil (a photo, or a video not yet read).
-    func show(seconds: Int?) {
-        guard seconds != shown else { return }
-        shown = seconds
-        if label == nil, seconds != nil {
+    /// Shows a video's length in seconds, or "Live" for a motion photo; hidden for a photo
+    /// (or a video not yet read).
+    func show(seconds: Int?, live: Bool = false) {
+        let wanted = live ? -1 : seconds
+        guard wanted != shown else { return }
+        shown = wanted
+        if label == nil, wanted != nil {
             let made = Widget<Label>.make()
             made.addCSSClass("video-badge")
             if osd { made.addCSSClass("osd") } else { made.addCSSClass("dim-label") }
@@ -32,8 +34,12 @@ final class VideoBadge {
             label = made
         }
         guard let label else { return }
-        label.isVisible = seconds != nil
-        if let seconds { label.setText("▶ " + Self.length(seconds)) }
+        label.isVisible = wanted != nil
+        if live {
+            label.setText(tr("Live"))
+        } else if let seconds {
+            label.setText("▶ " + Self.length(seconds))
+        }
     }
 
     /// A length as players write it: "0:07", "1:05", "1:02:03".
@@ -46,7 +52,8 @@ final class VideoBadge {
     }
 
     /// What a screen reader says of a video of `seconds` ("video, 1:05").
-    static func description(seconds: Int?) -> String? {
-        seconds.map { String(format: tr("video, %@"), length($0)) }
+    static func description(seconds: Int?, live: Bool = false) -> String? {
+        if live { return tr("motion photo") }
+        return seconds.map { String(format: tr("video, %@"), length($0)) }
     }
 }

@@ -104,6 +104,21 @@ final class ViewerChrome {
         nextButton.isSensitive = position < count - 1
     }
 
+    /// "Live", after the counter, for a motion photo; made for the first one shown.
+    private var liveBadge: Widget<Label>?
+
+    /// Says whether the photo shown is a motion photo.
+    func showLive(_ live: Bool) {
+        if live, liveBadge == nil {
+            let badge = Widget<Label>.make(tr("Live"))
+            badge.addCSSClass("live-badge")
+            badge.setTooltip(tr("A motion photo: Space plays its clip again"))
+            ui.widget("place-line", as: Box.self).append(badge)
+            liveBadge = badge
+        }
+        liveBadge?.isVisible = live
+    }
+
     /// The photo's marks (none: nothing shown).
     func showMarks(_ shown: PhotoMarks) { marks.show(shown) }
 

@@ -21,8 +21,13 @@ final class ViewerVideo {
     /// Whether videos start again at their end, kept from one video to the next.
     private var loops = false
     private var muted = false
+    /// A motion photo's clip plays (muted, once) rather than a video, from this memory file.
+    private(set) var isClip = false
+    private var clipFile: Int32?
     /// Why the video cannot be played (GStreamer's words: a codec not installed, a damaged file).
     var onFailure: ((String) -> Void)?
+    /// A motion photo's clip played to its end (or could not be played): the photo shows again.
+    var onClipEnded: (() -> Void)?
 
     init() {
         widget = Widget<Video>.make()
@@ -41,20 +46,53 @@ final class ViewerVideo {
             onFailure?(tr("The video’s address cannot be played"))
             return
         }
+        start(uri: url.absoluteString, id: id, since: Trace.shared.now)
+    }
+
+    /// Plays a motion photo's clip once, muted, and then rests on the photo: a Google or
+    /// Samsung photo's from a sealed memory file (kept open while it plays, then closed), a
+    /// Live Photo's from the file beside it. `since` is when the photo was moved to.
+    func playClip(_ clip: MotionClip, id: PhotoID, since: Double) {
+        stop()
+        isClip = true
+        switch clip {
+        case .memory(let file):
+            clipFile = file
+            start(uri: "file:///proc/self/fd/\(file)", id: id, since: since)
+        case .file(let url):
+            start(uri: url.absoluteString, id: id, since: since)
+        }
+    }
+
+    enum MotionClip {
+        case memory(Int32)
+        case file(URL)
+    }
+
+    private func start(uri: String, id: PhotoID, since: Double) {
         shown = id
-        awaitingFirstFrame = Trace.shared.now
+        awaitingFirstFrame = since
         widget.isVisible = true
-        widget.setLoop(loops)
-        widget.setFile(uri: url.absoluteString)
+        widget.setLoop(loops && !isClip)
+        widget.setFile(uri: uri)
         guard let stream = widget.mediaStream else { return }
-        stream.isMuted = muted
+        stream.isMuted = muted || isClip
         streamSignals = [
             stream.connect("invalidate-contents") { [unowned self] in firstFrameShown() },
             stream.onNotify("error") { [unowned self] in
                 guard let message = widget.mediaStream?.errorMessage else { return }
-                onFailure?(message)
+                if isClip { clipEnded() } else { onFailure?(message) }
+            },
+            stream.onNotify("ended") { [unowned self] in
+                // A motion photo's clip played: the photo again.
+                if isClip, widget.mediaStream?.hasEnded == true { clipEnded() }
             },
         ]
+    }
+
+    private func clipEnded() {
+        stop()
+        onClipEnded?()
     }
 
     /// Stops and lets go of the video (paging on, closing).
@@ -65,6 +103,9 @@ final class ViewerVideo {
         widget.isVisible = false
         shown = nil
         awaitingFirstFrame = nil
+        isClip = false
+        if let clipFile { close(clipFile) }
+        clipFile = nil
     }
 
     /// Space: plays a paused video, pauses a playing one (one that ended starts again).

@@ -121,5 +121,72 @@ extension DesktopGUITests {
                 "the photo, not a video: \(photo)")
             #expect(app.terminate() == 0)
         }
+
+        @Test(
+            "A motion photo in the viewer plays its clip at once, muted and once, then rests on the photo; Space plays it again; a Live Photo's clip is not listed apart, and plays in its still"
+        )
+        func motionPhoto() async throws {
+            let folder = try TestPictures.makeFolder("motion-app")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var options = TestVideos.Options()
+            options.colour = "blue"
+            options.seconds = 2
+            options.indexFirst = true
+            let mp4 = folder.appendingPathComponent(".clip.mp4") // hidden: not listed
+            try await TestVideos.make(mp4, options)
+            let jpeg = try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: 0xD02010))
+            try TestVideos.motionPhoto(jpeg, clip: try Data(contentsOf: mp4), style: .container)
+                .write(to: folder.appendingPathComponent("PXL_0001.MP.jpg"))
+            // An iPhone's Live Photo: the still, and its clip beside it.
+            try jpeg.write(to: folder.appendingPathComponent("IMG_0001.JPG"))
+            try FileManager.default.copyItem(at: mp4, to: folder.appendingPathComponent("IMG_0001.MOV"))
+            let app = try AppSession(source: folder.path)
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 2, "the Live Photo's clip is not a row of its own")
+            let listed = try app.waitFor("the rows filtered") { AppSession.rowStates($0)[1] == .filtered }
+            var names: [Int: String] = [:]
+            for case .rowShown(let row, _, let name, _) in listed.map(\.event) { names[row] = name }
+            #expect(names == [0: "IMG_0001.JPG", 1: "PXL_0001.MP.jpg"])
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-motion-rows.png")
+            try app.clickRow(1)
+            let events = try app.waitFor("the clip playing") { events in
+                events.contains { $0.event.name == .viewerPlay }
+            }
+            if case .viewerPlay(_, let ms)? = events.first(where: { $0.event.name == .viewerPlay })?.event {
+                print("viewer: motion photo shown → clip playing \(String(format: "%.0f", ms)) ms")
+            }
+            let window = try app.windowGeometry()
+            let middle = (x: window.width / 3, y: window.height / 3, width: window.width / 3, height: window.height / 3)
+            let clip = try app.waitForScreen(
+                region: middle, keeping: NSTemporaryDirectory() + "classic-photos-motion-clip.png"
+            ) {
+                $0.meanColour.b > $0.meanColour.r + 60
+            }
+            #expect(clip.meanColour.b > clip.meanColour.r + 60, "the blue clip plays: \(clip)")
+            let still = try app.waitForScreen(
+                region: middle, keeping: NSTemporaryDirectory() + "classic-photos-motion-still.png"
+            ) {
+                $0.meanColour.r > $0.meanColour.b + 40
+            }
+            #expect(still.meanColour.r > still.meanColour.b + 40, "the photo again once the clip ended: \(still)")
+            try app.xdotool(["key", "space"])
+            try app.waitFor("the clip playing again") { events in
+                events.filter { $0.event.name == .viewerPlay }.count >= 2
+            }
+            // Left: the Live Photo's still, which plays the clip beside it.
+            try app.xdotool(["key", "Left"])
+            try app.waitFor("the Live Photo's clip playing") { events in
+                events.filter { $0.event.name == .viewerPlay }.count >= 3
+                    && events.last { $0.event.name == .viewerPlay }?.event.viewerPhoto
+                        == events.last { $0.event.name == .viewerOpen }?.event.viewerPhoto
+            }
+            let live = try app.waitForScreen(
+                region: middle, keeping: NSTemporaryDirectory() + "classic-photos-live-clip.png"
+            ) {
+                $0.meanColour.b > $0.meanColour.r + 60
+            }
+            #expect(live.meanColour.b > live.meanColour.r + 60, "the Live Photo's clip plays: \(live)")
+            #expect(app.terminate() == 0)
+        }
     }
 }

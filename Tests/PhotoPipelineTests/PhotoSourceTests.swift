@@ -330,7 +330,13 @@ func plist(_ body: String) -> String {
         try folder.write("backup.png~", Data(contentsOf: jpeg))
         try folder.write("listed-hidden.png", Data(contentsOf: jpeg))
         try folder.write(".hidden", "listed-hidden.png\n")
+        // A video is listed by its name (this one is a JPEG: it fails as a video when loaded);
+        // a Live Photo's clip beside its still is not, the still plays it.
         try folder.write("clip.mp4", Data(contentsOf: jpeg))
+        pictures.append("clip.mp4")
+        try folder.write("IMG_0001.HEIC", Data(contentsOf: jpeg))
+        pictures.append("IMG_0001.HEIC")
+        try folder.write("IMG_0001.MOV", Data(contentsOf: jpeg))
         try folder.write("notes.txt", "Notes\n")
         try folder.write("empty.png", Data())
         pictures.append("empty.png")
@@ -340,7 +346,7 @@ func plist(_ body: String) -> String {
             at: folder.url.appendingPathComponent("folder.jpg"),
             withIntermediateDirectories: true)
         let order = [
-            "anim.gif", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "no-extension", "photo.tiff",
+            "anim.gif", "clip.mp4", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "IMG_0001.HEIC", "no-extension", "photo.tiff",
         ]
         // Sub-folders first, by name (a folder named like a picture is a folder).
         return (folder, ["folder.jpg", "sub"] + order.filter(pictures.contains))

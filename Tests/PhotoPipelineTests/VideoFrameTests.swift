@@ -163,4 +163,28 @@ import TestSupport
         let (image, _) = try frame(good)
         #expect(image.width == 256)
     }
+
+    @Test(
+        "Motion photos as Google (both ways) and Samsung write them: the clip found after the picture; a lying XMP and a still photo have none"
+    )
+    func motionPhotos() async throws {
+        let folder = try TestPictures.makeFolder("motion")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = TestVideos.Options()
+        options.seconds = 2
+        options.indexFirst = true
+        let mp4 = folder.appendingPathComponent("clip.mp4")
+        try await TestVideos.make(mp4, options)
+        let clip = try Data(contentsOf: mp4)
+        let jpeg = try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD02010))
+        for style in TestVideos.MotionStyle.allCases {
+            let motion = TestVideos.motionPhoto(jpeg, clip: clip, style: style)
+            let info = try Decoding.info(motion)
+            #expect(info.motionClip == (motion.count - clip.count)..<motion.count, "\(style)")
+            #expect(info.width == 800 && info.format == "jpeg")
+        }
+        let lying = TestVideos.motionPhoto(jpeg, clip: clip, style: .container, lying: true)
+        #expect(try Decoding.info(lying).motionClip == nil)
+        #expect(try Decoding.info(jpeg).motionClip == nil)
+    }
 }

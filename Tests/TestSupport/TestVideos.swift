@@ -98,6 +98,52 @@ public enum TestVideos {
         return range.first { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
+    /// How a phone marks a motion photo's clip.
+    public enum MotionStyle: Sendable, CaseIterable {
+        /// Google's container directory (Pixel phones since 2021).
+        case container
+        /// Google's earlier `GCamera:MicroVideoOffset`.
+        case microVideo
+        /// Samsung's trailer: "MotionPhoto_Data", then the clip.
+        case samsung
+    }
+
+    /// `jpeg` made a motion photo with `clip` (an MP4) after it, as `style` writes one; with
+    /// `lying`, its XMP gives a length that does not lead to the clip.
+    public static func motionPhoto(_ jpeg: Data, clip: Data, style: MotionStyle, lying: Bool = false) -> Data {
+        let length = clip.count + (lying ? 1000 : 0)
+        let description: String
+        switch style {
+        case .container:
+            description = """
+                GCamera:MotionPhoto="1" GCamera:MotionPhotoVersion="1" GCamera:MotionPhotoPresentationTimestampUs="0">\
+                <Container:Directory><rdf:Seq><rdf:li rdf:parseType="Resource">\
+                <Container:Item Item:Mime="image/jpeg" Item:Semantic="Primary" Item:Length="0" Item:Padding="0"/>\
+                </rdf:li><rdf:li rdf:parseType="Resource">\
+                <Container:Item Item:Semantic="MotionPhoto" Item:Mime="video/mp4" Item:Length="\(length)"/>\
+                </rdf:li></rdf:Seq></Container:Directory></rdf:Description>
+                """
+        case .microVideo:
+            description = """
+                GCamera:MicroVideo="1" GCamera:MicroVideoVersion="1" GCamera:MicroVideoOffset="\(length)"/>
+                """
+        case .samsung:
+            description = "/>"
+        }
+        let packet = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+            <rdf:Description rdf:about="" xmlns:GCamera="http://ns.google.com/photos/1.0/camera/" \
+            xmlns:Container="http://ns.google.com/photos/1.0/container/" \
+            xmlns:Item="http://ns.google.com/photos/1.0/container/item/" \(description)</rdf:RDF></x:xmpmeta>
+            """
+        let payload = Array("http://ns.adobe.com/xap/1.0/\0".utf8) + Array(packet.utf8)
+        let size = payload.count + 2
+        var file = [UInt8](jpeg.prefix(2)) + [0xFF, 0xE1, UInt8(size >> 8), UInt8(size & 0xFF)] + payload
+        file += jpeg.dropFirst(2)
+        if style == .samsung { file += Array("MotionPhoto_Data".utf8) }
+        return Data(file) + clip
+    }
+
     /// MP4 boxes, big-endian sizes: a box of `type` holding `body`.
     public static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let size = UInt32(8 + body.count)

@@ -35,9 +35,25 @@ public enum PhotoXMP {
     /// A JPEG's XMP segment's payload, or empty when its segments end (the picture begins)
     /// without one, or do not make sense.
     private static func jpegSegment(_ file: Int32, size: Int) -> Data {
+        jpegSegment(size: size) { read(file, at: $0, count: $1) }
+    }
+
+    /// The XMP segment's payload of the JPEG in `bytes` (a whole file, or its start); nil
+    /// when it has none.
+    static func jpegSegment(in bytes: Data) -> Data? {
+        let payload = jpegSegment(size: bytes.count) { offset, count in
+            guard offset >= 0, count >= 0, offset + count <= bytes.count else { return nil }
+            let start = bytes.startIndex + offset
+            return [UInt8](bytes[start..<start + count])
+        }
+        return payload.isEmpty ? nil : payload
+    }
+
+    /// The XMP segment found through `read(offset, count)` in a JPEG of `size` bytes.
+    private static func jpegSegment(size: Int, read: (Int, Int) -> [UInt8]?) -> Data {
         var offset = 2
         for _ in 0..<mostSegments {
-            guard let marker = read(file, at: offset, count: 4), marker[0] == 0xFF else { return Data() }
+            guard let marker = read(offset, 4), marker[0] == 0xFF else { return Data() }
             let kind = marker[1]
             // Padding before a marker, then: the picture's data (start of scan), or its end.
             if kind == 0xFF {
@@ -47,9 +63,8 @@ public enum PhotoXMP {
             if kind == 0xDA || kind == 0xD9 { return Data() }
             let length = Int(marker[2]) << 8 | Int(marker[3])
             guard length >= 2, offset + 2 + length <= size else { return Data() }
-            if kind == 0xE1, length >= 2 + namespace.count,
-                read(file, at: offset + 4, count: namespace.count) == namespace,
-                let payload = read(file, at: offset + 4 + namespace.count, count: length - 2 - namespace.count)
+            if kind == 0xE1, length >= 2 + namespace.count, read(offset + 4, namespace.count) == namespace,
+                let payload = read(offset + 4 + namespace.count, length - 2 - namespace.count)
             {
                 return Data(payload)
             }

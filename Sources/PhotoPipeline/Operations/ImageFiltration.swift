@@ -82,6 +82,11 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
                 image = try self.decode(.stream(stream), raw: RawPhoto.isRaw(url), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
+            if !image.isMotion, image.videoSeconds == nil, let url = try? self.record.entry.resolvedURL(),
+                MotionPhoto.isMotion(photoAt: url)
+            {
+                image.markMotion()
+            }
             guard self.filter.applyInPlace(image, isCancelled: { [unowned self] in isCancelled }) else {
                 throw PhotoFailure.cancelled
             }

@@ -12,6 +12,8 @@ public struct ViewerPicture: Sendable {
     public let original: PhotoImage
     /// An animated GIF's or WebP's frames (the first is `original`); nil for a still photo.
     public let animation: ViewerAnimation?
+    /// A Live Photo's clip, beside the still (see `LivePhoto`).
+    public var liveClip: URL?
 
     public init(bytes: Data, info: ImageInfo, original: PhotoImage, animation: ViewerAnimation? = nil) {
         self.bytes = bytes
@@ -175,7 +177,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
 
     public override func main() {
         guard !loader.isCancelled, case .success(let loaded)? = loader.result, beginWork() else { return }
-        let picture: ViewerPicture
+        var picture: ViewerPicture
         do throws(PhotoFailure) {
             let side = ViewerLimits.decodeSide(width: loaded.info.width, height: loaded.info.height, wanted: wantedSide)
             if let animation = try decodeAnimation(loaded, side: side) {
@@ -195,6 +197,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
             return
         }
         if isCancelled { return }
+        picture.liveClip = (try? record.entry.resolvedURL()).flatMap(LivePhoto.clip(besidePhotoAt:))
         onDecoded?(.success(picture))
         let cancelled: @Sendable () -> Bool = { [unowned self] in isCancelled }
         let sepia: ViewerSepia

@@ -23,6 +23,8 @@ public struct ImageInfo: Sendable, Equatable, Codable {
     /// Everything else the photo says of itself (exposure, lens, place, author), where it
     /// says anything.
     public var details: PhotoDetails?
+    /// Where a motion photo's clip is in the file (see `MotionPhoto`); nil for a still photo.
+    public var motionClip: Range<Int>? = nil
 
     /// Reads the header of `bytes` with gdk-pixbuf (stopping as soon as the size is known) and
     /// the EXIF block of a JPEG; with `details`, everything else its metadata says too (what
@@ -45,7 +47,7 @@ public struct ImageInfo: Sendable, Equatable, Codable {
             width: rotated ? header.height : header.width, height: rotated ? header.width : header.height,
             format: header.format, formatDescription: header.description, fileSize: bytes.count,
             camera: details?.camera ?? exif.camera, date: details?.dateTaken ?? exif.date,
-            orientation: exif.orientation, details: details)
+            orientation: exif.orientation, details: details, motionClip: MotionPhoto.clip(in: bytes))
     }
 
     /// Feeds `bytes` to a GdkPixbufLoader in small pieces until it knows the image's size.

@@ -25,6 +25,8 @@ public enum VideoFile {
     /// The key under which a thumbnail keeps its video's length in whole seconds, as the
     /// desktop's thumbnail specification names it (a file manager's thumbnails carry it too).
     static let lengthOption = "tEXt::Thumb::Movie::Length"
+    /// The key under which a thumbnail says it is a motion photo's (this app's own).
+    static let motionOption = "tEXt::X-Classic-Photos::Motion"
 }
 
 /// What a video's container says about it, besides its frame.
@@ -54,10 +56,19 @@ extension PhotoImage {
         gdk_pixbuf_set_option(pixbuf, VideoFile.lengthOption, String(seconds))
     }
 
-    /// This picture's video length put on `other` (a copy or a scaled picture of it).
+    /// Whether this picture is of a motion photo (a "Live" badge on its row).
+    public var isMotion: Bool { gdk_pixbuf_get_option(pixbuf, VideoFile.motionOption) != nil }
+
+    func markMotion() {
+        if !isMotion { gdk_pixbuf_set_option(pixbuf, VideoFile.motionOption, "1") }
+    }
+
+    /// This picture's video length, or its being a motion photo's, put on `other` (a copy or
+    /// a scaled picture of it).
     func passVideoLength(to other: PhotoImage) {
-        guard other !== self, let seconds = videoSeconds else { return }
-        other.markVideo(seconds: seconds)
+        guard other !== self else { return }
+        if let seconds = videoSeconds { other.markVideo(seconds: seconds) }
+        if isMotion { other.markMotion() }
     }
 }
 

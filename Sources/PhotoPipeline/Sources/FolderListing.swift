@@ -118,7 +118,8 @@ struct FolderListing {
                         case .unknown:
                             path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
                         }
-                    guard isPicture else { return false }
+                    // A Live Photo's clip is played by its still, not listed apart.
+                    guard isPicture, !LivePhoto.isPairedClip(name, in: descriptor) else { return false }
                     // The name as shown: the file's own where it is UTF-8 (as nearly all are).
                     let shown = g_utf8_validate(name, length, nil) != 0 ? nil : displayName(name)
                     let added = name.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
@@ -204,7 +205,8 @@ struct FolderListing {
                 case .other: false
                 case .unknown: pictures.isPicture(path: path, nameType: nil)
                 }
-            guard isPicture, let uri = g_filename_to_uri(path, nil, nil) else { return nil }
+            guard isPicture, !LivePhoto.isPairedClip(path: path), let uri = g_filename_to_uri(path, nil, nil)
+            else { return nil }
             defer { g_free(uri) }
             return PhotoEntry(name: displayName(name), link: String(cString: uri), base: nil)
         }

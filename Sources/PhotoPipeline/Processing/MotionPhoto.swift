@@ -1,0 +1,132 @@
+import Foundation
+
+/// A phone's motion photo: a JPEG with a short MP4 clip after its picture, announced in its
+/// XMP. Google's cameras name the clip in a container directory (`Item:Semantic="MotionPhoto"`
+/// with its `Item:Length`) or, before that, by `GCamera:MicroVideoOffset` (the clip's length
+/// from the end of the file); Samsung's write "MotionPhoto_Data" before the clip in a trailer.
+/// Read from the whole file's bytes in a decoder helper, as part of `ImageInfo`; the clip is
+/// only believed where an MP4's `ftyp` box begins where it should.
+enum MotionPhoto {
+    /// Bytes searched from the end for Samsung's marker (its trailer follows the clip).
+    private static let trailerSearch = 256 << 10
+    private static let samsungMarker = Array("MotionPhoto_Data".utf8)
+
+    /// Where the clip is in `bytes` (a JPEG file), if it is a motion photo.
+    static func clip(in bytes: Data) -> Range<Int>? {
+        guard bytes.count > 64, bytes[bytes.startIndex] == 0xFF, bytes[bytes.startIndex + 1] == 0xD8 else {
+            return nil
+        }
+        let count = bytes.count
+        if let xmp = PhotoXMP.jpegSegment(in: bytes),
+            let length = announcedLength(String(decoding: xmp, as: UTF8.self)),
+            length > 0, length < count, isMP4(bytes, at: count - length)
+        {
+            return (count - length)..<count
+        }
+        // Samsung: the marker, then the clip.
+        let searched = bytes.suffix(min(count, trailerSearch))
+        if let marker = lastIndex(of: samsungMarker, in: searched) {
+            let start = marker - bytes.startIndex + samsungMarker.count
+            if isMP4(bytes, at: start) { return start..<count }
+        }
+        return nil
+    }
+
+    /// The clip's length as the XMP gives it, from the end of the file.
+    static func announcedLength(_ xmp: String) -> Int? {
+        // The container directory's item for the clip: its element holds its length (the
+        // attributes come in any order).
+        if let semantic = xmp.range(of: "Semantic=\"MotionPhoto\"") {
+            let start = xmp[..<semantic.lowerBound].lastIndex(of: "<") ?? semantic.lowerBound
+            let end = xmp[semantic.upperBound...].firstIndex(of: ">") ?? xmp.endIndex
+            if let length = attribute("Length", in: xmp[start..<end]) { return length }
+        }
+        return attribute("MicroVideoOffset", in: xmp[...])
+    }
+
+    /// The whole number in `name="…"` (any namespace prefix) within `text`.
+    private static func attribute(_ name: String, in text: Substring) -> Int? {
+        guard let found = text.range(of: ":\(name)=\"") else { return nil }
+        let digits = text[found.upperBound...].prefix { $0.isASCII && $0.isNumber }
+        return digits.count <= 12 ? Int(digits) : nil
+    }
+
+    /// Whether the local photo at `url` is a motion photo, as far as its row needs to know
+    /// (for the "Live" badge): a Live Photo's still, or a JPEG whose XMP announces a clip (the
+    /// segment read alone, searched for Google's flags; the clip itself is found in a decoder
+    /// helper when the viewer shows the photo). Reads a few bytes: not on the main thread.
+    static func isMotion(photoAt url: URL) -> Bool {
+        if LivePhoto.clip(besidePhotoAt: url) != nil { return true }
+        guard url.isFileURL, ["jpg", "jpeg"].contains(url.pathExtension.lowercased()),
+            let xmp = PhotoXMP.bytes(ofPhotoAt: url.path), !xmp.isEmpty
+        else { return false }
+        return flags.contains { xmp.range(of: $0) != nil }
+    }
+
+    private static let flags = [Data("MotionPhoto=\"1\"".utf8), Data("MicroVideo=\"1\"".utf8)]
+
+    private static func isMP4(_ bytes: Data, at offset: Int) -> Bool {
+        guard offset >= 0, offset + 8 <= bytes.count else { return false }
+        let at = bytes.startIndex + offset + 4
+        return bytes[at..<at + 4].elementsEqual("ftyp".utf8)
+    }
+
+    private static func lastIndex(of needle: [UInt8], in haystack: Data) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = haystack.endIndex - needle.count
+        while index >= haystack.startIndex {
+            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) {
+                return index
+            }
+            index -= 1
+        }
+        return nil
+    }
+}
+
+extension ViewerPicture {
+    /// A motion photo's clip, in a sealed memory file of its own that a player can open by
+    /// its path (`/proc/self/fd/N`); the caller closes the descriptor. Nil for a still photo.
+    public func motionClipFile() -> Int32? {
+        guard let clip = info.motionClip, clip.upperBound <= bytes.count else { return nil }
+        let start = bytes.startIndex
+        return try? SealedPixels.sealedFile(holding: bytes[(start + clip.lowerBound)..<(start + clip.upperBound)])
+    }
+}
+
+/// Apple's Live Photos: a still (`IMG_1234.HEIC`, or a JPEG once exported) with its clip beside
+/// it, `IMG_1234.MOV`, taken as one photo by their names (the content identifier both carry
+/// is not compared). The clip is not listed apart; the still plays it.
+public enum LivePhoto {
+    private static let stillExtensions = ["HEIC", "heic", "JPG", "jpg", "JPEG", "jpeg"]
+    private static let clipExtensions = ["MOV", "mov"]
+    /// The same for a file named by its whole path.
+    static func isPairedClip(path: String) -> Bool {
+        path.withCString { isPairedClip($0, in: AT_FDCWD) }
+    }
+
+    /// Whether `name`, in the folder open as `directory`, is the clip of a Live Photo whose
+    /// still is beside it.
+    static func isPairedClip(_ name: UnsafePointer<CChar>, in directory: Int32) -> Bool {
+        // Every name of a folder passes here: only a .mov makes a string.
+        guard let dot = strrchr(name, 0x2E), strcasecmp(dot + 1, "mov") == 0 else { return false }
+        let base = String(String(cString: name).dropLast(strlen(dot)))
+        return stillExtensions.contains { isRegularFile(base + "." + $0, in: directory) }
+    }
+
+    /// The clip beside the still at `url`, if it is a Live Photo's (a `stat` or two: not on
+    /// the main thread).
+    public static func clip(besidePhotoAt url: URL) -> URL? {
+        guard url.isFileURL, stillExtensions.contains(url.pathExtension) else { return nil }
+        MainThreadIO.check(.stat)
+        let base = url.deletingPathExtension()
+        return clipExtensions.lazy.map { base.appendingPathExtension($0) }.first {
+            isRegularFile($0.path, in: AT_FDCWD)
+        }
+    }
+
+    private static func isRegularFile(_ path: String, in directory: Int32) -> Bool {
+        var status = stat()
+        return fstatat(directory, path, &status, 0) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+}

@@ -346,7 +346,8 @@ func plist(_ body: String) -> String {
             at: folder.url.appendingPathComponent("folder.jpg"),
             withIntermediateDirectories: true)
         let order = [
-            "anim.gif", "clip.mp4", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "IMG_0001.HEIC", "no-extension", "photo.tiff",
+            "anim.gif", "clip.mp4", "empty.png", "fake.jpg", "img1.bmp", "img2.png", "img10.jpeg", "IMG_0001.HEIC",
+            "no-extension", "photo.tiff",
         ]
         // Sub-folders first, by name (a folder named like a picture is a folder).
         return (folder, ["folder.jpg", "sub"] + order.filter(pictures.contains))

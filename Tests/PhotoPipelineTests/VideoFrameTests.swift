@@ -187,4 +187,32 @@ import TestSupport
         #expect(try Decoding.info(lying).motionClip == nil)
         #expect(try Decoding.info(jpeg).motionClip == nil)
     }
+
+    @Test("A video sorts by date taken as its container says it was recorded, its index first or last")
+    func recordedDate() async throws {
+        let folder = try TestPictures.makeFolder("video-dates")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = TestVideos.Options()
+        options.seconds = 1
+        options.creationTime = "2024-05-01T10:20:30Z"
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.timeZone = .current
+        let expected = formatter.string(from: Date(timeIntervalSince1970: 1_714_558_830))
+        for indexFirst in [false, true] {
+            options.indexFirst = indexFirst
+            let url = folder.appendingPathComponent("clip-\(indexFirst).mov")
+            try await TestVideos.make(url, options)
+            let facts = try #require(url.path.withCString { SortFacts.read(path: $0, taken: true, index: nil) })
+            #expect(facts.taken == expected, "index first: \(indexFirst)")
+        }
+        // No time in it: the file's own, as for a photo without EXIF.
+        options.creationTime = nil
+        let undated = folder.appendingPathComponent("undated.mp4")
+        try await TestVideos.make(undated, options)
+        var times = [timespec(tv_sec: 1_500_000_000, tv_nsec: 0), timespec(tv_sec: 1_500_000_000, tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, undated.path, &times, 0)
+        let facts = try #require(undated.path.withCString { SortFacts.read(path: $0, taken: true, index: nil) })
+        #expect(facts.taken == formatter.string(from: Date(timeIntervalSince1970: 1_500_000_000)))
+    }
 }

@@ -100,6 +100,14 @@ public struct SortFacts: Sendable, Equatable {
 
     private static func headFacts(path: UnsafePointer<CChar>) -> HeadFacts {
         var facts = HeadFacts()
+        if let dot = strrchr(path, 0x2E), VideoFile.isVideo(extension: String(cString: dot + 1)) {
+            // A video: when its container says it was recorded, in the viewer's zone (phones
+            // write UTC there).
+            facts.date = PhotoXMP.withFile(at: String(cString: path)) { file, size in
+                VideoDate.created(file: file, size: size).map(localTime(seconds:))
+            }
+            return facts
+        }
         let tags = headTags(path: path) { head in
             if facts.storedSize == nil { facts.storedSize = ExifReader.storedSize(head) }
         }

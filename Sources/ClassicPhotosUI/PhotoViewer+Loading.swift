@@ -99,11 +99,13 @@ extension PhotoViewer {
             case .preview(let preview):
                 guard slot.picture == nil else { return }
                 slot.preview = preview
+            case .motionClip(let clip):
+                slot.motionClip = clip
+                playMotionClip(of: slot)
             case .decoded(let picture):
                 slot.picture = picture
                 slot.preview = nil
                 slot.failure = nil
-                playMotionClip(of: slot)
             case .filtered(let sepia):
                 slot.sepia = sepia.image
                 slot.sepiaAnimation = sepia.animation

@@ -17,7 +17,7 @@ extension PhotoViewer {
         let reason = slot.failure.map {
             $0.summary == $0.detail ? $0.localizedSummary : $0.localizedSummary + "\n" + $0.detail
         }
-        chrome.showLive(slot.picture.map { $0.info.motionClip != nil || $0.liveClip != nil } ?? false)
+        chrome.showLive(slot.motionClip != nil)
         if slot.photo.entry.isVideo { return refreshVideo(slot, failure: reason) }
         chrome.showProgress(
             loading: slot.picture == nil && slot.preview == nil && !failed, failure: failed ? reason : nil)

@@ -62,7 +62,9 @@ final class PhotoViewer {
         var wantsLargerDecode = false
         /// What the next load decodes at and from, when not the first load (a larger decode).
         var nextLoad: (side: Int, bytes: Data)?
-        /// A motion photo's clip played since it was moved to (it plays once, then the photo rests).
+        /// A motion photo's clip, and whether it played since the photo was moved to (it plays
+        /// once, then the photo rests).
+        var motionClip: MotionClip?
         var clipPlayed = false
         init(photo: PhotoSnapshot) { self.photo = photo }
     }
@@ -392,11 +394,9 @@ final class PhotoViewer {
         }
     }
 
-    /// A motion photo shown, decoded: its clip plays once (Space plays it again).
+    /// A motion photo shown, its clip found: the clip plays once (Space plays it again).
     func playMotionClip(of slot: Slot, again: Bool = false) {
-        guard slot === current, again || !slot.clipPlayed, !slot.photo.entry.isVideo, let picture = slot.picture,
-            let clip = picture.liveClip.map(ViewerVideo.MotionClip.file)
-                ?? picture.motionClipFile().map(ViewerVideo.MotionClip.memory)
+        guard slot === current, again || !slot.clipPlayed, !slot.photo.entry.isVideo, let clip = slot.motionClip
         else { return }
         slot.clipPlayed = true
         let since = awaitingClip.flatMap { $0.id == slot.photo.id ? $0.since : nil } ?? Trace.shared.now

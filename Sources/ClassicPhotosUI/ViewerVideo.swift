@@ -54,19 +54,10 @@ final class ViewerVideo {
     /// Live Photo's from the file beside it. `since` is when the photo was moved to.
     func playClip(_ clip: MotionClip, id: PhotoID, since: Double) {
         stop()
+        guard let (uri, descriptor) = clip.playable() else { return }
         isClip = true
-        switch clip {
-        case .memory(let file):
-            clipFile = file
-            start(uri: "file:///proc/self/fd/\(file)", id: id, since: since)
-        case .file(let url):
-            start(uri: url.absoluteString, id: id, since: since)
-        }
-    }
-
-    enum MotionClip {
-        case memory(Int32)
-        case file(URL)
+        clipFile = descriptor
+        start(uri: uri, id: id, since: since)
     }
 
     private func start(uri: String, id: PhotoID, since: Double) {

@@ -103,23 +103,62 @@ func benchmarkVideos(_ folder: CameraFolder, rounds: Int, report: Report) async 
     for (n, clip) in clips.enumerated() {
         _ = link(clip.path, viewerFolder.appendingPathComponent("clip-\(n).mp4").path)
     }
-    var firstFrames: [Double] = [], firstOpens: [Double] = []
-    for _ in 0..<rounds {
-        let (app, _) = try launchToFirstScreen(viewerFolder.path)
+    // GStreamer keeps a registry of its plugins in the cache folder, made on its first start
+    // there (half a second) and read in milliseconds afterwards, as on a person's desktop:
+    // the launches share one cache folder, the first launch (which makes it) reported apart.
+    let playerCache = try temporaryFolder("video-player-cache")
+    defer { try? FileManager.default.removeItem(at: playerCache) }
+    /// Opens the first item of `folder` with a click and each next one with Right: from each
+    /// move to its `viewer.play`, in seconds.
+    func pageThrough(_ folder: URL, count: Int) throws -> [Double] {
+        let (app, _) = try launchToFirstScreen(folder.path, environment: ["XDG_CACHE_HOME": playerCache.path])
         defer { _ = app.terminate() }
         try app.clickRow(0)
-        for n in 0..<clips.count {
+        var times: [Double] = []
+        for n in 0..<count {
             if n > 0 { _ = try app.xdotool(["key", "Right"]) }
-            let events = try app.waitFor("clip \(n) playing", timeout: 30) { events in
+            let events = try app.waitFor("item \(n) playing", timeout: 30) { events in
                 events.filter { $0.event.name == .viewerPlay }.count > n
             }
             if case .viewerPlay(_, let ms)? = events.filter({ $0.event.name == .viewerPlay }).last?.event {
-                firstFrames.append(ms / 1000)
-                if n == 0 { firstOpens.append(ms / 1000) }
+                times.append(ms / 1000)
             }
         }
+        return times
+    }
+    let registryMade = try pageThrough(viewerFolder, count: 1).first ?? 0
+    var firstFrames: [Double] = [], firstOpens: [Double] = []
+    for _ in 0..<rounds {
+        let times = try pageThrough(viewerFolder, count: clips.count)
+        firstOpens += times.prefix(1)
+        firstFrames += times
     }
     let firstFrame = median(firstFrames)
+
+    // Motion photos: four of the camera photos, each with a 3-second 1080p clip after it as a
+    // Pixel writes one, paged through in the viewer as the clips were.
+    var short = TestVideos.Options()
+    short.colour = nil
+    short.width = 1920
+    short.height = 1080
+    short.seconds = 3
+    short.indexFirst = true
+    let shortClip = root.appendingPathComponent("short.mp4")
+    try await TestVideos.make(shortClip, short)
+    let clipBytes = try Data(contentsOf: shortClip)
+    let motionFolder = root.appendingPathComponent("motion", isDirectory: true)
+    try FileManager.default.createDirectory(at: motionFolder, withIntermediateDirectories: true)
+    for (n, photo) in folder.photos.prefix(4).enumerated() {
+        try TestVideos.motionPhoto(try Data(contentsOf: photo.url), clip: clipBytes, style: .container)
+            .write(to: motionFolder.appendingPathComponent(String(format: "PXL_%04d.MP.jpg", n)))
+    }
+    var clipStarts: [Double] = [], firstClipStarts: [Double] = []
+    for _ in 0..<rounds {
+        let times = try pageThrough(motionFolder, count: 4)
+        firstClipStarts += times.prefix(1)
+        clipStarts += times.dropFirst()
+    }
+    let clipStart = median(clipStarts)
 
     report.heading("Videos")
     let totalMB = Double(sizes.reduce(0, +)) / 1_048_576
@@ -140,7 +179,14 @@ func benchmarkVideos(_ folder: CameraFolder, rounds: Int, report: Report) async 
         \(rows) rows done, against the same photos without the videos, median of \(rounds) \
         rounds. **Viewer**: the app on a folder of the clips, the first opened with a click and \
         each next one with Right; from the move to GStreamer's first frame shown (`viewer.play`), \
-        median of the \(firstFrames.count) opens.
+        median of the \(firstFrames.count) opens, the first of each launch also apart. GStreamer \
+        makes a registry of its plugins in the cache folder the first time it starts there (and \
+        again when plugins change), which takes half a second; the launches share one cache \
+        folder, as a person's desktop has, and the very first open, which made it, is reported \
+        apart. **Motion photos**: four of the camera photos, \
+        each with a 3-second 1080p clip after it as a Pixel writes one (XMP container directory), \
+        paged through the same way: from the move to the clip's first frame (the photo's info \
+        read in a decoder helper first, where its clip is found); the first of each launch apart.
         """)
     report.table(
         ["figure", "classic-photos", "beside"],
@@ -159,7 +205,11 @@ func benchmarkVideos(_ folder: CameraFolder, rounds: Int, report: Report) async 
             ],
             [
                 "viewer: open a clip → first frame", ms(firstFrame),
-                "the first video of a launch (GStreamer starting): \(ms(median(firstOpens)))",
+                "the first of a launch: \(ms(median(firstOpens))); the very first, GStreamer's registry made: \(ms(registryMade))",
+            ],
+            [
+                "viewer: motion photo shown → clip playing", ms(clipStart),
+                "the first of a launch: \(ms(median(firstClipStarts)))",
             ],
         ])
     report.target(
@@ -176,6 +226,11 @@ func benchmarkVideos(_ folder: CameraFolder, rounds: Int, report: Report) async 
         "bytes read for a video's thumbnail", target: "≤ 5 % of the file",
         measured: "at most " + format((shares.max() ?? 0) * 100, 2) + " %", met: (shares.max() ?? 1) <= 0.05)
     report.target(
-        "viewer: open a 1080p video → first frame", target: "≤ 300 ms", measured: ms(firstFrame),
-        met: firstFrame <= 0.3)
+        "viewer: open a 1080p video → first frame", target: "≤ 300 ms",
+        measured: "\(ms(firstFrame)) (the first of a launch: \(ms(median(firstOpens))))",
+        met: firstFrame <= 0.3 && median(firstOpens) <= 0.3)
+    report.target(
+        "motion photo: shown → clip playing", target: "≤ 300 ms",
+        measured: "\(ms(clipStart)) (the first of a launch: \(ms(median(firstClipStarts))))",
+        met: clipStart <= 0.3 && median(firstClipStarts) <= 0.3)
 }

@@ -103,6 +103,7 @@ import TestSupport
                 case .filtered(let filtered): sepia = filtered.image
                 case .failed(let failure): Issue.record("failed: \(failure)")
                 case .preview: Issue.record("a photo of 800 × 698 pixels decodes too fast to need a preview")
+                case .motionClip: Issue.record("a still photo has no clip")
                 }
             })
         #expect(request.sharesRowDownload)
@@ -148,6 +149,7 @@ import TestSupport
                     events.append("preview")
                     preview = given
                 case .decoded: events.append("decoded")
+                case .motionClip: events.append("clip")
                 case .filtered:
                     events.append("filtered")
                     done = true
@@ -198,6 +200,7 @@ import TestSupport
             pipeline.load(records[0].id, wantedSide: 600, bytes: nil, urgent: true, holdingDecode: true) { event in
                 switch event {
                 case .preview: events.append("preview")
+                case .motionClip: events.append("clip")
                 case .decoded: events.append("decoded")
                 case .filtered: events.append("filtered")
                 case .failed(let failure): events.append("failed \(failure)")

@@ -12,8 +12,6 @@ public struct ViewerPicture: Sendable {
     public let original: PhotoImage
     /// An animated GIF's or WebP's frames (the first is `original`); nil for a still photo.
     public let animation: ViewerAnimation?
-    /// A Live Photo's clip, beside the still (see `LivePhoto`).
-    public var liveClip: URL?
 
     public init(bytes: Data, info: ImageInfo, original: PhotoImage, animation: ViewerAnimation? = nil) {
         self.bytes = bytes
@@ -90,6 +88,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     /// Called on the operation's thread with the photo's embedded preview, when it has one
     /// and a preview was asked for.
     var onPreview: (@Sendable (ViewerPreview) -> Void)?
+    /// Called on the operation's thread with a motion photo's clip, as soon as it is found
+    /// (before the photo is decoded).
+    var onMotionClip: (@Sendable (MotionClip) -> Void)?
 
     public override func main() {
         guard beginWork() else { return }
@@ -113,6 +114,7 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
             let info = try Decoding.info(bytes, cancellable: cancellable)
             if isCancelled { return }
+            if let onMotionClip, let clip = MotionClip.of(bytes, info: info, at: url) { onMotionClip(clip) }
             if let preview = preview(of: bytes, info: info) { onPreview?(preview) }
             outcome.withLock { $0 = .success(ViewerBytes(bytes: bytes, info: info)) }
             traceWorkFinished()
@@ -177,7 +179,7 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
 
     public override func main() {
         guard !loader.isCancelled, case .success(let loaded)? = loader.result, beginWork() else { return }
-        var picture: ViewerPicture
+        let picture: ViewerPicture
         do throws(PhotoFailure) {
             let side = ViewerLimits.decodeSide(width: loaded.info.width, height: loaded.info.height, wanted: wantedSide)
             if let animation = try decodeAnimation(loaded, side: side) {
@@ -197,7 +199,6 @@ public final class ViewerImageFiltration: PhotoOperation, @unchecked Sendable {
             return
         }
         if isCancelled { return }
-        picture.liveClip = (try? record.entry.resolvedURL()).flatMap(LivePhoto.clip(besidePhotoAt:))
         onDecoded?(.success(picture))
         let cancelled: @Sendable () -> Bool = { [unowned self] in isCancelled }
         let sepia: ViewerSepia

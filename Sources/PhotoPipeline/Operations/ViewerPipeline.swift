@@ -32,6 +32,8 @@ public final class ViewerPipeline {
     /// (with the sepia frames of an animation).
     public enum Event {
         case preview(ViewerPreview)
+        /// A motion photo's clip, found before the photo is decoded.
+        case motionClip(MotionClip)
         case decoded(ViewerPicture)
         case filtered(ViewerSepia)
         case failed(PhotoFailure)
@@ -187,6 +189,9 @@ public final class ViewerPipeline {
         request.onEvent = onEvent
         loader.onPreview = { [weak request] preview in
             MainLoop.onMainActor { request?.report(.preview(preview)) }
+        }
+        loader.onMotionClip = { [weak request] clip in
+            MainLoop.onMainActor { request?.report(.motionClip(clip)) }
         }
         // A failure to get the bytes comes from the loader.
         loader.completionBlock = { [weak loader, weak request] in

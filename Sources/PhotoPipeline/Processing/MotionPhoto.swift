@@ -84,13 +84,33 @@ enum MotionPhoto {
     }
 }
 
-extension ViewerPicture {
-    /// A motion photo's clip, in a sealed memory file of its own that a player can open by
-    /// its path (`/proc/self/fd/N`); the caller closes the descriptor. Nil for a still photo.
-    public func motionClipFile() -> Int32? {
-        guard let clip = info.motionClip, clip.upperBound <= bytes.count else { return nil }
-        let start = bytes.startIndex
-        return try? SealedPixels.sealedFile(holding: bytes[(start + clip.lowerBound)..<(start + clip.upperBound)])
+/// Where a motion photo's clip is, for the viewer to play it.
+public enum MotionClip: Sendable {
+    /// A Google or Samsung photo's, cut from the photo's bytes.
+    case bytes(Data)
+    /// A Live Photo's, the file beside its still.
+    case file(URL)
+
+    /// The clip of the photo whose bytes and info these are, at `url`, if it is a motion
+    /// photo (a `stat` or two for a Live Photo's: not on the main thread).
+    static func of(_ bytes: Data, info: ImageInfo, at url: URL) -> MotionClip? {
+        if let range = info.motionClip, range.upperBound <= bytes.count {
+            let start = bytes.startIndex
+            return .bytes(bytes[(start + range.lowerBound)..<(start + range.upperBound)])
+        }
+        return LivePhoto.clip(besidePhotoAt: url).map(MotionClip.file)
+    }
+
+    /// The address a player opens it by, and the descriptor to close once it has played: a
+    /// clip in memory goes into a sealed memory file of its own, opened by its path
+    /// (`/proc/self/fd/N`). Nil if no memory file could be made.
+    public func playable() -> (uri: String, descriptor: Int32?)? {
+        switch self {
+        case .file(let url): return (url.absoluteString, nil)
+        case .bytes(let data):
+            guard let fd = try? SealedPixels.sealedFile(holding: data) else { return nil }
+            return ("file:///proc/self/fd/\(fd)", fd)
+        }
     }
 }
 

@@ -215,4 +215,30 @@ import TestSupport
         let facts = try #require(undated.path.withCString { SortFacts.read(path: $0, taken: true, index: nil) })
         #expect(facts.taken == formatter.string(from: Date(timeIntervalSince1970: 1_500_000_000)))
     }
+
+    @Test("A video in a web list, served over loopback HTTP, gets its frame and length like a local one")
+    @MainActor func webVideo() async throws {
+        let folder = try TestPictures.makeFolder("web-video")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = TestVideos.Options()
+        options.colour = "blue"
+        options.seconds = 3
+        try await TestVideos.make(folder.appendingPathComponent("clip.mp4"), options)
+        let server = try LoopbackServer(photos: folder)
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        processor.setEntries([PhotoEntry(name: "clip.mp4", url: server.url("/photos/clip.mp4"))])
+        processor.visibleRowsChanged(0..<1)
+        #expect(await waitUntil { processor.records.allSatisfy { $0.state == .filtered || $0.state == .failed } })
+        let record = try #require(processor.records.first)
+        #expect(record.state == .filtered, "\(String(describing: record.failure))")
+        let image = try #require(record.image)
+        #expect(image.videoSeconds == 3)
+        // The sepia of the clip's blue.
+        let (r, g, b, _) = image.pixel(x: 40, y: 40)
+        let sepia = SepiaFilter().apply(r: 0, g: 0, b: 254)
+        #expect(
+            abs(Int(r) - Int(sepia.0)) <= 3 && abs(Int(g) - Int(sepia.1)) <= 3 && abs(Int(b) - Int(sepia.2)) <= 3,
+            "\((r, g, b)) against \(sepia)")
+        processor.shutDown()
+    }
 }

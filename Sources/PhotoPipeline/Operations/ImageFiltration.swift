@@ -68,6 +68,9 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             case .picture(let decoded):
                 image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
                 decoded.passVideoLength(to: image)
+            case .bytes(let bytes, let key) where self.record.entry.isVideo:
+                // A video from the web or a share, read whole: its frame from memory.
+                image = try self.videoFrame(.bytes(bytes), thumbnailKey: key)
             case .bytes(let bytes, let key):
                 let raw = (try? self.record.entry.resolvedURL()).map(RawPhoto.isRaw) ?? false
                 image = try self.decode(.bytes(bytes), raw: raw, thumbnailKey: key)

@@ -90,15 +90,20 @@ static uint8_t *rgb_of(const AVFrame *frame, int width, int height, int turn, in
                        SWS_BICUBIC, NULL, NULL, NULL);
     if (!scaler) return NULL;
     int stride = (width * 3 + 3) & ~3;
-    uint8_t *scaled = malloc((size_t)stride * (size_t)height);
+    uint8_t *scaled = calloc((size_t)height, (size_t)stride);
     if (!scaled) {
         sws_freeContext(scaler);
         return NULL;
     }
     uint8_t *planes[4] = {scaled, NULL, NULL, NULL};
     int strides[4] = {stride, 0, 0, 0};
-    sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    int rows = sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes,
+                         strides);
     sws_freeContext(scaler);
+    if (rows <= 0) {
+        free(scaled);
+        return NULL;
+    }
     if (turn == 0) {
         *out_width = width;
         *out_height = height;
@@ -153,11 +158,17 @@ static void brightness(const uint8_t *pixels, int width, int height, int stride,
     *spread = variance > 0 ? sqrt(variance) : 0;
 }
 
+/* The most packets read looking for one frame: packets served from what was read already
+ * cost no new reads, so the byte limit alone would not end a file of endless tiny ones. */
+#define MOST_PACKETS 20000
+
 /* Decodes the first frame at or after the decoder's position; 0, or an FFmpeg error. */
 static int next_frame(AVFormatContext *format, AVCodecContext *decoder, int stream_index, AVPacket *packet,
-                      AVFrame *frame) {
-    int packets = 0;
+                      AVFrame *frame, reader *r) {
+    int packets = 0, turns = 0;
     for (;;) {
+        if (++turns > MOST_PACKETS) return AVERROR_INVALIDDATA;
+        if (interrupted(r)) return AVERROR_EXIT;
         int status = avcodec_receive_frame(decoder, frame);
         if (status == 0) return 0;
         if (status != AVERROR(EAGAIN)) return status;
@@ -327,7 +338,7 @@ int cp_video_frame_read(int fd, int max_side, int64_t max_pixels, int64_t max_re
             if (av_seek_frame(format, index, target, AVSEEK_FLAG_BACKWARD) < 0 && attempt > 0) break;
             avcodec_flush_buffers(decoder);
         }
-        status = next_frame(format, decoder, index, packet, frame);
+        status = next_frame(format, decoder, index, packet, frame, &r);
         if (status < 0) {
             if (attempt > 0) break;
             result = r.over_limit ? CP_VIDEO_TOO_LARGE : interrupted(&r) ? CP_VIDEO_CANCELLED : CP_VIDEO_UNDECODABLE;

@@ -213,7 +213,13 @@ final class PhotoViewer {
             }
         case .mute: chrome.video.toggleMuted()
         case .loop: chrome.video.toggleLoop()
-        case .seek(let seconds): chrome.video.seek(by: seconds)
+        case .seek(let seconds):
+            // Shift+Left / Shift+Right page through photos as Left and Right do.
+            if chrome.video.shown == nil || chrome.video.isClip {
+                perform(.step(seconds < 0 ? -1 : 1))
+            } else {
+                chrome.video.seek(by: seconds)
+            }
         case .ignore: break
         }
     }
@@ -250,6 +256,7 @@ final class PhotoViewer {
         cancelAll()
         player.stop()
         chrome.video.stop()
+        chrome.video.closeClipFile()
         chrome.popDownProperties()
         isClosing = true
         if animated {
@@ -433,6 +440,8 @@ final class PhotoViewer {
     func shutDown() {
         cancelAll()
         player.stop()
+        chrome.video.stop()
+        chrome.video.closeClipFile()
         export.shutDown()
         zooming.shutDown()
         connections.removeAll()

@@ -146,12 +146,17 @@ final class ViewerChrome {
 
     /// A video shown has its own controls at the bottom, in place of the zoom and the sepia.
     func showVideo(_ isVideo: Bool) {
-        bottomControls.isVisible = !isVideo
+        videoShown = isVideo
+        bottomControls.isVisible = controlsShown && !videoShown
     }
+    private var videoShown = false
+    private var controlsShown = true
 
     /// Shows or hides the on-screen controls (the slideshow hides them).
     func showControls(_ shown: Bool) {
-        for box in [topControls, bottomControls] { box.isVisible = shown }
+        controlsShown = shown
+        topControls.isVisible = shown
+        bottomControls.isVisible = shown && !videoShown
         previousButton.isVisible = shown
         nextButton.isVisible = shown
         if !shown { menuButton.popDown() }

@@ -50,14 +50,23 @@ final class ViewerVideo {
     }
 
     /// Plays a motion photo's clip once, muted, and then rests on the photo: a Google or
-    /// Samsung photo's from a sealed memory file (kept open while it plays, then closed), a
-    /// Live Photo's from the file beside it. `since` is when the photo was moved to.
+    /// Samsung photo's from a sealed memory file, a Live Photo's from the file beside it.
+    /// `since` is when the photo was moved to.
     func playClip(_ clip: MotionClip, id: PhotoID, since: Double) {
         stop()
+        // The last clip's memory file is closed only now: GStreamer opens a file by its path
+        // on a thread of its own, and a descriptor closed at once could be a new file's by then.
+        closeClipFile()
         guard let (uri, descriptor) = clip.playable() else { return }
         isClip = true
         clipFile = descriptor
         start(uri: uri, id: id, since: since)
+    }
+
+    /// Closes the last clip's memory file (the viewer closed, or another clip plays).
+    func closeClipFile() {
+        if let clipFile { close(clipFile) }
+        clipFile = nil
     }
 
     private func start(uri: String, id: PhotoID, since: Double) {
@@ -70,20 +79,29 @@ final class ViewerVideo {
         stream.isMuted = muted || isClip
         streamSignals = [
             stream.connect("invalidate-contents") { [unowned self] in firstFrameShown() },
-            stream.onNotify("error") { [unowned self] in
-                guard let message = widget.mediaStream?.errorMessage else { return }
-                if isClip { clipEnded() } else { onFailure?(message) }
-            },
+            stream.onNotify("error") { [unowned self] in streamFailed() },
             stream.onNotify("ended") { [unowned self] in
                 // A motion photo's clip played: the photo again.
-                if isClip, widget.mediaStream?.hasEnded == true { clipEnded() }
+                if isClip, widget.mediaStream?.hasEnded == true { clipEnded(id) }
             },
         ]
+        // A stream can fail as it is made (no media backend): it said so before it was heard.
+        if stream.errorMessage != nil { streamFailed() }
     }
 
-    private func clipEnded() {
-        stop()
-        onClipEnded?()
+    private func streamFailed() {
+        guard let id = shown, let message = widget.mediaStream?.errorMessage else { return }
+        if isClip { clipEnded(id) } else { onFailure?(message) }
+    }
+
+    /// The clip of `id` ended: stopped once the stream's signal is over, unless another
+    /// video or clip plays by then.
+    private func clipEnded(_ id: PhotoID) {
+        MainLoop.onMainActor { [weak self] in
+            guard let self, isClip, shown == id else { return }
+            stop()
+            onClipEnded?()
+        }
     }
 
     /// Stops and lets go of the video (paging on, closing).
@@ -95,8 +113,6 @@ final class ViewerVideo {
         shown = nil
         awaitingFirstFrame = nil
         isClip = false
-        if let clipFile { close(clipFile) }
-        clipFile = nil
     }
 
     /// Space: plays a paused video, pauses a playing one (one that ended starts again).
@@ -113,7 +129,7 @@ final class ViewerVideo {
 
     func toggleLoop() {
         loops.toggle()
-        widget.setLoop(loops)
+        widget.setLoop(loops && !isClip) // a clip plays once whatever videos do
     }
 
     /// Moves the position by `seconds` (back for a negative number), within the video.

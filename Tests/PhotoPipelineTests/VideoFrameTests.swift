@@ -173,14 +173,19 @@ import TestSupport
         var options = TestVideos.Options()
         options.seconds = 2
         options.indexFirst = true
+        options.colour = nil
+        options.bitrate = "4M" // a clip of a megabyte, as phones keep
         let mp4 = folder.appendingPathComponent("clip.mp4")
         try await TestVideos.make(mp4, options)
         let clip = try Data(contentsOf: mp4)
+        #expect(clip.count > 512 << 10)
         let jpeg = try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD02010))
         for style in TestVideos.MotionStyle.allCases {
             let motion = TestVideos.motionPhoto(jpeg, clip: clip, style: style)
             let info = try Decoding.info(motion)
-            #expect(info.motionClip == (motion.count - clip.count)..<motion.count, "\(style)")
+            let start = try #require(info.motionClip?.lowerBound, "\(style)")
+            #expect(motion[start..<start + clip.count] == clip, "\(style)")
+            #expect(info.motionClip?.upperBound == motion.count)
             #expect(info.width == 800 && info.format == "jpeg")
         }
         let lying = TestVideos.motionPhoto(jpeg, clip: clip, style: .container, lying: true)
@@ -240,5 +245,32 @@ import TestSupport
             abs(Int(r) - Int(sepia.0)) <= 3 && abs(Int(g) - Int(sepia.1)) <= 3 && abs(Int(b) - Int(sepia.2)) <= 3,
             "\((r, g, b)) against \(sepia)")
         processor.shutDown()
+    }
+
+    @Test(
+        "Hostile MP4 headers read for sorting (a box of exabytes, a movie header from beyond 2^63 s) give no date, and no crash"
+    )
+    func hostileDates() throws {
+        let folder = try TestPictures.makeFolder("video-dates-hostile")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ftyp = TestVideos.box("ftyp", Array("isom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+        let huge: [UInt8] = [0, 0, 0, 1] + Array("free".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0]
+        let mvhd = TestVideos.box(
+            "mvhd", [1, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] + [0, 0, 0, 0])
+        let cases: [(String, [UInt8])] = [
+            ("exabyte-box.mp4", ftyp + huge + [UInt8](repeating: 0, count: 64)),
+            ("far-future.mov", ftyp + TestVideos.box("moov", mvhd)),
+            ("zero-size.mp4", ftyp + [0, 0, 0, 0] + Array("moov".utf8)),
+        ]
+        for (name, bytes) in cases {
+            let url = folder.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            var times = [timespec(tv_sec: 1_500_000_000, tv_nsec: 0), timespec(tv_sec: 1_500_000_000, tv_nsec: 0)]
+            _ = utimensat(AT_FDCWD, url.path, &times, 0)
+            let facts = try #require(url.path.withCString { SortFacts.read(path: $0, taken: true, index: nil) })
+            #expect(
+                facts.taken?.hasPrefix("2017-07-1") == true,
+                "\(name): the file's time, \(String(describing: facts.taken))")
+        }
     }
 }

@@ -141,7 +141,10 @@ public enum TestVideos {
         var file = [UInt8](jpeg.prefix(2)) + [0xFF, 0xE1, UInt8(size >> 8), UInt8(size & 0xFF)] + payload
         file += jpeg.dropFirst(2)
         if style == .samsung { file += Array("MotionPhoto_Data".utf8) }
-        return Data(file) + clip
+        file += clip
+        // Samsung's own trailer after the clip (its directory of what the file holds).
+        if style == .samsung { file += Array("SEFH".utf8) + [UInt8](repeating: 0, count: 400) + Array("SEFT".utf8) }
+        return Data(file)
     }
 
     /// MP4 boxes, big-endian sizes: a box of `type` holding `body`.

@@ -33,7 +33,7 @@ struct ConfinedDecoding: PictureDecoding {
         guard case .video(_, let facts) = decoded.outcome, let image = decoded.image else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
         }
-        if let seconds = facts.duration { image.markVideo(seconds: Int(seconds.rounded())) }
+        image.markVideo(seconds: Int((facts.duration ?? 0).rounded()))
         return (image, facts)
     }
 

@@ -7,8 +7,6 @@ import Foundation
 /// Read from the whole file's bytes in a decoder helper, as part of `ImageInfo`; the clip is
 /// only believed where an MP4's `ftyp` box begins where it should.
 enum MotionPhoto {
-    /// Bytes searched from the end for Samsung's marker (its trailer follows the clip).
-    private static let trailerSearch = 256 << 10
     private static let samsungMarker = Array("MotionPhoto_Data".utf8)
 
     /// Where the clip is in `bytes` (a JPEG file), if it is a motion photo.
@@ -23,10 +21,10 @@ enum MotionPhoto {
         {
             return (count - length)..<count
         }
-        // Samsung: the marker, then the clip.
-        let searched = bytes.suffix(min(count, trailerSearch))
-        if let marker = lastIndex(of: samsungMarker, in: searched) {
-            let start = marker - bytes.startIndex + samsungMarker.count
+        // Samsung: the marker after the picture, then the clip (and Samsung's own trailer
+        // after it, which players pass over).
+        if let marker = bytes.range(of: Data(samsungMarker)) {
+            let start = marker.upperBound - bytes.startIndex
             if isMP4(bytes, at: start) { return start..<count }
         }
         return nil
@@ -70,18 +68,6 @@ enum MotionPhoto {
         let at = bytes.startIndex + offset + 4
         return bytes[at..<at + 4].elementsEqual("ftyp".utf8)
     }
-
-    private static func lastIndex(of needle: [UInt8], in haystack: Data) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        var index = haystack.endIndex - needle.count
-        while index >= haystack.startIndex {
-            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) {
-                return index
-            }
-            index -= 1
-        }
-        return nil
-    }
 }
 
 /// Where a motion photo's clip is, for the viewer to play it.
@@ -94,7 +80,7 @@ public enum MotionClip: Sendable {
     /// The clip of the photo whose bytes and info these are, at `url`, if it is a motion
     /// photo (a `stat` or two for a Live Photo's: not on the main thread).
     static func of(_ bytes: Data, info: ImageInfo, at url: URL) -> MotionClip? {
-        if let range = info.motionClip, range.upperBound <= bytes.count {
+        if let range = info.motionClip, range.lowerBound >= 0, range.upperBound <= bytes.count {
             let start = bytes.startIndex
             return .bytes(bytes[(start + range.lowerBound)..<(start + range.upperBound)])
         }
@@ -129,7 +115,9 @@ public enum LivePhoto {
     /// still is beside it.
     static func isPairedClip(_ name: UnsafePointer<CChar>, in directory: Int32) -> Bool {
         // Every name of a folder passes here: only a .mov makes a string.
-        guard let dot = strrchr(name, 0x2E), strcasecmp(dot + 1, "mov") == 0 else { return false }
+        guard let dot = strrchr(name, 0x2E), strcmp(dot + 1, "MOV") == 0 || strcmp(dot + 1, "mov") == 0 else {
+            return false
+        }
         let base = String(String(cString: name).dropLast(strlen(dot)))
         return stillExtensions.contains { isRegularFile(base + "." + $0, in: directory) }
     }

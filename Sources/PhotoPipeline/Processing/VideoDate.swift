@@ -31,11 +31,12 @@ enum VideoDate {
                 guard let header = PhotoXMP.read(file, at: body, count: 12) else { return nil }
                 let seconds =
                     header[0] == 1
-                    ? header[4..<12].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                    : header[4..<8].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                // Zero (not set) or before 1971: no time worth sorting by.
-                let unix = seconds - epoch1904
-                return unix > 365 * 86_400 ? unix : nil
+                    ? header[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    : header[4..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                // Zero (not set), before 1971 or past the year 9999: no time worth sorting by.
+                guard seconds > UInt64(epoch1904 + 365 * 86_400), seconds < UInt64(epoch1904 + 253_402_300_800)
+                else { return nil }
+                return Int64(seconds) - epoch1904
             }
             offset = next
         }
@@ -48,13 +49,16 @@ enum VideoDate {
         var length = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
         var body = offset + 8
         if length == 1 {
-            guard let large = PhotoXMP.read(file, at: offset + 8, count: 8), large[0] & 0x80 == 0 else { return nil }
+            // Sizes past what a file can be (and an Int can hold) are no box.
+            guard let large = PhotoXMP.read(file, at: offset + 8, count: 8), large[0] == 0, large[1] == 0 else {
+                return nil
+            }
             length = large.reduce(0) { $0 << 8 | Int($1) }
             body += 8
         } else if length == 0 {
             length = limit - offset // to the end
         }
-        guard length >= body - offset, offset + length <= limit else { return nil }
+        guard length >= body - offset, length <= limit - offset else { return nil }
         let type = String(decoding: head[4..<8], as: UTF8.self)
         return (type, body, offset + length)
     }

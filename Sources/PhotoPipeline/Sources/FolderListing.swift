@@ -119,7 +119,7 @@ struct FolderListing {
                             path.withUnsafeBufferPointer { pictures.isPicture(path: $0.baseAddress!, nameType: nil) }
                         }
                     // A Live Photo's clip is played by its still, not listed apart.
-                    guard isPicture, !LivePhoto.isPairedClip(name, in: descriptor) else { return false }
+                    guard isPicture, isSelected || !LivePhoto.isPairedClip(name, in: descriptor) else { return false }
                     // The name as shown: the file's own where it is UTF-8 (as nearly all are).
                     let shown = g_utf8_validate(name, length, nil) != 0 ? nil : displayName(name)
                     let added = name.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in

@@ -96,7 +96,7 @@ public struct ThumbnailFrame: Sendable, Hashable, CustomStringConvertible {
             else { return image }
             shaped = PhotoImage(taking: scaled)
         }
-        image.passVideoLength(to: shaped)
+        image.passVideoMarks(to: shaped)
         return shaped
     }
 }

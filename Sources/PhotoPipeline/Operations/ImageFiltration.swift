@@ -67,7 +67,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             switch downloaded {
             case .picture(let decoded):
                 image = PhotoImage(taking: gdk_pixbuf_copy(decoded.pixbuf)!)
-                decoded.passVideoLength(to: image)
+                decoded.passVideoMarks(to: image)
             case .bytes(let bytes, let key) where self.record.entry.isVideo:
                 // A video from the web or a share, read whole: its frame from memory.
                 image = try self.videoFrame(.bytes(bytes), thumbnailKey: key)
@@ -85,11 +85,7 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
                 image = try self.decode(.stream(stream), raw: RawPhoto.isRaw(url), thumbnailKey: key)
             }
             if self.isCancelled { throw PhotoFailure.cancelled }
-            if !image.isMotion, image.videoSeconds == nil, let url = try? self.record.entry.resolvedURL(),
-                MotionPhoto.isMotion(photoAt: url)
-            {
-                image.markMotion()
-            }
+            self.noteMotion(on: image)
             guard self.filter.applyInPlace(image, isCancelled: { [unowned self] in isCancelled }) else {
                 throw PhotoFailure.cancelled
             }
@@ -149,6 +145,8 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             return try decode(frame.decodeSize)
         }
         let image = try decode(frame.cachedDecodeSize)
+        // Known before it is stored, the answer is kept with the thumbnail: not asked again.
+        noteMotion(on: image)
         if !isCancelled {
             // Scaled to a size's box exactly, or (a smaller picture) whole, in the size that
             // would have been used had it been larger.
@@ -158,5 +156,14 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             thumbnails.store(image, of: key, size: box)
         }
         return frame.shape(image)
+    }
+
+    /// Marks whether a local photo's picture is of a motion photo (its row's "Live" badge),
+    /// unless the picture says already (a thumbnail that kept the answer, or a video's frame).
+    private func noteMotion(on image: PhotoImage) {
+        guard image.isMotion == nil, image.videoSeconds == nil, let url = try? record.entry.resolvedURL(),
+            url.isFileURL
+        else { return }
+        image.markMotion(MotionPhoto.isMotion(photoAt: url))
     }
 }

@@ -56,19 +56,23 @@ extension PhotoImage {
         gdk_pixbuf_set_option(pixbuf, VideoFile.lengthOption, String(seconds))
     }
 
-    /// Whether this picture is of a motion photo (a "Live" badge on its row).
-    public var isMotion: Bool { gdk_pixbuf_get_option(pixbuf, VideoFile.motionOption) != nil }
-
-    func markMotion() {
-        if !isMotion { gdk_pixbuf_set_option(pixbuf, VideoFile.motionOption, "1") }
+    /// Whether this picture is of a motion photo (a "Live" badge on its row); nil where that
+    /// was not looked into.
+    public var isMotion: Bool? {
+        gdk_pixbuf_get_option(pixbuf, VideoFile.motionOption).map { String(cString: $0) == "1" }
     }
 
-    /// This picture's video length, or its being a motion photo's, put on `other` (a copy or
-    /// a scaled picture of it).
-    func passVideoLength(to other: PhotoImage) {
+    func markMotion(_ motion: Bool) {
+        gdk_pixbuf_remove_option(pixbuf, VideoFile.motionOption)
+        gdk_pixbuf_set_option(pixbuf, VideoFile.motionOption, motion ? "1" : "0")
+    }
+
+    /// What this picture says of its video (its length) or motion photo, put on `other` (a
+    /// copy or a scaled picture of it).
+    func passVideoMarks(to other: PhotoImage) {
         guard other !== self else { return }
         if let seconds = videoSeconds { other.markVideo(seconds: seconds) }
-        if isMotion { other.markMotion() }
+        if let motion = isMotion { other.markMotion(motion) }
     }
 }
 

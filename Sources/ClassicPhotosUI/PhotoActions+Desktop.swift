@@ -150,31 +150,40 @@ extension PhotoActions {
     }
 
     /// Puts the photos' files on the clipboard the way the file manager copies files: Files
-    /// pastes copies of them, a mail program attaches them, a text field gets their paths.
+    /// pastes copies of them, a mail program attaches them, a text field gets their paths. A
+    /// Live Photo's clip goes with its still (looked for off the main thread).
     func copyFiles() {
         let targets = photoTargets().filter { $0.path != nil }
         guard !targets.isEmpty else { return }
-        window.copyToClipboard(files: Self.offered(targets))
-        status.showToast(
-            targets.count == 1
-                ? String(format: tr("“%@” copied"), DisplayText.line(targets[0].name))
-                : String(format: ntr("%d photo copied", "%d photos copied", targets.count), targets.count))
+        let paths = targets.compactMap(\.path)
+        inBackground({ LivePhoto.withClips(paths) }) { [weak self] files in
+            guard let self else { return }
+            window.copyToClipboard(files: Self.offered(files))
+            status.showToast(
+                targets.count == 1
+                    ? String(format: tr("“%@” copied"), DisplayText.line(targets[0].name))
+                    : String(format: ntr("%d photo copied", "%d photos copied", targets.count), targets.count))
+        }
     }
 
-    /// The files of `targets` as other programs take them.
-    static func offered(_ targets: [PhotoTarget]) -> OfferedFiles {
-        let paths = targets.compactMap(\.path)
-        return OfferedFiles(
-            uris: paths.map { URL(fileURLWithPath: $0).absoluteString }, text: paths.joined(separator: "\n"))
+    /// The files at `paths` as other programs take them.
+    static func offered(_ paths: [String]) -> OfferedFiles {
+        OfferedFiles(uris: paths.map { URL(fileURLWithPath: $0).absoluteString }, text: paths.joined(separator: "\n"))
     }
 
     /// What a drag that began on `id` carries: every photo selected when it is one of them;
-    /// otherwise it alone, selected. Photos on the web are not files, and are not dragged.
+    /// otherwise it alone, selected. Photos on the web are not files, and are not dragged. A
+    /// Live Photo's clip goes with its still where its row knows of it (the drag is made at
+    /// once, on the main thread, which looks for no file).
     func dragOffer(for id: PhotoID) -> OfferedFiles? {
         guard let position = photos.position(of: id) else { return nil }
         if !pane.selection.contains(position) { pane.select(position) }
-        let targets = photoTargets().filter { $0.path != nil }
-        return targets.isEmpty ? nil : Self.offered(targets)
+        let paths = photoTargets().flatMap { target -> [String] in
+            guard let path = target.path else { return [] }
+            let clip = processor.snapshot(of: target.id)?.image?.motion?.clipPath(besidePhotoAt: path)
+            return [path] + (clip.map { [$0] } ?? [])
+        }
+        return paths.isEmpty ? nil : Self.offered(paths)
     }
 
     /// The desktop's app chooser for the photo's file; the app chosen opens it.

@@ -274,7 +274,7 @@ extension PhotoActions {
                         format: ntr("Deleting %1$@ of %2$@ photo", "Deleting %1$@ of %2$@ photos", total),
                         Localization.number(done), Localization.number(total))
                 },
-                work: { file in PhotoFiles.delete(file.path) },
+                work: { file in PhotoFiles.delete(photoAt: file.path) },
                 trace: { .fileDeleted(row: $0.position, id: $0.id, name: $0.name) },
                 finished: { [weak self] tally in
                     guard let self else { return }

@@ -231,10 +231,10 @@ final class PhotoListPane {
         boundTiles[id] = tile
         processor.rowBound(position)
         let snapshot = processor.snapshot(at: position)
-        Trace.shared.emit(
-            .rowShown(
-                row: position, id: id, name: snapshot.name,
-                kind: snapshot.entry.isFolder ? .folder : snapshot.entry.isVideo ? .video : .photo))
+        let kind: RowKind =
+            snapshot.entry.isFolder
+            ? .folder : snapshot.entry.isVideo ? .video : snapshot.image?.isMotion == true ? .motion : .photo
+        Trace.shared.emit(.rowShown(row: position, id: id, name: snapshot.name, kind: kind))
         show(snapshot, in: tile)
     }
 

@@ -188,5 +188,92 @@ extension DesktopGUITests {
             #expect(live.meanColour.b > live.meanColour.r + 60, "the Live Photo's clip plays: \(live)")
             #expect(app.terminate() == 0)
         }
+
+        @Test(
+            "A Live Photo's still and clip are one item: copied together, moved to the trash together and put back together (the clip not listed on its way back); a row bound again knows it moves"
+        )
+        func livePhotoPair() async throws {
+            let folder = try TestPictures.makeFolder("live-pair")
+            let dataHome = try TestPictures.makeFolder("live-pair-data")
+            defer {
+                try? FileManager.default.removeItem(at: folder)
+                try? FileManager.default.removeItem(at: dataHome)
+            }
+            var options = TestVideos.Options()
+            options.colour = "blue"
+            options.seconds = 1
+            let still = folder.appendingPathComponent("IMG_0001.JPG")
+            let clip = folder.appendingPathComponent("IMG_0001.MOV")
+            try await TestVideos.make(clip, options)
+            let jpeg = try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: 0xD02010))
+            try jpeg.write(to: still)
+            try jpeg.write(to: folder.appendingPathComponent("IMG_0002.JPG"))
+            let app = try AppSession(source: folder.path, environment: ["XDG_DATA_HOME": dataHome.path])
+            let loaded = try app.waitFor(event: .sourceLoaded)
+            #expect(loaded.event.rows == 2)
+            try app.waitFor("the rows filtered") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered }.count == 2
+            }
+            // The grid binds the rows again, their thumbnails known: the Live Photo's is "motion".
+            let before = app.events().count
+            try app.xdotool(["key", "ctrl+2"])
+            let rebound = try app.waitFor("the cells bound") { events in
+                events.dropFirst(before).filter { $0.event.name == .rowShown }.count >= 2
+            }
+            var kinds: [String: RowKind] = [:]
+            for case .rowShown(_, _, let name, let kind) in rebound.dropFirst(before).map(\.event) {
+                kinds[name] = kind
+            }
+            #expect(kinds == ["IMG_0001.JPG": .motion, "IMG_0002.JPG": .photo], "\(kinds)")
+            try app.xdotool(["key", "ctrl+1"])
+            try app.waitFor("the list bound again") { events in
+                events.dropFirst(rebound.count).filter { $0.event.name == .rowShown }.count >= 2
+            }
+
+            // Row 0 selected (one click), copied: the still and its clip, as files.
+            let row = try app.rowPoint(0)
+            try app.xdotool(["mousemove", "\(row.x)", "\(row.y)", "click", "1"])
+            try app.waitFor("row 0 selected") { $0.contains { $0.event == .selectionChanged(count: 1) } }
+            try app.xdotool(["key", "ctrl+c"])
+            try app.waitFor("copied") { $0.contains { $0.event.name == .noticeShown } }
+            let copied = try await run(
+                URL(fileURLWithPath: "/usr/bin/xclip"), ["-selection", "clipboard", "-t", "text/uri-list", "-o"],
+                environment: ["DISPLAY": app.display.name], timeout: 10)
+            let uris = copied.stdout.split(whereSeparator: \.isNewline).map(String.init)
+            #expect(uris == [still.absoluteString, clip.absoluteString], "copied \(copied.stdout) \(copied.stderr)")
+
+            // Delete: both files in the trash, one row gone.
+            try app.xdotool(["key", "Delete"])
+            try app.waitFor(event: .fileTrashed)
+            let trash = dataHome.appendingPathComponent("Trash")
+            try app.waitFor("both files in the trash") { _ in
+                !FileManager.default.fileExists(atPath: clip.path)
+                    && FileManager.default.fileExists(atPath: trash.appendingPathComponent("files/IMG_0001.MOV").path)
+            }
+            #expect(FileManager.default.fileExists(atPath: trash.appendingPathComponent("files/IMG_0001.JPG").path))
+            #expect(
+                FileManager.default.fileExists(atPath: trash.appendingPathComponent("info/IMG_0001.MOV.trashinfo").path)
+            )
+            #expect(!FileManager.default.fileExists(atPath: still.path))
+
+            // Ctrl+Z: both back, the still's row alone; the folder's watch does not list the clip
+            // (a picture added afterwards is the first change it reports).
+            try app.xdotool(["key", "ctrl+z"])
+            try app.waitFor(event: .fileRestored)
+            try app.waitFor("both files back") { _ in
+                FileManager.default.fileExists(atPath: clip.path) && FileManager.default.fileExists(atPath: still.path)
+            }
+            #expect(!FileManager.default.fileExists(atPath: trash.appendingPathComponent("files/IMG_0001.MOV").path))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: trash.appendingPathComponent("info/IMG_0001.MOV.trashinfo").path))
+            try jpeg.write(to: folder.appendingPathComponent("IMG_0003.JPG"))
+            let events = try app.waitFor("the picture added reported") {
+                $0.contains { $0.event.name == .sourceChanged }
+            }
+            let changes = events.compactMap { $0.event.folderChange.map { [$0.added, $0.removed, $0.changed] } }
+            #expect(changes == [[1, 0, 0]], "the watch's changes: \(changes)")
+            #expect(app.terminate() == 0)
+        }
     }
 }

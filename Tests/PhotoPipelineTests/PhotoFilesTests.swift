@@ -52,4 +52,60 @@ import TestSupport
                     && !FileManager.default.fileExists(atPath: item.trashedPath!))
         }
     }
+
+    @Test(
+        "A Live Photo's clip goes to the trash with its still, comes back with it, and is deleted with it; a clip alone, or a still alone, goes alone"
+    )
+    func livePhotoPair() throws {
+        let folder = try TestPictures.makeFolder("trash-live")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ name: String) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try Data(name.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let still = try write("IMG_0001.HEIC")
+        let clip = try write("IMG_0001.MOV")
+        let plain = try write("IMG_0002.JPG")
+        let lone = try write("IMG_0003.mov")
+        #expect(LivePhoto.withClips([still, plain, lone]) == [still, clip, plain, lone])
+
+        let trashes = PhotoFiles.TrashFolders()
+        let pair = try trashes.trash(still).get()
+        #expect(!FileManager.default.fileExists(atPath: still) && !FileManager.default.fileExists(atPath: clip))
+        let companion = try #require(pair.companions.first, "the clip went with its still")
+        #expect(pair.companions.count == 1 && companion.originalPath == clip)
+        #expect(try String(contentsOfFile: try #require(companion.trashedPath), encoding: .utf8) == "IMG_0001.MOV")
+        try PhotoFiles.restore(pair).get()
+        #expect(try String(contentsOfFile: still, encoding: .utf8) == "IMG_0001.HEIC")
+        #expect(try String(contentsOfFile: clip, encoding: .utf8) == "IMG_0001.MOV")
+        #expect(!FileManager.default.fileExists(atPath: companion.trashedPath!))
+        #expect(!FileManager.default.fileExists(atPath: companion.infoPath!))
+
+        // Alone: a still without a clip, a clip whose still is elsewhere.
+        for path in [plain, lone] {
+            let item = try trashes.trash(path).get()
+            #expect(item.companions.isEmpty)
+            try PhotoFiles.restore(item).get()
+        }
+        // The clip opened by itself goes alone; its still stays.
+        let clipAlone = try trashes.trash(clip).get()
+        #expect(clipAlone.companions.isEmpty && FileManager.default.fileExists(atPath: still))
+        try PhotoFiles.restore(clipAlone).get()
+
+        try PhotoFiles.delete(photoAt: still).get()
+        #expect(!FileManager.default.fileExists(atPath: still) && !FileManager.default.fileExists(atPath: clip))
+        #expect(FileManager.default.fileExists(atPath: plain) && FileManager.default.fileExists(atPath: lone))
+    }
+
+    @Test(
+        "A row's mark of its clip is kept as the thumbnail's option and read back: a still, a clip inside, one beside")
+    func motionMarks() {
+        for mark in [MotionMark.none, .inside, .beside(extension: "MOV"), .beside(extension: "mov")] {
+            #expect(MotionMark(option: mark.option) == mark)
+        }
+        #expect(MotionMark(option: "yes") == nil)
+        #expect(MotionMark.beside(extension: "MOV").clipPath(besidePhotoAt: "/p/IMG_1.HEIC") == "/p/IMG_1.MOV")
+        #expect(MotionMark.inside.clipPath(besidePhotoAt: "/p/PXL_1.MP.jpg") == nil)
+    }
 }

@@ -200,7 +200,7 @@ public struct ThumbnailCache: Sendable {
         ]
         if let mimeType { options.append(("tEXt::Thumb::Mimetype", mimeType)) }
         if let seconds = image.videoSeconds { options.append((VideoFile.lengthOption, String(seconds))) }
-        if let motion = image.isMotion { options.append((VideoFile.motionOption, motion ? "1" : "0")) }
+        if let motion = image.motion { options.append((VideoFile.motionOption, motion.option)) }
         if let expires = key.expires { options.append((Self.expiresOption, String(expires))) }
         let saved = withCStrings(options.map(\.0)) { keys in
             withCStrings(options.map(\.1)) { values in

@@ -164,6 +164,6 @@ public final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         guard image.isMotion == nil, image.videoSeconds == nil, let url = try? record.entry.resolvedURL(),
             url.isFileURL
         else { return }
-        image.markMotion(MotionPhoto.isMotion(photoAt: url))
+        image.markMotion(MotionPhoto.motion(ofPhotoAt: url))
     }
 }

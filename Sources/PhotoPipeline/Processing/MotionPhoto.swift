@@ -53,12 +53,12 @@ enum MotionPhoto {
     /// (for the "Live" badge): a Live Photo's still, or a JPEG whose XMP announces a clip (the
     /// segment read alone, searched for Google's flags; the clip itself is found in a decoder
     /// helper when the viewer shows the photo). Reads a few bytes: not on the main thread.
-    static func isMotion(photoAt url: URL) -> Bool {
-        if LivePhoto.clip(besidePhotoAt: url) != nil { return true }
+    static func motion(ofPhotoAt url: URL) -> MotionMark {
+        if let clip = LivePhoto.clip(besidePhotoAt: url) { return .beside(extension: clip.pathExtension) }
         guard url.isFileURL, ["jpg", "jpeg"].contains(url.pathExtension.lowercased()),
             let xmp = PhotoXMP.bytes(ofPhotoAt: url.path), !xmp.isEmpty
-        else { return false }
-        return flags.contains { xmp.range(of: $0) != nil }
+        else { return .none }
+        return flags.contains { xmp.range(of: $0) != nil } ? .inside : .none
     }
 
     private static let flags = [Data("MotionPhoto=\"1\"".utf8), Data("MicroVideo=\"1\"".utf8)]
@@ -100,6 +100,40 @@ public enum MotionClip: Sendable {
     }
 }
 
+/// What a photo's row knows of its clip, kept with its thumbnail (`VideoFile.motionOption`).
+public enum MotionMark: Sendable, Equatable {
+    /// A still.
+    case none
+    /// A clip inside the photo (Google's and Samsung's motion photos).
+    case inside
+    /// A Live Photo's clip, the file beside it named as the photo with this extension.
+    case beside(extension: String)
+
+    init?(option: String) {
+        switch option {
+        case "0": self = .none
+        case "1": self = .inside
+        case _ where option.hasPrefix("."): self = .beside(extension: String(option.dropFirst()))
+        default: return nil
+        }
+    }
+
+    var option: String {
+        switch self {
+        case .none: "0"
+        case .inside: "1"
+        case .beside(let clipExtension): "." + clipExtension
+        }
+    }
+
+    /// The clip's file beside the photo at `path`, for a Live Photo (no `stat`: as it was
+    /// when the mark was made).
+    public func clipPath(besidePhotoAt path: String) -> String? {
+        guard case .beside(let clipExtension) = self else { return nil }
+        return (path as NSString).deletingPathExtension + "." + clipExtension
+    }
+}
+
 /// Apple's Live Photos: a still (`IMG_1234.HEIC`, or a JPEG once exported) with its clip beside
 /// it, `IMG_1234.MOV`, taken as one photo by their names (the content identifier both carry
 /// is not compared). The clip is not listed apart; the still plays it.
@@ -131,6 +165,12 @@ public enum LivePhoto {
         return clipExtensions.lazy.map { base.appendingPathExtension($0) }.first {
             isRegularFile($0.path, in: AT_FDCWD)
         }
+    }
+
+    /// `paths` with each Live Photo's clip after its still: the files copied or dragged for
+    /// them (a `stat` or two for each still: not on the main thread for many).
+    public static func withClips(_ paths: [String]) -> [String] {
+        paths.flatMap { path in [path] + (clip(besidePhotoAt: URL(fileURLWithPath: path)).map { [$0.path] } ?? []) }
     }
 
     private static func isRegularFile(_ path: String, in directory: Int32) -> Bool {

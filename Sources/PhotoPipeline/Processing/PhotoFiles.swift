@@ -16,6 +16,8 @@ public enum PhotoFiles {
         public let trashedPath: String?
         /// Its `.trashinfo` in the trash's `info` folder.
         public let infoPath: String?
+        /// A Live Photo's clip, moved to the trash with its still and put back with it.
+        public internal(set) var companions: [Trashed] = []
     }
 
     /// Moves the file at `path` to the desktop's trash (`g_file_trash`: the trash Files shows,
@@ -98,7 +100,17 @@ public enum PhotoFiles {
                     known.withLock { $0[folder] = found }
                     return found
                 }()
-            return PhotoFiles.trash(path, trashes: trashes)
+            // A Live Photo's clip goes with its still, found before the still has gone. A clip
+            // that cannot be moved stays, and is listed as a video of its own.
+            let clip = LivePhoto.clip(besidePhotoAt: URL(fileURLWithPath: path))
+            return PhotoFiles.trash(path, trashes: trashes).map { still in
+                guard let clip, case .success(let moved) = PhotoFiles.trash(clip.path, trashes: trashes) else {
+                    return still
+                }
+                var pair = still
+                pair.companions = [moved]
+                return pair
+            }
         }
     }
 
@@ -134,13 +146,20 @@ public enum PhotoFiles {
         let source = ObjectRef(takingOpaque: g_file_new_for_path(kept)!)
         if case .failure(let failure) = move(source, to: trashed.originalPath) { return .failure(failure) }
         if let info = trashed.infoPath { unlink(info) }
+        restoreCompanions(of: trashed)
         return .success(())
     }
 
     /// Puts a trashed photo back from `item`, its entry in the desktop's trash (`trash:///`,
     /// whose backend removes its `.trashinfo`).
     public static func restore(_ trashed: Trashed, from item: ObjectRef<GObject>) -> Result<Void, PhotoFileFailure> {
-        move(item, to: trashed.originalPath)
+        move(item, to: trashed.originalPath).map { restoreCompanions(of: trashed) }
+    }
+
+    /// A Live Photo's clip back beside its still, once the still is back (so that the clip
+    /// arriving in a watched folder is seen as the still's, not as a video of its own).
+    private static func restoreCompanions(of trashed: Trashed) {
+        for companion in trashed.companions { _ = restore(companion) }
     }
 
     private static func move(_ source: ObjectRef<GObject>, to path: String) -> Result<Void, PhotoFileFailure> {
@@ -151,6 +170,12 @@ public enum PhotoFiles {
             return .failure(failure(error))
         }
         return .success(())
+    }
+
+    /// Deletes the photo at `path` for good, and a Live Photo's clip beside it.
+    public static func delete(photoAt path: String) -> Result<Void, PhotoFileFailure> {
+        let clip = LivePhoto.clip(besidePhotoAt: URL(fileURLWithPath: path))
+        return delete(path).map { if let clip { _ = delete(clip.path) } }
     }
 
     /// Deletes the file at `path` for good (`g_file_delete`).

@@ -56,15 +56,17 @@ extension PhotoImage {
         gdk_pixbuf_set_option(pixbuf, VideoFile.lengthOption, String(seconds))
     }
 
-    /// Whether this picture is of a motion photo (a "Live" badge on its row); nil where that
-    /// was not looked into.
-    public var isMotion: Bool? {
-        gdk_pixbuf_get_option(pixbuf, VideoFile.motionOption).map { String(cString: $0) == "1" }
+    /// Whether this picture is of a motion photo (a "Live" badge on its row), and where its
+    /// clip is; nil where that was not looked into.
+    public var motion: MotionMark? {
+        gdk_pixbuf_get_option(pixbuf, VideoFile.motionOption).flatMap { MotionMark(option: String(cString: $0)) }
     }
 
-    func markMotion(_ motion: Bool) {
+    public var isMotion: Bool? { motion.map { $0 != .none } }
+
+    func markMotion(_ motion: MotionMark) {
         gdk_pixbuf_remove_option(pixbuf, VideoFile.motionOption)
-        gdk_pixbuf_set_option(pixbuf, VideoFile.motionOption, motion ? "1" : "0")
+        gdk_pixbuf_set_option(pixbuf, VideoFile.motionOption, motion.option)
     }
 
     /// What this picture says of its video (its length) or motion photo, put on `other` (a
@@ -72,7 +74,7 @@ extension PhotoImage {
     func passVideoMarks(to other: PhotoImage) {
         guard other !== self else { return }
         if let seconds = videoSeconds { other.markVideo(seconds: seconds) }
-        if let motion = isMotion { other.markMotion(motion) }
+        if let motion { other.markMotion(motion) }
     }
 }
 

@@ -298,7 +298,9 @@ public enum FileBatchKind: String, Sendable, CaseIterable {
 
 /// What a row shows: a photo, or a sub-folder of the folder shown.
 public enum RowKind: String, Sendable, CaseIterable {
-    case photo, folder, video
+    /// `motion`: a photo with a clip (a motion or Live Photo), known when its row is bound once
+    /// its thumbnail has been read (a row bound again, or shown from the thumbnail cache).
+    case photo, folder, video, motion
 }
 
 /// What the viewer's picture shows.

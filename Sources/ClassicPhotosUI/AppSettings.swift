@@ -133,6 +133,15 @@ final class AppSettings {
         }
     }
 
+    /// Whether a motion photo's clip plays when the viewer shows the photo (`play-motion-photos`).
+    var playsMotionPhotos: Bool {
+        get { settings.map { g_settings_get_boolean($0.pointer, "play-motion-photos") != 0 } ?? true }
+        set {
+            guard let settings else { return }
+            g_settings_set_boolean(settings.pointer, "play-motion-photos", newValue ? 1 : 0)
+        }
+    }
+
     /// The side of the grid's squares (`grid-thumbnail-size`), in logical pixels.
     var gridSize: Int32 {
         get { settings.map { g_settings_get_int($0.pointer, "grid-thumbnail-size") } ?? PhotoGridCell.defaultSize }

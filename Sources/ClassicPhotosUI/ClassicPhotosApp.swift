@@ -170,6 +170,11 @@ public final class ClassicPhotosApp {
             settings.useDisplayProfile = on
             DisplayColours.shared.setEnabled(on)
         }
+        ViewerVideo.playsClipsWhenShown = settings.playsMotionPhotos
+        addToggle("play-motion-photos", settings.playsMotionPhotos) { [unowned self] on in
+            settings.playsMotionPhotos = on
+            ViewerVideo.playsClipsWhenShown = on
+        }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction
             + WindowFilter.acceleratorsByAction
         {

@@ -401,9 +401,11 @@ final class PhotoViewer {
         }
     }
 
-    /// A motion photo shown, its clip found: the clip plays once (Space plays it again).
+    /// A motion photo shown, its clip found: the clip plays once (Space plays it again), or
+    /// only on Space where the preference says so.
     func playMotionClip(of slot: Slot, again: Bool = false) {
-        guard slot === current, again || !slot.clipPlayed, !slot.photo.entry.isVideo, let clip = slot.motionClip
+        guard slot === current, again || (!slot.clipPlayed && ViewerVideo.playsClipsWhenShown),
+            !slot.photo.entry.isVideo, let clip = slot.motionClip
         else { return }
         slot.clipPlayed = true
         let since = awaitingClip.flatMap { $0.id == slot.photo.id ? $0.since : nil } ?? Trace.shared.now

@@ -28,6 +28,9 @@ final class ViewerVideo {
     var onFailure: ((String) -> Void)?
     /// A motion photo's clip played to its end (or could not be played): the photo shows again.
     var onClipEnded: (() -> Void)?
+    /// Whether a motion photo's clip plays as soon as the photo is shown (the preference
+    /// `play-motion-photos`), or only on Space.
+    static var playsClipsWhenShown = true
 
     init() {
         widget = Widget<Video>.make()

@@ -190,7 +190,7 @@ extension DesktopGUITests {
         }
 
         @Test(
-            "A Live Photo's still and clip are one item: copied together, moved to the trash together and put back together (the clip not listed on its way back); a row bound again knows it moves"
+            "A Live Photo's still and clip are one item: copied together, moved to the trash together and put back together (the clip not listed on its way back); a row bound again knows it moves; with the preference off, its clip plays on Space only"
         )
         func livePhotoPair() async throws {
             let folder = try TestPictures.makeFolder("live-pair")
@@ -208,7 +208,9 @@ extension DesktopGUITests {
             let jpeg = try #require(CameraFiles.jpeg(width: 1200, height: 900, rgb: 0xD02010))
             try jpeg.write(to: still)
             try jpeg.write(to: folder.appendingPathComponent("IMG_0002.JPG"))
-            let app = try AppSession(source: folder.path, environment: ["XDG_DATA_HOME": dataHome.path])
+            let environment = try GUITests.privateSettings(["play-motion-photos": "false"])
+            let app = try AppSession(
+                source: folder.path, environment: environment.merging(["XDG_DATA_HOME": dataHome.path]) { $1 })
             let loaded = try app.waitFor(event: .sourceLoaded)
             #expect(loaded.event.rows == 2)
             try app.waitFor("the rows filtered") {
@@ -273,6 +275,24 @@ extension DesktopGUITests {
             }
             let changes = events.compactMap { $0.event.folderChange.map { [$0.added, $0.removed, $0.changed] } }
             #expect(changes == [[1, 0, 0]], "the watch's changes: \(changes)")
+
+            // The viewer on the Live Photo: its clip waits for Space, then plays once.
+            try app.clickRow(0)
+            try app.waitFor("the still in the viewer") { events in
+                events.last { $0.event.name == .viewerOpen }?.event.photoName == "IMG_0001.JPG"
+                    && events.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            let window = try app.windowGeometry()
+            let middle = (x: window.width / 3, y: window.height / 3, width: window.width / 3, height: window.height / 3)
+            // The still on screen (a clip played at once would be over by then: it is counted).
+            let shown = try app.waitForScreen(region: middle) { $0.meanColour.r > $0.meanColour.b + 40 }
+            #expect(shown.meanColour.r > shown.meanColour.b + 40, "the still: \(shown)")
+            try app.xdotool(["key", "space"])
+            try app.waitFor("the clip playing") { $0.contains { $0.event.name == .viewerPlay } }
+            let rested = try app.waitForScreen(region: middle) { $0.meanColour.r > $0.meanColour.b + 40 }
+            #expect(rested.meanColour.r > rested.meanColour.b + 40, "the photo again once the clip ended: \(rested)")
+            let plays = app.events().filter { $0.event.name == .viewerPlay }.count
+            #expect(plays == 1, "the clip played \(plays) times: it must not play before Space")
             #expect(app.terminate() == 0)
         }
     }

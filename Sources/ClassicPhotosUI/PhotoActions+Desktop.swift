@@ -156,14 +156,16 @@ extension PhotoActions {
         let targets = photoTargets().filter { $0.path != nil }
         guard !targets.isEmpty else { return }
         let paths = targets.compactMap(\.path)
-        inBackground({ LivePhoto.withClips(paths) }) { [weak self] files in
-            guard let self else { return }
-            window.copyToClipboard(files: Self.offered(files))
-            status.showToast(
-                targets.count == 1
-                    ? String(format: tr("“%@” copied"), DisplayText.line(targets[0].name))
-                    : String(format: ntr("%d photo copied", "%d photos copied", targets.count), targets.count))
-        }
+        inBackground(
+            { LivePhoto.withClips(paths) },
+            then: { [weak self] files in
+                guard let self else { return }
+                window.copyToClipboard(files: Self.offered(files))
+                status.showToast(
+                    targets.count == 1
+                        ? String(format: tr("“%@” copied"), DisplayText.line(targets[0].name))
+                        : String(format: ntr("%d photo copied", "%d photos copied", targets.count), targets.count))
+            })
     }
 
     /// The files at `paths` as other programs take them.

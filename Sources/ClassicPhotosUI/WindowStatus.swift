@@ -38,6 +38,10 @@ final class WindowStatus {
     /// The failed count the subtitle shows, and its pending refresh.
     private var failedInSubtitle = 0
     private lazy var subtitleRefresh = Debounce.onMainActor { [weak self] in self?.refreshSubtitle() }
+    /// The videos last counted, at the list's edit (`PhotoList.version`) they were counted at,
+    /// and the edit a count off the main thread is under way for.
+    private var videoTally: (version: Int, tally: VideoTally)?
+    private var tallying: Int?
     /// Photos that failed since the last toast said so.
     private var newFailures: Set<PhotoID> = []
     /// How many of `newFailures` trying again may help.
@@ -95,8 +99,8 @@ final class WindowStatus {
         Trace.shared.emit(.windowSubtitle(text: text))
     }
 
-    /// The subtitle once the list is in (the title names the source): how many photos, and how
-    /// many of those shown so far could not be loaded ("16 photos, 3 failed").
+    /// The subtitle once the list is in (the title names the source): how many photos (and
+    /// videos), and how many of those shown so far could not be loaded ("16 photos, 3 failed").
     func refreshSubtitle() {
         subtitleRefresh.cancel()
         guard !isLoading else { return }
@@ -105,14 +109,15 @@ final class WindowStatus {
         let count = photos.count - folders
         failedInSubtitle = processor.failedCount
         let total = photos.photoTotal
+        let videos = countedVideos()
         let photos =
             self.photos.isFiltered
             ? String(
-                format: ntr("%1$@ of %2$@ photo", "%1$@ of %2$@ photos", total), Localization.number(count),
-                Localization.number(total))
-            : folders > 0
-                ? FolderCounts.text(folders: folders, pictures: count)
-                : String(format: ntr("%@ photo", "%@ photos", count), Localization.number(count))
+                format: (videos?.whole ?? 0) > 0
+                    ? ntr("%1$@ of %2$@ photo and video", "%1$@ of %2$@ photos and videos", total)
+                    : ntr("%1$@ of %2$@ photo", "%1$@ of %2$@ photos", total),
+                Localization.number(count), Localization.number(total))
+            : FolderCounts.text(folders: folders, pictures: count, videos: videos?.shown ?? 0)
         let failed = failedInSubtitle
         let counted =
             failed > 0
@@ -120,6 +125,34 @@ final class WindowStatus {
                 format: ntr("%1$@, %2$@ failed", "%1$@, %2$@ failed", failed), photos, Localization.number(failed))
             : photos
         setSubtitle(marksBeingRead ? String(format: tr("%@, reading marks…"), counted) : counted)
+    }
+
+    /// The videos among the list's items: counted at once for a list of a few thousand, off
+    /// the main thread for a bigger one (the subtitle is refreshed once they are; meanwhile the
+    /// last count stands). Nil until a first count.
+    private func countedVideos() -> VideoTally? {
+        let version = photos.version
+        if let videoTally, videoTally.version == version { return videoTally.tally }
+        let source = photos.videoTallySource()
+        guard source.count > 2_000 else {
+            let tally = source.tally()
+            videoTally = (version, tally)
+            return tally
+        }
+        if tallying != version {
+            tallying = version
+            Thread.detachNewThread {
+                let tally = source.tally()
+                MainLoop.onMainActor { [weak self] in
+                    guard let self else { return }
+                    if tallying == version { tallying = nil }
+                    guard self.photos.version == version else { return }
+                    videoTally = (version, tally)
+                    refreshSubtitle()
+                }
+            }
+        }
+        return videoTally?.tally
     }
 
     /// Refreshes the subtitle a moment later: photos that fail one after another update it once

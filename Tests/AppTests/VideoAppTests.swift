@@ -61,6 +61,10 @@ extension DesktopGUITests {
             var texts: [Int: (String, Bool)] = [:]
             for case .rowStatus(let row, _, let text, let retry) in events.map(\.event) { texts[row] = (text, retry) }
             #expect(texts[3]?.0 == "Damaged video" && texts[3]?.1 == false, "\(String(describing: texts[3]))")
+            let subtitle = try app.waitFor("the subtitle with the failure") { events in
+                events.last { $0.event.name == .windowSubtitle }?.event.text?.contains("failed") == true
+            }
+            #expect(subtitle.last { $0.event.name == .windowSubtitle }?.event.text == "1 photo, 4 videos, 1 failed")
             print("screenshot: \(try shoot(app, "phone-folder"))")
 
             // The viewer on the clip: it plays (its picture moves), Space pauses it (it stays).

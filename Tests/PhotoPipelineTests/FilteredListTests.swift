@@ -127,4 +127,22 @@ import Testing
         #expect(PhotoListFilter.commonFolder(of: ["/x.jpg", "/y/z.jpg"]) == "/")
         #expect(PhotoListFilter.commonFolder(of: []) == "")
     }
+
+    @Test("The videos of a list are counted, in the whole list and among those a filter shows, by their names")
+    func videoTally() async {
+        let list = PhotoList()
+        let names = (0..<3_000).map { n in n % 3 == 0 ? "clip\(n).MP4" : n % 3 == 1 ? "photo\(n).jpg" : "x\(n).webm.jpg"
+        }
+        list.apply(.replaceAll(entries(names) + [PhotoEntry(name: "web", link: "https://h/v.mov?x=1", base: nil)]))
+        #expect(list.videoTallySource().tally() == VideoTally(whole: 1_001, shown: 1_001))
+        let whole = list.photos
+        list.show(only: { id in whole.name(at: whole.position(of: id)!).hasPrefix("clip1") })
+        let source = list.videoTallySource()
+        #expect(source.version == list.version)
+        // Counted on another thread, as the window counts a big list.
+        let tally = await Task.detached { source.tally() }.value
+        #expect(tally == VideoTally(whole: 1_001, shown: names.filter { $0.hasPrefix("clip1") }.count))
+        list.apply(.remove([list.photos.id(at: 0)]))
+        #expect(list.videoTallySource().tally().whole == 1_000)
+    }
 }

@@ -80,6 +80,8 @@ public final class PhotoList {
     }
 
     public var isFiltered: Bool { passes != nil }
+    /// The photos shown while a filter is on (nil: all are), as their identities' raw values.
+    var shownIDs: [UInt64]? { shown?.ids }
     /// How many photos (sub-folders aside) the list holds, shown or not.
     public var photoTotal: Int { photos.count - photos.firstPhoto }
     /// How many of them are shown.

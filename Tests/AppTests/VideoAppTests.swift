@@ -299,5 +299,49 @@ extension DesktopGUITests {
             #expect(plays == 1, "the clip played \(plays) times: it must not play before Space")
             #expect(app.terminate() == 0)
         }
+        @Test(
+            "A video in a web list plays in the viewer as it streams over HTTP (loopback), its row a frame with its length"
+        )
+        func webVideoPlays() async throws {
+            let folder = try TestPictures.makeFolder("web-video-app")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var options = TestVideos.Options()
+            options.colour = "blue"
+            options.seconds = 30
+            options.indexFirst = true
+            try await TestVideos.make(folder.appendingPathComponent("clip.mp4"), options)
+            try #require(CameraFiles.jpeg(width: 800, height: 600, rgb: 0xD02010))
+                .write(to: folder.appendingPathComponent("photo.jpg"))
+            let server = try LoopbackServer(photos: folder)
+            let list = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>
+                <key>a photo</key><string>\(server.url("/photos/photo.jpg").absoluteString)</string>
+                <key>b clip</key><string>\(server.url("/photos/clip.mp4").absoluteString)</string>
+                </dict></plist>
+                """
+            server.setList(Data(list.utf8), for: "phone.plist")
+            let app = try AppSession(source: server.url("/lists/phone.plist").absoluteString)
+            let events = try app.waitFor("both rows final") { events in
+                AppSession.rowStates(events).values.filter { $0 == .filtered }.count == 2
+            }
+            var kinds: [Int: RowKind] = [:]
+            for case .rowShown(let row, _, _, let kind) in events.map(\.event) { kinds[row] = kind }
+            #expect(kinds == [0: .photo, 1: .video])
+            #expect(events.last { $0.event.name == .windowSubtitle }?.event.text == "1 photo, 1 video")
+            try app.clickRow(1)
+            let played = try app.waitFor("the web video playing") { $0.contains { $0.event.name == .viewerPlay } }
+            if case .viewerPlay(_, let ms)? = played.last(where: { $0.event.name == .viewerPlay })?.event {
+                print("viewer: web video opened → first frame \(String(format: "%.0f", ms)) ms")
+            }
+            let window = try app.windowGeometry()
+            let middle = (x: window.width / 3, y: window.height / 3, width: window.width / 3, height: window.height / 3)
+            let shown = try app.waitForScreen(
+                region: middle, keeping: NSTemporaryDirectory() + "classic-photos-web-video.png"
+            ) { $0.meanColour.b > $0.meanColour.r + 60 }
+            #expect(shown.meanColour.b > shown.meanColour.r + 60, "the blue clip on screen: \(shown)")
+            #expect(server.requestCount("/photos/clip.mp4") >= 2, "the row's frame and the player each asked for it")
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -299,8 +299,9 @@ extension DesktopGUITests {
             #expect(plays == 1, "the clip played \(plays) times: it must not play before Space")
             #expect(app.terminate() == 0)
         }
+
         @Test(
-            "A video in a web list plays in the viewer as it streams over HTTP (loopback), its row a frame with its length"
+            "A video in a web list plays in the viewer as it streams over HTTP (loopback), its row a frame; the subtitle counts it"
         )
         func webVideoPlays() async throws {
             let folder = try TestPictures.makeFolder("web-video-app")

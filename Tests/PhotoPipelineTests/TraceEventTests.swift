@@ -275,6 +275,11 @@ import Testing
                 .filterChanged(shown: 38, total: 412, reading: false, ms: 1.25, elapsed: 80),
                 #"{"t":1.500000,"ev":"filter.changed","shown":38,"total":412,"reading":false,"ms":1.250,"elapsed":80.000}"#
             )
+        case .searchChanged:
+            (
+                .searchChanged(query: "paris 2023", shown: 12, total: 412, ms: 8.5),
+                #"{"t":1.500000,"ev":"search.changed","query":"paris 2023","shown":12,"total":412,"ms":8.500}"#
+            )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
         case .slideshowStop:

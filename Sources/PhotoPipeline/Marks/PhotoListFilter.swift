@@ -17,9 +17,11 @@ public final class PhotoListFilter {
     public private(set) var byRating: Bool?
     /// When it was chosen (GLib's monotonic clock, µs).
     private var chosenAt = g_get_monotonic_time()
-    private let list: PhotoList
+    let list: PhotoList
     /// The marks known of the list's photos (sub-folders have none).
-    private var marks: [PhotoID: PhotoMarks] = [:]
+    private(set) var marks: [PhotoID: PhotoMarks] = [:]
+    /// The words searched for, and which photos they match (`PhotoListFilter+Search.swift`).
+    var search = SearchState()
     /// Whether each photo passes the filter `verdictsFor`, by the order it arrived in the list:
     /// 1 it passes, 0 not, -1 its marks are not known (then `noneVerdict`, as a photo without
     /// marks). Kept as marks come, so that showing the list again reads an array rather than a
@@ -31,7 +33,7 @@ public final class PhotoListFilter {
     private var ratings: [Int8] = []
     /// Reading the marks of the photos not known: one pass at a time; `again`: photos came in
     /// meanwhile, for another pass once it is done.
-    private var reading: Cancellable?
+    private(set) var reading: Cancellable?
     private var readAgain = false
     /// How many photos had come into the list when the pass under way began, and whether it
     /// reads only what the index holds (a read-ahead).
@@ -39,7 +41,7 @@ public final class PhotoListFilter {
     private var readingIndexOnly = false
     /// Whether the marks of every photo of the list are known (a pass read them all, and no
     /// photo came since).
-    private var allKnown = false
+    private(set) var allKnown = false
     /// A filter chosen waits for the first marks read (`firstWait` ms at most) before the list
     /// is shown by it.
     private var awaitingFirst = false
@@ -49,6 +51,8 @@ public final class PhotoListFilter {
     private let refilterSoon: Debounce
     /// Reading ahead what the index holds of the list's marks (`readUnknown(indexOnly:)`).
     private let prefetchSoon: Debounce
+    /// Matching the search again once photos came or tags were read (`searchAgain`).
+    let searchSoon: Debounce
     private static let prefetchWait: UInt32 = 1_500
     /// … or this soon once the list's sources are all read (their first screen comes first).
     private static let loadedWait: UInt32 = 400
@@ -70,9 +74,12 @@ public final class PhotoListFilter {
         self.list = list
         var apply: (() -> Void)?
         var prefetch: (() -> Void)?
+        var searchAgain: (() -> Void)?
         refilterSoon = Debounce.onMainActor { apply?() }
         prefetchSoon = Debounce.onMainActor { prefetch?() }
+        searchSoon = Debounce.onMainActor { searchAgain?() }
         apply = { [weak self] in self?.refilter() }
+        searchAgain = { [weak self] in self?.runSearch() }
         prefetch = { [weak self] in
             guard let self, !allKnown, reading == nil else { return }
             readUnknown(indexOnly: true)
@@ -92,8 +99,9 @@ public final class PhotoListFilter {
             },
             didApply: { [unowned self] change in
                 switch change.edit {
-                case .replaceAll, .append, .insert:
-                    guard !change.inserted.isEmpty else { break }
+                case .replaceAll, .append, .insert, .move:
+                    searchListChanged(change)
+                    guard change.edit != .move, !change.inserted.isEmpty else { break }
                     allKnown = false
                     if filter.isOn || byRating != nil {
                         readUnknown()
@@ -104,7 +112,7 @@ public final class PhotoListFilter {
                     }
                 case .remove:
                     for id in change.removed { marks.removeValue(forKey: id) }
-                case .move, .reorder, .replace, .refilter: break
+                case .reorder, .replace, .refilter: break
                 }
             })
         processor.observePhotos { [weak self] snapshot in
@@ -171,6 +179,8 @@ public final class PhotoListFilter {
         list.stopObserving(observation)
         refilterSoon.cancel()
         prefetchSoon.cancel()
+        searchSoon.cancel()
+        search.running?.cancel()
         reading?.cancel()
         queue.cancelAllOperations()
         onChanged = nil
@@ -178,7 +188,7 @@ public final class PhotoListFilter {
 
     // MARK: Showing
 
-    private func refilter() {
+    func refilter() {
         awaitingFirst = false
         let began = g_get_monotonic_time()
         refilteredAt = began
@@ -188,8 +198,8 @@ public final class PhotoListFilter {
             case false?: { [unowned self] id in -rating(id) }
             case nil: nil
             }
-        if filter.isOn {
-            makeVerdicts()
+        if filter.isOn || search.verdicts != nil {
+            if filter.isOn { makeVerdicts() }
             list.show(only: { [unowned self] id in passes(id) }, rankedBy: rank)
         } else {
             list.show(only: nil, rankedBy: rank)
@@ -238,9 +248,11 @@ public final class PhotoListFilter {
     }
 
     private func passes(_ id: PhotoID) -> Bool {
-        guard let arrival = list.photos.arrival(of: id), arrival < verdicts.count, verdicts[arrival] >= 0 else {
-            return noneVerdict
-        }
+        guard let arrival = list.photos.arrival(of: id) else { return !filter.isOn || noneVerdict }
+        // Found by the search (one that came since it was made, not yet).
+        if let found = search.verdicts, arrival >= found.count || !found[arrival] { return false }
+        guard filter.isOn else { return true }
+        guard arrival < verdicts.count, verdicts[arrival] >= 0 else { return noneVerdict }
         return verdicts[arrival] == 1
     }
 
@@ -249,7 +261,7 @@ public final class PhotoListFilter {
     /// Reads the marks of every photo of the list not known yet, off the main thread: first
     /// what the index holds under the list's folder, then (unless `indexOnly`) the files of the
     /// rest.
-    private func readUnknown(indexOnly: Bool = false) {
+    func readUnknown(indexOnly: Bool = false) {
         guard reading == nil else {
             // The pass under way reads every photo but those that came since it began, and
             // (a read-ahead) those the index does not hold.
@@ -317,6 +329,7 @@ public final class PhotoListFilter {
         }
         if last {
             reading = nil
+            if search.verdicts != nil { searchAgain() }
             if readAgain {
                 readAgain = false
                 readUnknown()

@@ -74,6 +74,11 @@ public struct PhotoCollectionSnapshot: Sendable {
     /// `arrival(of:)` tells it).
     func arrival(at position: Int) -> Int { Int(order[position]) }
 
+    /// The order in which the photo `id` came into the list, if it is of this list.
+    func arrival(of id: PhotoID) -> Int? {
+        id.rawValue >= firstID && id.rawValue - firstID < UInt64(Int32.max) ? Int(id.rawValue - firstID) : nil
+    }
+
     public func entry(at position: Int) -> PhotoEntry {
         let index = Int(order[position])
         if let entry = renamed[index] { return entry }

@@ -53,3 +53,25 @@ extension TraceEvent {
         }
     }
 }
+
+extension TraceEvent {
+    /// The filter's and the search's events, as `layOut(into:)` writes them.
+    func layOutFinding(into p: inout some TraceEventParts) {
+        switch self {
+        case .filterChanged(let shown, let total, let reading, let ms, let elapsed):
+            p.name(.filterChanged)
+            p.field(.shown, shown)
+            p.field(.total, total)
+            p.field(.reading, reading)
+            p.field(.ms, ms)
+            p.field(.elapsed, elapsed)
+        case .searchChanged(let query, let shown, let total, let ms):
+            p.name(.searchChanged)
+            p.field(.query, query)
+            p.field(.shown, shown)
+            p.field(.total, total)
+            p.field(.ms, ms)
+        default: break
+        }
+    }
+}

@@ -325,13 +325,8 @@ extension TraceEvent {
             if let label { p.field(.label, label) }
             if let tags { p.field(.tags, tags) }
             p.field(.ms, ms)
-        case .filterChanged(let shown, let total, let reading, let ms, let elapsed):
-            p.name(.filterChanged)
-            p.field(.shown, shown)
-            p.field(.total, total)
-            p.field(.reading, reading)
-            p.field(.ms, ms)
-            p.field(.elapsed, elapsed)
+        case .filterChanged, .searchChanged:
+            layOutFinding(into: &p)
         case .tagsPopover(let shown, let tags):
             p.name(.tagsPopover)
             p.field(.shown, shown)

@@ -181,6 +181,9 @@ public enum TraceEvent: Sendable, Equatable {
     /// `total` photos pass; `reading`: marks of some are still being read; `ms`: the main
     /// thread's time making the list shown again; `elapsed`: ms since the filter was chosen.
     case filterChanged(shown: Int, total: Int, reading: Bool, ms: Double, elapsed: Double)
+    /// A search shows `shown` of the list's `total` photos for `query` ("" once it ended),
+    /// `ms` after the words were typed.
+    case searchChanged(query: String, shown: Int, total: Int, ms: Double)
     /// The row or cell showing the photo `id` shows these marks (when they changed).
     case rowMarks(row: Int, id: PhotoID, rating: Int, label: String, tags: [String])
     /// The slideshow began.
@@ -270,6 +273,7 @@ public enum TraceEvent: Sendable, Equatable {
         case rowMarks = "row.marks"
         case tagsPopover = "tags.popover"
         case filterChanged = "filter.changed"
+        case searchChanged = "search.changed"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"
@@ -285,7 +289,7 @@ public enum TraceEvent: Sendable, Equatable {
         case kind, ms, reason, running, state, text, level, w, h, x, y, shown, source, bytes, format, camera, date,
             place
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
-        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless, opened
+        case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless, opened, query
     }
 }
 

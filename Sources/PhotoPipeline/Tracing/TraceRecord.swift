@@ -188,6 +188,8 @@ extension TraceEvent {
             self = try .filterChanged(
                 shown: int(.shown), total: int(.total), reading: c.decode(Bool.self, forKey: .reading), ms: double(.ms),
                 elapsed: double(.elapsed))
+        case .searchChanged:
+            self = try .searchChanged(query: string(.query), shown: int(.shown), total: int(.total), ms: double(.ms))
         case .tagsPopover:
             self = try .tagsPopover(
                 shown: c.decode(Bool.self, forKey: .shown), tags: c.decode([String].self, forKey: .tags))
@@ -288,7 +290,8 @@ extension TraceEvent {
     public var ms: Double? {
         switch self {
         case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
-            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .viewerSharp(_, let ms),
+            .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .searchChanged(_, _, _, let ms),
+            .viewerSharp(_, let ms),
             .viewerPlay(_, let ms):
             ms
         default: nil

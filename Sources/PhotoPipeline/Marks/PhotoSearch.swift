@@ -1,0 +1,134 @@
+import CGLib
+import Foundation
+
+/// Finding photos by words: each word typed must begin a word of the photo's name (its
+/// sub-folders' names too, in a folder shown with everything beneath it) or of one of its
+/// tags. Words are compared as GLib folds them for search (`g_str_tokenize_and_fold`: lower
+/// case, split at anything but letters and digits, "Café" also found as "cafe"), as GNOME's
+/// own searches do. "paris 2023" finds `2023/07 Paris/IMG_1.jpg`; "img_00" finds `IMG_0001.JPG`.
+public enum PhotoSearch {
+    /// What is typed, as words each with the forms that match it (itself, and its ASCII
+    /// alternate where it has one); empty when nothing is searched for.
+    public static func query(_ text: String) -> [[String]] {
+        words(of: text).map { word in [word.folded] + word.alternates }
+    }
+
+    /// The words of `text`, folded, each with its ASCII alternate where it has one ("café":
+    /// "cafe"; "łódź": "lodz").
+    static func words(of text: String) -> [(folded: String, alternates: [String])] {
+        guard let tokens = g_str_tokenize_and_fold(text, nil, nil) else { return [] }
+        defer { g_strfreev(tokens) }
+        var words: [(String, [String])] = []
+        var index = 0
+        while let token = tokens[index] {
+            index += 1
+            let word = String(cString: token)
+            var alternates: [String] = []
+            if word.utf8.contains(where: { $0 >= 0x80 }), let ascii = g_str_to_ascii(token, nil) {
+                let plain = String(cString: ascii)
+                g_free(ascii)
+                if plain != word, !plain.contains("?") { alternates.append(plain) }
+            }
+            words.append((word, alternates))
+        }
+        return words
+    }
+
+    /// The words of many photos' names, packed: each photo's words (and their alternates) as
+    /// one run of bytes, every word preceded by a separator, so that a word typed begins one
+    /// of them where the separator and it are found together.
+    public struct Words: Sendable {
+        var bytes: [UInt8] = []
+        /// Where each photo's run ends, by the order it came into the list.
+        var ends: [Int32] = []
+        var count: Int { ends.count }
+
+        static let separator: UInt8 = 1
+
+        /// Adds the words of `text` as the next photo's.
+        mutating func append(_ text: String) {
+            for (word, alternates) in PhotoSearch.words(of: text) {
+                for form in [word] + alternates {
+                    bytes.append(Self.separator)
+                    bytes.append(contentsOf: form.utf8)
+                }
+            }
+            ends.append(Int32(clamping: bytes.count))
+        }
+
+        /// Whether photo `index`'s words have one that each of `query`'s words begins.
+        func matches(_ index: Int, _ query: [[UInt8]]) -> Bool {
+            let start = index == 0 ? 0 : Int(ends[index - 1])
+            let end = Int(ends[index])
+            return bytes.withUnsafeBufferPointer { all in
+                let run = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(all)[start..<end])
+                return query.allSatisfy { PhotoSearch.contains(run, $0) }
+            }
+        }
+    }
+
+    /// Whether `needle` (a separator and a word) is found in `run`: at each separator, the
+    /// bytes after it compared.
+    static func contains(_ run: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let base = run.baseAddress, !needle.isEmpty, run.count >= needle.count else { return false }
+        let end = base + run.count
+        return needle.withUnsafeBytes { wanted in
+            var at = base
+            while end - at >= needle.count, let found = memchr(at, Int32(needle[0]), end - at) {
+                let start = UnsafeRawPointer(found)
+                if end - start < needle.count { return false }
+                if memcmp(start, wanted.baseAddress!, needle.count) == 0 { return true }
+                at = start + 1
+            }
+            return false
+        }
+    }
+
+    /// Which photos of `snapshot` the query matches, by their arrival in the list (sub-folders
+    /// never match); `names` are the words of their names as far as made already, made on for
+    /// those that came since (returned too, to keep). `tags`: the tags of the photos that have
+    /// some, by arrival. Stops early (nil) once `cancelled` says so.
+    static func match(
+        _ query: [[String]], in snapshot: PhotoCollectionSnapshot, names: Words, tags: [Int: [String]],
+        cancelled: () -> Bool
+    ) -> (verdicts: [Bool], names: Words)? {
+        var names = names
+        let arrivals = (0..<snapshot.count).reduce(0) { max($0, snapshot.arrival(at: $1) + 1) }
+        if names.count < arrivals {
+            // Names by arrival: the snapshot lists them by position.
+            var byArrival = [String?](repeating: nil, count: arrivals - names.count)
+            for position in 0..<snapshot.count {
+                let arrival = snapshot.arrival(at: position)
+                if arrival >= names.count { byArrival[arrival - names.count] = snapshot.entry(at: position).name }
+            }
+            for (offset, name) in byArrival.enumerated() {
+                if offset % 4_096 == 0, cancelled() { return nil }
+                names.append(name ?? "")
+            }
+        }
+        // Each word typed, as the bytes that find it at the start of a word: any of its forms.
+        let forms = query.map { forms in forms.map { [Words.separator] + Array($0.utf8) } }
+        var tagWords: [Int: Words] = [:]
+        for (arrival, photoTags) in tags {
+            var words = Words()
+            words.append(photoTags.joined(separator: " "))
+            tagWords[arrival] = words
+        }
+        var verdicts = [Bool](repeating: false, count: arrivals)
+        for position in 0..<snapshot.count {
+            if position % 4_096 == 0, cancelled() { return nil }
+            let arrival = snapshot.arrival(at: position)
+            let tagged = tagWords[arrival]
+            verdicts[arrival] = forms.allSatisfy { word in
+                word.contains { form in
+                    names.matches(arrival, [form]) || tagged?.matches(0, [form]) == true
+                }
+            }
+        }
+        // Sub-folders are not photos found (only those matched are looked at).
+        for position in 0..<snapshot.count where verdicts[snapshot.arrival(at: position)] {
+            if snapshot.entry(at: position).isFolder { verdicts[snapshot.arrival(at: position)] = false }
+        }
+        return (verdicts, names)
+    }
+}

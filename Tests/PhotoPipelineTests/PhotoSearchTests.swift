@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import PhotoPipeline
+
+/// Finding photos by words: each word typed begins a word of a photo's name, its sub-folders'
+/// names or its tags; accents and case aside; the list shows only those found, and all again
+/// once the search ends.
+@MainActor @Suite struct PhotoSearchTests {
+    private func entries(_ names: [String]) -> [PhotoEntry] {
+        names.map { PhotoEntry(name: $0, link: "file:///f/\($0)", base: nil) }
+    }
+
+    private func names(_ list: PhotoList) -> [String] { (0..<list.count).map { list.name(at: $0) } }
+
+    @Test("Words are folded as GNOME's searches fold them: lower case, split at punctuation, accents as alternates")
+    func words() {
+        #expect(PhotoSearch.query("IMG_00") == [["img"], ["00"]])
+        #expect(PhotoSearch.query("Café Łódź") == [["café", "cafe"], ["łódź", "lodz"]])
+        #expect(PhotoSearch.query("  ") == [])
+        #expect(PhotoSearch.query("Straße") == [["strasse"]])
+    }
+
+    @Test("Every word typed must begin a word of the name, a sub-folder or a tag; sub-folders themselves are not found")
+    func matching() throws {
+        let list = PhotoList()
+        list.apply(
+            .replaceAll(
+                [PhotoEntry(name: "Paris", link: "file:///f/Paris/", base: nil)]
+                    + entries([
+                        "2023/07 Paris/IMG_0001.JPG", "2023/07 Paris/IMG_0002.JPG", "2021/12 Kraków/DSC_9.jpg",
+                        "Cafe Lodz.png", "holiday.png",
+                    ])))
+        let snapshot = list.snapshot()
+        func found(_ text: String, tags: [Int: [String]] = [:]) throws -> [String] {
+            let result = try #require(
+                PhotoSearch.match(
+                    PhotoSearch.query(text), in: snapshot, names: PhotoSearch.Words(), tags: tags, cancelled: { false })
+            )
+            return (0..<snapshot.count).filter { result.verdicts[snapshot.arrival(at: $0)] }.map {
+                snapshot.entry(at: $0).name
+            }
+        }
+        #expect(try found("paris") == ["2023/07 Paris/IMG_0001.JPG", "2023/07 Paris/IMG_0002.JPG"])
+        #expect(try found("paris 0002") == ["2023/07 Paris/IMG_0002.JPG"])
+        #expect(try found("img_00") == ["2023/07 Paris/IMG_0001.JPG", "2023/07 Paris/IMG_0002.JPG"])
+        #expect(try found("krakow") == ["2021/12 Kraków/DSC_9.jpg"], "an accent left out finds it")
+        #expect(try found("café łódź") == ["Cafe Lodz.png"], "an accent typed finds the name without it")
+        #expect(try found("aris") == [], "a word is found from its start")
+        #expect(try found("2023 dsc") == [])
+        // Tags, by the photo's arrival (holiday.png came sixth).
+        #expect(try found("france", tags: [5: ["Places|France|Nice"]]) == ["holiday.png"])
+        #expect(try found("nice holiday", tags: [5: ["Places|France|Nice"]]) == ["holiday.png"])
+        // Stopped on the way: no answer.
+        #expect(
+            PhotoSearch.match(
+                PhotoSearch.query("paris"), in: snapshot, names: PhotoSearch.Words(), tags: [:], cancelled: { true })
+                == nil)
+    }
+
+    @Test("A search narrows the list shown, words made once are kept, photos that come are matched, and \"\" shows all")
+    func narrowsTheList() async throws {
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        defer { processor.shutDown() }
+        let list = processor.list
+        list.apply(.replaceAll(entries((0..<5_000).map { String(format: "IMG_%04d.JPG", $0) } + ["beach.png"])))
+        let filter = PhotoListFilter(list: list, processor: processor)
+        defer { filter.close() }
+        filter.setSearch("img_00")
+        #expect(filter.isSearching)
+        #expect(await waitUntil { list.count == 100 }, "IMG_0000 to IMG_0099: \(list.count)")
+        #expect(list.isFiltered && list.photoTotal == 5_001)
+        #expect(filter.search.names.count == 5_001, "the names' words kept")
+        filter.setSearch("beach")
+        #expect(await waitUntil { names(list) == ["beach.png"] })
+        // A photo that comes in is matched once the list is still.
+        list.apply(.append(PackedEntries(entries(["beach 2.png"]))))
+        #expect(await waitUntil { names(list) == ["beach.png", "beach 2.png"] })
+        filter.setSearch("")
+        #expect(!filter.isSearching && !list.isFiltered && list.count == 5_002)
+    }
+}

@@ -176,7 +176,7 @@ public final class ClassicPhotosApp {
             ViewerVideo.playsClipsWhenShown = on
         }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction
-            + WindowFilter.acceleratorsByAction
+            + WindowFilter.acceleratorsByAction + WindowSearch.acceleratorsByAction
         {
             app.setAccelerators(accelerators, for: action)
         }

@@ -106,6 +106,7 @@ extension PhotoListWindow {
             toplevel.setActionEnabled(name, !viewerOpen && applies)
         }
         filter.viewerOpened(viewerOpen)
+        search.viewerOpened(viewerOpen)
     }
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {

@@ -27,6 +27,7 @@ final class PhotoListWindow {
     let status: WindowStatus
     /// Which photos of the list are shown (the funnel in the header bar).
     let filter: WindowFilter
+    let search: WindowSearch
     let headerBar: Widget<HeaderBar>
     /// The main menu's popover.
     private let mainMenu: Widget<Popover>?
@@ -112,6 +113,7 @@ final class PhotoListWindow {
         pane.show(settings.viewMode, immediately: true)
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
         filter = WindowFilter(ui: ui, window: toplevel, photos: photos, processor: processor)
+        search = WindowSearch(ui: ui, window: toplevel, filtering: filter.filtering)
         if settings.sortsByRating { filter.filtering.order(byRating: settings.photoOrder.descending) }
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
@@ -138,6 +140,16 @@ final class PhotoListWindow {
         }
         pane.placeText = { [unowned self] position in placeText(at: position) }
         feed.onEvent = { [unowned self] event in feedEvent(event) }
+        status.isSearching = { [unowned self] in filter.filtering.isSearching }
+        search.onEnded = { [unowned self] in
+            if let position = pane.selection.first { pane.revealWhenLaidOut(position) }
+            pane.grabFocus()
+        }
+        search.onActivate = { [unowned self] in
+            guard photos.count > photos.firstPhoto else { return }
+            pane.reveal(pane.selection.first ?? photos.firstPhoto)
+            pane.grabFocus()
+        }
         filter.onChanged = { [unowned self] in
             let filtering = filter.filtering
             status.marksBeingRead = filtering.isReading && (filtering.filter.isOn || filtering.byRating != nil)

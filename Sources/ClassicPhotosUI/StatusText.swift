@@ -21,6 +21,11 @@ enum StatusText {
                 "classic-photos-filter-symbolic", tr("No Photos Match the Filter"),
                 tr("None of the photos here has the marks the filter asks for.")
             )
+        case .noResults:
+            (
+                "system-search-symbolic", tr("No Results Found"),
+                tr("No photo here has every word searched for in its name, its folders or its tags.")
+            )
         }
     }
 

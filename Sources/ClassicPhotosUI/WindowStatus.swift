@@ -24,6 +24,8 @@ final class WindowStatus {
     let toasts: Widget<ToastOverlay>
     private let photos: PhotoList
     private let processor: PhotoProcessor
+    /// Whether a search narrows the list (what an empty list then says).
+    var isSearching: () -> Bool = { false }
     private var spinnerShowsBusy: Bool?
     private var busyPhotos = 0
     /// Whether the marks a filter or the rating order needs are still being read (the subtitle
@@ -189,6 +191,8 @@ final class WindowStatus {
         case failed([PhotoSourceError])
         /// The list holds photos, and the filter lets none of them through.
         case filteredOut
+        /// The search found none of the list's photos.
+        case noResults
     }
 
     /// Shows the status page for `status`, or the list (nil).
@@ -201,7 +205,7 @@ final class WindowStatus {
         statusPage.setIconName(icon)
         statusPage.setTitle(title)
         statusPage.setDescription(markup: description.map(Self.markupEscaped))
-        statusButtons.isVisible = status != .loading
+        statusButtons.isVisible = status != .loading && status != .noResults
         clearFilterButton.isVisible = status == .filteredOut
         retryButton.isVisible = status != .filteredOut
         openButton.isVisible = status != .filteredOut
@@ -212,7 +216,10 @@ final class WindowStatus {
     /// and the count.
     func listChanged() {
         guard !isLoading else { return }
-        showStatus(photos.count > 0 ? nil : photos.isFiltered && photos.photoTotal > 0 ? .filteredOut : .empty)
+        showStatus(
+            photos.count > 0
+                ? nil
+                : !photos.isFiltered || photos.photoTotal == 0 ? .empty : isSearching() ? .noResults : .filteredOut)
         refreshSubtitle()
     }
 

@@ -49,6 +49,8 @@ public enum Picture: WidgetKind { public static var type: GType { gtk_picture_ge
 /// A video with GTK's own controls (play, seek, volume, fullscreen), played by GStreamer.
 public enum Video: WidgetKind { public static var type: GType { gtk_video_get_type() } }
 public enum Entry: WidgetKind { public static var type: GType { gtk_entry_get_type() } }
+public enum SearchEntry: WidgetKind { public static var type: GType { gtk_search_entry_get_type() } }
+public enum SearchBar: WidgetKind { public static var type: GType { gtk_search_bar_get_type() } }
 public enum Button: WidgetKind { public static var type: GType { gtk_button_get_type() } }
 public enum ToggleButton: WidgetKind { public static var type: GType { gtk_toggle_button_get_type() } }
 /// A slider (GtkScale, a GtkRange).

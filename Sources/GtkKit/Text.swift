@@ -45,6 +45,27 @@ extension Handle where Kind == Entry {
     }
 }
 
+extension Handle where Kind == SearchEntry {
+    public var text: String {
+        get { String(cString: gtk_editable_get_text(opaque)) }
+        nonmutating set { gtk_editable_set_text(opaque, newValue) }
+    }
+    /// How long after a key "search-changed" comes (GTK's own wait is 150 ms).
+    public func setSearchDelay(milliseconds: UInt32) { gtk_search_entry_set_search_delay(opaque, milliseconds) }
+}
+
+extension Handle where Kind == SearchBar {
+    /// Whether the bar is shown (its entry's Escape hides it, and GTK says so in
+    /// "notify::search-mode-enabled").
+    public var isSearching: Bool {
+        get { gtk_search_bar_get_search_mode(opaque) != 0 }
+        nonmutating set { gtk_search_bar_set_search_mode(opaque, newValue ? 1 : 0) }
+    }
+
+    /// Makes `entry` the bar's: Escape in it hides the bar.
+    public func connect(entry: Handle<SearchEntry>) { gtk_search_bar_connect_entry(opaque, entry.opaque) }
+}
+
 extension Handle where Kind == StatusPage {
     public func setIconName(_ name: String) { adw_status_page_set_icon_name(opaque, name) }
     public func setTitle(_ title: String) { adw_status_page_set_title(opaque, title) }

@@ -33,7 +33,7 @@ extension PhotoListFilter {
         let query = PhotoSearch.query(text)
         search.text = text
         search.typedAt = g_get_monotonic_time()
-        guard query != search.query else { return emitSearch() }
+        guard query != search.query else { return }
         search.query = query
         search.running?.cancel()
         search.running = nil

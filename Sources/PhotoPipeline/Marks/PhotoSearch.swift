@@ -1,11 +1,12 @@
 import CGLib
 import Foundation
 
-/// Finding photos by words: each word typed must begin a word of the photo's name (its
-/// sub-folders' names too, in a folder shown with everything beneath it) or of one of its
-/// tags. Words are compared as GLib folds them for search (`g_str_tokenize_and_fold`: lower
-/// case, split at anything but letters and digits, "Café" also found as "cafe"), as GNOME's
-/// own searches do. "paris 2023" finds `2023/07 Paris/IMG_1.jpg`; "img_00" finds `IMG_0001.JPG`.
+/// Finding photos by words: each word typed must be found within a word of the photo's name
+/// (its sub-folders' names too, in a folder shown with everything beneath it) or of one of
+/// its tags, as the file manager finds names ("1234" finds `IMG_1234.JPG`). Words are compared
+/// as GLib folds them for search (`g_str_tokenize_and_fold`: lower case, split at anything but
+/// letters and digits, "Café" also found as "cafe"), as GNOME's own searches do. "paris 2023"
+/// finds `2023/07 Paris/IMG_1.jpg`; "img_00" finds `IMG_0001.JPG`.
 public enum PhotoSearch {
     /// What is typed, as words each with the forms that match it (itself, and its ASCII
     /// alternate where it has one); empty when nothing is searched for.
@@ -35,8 +36,8 @@ public enum PhotoSearch {
     }
 
     /// The words of many photos' names, packed: each photo's words (and their alternates) as
-    /// one run of bytes, every word preceded by a separator, so that a word typed begins one
-    /// of them where the separator and it are found together.
+    /// one run of bytes, every word preceded by a separator (which no word typed holds, so a
+    /// word typed is found within one of them, never across two).
     public struct Words: Sendable {
         var bytes: [UInt8] = []
         /// Where each photo's run ends, by the order it came into the list.
@@ -56,7 +57,7 @@ public enum PhotoSearch {
             ends.append(Int32(clamping: bytes.count))
         }
 
-        /// Whether photo `index`'s words have one that each of `query`'s words begins.
+        /// Whether photo `index`'s words have, for each of `query`'s words, one that holds it.
         func matches(_ index: Int, _ query: [[UInt8]]) -> Bool {
             let start = index == 0 ? 0 : Int(ends[index - 1])
             let end = Int(ends[index])
@@ -67,8 +68,8 @@ public enum PhotoSearch {
         }
     }
 
-    /// Whether `needle` (a separator and a word) is found in `run`: at each separator, the
-    /// bytes after it compared.
+    /// Whether `needle` is found in `run`: at each of its first byte, the bytes from there
+    /// compared.
     static func contains(_ run: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
         guard let base = run.baseAddress, !needle.isEmpty, run.count >= needle.count else { return false }
         let end = base + run.count
@@ -106,8 +107,8 @@ public enum PhotoSearch {
                 names.append(name ?? "")
             }
         }
-        // Each word typed, as the bytes that find it at the start of a word: any of its forms.
-        let forms = query.map { forms in forms.map { [Words.separator] + Array($0.utf8) } }
+        // Each word typed, as the bytes that find it: any of its forms.
+        let forms = query.map { forms in forms.map { Array($0.utf8) } }
         var tagWords: [Int: Words] = [:]
         for (arrival, photoTags) in tags {
             var words = Words()

@@ -1,0 +1,124 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension DesktopGUITests {
+    /// The search on the real app: Ctrl+F, words typed narrow the list to the photos whose
+    /// names or tags hold them; Enter goes to the first found; Escape shows every photo again
+    /// with the one chosen still in view; a search that finds nothing says so.
+    @Suite(.serialized) struct SearchAppTests {
+        /// A tag in a sidecar as another app writes it.
+        private func sidecar(tag: String) -> Data {
+            Data(
+                """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+                <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">\
+                <dc:subject><rdf:Bag><rdf:li>\(tag)</rdf:li></rdf:Bag></dc:subject></rdf:Description>\
+                </rdf:RDF></x:xmpmeta>
+                """.utf8)
+        }
+
+        private func search(_ event: TraceEvent) -> (query: String, shown: Int, total: Int)? {
+            if case .searchChanged(let query, let shown, let total, _) = event { (query, shown, total) } else { nil }
+        }
+
+        /// The last `search.changed` after `before` events, once it is for `query`: how many
+        /// photos it shows, of how many.
+        private func searched(
+            _ app: AppSession, after before: Int, _ query: String
+        ) throws -> (shown: Int, total: Int) {
+            let events = try app.waitFor("the search for “\(query)”") { events in
+                events.dropFirst(before).compactMap { search($0.event) }.last?.query == query
+            }
+            let found = try #require(events.compactMap { search($0.event) }.last)
+            return (found.shown, found.total)
+        }
+
+        /// Types `query` into what has the keys, a word at a time.
+        private func type(_ app: AppSession, _ query: String) throws {
+            for (index, word) in query.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
+                if index > 0 { try app.xdotool(["key", "space"]) }
+                if !word.isEmpty { try app.xdotool(["type", "--delay", "60", String(word)]) }
+            }
+        }
+
+        @Test(
+            "Ctrl+F and words narrow the list to the names and tags that hold them (accents aside); Enter selects the first; Escape brings every photo back with it in view; nothing found says so"
+        )
+        func searchTheList() throws {
+            let folder = try TestPictures.makeFolder("search")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var names = (1...30).map { String(format: "IMG_%04d.jpg", $0) }
+            names += ["Beach day 1.png", "Beach day 2.png", "Café.png", "city.png"]
+            for name in names {
+                try #require(TestPictures.write(folder.appendingPathComponent(name), format: "png", rgb: 0x4080C0))
+            }
+            try sidecar(tag: "Places|France|Nice").write(to: folder.appendingPathComponent("city.png.xmp"))
+            let app = try AppSession(source: folder.path)
+            try app.waitFor("the first rows final") { AppSession.rowStates($0).values.contains(.filtered) }
+
+            var before = app.events().count
+            try app.xdotool(["key", "ctrl+f"])
+            try type(app, "beach")
+            var found = try searched(app, after: before, "beach")
+            #expect(found == (2, 34), "\(found)")
+            try app.waitFor("the subtitle") { events in
+                events.last { $0.event.name == .windowSubtitle }?.event.text == "2 of 34 photos"
+            }
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-search.png")
+            // A second word narrows further.
+            before = app.events().count
+            try type(app, " 2")
+            found = try searched(app, after: before, "beach 2")
+            #expect(found.shown == 1)
+            try app.xdotool(["key", "Escape"])
+            _ = try searched(app, after: before, "")
+
+            // Enter selects the one found (IMG_0029, row 32 of the whole list, out of view);
+            // Escape brings every photo back with it selected and in view.
+            before = app.events().count
+            try app.xdotool(["key", "ctrl+f"])
+            try type(app, "0029")
+            found = try searched(app, after: before, "0029")
+            #expect(found.shown == 1)
+            try app.xdotool(["key", "Return"])
+            try app.waitFor("the photo found selected") { events in
+                events.dropFirst(before).contains { $0.event == .selectionChanged(count: 1) }
+            }
+            before = app.events().count
+            try app.xdotool(["key", "Escape"])
+            found = try searched(app, after: before, "")
+            #expect(found.shown == 34)
+            let back = try app.waitFor("the chosen photo in view") { events in
+                events.dropFirst(before).contains {
+                    if case .rowShown(let row, _, "IMG_0029.jpg", _) = $0.event { row == 32 } else { false }
+                }
+            }
+            #expect(back.last { $0.event.name == .windowSubtitle }?.event.text == "34 photos")
+
+            // A tag's word, and an accent left out.
+            for query in ["nice", "cafe", "france city"] {
+                before = app.events().count
+                try app.xdotool(["key", "ctrl+f"])
+                try type(app, query)
+                found = try searched(app, after: before, query)
+                #expect(found.shown == 1, "“\(query)”: \(found)")
+                try app.xdotool(["key", "Escape"])
+                _ = try searched(app, after: before, "")
+            }
+
+            // Nothing found: the status page says so.
+            before = app.events().count
+            try app.xdotool(["key", "ctrl+f"])
+            try type(app, "zzz")
+            found = try searched(app, after: before, "zzz")
+            #expect(found.shown == 0)
+            try app.waitFor("the count") { events in
+                events.last { $0.event.name == .windowSubtitle }?.event.text == "0 of 34 photos"
+            }
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-search-none.png")
+            #expect(app.terminate() == 0)
+        }
+    }
+}

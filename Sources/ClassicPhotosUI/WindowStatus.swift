@@ -119,7 +119,9 @@ final class WindowStatus {
                     ? ntr("%1$@ of %2$@ photo and video", "%1$@ of %2$@ photos and videos", total)
                     : ntr("%1$@ of %2$@ photo", "%1$@ of %2$@ photos", total),
                 Localization.number(count), Localization.number(total))
-            : FolderCounts.text(folders: folders, pictures: count, videos: videos?.shown ?? 0)
+            : folders > 0
+                ? FolderCounts.text(folders: folders, pictures: count, videos: videos?.shown ?? 0)
+                : FolderCounts.items(pictures: count, videos: videos?.shown ?? 0)
         let failed = failedInSubtitle
         let counted =
             failed > 0

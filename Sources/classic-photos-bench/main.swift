@@ -24,6 +24,7 @@
 //               10,000 pictures to the trash and back vs `gio trash` on the same files
 //   marks       stars on one photo and on 10,000 (on screen, sidecars synced) vs exiftool
 //   filter      the filter by stars over 100,000 photos (index warm), and 10,000 cold vs exiftool
+//   search      Ctrl+F over 100,000 photos: each key typed until the list shows what it finds
 //   culling     the viewer paging through camera photos, one Right a second and Right held, vs
 //               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
@@ -41,7 +42,8 @@ import TestSupport
 struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
-        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "culling", "app", "edit",
+        "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "search", "culling", "app",
+        "edit",
         "videos",
     ]
     var rounds = 5
@@ -121,7 +123,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         }
         if [
             "folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter", "culling",
-            "videos",
+            "videos", "search",
         ].contains(
             where: wants)
         {
@@ -138,6 +140,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("many") { try benchmarkManyAtOnce(folder, rounds: options.appRounds, report: report) }
             if wants("marks") { try benchmarkMarks(folder, rounds: min(options.appRounds, 3), report: report) }
             if wants("filter") { try benchmarkFilter(folder, rounds: options.appRounds, report: report) }
+            if wants("search") { try benchmarkSearch(folder, rounds: options.appRounds, report: report) }
             if wants("culling") { try benchmarkCulling(folder, rounds: options.appRounds, report: report) }
             if wants("videos") { try await benchmarkVideos(folder, rounds: options.appRounds, report: report) }
         }

@@ -33,12 +33,13 @@ import TestSupport
                         "Cafe Lodz.png", "holiday.png",
                     ])))
         let snapshot = list.snapshot()
+        let names = try #require(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { false }))
+        #expect(names.count == 6)
         func found(_ text: String, tags: [Int: [String]] = [:]) throws -> [String] {
-            let result = try #require(
-                PhotoSearch.match(
-                    PhotoSearch.query(text), in: snapshot, names: PhotoSearch.Words(), tags: tags, cancelled: { false })
+            let verdicts = try #require(
+                PhotoSearch.match(PhotoSearch.query(text), in: snapshot, names: names, tags: tags, cancelled: { false })
             )
-            return (0..<snapshot.count).filter { result.verdicts[snapshot.arrival(at: $0)] }.map {
+            return (0..<snapshot.count).filter { verdicts[snapshot.arrival(at: $0)] }.map {
                 snapshot.entry(at: $0).name
             }
         }
@@ -53,10 +54,11 @@ import TestSupport
         // Tags, by the photo's arrival (holiday.png came sixth).
         #expect(try found("france", tags: [5: ["Places|France|Nice"]]) == ["holiday.png"])
         #expect(try found("nice holiday", tags: [5: ["Places|France|Nice"]]) == ["holiday.png"])
-        // Stopped on the way: no answer.
+        // Stopped on the way, or without the names' words: no answer.
+        #expect(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { true }) == nil)
         #expect(
             PhotoSearch.match(
-                PhotoSearch.query("paris"), in: snapshot, names: PhotoSearch.Words(), tags: [:], cancelled: { true })
+                PhotoSearch.query("paris"), in: snapshot, names: PhotoSearch.Words(), tags: [:], cancelled: { false })
                 == nil)
     }
 
@@ -74,7 +76,7 @@ import TestSupport
         let expected = numbers.filter { $0.contains("00") }.count
         #expect(await waitUntil { list.count == expected }, "\(expected) numbers hold 00: \(list.count) shown")
         #expect(list.isFiltered && list.photoTotal == 5_001)
-        #expect(filter.search.names.count == 5_001, "the names' words kept")
+        #expect(filter.search.names.withLock { $0.words.count } == 5_001, "the names' words kept")
         filter.setSearch("beach")
         #expect(await waitUntil { names(list) == ["beach.png"] })
         // A photo that comes in is matched once the list is still.

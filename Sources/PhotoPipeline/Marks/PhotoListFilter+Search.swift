@@ -3,17 +3,20 @@ import Foundation
 import GLibKit
 
 /// What a list's search holds: the words typed, which photos they match, and the words of the
-/// list's names made so far (kept from one search to the next: folding 100,000 names takes a
-/// fifth of a second, matching them again a few milliseconds).
+/// list's names made so far (kept from one search to the next, and made ahead when the search
+/// bar opens: folding 100,000 names takes a fifth of a second, matching them a few
+/// milliseconds).
 struct SearchState {
     var text = ""
     var query: [[String]] = []
     /// Whether each photo matches, by its arrival in the list; nil: no search (or none made yet).
     var verdicts: [Bool]?
-    var names = PhotoSearch.Words()
-    /// The list (`PhotoList.generation`) the names are of.
-    var namesOf = -1
+    /// The words of the names, and the list (`PhotoList.generation`) they are of; read and
+    /// made on by the searches, one after another on `queue`.
+    let names = Locked<(list: Int, words: PhotoSearch.Words)>((-1, PhotoSearch.Words()))
     var running: Cancellable?
+    /// The list whose tags were asked of the index for the search (once for each).
+    var tagsAskedFor = -1
     /// When the words were typed (GLib's monotonic clock, µs).
     var typedAt = g_get_monotonic_time()
     let queue = OperationQueue.serial("search", .userInitiated)
@@ -28,11 +31,12 @@ extension PhotoListFilter {
     /// Whether a search narrows the list.
     public var isSearching: Bool { !search.query.isEmpty }
 
-    /// Shows only the photos that `text`'s words find (every photo again for "").
-    public func setSearch(_ text: String) {
+    /// Shows only the photos that `text`'s words find (every photo again for ""); `typedAt`:
+    /// when the key that made `text` was pressed (GLib's monotonic clock), for the trace.
+    public func setSearch(_ text: String, typedAt: Int? = nil) {
         let query = PhotoSearch.query(text)
         search.text = text
-        search.typedAt = g_get_monotonic_time()
+        search.typedAt = typedAt ?? g_get_monotonic_time()
         guard query != search.query else { return }
         search.query = query
         search.running?.cancel()
@@ -42,16 +46,42 @@ extension PhotoListFilter {
             refilter()
             return emitSearch()
         }
-        // Tags count too: what the index holds of them is read (once) if not known.
-        if reading == nil, !allKnown { readUnknown(indexOnly: true) }
+        // Tags count too: what the index holds of them is read (once for a list) if not known.
+        if search.tagsAskedFor != list.generation, reading == nil, !allKnown {
+            search.tagsAskedFor = list.generation
+            readUnknown(indexOnly: true)
+        }
         runSearch()
+    }
+
+    /// Makes the words of the list's names ahead (the search bar opened), so that the first
+    /// word typed is matched at once.
+    public func prepareSearch() {
+        let (snapshot, generation, names) = (list.snapshot(), list.generation, search.names)
+        search.queue.addOperation {
+            _ = Self.wordsOfNames(in: snapshot, of: generation, names, cancelled: { false })
+        }
+    }
+
+    /// The words of the names of `snapshot`'s photos (of the list `generation`), made on from
+    /// those kept in `names` and kept there.
+    private nonisolated static func wordsOfNames(
+        in snapshot: PhotoCollectionSnapshot, of generation: Int,
+        _ names: Locked<(list: Int, words: PhotoSearch.Words)>, cancelled: () -> Bool
+    ) -> PhotoSearch.Words? {
+        let kept = names.withLock { $0.list == generation ? $0.words : PhotoSearch.Words() }
+        guard let made = PhotoSearch.names(of: snapshot, after: kept, cancelled: cancelled) else { return nil }
+        names.withLock { $0 = (generation, made) }
+        return made
     }
 
     /// The list changed under the search: photos came (matched once the list is still), or one
     /// was renamed (its words are made again).
     func searchListChanged(_ change: PhotoListChange) {
-        if change.edit == .move && !change.renamed.isEmpty { search.namesOf = -1 }
-        guard change.edit != .move || !change.renamed.isEmpty else { return }
+        if change.edit == .move {
+            guard !change.renamed.isEmpty else { return }
+            search.names.withLock { $0 = (-1, PhotoSearch.Words()) }
+        }
         searchAgain()
     }
 
@@ -65,25 +95,23 @@ extension PhotoListFilter {
         search.running?.cancel()
         let cancellable = Cancellable()
         search.running = cancellable
-        if search.namesOf != list.generation {
-            search.names = PhotoSearch.Words()
-            search.namesOf = list.generation
-        }
         let (query, names, marks, generation) = (search.query, search.names, marks, list.generation)
         let snapshot = list.snapshot()
         search.queue.addOperation { [weak self] in
+            let isCancelled = { cancellable.isCancelled }
+            guard let words = Self.wordsOfNames(in: snapshot, of: generation, names, cancelled: isCancelled) else {
+                return
+            }
             let tags = Dictionary(
                 uniqueKeysWithValues: marks.compactMap { id, marks in
                     marks.tags.isEmpty ? nil : snapshot.arrival(of: id).map { ($0, marks.tags) }
                 })
-            let found = PhotoSearch.match(
-                query, in: snapshot, names: names, tags: tags, cancelled: { cancellable.isCancelled })
-            guard let found else { return }
+            guard let found = PhotoSearch.match(query, in: snapshot, names: words, tags: tags, cancelled: isCancelled)
+            else { return }
             MainLoop.onMainActor { [weak self] in
                 guard let self, search.running === cancellable, !cancellable.isCancelled else { return }
                 search.running = nil
-                if list.generation == generation { search.names = found.names }
-                search.verdicts = found.verdicts
+                search.verdicts = found
                 refilter()
                 emitSearch()
             }

@@ -85,28 +85,37 @@ public enum PhotoSearch {
         }
     }
 
+    /// `names` made on with the words of the photos of `snapshot` that came since they were
+    /// made (by arrival); nil once `cancelled` says so.
+    static func names(
+        of snapshot: PhotoCollectionSnapshot, after names: Words, cancelled: () -> Bool
+    ) -> Words? {
+        var names = names
+        let arrivals = snapshot.arrivals
+        guard names.count < arrivals else { return names }
+        // Names by arrival: the snapshot lists them by position.
+        var byArrival = [String?](repeating: nil, count: arrivals - names.count)
+        for position in 0..<snapshot.count {
+            let arrival = snapshot.arrival(at: position)
+            if arrival >= names.count { byArrival[arrival - names.count] = snapshot.entry(at: position).name }
+        }
+        for (offset, name) in byArrival.enumerated() {
+            if offset % 4_096 == 0, cancelled() { return nil }
+            names.append(name ?? "")
+        }
+        return names
+    }
+
     /// Which photos of `snapshot` the query matches, by their arrival in the list (sub-folders
-    /// never match); `names` are the words of their names as far as made already, made on for
-    /// those that came since (returned too, to keep). `tags`: the tags of the photos that have
-    /// some, by arrival. Stops early (nil) once `cancelled` says so.
+    /// never match); `names` are the words of their names (`names(of:after:cancelled:)`).
+    /// `tags`: the tags of the photos that have some, by arrival. Stops early (nil) once
+    /// `cancelled` says so.
     static func match(
         _ query: [[String]], in snapshot: PhotoCollectionSnapshot, names: Words, tags: [Int: [String]],
         cancelled: () -> Bool
-    ) -> (verdicts: [Bool], names: Words)? {
-        var names = names
-        let arrivals = (0..<snapshot.count).reduce(0) { max($0, snapshot.arrival(at: $1) + 1) }
-        if names.count < arrivals {
-            // Names by arrival: the snapshot lists them by position.
-            var byArrival = [String?](repeating: nil, count: arrivals - names.count)
-            for position in 0..<snapshot.count {
-                let arrival = snapshot.arrival(at: position)
-                if arrival >= names.count { byArrival[arrival - names.count] = snapshot.entry(at: position).name }
-            }
-            for (offset, name) in byArrival.enumerated() {
-                if offset % 4_096 == 0, cancelled() { return nil }
-                names.append(name ?? "")
-            }
-        }
+    ) -> [Bool]? {
+        let arrivals = snapshot.arrivals
+        guard names.count >= arrivals else { return nil }
         // Each word typed, as the bytes that find it: any of its forms.
         let forms = query.map { forms in forms.map { Array($0.utf8) } }
         var tagWords: [Int: Words] = [:]
@@ -130,6 +139,6 @@ public enum PhotoSearch {
         for position in 0..<snapshot.count where verdicts[snapshot.arrival(at: position)] {
             if snapshot.entry(at: position).isFolder { verdicts[snapshot.arrival(at: position)] = false }
         }
-        return (verdicts, names)
+        return verdicts
     }
 }

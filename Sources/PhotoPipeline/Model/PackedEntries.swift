@@ -74,9 +74,20 @@ public struct PhotoCollectionSnapshot: Sendable {
     /// `arrival(of:)` tells it).
     func arrival(at position: Int) -> Int { Int(order[position]) }
 
+    /// How many photos had come into the list (removed ones too): one more than the latest
+    /// arrival.
+    var arrivals: Int { order.reduce(-1) { max($0, Int($1)) } + 1 }
+
     /// The order in which the photo `id` came into the list, if it is of this list.
     func arrival(of id: PhotoID) -> Int? {
         id.rawValue >= firstID && id.rawValue - firstID < UInt64(Int32.max) ? Int(id.rawValue - firstID) : nil
+    }
+
+    /// The address of the photo at `position` (cheaper than its whole entry).
+    func link(at position: Int) -> String {
+        let index = Int(order[position])
+        if let entry = renamed[index] { return entry.link }
+        return PhotoCollection.chunk(ofIndex: index, in: chunks).link(index)
     }
 
     public func entry(at position: Int) -> PhotoEntry {

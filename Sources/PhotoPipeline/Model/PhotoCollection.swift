@@ -21,7 +21,8 @@ public final class PhotoCollection {
     public private(set) var count = 0
     /// Entries ever added (the arrival indexes in use); more than `count` once rows were removed.
     private var arrived = 0
-    private let firstID: UInt64
+    /// The first identity of the block this list reserved: a photo's is it plus its arrival.
+    let firstID: UInt64
     /// The names and links of each batch, in arrival order.
     private var chunks: [Chunk] = []
     /// Position → arrival index, and its inverse (-1: removed); nil while the two are the same.

@@ -95,10 +95,17 @@ public struct PhotoEntry: Sendable, Equatable {
     }
 
     /// Whether the entry is a video (by its name's extension, as a folder lists it).
-    public var isVideo: Bool {
-        let path = link.prefix { $0 != "?" && $0 != "#" }
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-        return VideoFile.isVideo(extension: path[path.index(after: dot)...])
+    public var isVideo: Bool { Self.isVideo(link: link) }
+
+    /// Whether the address `link` names a video (by the extension of its path, a query or
+    /// fragment aside), read as bytes.
+    static func isVideo(link: String) -> Bool {
+        let bytes = link.utf8
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let path = bytes[..<end]
+        guard let dot = path.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let name = path[path.index(after: dot)...]
+        return !name.contains(UInt8(ascii: "/")) && VideoFile.isVideo(extensionBytes: name)
     }
 
     /// For a photo of a folder shown with every picture beneath it, the sub-folder it is in,

@@ -18,6 +18,22 @@ public enum VideoFile {
         name.count <= 4 && extensions.contains(name.lowercased())
     }
 
+    /// The same for an extension's bytes, without making a string (counting the videos of a
+    /// list of 100,000 asks it of every name).
+    static func isVideo(extensionBytes bytes: some Collection<UInt8>) -> Bool {
+        guard (1...4).contains(bytes.count) else { return false }
+        var packed: UInt32 = 0
+        for byte in bytes {
+            // ASCII letters to lower case; anything else is no extension of these.
+            guard byte < 0x80 else { return false }
+            packed = packed << 8 | UInt32((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+        }
+        return packedExtensions.contains(packed)
+    }
+
+    private static let packedExtensions: Set<UInt32> = Set(
+        extensions.map { $0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } })
+
     /// How many bytes finding a frame may read: a camera's hour-long clip's index is a few
     /// megabytes, a 4K keyframe a few more; past this a file is not what it says it is.
     public static let maxRead = 96 << 20

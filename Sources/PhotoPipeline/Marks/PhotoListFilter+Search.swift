@@ -46,21 +46,25 @@ extension PhotoListFilter {
             refilter()
             return emitSearch()
         }
-        // Tags count too: what the index holds of them is read (once for a list) if not known.
-        if search.tagsAskedFor != list.generation, reading == nil, !allKnown {
-            search.tagsAskedFor = list.generation
-            readUnknown(indexOnly: true)
-        }
+        askForTags()
         runSearch()
     }
 
     /// Makes the words of the list's names ahead (the search bar opened), so that the first
     /// word typed is matched at once.
     public func prepareSearch() {
+        askForTags()
         let (snapshot, generation, names) = (list.snapshot(), list.generation, search.names)
         search.queue.addOperation {
             _ = Self.wordsOfNames(in: snapshot, of: generation, names, cancelled: { false })
         }
+    }
+
+    /// Tags count too: what the index holds of them is read (once for a list) if not known.
+    private func askForTags() {
+        guard search.tagsAskedFor != list.generation, reading == nil, !allKnown else { return }
+        search.tagsAskedFor = list.generation
+        readUnknown(indexOnly: true)
     }
 
     /// The words of the names of `snapshot`'s photos (of the list `generation`), made on from

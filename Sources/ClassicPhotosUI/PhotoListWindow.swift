@@ -157,6 +157,8 @@ final class PhotoListWindow {
         photos.observe { [unowned self] change in
             // Rows came, went or moved: the status page and the count, and what is on screen.
             if change.reshaped, change.edit != .append, change.edit != .replaceAll { status.listChanged() }
+            // Many rows came back (a filter or a search ended): the one selected in view again.
+            if change.placeLost, let position = pane.selection.first { pane.revealWhenLaidOut(position) }
             pane.updateVisibleRows()
         }
         connectWindow()

@@ -406,7 +406,11 @@ final class PhotoViewer {
     func playMotionClip(of slot: Slot, again: Bool = false) {
         guard slot === current, again || (!slot.clipPlayed && ViewerVideo.playsClipsWhenShown),
             !slot.photo.entry.isVideo, let clip = slot.motionClip
-        else { return }
+        else {
+            // Left for Space: the wait until then is the person's, not the player's.
+            if !ViewerVideo.playsClipsWhenShown { awaitingClip = nil }
+            return
+        }
         slot.clipPlayed = true
         let since = awaitingClip.flatMap { $0.id == slot.photo.id ? $0.since : nil } ?? Trace.shared.now
         awaitingClip = nil

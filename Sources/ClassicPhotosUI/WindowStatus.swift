@@ -42,7 +42,7 @@ final class WindowStatus {
     private lazy var subtitleRefresh = Debounce.onMainActor { [weak self] in self?.refreshSubtitle() }
     /// The videos last counted, at the list's edit (`PhotoList.version`) they were counted at,
     /// and the edit a count off the main thread is under way for.
-    private var videoTally: (version: Int, tally: VideoTally)?
+    private var videoTally: (generation: Int, version: Int, tally: VideoTally)?
     private var tallying: Int?
     /// Photos that failed since the last toast said so.
     private var newFailures: Set<PhotoID> = []
@@ -120,8 +120,8 @@ final class WindowStatus {
                     : ntr("%1$@ of %2$@ photo", "%1$@ of %2$@ photos", total),
                 Localization.number(count), Localization.number(total))
             : folders > 0
-                ? FolderCounts.text(folders: folders, pictures: count, videos: videos?.shown ?? 0)
-                : FolderCounts.items(pictures: count, videos: videos?.shown ?? 0)
+                ? FolderCounts.text(folders: folders, pictures: count, videos: min(videos?.shown ?? 0, count))
+                : FolderCounts.items(pictures: count, videos: min(videos?.shown ?? 0, count))
         let failed = failedInSubtitle
         let counted =
             failed > 0
@@ -136,11 +136,13 @@ final class WindowStatus {
     /// last count stands). Nil until a first count.
     private func countedVideos() -> VideoTally? {
         let version = photos.version
+        // Another list's count stands for nothing here.
+        if let videoTally, videoTally.generation != photos.generation { self.videoTally = nil }
         if let videoTally, videoTally.version == version { return videoTally.tally }
         let source = photos.videoTallySource()
         guard source.count > 2_000 else {
             let tally = source.tally()
-            videoTally = (version, tally)
+            videoTally = (photos.generation, version, tally)
             return tally
         }
         if tallying != version {
@@ -151,7 +153,7 @@ final class WindowStatus {
                     guard let self else { return }
                     if tallying == version { tallying = nil }
                     guard self.photos.version == version else { return }
-                    videoTally = (version, tally)
+                    videoTally = (self.photos.generation, version, tally)
                     refreshSubtitle()
                 }
             }

@@ -54,7 +54,7 @@ import TestSupport
     }
 
     @Test(
-        "A Live Photo's clip goes to the trash with its still, comes back with it, and is deleted with it; a clip alone, or a still alone, goes alone"
+        "A Live Photo's clip goes to the trash with its still, comes back with it, and is deleted with it; a clip alone, a still alone, or a clip two stills share goes alone"
     )
     func livePhotoPair() throws {
         let folder = try TestPictures.makeFolder("trash-live")
@@ -93,6 +93,15 @@ import TestSupport
         #expect(clipAlone.companions.isEmpty && FileManager.default.fileExists(atPath: still))
         try PhotoFiles.restore(clipAlone).get()
 
+        // A JPEG made of the HEIC beside it: the clip is both stills', and goes with neither.
+        let copy = try write("IMG_0001.JPG")
+        #expect(LivePhoto.withClips([copy]) == [copy])
+        let copyTrashed = try trashes.trash(copy).get()
+        #expect(copyTrashed.companions.isEmpty && FileManager.default.fileExists(atPath: clip))
+        try PhotoFiles.restore(copyTrashed).get()
+        try PhotoFiles.delete(photoAt: copy).get()
+        #expect(FileManager.default.fileExists(atPath: clip) && FileManager.default.fileExists(atPath: still))
+
         try PhotoFiles.delete(photoAt: still).get()
         #expect(!FileManager.default.fileExists(atPath: still) && !FileManager.default.fileExists(atPath: clip))
         #expect(FileManager.default.fileExists(atPath: plain) && FileManager.default.fileExists(atPath: lone))
@@ -105,6 +114,7 @@ import TestSupport
             #expect(MotionMark(option: mark.option) == mark)
         }
         #expect(MotionMark(option: "yes") == nil)
+        #expect(MotionMark(option: ".MOV/../../x") == nil && MotionMark(option: ".jpg") == nil)
         #expect(MotionMark.beside(extension: "MOV").clipPath(besidePhotoAt: "/p/IMG_1.HEIC") == "/p/IMG_1.MOV")
         #expect(MotionMark.inside.clipPath(besidePhotoAt: "/p/PXL_1.MP.jpg") == nil)
     }

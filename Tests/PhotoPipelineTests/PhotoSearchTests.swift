@@ -85,4 +85,41 @@ import TestSupport
         filter.setSearch("")
         #expect(!filter.isSearching && !list.isFiltered && list.count == 5_002)
     }
+
+    @Test(
+        "A search ended while it was to be made again stays ended; another list is searched, not shown whole; a renamed photo is found by its new name"
+    )
+    func followsTheList() async throws {
+        let processor = PhotoProcessor(fetcher: PhotoFetcher(), prefetchMargin: 0, maxPixelSize: 80)
+        defer { processor.shutDown() }
+        let list = processor.list
+        list.apply(.replaceAll(entries(["beach.png", "city.png"])))
+        let filter = PhotoListFilter(list: list, processor: processor)
+        defer { filter.close() }
+        filter.setSearch("beach")
+        #expect(await waitUntil { names(list) == ["beach.png"] })
+        // A photo comes (the search is to be made again), and the search ends at once.
+        list.apply(.append(PackedEntries(entries(["beach 2.png"]))))
+        filter.setSearch("")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!list.isFiltered && names(list) == ["beach.png", "city.png", "beach 2.png"])
+        list.apply(.append(PackedEntries(entries(["forest.png"]))))
+        #expect(list.count == 4, "a photo that comes after the search shows")
+
+        // Another list while searching: searched, never shown whole.
+        filter.setSearch("city")
+        #expect(await waitUntil { names(list) == ["city.png"] })
+        var seen: [[String]] = []
+        list.observe { _ in seen.append(names(list)) }
+        list.apply(.replaceAll(entries(["town.png", "city hall.png", "city.png"])))
+        #expect(await waitUntil { names(list) == ["city hall.png", "city.png"] })
+        #expect(!seen.contains { $0.contains("town.png") }, "the new list was shown unsearched: \(seen)")
+
+        // A rename: found by the new name, no longer by the old.
+        let id = try #require(list.photos.id(forLink: "file:///f/city.png"))
+        list.apply(.move(id, to: 1, renamed: PhotoEntry(name: "harbour.png", link: "file:///f/harbour.png", base: nil)))
+        #expect(await waitUntil { names(list) == ["city hall.png"] })
+        filter.setSearch("harbour")
+        #expect(await waitUntil { names(list) == ["harbour.png"] })
+    }
 }

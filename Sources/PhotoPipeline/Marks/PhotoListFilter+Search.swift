@@ -6,14 +6,22 @@ import GLibKit
 /// list's names made so far (kept from one search to the next, and made ahead when the search
 /// bar opens: folding 100,000 names takes a fifth of a second, matching them a few
 /// milliseconds).
+/// Which names words were made from: a list, as it was after so many renames.
+struct NamesOf: Equatable, Sendable {
+    let list: Int
+    let renames: Int
+}
+
 struct SearchState {
     var text = ""
     var query: [[String]] = []
     /// Whether each photo matches, by its arrival in the list; nil: no search (or none made yet).
     var verdicts: [Bool]?
-    /// The words of the names, and the list (`PhotoList.generation`) they are of; read and
-    /// made on by the searches, one after another on `queue`.
-    let names = Locked<(list: Int, words: PhotoSearch.Words)>((-1, PhotoSearch.Words()))
+    /// The words of the names, and the list they are of (`PhotoList.generation`, and how many
+    /// renames it had); read and made on by the searches, one after another on `queue`.
+    let names = Locked<(of: NamesOf, words: PhotoSearch.Words)>((NamesOf(list: -1, renames: 0), PhotoSearch.Words()))
+    /// Renames in the list since it came (names made before one are not reused).
+    var renames = 0
     var running: Cancellable?
     /// The list whose tags were asked of the index for the search (once for each).
     var tagsAskedFor = -1
@@ -42,6 +50,8 @@ extension PhotoListFilter {
         search.running?.cancel()
         search.running = nil
         guard !query.isEmpty else {
+            // Nothing searched for: no search made again later either.
+            searchSoon.cancel()
             search.verdicts = nil
             refilter()
             return emitSearch()
@@ -54,9 +64,9 @@ extension PhotoListFilter {
     /// word typed is matched at once.
     public func prepareSearch() {
         askForTags()
-        let (snapshot, generation, names) = (list.snapshot(), list.generation, search.names)
+        let (snapshot, of, names) = (list.snapshot(), namesOf, search.names)
         search.queue.addOperation {
-            _ = Self.wordsOfNames(in: snapshot, of: generation, names, cancelled: { false })
+            _ = Self.wordsOfNames(in: snapshot, of: of, names, cancelled: { false })
         }
     }
 
@@ -67,15 +77,18 @@ extension PhotoListFilter {
         readUnknown(indexOnly: true)
     }
 
-    /// The words of the names of `snapshot`'s photos (of the list `generation`), made on from
-    /// those kept in `names` and kept there.
+    /// What the list's names are now, for the words made of them.
+    private var namesOf: NamesOf { NamesOf(list: list.generation, renames: search.renames) }
+
+    /// The words of the names of `snapshot`'s photos (the list as `of` says), made on from
+    /// those kept in `names` for the same, and kept there unless the list moved on meanwhile.
     private nonisolated static func wordsOfNames(
-        in snapshot: PhotoCollectionSnapshot, of generation: Int,
-        _ names: Locked<(list: Int, words: PhotoSearch.Words)>, cancelled: () -> Bool
+        in snapshot: PhotoCollectionSnapshot, of: NamesOf,
+        _ names: Locked<(of: NamesOf, words: PhotoSearch.Words)>, cancelled: () -> Bool
     ) -> PhotoSearch.Words? {
-        let kept = names.withLock { $0.list == generation ? $0.words : PhotoSearch.Words() }
+        let kept = names.withLock { $0.of == of ? $0.words : PhotoSearch.Words() }
         guard let made = PhotoSearch.names(of: snapshot, after: kept, cancelled: cancelled) else { return nil }
-        names.withLock { $0 = (generation, made) }
+        names.withLock { if $0.of == of || $0.of.list < of.list || $0.of.renames < of.renames { $0 = (of, made) } }
         return made
     }
 
@@ -84,7 +97,13 @@ extension PhotoListFilter {
     func searchListChanged(_ change: PhotoListChange) {
         if change.edit == .move {
             guard !change.renamed.isEmpty else { return }
-            search.names.withLock { $0 = (-1, PhotoSearch.Words()) }
+            search.renames += 1
+        }
+        if change.edit == .replaceAll, !search.query.isEmpty {
+            // A new list: none of it found until the search is made over it.
+            search.running?.cancel()
+            search.running = nil
+            search.verdicts = []
         }
         searchAgain()
     }
@@ -97,13 +116,14 @@ extension PhotoListFilter {
 
     func runSearch() {
         search.running?.cancel()
+        guard !search.query.isEmpty else { return }
         let cancellable = Cancellable()
         search.running = cancellable
-        let (query, names, marks, generation) = (search.query, search.names, marks, list.generation)
+        let (query, names, marks, of) = (search.query, search.names, marks, namesOf)
         let snapshot = list.snapshot()
         search.queue.addOperation { [weak self] in
             let isCancelled = { cancellable.isCancelled }
-            guard let words = Self.wordsOfNames(in: snapshot, of: generation, names, cancelled: isCancelled) else {
+            guard let words = Self.wordsOfNames(in: snapshot, of: of, names, cancelled: isCancelled) else {
                 return
             }
             let tags = Dictionary(
@@ -113,7 +133,9 @@ extension PhotoListFilter {
             guard let found = PhotoSearch.match(query, in: snapshot, names: words, tags: tags, cancelled: isCancelled)
             else { return }
             MainLoop.onMainActor { [weak self] in
-                guard let self, search.running === cancellable, !cancellable.isCancelled else { return }
+                guard let self, search.running === cancellable, !cancellable.isCancelled, search.query == query,
+                    list.generation == of.list
+                else { return }
                 search.running = nil
                 search.verdicts = found
                 refilter()

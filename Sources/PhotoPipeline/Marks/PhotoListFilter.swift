@@ -74,12 +74,12 @@ public final class PhotoListFilter {
         self.list = list
         var apply: (() -> Void)?
         var prefetch: (() -> Void)?
-        var searchAgain: (() -> Void)?
+        var matchAgain: (() -> Void)?
         refilterSoon = Debounce.onMainActor { apply?() }
         prefetchSoon = Debounce.onMainActor { prefetch?() }
-        searchSoon = Debounce.onMainActor { searchAgain?() }
+        searchSoon = Debounce.onMainActor { matchAgain?() }
         apply = { [weak self] in self?.refilter() }
-        searchAgain = { [weak self] in self?.runSearch() }
+        matchAgain = { [weak self] in self?.runSearch() }
         prefetch = { [weak self] in
             guard let self, !allKnown, reading == nil else { return }
             readUnknown(indexOnly: true)
@@ -118,6 +118,8 @@ public final class PhotoListFilter {
         processor.observePhotos { [weak self] snapshot in
             guard let self, let new = snapshot.marks else { return }
             let old = remember(new, of: snapshot.id)
+            // Tags given or taken away: the search may find it, or no longer.
+            if (old?.tags ?? []) != new.tags { self.searchAgain() }
             if filter.isOn && (old == nil || filter.passes(old!) != filter.passes(new))
                 || byRating != nil && old?.rating != new.rating
             {
@@ -257,7 +259,9 @@ public final class PhotoListFilter {
         let marks: [Int8]? = filter.isOn ? verdicts : nil
         let none = noneVerdict
         return { id in
-            guard id.rawValue >= first, id.rawValue - first < UInt64(Int32.max) else { return marks == nil || none }
+            guard id.rawValue >= first, id.rawValue - first < UInt64(Int32.max) else {
+                return found == nil && (marks == nil || none)
+            }
             let arrival = Int(id.rawValue - first)
             // Found by the search (one that came since it was made, not yet).
             if let found, arrival >= found.count || !found[arrival] { return false }
@@ -327,6 +331,8 @@ public final class PhotoListFilter {
     }
 
     private func took(_ read: MarksRead, last: Bool, complete: Bool) {
+        // Tags read: the search may find more.
+        if search.verdicts != nil, read.marks.values.contains(where: { !$0.tags.isEmpty }) { searchAgain() }
         if marks.isEmpty {
             // The first marks known of the list (the index's, all at once): taken whole, as
             // the worker arranged them, not one by one on the main thread (a tenth of a second
@@ -340,8 +346,7 @@ public final class PhotoListFilter {
         }
         if last {
             reading = nil
-            // Tags read: the search may find more.
-            if search.verdicts != nil, read.marks.values.contains(where: { !$0.tags.isEmpty }) { searchAgain() }
+
             if readAgain {
                 readAgain = false
                 readUnknown()

@@ -24,6 +24,8 @@ public final class PhotoList {
     public var viewsStayPut: (() -> Bool)?
     /// Past this many rows added in place of others, the views are told of the two apart.
     private static let addedApart = 2_000
+    /// Whether the last `reshow` told the views so.
+    private var placeLost = false
     /// Counts the lists shown (`replaceAll`), so that work for an earlier one is recognised.
     public private(set) var generation = 0
     /// Counts the edits, so that what was worked out from a snapshot is known to be current.
@@ -102,6 +104,7 @@ public final class PhotoList {
         shown = new
         let now = new?.ids ?? photos.rawIDs(in: 0..<photos.count)
         let (position, removed, added) = ShownPhotos.difference(from: old, to: now)
+        placeLost = false
         guard removed > 0 || added > 0 else { return ([], []) }
         let before = old[position..<position + removed]
         var after = Array(now[position..<position + added])
@@ -116,7 +119,8 @@ public final class PhotoList {
         // one of them: for 100,000 rows coming back (a filter or a search ended) a tenth of a
         // second. Told of the rows taken away first, and of those added after, they look for none.
         var removing = UInt32(removed)
-        if removed > 0, added > Self.addedApart {
+        placeLost = removed > 0 && added > Self.addedApart
+        if placeLost {
             cp_photo_list_model_splice(store.pointer, UInt32(position), removing, nil, 0)
             removing = 0
         }
@@ -146,6 +150,7 @@ public final class PhotoList {
             let rowsInPlace = change.rowsInPlace
             let naming = if case .refilter = edit { true } else { false }
             let (came, left) = reshow(inPlace: rowsInPlace, naming: naming)
+            change.placeLost = placeLost
             if naming {
                 change.inserted = came
                 change.removed = left
@@ -338,6 +343,9 @@ public struct PhotoListChange: Sendable {
     /// the rows' items now stand for the photos at their positions (the views stayed put).
     public var keptInView = false
     public var rowsInPlace = false
+    /// Whether the views were told of rows taken away apart from the many added in their place
+    /// (`reshow`): they no longer keep their row in view, and the one selected is brought back.
+    public var placeLost = false
 
     /// Whether positions may have changed (anything but a rewrite).
     public var reshaped: Bool { edit != .replace }

@@ -113,7 +113,7 @@ public enum MotionMark: Sendable, Equatable {
         switch option {
         case "0": self = .none
         case "1": self = .inside
-        case _ where option.hasPrefix("."): self = .beside(extension: String(option.dropFirst()))
+        case ".MOV", ".mov": self = .beside(extension: String(option.dropFirst()))
         default: return nil
         }
     }
@@ -167,10 +167,21 @@ public enum LivePhoto {
         }
     }
 
-    /// `paths` with each Live Photo's clip after its still: the files copied or dragged for
-    /// them (a `stat` or two for each still: not on the main thread for many).
+    /// The clip beside the still at `path` when it is that still's alone: moved, deleted and
+    /// copied with it. A clip with two stills beside it (`IMG_1.HEIC` and the `IMG_1.JPG` made
+    /// of it) stays with the one left.
+    static func soleClip(besidePhotoAt path: String) -> String? {
+        let url = URL(fileURLWithPath: path)
+        guard let clip = clip(besidePhotoAt: url) else { return nil }
+        let base = url.deletingPathExtension().path
+        let others = stillExtensions.filter { $0 != url.pathExtension }
+        return others.contains { isRegularFile(base + "." + $0, in: AT_FDCWD) } ? nil : clip.path
+    }
+
+    /// `paths` with each Live Photo's clip after its still (where it is that still's alone):
+    /// the files copied for them (a few `stat`s for each still: not on the main thread).
     public static func withClips(_ paths: [String]) -> [String] {
-        paths.flatMap { path in [path] + (clip(besidePhotoAt: URL(fileURLWithPath: path)).map { [$0.path] } ?? []) }
+        paths.flatMap { path in [path] + (soleClip(besidePhotoAt: path).map { [$0] } ?? []) }
     }
 
     private static func isRegularFile(_ path: String, in directory: Int32) -> Bool {

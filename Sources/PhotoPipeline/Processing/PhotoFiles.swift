@@ -101,10 +101,10 @@ public enum PhotoFiles {
                     return found
                 }()
             // A Live Photo's clip goes with its still, found before the still has gone. A clip
-            // that cannot be moved stays, and is listed as a video of its own.
-            let clip = LivePhoto.clip(besidePhotoAt: URL(fileURLWithPath: path))
+            // that cannot be moved stays (a video of its own once the folder is read again).
+            let clip = LivePhoto.soleClip(besidePhotoAt: path)
             return PhotoFiles.trash(path, trashes: trashes).map { still in
-                guard let clip, case .success(let moved) = PhotoFiles.trash(clip.path, trashes: trashes) else {
+                guard let clip, case .success(let moved) = PhotoFiles.trash(clip, trashes: trashes) else {
                     return still
                 }
                 var pair = still
@@ -172,10 +172,10 @@ public enum PhotoFiles {
         return .success(())
     }
 
-    /// Deletes the photo at `path` for good, and a Live Photo's clip beside it.
+    /// Deletes the photo at `path` for good, and a Live Photo's clip beside it (that still's alone).
     public static func delete(photoAt path: String) -> Result<Void, PhotoFileFailure> {
-        let clip = LivePhoto.clip(besidePhotoAt: URL(fileURLWithPath: path))
-        return delete(path).map { if let clip { _ = delete(clip.path) } }
+        let clip = LivePhoto.soleClip(besidePhotoAt: path)
+        return delete(path).map { if let clip { _ = delete(clip) } }
     }
 
     /// Deletes the file at `path` for good (`g_file_delete`).

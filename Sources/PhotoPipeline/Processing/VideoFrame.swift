@@ -22,17 +22,18 @@ public enum VideoFile {
     /// list of 100,000 asks it of every name).
     static func isVideo(extensionBytes bytes: some Collection<UInt8>) -> Bool {
         guard (1...4).contains(bytes.count) else { return false }
-        var packed: UInt32 = 0
+        // Begun at 1, so that a NUL before the letters is not the same extension.
+        var packed: UInt64 = 1
         for byte in bytes {
             // ASCII letters to lower case; anything else is no extension of these.
             guard byte < 0x80 else { return false }
-            packed = packed << 8 | UInt32((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
+            packed = packed << 8 | UInt64((0x41...0x5A).contains(byte) ? byte | 0x20 : byte)
         }
         return packedExtensions.contains(packed)
     }
 
-    private static let packedExtensions: Set<UInt32> = Set(
-        extensions.map { $0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } })
+    private static let packedExtensions: Set<UInt64> = Set(
+        extensions.map { $0.utf8.reduce(UInt64(1)) { $0 << 8 | UInt64($1) } })
 
     /// How many bytes finding a frame may read: a camera's hour-long clip's index is a few
     /// megabytes, a 4K keyframe a few more; past this a file is not what it says it is.

@@ -122,4 +122,77 @@ import TestSupport
         filter.setSearch("harbour")
         #expect(await waitUntil { names(list) == ["harbour.png"] })
     }
+
+    @Test("What the index knows of a photo finds it too: the year and month it was taken, its camera")
+    func datesAndCameras() throws {
+        let folder = try TestPictures.makeFolder("search-facts")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
+        let paths = ["a.jpg", "b.jpg", "c.jpg"].map { folder.appendingPathComponent($0).path }
+        index.remember(
+            path: paths[0], PhotoIndex.Facts(size: 1, modified: 1, taken: "2021-07-04 18:30:05", camera: "Canon EOS 5D")
+        )
+        index.remember(
+            path: paths[1], PhotoIndex.Facts(size: 1, modified: 1, taken: "2019-03-01 09:00:00", camera: "Pixel 7"))
+        index.flush()
+        let list = PhotoList()
+        list.apply(
+            .replaceAll(
+                paths.map {
+                    PhotoEntry(
+                        name: ($0 as NSString).lastPathComponent, link: URL(fileURLWithPath: $0).absoluteString,
+                        base: nil)
+                }))
+        let snapshot = list.snapshot()
+        let names = try #require(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { false }))
+        let facts = try #require(PhotoSearch.facts(of: snapshot, in: index, cancelled: { false }))
+        func found(_ text: String) throws -> [String] {
+            let verdicts = try #require(
+                PhotoSearch.match(
+                    PhotoSearch.query(text), in: snapshot, names: names, facts: facts, tags: [:], cancelled: { false }))
+            return (0..<snapshot.count).filter { verdicts[snapshot.arrival(at: $0)] }.map {
+                snapshot.entry(at: $0).name
+            }
+        }
+        #expect(try found("2021") == ["a.jpg"])
+        #expect(try found("july 2021") == ["a.jpg"])
+        #expect(try found("jul") == ["a.jpg"])
+        #expect(try found("march") == ["b.jpg"])
+        #expect(try found("canon") == ["a.jpg"])
+        #expect(try found("pixel 2019") == ["b.jpg"])
+        #expect(try found("2020") == [], "c.jpg: not read by the index yet")
+        #expect(PhotoSearch.words(taken: "2021-07-04 18:30:05").hasPrefix("2021 July"))
+        #expect(PhotoSearch.words(taken: "") == "")
+    }
+
+    @Test(
+        "The search bar has the index learn the dates and cameras of a folder's photos it lacks, read from their EXIF")
+    func learnsFacts() async throws {
+        let folder = try TestPictures.makeFolder("search-learn")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
+        let photo = folder.appendingPathComponent("IMG_1.jpg")
+        try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"),
+            [
+                "-q", "-overwrite_original", "-DateTimeOriginal=2018:11:02 08:00:00", "-Make=NIKON",
+                "-Model=NIKON D750",
+                photo.path,
+            ])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let list = PhotoList()
+        list.apply(.replaceAll([PhotoEntry(name: "IMG_1.jpg", link: photo.absoluteString, base: nil)]))
+        let snapshot = list.snapshot()
+        #expect(PhotoSearch.learn(snapshot, into: index, limit: 0, cancelled: { false }) == false, "over the limit")
+        #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }))
+        let facts = try #require(PhotoSearch.facts(of: snapshot, in: index, cancelled: { false }))
+        let names = try #require(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { false }))
+        for query in ["2018", "november", "nikon d750"] {
+            let verdicts = PhotoSearch.match(
+                PhotoSearch.query(query), in: snapshot, names: names, facts: facts, tags: [:], cancelled: { false })
+            #expect(verdicts == [true], "“\(query)”")
+        }
+        #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }) == false, "known now")
+    }
 }

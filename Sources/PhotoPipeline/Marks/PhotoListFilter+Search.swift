@@ -22,6 +22,14 @@ struct SearchState {
     let names = Locked<(of: NamesOf, words: PhotoSearch.Words)>((NamesOf(list: -1, renames: 0), PhotoSearch.Words()))
     /// Renames in the list since it came (names made before one are not reused).
     var renames = 0
+    /// The words of what the index knows of the photos (dates taken, cameras), and the list
+    /// they are of; made again each time the search bar opens (the index learns as photos load).
+    let facts = Locked<(list: Int, words: PhotoSearch.Words?)>((-1, nil))
+    /// Teaching the index the dates and cameras it lacks, for the list (`PhotoList.generation`)
+    /// it was begun for.
+    let learning = OperationQueue.serial("search facts", .utility)
+    var learnt = -1
+    var learningRun: Cancellable?
     var running: Cancellable?
     /// The list whose tags were asked of the index for the search (once for each).
     var tagsAskedFor = -1
@@ -64,10 +72,52 @@ extension PhotoListFilter {
     /// word typed is matched at once.
     public func prepareSearch() {
         askForTags()
-        let (snapshot, of, names) = (list.snapshot(), namesOf, search.names)
+        let (snapshot, of, names, facts) = (list.snapshot(), namesOf, search.names, search.facts)
+        facts.withLock { $0 = (-1, nil) }
         search.queue.addOperation {
             _ = Self.wordsOfNames(in: snapshot, of: of, names, cancelled: { false })
+            _ = Self.wordsOfFacts(in: snapshot, of: of.list, facts, cancelled: { false })
         }
+        learnFacts(snapshot)
+    }
+
+    /// The most photos whose dates and cameras the index is taught when the search bar opens.
+    private nonisolated static let learnedAtOnce = 5_000
+
+    /// Has the index learn the dates and cameras of the list's photos it lacks (once for a
+    /// list, on a queue of its own), then matches the search again with them.
+    private func learnFacts(_ snapshot: PhotoCollectionSnapshot) {
+        guard search.learnt != list.generation, let index = PhotoIndex.shared else { return }
+        let generation = list.generation
+        search.learnt = generation
+        search.learningRun?.cancel()
+        let cancellable = Cancellable()
+        search.learningRun = cancellable
+        search.learning.addOperation { [weak self] in
+            guard
+                PhotoSearch.learn(
+                    snapshot, into: index, limit: Self.learnedAtOnce, cancelled: { cancellable.isCancelled })
+            else { return }
+            MainLoop.onMainActor { [weak self] in
+                guard let self, !cancellable.isCancelled, list.generation == generation else { return }
+                search.facts.withLock { $0 = (-1, nil) }
+                searchAgain()
+            }
+        }
+    }
+
+    /// The words of what the index knows of `snapshot`'s photos (of the list `generation`):
+    /// those kept in `facts` for it, or made (and kept).
+    private nonisolated static func wordsOfFacts(
+        in snapshot: PhotoCollectionSnapshot, of generation: Int,
+        _ facts: Locked<(list: Int, words: PhotoSearch.Words?)>, cancelled: () -> Bool
+    ) -> PhotoSearch.Words? {
+        if let kept = facts.withLock({ $0.list == generation ? $0.words : nil }) { return kept }
+        guard let index = PhotoIndex.shared,
+            let made = PhotoSearch.facts(of: snapshot, in: index, cancelled: cancelled)
+        else { return nil }
+        facts.withLock { if $0.list <= generation { $0 = (generation, made) } }
+        return made
     }
 
     /// Tags count too: what the index holds of them is read (once for a list) if not known.
@@ -99,11 +149,15 @@ extension PhotoListFilter {
             guard !change.renamed.isEmpty else { return }
             search.renames += 1
         }
-        if change.edit == .replaceAll, !search.query.isEmpty {
-            // A new list: none of it found until the search is made over it.
-            search.running?.cancel()
-            search.running = nil
-            search.verdicts = []
+        if change.edit == .replaceAll {
+            search.learningRun?.cancel()
+            if !search.query.isEmpty {
+                // A new list: none of it found until the search is made over it.
+                search.running?.cancel()
+                search.running = nil
+                search.verdicts = []
+                learnFacts(list.snapshot())
+            }
         }
         searchAgain()
     }
@@ -119,7 +173,7 @@ extension PhotoListFilter {
         guard !search.query.isEmpty else { return }
         let cancellable = Cancellable()
         search.running = cancellable
-        let (query, names, marks, of) = (search.query, search.names, marks, namesOf)
+        let (query, names, marks, of, facts) = (search.query, search.names, marks, namesOf, search.facts)
         let snapshot = list.snapshot()
         search.queue.addOperation { [weak self] in
             let isCancelled = { cancellable.isCancelled }
@@ -130,7 +184,10 @@ extension PhotoListFilter {
                 uniqueKeysWithValues: marks.compactMap { id, marks in
                     marks.tags.isEmpty ? nil : snapshot.arrival(of: id).map { ($0, marks.tags) }
                 })
-            guard let found = PhotoSearch.match(query, in: snapshot, names: words, tags: tags, cancelled: isCancelled)
+            let known = Self.wordsOfFacts(in: snapshot, of: of.list, facts, cancelled: isCancelled)
+            guard
+                let found = PhotoSearch.match(
+                    query, in: snapshot, names: words, facts: known, tags: tags, cancelled: isCancelled)
             else { return }
             MainLoop.onMainActor { [weak self] in
                 guard let self, search.running === cancellable, !cancellable.isCancelled, search.query == query,

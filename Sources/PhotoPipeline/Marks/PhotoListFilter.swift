@@ -184,6 +184,8 @@ public final class PhotoListFilter {
         searchSoon.cancel()
         search.running?.cancel()
         search.queue.cancelAllOperations()
+        search.learningRun?.cancel()
+        search.learning.cancelAllOperations()
         reading?.cancel()
         queue.cancelAllOperations()
         onChanged = nil

@@ -106,13 +106,83 @@ public enum PhotoSearch {
         return names
     }
 
+    /// The words of what the index knows of each photo of `snapshot` that is a file here, by
+    /// arrival: the year and month it was taken ("2021", "july" and the month's name in the
+    /// user's language) and its camera ("canon", "eos", "5d"). Photos the index has not read
+    /// yet (`learn`) have none. Nil once `cancelled` says so.
+    static func facts(of snapshot: PhotoCollectionSnapshot, in index: PhotoIndex, cancelled: () -> Bool) -> Words? {
+        let paths = localPaths(of: snapshot)
+        guard !cancelled() else { return nil }
+        let known = index.facts(inFolder: PhotoListFilter.commonFolder(of: Array(paths.values)))
+        guard !cancelled() else { return nil }
+        var words = Words()
+        for arrival in 0..<snapshot.arrivals {
+            guard let path = paths[arrival], let facts = known[path] else {
+                words.append("")
+                continue
+            }
+            words.append(Self.words(taken: facts.taken) + " " + (facts.camera ?? ""))
+        }
+        return words
+    }
+
+    /// Has the index learn the date taken and camera of `snapshot`'s photos it does not know
+    /// (their files' first bytes read, as sorting by date does), when they are at most
+    /// `limit`: a phone's folder, not a tree of 100,000 (sorting that by date teaches it).
+    /// Whether it learnt any.
+    static func learn(
+        _ snapshot: PhotoCollectionSnapshot, into index: PhotoIndex, limit: Int, cancelled: () -> Bool
+    ) -> Bool {
+        let paths = Array(localPaths(of: snapshot).values)
+        let known = index.facts(inFolder: PhotoListFilter.commonFolder(of: paths))
+        let unknown = paths.filter { known[$0] == nil }
+        guard !unknown.isEmpty, unknown.count <= limit else { return false }
+        for (count, path) in unknown.enumerated() {
+            if count % 64 == 0, cancelled() { break }
+            _ = SortFacts.read(path: path, taken: true, index: index, known: known)
+        }
+        index.flush()
+        return true
+    }
+
+    /// The paths of `snapshot`'s photos that are files here, by arrival.
+    private static func localPaths(of snapshot: PhotoCollectionSnapshot) -> [Int: String] {
+        var paths: [Int: String] = [:]
+        for position in 0..<snapshot.count {
+            let entry = snapshot.entry(at: position)
+            guard !entry.isFolder else { continue }
+            let path =
+                entry.base == nil && entry.link.hasPrefix("file:")
+                ? FolderSource.path(of: entry.link)
+                : (try? entry.resolvedURL()).flatMap { $0.isFileURL ? $0.path : nil }
+            if let path { paths[snapshot.arrival(at: position)] = path }
+        }
+        return paths
+    }
+
+    /// The words a date taken ("2021-07-04 18:30:05") is found by: its year and its month's
+    /// names (English, and the user's language).
+    static func words(taken: String) -> String {
+        let parts = taken.split(separator: "-")
+        guard parts.count >= 2, let month = Int(parts[1]), (1...12).contains(month) else { return "" }
+        return "\(parts[0]) \(monthNames.english[month - 1]) \(monthNames.local[month - 1])"
+    }
+
+    private static let monthNames: (english: [String], local: [String]) = {
+        let english = DateFormatter()
+        english.locale = Locale(identifier: "en_US_POSIX")
+        let local = DateFormatter()
+        local.locale = Locale.current
+        return (english.standaloneMonthSymbols, local.standaloneMonthSymbols)
+    }()
+
     /// Which photos of `snapshot` the query matches, by their arrival in the list (sub-folders
     /// never match); `names` are the words of their names (`names(of:after:cancelled:)`).
     /// `tags`: the tags of the photos that have some, by arrival. Stops early (nil) once
     /// `cancelled` says so.
     static func match(
-        _ query: [[String]], in snapshot: PhotoCollectionSnapshot, names: Words, tags: [Int: [String]],
-        cancelled: () -> Bool
+        _ query: [[String]], in snapshot: PhotoCollectionSnapshot, names: Words, facts: Words? = nil,
+        tags: [Int: [String]], cancelled: () -> Bool
     ) -> [Bool]? {
         let arrivals = snapshot.arrivals
         guard names.count >= arrivals else { return nil }
@@ -132,6 +202,7 @@ public enum PhotoSearch {
             verdicts[arrival] = forms.allSatisfy { word in
                 word.contains { form in
                     names.matches(arrival, [form]) || tagged?.matches(0, [form]) == true
+                        || facts.map { arrival < $0.count && $0.matches(arrival, [form]) } == true
                 }
             }
         }

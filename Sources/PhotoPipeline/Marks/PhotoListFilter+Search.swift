@@ -2,16 +2,16 @@ import CGLib
 import Foundation
 import GLibKit
 
-/// What a list's search holds: the words typed, which photos they match, and the words of the
-/// list's names made so far (kept from one search to the next, and made ahead when the search
-/// bar opens: folding 100,000 names takes a fifth of a second, matching them a few
-/// milliseconds).
 /// Which names words were made from: a list, as it was after so many renames.
 struct NamesOf: Equatable, Sendable {
     let list: Int
     let renames: Int
 }
 
+/// What a list's search holds: the words typed, which photos they match, and the words of the
+/// list's names made so far (kept from one search to the next, and made ahead when the search
+/// bar opens: folding 100,000 names takes a fifth of a second, matching them a few
+/// milliseconds).
 struct SearchState {
     var text = ""
     var query: [[String]] = []
@@ -39,8 +39,8 @@ struct SearchState {
 }
 
 /// The search over the list: the list, the grid and the viewer's paging show only the photos
-/// whose names (and sub-folders) or tags hold every word typed, with the filter's marks
-/// besides. Matching runs off the main thread; the list is shown again when it is done.
+/// whose names (and sub-folders), tags, dates taken or cameras hold every word typed, with the
+/// filter's marks besides. Matching runs off the main thread; the list is shown again when it is done.
 extension PhotoListFilter {
     /// What is searched for ("" for nothing).
     public var searchText: String { search.text }

@@ -59,6 +59,8 @@ final class WindowSearch {
                 filtering.setSearch(entry.text, typedAt: typedAt)
             },
             entry.connect("activate") { [unowned self] in onActivate?() },
+            // GTK gives the entry the keys once it is on screen (the frame after the bar opens).
+            entry.connect("map") { [unowned self] in if isOpen { Trace.shared.emit(.searchOpen) } },
             // Escape in the entry: GTK hides the bar; the search ends with it.
             bar.onNotify("search-mode-enabled") { [unowned self] in
                 if !bar.isSearching, isOpen, !viewerOpen { end() }
@@ -71,6 +73,8 @@ final class WindowSearch {
         if let action { ToggleAction.setState(action, true) }
         bar.isSearching = true
         entry.grabFocus()
+        // Still on screen (the bar closing a moment ago): it takes the keys now.
+        if entry.isMapped { Trace.shared.emit(.searchOpen) }
         filtering.prepareSearch()
         if !entry.text.isEmpty { filtering.setSearch(entry.text) }
     }

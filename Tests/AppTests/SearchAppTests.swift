@@ -35,6 +35,13 @@ extension DesktopGUITests {
             return (found.shown, found.total)
         }
 
+        /// Ctrl+F, and the search bar's entry on screen to take the keys.
+        private func openSearch(_ app: AppSession) throws {
+            let before = app.events().count
+            try app.xdotool(["key", "ctrl+f"])
+            try app.waitFor("the search bar open") { $0.dropFirst(before).contains { $0.event.name == .searchOpen } }
+        }
+
         /// Types `query` into what has the keys, a word at a time.
         private func type(_ app: AppSession, _ query: String) throws {
             for (index, word) in query.split(separator: " ", omittingEmptySubsequences: false).enumerated() {
@@ -59,7 +66,7 @@ extension DesktopGUITests {
             try app.waitFor("the first rows final") { AppSession.rowStates($0).values.contains(.filtered) }
 
             var before = app.events().count
-            try app.xdotool(["key", "ctrl+f"])
+            try openSearch(app)
             try type(app, "beach")
             var found = try searched(app, after: before, "beach")
             #expect(found == (2, 34), "\(found)")
@@ -78,7 +85,7 @@ extension DesktopGUITests {
             // Enter selects the one found (IMG_0029, row 32 of the whole list, out of view);
             // Escape brings every photo back with it selected and in view.
             before = app.events().count
-            try app.xdotool(["key", "ctrl+f"])
+            try openSearch(app)
             try type(app, "0029")
             found = try searched(app, after: before, "0029")
             #expect(found.shown == 1)
@@ -100,7 +107,7 @@ extension DesktopGUITests {
             // A tag's word, and an accent left out.
             for query in ["nice", "cafe", "france city"] {
                 before = app.events().count
-                try app.xdotool(["key", "ctrl+f"])
+                try openSearch(app)
                 try type(app, query)
                 found = try searched(app, after: before, query)
                 #expect(found.shown == 1, "“\(query)”: \(found)")
@@ -110,7 +117,7 @@ extension DesktopGUITests {
 
             // Nothing found: the status page says so.
             before = app.events().count
-            try app.xdotool(["key", "ctrl+f"])
+            try openSearch(app)
             try type(app, "zzz")
             found = try searched(app, after: before, "zzz")
             #expect(found.shown == 0)

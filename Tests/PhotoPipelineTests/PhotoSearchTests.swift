@@ -162,6 +162,9 @@ import TestSupport
         #expect(try found("canon") == ["a.jpg"])
         #expect(try found("pixel 2019") == ["b.jpg"])
         #expect(try found("2020") == [], "c.jpg: not read by the index yet")
+        #expect(try found("uly") == [], "a date's words are found from their start")
+        #expect(try found("202") == [] && found("20") == [], "a year is found whole")
+        #expect(try found("ju") == [], "two letters find no month")
         #expect(PhotoSearch.words(taken: "2021-07-04 18:30:05").hasPrefix("2021 July"))
         #expect(PhotoSearch.words(taken: "") == "")
     }

@@ -280,6 +280,8 @@ import Testing
                 .searchChanged(query: "paris 2023", shown: 12, total: 412, ms: 8.5),
                 #"{"t":1.500000,"ev":"search.changed","query":"paris 2023","shown":12,"total":412,"ms":8.500}"#
             )
+        case .searchOpen:
+            (.searchOpen, #"{"t":1.500000,"ev":"search.open"}"#)
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
         case .slideshowStop:

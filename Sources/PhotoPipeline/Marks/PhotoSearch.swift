@@ -46,14 +46,16 @@ public enum PhotoSearch {
 
         static let separator: UInt8 = 1
 
-        /// Adds the words of `text` as the next photo's.
-        mutating func append(_ text: String) {
+        /// Adds the words of `text` as the next photo's; `ended`: with a separator after the
+        /// last, so that a word can be found whole.
+        mutating func append(_ text: String, ended: Bool = false) {
             for (word, alternates) in PhotoSearch.words(of: text) {
                 for form in [word] + alternates {
                     bytes.append(Self.separator)
                     bytes.append(contentsOf: form.utf8)
                 }
             }
+            if ended { bytes.append(Self.separator) }
             ends.append(Int32(clamping: bytes.count))
         }
 
@@ -66,6 +68,14 @@ public enum PhotoSearch {
                 return query.allSatisfy { PhotoSearch.contains(run, $0) }
             }
         }
+    }
+
+    /// What finds a word typed among a date's and a camera's words: a number whole ("2021",
+    /// not "2" for every photo of 2026), other words from their start, three letters at least
+    /// ("nov", "can"; not "be" for September to December).
+    static func factNeedle(_ form: [UInt8]) -> [UInt8] {
+        let whole = form.count < 3 || form.allSatisfy { (0x30...0x39).contains($0) }
+        return [Words.separator] + form + (whole ? [Words.separator] : [])
     }
 
     /// Whether `needle` is found in `run`: at each of its first byte, the bytes from there
@@ -121,7 +131,7 @@ public enum PhotoSearch {
                 words.append("")
                 continue
             }
-            words.append(Self.words(taken: facts.taken) + " " + (facts.camera ?? ""))
+            words.append(Self.words(taken: facts.taken) + " " + (facts.camera ?? ""), ended: true)
         }
         return words
     }
@@ -202,7 +212,7 @@ public enum PhotoSearch {
             verdicts[arrival] = forms.allSatisfy { word in
                 word.contains { form in
                     names.matches(arrival, [form]) || tagged?.matches(0, [form]) == true
-                        || facts.map { arrival < $0.count && $0.matches(arrival, [form]) } == true
+                        || facts.map { arrival < $0.count && $0.matches(arrival, [Self.factNeedle(form)]) } == true
                 }
             }
         }

@@ -71,6 +71,8 @@ extension TraceEvent {
             p.field(.shown, shown)
             p.field(.total, total)
             p.field(.ms, ms)
+        case .searchOpen:
+            p.name(.searchOpen)
         default: break
         }
     }

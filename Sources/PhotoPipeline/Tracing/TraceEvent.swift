@@ -184,6 +184,8 @@ public enum TraceEvent: Sendable, Equatable {
     /// A search shows `shown` of the list's `total` photos for `query` ("" once it ended),
     /// `ms` after the words were typed.
     case searchChanged(query: String, shown: Int, total: Int, ms: Double)
+    /// The search bar is open and its entry on screen: what is typed now goes into it.
+    case searchOpen
     /// The row or cell showing the photo `id` shows these marks (when they changed).
     case rowMarks(row: Int, id: PhotoID, rating: Int, label: String, tags: [String])
     /// The slideshow began.
@@ -274,6 +276,7 @@ public enum TraceEvent: Sendable, Equatable {
         case tagsPopover = "tags.popover"
         case filterChanged = "filter.changed"
         case searchChanged = "search.changed"
+        case searchOpen = "search.open"
         case slideshowStart = "slideshow.start"
         case slideshowStop = "slideshow.stop"
         case noticeShown = "notice.shown"

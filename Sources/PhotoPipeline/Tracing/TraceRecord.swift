@@ -198,6 +198,7 @@ extension TraceEvent {
                 row: int(.row), id: id(), rating: int(.rating), label: string(.label),
                 tags: c.decodeIfPresent([String].self, forKey: .tags) ?? [])
         case .slideshowStart: self = .slideshowStart
+        case .searchOpen: self = .searchOpen
         case .slideshowStop: self = .slideshowStop
         case .noticeShown: self = try .noticeShown(text: string(.text))
         case .framePainted: self = .framePainted

@@ -138,7 +138,8 @@ extension PhotoListFilter {
     ) -> PhotoSearch.Words? {
         let kept = names.withLock { $0.of == of ? $0.words : PhotoSearch.Words() }
         guard let made = PhotoSearch.names(of: snapshot, after: kept, cancelled: cancelled) else { return nil }
-        names.withLock { if $0.of == of || $0.of.list < of.list || $0.of.renames < of.renames { $0 = (of, made) } }
+        // Lists and renames only count up: words of an older state are not kept over newer.
+        names.withLock { if ($0.of.list, $0.of.renames) <= (of.list, of.renames) { $0 = (of, made) } }
         return made
     }
 

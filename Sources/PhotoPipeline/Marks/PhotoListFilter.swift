@@ -372,7 +372,7 @@ public final class PhotoListFilter {
     }
 
     /// A photo of the list on this computer: its id, when it came into the list, its path.
-    private struct LocalPhoto: Sendable {
+    struct LocalPhoto: Sendable {
         let id: PhotoID
         let arrival: Int
         let path: String
@@ -396,7 +396,7 @@ public final class PhotoListFilter {
     }
 
     /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.
-    private nonisolated static func localPhotos(
+    nonisolated static func localPhotos(
         of snapshot: PhotoCollectionSnapshot, except known: [PhotoID: PhotoMarks]
     ) -> [LocalPhoto] {
         (0..<snapshot.count).compactMap { position in

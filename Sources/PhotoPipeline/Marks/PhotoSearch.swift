@@ -155,19 +155,12 @@ public enum PhotoSearch {
         return true
     }
 
-    /// The paths of `snapshot`'s photos that are files here, by arrival.
+    /// The paths of `snapshot`'s photos that are files here, by arrival (as the filter finds
+    /// them to read their marks).
     private static func localPaths(of snapshot: PhotoCollectionSnapshot) -> [Int: String] {
-        var paths: [Int: String] = [:]
-        for position in 0..<snapshot.count {
-            let entry = snapshot.entry(at: position)
-            guard !entry.isFolder else { continue }
-            let path =
-                entry.base == nil && entry.link.hasPrefix("file:")
-                ? FolderSource.path(of: entry.link)
-                : (try? entry.resolvedURL()).flatMap { $0.isFileURL ? $0.path : nil }
-            if let path { paths[snapshot.arrival(at: position)] = path }
-        }
-        return paths
+        Dictionary(
+            PhotoListFilter.localPhotos(of: snapshot, except: [:]).map { ($0.arrival, $0.path) },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// The words a date taken ("2021-07-04 18:30:05") is found by: its year and its month's

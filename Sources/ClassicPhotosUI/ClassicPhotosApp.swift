@@ -177,6 +177,7 @@ public final class ClassicPhotosApp {
         }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction
             + WindowFilter.acceleratorsByAction + WindowSearch.acceleratorsByAction
+            + WindowDetails.acceleratorsByAction
         {
             app.setAccelerators(accelerators, for: action)
         }

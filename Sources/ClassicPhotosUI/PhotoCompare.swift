@@ -129,7 +129,7 @@ final class PhotoCompare {
         hovered = nil
         Trace.shared.emit(.compareOpen(count: ids.count))
         let side = paneSide(rows: ids.count == 4 ? 2 : 1, columns: perRow)
-        for pane in panes { load(pane, side: side, bytes: nil) }
+        for pane in panes { load(pane, side: side, known: nil) }
         frame(0)
         host.compareOpened()
     }
@@ -293,12 +293,12 @@ final class PhotoCompare {
         pane.spinner.isVisible = true
         pane.spinner.isSpinning = true
         let perRow = panes.count == 4 ? 2 : panes.count
-        load(pane, side: paneSide(rows: panes.count == 4 ? 2 : 1, columns: perRow), bytes: nil)
+        load(pane, side: paneSide(rows: panes.count == 4 ? 2 : 1, columns: perRow), known: nil)
     }
 
-    private func load(_ pane: Pane, side: Int, bytes: Data?) {
+    private func load(_ pane: Pane, side: Int, known: ViewerBytes?) {
         pane.request?.cancel()
-        pane.request = pipeline.load(pane.id, wantedSide: side, bytes: bytes, urgent: true) {
+        pane.request = pipeline.load(pane.id, wantedSide: side, known: known, urgent: true) {
             [weak self, weak pane] event in
             guard let self, let pane else { return }
             switch event {
@@ -347,7 +347,7 @@ final class PhotoCompare {
                     width: picture.info.width, height: picture.info.height,
                     decoded: max(picture.original.width, picture.original.height), zoom: pane.zooming.zoom)
             else { continue }
-            load(pane, side: side, bytes: picture.bytes)
+            load(pane, side: side, known: ViewerBytes(bytes: picture.bytes, info: picture.info))
         }
     }
 }

@@ -126,7 +126,7 @@ extension PhotoListPane {
     /// frames while scrolling.
     func fitColumns() {
         guard mode == .grid else { return }
-        let width = Int(max(window.width, window.defaultSize.width))
+        let width = Int(max(window.width, window.defaultSize.width) - widthBeside())
         guard width > 0 else { return }
         let cell = shownTiles.lazy.compactMap { $0.root.parent?.minimumWidth }.first { $0 > 0 }
         let limit = min(Self.maxColumns, max(1, width / Int(cell ?? PhotoGridCell.width(for: cellSize))))

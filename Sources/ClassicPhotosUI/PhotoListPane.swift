@@ -41,6 +41,8 @@ final class PhotoListPane {
     let window: Widget<ApplicationWindow>
     /// The grid's most columns, as last set (see `fitColumns`).
     var columnLimit = 0
+    /// The window's width that is not the grid's (the details panel beside it).
+    var widthBeside: () -> Int32 = { 0 }
     /// `fitColumns` at the next turn, after the last of a run of changes to the window's size.
     lazy var fitting = Debounce.onMainActor { [weak self] in self?.fitColumns() }
     /// A switch of view under way (see `show`): the view asked for, bound but not yet in the

@@ -51,7 +51,12 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
         photoActions.noteEdit(saved, message: message)
     }
 
+    func viewerShows(_ subject: DetailsSubject) { details.viewerShows(subject) }
+
+    func hideDetails() { details.close() }
+
     func viewerClosed() {
+        details.viewerClosed()
         pane.revealNow()
         pane.grabFocus()
         photoActions.refresh()

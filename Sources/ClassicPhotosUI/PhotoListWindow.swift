@@ -28,6 +28,8 @@ final class PhotoListWindow {
     /// Which photos of the list are shown (the funnel in the header bar).
     let filter: WindowFilter
     let search: WindowSearch
+    /// The details panel, beside or under the photos.
+    let details: WindowDetails
     let headerBar: Widget<HeaderBar>
     /// The main menu's popover.
     private let mainMenu: Widget<Popover>?
@@ -114,6 +116,7 @@ final class PhotoListWindow {
         status = WindowStatus(ui: ui, parent: toplevel, photos: photos, processor: processor)
         filter = WindowFilter(ui: ui, window: toplevel, photos: photos, processor: processor)
         search = WindowSearch(ui: ui, window: toplevel, filtering: filter.filtering)
+        details = WindowDetails(ui: ui, window: toplevel, processor: processor, fetcher: fetcher)
         if settings.sortsByRating { filter.filtering.order(byRating: settings.photoOrder.descending) }
         toplevel.setContent(status.toasts)
         memoryMonitor = g_memory_monitor_dup_default().map { ObjectRef(takingOpaque: $0) }
@@ -125,7 +128,16 @@ final class PhotoListWindow {
         compare = PhotoCompare(host: self, processor: processor, photos: photos)
         ui.widget("viewer-area", as: Overlay.self).addOverlay(compare.root)
         photoActions.compare = compare
-        pane.onSelectionChanged = { [unowned self] in photoActions.refresh() }
+        pane.onSelectionChanged = { [unowned self] in
+            photoActions.refresh()
+            details.selectionChanged()
+        }
+        details.selectedPhoto = { [unowned self] in
+            pane.selection.first.flatMap { $0 < photos.count ? photos.id(at: $0) : nil }
+        }
+        details.onLayoutChanged = { [unowned self] in pane.fitColumnsSoon() }
+        details.showToast = { [unowned self] message in showToast(message) }
+        pane.widthBeside = { [unowned self] in details.widthTaken }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }
         pane.photoDetails = { [unowned self] id, entry in

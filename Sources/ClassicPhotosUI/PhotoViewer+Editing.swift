@@ -24,7 +24,7 @@ extension PhotoViewer {
             return
         }
         slideshow.stop()
-        chrome.popDownProperties()
+        host.hideDetails()
         editor.open(
             PhotoEditor.Subject(
                 id: id, path: url.path, name: slot.photo.name, picture: picture.original, width: picture.info.width,

@@ -90,7 +90,7 @@ extension PhotoViewer {
         slot.nextLoad = nil
         let id = slot.photo.id
         slot.request = pipeline.load(
-            id, wantedSide: next?.side ?? viewerSide(), bytes: next?.bytes, urgent: urgent,
+            id, wantedSide: next?.side ?? viewerSide(), known: next?.known, urgent: urgent,
             holdingDecode: pace.isFast && next == nil
         ) { [weak self, weak slot] event in
             guard let self, let slot else { return }

@@ -22,10 +22,7 @@ extension PhotoViewer {
         chrome.showProgress(
             loading: slot.picture == nil && slot.preview == nil && !failed, failure: failed ? reason : nil)
         shownProfile = slot.picture.flatMap { ColorProfile.name(of: $0.original) }
-        chrome.info.show(
-            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(),
-            info: slot.picture?.info ?? slot.preview?.info,
-            profile: slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"))
+        showDetails(of: slot)
         if failed, let reason {
             if shownState != .failed, let position = paging.position {
                 Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: reason))
@@ -54,13 +51,22 @@ extension PhotoViewer {
     /// A video shown plays in its own widget: only a failure to play it is shown here.
     private func refreshVideo(_ slot: Slot, failure: String?) {
         chrome.showProgress(loading: false, failure: failure)
-        chrome.info.show(
-            name: slot.photo.name, address: slot.photo.entry.link, url: try? slot.photo.entry.resolvedURL(), info: nil,
-            profile: nil)
+        showDetails(of: slot)
         if let failure, shownState != .failed, let position = paging.position {
             Trace.shared.emit(.viewerStatus(row: position, id: slot.photo.id, text: failure))
         }
         setShown(nil, state: failure == nil ? nil : .failed)
+    }
+
+    /// Tells the details panel what is known of `slot`'s photo (the shown one).
+    func showDetails(of slot: Slot) {
+        let isVideo = slot.photo.entry.isVideo
+        host.viewerShows(
+            DetailsSubject(
+                id: slot.photo.id, name: slot.photo.name, entry: slot.photo.entry,
+                info: isVideo ? nil : slot.picture?.info ?? slot.preview?.info,
+                profile: isVideo || slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"),
+                marks: processor.snapshot(of: slot.photo.id)?.marks ?? .none))
     }
 
     /// Puts `image` in the picture (an animation's first frame, with the animation), tracing
@@ -159,7 +165,7 @@ extension PhotoViewer {
             return
         }
         slot.wantsLargerDecode = false
-        slot.nextLoad = (side, picture.bytes)
+        slot.nextLoad = (side, ViewerBytes(bytes: picture.bytes, info: picture.info))
         apply(paging.reload())
     }
 
@@ -179,18 +185,5 @@ extension PhotoViewer {
             state != .failed
         else { return }
         export.saveAs(name: slot.photo.name, bytes: picture.bytes, sepia: state == .filtered)
-    }
-
-    /// Shows where the photo was taken (`address`, a `geo:` address) in the desktop's maps app;
-    /// says so where there is none.
-    func openMaps(_ address: String) {
-        chrome.popDownProperties()
-        do {
-            try picture.openInDefaultApp(address)
-            Trace.shared.emit(.viewerMaps(address: address, opened: true))
-        } catch {
-            Trace.shared.emit(.viewerMaps(address: address, opened: false))
-            host.showToast(tr("No maps app is installed to show this place"), button: nil)
-        }
     }
 }

@@ -13,7 +13,7 @@ extension PhotoViewer {
         guard isOpen, !isClosing, !slideshow.isRunning else { return }
         fullscreenBeforeSlideshow = isFullscreen
         if !isFullscreen { toggleFullscreen() }
-        chrome.popDownProperties()
+        host.hideDetails()
         slideshow.start()
     }
 

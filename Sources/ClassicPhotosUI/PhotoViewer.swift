@@ -19,6 +19,10 @@ protocol PhotoViewerHost: AnyObject {
     /// The editor saved the photo (`saved` says where, and what Undo takes back); `message`
     /// says so.
     func photoEdited(_ saved: EditSaving.Saved, message: String)
+    /// The photo shown, for the details panel (nil: a photo is not known yet).
+    func viewerShows(_ subject: DetailsSubject)
+    /// The slideshow or the editor takes the window: the details panel closes.
+    func hideDetails()
 }
 
 /// The photo viewer: a photo large over the dimmed list, in the same window (the tutorial's
@@ -26,7 +30,7 @@ protocol PhotoViewerHost: AnyObject {
 /// dismiss it).
 ///
 /// It pages through the list (buttons, Left / Right, Home / End, a horizontal swipe), zooms
-/// and pans (`ZoomingPicture`), goes fullscreen (F11), shows an info popover, switches between
+/// and pans (`ZoomingPicture`), goes fullscreen (F11), tells the details panel what it shows, switches between
 /// the sepia and the original photo, copies and saves the photo shown (`ViewerExport`).
 /// Which photos it shows and holds is decided by `ViewerPaging`, by identity; photos are
 /// loaded through `ViewerPipeline` at the size shown (decoded again, larger, when zooming in
@@ -61,7 +65,7 @@ final class PhotoViewer {
         /// Zooming in asked for a larger decode while one was still running.
         var wantsLargerDecode = false
         /// What the next load decodes at and from, when not the first load (a larger decode).
-        var nextLoad: (side: Int, bytes: Data)?
+        var nextLoad: (side: Int, known: ViewerBytes)?
         /// A motion photo's clip, and whether it played since the photo was moved to (it plays
         /// once, then the photo rests).
         var motionClip: MotionClip?
@@ -125,7 +129,6 @@ final class PhotoViewer {
         chrome.video.onFailure = { [unowned self] message in videoFailed(message) }
         // The clip's own controls stood in for the zoom and the sepia while it played.
         chrome.video.onClipEnded = { [unowned self] in chrome.showVideo(false) }
-        chrome.info.onOpenMaps = { [unowned self] address in openMaps(address) }
         pace.onPause = { [unowned self] in pagingPausedNow() }
         zooming.onZoomChanged = { [unowned self] in zoomChanged() }
         // An animation plays only while the picture is on screen: hiding the window (or the
@@ -202,7 +205,7 @@ final class PhotoViewer {
         case .retry: retryCurrent()
         case .sepia(let sepia): setSepia(sepia)
         case .toggleSepia: chrome.selectSepia(!showsSepia)
-        case .properties: chrome.popUpProperties()
+        case .properties: host.window.activateAction("win.details")
         case .slideshow: startSlideshow()
         case .edit: startEditing()
         case .playPause:
@@ -257,7 +260,6 @@ final class PhotoViewer {
         player.stop()
         chrome.video.stop()
         chrome.video.closeClipFile()
-        chrome.popDownProperties()
         isClosing = true
         if animated {
             animate(in: false)
@@ -326,7 +328,10 @@ final class PhotoViewer {
 
     /// A photo's snapshot changed (a renamed file keeps its picture under its new name).
     private func photoUpdated(_ snapshot: PhotoSnapshot) {
-        if snapshot.id == paging.shown { chrome.showMarks(snapshot.marks ?? .none) }
+        if snapshot.id == paging.shown {
+            chrome.showMarks(snapshot.marks ?? .none)
+            if let slot = slots[snapshot.id] { showDetails(of: slot) }
+        }
         guard let slot = slots[snapshot.id], slot.photo.entry != snapshot.entry else { return }
         slot.photo = snapshot
         if snapshot.id == paging.shown, let position = paging.position {

@@ -5,8 +5,8 @@ import GtkKit
 import PhotoPipeline
 
 /// The photo viewer's widgets: the dimmed backdrop, the zoomable picture, the spinner and the
-/// failed placeholder, and the on-screen controls in the OSD style (title and counter, info,
-/// copy, save, fullscreen and close at the top; previous and next at the sides; zoom and the
+/// failed placeholder, and the on-screen controls in the OSD style (title and counter, the
+/// details panel's switch, copy, save, fullscreen and close at the top; previous and next at the sides; zoom and the
 /// sepia / original switch at the bottom), from `ui/viewer.ui`. Buttons report
 /// `ViewerCommand`s; what is shown is set through the methods here.
 @MainActor
@@ -16,7 +16,6 @@ final class ViewerChrome {
     /// The photo, zoomed and panned; its entrance fades `root` in.
     let zooming: ZoomingPicture
     let picture: Widget<ZoomPicture>
-    let info = PhotoInfoPopover()
     /// A video, over the picture while one is shown.
     let video = ViewerVideo()
     /// Receives what the buttons ask for.
@@ -35,7 +34,6 @@ final class ViewerChrome {
     private let zoomLabel: Widget<Label>
     private let sepiaButton: Widget<ToggleButton>
     private let originalButton: Widget<ToggleButton>
-    private let propertiesButton: Widget<MenuButton>
     /// The photo menu (rotate, trash, open with, slideshow, …), and the controls the
     /// slideshow hides.
     private let menuButton: Widget<MenuButton>
@@ -65,18 +63,10 @@ final class ViewerChrome {
         zoomLabel = ui.widget("zoom-level")
         sepiaButton = ui.widget("sepia")
         originalButton = ui.widget("original")
-        propertiesButton = ui.widget("properties")
-        propertiesButton.setPopover(info.popover)
         menuButton = ui.widget("more")
         topControls = ui.widget("top-controls")
         bottomControls = ui.widget("bottom-controls")
         if let inner = menuButton.innerButton {
-            inner.addCSSClass("osd")
-            inner.addCSSClass("circular")
-        }
-        // The OSD look goes on the menu button's own button: on the menu button it would reach
-        // the popover too, and turn it dark.
-        if let inner = propertiesButton.innerButton {
             inner.addCSSClass("osd")
             inner.addCSSClass("circular")
         }
@@ -161,7 +151,4 @@ final class ViewerChrome {
         nextButton.isVisible = shown
         if !shown { menuButton.popDown() }
     }
-
-    func popUpProperties() { propertiesButton.popUp() }
-    func popDownProperties() { info.popover.popDown() }
 }

@@ -13,6 +13,8 @@ extension Handle where Kind == Box {
     public func insert(_ child: Widget<some WidgetKind>, after sibling: Widget<some WidgetKind>) {
         gtk_box_insert_child_after(pointer(), child.widget, sibling.widget)
     }
+    /// Lays the children out along `orientation` from now on.
+    public func setOrientation(_ orientation: GtkOrientation) { gtk_orientable_set_orientation(opaque, orientation) }
     /// Whether every child gets the same room.
     public func setHomogeneous(_ homogeneous: Bool) { gtk_box_set_homogeneous(pointer(), homogeneous ? 1 : 0) }
     /// Takes every child out.
@@ -30,6 +32,20 @@ extension Handle where Kind == Overlay {
     public func setChild(_ child: Widget<some WidgetKind>) { gtk_overlay_set_child(opaque, child.widget) }
     /// Adds `child` over the overlay's main child (above those added before).
     public func addOverlay(_ child: Widget<some WidgetKind>) { gtk_overlay_add_overlay(opaque, child.widget) }
+}
+
+extension Handle where Kind == Revealer {
+    public func setChild(_ child: Widget<some WidgetKind>) { gtk_revealer_set_child(opaque, child.widget) }
+    /// Whether the child is shown (sliding in or out as `setTransition` says).
+    public var reveals: Bool {
+        get { gtk_revealer_get_reveal_child(opaque) != 0 }
+        nonmutating set { gtk_revealer_set_reveal_child(opaque, newValue ? 1 : 0) }
+    }
+    /// Whether the child is all in (its transition over), as `reveals` asked.
+    public var isChildRevealed: Bool { gtk_revealer_get_child_revealed(opaque) != 0 }
+    public func setTransition(_ transition: GtkRevealerTransitionType) {
+        gtk_revealer_set_transition_type(opaque, transition)
+    }
 }
 
 extension Handle where Kind == Stack {

@@ -43,6 +43,7 @@ public enum AnyWidget: WidgetKind { public static var type: GType { gtk_widget_g
 public enum Overlay: WidgetKind { public static var type: GType { gtk_overlay_get_type() } }
 public enum Bin: WidgetKind { public static var type: GType { adw_bin_get_type() } }
 public enum Box: WidgetKind { public static var type: GType { gtk_box_get_type() } }
+public enum Revealer: WidgetKind { public static var type: GType { gtk_revealer_get_type() } }
 public enum Label: WidgetKind { public static var type: GType { gtk_label_get_type() } }
 public enum Inscription: WidgetKind { public static var type: GType { gtk_inscription_get_type() } }
 public enum Picture: WidgetKind { public static var type: GType { gtk_picture_get_type() } }
@@ -68,6 +69,7 @@ public enum Stack: WidgetKind { public static var type: GType { gtk_stack_get_ty
 public enum StatusPage: WidgetKind { public static var type: GType { adw_status_page_get_type() } }
 public enum ScrolledWindow: WidgetKind { public static var type: GType { gtk_scrolled_window_get_type() } }
 public enum ListView: WidgetKind { public static var type: GType { gtk_list_view_get_type() } }
+public enum Grid: WidgetKind { public static var type: GType { gtk_grid_get_type() } }
 public enum GridView: WidgetKind { public static var type: GType { gtk_grid_view_get_type() } }
 
 // MARK: Windows

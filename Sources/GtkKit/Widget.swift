@@ -128,6 +128,8 @@ extension Handle where Kind: WidgetKind {
         gdk_clipboard_set_texture(gtk_widget_get_clipboard(widget), texture.opaque)
     }
     /// Puts `text` on the clipboard of the widget's display.
+    /// Activates the action `name` ("win.details") as the widget's ancestors know it.
+    public func activateAction(_ name: String) { gtk_widget_activate_action_variant(widget, name, nil) }
     public func copyToClipboard(text: String) { gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text) }
 
     /// Sets what a screen reader says for the widget: its name and a description.

@@ -578,9 +578,9 @@ extension GUITests {
         }
 
         @Test(
-            "The info popover (Alt+Return, or its button) shows name, source, size, file size, format, and EXIF camera and date"
+            "The details panel (Alt+Return, F9 or the info button) beside the viewer shows name, source, size, file size, format, and EXIF camera and date"
         )
-        func infoPopover() throws {
+        func infoPanel() throws {
             let folder = try TestPictures.makeFolder("info")
             defer { try? FileManager.default.removeItem(at: folder) }
             // A camera JPEG (600×400, turned a quarter by its EXIF orientation) and a PNG with no EXIF.
@@ -600,7 +600,8 @@ extension GUITests {
             try app.waitFor("the camera photo in the viewer") { !images($0, row: 0, state: .filtered).isEmpty }
             // The pointer leaves the photo, so no tooltip covers what the screenshots compare.
             try app.xdotool(["mousemove", "\(window.x + 20)", "\(window.y + window.height - 20)"])
-            let area = (x: window.x + window.width / 2 - 60, y: infoButton(window).y + 40, width: 120, height: 100)
+            // The panel's side of the window, below its facts' first lines.
+            let area = (x: window.x + window.width - 280, y: window.y + window.height - 160, width: 200, height: 100)
             // Kept to look at with CLASSIC_PHOTOS_KEEP_SCREENSHOTS=1 (the path is printed).
             let keepScreenshots = ProcessInfo.processInfo.environment["CLASSIC_PHOTOS_KEEP_SCREENSHOTS"] != nil
             let screenshots = try TestPictures.makeFolder("info-screens")
@@ -615,14 +616,14 @@ extension GUITests {
             #expect(camera.bytes == (try FileManager.default.attributesOfItem(atPath: exif.path)[.size] as? Int))
             #expect(camera.format == "JPEG", "format \(camera.format)")
             #expect(camera.camera == "Canon EOS 5D" && camera.date == "2021-07-04 18:30:05", "\(camera)")
-            // And it is on screen: the light popover over the dark viewer, under the button (on
-            // the frame painted after it opened, and on the one after it closed).
+            // And it is on screen: the light panel beside the dark viewer (on the frame painted
+            // after it opened, and on the one after it closed, its slide over).
             try app.waitForFrame(after: try #require(events.last { $0.event.name == .viewerInfo }).t)
             let open = screenshots.appendingPathComponent("info-open.png").path
             try app.screenshot(to: open)
 
-            // Escape closes the popover only; the viewer stays.
-            try key(app, "Escape")
+            // F9 closes the panel only; the viewer stays.
+            try key(app, "F9")
             events = try app.waitFor("info closed") { infoEvents($0).last?.shown == false }
             #expect(!events.contains { $0.event.name == .viewerClose })
             try app.waitForFrame(after: try #require(events.last { $0.event.name == .viewerInfo }).t)
@@ -631,7 +632,7 @@ extension GUITests {
             let dark = try ScreenshotStats(path: closed, region: area),
                 light = try ScreenshotStats(path: open, region: area)
             print(
-                "info popover under its button, open: \(light); closed: \(dark)"
+                "details panel beside the viewer, open: \(light); closed: \(dark)"
                     + (keepScreenshots ? "; screenshots \(open), \(closed)" : ""))
             #expect(light.meanLuminance > dark.meanLuminance + 80, "open: \(light); closed: \(dark)")
 
@@ -647,7 +648,7 @@ extension GUITests {
                 "\(plain)")
             #expect(plain.format == "PNG" && plain.camera == nil && plain.date == nil, "\(plain)")
             #expect(plain.bytes == (try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int))
-            try key(app, "Escape")
+            try key(app, "F9")
             try app.waitFor("info closed again") { infoEvents($0).last?.shown == false }
             try key(app, "Escape")
             try app.waitFor(event: .viewerClose)

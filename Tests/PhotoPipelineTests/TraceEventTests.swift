@@ -282,6 +282,11 @@ import Testing
             )
         case .searchOpen:
             (.searchOpen, #"{"t":1.500000,"ev":"search.open"}"#)
+        case .viewerDetails:
+            (
+                .viewerDetails(id: PhotoID(rawValue: 7), fields: ["date", "camera", "place"], sheet: false, ms: 12.5),
+                #"{"t":1.500000,"ev":"viewer.details","id":7,"fields":["date","camera","place"],"sheet":false,"ms":12.500}"#
+            )
         case .slideshowStart:
             (.slideshowStart, #"{"t":1.500000,"ev":"slideshow.start"}"#)
         case .slideshowStop:

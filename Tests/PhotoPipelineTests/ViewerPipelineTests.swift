@@ -95,9 +95,9 @@ import TestSupport
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?
-        #expect(pipeline.load(PhotoID(rawValue: 2), wantedSide: 400, bytes: nil, urgent: true) { _ in } == nil)
+        #expect(pipeline.load(PhotoID(rawValue: 2), wantedSide: 400, known: nil, urgent: true) { _ in } == nil)
         let request = try #require(
-            pipeline.load(record.id, wantedSide: 400, bytes: nil, urgent: true) { event in
+            pipeline.load(record.id, wantedSide: 400, known: nil, urgent: true) { event in
                 switch event {
                 case .decoded(let picture): decoded = picture
                 case .filtered(let filtered): sepia = filtered.image
@@ -143,7 +143,7 @@ import TestSupport
         var preview: ViewerPreview?
         var done = false
         let request = try #require(
-            pipeline.load(record.id, wantedSide: 600, bytes: nil, urgent: true) { event in
+            pipeline.load(record.id, wantedSide: 600, known: nil, urgent: true) { event in
                 switch event {
                 case .preview(let given):
                     events.append("preview")
@@ -197,7 +197,7 @@ import TestSupport
         }
         var events: [String] = []
         let held = try #require(
-            pipeline.load(records[0].id, wantedSide: 600, bytes: nil, urgent: true, holdingDecode: true) { event in
+            pipeline.load(records[0].id, wantedSide: 600, known: nil, urgent: true, holdingDecode: true) { event in
                 switch event {
                 case .preview: events.append("preview")
                 case .motionClip: events.append("clip")
@@ -208,7 +208,7 @@ import TestSupport
             })
         var cancelledEvents = 0
         let cancelled = try #require(
-            pipeline.load(records[1].id, wantedSide: 600, bytes: nil, urgent: true, holdingDecode: true) { _ in
+            pipeline.load(records[1].id, wantedSide: 600, known: nil, urgent: true, holdingDecode: true) { _ in
                 cancelledEvents += 1
             })
         cancelled.cancel()

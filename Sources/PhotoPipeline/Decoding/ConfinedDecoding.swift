@@ -62,6 +62,16 @@ struct ConfinedDecoding: PictureDecoding {
         return info
     }
 
+    func details(_ bytes: Data, cancellable: Cancellable) -> PhotoDetails? {
+        let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
+        guard
+            let decoded = try? helpers.run(
+                .details, input: .bytes(bytes), limits: limits, budget: .shared, cancellable: cancellable),
+            case .details(let details) = decoded.outcome
+        else { return nil }
+        return details
+    }
+
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
         let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(

@@ -172,6 +172,9 @@ public enum DecoderHelper {
             case .info(let details):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 return (.info(try ImageInfo.read(bytes, details: details)), nil)
+            case .details:
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                return (.details(PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }), nil)
             case .animation(let side):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 guard let header = AnimationHeader.read(bytes, maxFrames: AnimationDecoder.maxFrames) else {

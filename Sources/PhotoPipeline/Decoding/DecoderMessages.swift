@@ -37,6 +37,9 @@ struct DecodeRequest: Codable, Sendable {
         /// What the picture's header and EXIF block say (`ImageInfo`), without decoding it; with
         /// `details`, the rest of its metadata too.
         case info(details: Bool)
+        /// What a file's metadata says (`PhotoDetails`), for a file whose picture is read
+        /// through another (a RAW file's camera preview).
+        case details
         /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
         case rawPreview
         /// An animated GIF or WebP's frames, the longest side at most `side` (`AnimationDecoder`).
@@ -98,6 +101,8 @@ struct DecodeReply: Codable, Sendable {
         /// The photo carries no preview that can be trusted.
         case noPreview
         case info(ImageInfo)
+        /// What the metadata said (nil: none that could be read).
+        case details(PhotoDetails?)
         /// A picture file of this many bytes, on the attached sealed memfd.
         case file(byteCount: Int)
         /// An edited JPEG of this many bytes, on the attached sealed memfd, and what the edit came to.

@@ -52,6 +52,14 @@ public enum Decoding {
         try pool.decoding.info(bytes, details: details, limits: limits, cancellable: cancellable)
     }
 
+    /// What a file's metadata says (see `PhotoDetails.read`); nil where it says nothing that
+    /// could be read.
+    public static func details(
+        _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) -> PhotoDetails? {
+        pool.decoding.details(bytes, cancellable: cancellable)
+    }
+
     /// A RAW file's camera preview as a picture file (see `RawPhoto.preview`).
     public static func rawPreview(
         _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
@@ -140,6 +148,8 @@ protocol PictureDecoding: Sendable {
     ) throws(PhotoFailure) -> ImageInfo
 
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data
+
+    func details(_ bytes: Data, cancellable: Cancellable) -> PhotoDetails?
 
     func animation(
         _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,

@@ -59,6 +59,10 @@ struct InProcessDecoding: PictureDecoding {
         try ImageInfo.read(bytes, details: details)
     }
 
+    func details(_ bytes: Data, cancellable: Cancellable) -> PhotoDetails? {
+        PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
         try RawPhoto.preview(of: bytes)
     }

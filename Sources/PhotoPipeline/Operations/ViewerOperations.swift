@@ -41,6 +41,11 @@ public struct ViewerSepia: Sendable {
 public struct ViewerBytes: Sendable {
     public let bytes: Data
     public let info: ImageInfo
+
+    public init(bytes: Data, info: ImageInfo) {
+        self.bytes = bytes
+        self.info = info
+    }
 }
 
 /// Gets a photo's bytes for the viewer: those of the row's download if that was in flight
@@ -52,24 +57,25 @@ public struct ViewerBytes: Sendable {
 /// viewer's failure only.
 public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendable {
     private let fetcher: PhotoFetcher
-    private let knownBytes: Data?
+    private let known: ViewerBytes?
     private let previewFilter: SepiaFilter?
     private let sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket?
     private let outcome = Locked<Result<ViewerBytes, PhotoFailure>?>(nil)
 
     /// - Parameters:
-    ///   - bytes: the photo's bytes, if the viewer has them already (decoding again when zoomed).
+    ///   - known: the photo's bytes and what they say, if the viewer has them already
+    ///     (decoding again when zoomed).
     ///   - sharing: the row's download in flight, joined (`PhotoFetcher.rowDownloads`), whose
     ///     bytes this one takes when it ends (its operation is added as a dependency here).
     ///   - previewFilter: reads the photo's embedded preview, if it is large enough to need one
     ///     (`ViewerLimits.previewMinPixels`), and hands it over (`onPreview`) with its sepia
     ///     made by this filter, before the photo is decoded; nil: no preview.
     public init(
-        record: PhotoRecord, fetcher: PhotoFetcher, bytes: Data? = nil,
+        record: PhotoRecord, fetcher: PhotoFetcher, known: ViewerBytes? = nil,
         sharing: WorkSharing<PhotoRequest, Operation, Data?>.Ticket? = nil, previewFilter: SepiaFilter? = nil
     ) {
         self.fetcher = fetcher
-        self.knownBytes = bytes
+        self.known = known
         self.previewFilter = previewFilter
         self.sharing = sharing
         super.init(record: record, kind: .view, gate: nil)
@@ -95,24 +101,21 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     public override func main() {
         guard beginWork() else { return }
         do throws(PhotoFailure) {
-            var bytes: Data
+            if let known {
+                outcome.withLock { $0 = .success(known) }
+                return traceWorkFinished()
+            }
             let url = try record.entry.resolvedURL()
             // The row's download has ended (a dependency); what it shares is waiting.
-            let shared = sharing.flatMap { try? $0.wait().get() } ?? nil
-            if let known = knownBytes ?? shared {
-                bytes = known
+            let file: Data
+            if let shared = sharing.flatMap({ try? $0.wait().get() }) ?? nil {
+                file = shared
             } else {
-                bytes = try fetcher.readAll(
+                file = try fetcher.readAll(
                     url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes,
                     policy: record.entry.addressPolicy)
             }
-            // A RAW photo is shown through its camera's preview (already, if the bytes were known).
-            if RawPhoto.isRaw(url), !PictureSignature.isJPEG(bytes), !bytes.starts(with: PictureSignature.ppm) {
-                bytes = try Decoding.rawPreview(bytes, cancellable: cancellable)
-            }
-            if isCancelled { return }
-            guard !bytes.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-            let info = try Decoding.info(bytes, cancellable: cancellable)
+            let (bytes, info) = try PhotoFacts.read(file, at: url, cancellable: cancellable)
             if isCancelled { return }
             if let onMotionClip, let clip = MotionClip.of(bytes, info: info, at: url) { onMotionClip(clip) }
             if let preview = preview(of: bytes, info: info) { onPreview?(preview) }

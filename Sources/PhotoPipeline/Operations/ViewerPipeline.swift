@@ -137,14 +137,15 @@ public final class ViewerPipeline {
     /// whole); nil if it is no longer in the list.
     ///
     /// - Parameters:
-    ///   - bytes: the photo's bytes if the viewer has them (decoding again at another size).
+    ///   - known: the photo's bytes and what they say, if the viewer has them (decoding
+    ///     again at another size).
     ///   - urgent: the photo shown (very high priority), or a neighbour (very low).
     ///   - holdingDecode: the decode waits for `Request.decode()` (paging fast), unless the
     ///     photo turns out to have no preview to show meanwhile.
     ///   - onEvent: called on the main actor with the preview, the decoded picture or failure,
     ///     then the sepia version; never after `cancel()`.
     public func load(
-        _ id: PhotoID, wantedSide: Int, bytes: Data?, urgent: Bool, holdingDecode: Bool = false,
+        _ id: PhotoID, wantedSide: Int, known: ViewerBytes?, urgent: Bool, holdingDecode: Bool = false,
         onEvent: @escaping (Event) -> Void
     ) -> Request? {
         guard let record = record(id) else { return nil }
@@ -152,14 +153,14 @@ public final class ViewerPipeline {
         // waits for its bytes rather than downloading them a second time. One still waiting in
         // its queue is not waited for (it may wait for a long time, or be cancelled).
         let sharing =
-            bytes == nil
+            known == nil
             ? (try? record.entry.resolvedURL()).flatMap { url in
                 fetcher.rowDownloads.joinRunning(PhotoRequest(address: url, size: nil, kind: .rowDownload(record.id))) {
                     !$0.isCancelled
                 }
             } : nil
         let loader = ViewerImageLoader(
-            record: record, fetcher: fetcher, bytes: bytes, sharing: sharing, previewFilter: bytes == nil ? filter : nil
+            record: record, fetcher: fetcher, known: known, sharing: sharing, previewFilter: known == nil ? filter : nil
         )
         let priority: Operation.QueuePriority = urgent ? .veryHigh : .veryLow
         loader.queuePriority = priority

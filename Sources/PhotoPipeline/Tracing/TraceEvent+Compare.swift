@@ -55,7 +55,7 @@ extension TraceEvent {
 }
 
 extension TraceEvent {
-    /// The filter's and the search's events, as `layOut(into:)` writes them.
+    /// The filter's, the search's and the details panel's events, as `layOut(into:)` writes them.
     func layOutFinding(into p: inout some TraceEventParts) {
         switch self {
         case .filterChanged(let shown, let total, let reading, let ms, let elapsed):
@@ -73,6 +73,12 @@ extension TraceEvent {
             p.field(.ms, ms)
         case .searchOpen:
             p.name(.searchOpen)
+        case .viewerDetails(let id, let fields, let sheet, let ms):
+            p.name(.viewerDetails)
+            if let id { p.field(.id, id) }
+            p.field(.fields, fields)
+            p.field(.sheet, sheet)
+            p.field(.ms, ms)
         default: break
         }
     }

@@ -325,7 +325,7 @@ extension TraceEvent {
             if let label { p.field(.label, label) }
             if let tags { p.field(.tags, tags) }
             p.field(.ms, ms)
-        case .filterChanged, .searchChanged, .searchOpen:
+        case .filterChanged, .searchChanged, .searchOpen, .viewerDetails:
             layOutFinding(into: &p)
         case .tagsPopover(let shown, let tags):
             p.name(.tagsPopover)

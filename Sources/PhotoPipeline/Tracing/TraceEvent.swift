@@ -135,6 +135,10 @@ public enum TraceEvent: Sendable, Equatable {
     /// The info popover opened (`shown` true), closed (false), or changed what it shows while
     /// open; what it shows.
     case viewerInfo(shown: Bool, info: ViewerInfoText)
+    /// The details panel, open, shows these facts (`PhotoDetailsPanel.Row` names, in the order
+    /// shown) of the photo `id` (none: no photo selected), `ms` after it was asked to show it;
+    /// `sheet`: under the photos (a narrow window), not beside them.
+    case viewerDetails(id: PhotoID?, fields: [String], sheet: Bool, ms: Double)
     /// Save As wrote the photo to `path` as `format` (`png`, `jpeg`), `w`×`h` pixels.
     case viewerSaved(path: String, format: String, w: Int, h: Int)
     /// Save As could not write `path`; `error` says why.
@@ -256,6 +260,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerClose = "viewer.close"
         case viewerPan = "viewer.pan"
         case viewerInfo = "viewer.info"
+        case viewerDetails = "viewer.details"
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
         case viewerMaps = "viewer.maps"
@@ -293,6 +298,7 @@ public enum TraceEvent: Sendable, Equatable {
             place
         case path, covers, frames, frame, degrees, mode, columns, size, count, hits, recursive, profile, retry
         case reordered, done, cancelled, rating, label, tags, total, reading, elapsed, lossless, opened, query
+        case fields, sheet
     }
 }
 

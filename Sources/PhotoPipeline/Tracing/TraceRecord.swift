@@ -199,6 +199,10 @@ extension TraceEvent {
                 tags: c.decodeIfPresent([String].self, forKey: .tags) ?? [])
         case .slideshowStart: self = .slideshowStart
         case .searchOpen: self = .searchOpen
+        case .viewerDetails:
+            self = try .viewerDetails(
+                id: c.contains(.id) ? id() : nil, fields: c.decode([String].self, forKey: .fields),
+                sheet: c.decode(Bool.self, forKey: .sheet), ms: double(.ms))
         case .slideshowStop: self = .slideshowStop
         case .noticeShown: self = try .noticeShown(text: string(.text))
         case .framePainted: self = .framePainted
@@ -292,6 +296,7 @@ extension TraceEvent {
         switch self {
         case .opFinish(_, _, _, let ms), .mainloopStall(let ms), .batchEnd(_, _, _, _, let ms),
             .photoMarked(_, _, _, _, let ms), .filterChanged(_, _, _, let ms, _), .searchChanged(_, _, _, let ms),
+            .viewerDetails(_, _, _, let ms),
             .viewerSharp(_, let ms),
             .viewerPlay(_, let ms):
             ms
@@ -377,6 +382,12 @@ extension TraceEvent {
     /// Whether the info popover is open, and what it shows, for `viewerInfo`.
     public var viewerInfo: (shown: Bool, info: ViewerInfoText)? {
         if case .viewerInfo(let shown, let info) = self { (shown, info) } else { nil }
+    }
+
+    /// The photo and the facts the details panel shows, and whether it is under the photos,
+    /// for `viewerDetails`.
+    public var viewerDetails: (id: PhotoID?, fields: [String], sheet: Bool)? {
+        if case .viewerDetails(let id, let fields, let sheet, _) = self { (id, fields, sheet) } else { nil }
     }
 
     /// The file, for `viewerSaved`, `viewerSaveFailed` and `editSaved`.

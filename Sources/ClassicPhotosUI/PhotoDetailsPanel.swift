@@ -1,0 +1,349 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import GtkKit
+import PhotoPipeline
+
+/// What the details panel is to show of a photo: the list's record, and what was read of the
+/// file (nil while it is read, or for a video).
+struct DetailsSubject {
+    var id: PhotoID
+    var name: String
+    var entry: PhotoEntry
+    var info: ImageInfo?
+    /// The colour profile its colours were turned from, where the viewer decoded it.
+    var profile: String?
+    var marks: PhotoMarks
+}
+
+/// The details panel (`ui/photo-details.ui`): the photo's name; the date taken (with its
+/// zone); camera, lens, exposure and focal length; pixel size, file size, format and colour
+/// profile; its stars, label and tags; the folder (a button that shows it in Files) and the
+/// path or address (copied with a click); the place (the nearest town, the coordinates, copied
+/// with a click, and Open in Maps); author, copyright and description. A fact is shown only
+/// where the photo has it. Traced as `viewer.info` when it is opened or closed and when what it
+/// shows changes while it is open, and as `viewer.details` with the facts' names.
+@MainActor
+final class PhotoDetailsPanel {
+    let root: Widget<Box>
+    private let ui = UIFile("photo-details")
+    private var values: [Row: Widget<Label>] = [:]
+    private var captions: [Row: Widget<Label>] = [:]
+    private var connections: [SignalConnection] = []
+    private let nameLabel: Widget<Label>
+    private let nothing: Widget<Label>
+    private let facts: Widget<Grid>
+    private let showFolder: Widget<Button>
+    private let folderLabel: Widget<Label>
+    private let sourceBox: Widget<Box>
+    private let placeBox: Widget<Box>
+    /// The photo shown, and its facts as shown.
+    private var subject: DetailsSubject?
+    private var shown = ViewerInfoText(name: "", source: "")
+    private var shownRows: [Row] = []
+    /// When the panel was asked to show the photo shown (GLib's monotonic clock), for the trace.
+    private var askedAt = g_get_monotonic_time()
+    /// What was last traced while open; nil while closed.
+    private var traced: (info: ViewerInfoText, id: PhotoID?, rows: [Row], sheet: Bool)?
+    /// Where the photo shown was taken: its position, the coordinates as shown, and the
+    /// nearest town once found.
+    private var place: (latitude: Double, longitude: Double, coordinates: String, town: PlaceName?)?
+    /// Asked to open a `geo:` address in the desktop's maps app.
+    var onOpenMaps: ((String) -> Void)?
+    /// Asked to show the photo at this address in the file manager.
+    var onShowInFiles: ((URL) -> Void)?
+    /// Told that a value was copied (for a toast).
+    var onCopied: ((String) -> Void)?
+
+    /// A fact of the panel: its value label's ID in `ui/photo-details.ui` (the caption's is
+    /// the same with "-caption"), in the order shown.
+    enum Row: String, CaseIterable {
+        case date, camera, lens, exposure
+        case focalLength = "focal-length"
+        case size
+        case fileSize = "file-size"
+        case format, profile, marks, tags, folder
+        case address = "source"
+        case place, author, copyright
+        case caption = "description"
+    }
+
+    init() {
+        root = ui.widget("panel")
+        nameLabel = ui.widget("name")
+        nothing = ui.widget("nothing")
+        facts = ui.widget("facts")
+        showFolder = ui.widget("show-folder")
+        folderLabel = ui.widget("folder")
+        sourceBox = ui.widget("source-box")
+        placeBox = ui.widget("place-box")
+        for row in Row.allCases {
+            values[row] = ui.widget(row.rawValue)
+            captions[row] = ui.widget("\(row.rawValue)-caption")
+        }
+        connections += [
+            ui.widget("open-maps", as: Button.self).connect("clicked") { [unowned self] in
+                guard let place else { return }
+                onOpenMaps?(Self.geoAddress(latitude: place.latitude, longitude: place.longitude))
+            },
+            showFolder.connect("clicked") { [unowned self] in
+                if let url = subject.flatMap({ try? $0.entry.resolvedURL() }) { onShowInFiles?(url) }
+            },
+            ui.widget("copy-source", as: Button.self).connect("clicked") { [unowned self] in
+                copy(shown.source, message: tr("Location copied"))
+            },
+            ui.widget("copy-place", as: Button.self).connect("clicked") { [unowned self] in
+                guard let place else { return }
+                copy(Self.decimalCoordinates(place.latitude, place.longitude), message: tr("Coordinates copied"))
+            },
+        ]
+        show(nil)
+    }
+
+    private func copy(_ text: String, message: String) {
+        root.copyToClipboard(text: text)
+        onCopied?(message)
+    }
+
+    // MARK: Open or closed
+
+    /// Whether the panel is on screen (traced, and the town looked up only then).
+    var isOpen = false {
+        didSet {
+            guard isOpen != oldValue else { return }
+            if isOpen {
+                traceChange()
+                lookUpTown()
+            } else {
+                traced = nil
+                Trace.shared.emit(.viewerInfo(shown: false, info: shown))
+            }
+        }
+    }
+
+    /// Whether it is under the photos (a narrow window) rather than beside them.
+    var isSheet = false {
+        didSet { if isSheet != oldValue { traceChange() } }
+    }
+
+    /// The photo whose facts are shown (nil: none).
+    var shownID: PhotoID? { subject?.id }
+
+    // MARK: Filling it in
+
+    /// Fills the facts in for `subject` (nil: "No Photo Selected"); those without a value
+    /// (none in the file, or not read yet) are hidden.
+    func show(_ subject: DetailsSubject?) {
+        let samePhoto = subject?.id == self.subject?.id
+        if !samePhoto { askedAt = g_get_monotonic_time() }
+        var subject = subject
+        // What was read of the same file stays until it is read again (the viewer opening on
+        // the photo selected; the list's selection once the viewer closed).
+        if samePhoto, let old = self.subject, var new = subject, new.entry.link == old.entry.link {
+            new.info = new.info ?? old.info
+            new.profile = new.profile ?? old.profile
+            subject = new
+        }
+        self.subject = subject
+        nothing.isVisible = subject == nil
+        nameLabel.isVisible = subject != nil
+        facts.isVisible = subject != nil
+        guard let subject else {
+            place = nil
+            shown = ViewerInfoText(name: "", source: "")
+            shownRows = []
+            traceChange()
+            return
+        }
+        nameLabel.setText(subject.name)
+        let url = try? subject.entry.resolvedURL()
+        var text: [Row: String] = [:]
+        text[.address] = url.map { $0.isFileURL ? $0.path : $0.absoluteString } ?? subject.entry.link
+        if let url, url.isFileURL {
+            let folder = url.deletingLastPathComponent()
+            text[.folder] = folder.path == "/" ? "/" : folder.lastPathComponent
+            showFolder.setTooltip(String(format: tr("Show the photo in %@ in Files"), folder.path))
+        }
+        if let info = subject.info { fill(&text, from: info) }
+        text[.profile] = subject.profile
+        text[.marks] = Self.marksText(subject.marks)
+        text[.tags] = subject.marks.tags.isEmpty ? nil : MarksBadge.tagsText(subject.marks.tags)
+        if let details = subject.info?.details, let latitude = details.latitude, let longitude = details.longitude,
+            let coordinates = text[.place]
+        {
+            // The same photo shown again keeps the town found for it.
+            let town = samePhoto && place?.latitude == latitude && place?.longitude == longitude ? place?.town : nil
+            place = (latitude, longitude, coordinates, town)
+            text[.place] = placeText()
+        } else {
+            place = nil
+        }
+        shownRows = Row.allCases.filter { text[$0] != nil }
+        for row in Row.allCases {
+            let value = text[row]
+            values[row]!.setText(value ?? "")
+            values[row]!.isVisible = value != nil
+            captions[row]!.isVisible = value != nil
+        }
+        showFolder.isVisible = text[.folder] != nil
+        sourceBox.isVisible = text[.address] != nil
+        placeBox.isVisible = place != nil
+        let info = subject.info
+        shown = ViewerInfoText(
+            name: subject.name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
+            bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date],
+            profile: text[.profile], place: text[.place])
+        traceChange()
+        if isOpen { lookUpTown() }
+    }
+
+    /// The rows `info` gives: the header's and the metadata's, each only where it says it.
+    private func fill(_ text: inout [Row: String], from info: ImageInfo) {
+        let megapixels = Double(info.width * info.height) / 1_000_000
+        let pixels = String(
+            format: tr("%1$@ × %2$@ pixels"), Localization.number(info.width), Localization.number(info.height))
+        text[.size] =
+            megapixels >= 0.1 ? String(format: tr("%1$@ (%2$@ MP)"), pixels, Localization.decimal(megapixels)) : pixels
+        text[.fileSize] = Localization.size(info.fileSize)
+        text[.format] = info.formatDescription
+        text[.camera] = info.camera
+        text[.date] = info.date.map { date in
+            Self.localDate(date) + (info.details?.timeZone.map { " (UTC\($0))" } ?? "")
+        }
+        guard let details = info.details else { return }
+        text[.lens] = details.lens
+        let exposure = [
+            details.exposure.map(Self.exposureTime),
+            details.fNumber.map {
+                "f/" + Localization.decimal($0, places: ($0 * 10).rounded() == ($0.rounded() * 10) ? 0 : 1)
+            },
+            // TRANSLATORS: a camera's sensitivity, as cameras show it ("ISO 200")
+            details.iso.map { String(format: tr("ISO %@"), Localization.number($0)) },
+            details.flashFired == true ? tr("flash fired") : nil,
+        ].compactMap { $0 }
+        text[.exposure] = exposure.isEmpty ? nil : exposure.joined(separator: " · ")
+        text[.focalLength] = details.focalLength.map { length in
+            // TRANSLATORS: a length in millimetres
+            let mm = String(
+                format: tr("%@ mm"), Localization.decimal(length, places: length.rounded() == length ? 0 : 1))
+            guard let film = details.focalLength35, film != Int(length.rounded()) else { return mm }
+            // TRANSLATORS: a lens's focal length, and what it comes to on 35 mm film ("4.2 mm (26 mm on 35 mm film)")
+            return String(format: tr("%1$@ (%2$@ mm on 35 mm film)"), mm, Localization.number(film))
+        }
+        if let latitude = details.latitude, let longitude = details.longitude {
+            let north = Localization.decimal(abs(latitude), places: 5),
+                east = Localization.decimal(abs(longitude), places: 5)
+            // TRANSLATORS: a latitude north or south of the equator, and a longitude east or west
+            // of Greenwich ("48.85837° N", "2.29448° E")
+            var place = [
+                String(format: latitude < 0 ? tr("%@° S") : tr("%@° N"), north),
+                String(format: longitude < 0 ? tr("%@° W") : tr("%@° E"), east),
+            ].joined(separator: ", ")
+            if let altitude = details.altitude {
+                // TRANSLATORS: metres above sea level
+                place += " · " + String(format: tr("%@ m"), Localization.decimal(altitude, places: 0))
+            }
+            text[.place] = place
+        }
+        text[.author] = details.author
+        text[.copyright] = details.copyright
+        text[.caption] = details.caption
+    }
+
+    /// The stars drawn, or "Rejected", and the colour label's name; nil for neither.
+    private static func marksText(_ marks: PhotoMarks) -> String? {
+        let rating =
+            marks.isRejected
+            ? tr("Rejected")
+            : marks.stars > 0
+                ? String(repeating: "★", count: marks.stars)
+                    + String(repeating: "☆", count: PhotoMarks.mostStars - marks.stars) : nil
+        let label = marks.label.map { String(format: tr("%@ label"), MarksBadge.labelName($0)) }
+        let parts = [rating, label].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
+
+    /// The date taken ("2021-07-04 18:30:05", as EXIF says it, in the photo's own time) the way
+    /// the user's language writes dates; as it is where it does not read as one.
+    private static func localDate(_ exif: String) -> String {
+        // TRANSLATORS: how the date a photo was taken is written: a g_date_time_format() format
+        // (%B is the month's name, %-d the day without a leading zero)
+        DateTaken(exif)?.formatted(tr("%Y-%m-%d %H:%M:%S")) ?? exif
+    }
+
+    /// An exposure time as cameras show it: "1/250 s" below a second (rounded to a whole
+    /// fraction), "2.5 s" from one.
+    private static func exposureTime(_ exposure: PhotoDetails.Exposure) -> String {
+        let seconds = exposure.seconds
+        // TRANSLATORS: an exposure time in seconds ("1/250 s", "2.5 s")
+        guard seconds < 1 else {
+            return String(
+                format: tr("%@ s"), Localization.decimal(seconds, places: seconds.rounded() == seconds ? 0 : 1))
+        }
+        let denominator = max(1, Int((1 / seconds).rounded()))
+        return String(format: tr("%@ s"), "1/" + Localization.number(denominator))
+    }
+
+    // MARK: The place
+
+    /// Has the town nearest the photo's position found (off the main thread, the first time a
+    /// position is asked) while the panel is open, and shows it.
+    private func lookUpTown() {
+        guard let place, place.town == nil else { return }
+        let (latitude, longitude) = (place.latitude, place.longitude)
+        PlaceNames.nearestTown(latitude: latitude, longitude: longitude) { [weak self] town in
+            guard let self, let town, self.place?.latitude == latitude, self.place?.longitude == longitude,
+                self.place?.town == nil
+            else { return }
+            self.place?.town = town
+            let text = placeText()
+            values[.place]!.setText(text)
+            shown.place = text
+            traceChange()
+        }
+    }
+
+    /// Traces what the panel shows, when it is open and that changed.
+    private func traceChange() {
+        guard isOpen else { return }
+        if let traced, traced.info == shown, traced.id == subject?.id, traced.rows == shownRows,
+            traced.sheet == isSheet
+        {
+            return
+        }
+        let changedFacts =
+            traced == nil || traced?.id != subject?.id || traced?.rows != shownRows || traced?.sheet != isSheet
+        traced = (shown, subject?.id, shownRows, isSheet)
+        Trace.shared.emit(.viewerInfo(shown: true, info: shown))
+        if changedFacts {
+            let ms = Double(g_get_monotonic_time() - askedAt) / 1000
+            Trace.shared.emit(
+                .viewerDetails(id: subject?.id, fields: shownRows.map(\.rawValue), sheet: isSheet, ms: ms))
+        }
+    }
+
+    /// The place row: the nearest town and its country where one is near ("Paris, France"),
+    /// over the coordinates.
+    private func placeText() -> String {
+        guard let place else { return "" }
+        guard let town = place.town else { return place.coordinates }
+        let name =
+            town.country.map {
+                // TRANSLATORS: a town and its country, where a photo was taken ("Paris, France")
+                $0 == town.town ? town.town : String(format: tr("%1$@, %2$@"), town.town, $0)
+            }
+            ?? town.town
+        return name + "\n" + place.coordinates
+    }
+
+    /// A position as maps apps take it pasted ("48.858370, 2.294481").
+    static func decimalCoordinates(_ latitude: Double, _ longitude: Double) -> String {
+        String(format: "%.6f, %.6f", locale: Locale(identifier: "en_US_POSIX"), latitude, longitude)
+    }
+
+    /// The `geo:` address of a position (RFC 5870: latitude, longitude in decimal degrees).
+    static func geoAddress(latitude: Double, longitude: Double) -> String {
+        "geo:" + decimalCoordinates(latitude, longitude).replacingOccurrences(of: " ", with: "")
+    }
+}

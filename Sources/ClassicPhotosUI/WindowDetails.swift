@@ -1,0 +1,256 @@
+import CGLib
+import CGtk
+import Foundation
+import GLibKit
+import GtkKit
+import PhotoPipeline
+
+/// The window's details panel (`PhotoDetailsPanel`): F9, the info button in the viewer or the
+/// header bar's show it beside the photos, or under them as a bottom sheet when the window is
+/// narrow. With the viewer open it tells of the photo shown; otherwise of the photo selected
+/// in the list or the grid, whose file is read for it (off the main thread, the read before
+/// cancelled) while the panel is open. The slideshow and the editor close it.
+@MainActor
+final class WindowDetails {
+    let panel = PhotoDetailsPanel()
+    private let window: Widget<ApplicationWindow>
+    private let content: Widget<Box>
+    private let revealer: Widget<Revealer>
+    private let processor: PhotoProcessor
+    private let fetcher: PhotoFetcher
+    private var action: ObjectRef<GObject>?
+    private var connections: [SignalConnection] = []
+    /// Whether the panel is wanted (F9).
+    private(set) var isOpen = false
+    /// Whether it is under the photos (a narrow window) rather than beside them.
+    private(set) var isNarrow = false
+    /// The photo the viewer shows, while it is open.
+    private var viewerSubject: DetailsSubject?
+    /// The selected photo's file being read, and the facts last read (shown again at once when
+    /// the same photo is selected again).
+    private var reading: (id: PhotoID, cancellable: Cancellable)?
+    private var lastRead: (id: PhotoID, link: String, info: ImageInfo?)?
+    /// Shows a photo still being read without its facts, if its reading takes long enough to
+    /// be seen (the facts of the photo before stay until then: no rows come and go on each key).
+    private lazy var readingShown = Debounce.onMainActor { [weak self] in self?.showReadingPhoto() }
+    private let readings: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "Classic Photos details"
+        queue.maxConcurrentOperationCount = 1
+        queue.qualityOfService = .userInitiated
+        return queue
+    }()
+    /// The photo selected in the list or the grid (nil: none, or several).
+    var selectedPhoto: (() -> PhotoID?)?
+    /// The panel came or went, or moved under the photos: the grid fits its columns again.
+    var onLayoutChanged: (() -> Void)?
+    var showToast: ((String) -> Void)?
+
+    /// The width below which the panel goes under the photos: beside them it takes 320 pixels,
+    /// and fewer than about 360 would be left for them.
+    static let narrowWidth: Int32 = 700
+    /// The panel's width beside the photos, and its height under them.
+    static let sideWidth: Int32 = 320
+    static let sheetHeight: Int32 = 260
+
+    static let acceleratorsByAction: [(String, [String])] = [("win.details", ["F9"])]
+
+    init(ui: UIFile, window: Widget<ApplicationWindow>, processor: PhotoProcessor, fetcher: PhotoFetcher) {
+        self.window = window
+        self.processor = processor
+        self.fetcher = fetcher
+        content = ui.widget("content")
+        revealer = ui.widget("details-revealer")
+        revealer.setChild(panel.root)
+        let made = ToggleAction.make("details", false) { [unowned self] on in setOpen(on) }
+        action = made.action
+        connections.append(made.connection)
+        window.addAction(made.action)
+        // Open once it has slid in (traced then), closed once it has slid out (GTK then hides it).
+        connections += [
+            revealer.onNotify("child-revealed") { [unowned self] in
+                if revealer.isChildRevealed, isOpen { panel.isOpen = true }
+            },
+            panel.root.connect("unmap") { [unowned self] in panel.isOpen = false },
+        ]
+        for property in ["default-width", "maximized", "fullscreened"] {
+            connections.append(window.onNotify(property) { [unowned self] in fitSoon() })
+        }
+        // The photo shown was marked or renamed.
+        processor.observePhotos { [unowned self] snapshot in photoUpdated(snapshot.id) }
+        panel.onOpenMaps = { [unowned self] address in openMaps(address) }
+        panel.onShowInFiles = { [unowned self] url in showInFiles(url) }
+        panel.onCopied = { [unowned self] message in showToast?(message) }
+        fit()
+    }
+
+    // MARK: Open or closed
+
+    private func setOpen(_ open: Bool) {
+        guard open != isOpen else { return }
+        isOpen = open
+        if let action { ToggleAction.setState(action, open) }
+        fit()
+        revealer.reveals = open
+        if open {
+            if let viewerSubject { panel.show(viewerSubject) } else { showSelection() }
+        } else {
+            cancelReading()
+        }
+        onLayoutChanged?()
+    }
+
+    /// Closes the panel (the slideshow and the editor take the window).
+    func close() { setOpen(false) }
+
+    /// The panel's width beside the photos while it is open (the grid's columns leave it room).
+    var widthTaken: Int32 { isOpen && !isNarrow ? Self.sideWidth : 0 }
+
+    // MARK: Beside or under
+
+    private lazy var fitting = Debounce.onMainActor { [weak self] in self?.fit() }
+
+    /// `fit` once the window has its new size.
+    private func fitSoon() { fitting.schedule(afterMilliseconds: 0) }
+
+    /// Puts the panel beside the photos, or under them in a narrow window.
+    private func fit() {
+        let width = max(window.width, window.defaultSize.width)
+        let narrow = width > 0 && width < Self.narrowWidth
+        let changed = narrow != isNarrow
+        isNarrow = narrow
+        panel.isSheet = narrow
+        content.setOrientation(narrow ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL)
+        revealer.setTransition(narrow ? GTK_REVEALER_TRANSITION_TYPE_SLIDE_UP : GTK_REVEALER_TRANSITION_TYPE_SLIDE_LEFT)
+        panel.root.setSizeRequest(width: narrow ? -1 : Self.sideWidth, height: narrow ? Self.sheetHeight : -1)
+        if narrow {
+            panel.root.addCSSClass("bottom-sheet")
+        } else {
+            panel.root.removeCSSClass("bottom-sheet")
+        }
+        if changed, isOpen { onLayoutChanged?() }
+    }
+
+    // MARK: What it shows
+
+    /// The viewer shows this photo (or learnt more of it).
+    func viewerShows(_ subject: DetailsSubject) {
+        viewerSubject = subject
+        cancelReading()
+        if isOpen { panel.show(subject) }
+    }
+
+    /// The viewer closed: the panel tells of the photo selected (the one the viewer showed last).
+    func viewerClosed() {
+        viewerSubject = nil
+        if isOpen { showSelection() }
+    }
+
+    /// The list's selection changed.
+    func selectionChanged() {
+        if isOpen, viewerSubject == nil { showSelection() }
+    }
+
+    /// A photo's marks or name changed in the list: shown again if it is the one shown.
+    func photoUpdated(_ id: PhotoID) {
+        if isOpen, viewerSubject == nil, panel.shownID == id { showSelection() }
+    }
+
+    /// Shows the photo selected: at once with what was read of it before, or else once its
+    /// file is read.
+    private func showSelection() {
+        guard let id = selectedPhoto?(), let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else {
+            cancelReading()
+            panel.show(nil)
+            return
+        }
+        var subject = DetailsSubject(
+            id: id, name: snapshot.name, entry: snapshot.entry, info: nil, profile: nil,
+            marks: snapshot.marks ?? .none)
+        if let lastRead, lastRead.id == id, lastRead.link == snapshot.entry.link {
+            cancelReading()
+            subject.info = lastRead.info
+            return panel.show(subject)
+        }
+        if snapshot.entry.isVideo {
+            cancelReading()
+            return panel.show(subject)
+        }
+        if reading?.id == id { return }
+        cancelReading()
+        if panel.shownID == nil {
+            panel.show(subject)
+        } else {
+            readingShown.schedule(afterMilliseconds: 150)
+        }
+        let cancellable = Cancellable()
+        reading = (id, cancellable)
+        let (entry, fetcher) = (snapshot.entry, fetcher)
+        readings.addOperation {
+            guard !cancellable.isCancelled else { return }
+            let info = try? Self.read(entry, fetcher: fetcher, cancellable: cancellable)
+            MainLoop.onMainActor { [weak self] in
+                guard let self, !cancellable.isCancelled, reading?.id == id else { return }
+                reading = nil
+                readingShown.cancel()
+                lastRead = (id, entry.link, info)
+                showSelection()
+            }
+        }
+    }
+
+    /// What the viewer would read of the photo: its file whole, and what it says.
+    private nonisolated static func read(
+        _ entry: PhotoEntry, fetcher: PhotoFetcher, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo {
+        let url = try entry.resolvedURL()
+        let file = try fetcher.readAll(
+            url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes, policy: entry.addressPolicy)
+        return try PhotoFacts.read(file, at: url, cancellable: cancellable).info
+    }
+
+    /// The photo being read, shown without its facts meanwhile.
+    private func showReadingPhoto() {
+        guard let reading, let snapshot = processor.snapshot(of: reading.id) else { return }
+        panel.show(
+            DetailsSubject(
+                id: reading.id, name: snapshot.name, entry: snapshot.entry, info: nil, profile: nil,
+                marks: snapshot.marks ?? .none))
+    }
+
+    private func cancelReading() {
+        reading?.cancellable.cancel()
+        reading = nil
+        readingShown.cancel()
+    }
+
+    // MARK: The panel's buttons
+
+    /// Shows where the photo was taken (`address`, a `geo:` address) in the desktop's maps app;
+    /// says so where there is none.
+    private func openMaps(_ address: String) {
+        do {
+            try window.openInDefaultApp(address)
+            Trace.shared.emit(.viewerMaps(address: address, opened: true))
+        } catch {
+            Trace.shared.emit(.viewerMaps(address: address, opened: false))
+            showToast?(tr("No maps app is installed to show this place"))
+        }
+    }
+
+    /// Shows the photo selected in its folder, in the file manager.
+    private func showInFiles(_ url: URL) {
+        let uri = url.absoluteString
+        Thread.detachNewThread {
+            let answer = DesktopServices.showInFiles(uri: uri)
+            MainLoop.onMainActor { [weak self] in
+                switch answer {
+                case .done: break
+                case .missing: self?.showToast?(tr("No file manager to show the photo"))
+                case .failed(let message):
+                    self?.showToast?(String(format: tr("The photo could not be shown in Files: %@"), message))
+                }
+            }
+        }
+    }
+}

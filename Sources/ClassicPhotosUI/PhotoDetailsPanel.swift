@@ -101,6 +101,14 @@ final class PhotoDetailsPanel {
         show(nil)
     }
 
+    /// Lets go of its signal handlers (the window is closing).
+    func close() {
+        connections.removeAll()
+        onOpenMaps = nil
+        onShowInFiles = nil
+        onCopied = nil
+    }
+
     private func copy(_ text: String, message: String) {
         root.copyToClipboard(text: text)
         onCopied?(message)

@@ -53,7 +53,7 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
 
     func viewerShows(_ subject: DetailsSubject) { details.viewerShows(subject) }
 
-    func hideDetails() { details.close() }
+    func hideDetails() { details.hide() }
 
     func viewerClosed() {
         details.viewerClosed()

@@ -413,6 +413,7 @@ final class PhotoListWindow {
         pane.close()
         status.close()
         filter.close()
+        details.close()
         photoActions.close()
         connections.removeAll()
         surfaceConnections.removeAll()

@@ -101,7 +101,18 @@ final class WindowDetails {
     }
 
     /// Closes the panel (the slideshow and the editor take the window).
-    func close() { setOpen(false) }
+    func hide() { setOpen(false) }
+
+    /// Stops reading and lets go of every signal handler (the window is closing).
+    func close() {
+        cancelReading()
+        readings.cancelAllOperations()
+        connections.removeAll()
+        panel.close()
+        selectedPhoto = nil
+        onLayoutChanged = nil
+        showToast = nil
+    }
 
     /// The panel's width beside the photos while it is open (the grid's columns leave it room).
     var widthTaken: Int32 { isOpen && !isNarrow ? Self.sideWidth : 0 }

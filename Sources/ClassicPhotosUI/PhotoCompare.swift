@@ -306,7 +306,7 @@ final class PhotoCompare {
                 guard pane.picture == nil else { return }
                 pane.zooming.setImageSize(width: preview.info.width, height: preview.info.height)
                 show(preview.sepia, state: .preview, in: pane)
-            case .motionClip: break // compared as stills
+            case .motionClip, .facts: break // compared as stills, without the details panel
             case .decoded(let picture):
                 let first = pane.picture == nil
                 // Sized before it counts as loaded: a fitted newcomer does not fit the others.

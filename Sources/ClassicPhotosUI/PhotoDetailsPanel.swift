@@ -141,10 +141,11 @@ final class PhotoDetailsPanel {
     // MARK: Filling it in
 
     /// Fills the facts in for `subject` (nil: "No Photo Selected"); those without a value
-    /// (none in the file, or not read yet) are hidden.
-    func show(_ subject: DetailsSubject?) {
+    /// (none in the file, or not read yet) are hidden. `askedAt`: when the photo was asked for,
+    /// if before now (GLib's monotonic clock; for the trace).
+    func show(_ subject: DetailsSubject?, askedAt asked: Int? = nil) {
         let samePhoto = subject?.id == self.subject?.id
-        if !samePhoto { askedAt = g_get_monotonic_time() }
+        if !samePhoto { askedAt = asked ?? g_get_monotonic_time() }
         var subject = subject
         // What was read of the same file stays until it is read again (the viewer opening on
         // the photo selected; the list's selection once the viewer closed).

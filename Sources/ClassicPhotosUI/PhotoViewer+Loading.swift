@@ -102,6 +102,11 @@ extension PhotoViewer {
             case .motionClip(let clip):
                 slot.motionClip = clip
                 playMotionClip(of: slot)
+            case .facts(let info):
+                // The details panel tells of the photo before it is decoded.
+                slot.facts = info
+                if slot === current { showDetails(of: slot) }
+                return
             case .decoded(let picture):
                 slot.picture = picture
                 slot.preview = nil

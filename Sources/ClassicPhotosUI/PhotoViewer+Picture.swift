@@ -64,7 +64,7 @@ extension PhotoViewer {
         host.viewerShows(
             DetailsSubject(
                 id: slot.photo.id, name: slot.photo.name, entry: slot.photo.entry,
-                info: isVideo ? nil : slot.picture?.info ?? slot.preview?.info,
+                info: isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts,
                 profile: isVideo || slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"),
                 marks: processor.snapshot(of: slot.photo.id)?.marks ?? .none))
     }

@@ -56,6 +56,8 @@ final class PhotoViewer {
         var picture: ViewerPicture?
         /// The photo's embedded preview, shown until `picture` is decoded.
         var preview: ViewerPreview?
+        /// What its header and metadata say, once read (before `picture` or `preview` come).
+        var facts: ImageInfo?
         /// The sepia version of `picture` (or of an earlier, smaller decode while a larger one
         /// is being filtered).
         var sepia: PhotoImage?

@@ -28,7 +28,7 @@ final class WindowDetails {
     private var viewerSubject: DetailsSubject?
     /// The selected photo's file being read, and the facts last read (shown again at once when
     /// the same photo is selected again).
-    private var reading: (id: PhotoID, cancellable: Cancellable)?
+    private var reading: (id: PhotoID, cancellable: Cancellable, since: Int)?
     private var lastRead: (id: PhotoID, link: String, info: ImageInfo?)?
     /// Shows a photo still being read without its facts, if its reading takes long enough to
     /// be seen (the facts of the photo before stay until then: no rows come and go on each key).
@@ -169,7 +169,7 @@ final class WindowDetails {
 
     /// Shows the photo selected: at once with what was read of it before, or else once its
     /// file is read.
-    private func showSelection() {
+    private func showSelection(askedAt: Int? = nil) {
         guard let id = selectedPhoto?(), let snapshot = processor.snapshot(of: id), !snapshot.entry.isFolder else {
             cancelReading()
             panel.show(nil)
@@ -181,7 +181,7 @@ final class WindowDetails {
         if let lastRead, lastRead.id == id, lastRead.link == snapshot.entry.link {
             cancelReading()
             subject.info = lastRead.info
-            return panel.show(subject)
+            return panel.show(subject, askedAt: askedAt)
         }
         if snapshot.entry.isVideo {
             cancelReading()
@@ -195,17 +195,17 @@ final class WindowDetails {
             readingShown.schedule(afterMilliseconds: 150)
         }
         let cancellable = Cancellable()
-        reading = (id, cancellable)
+        reading = (id, cancellable, g_get_monotonic_time())
         let (entry, fetcher) = (snapshot.entry, fetcher)
         readings.addOperation {
             guard !cancellable.isCancelled else { return }
             let info = try? Self.read(entry, fetcher: fetcher, cancellable: cancellable)
             MainLoop.onMainActor { [weak self] in
-                guard let self, !cancellable.isCancelled, reading?.id == id else { return }
+                guard let self, !cancellable.isCancelled, let read = reading, read.id == id else { return }
                 reading = nil
                 readingShown.cancel()
                 lastRead = (id, entry.link, info)
-                showSelection()
+                showSelection(askedAt: read.since)
             }
         }
     }
@@ -226,7 +226,7 @@ final class WindowDetails {
         panel.show(
             DetailsSubject(
                 id: reading.id, name: snapshot.name, entry: snapshot.entry, info: nil, profile: nil,
-                marks: snapshot.marks ?? .none))
+                marks: snapshot.marks ?? .none), askedAt: reading.since)
     }
 
     private func cancelReading() {

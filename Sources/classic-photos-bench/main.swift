@@ -25,6 +25,9 @@
 //   marks       stars on one photo and on 10,000 (on screen, sidecars synced) vs exiftool
 //   filter      the filter by stars over 100,000 photos (index warm), and 10,000 cold vs exiftool
 //   search      Ctrl+F over 100,000 photos: each key typed until the list shows what it finds
+//   details     the details panel (F9) over a camera JPEG, a HEIC and a DNG, in the list and the
+//               viewer; 1,000 photos' metadata read cold vs exiftool -fast; a public corpus of
+//               camera files read by the panel's reader vs exiftool
 //   culling     the viewer paging through camera photos, one Right a second and Right held, vs
 //               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
@@ -44,7 +47,7 @@ struct Options {
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
         "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "search", "culling", "app",
         "edit",
-        "videos",
+        "videos", "details",
     ]
     var rounds = 5
     var rows = 64
@@ -123,7 +126,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         }
         if [
             "folder", "bigfolder", "burst", "web", "grid", "tree", "share", "many", "marks", "filter", "culling",
-            "videos", "search",
+            "videos", "search", "details",
         ].contains(
             where: wants)
         {
@@ -143,6 +146,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
             if wants("search") { try benchmarkSearch(folder, rounds: options.appRounds, report: report) }
             if wants("culling") { try benchmarkCulling(folder, rounds: options.appRounds, report: report) }
             if wants("videos") { try await benchmarkVideos(folder, rounds: options.appRounds, report: report) }
+            if wants("details") { try benchmarkDetails(folder, rounds: options.appRounds, report: report) }
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
         if wants("edit") { try benchmarkEditing(rounds: options.rounds, report: report) }

@@ -95,6 +95,7 @@ import TestSupport
 
         var decoded: ViewerPicture?
         var sepia: PhotoImage?
+        var facts: ImageInfo?
         #expect(pipeline.load(PhotoID(rawValue: 2), wantedSide: 400, known: nil, urgent: true) { _ in } == nil)
         let request = try #require(
             pipeline.load(record.id, wantedSide: 400, known: nil, urgent: true) { event in
@@ -104,6 +105,9 @@ import TestSupport
                 case .failed(let failure): Issue.record("failed: \(failure)")
                 case .preview: Issue.record("a photo of 800 × 698 pixels decodes too fast to need a preview")
                 case .motionClip: Issue.record("a still photo has no clip")
+                case .facts(let info):
+                    if decoded != nil { Issue.record("the facts came after the picture") }
+                    facts = info
                 }
             })
         #expect(request.sharesRowDownload)
@@ -112,6 +116,7 @@ import TestSupport
         while sepia == nil, Date() < deadline { await MainLoop.turn(milliseconds: 10) }
         let picture = try #require(decoded)
         #expect(picture.info.width == 800 && picture.info.height == 698)
+        #expect(facts == picture.info, "the facts, before the picture, are the picture's")
         #expect(picture.original.width == 400 && picture.original.height == 349)
         #expect(sepia?.width == 400)
         // One request for the whole photo (the row's, after its head showed no thumbnail): the
@@ -150,6 +155,7 @@ import TestSupport
                     preview = given
                 case .decoded: events.append("decoded")
                 case .motionClip: events.append("clip")
+                case .facts: events.append("facts")
                 case .filtered:
                     events.append("filtered")
                     done = true
@@ -160,7 +166,8 @@ import TestSupport
             })
         let deadline = Date().addingTimeInterval(30)
         while !done, Date() < deadline { await MainLoop.turn(milliseconds: 10) }
-        #expect(events == (expected ? ["preview", "decoded", "filtered"] : ["decoded", "filtered"]))
+        // What the photo says comes first, before any picture of it.
+        #expect(events == (expected ? ["facts", "preview", "decoded", "filtered"] : ["facts", "decoded", "filtered"]))
         #expect(!request.isBusy)
         guard expected else { return }
         let shown = try #require(preview)
@@ -196,11 +203,13 @@ import TestSupport
             records.first { $0.id == id }
         }
         var events: [String] = []
+        var facts = 0
         let held = try #require(
             pipeline.load(records[0].id, wantedSide: 600, known: nil, urgent: true, holdingDecode: true) { event in
                 switch event {
                 case .preview: events.append("preview")
                 case .motionClip: events.append("clip")
+                case .facts: facts += 1
                 case .decoded: events.append("decoded")
                 case .filtered: events.append("filtered")
                 case .failed(let failure): events.append("failed \(failure)")
@@ -231,6 +240,7 @@ import TestSupport
             #expect(events == ["decoded", "filtered"])
         }
         #expect(!held.isBusy && !held.isDecodeHeld)
+        #expect(facts == 1, "the facts, told once, held decode or not")
         #expect(cancelledEvents == 0)
     }
 }

@@ -94,6 +94,9 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
     /// Called on the operation's thread with the photo's embedded preview, when it has one
     /// and a preview was asked for.
     var onPreview: (@Sendable (ViewerPreview) -> Void)?
+    /// Called on the operation's thread with what the photo's header and metadata say, as soon
+    /// as they are read (before the photo is decoded; not for bytes known already).
+    var onFacts: (@Sendable (ImageInfo) -> Void)?
     /// Called on the operation's thread with a motion photo's clip, as soon as it is found
     /// (before the photo is decoded).
     var onMotionClip: (@Sendable (MotionClip) -> Void)?
@@ -117,6 +120,7 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             }
             let (bytes, info) = try PhotoFacts.read(file, at: url, cancellable: cancellable)
             if isCancelled { return }
+            onFacts?(info)
             if let onMotionClip, let clip = MotionClip.of(bytes, info: info, at: url) { onMotionClip(clip) }
             if let preview = preview(of: bytes, info: info) { onPreview?(preview) }
             outcome.withLock { $0 = .success(ViewerBytes(bytes: bytes, info: info)) }

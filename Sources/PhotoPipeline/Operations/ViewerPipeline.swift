@@ -34,6 +34,8 @@ public final class ViewerPipeline {
         case preview(ViewerPreview)
         /// A motion photo's clip, found before the photo is decoded.
         case motionClip(MotionClip)
+        /// What the photo's header and metadata say, read before it is decoded.
+        case facts(ImageInfo)
         case decoded(ViewerPicture)
         case filtered(ViewerSepia)
         case failed(PhotoFailure)
@@ -190,6 +192,9 @@ public final class ViewerPipeline {
         request.onEvent = onEvent
         loader.onPreview = { [weak request] preview in
             MainLoop.onMainActor { request?.report(.preview(preview)) }
+        }
+        loader.onFacts = { [weak request] info in
+            MainLoop.onMainActor { request?.report(.facts(info)) }
         }
         loader.onMotionClip = { [weak request] clip in
             MainLoop.onMainActor { request?.report(.motionClip(clip)) }

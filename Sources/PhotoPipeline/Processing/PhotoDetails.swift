@@ -143,7 +143,7 @@ private struct Reading {
         details.exposure = exposure
         details.fNumber = positive(gexiv2_metadata_try_get_fnumber(metadata, nil))
         let iso = Int(gexiv2_metadata_try_get_iso_speed(metadata, nil))
-        details.iso = iso > 0 ? iso : nil
+        details.iso = iso > 0 ? iso : makerNoteISO
         details.focalLength = positive(gexiv2_metadata_try_get_focal_length(metadata, nil))
         details.focalLength35 = number("Exif.Photo.FocalLengthIn35mmFilm").flatMap { $0 > 0 ? $0 : nil }
         details.flashFired = number("Exif.Photo.Flash").map { $0 & 1 == 1 }
@@ -163,6 +163,21 @@ private struct Reading {
         details.caption = first(
             "Xmp.dc.description", "Iptc.Application2.Caption", "Exif.Image.ImageDescription")
         return details
+    }
+
+    /// The sensitivity a camera's maker note holds where its EXIF has none (Canon's compacts
+    /// write it only there), as Exiv2 spells it out ("100"; Nikon's "200" of its two numbers).
+    private var makerNoteISO: Int? {
+        let tags = [
+            "Exif.CanonSi.ISOSpeed", "Exif.CanonCs.ISOSpeed", "Exif.Nikon3.ISOSpeed", "Exif.Nikon3.ISOSettings",
+        ]
+        for tag in tags {
+            guard let said = text(tag) else { continue }
+            // The last number said ("ISO 200", "0 200"); none in "Auto".
+            let digits = said.split { !$0.isNumber }.last.flatMap { Int($0) }
+            if let digits, (1...3_300_000).contains(digits) { return digits }
+        }
+        return nil
     }
 
     private var exposure: PhotoDetails.Exposure? {

@@ -136,6 +136,19 @@ PYTHON
         convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "PNG48:$pictures/deep.png"
         convert -size 24x16 gradient:red-blue -depth 16 -profile "$pictures/profile.icc" "$pictures/deep.tiff"
       fi
+      # What the details panel reads: EXIF (with GPS and a lens), IPTC and XMP as exiftool
+      # writes them, in a JPEG, a TIFF (the shape of most RAW files) and a HEIC.
+      if [ ! -f "$pictures/details.tiff" ] && [ -x /usr/bin/exiftool ]; then
+        convert -size 24x16 gradient:red-blue -quality 80 "$pictures/details.jpg"
+        convert -size 24x16 gradient:red-blue "$pictures/details.tiff"
+        heif-enc -q 50 "$pictures/details.jpg" -o "$pictures/details.heic" >/dev/null 2>&1 || true
+        exiftool -q -overwrite_original -Make=Fuzz "-Model=Fuzz Camera 2" "-LensModel=Fuzz 24-70mm" \
+          -ExposureTime=1/250 -FNumber=2.8 -ISO=400 -FocalLength=35 "-DateTimeOriginal=2021:07:04 18:30:05" \
+          -OffsetTimeOriginal=+02:00 -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 \
+          -GPSLongitudeRef=E -GPSAltitude=35 -Artist=Fuzz "-XMP-dc:Description=A fuzz seed" \
+          "-IPTC:Caption-Abstract=A fuzz seed" "$pictures/details.jpg" "$pictures/details.tiff" \
+          "$pictures/details.heic" >/dev/null 2>&1 || true
+      fi
       # Deeper than 8 bits beyond PNG and TIFF: a 16-bit grey PNG, and AVIF and HEIC of 10 bits
       # with the profile (decoded whole by libheif at their depth).
       if [ ! -f "$pictures/deep-grey.png" ]; then

@@ -1,5 +1,6 @@
 // libFuzzer entry point for the decode path, on whatever bytes the fuzzer makes: the header and
-// EXIF reader, the decode cost estimate and its header parsers, the decoder (from a memory
+// EXIF reader, the metadata the details panel shows (gexiv2, on any bytes, as a RAW file's own
+// are read), the decode cost estimate and its header parsers, the decoder (from a memory
 // stream, with its limit checks and memory budget) as a row and as the viewer use it, the
 // sepia filter, and the colour profile readers and transforms (the bytes taken as a profile).
 // Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
@@ -38,6 +39,8 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 
     // The viewer reads the header and EXIF of every photo before it decodes it.
     let info = try? ImageInfo.read(data)
+    // A RAW file's metadata is read whatever its header (gdk-pixbuf knows none of them).
+    _ = PhotoDetails.read(data)
 
     // What the decoder's cost estimate reads of a header, on every input (the decoder only
     // gets there once gdk-pixbuf has accepted a header), with a size within the limits as the

@@ -108,9 +108,12 @@ static int heif_open(const void *bytes, size_t length, struct heif_context **con
     struct heif_error error = heif_context_read_from_memory_without_copy(*context, bytes, length, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(*context, primary);
     if (error.code != heif_error_Ok) {
+        /* The error's message may live in the context (libheif keeps the text of an error it
+           composed there): copied before the context goes. Found by the decode fuzzer. */
+        int failed = heif_failure(error, message);
         heif_context_free(*context);
         *context = NULL;
-        return heif_failure(error, message);
+        return failed;
     }
     return 0;
 }

@@ -118,6 +118,30 @@ import TestSupport
             ABgRAAMBAQAAAAAAAAAAAAAAAAAVYQEC/9oADAMBAAIRAxEAPwDMrFk6xZqCFmdUo2LJ1iwggaJ1dBHyHOn/2Rzp/9kAAAAAAAAAOw==
             """)!
 
+    /// A 688-byte HEIF file (a grid whose tiles are missing), found by the decode fuzzer:
+    /// libheif composes its error's text in the context, and the probe copied it after freeing
+    /// the context (a use after free that AddressSanitizer stops at).
+    private nonisolated static let fuzzedHEIF = Data(
+        base64Encoded: """
+            AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAA4FtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA\
+            AA5waXRtAAAAAAACAAAAEGlkYXQAAAAAABgAEAAAADhpbG9jAQAAAERAAAIAAQAAAAAAAAOlAAEAAAAAAAAAUAACAAEAAAAAAAAA\
+            AQAAAAAAAAAIAAAAOGlpbmYAAAAAAAIAAAAVaW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAKsaXBycAAA\
+            AolpcGNvAAAAdWh2Y0MBBAgAAAAAAAAAAAAe8AD8/fr6AAAPAyAAAQAXQAEMAf//BAgAAAMAnbgAAAMAAB66AkAhAAEAKkIBAQQI\
+            AAADAJ24AAADAAAeoCCBBNluqumubgQEDAgAAAMACAAAAwAIQCIAAQAGRAHBc8GJAAAAFGlzcGUAAAAAAAAAQAAAAEAAAAAUaXNw\
+            ZQAAAAAAAAAYAAAAEAAAAdRjb2xycHJvZgAAAcgAAAAAAhAAAG1udHJSR0IgWFlaIAAAAAAAAAAAAAAAAGFjc3AAAAAAAAAAAAAA\
+            AAAAAAAAAAAAAAAAAAAAAAAAAAD21gABAAAAANMtAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\
+            AAAAAAAACGRlc2MAAAAAAAAAAwoKCgAAABtpcG1hAAAAAAAAAAIAAQKBAgACAwOEhQAAABppcmVmAAAAAAAAAA5kaW1nAAIAAQAB\
+            AAAAWG1kYXQAAABMKAGvBPIaooaAcWh8GNz+vBV+87TM+HowK+/rBdnS/gH9n6O1pfdoBj3bXhgdaXp6N0mb0FX/5zzs/e5/y/6A\
+            Zxd5ndS+eiiyRxQWMw==
+            """)!
+
+    @Test("A broken HEIF file is refused with libheif's reason, read before libheif lets go of it")
+    nonisolated func brokenHEIFRefused() throws {
+        #expect(throws: PhotoFailure.self) { try ImageInfo.read(Self.fuzzedHEIF) }
+        // The metadata reader on the same bytes, as a RAW file's are read: nothing, or what is sound.
+        _ = PhotoDetails.read(Self.fuzzedHEIF)
+    }
+
     @Test("The viewer's header probe reads a bomb's claimed size without allocating its pixels")
     nonisolated func headerProbeOfBombs() throws {
         let canReset = ProcessMemory.resetPeak()

@@ -51,8 +51,8 @@ final class PhotoDetailsPanel {
     private var place: (latitude: Double, longitude: Double, coordinates: String, town: PlaceName?)?
     /// Asked to open a `geo:` address in the desktop's maps app.
     var onOpenMaps: ((String) -> Void)?
-    /// Asked to show the photo at this address in the file manager.
-    var onShowInFiles: ((URL) -> Void)?
+    /// Asked to show the photo shown in the file manager.
+    var onShowInFiles: (() -> Void)?
     /// Told that a value was copied (for a toast).
     var onCopied: ((String) -> Void)?
 
@@ -87,9 +87,7 @@ final class PhotoDetailsPanel {
                 guard let place else { return }
                 onOpenMaps?(Self.geoAddress(latitude: place.latitude, longitude: place.longitude))
             },
-            showFolder.connect("clicked") { [unowned self] in
-                if let url = subject.flatMap({ try? $0.entry.resolvedURL() }) { onShowInFiles?(url) }
-            },
+            showFolder.connect("clicked") { [unowned self] in onShowInFiles?() },
             ui.widget("copy-source", as: Button.self).connect("clicked") { [unowned self] in
                 copy(shown.source, message: tr("Location copied"))
             },

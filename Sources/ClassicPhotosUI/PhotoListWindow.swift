@@ -137,6 +137,8 @@ final class PhotoListWindow {
         }
         details.onLayoutChanged = { [unowned self] in pane.fitColumnsSoon() }
         details.showToast = { [unowned self] message in showToast(message) }
+        // The panel's photo is the one the photo actions act on (the viewer's, or the selected).
+        details.panel.onShowInFiles = { [unowned self] in photoActions.showInFiles() }
         pane.widthBeside = { [unowned self] in details.widthTaken }
         pane.onLayoutChanged = { [unowned self] in viewLayoutChanged() }
         pane.onDrag = { [unowned self] id in photoActions.dragOffer(for: id) }

@@ -79,7 +79,6 @@ final class WindowDetails {
         // The photo shown was marked or renamed.
         processor.observePhotos { [unowned self] snapshot in photoUpdated(snapshot.id) }
         panel.onOpenMaps = { [unowned self] address in openMaps(address) }
-        panel.onShowInFiles = { [unowned self] url in showInFiles(url) }
         panel.onCopied = { [unowned self] message in showToast?(message) }
         fit()
     }
@@ -153,6 +152,8 @@ final class WindowDetails {
 
     /// The viewer closed: the panel tells of the photo selected (the one the viewer showed last).
     func viewerClosed() {
+        // What the viewer read of its photo is what a read of the file would give.
+        if let shown = viewerSubject, let info = shown.info { lastRead = (shown.id, shown.entry.link, info) }
         viewerSubject = nil
         if isOpen { showSelection() }
     }
@@ -246,22 +247,6 @@ final class WindowDetails {
         } catch {
             Trace.shared.emit(.viewerMaps(address: address, opened: false))
             showToast?(tr("No maps app is installed to show this place"))
-        }
-    }
-
-    /// Shows the photo selected in its folder, in the file manager.
-    private func showInFiles(_ url: URL) {
-        let uri = url.absoluteString
-        Thread.detachNewThread {
-            let answer = DesktopServices.showInFiles(uri: uri)
-            MainLoop.onMainActor { [weak self] in
-                switch answer {
-                case .done: break
-                case .missing: self?.showToast?(tr("No file manager to show the photo"))
-                case .failed(let message):
-                    self?.showToast?(String(format: tr("The photo could not be shown in Files: %@"), message))
-                }
-            }
         }
     }
 }

@@ -52,6 +52,33 @@ extension PhotoListPane {
         return lower..<max(lower, min(count, last * columns))
     }
 
+    /// Where to bring the grid back in step, when GTK 4.8 shows none of its cells where its
+    /// adjustment says the view is (`visible`); nil when it does.
+    ///
+    /// GTK 4.8's grid keeps the rows it has no cells for as spans of estimated height. Just
+    /// after a switch from the list (its columns and row heights newly known, cells made at
+    /// the top and around the photo kept in view), End can leave it with its adjustment at
+    /// rows it has made no cells for, and nothing lays it out otherwise: the window showed an
+    /// empty grid until the next scroll, and the photos it should have shown were never loaded.
+    /// Asking it to scroll to a photo makes it place its cells around that photo again: the
+    /// one with the keyboard focus (where End went), else the first the adjustment says.
+    func realignment(for visible: Range<Int>) -> Int? {
+        guard mode == .grid, !visible.isEmpty, grid.isMapped, let page = scrolled.verticalAdjustment?.pageSize
+        else { return nil }
+        var focused: Int?
+        for (item, tile) in tiles where tile is PhotoGridCell {
+            let position = Handle<ListItem>(checking: item).position
+            guard position < photos.count else { continue }
+            if tile.root.parent?.hasFocus == true { focused = position }
+            guard tile.root.isMapped, visible.contains(position), let frame = tile.root.frame(in: scrolled),
+                frame.height > 0,
+                frame.y + frame.height > 0, Double(frame.y) < page
+            else { continue }
+            return nil // a cell the adjustment says is on screen is
+        }
+        return focused ?? visible.lowerBound
+    }
+
     /// The photo under (`x`, `y`) in the view's coordinates, if any.
     func position(atX x: Double, y: Double) -> Int? {
         let columns = columns

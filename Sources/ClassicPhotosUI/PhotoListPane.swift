@@ -73,6 +73,8 @@ final class PhotoListPane {
     /// The person moved through the photos while a switch of view was under way: the view put
     /// in keeps the photo they moved to in view.
     var movedWhileSwitching = false
+    /// How many times in a row the grid was brought back in step at a scroll's end (`realignment`).
+    var realignments = 0
     /// The photo the viewer moved to, brought into view behind it once paging pauses.
     var revealing: PhotoID?
     lazy var revealPause = Debounce.onMainActor { [weak self] in self?.revealNow() }
@@ -176,8 +178,15 @@ final class PhotoListPane {
             if switching != nil { movedWhileSwitching = true }
         }
         scrollMonitor.onEnded = { [unowned self] in
-            placeLabel.scrollEnded()
             let visible = visibleRows()
+            if realignments < 3, let position = realignment(for: visible) {
+                // The scroll ends once GTK has placed the grid's cells again.
+                realignments += 1
+                scrollTo(position)
+                return scrollMonitor.goOn()
+            }
+            realignments = 0
+            placeLabel.scrollEnded()
             if traceLayout() { self.processor.columnsChanged(columns, visible: visible) }
             lastVisible = visible
             Trace.shared.emit(.scrollEnd(first: visible.lowerBound, last: visible.upperBound - 1))

@@ -135,6 +135,13 @@ final class ScrollActivityMonitor {
     /// a scroll begins, or goes on, and ends after the quiet period as any other.
     func noteMovement(_ source: ScrollVia) { begin(source) }
 
+    /// The scroll that has just ended is not over (the view is still being laid out): it goes
+    /// on, without beginning again, and ends after another quiet period.
+    func goOn() {
+        isScrolling = true
+        restartQuietTimer()
+    }
+
     /// Notes movement: the quiet period starts over, and the scroll begins if it had not.
     private func begin(_ source: ScrollVia) {
         restartQuietTimer()

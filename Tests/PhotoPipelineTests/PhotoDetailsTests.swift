@@ -144,4 +144,77 @@ import TestSupport
         #expect(partial.filled(from: full).lens == "Another lens")
         #expect(partial.filled(from: full).caption == full.caption)
     }
+
+    @Test(
+        "The index's date and camera are the panel's: where a photo's first bytes do not settle them (WebP, EXIF behind a large segment, ImageMagick's PNG text chunks), the panel's reader reads the whole file"
+    )
+    func indexAgrees() async throws {
+        let folder = try ScratchFolder()
+        var files: [String: Data] = [:]
+        for format in ["jpeg", "png", "tiff", "webp"] { files[format] = try await Self.tagged(format, in: folder) }
+        // A JPEG whose EXIF comes after 70 KB of another segment (an ICC profile can be as long).
+        let jpeg = try #require(files["jpeg"])
+        func segment(_ count: Int) -> Data {
+            Data(
+                [0xFF, 0xE2, UInt8((count + 2) >> 8), UInt8((count + 2) & 0xFF)]
+                    + [UInt8](repeating: 0x20, count: count))
+        }
+        files["late.jpeg"] = jpeg.prefix(2) + segment(65_000) + segment(8_000) + jpeg.dropFirst(2)
+        for (name, bytes) in files { try bytes.write(to: folder.url.appendingPathComponent("photo-\(name)")) }
+        // ImageMagick keeps EXIF in a PNG as hex in a text chunk ("Raw profile type exif").
+        let converted = folder.url.appendingPathComponent("photo-magick.png")
+        let convert = try await run(
+            URL(fileURLWithPath: "/usr/bin/convert"),
+            [folder.url.appendingPathComponent("photo-jpeg").path, "png:" + converted.path])
+        try #require(convert.status == 0, "\(convert.stderr)")
+        let names = files.keys.map { "photo-\($0)" } + ["photo-magick.png"]
+        for name in names {
+            let path = folder.url.appendingPathComponent(name).path
+            let panel = try #require(PhotoDetails.read(try Data(contentsOf: URL(fileURLWithPath: path))), "\(name)")
+            #expect(panel.dateTaken == "2021:07:04 18:30:05", "\(name)")
+            let index = SortFacts.indexedTags(path: path)
+            #expect(index.date == "2021-07-04 18:30:05", "\(name)")
+            #expect(index.camera == "Canon EOS 5D Mark IV" && index.camera == panel.camera, "\(name)")
+        }
+        // A picture with no EXIF at all is settled by its first bytes: nothing, and no helper.
+        let plain = folder.url.appendingPathComponent("plain.png")
+        try #require(TestPictures.write(plain, format: "png", rgb: 0x112233, size: 32))
+        #expect(ExifReader.holdsNone(try Data(contentsOf: plain)))
+        #expect(SortFacts.indexedTags(path: plain.path).date == nil)
+        // A segment whose length is less than its own two bytes settles nothing (and is no crash).
+        #expect(!ExifReader.holdsNone(Data([0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01, 0x45, 0x78])))
+    }
+
+    @Test(
+        "A photo whose date and camera are only in XMP or IPTC (an app's export, a scan) gives them, with the zone, to the panel and the index"
+    )
+    func xmpAndIPTC() async throws {
+        let folder = try ScratchFolder()
+        let cases: [(name: String, tags: [String], zone: String, camera: String?)] = [
+            (
+                "xmp",
+                [
+                    "-XMP-exif:DateTimeOriginal=2002:07:13 15:58:28Z", "-XMP-tiff:Make=FUJIFILM",
+                    "-XMP-tiff:Model=FinePixS1Pro",
+                ],
+                "+00:00", "FUJIFILM FinePixS1Pro"
+            ),
+            ("iptc", ["-IPTC:DateCreated=2002:07:13", "-IPTC:TimeCreated=15:58:28+02:00"], "+02:00", nil),
+        ]
+        for (name, tags, zone, camera) in cases {
+            let file = folder.url.appendingPathComponent("\(name).jpeg")
+            try #require(TestPictures.write(file, format: "jpeg", rgb: 0x445566, size: 64))
+            let wrote = try await run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [file.path])
+            try #require(wrote.status == 0, "\(wrote.stderr)")
+            let details = PhotoDetails.read(try Data(contentsOf: file))
+            #expect(details?.dateTaken == "2002:07:13 15:58:28" && details?.timeZone == zone, "\(name) \(String(describing: details))")
+            #expect(details?.camera == camera, "\(name)")
+            let index = SortFacts.indexedTags(path: file.path)
+            #expect(index.date == "2002-07-13 15:58:28" && index.camera == camera, "\(name)")
+        }
+        #expect(PhotoDetails.exifDate(iso: "2021-07-04T18:30")! == ("2021:07:04 18:30:00", nil))
+        #expect(PhotoDetails.exifDate(iso: "2021-07-04T18:30:05.25-05:00")! == ("2021:07:04 18:30:05", "-05:00"))
+        #expect(PhotoDetails.exifDate(iso: "2021-07-04") == nil && PhotoDetails.exifDate(iso: "July 4th, 2021") == nil)
+    }
 }

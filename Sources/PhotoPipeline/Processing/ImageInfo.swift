@@ -132,6 +132,9 @@ public enum ExifReader {
     public struct Tags: Sendable, Equatable {
         public var camera: String?
         public var date: String?
+        /// Whether `date` is EXIF's `DateTimeOriginal` (not the file's `DateTime`, all that
+        /// was found).
+        public var dateIsOriginal = false
         public var orientation = 1
         /// Where, in the bytes read, the JPEG thumbnail of EXIF's second image (IFD1) lies,
         /// if it has one that lies wholly within them.
@@ -242,6 +245,49 @@ public enum ExifReader {
         }
     }
 
+    /// Whether `head`, a file's first bytes, shows that the file holds no metadata that could
+    /// say when it was taken: a JPEG whose segments reach its image data with no APP1 (EXIF,
+    /// XMP) or APP13 (IPTC) one, a PNG whose chunks reach its image data with neither an `eXIf`
+    /// chunk nor a text chunk of XMP or of the kind ImageMagick keeps EXIF in ("Raw profile type
+    /// exif"), a GIF or a BMP. False where it may hold some.
+    public static func holdsNone(_ head: Data) -> Bool {
+        head.withUnsafeBytes { raw -> Bool in
+            let b = raw.bindMemory(to: UInt8.self)
+            if b.starts(with: PictureSignature.gif) || b.starts(with: Array("BM".utf8)) { return true }
+            if PictureSignature.isJPEG(b) {
+                var i = 2
+                while i + 4 <= b.count, b[i] == 0xFF {
+                    let marker = b[i + 1]
+                    if marker == 0xDA || marker == 0xD9 { return true }
+                    let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+                    guard length >= 2 else { return false }
+                    // EXIF, or the XMP (APP1) or IPTC (Photoshop's APP13) an app may keep the date in.
+                    if marker == 0xE1 || marker == 0xED { return false }
+                    i += 2 + length
+                }
+                return false
+            }
+            guard b.starts(with: PictureSignature.png) else { return false }
+            var i = PictureSignature.png.count
+            while i + 8 <= b.count {
+                let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+                let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
+                if type == "IDAT" || type == "IEND" { return true }
+                if type == "eXIf" { return false }
+                if ["tEXt", "zTXt", "iTXt"].contains(type) {
+                    let keyword = b[(i + 8)..<min(b.count, i + 8 + 17)]
+                    if keyword.elementsEqual("Raw profile type ".utf8) || keyword.starts(with: "XML:com.adobe.xmp".utf8)
+                    {
+                        return false
+                    }
+                }
+                guard length >= 0, length < Int(Int32.max) else { return false }
+                i += 12 + length
+            }
+            return false
+        }
+    }
+
     /// The TIFF block of a PNG's `eXIf` chunk, among the chunks within the bytes read.
     private static func pngExifRange(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var i = PictureSignature.png.count
@@ -343,14 +389,9 @@ public enum ExifReader {
                 }
             }
         }
-        switch (make, model) {
-        case (let make?, let model?):
-            tags.camera = model.lowercased().hasPrefix(make.lowercased()) ? model : "\(make) \(model)"
-        case (let make?, nil): tags.camera = make
-        case (nil, let model?): tags.camera = model
-        default: break
-        }
+        tags.camera = PhotoDetails.camera(make: make, model: model)
         tags.date = (original ?? dateTime).map(Self.readableDate)
+        tags.dateIsOriginal = original != nil
         return tags
     }
 

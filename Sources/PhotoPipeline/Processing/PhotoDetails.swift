@@ -47,7 +47,10 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
 
     /// The camera's name as people say it: the model, with the maker before it unless the
     /// model already begins with it ("Canon EOS 5D", not "Canon Canon EOS 5D").
-    public var camera: String? {
+    public var camera: String? { Self.camera(make: make, model: model) }
+
+    /// The camera's name from its maker and model, as `camera` (and the index) give it.
+    public static func camera(make: String?, model: String?) -> String? {
         switch (make, model) {
         case (let make?, let model?):
             let maker = make.split(separator: " ").first.map(String.init) ?? make
@@ -56,6 +59,33 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
         case (nil, let model?): return model
         case (nil, nil): return nil
         }
+    }
+
+    /// "2002-07-13T15:58:28Z" (XMP's dates, ISO 8601, to the minute at least) as
+    /// ("2002:07:13 15:58:28", "+00:00"); nil for anything else.
+    static func exifDate(iso: String) -> (date: String, zone: String?)? {
+        let characters = Array(iso)
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15]
+        guard characters.count >= 16, ["-", ":"].contains(characters[4]), characters[7] == characters[4],
+            characters[13] == ":",
+            ["T", " "].contains(characters[10]),
+            digits.allSatisfy({ characters[$0].isASCII && characters[$0].isNumber })
+        else { return nil }
+        var rest = characters[16...]
+        var seconds = ":00"
+        if rest.count >= 3, rest.first == ":", rest.dropFirst().prefix(2).allSatisfy({ $0.isASCII && $0.isNumber }) {
+            seconds = String(rest.prefix(3))
+            rest = rest.dropFirst(3)
+        }
+        if rest.first == "." { rest = rest.dropFirst().drop { $0.isASCII && $0.isNumber } }
+        let zone = String(rest)
+        let date =
+            String(characters[0..<10]).replacingOccurrences(of: String(characters[4]), with: ":") + " "
+            + String(characters[11..<16]) + seconds
+        if zone.isEmpty { return (date, nil) }
+        if zone == "Z" { return (date, "+00:00") }
+        let valid = zone.count == 6 && ["+", "-"].contains(zone.first) && Array(zone)[3] == ":"
+        return (date, valid ? zone : nil)
     }
 
     /// Whether nothing at all was read.
@@ -137,13 +167,19 @@ private struct Reading {
         var details = PhotoDetails()
         details.dateTaken = first("Exif.Photo.DateTimeOriginal", "Exif.Image.DateTimeOriginal", "Exif.Image.DateTime")
         details.timeZone = first("Exif.Photo.OffsetTimeOriginal", "Exif.Photo.OffsetTime")
-        details.make = text("Exif.Image.Make")
-        details.model = text("Exif.Image.Model")
+        if details.dateTaken == nil, let (date, zone) = xmpOrIPTCDate {
+            details.dateTaken = date
+            details.timeZone = details.timeZone ?? zone
+        }
+        details.make = first("Exif.Image.Make", "Xmp.tiff.Make")
+        details.model = first("Exif.Image.Model", "Xmp.tiff.Model")
         details.lens = first("Exif.Photo.LensModel", "Xmp.aux.Lens", "Exif.Canon.LensModel")
         details.exposure = exposure
-        details.fNumber = positive(gexiv2_metadata_try_get_fnumber(metadata, nil))
+        details.fNumber =
+            positive(gexiv2_metadata_try_get_fnumber(metadata, nil))
+            ?? rational("Exif.Image.FNumber", "Xmp.exif.FNumber").flatMap { positive($0.seconds) }
         let iso = Int(gexiv2_metadata_try_get_iso_speed(metadata, nil))
-        details.iso = iso > 0 ? iso : makerNoteISO
+        details.iso = iso > 0 ? iso : makerNoteISO ?? number("Exif.Image.ISOSpeedRatings").flatMap { $0 > 0 ? $0 : nil }
         details.focalLength = positive(gexiv2_metadata_try_get_focal_length(metadata, nil))
         details.focalLength35 = number("Exif.Photo.FocalLengthIn35mmFilm").flatMap { $0 > 0 ? $0 : nil }
         details.flashFired = number("Exif.Photo.Flash").map { $0 & 1 == 1 }
@@ -165,6 +201,20 @@ private struct Reading {
         return details
     }
 
+    /// The date taken as XMP (`exif:DateTimeOriginal`) or IPTC (its date and time created)
+    /// give it, for a photo whose EXIF has none (an app's export, a scan): in EXIF's form, with
+    /// the zone they give.
+    private var xmpOrIPTCDate: (date: String, zone: String?)? {
+        // As written ("…T15:58:28Z"): Exiv2's interpreted form drops the zone.
+        if let xmp = text("Xmp.exif.DateTimeOriginal", interpreted: false), let date = PhotoDetails.exifDate(iso: xmp) {
+            return date
+        }
+        guard let day = text("Iptc.Application2.DateCreated"), let time = text("Iptc.Application2.TimeCreated") else {
+            return nil
+        }
+        return PhotoDetails.exifDate(iso: day + "T" + time)
+    }
+
     /// The sensitivity a camera's maker note holds where its EXIF has none (Canon's compacts
     /// write it only there), as Exiv2 spells it out ("100"; Nikon's "200" of its two numbers).
     private var makerNoteISO: Int? {
@@ -180,12 +230,25 @@ private struct Reading {
         return nil
     }
 
+    /// The exposure time, from EXIF's own block, else where some cameras and apps put it: the
+    /// first directory (IFD0), or XMP.
     private var exposure: PhotoDetails.Exposure? {
         var (numerator, denominator) = (Int32(0), Int32(0))
         guard gexiv2_metadata_try_get_exposure_time(metadata, &numerator, &denominator, nil) != 0,
             numerator > 0, denominator > 0
-        else { return nil }
+        else { return rational("Exif.Image.ExposureTime", "Xmp.exif.ExposureTime") }
         return PhotoDetails.Exposure(numerator: Int(numerator), denominator: Int(denominator))
+    }
+
+    /// The first of `tags` that holds a positive fraction ("32/10", as EXIF and XMP write them).
+    private func rational(_ tags: String...) -> PhotoDetails.Exposure? {
+        for tag in tags {
+            let parts = text(tag, interpreted: false)?.split(separator: "/").compactMap { Int($0) } ?? []
+            if parts.count == 2, parts[0] > 0, parts[1] > 0 {
+                return PhotoDetails.Exposure(numerator: parts[0], denominator: parts[1])
+            }
+        }
+        return nil
     }
 
     private func positive(_ value: Double) -> Double? { value > 0 && value.isFinite ? value : nil }
@@ -199,10 +262,12 @@ private struct Reading {
 
     /// A tag's text, trimmed, nil if empty. An XMP value in several languages gives its
     /// default one (Exiv2 writes `lang="x-default" text`).
-    private func text(_ tag: String) -> String? {
-        guard has(tag), let raw = gexiv2_metadata_try_get_tag_interpreted_string(metadata, tag, nil) else {
-            return nil
-        }
+    private func text(_ tag: String, interpreted: Bool = true) -> String? {
+        guard has(tag),
+            let raw = interpreted
+                ? gexiv2_metadata_try_get_tag_interpreted_string(metadata, tag, nil)
+                : gexiv2_metadata_try_get_tag_string(metadata, tag, nil)
+        else { return nil }
         defer { g_free(raw) }
         var value = String(cString: raw)
         if value.hasPrefix("lang=\""), let end = value.range(of: "\" ") {

@@ -87,6 +87,14 @@ public struct SortFacts: Sendable, Equatable {
         return false
     }
 
+    /// The date taken and the camera the index and the sorts read of the photo at `path` (nil
+    /// where its first bytes hold none), as they are kept: for the check of this reader against
+    /// the details panel's and exiftool on a public corpus.
+    public static func indexedTags(path: String) -> (date: String?, camera: String?) {
+        let facts = headFacts(path: path)
+        return (facts.date, facts.camera)
+    }
+
     /// What the index keeps of a photo, from its first bytes: its EXIF tags, and the size its
     /// header gives where the header lies among them.
     private struct HeadFacts {
@@ -108,7 +116,7 @@ public struct SortFacts: Sendable, Equatable {
             }
             return facts
         }
-        let tags = headTags(path: path) { head in
+        let (tags, settled) = headTags(path: path) { head in
             if facts.storedSize == nil { facts.storedSize = ExifReader.storedSize(head) }
         }
         if let tags {
@@ -118,15 +126,27 @@ public struct SortFacts: Sendable, Equatable {
             facts.pixelWidth = tags.pixelWidth
             facts.pixelHeight = tags.pixelHeight
         }
+        // Where the first bytes do not settle it, the details panel's reader (Exiv2, in a
+        // decoder helper) reads the whole file: the two readers do not give two dates.
+        if !settled, let details = wholeFileDetails(path: path) {
+            if let date = details.dateTaken { facts.date = ExifReader.readableDate(String(date.prefix(19))) }
+            if let camera = details.camera { facts.camera = camera }
+        }
         return facts
     }
 
     /// The photo's EXIF tags, from its first 16 KB (64 KB when its EXIF block is long and the
     /// date was not in the first part); for a HEIF photo, from its `Exif` item, wherever its
-    /// item locations put it. `seen` is given each head read.
-    private static func headTags(path: UnsafePointer<CChar>, seen: (Data) -> Void) -> ExifReader.Tags? {
+    /// item locations put it. `seen` is given each head read. Settled: the tags hold the date
+    /// the photo was taken (`DateTimeOriginal`), or the file holds no EXIF at all; not where
+    /// the head says nothing of a format it is not read for (WebP, Canon's CR3 and CRW), where
+    /// EXIF lies beyond it (a PNG's text chunks, a TIFF's EXIF directory past 64 KB), or where
+    /// it has only the file's `DateTime`.
+    private static func headTags(
+        path: UnsafePointer<CChar>, seen: (Data) -> Void
+    ) -> (tags: ExifReader.Tags?, settled: Bool) {
         let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard file >= 0 else { return nil }
+        guard file >= 0 else { return (nil, true) }
         defer { close(file) }
         func read(_ range: Range<Int>) -> Data? {
             var bytes = Data(count: range.count)
@@ -136,19 +156,39 @@ public struct SortFacts: Sendable, Equatable {
             return count > 0 ? bytes.prefix(count) : nil
         }
         var found: ExifReader.Tags?
+        var last = Data()
         for length in [16 << 10, 64 << 10] {
-            guard let head = read(0..<length), head.count > 4 else { return found }
+            guard let head = read(0..<length), head.count > 4 else { break }
+            last = head
             seen(head)
             if let tags = ExifReader.tags(head) {
                 found = tags
-                if tags.date != nil { return tags }
+                if tags.dateIsOriginal { break }
             }
             if let item = HEIFExif.itemRange(in: head) {
-                return read(item).flatMap(HEIFExif.tiffBlock(ofItem:)).flatMap(ExifReader.tags)
+                return (read(item).flatMap(HEIFExif.tiffBlock(ofItem:)).flatMap(ExifReader.tags), true)
             }
-            if head.count < length { return found }
+            if head.count < length { break }
         }
-        return found
+        let settled = found?.dateIsOriginal == true || ExifReader.holdsNone(last) || PictureSignature.isHEIF(last)
+        return (found, settled || last.isEmpty)
+    }
+
+    /// The most a file may have for the details panel's reader to read it for the index.
+    private static let wholeFileLimit = 64 << 20
+
+    /// What the details panel's reader makes of the whole file at `path` (nil where it is
+    /// larger than `wholeFileLimit` or cannot be read).
+    private static func wholeFileDetails(path: UnsafePointer<CChar>) -> PhotoDetails? {
+        let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_size > 0, status.st_size <= wholeFileLimit else { return nil }
+        var bytes = Data(count: Int(status.st_size))
+        let count = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, 0) }
+        guard count == bytes.count else { return nil }
+        return Decoding.details(bytes)
     }
 
     private static func localTime(seconds: Int64) -> String {

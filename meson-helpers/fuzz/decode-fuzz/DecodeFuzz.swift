@@ -41,6 +41,9 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let info = try? ImageInfo.read(data)
     // A RAW file's metadata is read whatever its header (gdk-pixbuf knows none of them).
     _ = PhotoDetails.read(data)
+    // What the index reads of a photo's first bytes, and whether they settle it.
+    _ = ExifReader.tags(data)
+    _ = ExifReader.holdsNone(data)
 
     // What the decoder's cost estimate reads of a header, on every input (the decoder only
     // gets there once gdk-pixbuf has accepted a header), with a size within the limits as the

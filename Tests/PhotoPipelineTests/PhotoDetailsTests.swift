@@ -208,7 +208,9 @@ import TestSupport
                 URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [file.path])
             try #require(wrote.status == 0, "\(wrote.stderr)")
             let details = PhotoDetails.read(try Data(contentsOf: file))
-            #expect(details?.dateTaken == "2002:07:13 15:58:28" && details?.timeZone == zone, "\(name) \(String(describing: details))")
+            #expect(
+                details?.dateTaken == "2002:07:13 15:58:28" && details?.timeZone == zone,
+                "\(name) \(String(describing: details))")
             #expect(details?.camera == camera, "\(name)")
             let index = SortFacts.indexedTags(path: file.path)
             #expect(index.date == "2002-07-13 15:58:28" && index.camera == camera, "\(name)")

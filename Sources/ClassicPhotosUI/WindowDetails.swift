@@ -211,14 +211,15 @@ final class WindowDetails {
         }
     }
 
-    /// What the viewer would read of the photo: its file whole, and what it says.
+    /// What the viewer would read of the photo: its file whole, and what it says (without the
+    /// picture the viewer decodes).
     private nonisolated static func read(
         _ entry: PhotoEntry, fetcher: PhotoFetcher, cancellable: Cancellable
     ) throws(PhotoFailure) -> ImageInfo {
         let url = try entry.resolvedURL()
         let file = try fetcher.readAll(
             url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes, policy: entry.addressPolicy)
-        return try PhotoFacts.read(file, at: url, cancellable: cancellable).info
+        return try PhotoFacts.facts(file, at: url, cancellable: cancellable)
     }
 
     /// The photo being read, shown without its facts meanwhile.

@@ -115,6 +115,25 @@ import TestSupport
         #expect(throws: PhotoFailure.self) { try RawPhoto.preview(of: Data("not a raw file".utf8)) }
     }
 
+    @Test(
+        "The details panel's facts of a DNG, read in one trip to a decoder helper, are those the viewer reads in three"
+    )
+    func rawFactsInOneTrip() throws {
+        let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: Self.blue))
+        let dng = CameraFiles.dng(
+            preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 6,
+            dateTime: "2021:07:04 18:30:05")
+        let url = URL(fileURLWithPath: "/photos/IMG_0001.DNG")
+        let viewer = try PhotoFacts.read(dng, at: url, cancellable: Cancellable()).info
+        let panel = try PhotoFacts.facts(dng, at: url, cancellable: Cancellable())
+        #expect(panel == viewer)
+        #expect(panel.formatDescription == "DNG camera RAW" && panel.fileSize == dng.count)
+        #expect(panel.details?.dateTaken == "2021:07:04 18:30:05" && panel.details?.model == "Camera")
+        #expect(throws: PhotoFailure.self) {
+            try PhotoFacts.facts(Data("not a raw file".utf8), at: url, cancellable: Cancellable())
+        }
+    }
+
     @Test("Pictures nothing here decodes fail as “Format not supported”, naming the kind")
     func unsupportedKinds() async throws {
         let folder = try TestPictures.makeFolder("unsupported")

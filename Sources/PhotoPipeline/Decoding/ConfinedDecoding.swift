@@ -72,6 +72,16 @@ struct ConfinedDecoding: PictureDecoding {
         return details
     }
 
+    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
+        let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
+        let decoded = try helpers.run(
+            .rawFacts, input: .bytes(bytes), limits: limits, budget: .shared, cancellable: cancellable)
+        guard case .info(let info) = decoded.outcome else {
+            throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
+        }
+        return info
+    }
+
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
         let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(

@@ -191,6 +191,9 @@ public enum DecoderHelper {
                         frames
                     )
                 }
+            case .rawFacts:
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                return (.info(try RawPhoto.facts(of: bytes)), nil)
             case .rawPreview:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let preview = try RawPhoto.preview(of: bytes)

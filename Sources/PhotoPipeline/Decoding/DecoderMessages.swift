@@ -42,6 +42,9 @@ struct DecodeRequest: Codable, Sendable {
         case details
         /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
         case rawPreview
+        /// What a RAW file says: its camera preview's header (`ImageInfo`) with the RAW file's
+        /// own metadata, in one trip (the preview, its header and the metadata took three).
+        case rawFacts
         /// An animated GIF or WebP's frames, the longest side at most `side` (`AnimationDecoder`).
         case animation(side: Int)
         /// The marks of an XMP sidecar, or of a photo's own XMP in its first bytes (`XMPMarks.read`).

@@ -60,6 +60,14 @@ public enum Decoding {
         pool.decoding.details(bytes, cancellable: cancellable)
     }
 
+    /// A RAW file's camera preview's header, with the RAW file's own metadata (see
+    /// `PhotoFacts.facts`).
+    public static func rawFacts(
+        _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> ImageInfo {
+        try pool.decoding.rawFacts(bytes, cancellable: cancellable)
+    }
+
     /// A RAW file's camera preview as a picture file (see `RawPhoto.preview`).
     public static func rawPreview(
         _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
@@ -148,6 +156,8 @@ protocol PictureDecoding: Sendable {
     ) throws(PhotoFailure) -> ImageInfo
 
     func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data
+
+    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo
 
     func details(_ bytes: Data, cancellable: Cancellable) -> PhotoDetails?
 

@@ -67,6 +67,10 @@ struct InProcessDecoding: PictureDecoding {
         try RawPhoto.preview(of: bytes)
     }
 
+    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
+        try RawPhoto.facts(of: bytes)
+    }
+
     func animation(
         _ bytes: Data, header: AnimationHeader, side: Int, limits: DecodeLimits, budget: DecodeMemoryBudget,
         cancellable: Cancellable

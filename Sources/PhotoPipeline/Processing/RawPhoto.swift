@@ -17,6 +17,14 @@ public enum RawPhoto {
     /// inside, so their content alone reads as those).
     public static func isRaw(_ url: URL) -> Bool { endings.contains(url.pathExtension.lowercased()) }
 
+    /// What the RAW file `bytes` says of itself: its camera preview's header (the picture the
+    /// app shows), with the RAW file's own metadata (the preview's has little or none).
+    public static func facts(of bytes: Data) throws(PhotoFailure) -> ImageInfo {
+        var info = try ImageInfo.read(preview(of: bytes), details: false)
+        info.details = PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
+        return info
+    }
+
     /// The camera's preview in `bytes` (the whole RAW file) as a picture file: a JPEG (the
     /// camera's own, with its orientation written into an EXIF block where it has none), or
     /// a PPM for the few cameras that store plain pixels.

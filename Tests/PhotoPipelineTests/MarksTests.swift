@@ -314,7 +314,7 @@ import TestSupport
         }
     }
 
-    @Test("An index of the version before marks keeps its facts and is given the marks' table")
+    @Test("An index of the version before marks is given the marks' table, its facts forgotten to be read again")
     func indexOfVersionTwo() throws {
         let folder = try TestPictures.makeFolder("marks-index")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -334,11 +334,38 @@ import TestSupport
         sqlite3_close(old)
         try #require(made == SQLITE_OK)
         let index = try PhotoIndex(path: path)
-        #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 100) == "2020-01-01 10:00:00")
+        // Read with the reader of then, which could take a modification time for a date.
+        #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 100) == nil)
         index.remember(marks: [
             ("/p/a.jpg", .init(source: "/p/a.jpg", size: 10, modified: 100, marks: PhotoMarks(rating: 2)))
         ])
         #expect(index.marks(path: "/p/a.jpg")?.marks == PhotoMarks(rating: 2))
+        #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
+    }
+
+    @Test("An index of version 3 keeps its marks and forgets its facts, to be read again as the panel reads them")
+    func indexOfVersionThree() throws {
+        let folder = try TestPictures.makeFolder("marks-index-3")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("index.sqlite").path
+        do {
+            let index = try PhotoIndex(path: path)
+            index.remember(
+                path: "/p/a.webp", .init(size: 10, modified: 100, taken: "2024-01-01 09:00:00", camera: "NIKON D70"))
+            index.remember(marks: [
+                ("/p/a.webp", .init(source: "/p/a.webp", size: 10, modified: 100, marks: PhotoMarks(rating: 4)))
+            ])
+            index.flush()
+            #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == "2024-01-01 09:00:00")
+        }
+        var database: OpaquePointer?
+        try #require(sqlite3_open(path, &database) == SQLITE_OK)
+        let stepped = sqlite3_exec(database, "PRAGMA user_version=3", nil, nil, nil)
+        sqlite3_close(database)
+        try #require(stepped == SQLITE_OK)
+        let index = try PhotoIndex(path: path)
+        #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == nil)
+        #expect(index.marks(path: "/p/a.webp")?.marks == PhotoMarks(rating: 4))
         #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
     }
 

@@ -64,8 +64,11 @@ public final class PhotoIndex: @unchecked Sendable {
     static let applicationID: Int32 = 0x4350_4958
     /// 2: the pixel size, orientation and camera beside the date (an index of version 1 is
     /// set aside and made anew); 3: the marks (`PhotoIndex+Marks`; one of version 2 is given
-    /// their table, its facts kept).
-    static let schemaVersion: Int32 = 3
+    /// their table); 4: dates and cameras read as the details panel reads them where a photo's
+    /// first bytes do not settle them (`SortFacts`; the facts of versions 2 and 3, which a
+    /// WebP's modification time could stand in for its date, are forgotten and read again;
+    /// the marks are kept).
+    static let schemaVersion: Int32 = 4
     /// Writes gathered before they are made.
     static let batchSize = 1_000
 
@@ -513,11 +516,13 @@ public final class PhotoIndex: @unchecked Sendable {
                     ) WITHOUT ROWID;
                     \(Self.marksTable)
                     """, nil, nil, nil), "schema")
-        } else if application == Self.applicationID, version == 2 {
+        } else if application == Self.applicationID, version == 2 || version == 3 {
+            let marks = version == 2 ? Self.marksTable : ""
             try check(
                 sqlite3_exec(
-                    made, "BEGIN; \(Self.marksTable) PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil, nil, nil),
-                "marks table")
+                    made, "BEGIN; \(marks) DELETE FROM photos; PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil,
+                    nil, nil),
+                "version \(version) to \(Self.schemaVersion)")
             checkPending = true
         } else if application != Self.applicationID || version != Self.schemaVersion {
             throw .unusable("not an index of this app (application \(application), version \(version))")

@@ -343,30 +343,43 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
     }
 
-    @Test("An index of version 3 keeps its marks and forgets its facts, to be read again as the panel reads them")
+    @Test(
+        "An index of version 3 keeps its marks and forgets its facts, to be read again as the panel reads them, with the lens"
+    )
     func indexOfVersionThree() throws {
         let folder = try TestPictures.makeFolder("marks-index-3")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("index.sqlite").path
-        do {
-            let index = try PhotoIndex(path: path)
-            index.remember(
-                path: "/p/a.webp", .init(size: 10, modified: 100, taken: "2024-01-01 09:00:00", camera: "NIKON D70"))
-            index.remember(marks: [
-                ("/p/a.webp", .init(source: "/p/a.webp", size: 10, modified: 100, marks: PhotoMarks(rating: 4)))
-            ])
-            index.flush()
-            #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == "2024-01-01 09:00:00")
-        }
-        var database: OpaquePointer?
-        try #require(sqlite3_open(path, &database) == SQLITE_OK)
-        let stepped = sqlite3_exec(database, "PRAGMA user_version=3", nil, nil, nil)
-        sqlite3_close(database)
-        try #require(stepped == SQLITE_OK)
+        var old: OpaquePointer?
+        try #require(sqlite3_open(path, &old) == SQLITE_OK)
+        let made = sqlite3_exec(
+            old,
+            """
+            PRAGMA application_id=\(0x4350_4958); PRAGMA user_version=3;
+            CREATE TABLE photos (
+                path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
+                taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
+            ) WITHOUT ROWID;
+            CREATE TABLE marks (
+                path TEXT PRIMARY KEY NOT NULL, source TEXT NOT NULL, size INTEGER NOT NULL,
+                modified INTEGER NOT NULL, rating INTEGER NOT NULL, label TEXT, tags TEXT NOT NULL,
+                unsaved INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            INSERT INTO photos VALUES ('/p/a.webp', 10, 100, '2024-01-01 09:00:00', NULL, NULL, NULL, 'NIKON D70');
+            INSERT INTO marks VALUES ('/p/a.webp', '/p/a.webp', 10, 100, 4, NULL, '', 0);
+            """, nil, nil, nil)
+        sqlite3_close(old)
+        try #require(made == SQLITE_OK)
         let index = try PhotoIndex(path: path)
         #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == nil)
         #expect(index.marks(path: "/p/a.webp")?.marks == PhotoMarks(rating: 4))
         #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
+        // Read again, with the lens the index now keeps.
+        let facts = PhotoIndex.Facts(
+            size: 10, modified: 100, taken: "2015-07-16 15:38:54", camera: "NIKON D5300", lens: "18-140mm")
+        index.remember(path: "/p/a.webp", facts)
+        index.flush()
+        #expect(index.facts(path: "/p/a.webp", size: 10, modified: 100) == facts)
     }
 
     static let darktableSidecar = """

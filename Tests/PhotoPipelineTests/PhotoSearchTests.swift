@@ -124,15 +124,17 @@ import TestSupport
         #expect(await waitUntil { names(list) == ["harbour.png"] })
     }
 
-    @Test("What the index knows of a photo finds it too: the year and month it was taken, its camera")
+    @Test("What the index knows of a photo finds it too: the year and month it was taken, its camera, its lens")
     func datesAndCameras() throws {
         let folder = try TestPictures.makeFolder("search-facts")
         defer { try? FileManager.default.removeItem(at: folder) }
         let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
         let paths = ["a.jpg", "b.jpg", "c.jpg"].map { folder.appendingPathComponent($0).path }
         index.remember(
-            path: paths[0], PhotoIndex.Facts(size: 1, modified: 1, taken: "2021-07-04 18:30:05", camera: "Canon EOS 5D")
-        )
+            path: paths[0],
+            PhotoIndex.Facts(
+                size: 1, modified: 1, taken: "2021-07-04 18:30:05", camera: "Canon EOS 5D",
+                lens: "EF24-105mm f/4L IS USM"))
         index.remember(
             path: paths[1], PhotoIndex.Facts(size: 1, modified: 1, taken: "2019-03-01 09:00:00", camera: "Pixel 7"))
         index.flush()
@@ -161,6 +163,7 @@ import TestSupport
         #expect(try found("march") == ["b.jpg"])
         #expect(try found("canon") == ["a.jpg"])
         #expect(try found("pixel 2019") == ["b.jpg"])
+        #expect(try found("105mm") == ["a.jpg"] && found("usm canon") == ["a.jpg"])
         #expect(try found("2020") == [], "c.jpg: not read by the index yet")
         #expect(try found("uly") == [], "a date's words are found from their start")
         #expect(try found("202") == [] && found("20") == [], "a year is found whole")
@@ -170,7 +173,8 @@ import TestSupport
     }
 
     @Test(
-        "The search bar has the index learn the dates and cameras of a folder's photos it lacks, read from their EXIF")
+        "The search bar has the index learn the dates, cameras and lenses of a folder's photos it lacks, read from their EXIF"
+    )
     func learnsFacts() async throws {
         let folder = try TestPictures.makeFolder("search-learn")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -181,7 +185,7 @@ import TestSupport
             URL(fileURLWithPath: "/usr/bin/exiftool"),
             [
                 "-q", "-overwrite_original", "-DateTimeOriginal=2018:11:02 08:00:00", "-Make=NIKON",
-                "-Model=NIKON D750",
+                "-Model=NIKON D750", "-LensModel=AF-S NIKKOR 85mm f/1.8G",
                 photo.path,
             ])
         #expect(tagged.status == 0, "\(tagged.stderr)")
@@ -192,7 +196,7 @@ import TestSupport
         #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }))
         let facts = try #require(PhotoSearch.facts(of: snapshot, in: index, cancelled: { false }))
         let names = try #require(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { false }))
-        for query in ["2018", "november", "nikon d750"] {
+        for query in ["2018", "november", "nikon d750", "nikkor 85mm"] {
             let verdicts = PhotoSearch.match(
                 PhotoSearch.query(query), in: snapshot, names: names, facts: facts, tags: [:], cancelled: { false })
             #expect(verdicts == [true], "“\(query)”")

@@ -22,7 +22,7 @@ struct SearchState {
     let names = Locked<(of: NamesOf, words: PhotoSearch.Words)>((NamesOf(list: -1, renames: 0), PhotoSearch.Words()))
     /// Renames in the list since it came (names made before one are not reused).
     var renames = 0
-    /// The words of what the index knows of the photos (dates taken, cameras), and the list
+    /// The words of what the index knows of the photos (dates taken, cameras, lenses), and the list
     /// they are of; made again each time the search bar opens (the index learns as photos load).
     let facts = Locked<(list: Int, words: PhotoSearch.Words?)>((-1, nil))
     /// Teaching the index the dates and cameras it lacks, for the list (`PhotoList.generation`)
@@ -39,7 +39,7 @@ struct SearchState {
 }
 
 /// The search over the list: the list, the grid and the viewer's paging show only the photos
-/// whose names (and sub-folders), tags, dates taken or cameras hold every word typed, with the
+/// whose names (and sub-folders), tags, dates taken, cameras or lenses hold every word typed, with the
 /// filter's marks besides. Matching runs off the main thread; the list is shown again when it is done.
 extension PhotoListFilter {
     /// What is searched for ("" for nothing).

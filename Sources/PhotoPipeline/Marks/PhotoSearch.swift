@@ -131,7 +131,9 @@ public enum PhotoSearch {
                 words.append("")
                 continue
             }
-            words.append(Self.words(taken: facts.taken) + " " + (facts.camera ?? ""), ended: true)
+            words.append(
+                [Self.words(taken: facts.taken), facts.camera ?? "", facts.lens ?? ""].joined(separator: " "),
+                ended: true)
         }
         return words
     }

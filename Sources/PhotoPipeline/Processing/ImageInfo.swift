@@ -131,6 +131,8 @@ public struct ImageInfo: Sendable, Equatable, Codable {
 public enum ExifReader {
     public struct Tags: Sendable, Equatable {
         public var camera: String?
+        /// EXIF's `LensModel`.
+        public var lens: String?
         public var date: String?
         /// Whether `date` is EXIF's `DateTimeOriginal` (not the file's `DateTime`, all that
         /// was found).
@@ -369,6 +371,7 @@ public enum ExifReader {
             walk(exifIFD) { tag, entry in
                 switch tag {
                 case 0x9003: original = ascii(entry)
+                case 0xA434: tags.lens = ascii(entry)
                 case 0xA001: if u16(entry + 2) == 3 { tags.colorSpace = u16(entry + 8) }
                 case 0xA002, 0xA003:
                     // SHORT or LONG, one value, held in the entry itself.

@@ -24,15 +24,16 @@ public final class PhotoIndex: @unchecked Sendable {
         /// When the photo was taken, as `SortFacts` writes it ("2021-07-04 18:30:05").
         public var taken: String
         /// The picture's size in pixels as stored (before `orientation` turns it), its EXIF
-        /// orientation (1–8) and the camera's make and model, where the file says them.
+        /// orientation (1–8), the camera's make and model and the lens, where the file says them.
         public var width: Int?
         public var height: Int?
         public var orientation: Int?
         public var camera: String?
+        public var lens: String?
 
         public init(
             size: Int64, modified: Int64, taken: String, width: Int? = nil, height: Int? = nil,
-            orientation: Int? = nil, camera: String? = nil
+            orientation: Int? = nil, camera: String? = nil, lens: String? = nil
         ) {
             self.size = size
             self.modified = modified
@@ -41,6 +42,7 @@ public final class PhotoIndex: @unchecked Sendable {
             self.height = height
             self.orientation = orientation
             self.camera = camera
+            self.lens = lens
         }
 
         /// The size as shown: turned a quarter for orientations 5 to 8.
@@ -64,10 +66,10 @@ public final class PhotoIndex: @unchecked Sendable {
     static let applicationID: Int32 = 0x4350_4958
     /// 2: the pixel size, orientation and camera beside the date (an index of version 1 is
     /// set aside and made anew); 3: the marks (`PhotoIndex+Marks`; one of version 2 is given
-    /// their table); 4: dates and cameras read as the details panel reads them where a photo's
-    /// first bytes do not settle them (`SortFacts`; the facts of versions 2 and 3, which a
-    /// WebP's modification time could stand in for its date, are forgotten and read again;
-    /// the marks are kept).
+    /// their table); 4: the lens, and dates and cameras read as the details panel reads them
+    /// where a photo's first bytes do not settle them (`SortFacts`; the facts of versions 2 and
+    /// 3, which a WebP's modification time could stand in for its date, are forgotten and read
+    /// again; the marks are kept).
     static let schemaVersion: Int32 = 4
     /// Writes gathered before they are made.
     static let batchSize = 1_000
@@ -352,10 +354,10 @@ public final class PhotoIndex: @unchecked Sendable {
     }
 
     /// The columns read of a row: its path, then what `facts(_:from:taken:)` reads.
-    private static let columns = "path, size, modified, taken, width, height, orientation, camera"
+    private static let columns = "path, size, modified, taken, width, height, orientation, camera, lens"
 
     /// The facts in a row's columns from `first` on (size, modified, taken, width, height,
-    /// orientation, camera), `taken` being the date's text already read.
+    /// orientation, camera, lens), `taken` being the date's text already read.
     private static func facts(_ statement: OpaquePointer?, from first: Int32, taken: UnsafePointer<UInt8>) -> Facts {
         func integer(_ column: Int32) -> Int? {
             sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
@@ -364,7 +366,8 @@ public final class PhotoIndex: @unchecked Sendable {
             size: sqlite3_column_int64(statement, first), modified: sqlite3_column_int64(statement, first + 1),
             taken: String(cString: taken), width: integer(first + 3), height: integer(first + 4),
             orientation: integer(first + 5),
-            camera: sqlite3_column_text(statement, first + 6).map { String(cString: $0) })
+            camera: sqlite3_column_text(statement, first + 6).map { String(cString: $0) },
+            lens: sqlite3_column_text(statement, first + 7).map { String(cString: $0) })
     }
 
     /// The date taken of the file at `path`, if the index holds it for this size and time.
@@ -417,7 +420,7 @@ public final class PhotoIndex: @unchecked Sendable {
         let batch = pending
         pending.removeAll(keepingCapacity: true)
         Self.inTransaction(
-            database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+            database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
         ) { statement in
             for (path, facts) in batch {
                 sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
@@ -431,10 +434,12 @@ public final class PhotoIndex: @unchecked Sendable {
                         sqlite3_bind_null(statement, column)
                     }
                 }
-                if let camera = facts.camera {
-                    sqlite3_bind_text(statement, 8, camera, -1, cp_sqlite_transient())
-                } else {
-                    sqlite3_bind_null(statement, 8)
+                for (column, value) in [(Int32(8), facts.camera), (9, facts.lens)] {
+                    if let value {
+                        sqlite3_bind_text(statement, column, value, -1, cp_sqlite_transient())
+                    } else {
+                        sqlite3_bind_null(statement, column)
+                    }
                 }
                 _ = sqlite3_step(statement)
                 sqlite3_reset(statement)
@@ -512,16 +517,16 @@ public final class PhotoIndex: @unchecked Sendable {
                     PRAGMA user_version=\(Self.schemaVersion);
                     CREATE TABLE photos (
                         path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
-                        taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
+                        taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT,
+                        lens TEXT
                     ) WITHOUT ROWID;
                     \(Self.marksTable)
                     """, nil, nil, nil), "schema")
         } else if application == Self.applicationID, version == 2 || version == 3 {
             let marks = version == 2 ? Self.marksTable : ""
+            let steps = "\(marks) DELETE FROM photos; ALTER TABLE photos ADD COLUMN lens TEXT;"
             try check(
-                sqlite3_exec(
-                    made, "BEGIN; \(marks) DELETE FROM photos; PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil,
-                    nil, nil),
+                sqlite3_exec(made, "BEGIN; \(steps) PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil, nil, nil),
                 "version \(version) to \(Self.schemaVersion)")
             checkPending = true
         } else if application != Self.applicationID || version != Self.schemaVersion {
@@ -533,7 +538,8 @@ public final class PhotoIndex: @unchecked Sendable {
         var lookup: OpaquePointer?
         try check(
             sqlite3_prepare_v2(
-                made, "SELECT size, modified, taken, width, height, orientation, camera FROM photos WHERE path = ?1",
+                made,
+                "SELECT size, modified, taken, width, height, orientation, camera, lens FROM photos WHERE path = ?1",
                 -1,
                 &lookup, nil),
             "lookup")

@@ -83,7 +83,8 @@ public struct SortFacts: Sendable, Equatable {
             path: key,
             PhotoIndex.Facts(
                 size: size, modified: modified, taken: date, width: stored?.width ?? read.pixelWidth,
-                height: stored?.height ?? read.pixelHeight, orientation: read.orientation, camera: read.camera))
+                height: stored?.height ?? read.pixelHeight, orientation: read.orientation, camera: read.camera,
+                lens: read.lens))
         return false
     }
 
@@ -100,6 +101,7 @@ public struct SortFacts: Sendable, Equatable {
     private struct HeadFacts {
         var date: String?
         var camera: String?
+        var lens: String?
         var orientation: Int?
         var pixelWidth: Int?
         var pixelHeight: Int?
@@ -122,6 +124,7 @@ public struct SortFacts: Sendable, Equatable {
         if let tags {
             facts.date = tags.date
             facts.camera = tags.camera
+            facts.lens = tags.lens
             facts.orientation = tags.orientation
             facts.pixelWidth = tags.pixelWidth
             facts.pixelHeight = tags.pixelHeight
@@ -131,6 +134,7 @@ public struct SortFacts: Sendable, Equatable {
         if !settled, let details = wholeFileDetails(path: path) {
             if let date = details.dateTaken { facts.date = ExifReader.readableDate(String(date.prefix(19))) }
             if let camera = details.camera { facts.camera = camera }
+            if let lens = details.lens { facts.lens = lens }
         }
         return facts
     }

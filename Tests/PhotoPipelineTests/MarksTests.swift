@@ -314,25 +314,33 @@ import TestSupport
         }
     }
 
-    @Test("An index of the version before marks is given the marks' table, its facts forgotten to be read again")
-    func indexOfVersionTwo() throws {
-        let folder = try TestPictures.makeFolder("marks-index")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("index.sqlite").path
+    /// An index file at `path` as version `version` of the app made it: its photos table as
+    /// it was then, and `more` (SQL) after it.
+    private static func oldIndex(at path: String, version: Int, _ more: String) throws {
         var old: OpaquePointer?
         try #require(sqlite3_open(path, &old) == SQLITE_OK)
         let made = sqlite3_exec(
             old,
             """
-            PRAGMA application_id=\(0x4350_4958); PRAGMA user_version=2;
+            PRAGMA application_id=\(0x4350_4958); PRAGMA user_version=\(version);
             CREATE TABLE photos (
                 path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
                 taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
             ) WITHOUT ROWID;
-            INSERT INTO photos VALUES ('/p/a.jpg', 10, 100, '2020-01-01 10:00:00', NULL, NULL, NULL, NULL);
+            \(more)
             """, nil, nil, nil)
         sqlite3_close(old)
         try #require(made == SQLITE_OK)
+    }
+
+    @Test("An index of the version before marks is given the marks' table, its facts forgotten to be read again")
+    func indexOfVersionTwo() throws {
+        let folder = try TestPictures.makeFolder("marks-index")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("index.sqlite").path
+        try Self.oldIndex(
+            at: path, version: 2,
+            "INSERT INTO photos VALUES ('/p/a.jpg', 10, 100, '2020-01-01 10:00:00', NULL, NULL, NULL, NULL);")
         let index = try PhotoIndex(path: path)
         // Read with the reader of then, which could take a modification time for a date.
         #expect(index.dateTaken(path: "/p/a.jpg", size: 10, modified: 100) == nil)
@@ -350,16 +358,9 @@ import TestSupport
         let folder = try TestPictures.makeFolder("marks-index-3")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("index.sqlite").path
-        var old: OpaquePointer?
-        try #require(sqlite3_open(path, &old) == SQLITE_OK)
-        let made = sqlite3_exec(
-            old,
+        try Self.oldIndex(
+            at: path, version: 3,
             """
-            PRAGMA application_id=\(0x4350_4958); PRAGMA user_version=3;
-            CREATE TABLE photos (
-                path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
-                taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT
-            ) WITHOUT ROWID;
             CREATE TABLE marks (
                 path TEXT PRIMARY KEY NOT NULL, source TEXT NOT NULL, size INTEGER NOT NULL,
                 modified INTEGER NOT NULL, rating INTEGER NOT NULL, label TEXT, tags TEXT NOT NULL,
@@ -367,9 +368,7 @@ import TestSupport
             ) WITHOUT ROWID;
             INSERT INTO photos VALUES ('/p/a.webp', 10, 100, '2024-01-01 09:00:00', NULL, NULL, NULL, 'NIKON D70');
             INSERT INTO marks VALUES ('/p/a.webp', '/p/a.webp', 10, 100, 4, NULL, '', 0);
-            """, nil, nil, nil)
-        sqlite3_close(old)
-        try #require(made == SQLITE_OK)
+            """)
         let index = try PhotoIndex(path: path)
         #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == nil)
         #expect(index.marks(path: "/p/a.webp")?.marks == PhotoMarks(rating: 4))

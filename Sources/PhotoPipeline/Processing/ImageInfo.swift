@@ -270,39 +270,44 @@ public enum ExifReader {
                 return false
             }
             guard b.starts(with: PictureSignature.png) else { return false }
-            var i = PictureSignature.png.count
-            while i + 8 <= b.count {
-                let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
-                let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
-                if type == "IDAT" || type == "IEND" { return true }
-                if type == "eXIf" { return false }
-                if ["tEXt", "zTXt", "iTXt"].contains(type) {
-                    let keyword = b[(i + 8)..<min(b.count, i + 8 + 17)]
-                    if keyword.elementsEqual("Raw profile type ".utf8) || keyword.starts(with: "XML:com.adobe.xmp".utf8)
-                    {
-                        return false
-                    }
+            var none = false
+            walkPNGChunks(b) { type, body in
+                if type == "IDAT" || type == "IEND" {
+                    none = true
+                    return false
                 }
-                guard length >= 0, length < Int(Int32.max) else { return false }
-                i += 12 + length
+                let keyword = b[body].prefix(17)
+                let metadata =
+                    type == "eXIf"
+                    || (["tEXt", "zTXt", "iTXt"].contains(type)
+                        && (keyword.elementsEqual("Raw profile type ".utf8)
+                            || keyword.starts(with: "XML:com.adobe.xmp".utf8)))
+                return !metadata
             }
-            return false
+            return none
         }
     }
 
     /// The TIFF block of a PNG's `eXIf` chunk, among the chunks within the bytes read.
     private static func pngExifRange(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var found: Range<Int>?
+        walkPNGChunks(b) { type, body in
+            if type == "eXIf" { found = body }
+            return found == nil && type != "IEND"
+        }
+        return found
+    }
+
+    /// Hands `visit` the type and body (cut short where the bytes end) of each chunk of the
+    /// PNG `b` whose head lies within it, in order, while it returns true.
+    private static func walkPNGChunks(_ b: UnsafeBufferPointer<UInt8>, _ visit: (String, Range<Int>) -> Bool) {
         var i = PictureSignature.png.count
         while i + 8 <= b.count {
             let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
-            let type = b[(i + 4)..<(i + 8)]
-            let body = (i + 8)..<min(b.count, i + 8 + length)
-            if type.elementsEqual("eXIf".utf8) { return body }
-            if type.elementsEqual("IEND".utf8) { return nil }
-            guard length >= 0, length < Int(Int32.max) else { return nil }
+            let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
+            guard visit(type, (i + 8)..<min(b.count, i + 8 + length)), length < Int(Int32.max) else { return }
             i += 12 + length
         }
-        return nil
     }
 
     private static func parseTIFF(_ t: UnsafeBufferPointer<UInt8>) -> Tags {

@@ -73,6 +73,9 @@ private func warmLaunches(
     return (screens, marks)
 }
 
+/// How many times the folders with and without sidecars are each opened warm.
+private let warmTurns = 5
+
 @MainActor
 func benchmarkMarks(_ camera: CameraFolder, rounds: Int, report: Report) throws {
     let scratch = try temporaryFolder("marks")
@@ -126,10 +129,17 @@ func benchmarkMarks(_ camera: CameraFolder, rounds: Int, report: Report) throws 
     }
     // The first round's folder opened again, its 10,000 sidecars known to the index, beside a
     // folder of the same photos with none (opened once first, to be as warm).
-    withSidecars = try warmLaunches(folders[0].folder, cache: folders[0].cache, display: display, runs: 3)
+    // The launches take turns (one of each, five times), so that whatever else the machine
+    // does meanwhile falls on both alike: three of one then three of the other differed by
+    // 1.04 × in one run and 1.16 × in the next.
     let plain = try BigFolder(count: 10_000, linking: camera.photos, in: scratch.appendingPathComponent("plain"))
     _ = try warmLaunches(plain.folder, cache: folders[0].cache, display: display, runs: 1)
-    without = try warmLaunches(plain.folder, cache: folders[0].cache, display: display, runs: 3).screen
+    for _ in 0..<warmTurns {
+        let marked = try warmLaunches(folders[0].folder, cache: folders[0].cache, display: display, runs: 1)
+        withSidecars.screen += marked.screen
+        withSidecars.marks += marked.marks
+        without += try warmLaunches(plain.folder, cache: folders[0].cache, display: display, runs: 1).screen
+    }
     say("(marks: first screen \(ms(median(withSidecars.screen))) with sidecars, \(ms(median(without))) without)")
     // exiftool writing the same new sidecars (XMP-xmp:Rating=3, NAME.EXT.xmp) for a folder of
     // 10,000 such photos.
@@ -190,7 +200,7 @@ func benchmarkMarks(_ camera: CameraFolder, rounds: Int, report: Report) throws 
         The folder of 10,000 opened again once marked (warm: its thumbnails cached, its sidecars known to \
         the index), beside a folder of the same photos with no sidecars, opened once before: from the \
         app's start to its first screen of thumbnails, and until every row of that screen showed its \
-        marks; median of 3 launches each.
+        marks; median of \(warmTurns) launches each, taking turns.
         """)
     report.table(
         ["", "first screen", "its marks shown"],

@@ -142,6 +142,15 @@ final class AppSettings {
         }
     }
 
+    /// Whether marks are written into the photos themselves (`write-marks-into-photos`).
+    var writesMarksIntoPhotos: Bool {
+        get { settings.map { g_settings_get_boolean($0.pointer, "write-marks-into-photos") != 0 } ?? false }
+        set {
+            guard let settings else { return }
+            g_settings_set_boolean(settings.pointer, "write-marks-into-photos", newValue ? 1 : 0)
+        }
+    }
+
     /// The side of the grid's squares (`grid-thumbnail-size`), in logical pixels.
     var gridSize: Int32 {
         get { settings.map { g_settings_get_int($0.pointer, "grid-thumbnail-size") } ?? PhotoGridCell.defaultSize }

@@ -175,6 +175,11 @@ public final class ClassicPhotosApp {
             settings.playsMotionPhotos = on
             ViewerVideo.playsClipsWhenShown = on
         }
+        PhotoActions.writesMarksIntoPhotos = settings.writesMarksIntoPhotos
+        addToggle("write-marks-into-photos", settings.writesMarksIntoPhotos) { [unowned self] on in
+            settings.writesMarksIntoPhotos = on
+            PhotoActions.writesMarksIntoPhotos = on
+        }
         for (action, accelerators) in PhotoListWindow.acceleratorsByAction + PhotoActions.acceleratorsByAction
             + WindowFilter.acceleratorsByAction + WindowSearch.acceleratorsByAction
             + WindowDetails.acceleratorsByAction

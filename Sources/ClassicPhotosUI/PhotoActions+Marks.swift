@@ -192,9 +192,12 @@ extension PhotoActions {
         processor.setMarks(shown)
         let indexing = MarksForIndex()
         // One list for what is read and what is written: the index takes them in that order.
-        let sidecars = SidecarWrites(indexing: indexing)
+        let intoPhotos = Self.writesMarksIntoPhotos
+        let sidecars = SidecarWrites(indexing: indexing, intoPhotos: intoPhotos)
         // The folder watch is not to read back what is written here (as another app's change).
-        let names = steps.flatMap { [$0.file.path + ".xmp", $0.file.path + ".XMP"] }
+        let names = steps.flatMap {
+            [$0.file.path + ".xmp", $0.file.path + ".XMP"] + (intoPhotos ? [$0.file.path] : [])
+        }
         feed.ownChangesBegan(names)
         let since = (ContinuousClock.now - pressed).components
         let ms = Double(since.seconds) * 1_000 + Double(since.attoseconds) / 1e15
@@ -214,7 +217,7 @@ extension PhotoActions {
                 let edit = MarkEdit(file: step.file, old: old, new: new)
                 guard edit.new != edit.old else { return .success(MarkOutcome(edit: edit, saved: nil)) }
                 switch sidecars.write(edit.new, old: edit.old, photoAt: step.file.path) {
-                case .sidecar: return .success(MarkOutcome(edit: edit, saved: true))
+                case .sidecar, .photo: return .success(MarkOutcome(edit: edit, saved: true))
                 case .failed(_, keptInIndex: true): return .success(MarkOutcome(edit: edit, saved: false))
                 case .failed(let failure, keptInIndex: false): return .failure(failure)
                 }

@@ -16,6 +16,10 @@ import PhotoPipeline
 /// when something went wrong or can be undone.
 @MainActor
 final class PhotoActions {
+    /// Whether marks go into the photos themselves where their kind holds XMP (the preference
+    /// Write Marks into Photos), as well as into a sidecar a photo has.
+    static var writesMarksIntoPhotos = false
+
     /// Keyboard accelerators of the photo actions (added to the window's).
     static let acceleratorsByAction: [(String, [String])] = [
         ("win.trash", ["Delete", "KP_Delete"]),

@@ -206,5 +206,52 @@ extension DesktopGUITests {
                 return shown[1]?.rating == 2 && shown[2]?.rating == 4
             }
         }
+
+        @Test(
+            "With Write Marks into Photos on, 3 goes into a JPEG itself (exiftool reads it there, no sidecar is made, the row keeps its thumbnail); Ctrl+Z takes it out"
+        )
+        func intoPhotos() throws {
+            let folder = try TestPictures.makeFolder("marks-in-photos")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = (1...2).map { folder.appendingPathComponent("IMG_000\($0).jpg") }
+            for photo in photos {
+                try FileManager.default.copyItem(
+                    at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
+            }
+            let photoRating = { (photo: URL) throws -> String in
+                let read = try run(
+                    URL(fileURLWithPath: "/usr/bin/exiftool"), ["-s3", "-XMP-xmp:Rating", photo.path], timeout: 60)
+                try #require(read.status == 0, "\(read.stderr)")
+                return read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let environment = try GUITests.privateSettings(["write-marks-into-photos": "true"])
+            let app = try AppSession(source: folder.path, environment: environment)
+            try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count >= 2 }
+            let first = try app.rowPoint(0)
+            _ = try app.xdotool(["mousemove", "\(first.x)", "\(first.y)", "click", "1"])
+            try app.waitFor("row 0 selected") {
+                $0.last { $0.event.name == .selectionChanged }?.event == .selectionChanged(count: 1)
+            }
+            var before = app.events().count
+            try key(app, "3")
+            var events = try waitForWritten(app, after: before)
+            #expect(try photoRating(photos[0]) == "3", "written into the photo")
+            #expect(try photoRating(photos[1]).isEmpty, "a photo not selected is left alone")
+            #expect(MarksFiles.sidecar(for: photos[0].path) == nil, "no sidecar made")
+            try app.waitFor("row 0 shows three stars") { rowMarks($0)[0]?.rating == 3 }
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-marks-in-photos.png")
+            // The app's own rewrite of the photo is not taken for another app's change (the
+            // folder watch reports 150 ms after the folder falls quiet; exiftool's three reads
+            // above took longer than that): the row was not loaded again.
+            events = app.events()
+            #expect(!events.contains { $0.event.name == .sourceChanged }, "the folder watch took the app's own change")
+            #expect(events.filter { $0.event.name == .opStart && $0.event.row == 0 }.count == 2, "loaded once")
+
+            before = app.events().count
+            try key(app, "ctrl+z")
+            events = try waitForWritten(app, after: before)
+            #expect(try photoRating(photos[0]).isEmpty, "taken out of the photo again")
+            try app.waitFor("row 0 shows no stars") { rowMarks($0)[0]?.rating == 0 }
+        }
     }
 }

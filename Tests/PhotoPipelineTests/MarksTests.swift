@@ -174,7 +174,7 @@ import TestSupport
         try FileManager.default.removeItem(at: sidecar)
         try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
         switch MarksFiles.write(PhotoMarks(rating: 1), old: .none, photoAt: photo.path, index: nil, pool: pool) {
-        case .sidecar: Issue.record("written over a folder")
+        case .sidecar, .photo: Issue.record("written over a folder")
         case .failed(let failure, let kept): #expect(!failure.message.isEmpty && !kept)
         }
     }
@@ -274,6 +274,7 @@ import TestSupport
         for (n, photo) in photos.enumerated() {
             switch writes.write(PhotoMarks(rating: n % 5 + 1), old: .none, photoAt: photo.path) {
             case .sidecar(let path): #expect(path == photo.path + ".xmp")
+            case .photo: Issue.record("written into the photo")
             case .failed(_, let keptInIndex):
                 #expect(n == 7 && keptInIndex)
                 kept += 1

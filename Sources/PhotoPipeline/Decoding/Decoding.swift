@@ -102,6 +102,15 @@ public enum Decoding {
         return try pool.decoding.updatedMarks(bytes, from: old, to: new, cancellable: cancellable)
     }
 
+    /// The photo file `photo` with the marks in its own XMP changed from `old` to `new`, all
+    /// else as it was (see `MarksInPhoto.updated`).
+    static func marksInPhoto(
+        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable = Cancellable(),
+        pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> Data {
+        try pool.decoding.marksInPhoto(photo, from: old, to: new, cancellable: cancellable)
+    }
+
     /// `jpeg` turned, flipped and cropped as `edit` says, without decoding it (see
     /// `LosslessJPEG.apply`).
     public static func editedJPEG(
@@ -172,6 +181,10 @@ protocol PictureDecoding: Sendable {
 
     func updatedMarks(
         _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data
+
+    func marksInPhoto(
+        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data
 
     func editedJPEG(

@@ -91,6 +91,12 @@ struct InProcessDecoding: PictureDecoding {
         try XMPMarks.update(bytes, from: old, to: new)
     }
 
+    func marksInPhoto(
+        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
+        try MarksInPhoto.updated(photo, from: old, to: new)
+    }
+
     func editedJPEG(
         _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {

@@ -5,8 +5,8 @@ import GLibKit
 /// Where a photo's marks live on disk, read and written: its XMP sidecar where it has one
 /// (which then holds all of them, as Lightroom, darktable and digiKam treat it), else the XMP
 /// inside the photo. Marks are written to the sidecar that exists, or to a new one named as
-/// darktable and digiKam name it; the photo itself is never rewritten. Blocking file work: run
-/// it off the main thread.
+/// darktable and digiKam name it; the photo itself is rewritten only where a person asked for
+/// that (`intoPhoto`, see `MarksInPhoto`). Blocking file work: run it off the main thread.
 public enum MarksFiles {
     /// The most of a sidecar read (darktable's, with a long edit history, are tens of KB).
     static let largestSidecar = 16 << 20
@@ -58,6 +58,9 @@ public enum MarksFiles {
     /// index, unless there is none: `keptInIndex`).
     public enum Written: Sendable, Equatable {
         case sidecar(String)
+        /// Into the photo itself (it has no sidecar; where it has one, both are written and
+        /// that is `sidecar`).
+        case photo(String)
         case failed(PhotoFileFailure, keptInIndex: Bool)
     }
 
@@ -66,10 +69,16 @@ public enum MarksFiles {
     /// own XMP; everything else the sidecar held is kept. The file is replaced at once, never
     /// left half written (a temporary file, synced to the disk, renamed over it). Where it
     /// cannot be written (a folder the user may not write to, say), the index keeps the marks.
+    /// `intoPhoto`: written into the photo first, where its kind holds XMP (then into its
+    /// sidecar too, where it has one; the sidecar alone where the photo cannot take them).
     public static func write(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, index: PhotoIndex? = PhotoIndex.shared,
-        pool: DecoderPool = .shared, indexing: MarksForIndex? = nil
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, intoPhoto: Bool = false,
+        index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, indexing: MarksForIndex? = nil
     ) -> Written {
+        if intoPhoto, let held = writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
+            remember(path, held, index, indexing)
+            return .photo(path)
+        }
         switch writeSidecar(new, old: old, photoAt: path, pool: pool) {
         case .success(let sidecar):
             if let (size, modified) = sizeAndTime(of: sidecar) {
@@ -103,6 +112,18 @@ public enum MarksFiles {
                 PhotoFileFailure(message: error.map { GLibError(consuming: $0).message } ?? "unknown error"))
         }
         return .success(packet.target)
+    }
+
+    /// Writes `new` into the photo at `path` (`MarksInPhoto.write`); what the index is to hold
+    /// when the photo alone holds its marks now. Nil when it was not written, or when it has a
+    /// sidecar, which other apps read before the photo and which is to be written as well.
+    static func writtenIntoPhoto(
+        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
+    ) -> PhotoIndex.HeldMarks? {
+        guard case .written(let size, let modified) = MarksInPhoto.write(new, old: old, photoAt: path, pool: pool),
+            sidecar(for: path) == nil
+        else { return nil }
+        return .init(source: path, size: size, modified: modified, marks: new)
     }
 
     /// The sidecar the marks of the photo at `path` go to, and what it is to hold: its own

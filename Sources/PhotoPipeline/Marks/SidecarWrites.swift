@@ -23,16 +23,20 @@ public final class SidecarWrites: Sendable {
     private let pool: DecoderPool
     /// How many sidecars make a group.
     private let size: Int
+    /// Whether marks go into the photos themselves where their kind holds XMP (each photo
+    /// replaced on its own, not in a group).
+    private let intoPhotos: Bool
 
     /// `indexing`: where what is written goes for the index (with what was read before it, in
     /// order: the index keeps the last it was given for a photo).
     public init(
         index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, indexing: MarksForIndex? = nil,
-        size: Int = 256
+        size: Int = 256, intoPhotos: Bool = false
     ) {
         self.index = index
         self.pool = pool
         self.size = size
+        self.intoPhotos = intoPhotos
         self.indexing = indexing ?? MarksForIndex(index: index)
     }
 
@@ -40,6 +44,10 @@ public final class SidecarWrites: Sendable {
     /// the sidecar is in place once its group is (at the latest, once `flush` returns). Marks
     /// no sidecar could take are kept in the index.
     public func write(_ new: PhotoMarks, old: PhotoMarks, photoAt path: String) -> MarksFiles.Written {
+        if intoPhotos, let held = MarksFiles.writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
+            indexing.add(path, held)
+            return .photo(path)
+        }
         let packet: (target: String, bytes: Data)
         switch MarksFiles.sidecarPacket(new, old: old, photoAt: path, pool: pool) {
         case .success(let made): packet = made

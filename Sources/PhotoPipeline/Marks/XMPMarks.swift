@@ -108,8 +108,11 @@ public enum XMPMarks {
 
     /// The packet in `bytes` (nil or none there: a new one) with the marks that differ between
     /// `old` and `new` set as `new` has them, and nothing else changed; as a sidecar holds it
-    /// (an XML document, without the packet wrapper that is only needed inside a file).
-    public static func update(_ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks) throws(PhotoFailure) -> Data {
+    /// (an XML document, without the packet wrapper that is only needed inside a file), or,
+    /// `wrapped`, as a photo holds it (in its packet wrapper, with room to grow in place).
+    public static func update(
+        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, wrapped: Bool = false
+    ) throws(PhotoFailure) -> Data {
         let packet = bytes.flatMap(packet(in:))
         if bytes?.isEmpty == false, packet == nil {
             throw PhotoFailure(.damagedOrUnsupported, detail: "The sidecar holds no XMP")
@@ -126,13 +129,13 @@ public enum XMPMarks {
             if new.tags != old.tags { setTags(xmp, new.tags) }
             let text = xmp_string_new()!
             defer { xmp_string_free(text) }
-            guard xmp_serialize(xmp, text, UInt32(XMP_SERIAL_OMITPACKETWRAPPER), 0),
+            guard xmp_serialize(xmp, text, wrapped ? 0 : UInt32(XMP_SERIAL_OMITPACKETWRAPPER), 0),
                 let serialized = xmp_string_cstr(text)
             else {
                 throw PhotoFailure(.damagedOrUnsupported, detail: "The XMP could not be written out")
             }
             let body = Data(bytes: serialized, count: xmp_string_len(text))
-            return Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".utf8) + body
+            return wrapped ? body : Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".utf8) + body
         }
     }
 

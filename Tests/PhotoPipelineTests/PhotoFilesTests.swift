@@ -108,6 +108,45 @@ import TestSupport
     }
 
     @Test(
+        "A photo's sidecars go to the trash with it, come back with it, and are deleted with it; Lightroom's IMG_1.xmp stays while a RAW and a JPEG of that name share it"
+    )
+    func sidecarsGoAlong() throws {
+        let folder = try TestPictures.makeFolder("trash-sidecars")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ name: String) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try Data(name.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        // darktable's and digiKam's name, and Lightroom's for a photo alone of its name.
+        let photo = try write("IMG_0001.JPG")
+        let own = try write("IMG_0001.JPG.xmp")
+        let lightroom = try write("IMG_0001.xmp")
+        #expect(MarksFiles.ownSidecars(of: photo) == [own, lightroom])
+        let trashes = PhotoFiles.TrashFolders()
+        let trashed = try trashes.trash(photo).get()
+        #expect(Set(trashed.companions.map(\.originalPath)) == [own, lightroom])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "all three in the trash")
+        try PhotoFiles.restore(trashed).get()
+        for path in [photo, own, lightroom] {
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == (path as NSString).lastPathComponent)
+        }
+
+        // A RAW and a JPEG shot together: Lightroom's sidecar is shared and stays with the one
+        // left; each one's own sidecar goes with it.
+        let raw = try write("IMG_0001.CR2")
+        let rawOwn = try write("IMG_0001.CR2.xmp")
+        #expect(MarksFiles.ownSidecars(of: photo) == [own])
+        #expect(MarksFiles.ownSidecars(of: raw) == [rawOwn])
+        try PhotoFiles.delete(photoAt: photo).get()
+        #expect(!FileManager.default.fileExists(atPath: own))
+        #expect(FileManager.default.fileExists(atPath: lightroom) && FileManager.default.fileExists(atPath: rawOwn))
+        // The RAW alone now: Lightroom's sidecar is its own, and goes with it.
+        try PhotoFiles.delete(photoAt: raw).get()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test(
         "A row's mark of its clip is kept as the thumbnail's option and read back: a still, a clip inside, one beside")
     func motionMarks() {
         for mark in [MotionMark.none, .inside, .beside(extension: "MOV"), .beside(extension: "mov")] {

@@ -23,10 +23,36 @@ public enum MarksFiles {
 
     /// The photo's sidecar that exists (the first of `sidecarNames`), or nil.
     public static func sidecar(for path: String) -> String? {
-        sidecarNames(for: path).first { name in
-            var status = stat()
-            return stat(name, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        sidecarNames(for: path).first(where: isRegularFile)
+    }
+
+    /// The photo's sidecars that are its alone, to go with it to the trash and back or be
+    /// deleted with it: `IMG_1.CR2.xmp` (either case of its ending), and `IMG_1.xmp` unless
+    /// another picture of that name is beside it (a RAW and a JPEG shot together share
+    /// Lightroom's). A few `stat`s, and a few dozen more where there is an `IMG_1.xmp`.
+    public static func ownSidecars(of path: String) -> [String] {
+        let names = sidecarNames(for: path)
+        let own = names.prefix(2).filter(isRegularFile)
+        let shared = names.dropFirst(2).filter(isRegularFile)
+        guard !shared.isEmpty else { return own }
+        let base = (path as NSString).deletingPathExtension
+        let ending = (path as NSString).pathExtension
+        let others = (RawPhoto.endings.union(pictureEndings)).subtracting([ending.lowercased()])
+        let sharedWithAnother = others.contains { other in
+            isRegularFile(base + "." + other) || isRegularFile(base + "." + other.uppercased())
         }
+        return sharedWithAnother ? own : own + shared
+    }
+
+    /// The endings of pictures other than RAW files that a sidecar named without the ending may
+    /// belong to (lower case).
+    private static let pictureEndings: Set<String> = [
+        "jpg", "jpeg", "png", "tif", "tiff", "heic", "heif", "avif", "webp", "jxl", "gif",
+    ]
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
     /// The marks of the photo at `path`: its sidecar's, else its own XMP's, else none. The

@@ -16,7 +16,8 @@ public enum PhotoFiles {
         public let trashedPath: String?
         /// Its `.trashinfo` in the trash's `info` folder.
         public let infoPath: String?
-        /// A Live Photo's clip, moved to the trash with its still and put back with it.
+        /// Files that go with the photo: its XMP sidecars and a Live Photo's clip, moved to the
+        /// trash with it and put back after it.
         public internal(set) var companions: [Trashed] = []
     }
 
@@ -100,16 +101,18 @@ public enum PhotoFiles {
                     known.withLock { $0[folder] = found }
                     return found
                 }()
-            // A Live Photo's clip goes with its still, found before the still has gone. A clip
-            // that cannot be moved stays (a video of its own once the folder is read again).
-            let clip = LivePhoto.soleClip(besidePhotoAt: path)
-            return PhotoFiles.trash(path, trashes: trashes).map { still in
-                guard let clip, case .success(let moved) = PhotoFiles.trash(clip, trashes: trashes) else {
-                    return still
+            // A Live Photo's clip and the photo's sidecars go with it, found before it has gone.
+            // One that cannot be moved stays (a clip is a video of its own once the folder is
+            // read again; a sidecar is no picture).
+            let companions = PhotoFiles.companions(of: path)
+            return PhotoFiles.trash(path, trashes: trashes).map { photo in
+                var moved = photo
+                for companion in companions {
+                    if case .success(let gone) = PhotoFiles.trash(companion, trashes: trashes) {
+                        moved.companions.append(gone)
+                    }
                 }
-                var pair = still
-                pair.companions = [moved]
-                return pair
+                return moved
             }
         }
     }
@@ -156,8 +159,9 @@ public enum PhotoFiles {
         move(item, to: trashed.originalPath).map { restoreCompanions(of: trashed) }
     }
 
-    /// A Live Photo's clip back beside its still, once the still is back (so that the clip
-    /// arriving in a watched folder is seen as the still's, not as a video of its own).
+    /// The photo's companions back beside it, once it is back (so that a clip arriving in a
+    /// watched folder is seen as the still's, not as a video of its own, and a sidecar's marks
+    /// as the photo's).
     private static func restoreCompanions(of trashed: Trashed) {
         for companion in trashed.companions { _ = restore(companion) }
     }
@@ -172,10 +176,17 @@ public enum PhotoFiles {
         return .success(())
     }
 
-    /// Deletes the photo at `path` for good, and a Live Photo's clip beside it (that still's alone).
+    /// Deletes the photo at `path` for good, and its companions: a Live Photo's clip beside it
+    /// (that still's alone) and its sidecars (`MarksFiles.ownSidecars`).
     public static func delete(photoAt path: String) -> Result<Void, PhotoFileFailure> {
-        let clip = LivePhoto.soleClip(besidePhotoAt: path)
-        return delete(path).map { if let clip { _ = delete(clip) } }
+        let companions = companions(of: path)
+        return delete(path).map { for companion in companions { _ = delete(companion) } }
+    }
+
+    /// The files that go with the photo at `path` wherever it goes: a Live Photo's clip that is
+    /// its alone, and its own sidecars.
+    static func companions(of path: String) -> [String] {
+        (LivePhoto.soleClip(besidePhotoAt: path).map { [$0] } ?? []) + MarksFiles.ownSidecars(of: path)
     }
 
     /// Deletes the file at `path` for good (`g_file_delete`).

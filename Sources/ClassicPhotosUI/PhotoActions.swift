@@ -279,8 +279,12 @@ final class PhotoActions {
         g_simple_action_set_enabled(action.opaque, enabled ? 1 : 0)
     }
 
-    /// Lets go of the menu, dialogs and handlers (the window is closing).
+    /// Lets go of the menu, dialogs and handlers (the window is closing). Marks being written
+    /// are stopped after the files under way, and those written so far put in place (each
+    /// group of sidecars is renamed into place at its end: quitting mid-group left its
+    /// temporary files beside the photos).
     func close() {
+        _ = marking?.cancelAndWait(seconds: 10)
         progress.close()
         open = nil
         connections.removeAll()

@@ -253,5 +253,39 @@ extension DesktopGUITests {
             #expect(try photoRating(photos[0]).isEmpty, "taken out of the photo again")
             try app.waitFor("row 0 shows no stars") { rowMarks($0)[0]?.rating == 0 }
         }
+
+        @Test(
+            "Quitting while marks are written puts the sidecars written so far in place, whole, and leaves no temporary file"
+        )
+        func quitWhileMarking() throws {
+            let folder = try TestPictures.makeFolder("marks-quit")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let photos = (0..<300).map { folder.appendingPathComponent(String(format: "q%03d.png", $0)) }
+            try #require(TestPictures.write(photos[0], format: "png"))
+            for photo in photos.dropFirst() { try FileManager.default.linkItem(at: photos[0], to: photo) }
+            // Each photo's work paced (40 ms), so that the app is quit mid-batch, its first
+            // group of sidecars (256) not yet renamed into place.
+            let app = try AppSession(source: folder.path, environment: ["CLASSIC_PHOTOS_FILE_WORK_DELAY_MS": "40"])
+            // A click opens the photo in the viewer: Escape, back to the list.
+            try app.clickRow(0)
+            try key(app, "Escape", "ctrl+a")
+            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: 300) } }
+            try key(app, "3")
+            try app.waitFor("the marks' first progress") { events in
+                events.contains { if case .batchProgress(.mark, _, _) = $0.event { true } else { false } }
+            }
+            #expect(app.terminate() == 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(!names.contains { $0.contains("~") }, "temporary files left: \(names.filter { $0.contains("~") })")
+            let sidecars = names.filter { $0.hasSuffix(".xmp") }
+            #expect(!sidecars.isEmpty && sidecars.count < 300, "quit mid-batch: \(sidecars.count) sidecars")
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"),
+                ["-s3", "-XMP-xmp:Rating"] + sidecars.map { folder.appendingPathComponent($0).path }, timeout: 120)
+            let ratings = read.stdout.split(separator: "\n").filter {
+                !$0.hasPrefix("=") && !$0.contains("image files")
+            }
+            #expect(ratings.count == sidecars.count && ratings.allSatisfy { $0 == "3" }, "\(read.stdout.prefix(300))")
+        }
     }
 }

@@ -25,6 +25,8 @@ public struct FileBatchPiece<Item: Sendable, Outcome: Sendable>: Sendable {
 /// between two files when cancelled. Nothing of it waits on the main thread.
 public final class FileBatch: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    /// Signalled once the work has ended and `finishing` has run.
+    private let ended = DispatchSemaphore(value: 0)
 
     public init() {}
 
@@ -32,6 +34,15 @@ public final class FileBatch: Sendable {
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Cancels the batch and waits, at most `seconds`, for the files under way to be done and
+    /// its `finishing` to have run (the app is quitting: what `finishing` puts in place is not
+    /// to be left half done). Blocks the caller: only for a window that is closing. Whether the
+    /// batch ended in time.
+    public func cancelAndWait(seconds: Double) -> Bool {
+        cancel()
+        return ended.wait(timeout: .now() + seconds) == .success
+    }
 
     /// Runs `work` on each of `items` in turn, on a thread of its own; `piece` gets what was
     /// done on the main actor, in order, the last piece last (never before this returns).
@@ -84,6 +95,7 @@ public final class FileBatch: Sendable {
                 }
             }
             finishing?()
+            ended.signal()
             handOver(last: true)
         }
     }

@@ -287,5 +287,69 @@ extension DesktopGUITests {
             }
             #expect(ratings.count == sidecars.count && ratings.allSatisfy { $0 == "3" }, "\(read.stdout.prefix(300))")
         }
+
+        @Test(
+            "10,000 photos given 3 stars at once: a sidecar each, whole, no temporary left; the filter finds all 10,000; one Undo takes them all back"
+        )
+        func tenThousandAtOnce() throws {
+            let folder = try TestPictures.makeFolder("marks-many")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let count = 10_000
+            let photos = (0..<count).map { folder.appendingPathComponent(String(format: "p%05d.png", $0)) }
+            try #require(TestPictures.write(photos[0], format: "png"))
+            for photo in photos.dropFirst() { try FileManager.default.linkItem(at: photos[0], to: photo) }
+            let cache = try TestPictures.makeFolder("marks-many-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let app = try AppSession(source: folder.path, environment: ["XDG_CACHE_HOME": cache.path])
+            try app.clickRow(0)
+            try key(app, "Escape", "ctrl+a")
+            try app.waitFor("all selected") { $0.contains { $0.event == .selectionChanged(count: count) } }
+            var before = app.events().count
+            try key(app, "3")
+            var events = try waitForWritten(app, after: before)
+            #expect(marked(events, after: before).first.map { $0.count == count && $0.rating == 3 } == true)
+            let ended = events.dropFirst(before).compactMap { record -> (done: Int, cancelled: Bool)? in
+                if case .batchEnd(.mark, let done, _, let cancelled, _) = record.event {
+                    (done, cancelled)
+                } else {
+                    nil
+                }
+            }
+            #expect(ended.first.map { $0.done == count && !$0.cancelled } == true, "\(ended)")
+            var names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(names.filter { $0.hasSuffix(".png.xmp") }.count == count, "a sidecar for each photo")
+            #expect(!names.contains { $0.contains("~") }, "no temporary file left")
+            // Every hundredth sidecar, by exiftool.
+            let sample = stride(from: 0, to: count, by: 100).map { photos[$0].path + ".xmp" }
+            let read = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-s3", "-XMP-xmp:Rating"] + sample, timeout: 120)
+            let ratings = read.stdout.split(separator: "\n").filter { !$0.hasPrefix("=") && !$0.contains("files read") }
+            #expect(ratings.count == sample.count && ratings.allSatisfy { $0 == "3" }, "\(read.stdout.prefix(300))")
+
+            // The filter (3 stars or more) finds them all, from what the marking told the index.
+            before = app.events().count
+            try key(app, "ctrl+shift+f", "3")
+            try app.waitFor("3 stars or more: all") { events in
+                guard
+                    case .filterChanged(let shown, let total, false, _, _) = events.dropFirst(before).last(where: {
+                        $0.event.name == .filterChanged
+                    })?.event
+                else { return false }
+                return shown == count && total == count
+            }
+            try key(app, "ctrl+shift+f", "a")
+
+            // One Undo: every photo back to no stars, every sidecar without a rating.
+            before = app.events().count
+            try key(app, "ctrl+z")
+            events = try waitForWritten(app, after: before)
+            #expect(marked(events, after: before).first.map { $0.count == count && $0.rating == 0 } == true)
+            let undone = try run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-s3", "-XMP-xmp:Rating"] + sample, timeout: 120)
+            let left = undone.stdout.split(separator: "\n").filter { !$0.hasPrefix("=") && !$0.contains("files read") }
+            #expect(left.isEmpty, "ratings left: \(left.prefix(5))")
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(!names.contains { $0.contains("~") }, "no temporary file left")
+        }
     }
 }

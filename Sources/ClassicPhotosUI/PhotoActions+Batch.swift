@@ -71,4 +71,17 @@ extension PhotoActions {
             { targets.compactMap { target in target.path.map { FileTarget(target: target, path: $0) } } },
             then: { files in if !files.isEmpty { body(files) } })
     }
+
+    /// As `withFiles`, for marks: a photo that is no file here (a share's, a web list's) comes
+    /// too, by its address, its marks kept in the index alone (`MarksFiles`).
+    func withMarkFiles(_ targets: [PhotoTarget], _ body: @escaping @MainActor @Sendable ([FileTarget]) -> Void) {
+        guard !targets.isEmpty else { return }
+        inBackground(
+            {
+                targets.compactMap { target in
+                    target.url.map { FileTarget(target: target, path: $0.isFileURL ? $0.path : $0.absoluteString) }
+                }
+            },
+            then: { files in if !files.isEmpty { body(files) } })
+    }
 }

@@ -48,9 +48,11 @@ final class PhotoActions {
 
     /// Actions that need the photo to be a file on this computer.
     private static let fileActions = [
-        "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files", "mark",
-        "tags",
+        "trash", "delete", "rotate-left", "rotate-right", "set-background", "open-with", "show-in-files",
     ]
+    /// Actions on any photo, a file here or not: marks of a photo elsewhere (a share's, a web
+    /// list's) are kept by the app itself.
+    private static let photoActions = ["mark", "tags"]
 
     let window: Widget<ApplicationWindow>
     /// The list's model, which the actions ask for their edits of the list.
@@ -264,6 +266,7 @@ final class PhotoActions {
         let target = photoTarget()
         let isFile = target?.path != nil
         for name in Self.fileActions { setEnabled(name, isFile) }
+        for name in Self.photoActions { setEnabled(name, target != nil) }
         // Ctrl+C in the viewer copies its picture (the viewer's own key).
         setEnabled("copy", isFile && viewer.shownPhoto == nil)
         setEnabled("copy-location", target != nil)

@@ -351,5 +351,55 @@ extension DesktopGUITests {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             #expect(!names.contains { $0.contains("~") }, "no temporary file left")
         }
+
+        @Test(
+            "A web list's photo takes marks too: the app keeps them itself (said once), shows them, and has them again on the next start"
+        )
+        func marksOfPhotosElsewhere() throws {
+            let server = try LoopbackServer()
+            let cache = try TestPictures.makeFolder("marks-web-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let list = server.url("/list.plist?rows=3").absoluteString
+            var app = try AppSession(source: list, environment: ["XDG_CACHE_HOME": cache.path])
+            try app.waitFor("rows filtered") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count >= 3 }
+            try app.clickRow(0)
+            try app.waitFor("row 0 in the viewer") {
+                $0.contains { $0.event.name == .viewerImage && $0.event.row == 0 }
+            }
+            var marking = app.events().count
+            try key(app, "4")
+            var events = try waitForWritten(app, after: marking)
+            #expect(marked(events, after: marking).first.map { $0.count == 1 && $0.rating == 4 } == true)
+            try key(app, "Right")
+            try app.waitFor("row 1 in the viewer") { $0.last { $0.event.name == .viewerOpen }?.event.row == 1 }
+            marking = app.events().count
+            try key(app, "x")
+            events = try waitForWritten(app, after: marking)
+            let notices = events.compactMap { $0.event.name == .noticeShown ? $0.event.text : nil }
+            #expect(notices.count == 1 && notices.first?.contains("Classic Photos") == true, "said once: \(notices)")
+            try key(app, "Escape")
+            try app.waitFor("rows 0 and 1 show their marks") {
+                rowMarks($0)[0]?.rating == 4 && rowMarks($0)[1]?.rating == -1
+            }
+            #expect(app.terminate() == 0)
+
+            // The next start: the index has them.
+            app = try AppSession(source: list, environment: ["XDG_CACHE_HOME": cache.path])
+            defer { _ = app.terminate() }
+            try app.waitFor("rows 0 and 1 show their marks again") {
+                rowMarks($0)[0]?.rating == 4 && rowMarks($0)[1]?.rating == -1
+            }
+            // The filter finds them by the index too: 4 stars or more, one of three.
+            let before = app.events().count
+            try key(app, "ctrl+shift+f", "4")
+            try app.waitFor("4 stars or more: one of three") { events in
+                guard
+                    case .filterChanged(let shown, let total, false, _, _) = events.dropFirst(before).last(where: {
+                        $0.event.name == .filterChanged
+                    })?.event
+                else { return false }
+                return shown == 1 && total == 3
+            }
+        }
     }
 }

@@ -26,6 +26,15 @@ public enum MarksFiles {
         sidecarNames(for: path).first(where: isRegularFile)
     }
 
+    /// Whether `path` is a file's path on this computer, not the address of a photo elsewhere
+    /// (a share's or a web list's, whose marks only the index keeps).
+    static func isLocal(_ path: String) -> Bool { path.hasPrefix("/") }
+
+    /// Why the marks of a photo elsewhere are kept in the index.
+    static var notHere: PhotoFileFailure {
+        PhotoFileFailure(message: translatable("The photo is not on this computer"))
+    }
+
     /// The photo's sidecars that are its alone, to go with it to the trash and back or be
     /// deleted with it: `IMG_1.CR2.xmp` (either case of its ending), and `IMG_1.xmp` unless
     /// another picture of that name is beside it (a RAW and a JPEG shot together share
@@ -62,9 +71,11 @@ public enum MarksFiles {
         photoAt path: String, index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared,
         indexing: MarksForIndex? = nil
     ) -> PhotoMarks {
-        let source = sidecar(for: path) ?? path
         let held = index?.marks(path: path)
         if let held, held.unsaved { return held.marks }
+        // A photo that is no file here (a share's, a web list's, by its address): the index's.
+        guard isLocal(path) else { return .none }
+        let source = sidecar(for: path) ?? path
         guard let (size, modified) = sizeAndTime(of: source) else { return .none }
         if let held, held.source == source, held.size == size, held.modified == modified { return held.marks }
         let marks: PhotoMarks
@@ -101,6 +112,11 @@ public enum MarksFiles {
         _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, intoPhoto: Bool = false,
         index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, indexing: MarksForIndex? = nil
     ) -> Written {
+        guard isLocal(path) else {
+            guard let index else { return .failed(notHere, keptInIndex: false) }
+            remember(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true), index, indexing)
+            return .failed(notHere, keptInIndex: true)
+        }
         if intoPhoto, let held = writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
             remember(path, held, index, indexing)
             return .photo(path)

@@ -55,8 +55,9 @@ final class MarksReader {
         queue.addOperation {
             let indexing = MarksForIndex()
             let read = batch.map { id, entry in
-                // Only files on this computer have marks here.
-                let path = (try? entry.resolvedURL()).flatMap { $0.isFileURL ? $0.path : nil }
+                // Files on this computer by their paths; others (a share's, a web list's) by
+                // their addresses, whose marks only the index keeps.
+                let path = (try? entry.resolvedURL()).map { $0.isFileURL ? $0.path : $0.absoluteString }
                 return (id, path.map { MarksFiles.read(photoAt: $0, indexing: indexing) } ?? PhotoMarks.none)
             }
             indexing.flush()

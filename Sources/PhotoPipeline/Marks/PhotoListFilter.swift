@@ -293,7 +293,7 @@ public final class PhotoListFilter {
         let known = marks
         let index = PhotoIndex.shared
         queue.addOperation { [weak self] in
-            let wanted = Self.localPhotos(of: snapshot, except: known)
+            let wanted = Self.localPhotos(of: snapshot, except: known, elsewhereToo: true)
             var held = MarksRead()
             var rest: [LocalPhoto] = []
             if let index, !wanted.isEmpty {
@@ -395,9 +395,11 @@ public final class PhotoListFilter {
         }
     }
 
-    /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths.
+    /// The photos of `snapshot` on this computer whose marks are not in `known`, with their paths;
+    /// `elsewhereToo`: and the others (a share's, a web list's) with their addresses, whose
+    /// marks the index alone keeps.
     nonisolated static func localPhotos(
-        of snapshot: PhotoCollectionSnapshot, except known: [PhotoID: PhotoMarks]
+        of snapshot: PhotoCollectionSnapshot, except known: [PhotoID: PhotoMarks], elsewhereToo: Bool = false
     ) -> [LocalPhoto] {
         (0..<snapshot.count).compactMap { position in
             let id = snapshot.id(at: position)
@@ -410,8 +412,8 @@ public final class PhotoListFilter {
             if entry.base == nil, entry.link.hasPrefix("file:") {
                 return FolderSource.path(of: entry.link).map { LocalPhoto(id: id, arrival: arrival, path: $0) }
             }
-            guard let url = try? entry.resolvedURL(), url.isFileURL else { return nil }
-            return LocalPhoto(id: id, arrival: arrival, path: url.path)
+            guard let url = try? entry.resolvedURL(), url.isFileURL || elsewhereToo else { return nil }
+            return LocalPhoto(id: id, arrival: arrival, path: url.isFileURL ? url.path : url.absoluteString)
         }
     }
 

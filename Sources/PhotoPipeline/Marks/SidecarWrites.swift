@@ -42,8 +42,10 @@ public final class SidecarWrites: Sendable {
 
     /// Writes `new` as the photo at `path`'s marks, as `MarksFiles.write` does, in a group:
     /// the sidecar is in place once its group is (at the latest, once `flush` returns). Marks
-    /// no sidecar could take are kept in the index.
+    /// no sidecar could take are kept in the index, as are those of a photo that is no file
+    /// here (`path` is then its address).
     public func write(_ new: PhotoMarks, old: PhotoMarks, photoAt path: String) -> MarksFiles.Written {
+        guard MarksFiles.isLocal(path) else { return unsaved(new, photoAt: path, MarksFiles.notHere) }
         if intoPhotos, let held = MarksFiles.writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
             indexing.add(path, held)
             return .photo(path)

@@ -77,7 +77,9 @@ import TestSupport
         #expect(names == ["IMG_0001.JPG"], "nothing else left in the folder: \(names)")
     }
 
-    @Test("A PNG takes its marks too; a RAW file and the preference off leave the photo alone and write a sidecar")
+    @Test(
+        "A PNG takes its marks too; a RAW file, a link and the preference off leave the photo alone and write a sidecar"
+    )
     func pngAndRaw() throws {
         let pool = pool("helper")
         let folder = try TestPictures.makeFolder("marks-in-photo")
@@ -103,6 +105,17 @@ import TestSupport
                 PhotoMarks(rating: 3), old: .none, photoAt: raw.path, intoPhoto: true, index: nil, pool: pool)
                 == .sidecar(raw.path + ".xmp"))
         #expect(try Data(contentsOf: raw) == rawBefore)
+
+        // A link to a photo: GIO would write over its target in place, not whole; the link's
+        // sidecar takes the marks.
+        let link = folder.appendingPathComponent("link.png")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: png)
+        let pngBefore = try Data(contentsOf: png)
+        #expect(
+            MarksFiles.write(
+                PhotoMarks(rating: 2), old: .none, photoAt: link.path, intoPhoto: true, index: nil, pool: pool)
+                == .sidecar(link.path + ".xmp"))
+        #expect(try Data(contentsOf: png) == pngBefore)
 
         // The preference off (the default): a JPEG stays as it was.
         let jpeg = folder.appendingPathComponent("kept.jpg")

@@ -48,10 +48,12 @@ public enum MarksInPhoto {
         var error: UnsafeMutablePointer<GError>?
         guard
             let info = g_file_query_info(
-                file.opaque, "etag::value,standard::type", G_FILE_QUERY_INFO_NONE, nil, &error)
+                file.opaque, "etag::value,standard::type", G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, nil, &error)
         else { return .failed(failure(error)) }
         let details = ObjectRef(takingOpaque: info)
         let etag = g_file_info_get_etag(details.opaque).map { String(cString: $0) }
+        // A regular file, not a link to one: GIO writes over a link's target in place, which a
+        // crash halfway would leave damaged; a linked photo's marks go to its sidecar.
         guard g_file_info_get_file_type(details.opaque) == G_FILE_TYPE_REGULAR,
             let photo = MarksFiles.contents(of: path, limit: largestPhoto)
         else { return .notHeld }

@@ -114,35 +114,3 @@ extern "C" unsigned char *cp_exiv2_copy_metadata(const unsigned char *original, 
         return written_bytes(*image, out_size);
     });
 }
-
-extern "C" unsigned char *cp_exiv2_xmp_packet(const unsigned char *data, size_t size, size_t *out_size,
-                                             char **message) {
-    *out_size = 0;
-    return guarded(message, [&]() -> unsigned char * {
-        auto image = Exiv2::ImageFactory::open(data, static_cast<long>(size));
-        image->readMetadata();
-        const std::string &packet = image->xmpPacket();
-        unsigned char *out = static_cast<unsigned char *>(std::malloc(packet.size() + 1));
-        if (out == nullptr)
-            return nullptr;
-        std::memcpy(out, packet.data(), packet.size());
-        out[packet.size()] = 0;
-        *out_size = packet.size();
-        return out;
-    });
-}
-
-extern "C" unsigned char *cp_exiv2_put_xmp(const unsigned char *data, size_t size, const char *packet,
-                                          size_t packet_size, size_t *out_size, char **message) {
-    *out_size = 0;
-    return guarded(message, [&]() -> unsigned char * {
-        auto image = Exiv2::ImageFactory::open(data, static_cast<long>(size));
-        image->readMetadata();
-        // The packet goes in as it was made (by Exempi), not laid out again by Exiv2; EXIF,
-        // IPTC, the profile and the picture's data are written back as they were read.
-        image->setXmpPacket(std::string(packet, packet_size));
-        image->writeXmpFromPacket(true);
-        image->writeMetadata();
-        return written_bytes(*image, out_size);
-    });
-}

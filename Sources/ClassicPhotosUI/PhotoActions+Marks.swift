@@ -178,21 +178,28 @@ extension PhotoActions {
     }
 
     /// Takes back the marks given last.
-    func undoMarks(_ edits: [MarkEdit]) {
-        write(edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil, pressed: .now)
+    func undoMarks(_ edits: [MarkEdit], intoPhotos: Bool) {
+        write(
+            edits.map { MarkStep(file: $0.file, known: $0.new, target: $0.old) }, change: nil, pressed: .now,
+            intoPhotos: intoPhotos)
     }
 
     /// Shows what is known of `steps` at once, then reads what is not and writes each photo's
     /// marks (`change` applied, or each step's `target`: Undo), a few files at once; what was
     /// done goes on the Undo list (unless undoing).
-    private func write(_ steps: [MarkStep], change: (MarkChange, off: Bool)?, pressed: ContinuousClock.Instant) {
+    /// `intoPhotos`: into the photos too (Undo: as the marks taken back were written), else as
+    /// the preference says.
+    private func write(
+        _ steps: [MarkStep], change: (MarkChange, off: Bool)?, pressed: ContinuousClock.Instant,
+        intoPhotos: Bool? = nil
+    ) {
         let undoing = change == nil
         let shown = steps.compactMap { step in step.edit(change).map { (step.file.target.id, $0.new) } }
-        guard !steps.isEmpty else { return }
+        guard !steps.isEmpty, !closing else { return }
         processor.setMarks(shown)
         let indexing = MarksForIndex()
         // One list for what is read and what is written: the index takes them in that order.
-        let intoPhotos = Self.writesMarksIntoPhotos
+        let intoPhotos = intoPhotos ?? Self.writesMarksIntoPhotos
         let sidecars = SidecarWrites(indexing: indexing, intoPhotos: intoPhotos)
         // The folder watch is not to read back what is written here (as another app's change).
         let names = steps.flatMap {
@@ -232,7 +239,7 @@ extension PhotoActions {
                 guard let self else { return }
                 marking = nil
                 feed.ownChangesEnded(names)
-                markingFinished(steps, tally: tally, undoing: undoing)
+                markingFinished(steps, tally: tally, undoing: undoing, intoPhotos: intoPhotos)
                 // A key pressed meanwhile.
                 if marking == nil, !waitingMarks.isEmpty { waitingMarks.removeFirst()() }
             })
@@ -240,7 +247,7 @@ extension PhotoActions {
     }
 
     private func markingFinished(
-        _ steps: [MarkStep], tally: BatchTally<MarkStep, MarkOutcome>, undoing: Bool
+        _ steps: [MarkStep], tally: BatchTally<MarkStep, MarkOutcome>, undoing: Bool, intoPhotos: Bool
     ) {
         // Photos not written (the work was stopped, or a file refused them and nothing could
         // keep them) show what they had again, where that was known.
@@ -253,9 +260,9 @@ extension PhotoActions {
         if undoOnceMarked {
             // Undo was pressed while they were written: what was written is taken back.
             undoOnceMarked = false
-            if !undoing { undoMarks(applied) }
+            if !undoing { undoMarks(applied, intoPhotos: intoPhotos) }
         } else if !undoing, !applied.isEmpty {
-            undoSteps.append(.marks(applied))
+            undoSteps.append(.marks(applied, intoPhotos: intoPhotos))
         }
         // A folder that cannot be written keeps its marks in the app's index: said once.
         let unsaved = tally.succeeded.filter { $0.value.saved == false }.map {

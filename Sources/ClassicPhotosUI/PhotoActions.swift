@@ -76,7 +76,9 @@ final class PhotoActions {
     /// or marks given.
     enum UndoStep {
         case trash
-        case marks([MarkEdit])
+        /// Marks given, and whether they went into the photos too (taken back the same way,
+        /// whatever the preference says by then).
+        case marks([MarkEdit], intoPhotos: Bool)
         /// A photo the editor saved (a copy, or in place).
         case edit(EditSaving.Saved)
     }
@@ -88,6 +90,8 @@ final class PhotoActions {
     var undoOnceMarked = false
     /// Keys pressed while marks were being written, in order.
     var waitingMarks: [() -> Void] = []
+    /// The window is closing: no more marks are written (what is under way ends first).
+    var closing = false
     /// Folders the user was told cannot keep marks (told once each).
     var foldersToldUnwritable: Set<String> = []
     /// The tags popover, once opened.
@@ -178,7 +182,7 @@ final class PhotoActions {
         }
         switch undoSteps.popLast() {
         case .trash: undoTrash()
-        case .marks(let edits): undoMarks(edits)
+        case .marks(let edits, let intoPhotos): undoMarks(edits, intoPhotos: intoPhotos)
         case .edit(let saved): undoEdit(saved)
         case nil: break
         }
@@ -287,6 +291,9 @@ final class PhotoActions {
     /// group of sidecars is renamed into place at its end: quitting mid-group left its
     /// temporary files beside the photos).
     func close() {
+        closing = true
+        waitingMarks.removeAll()
+        undoOnceMarked = false
         _ = marking?.cancelAndWait(seconds: 10)
         progress.close()
         open = nil

@@ -27,6 +27,21 @@ import TestSupport
         }
     }
 
+    /// `bytes` (a JPEG) without its XMP segment.
+    private func withoutXMP(_ bytes: Data) throws -> Data {
+        let namespace = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+        var offset = 2
+        let b = [UInt8](bytes)
+        while offset + 4 <= b.count, b[offset] == 0xFF, b[offset + 1] != 0xDA {
+            let end = offset + 2 + (Int(b[offset + 2]) << 8 | Int(b[offset + 3]))
+            if b[offset + 1] == 0xE1, b[(offset + 4)...].starts(with: namespace) {
+                return Data(b[..<offset] + b[end...])
+            }
+            offset = end
+        }
+        throw MarksTestError("no XMP segment")
+    }
+
     /// The bytes of `file` from the first `marker` on: a JPEG's picture data (from its first
     /// start of scan) or a PNG's (from its first IDAT chunk), which a change of XMP leaves alone.
     private func picture(_ file: URL, from marker: [UInt8]) throws -> Data {
@@ -48,6 +63,7 @@ import TestSupport
             make: "Canon", model: "Canon EOS R5", original: "2021:07:14 10:30:00", orientation: 1, little: true
         ).write(to: photo)
         let exifBefore = try exiftool(photo, ["-EXIF:all"])
+        let original = try Data(contentsOf: photo)
         let pictureBefore = try picture(photo, from: [0xFF, 0xDA])
         #expect(exifBefore["IFD0:Make"] == "Canon")
 
@@ -61,6 +77,7 @@ import TestSupport
         #expect(xmp["XMP-dc:Subject"] == "Beach, Places, France, Paris")
         #expect(xmp["XMP-lr:HierarchicalSubject"] == "Places|France|Paris")
         #expect(try exiftool(photo, ["-EXIF:all"]) == exifBefore, "its EXIF as it was")
+        #expect(try withoutXMP(Data(contentsOf: photo)) == original, "every other byte as it was")
         #expect(try picture(photo, from: [0xFF, 0xDA]) == pictureBefore, "its picture's data as it was")
         #expect(MarksFiles.read(photoAt: photo.path, index: nil, pool: pool) == marks, "read back")
 
@@ -93,6 +110,15 @@ import TestSupport
                 == .photo(png.path))
         #expect(try exiftool(png, ["-XMP-xmp:Rating"])["XMP-xmp:Rating"] == "5")
         #expect(try picture(png, from: Array("IDAT".utf8)) == pngPicture)
+        // Written again: one XMP chunk, changed.
+        #expect(
+            MarksFiles.write(
+                PhotoMarks(rating: 2), old: PhotoMarks(rating: 5), photoAt: png.path, intoPhoto: true, index: nil,
+                pool: pool)
+                == .photo(png.path))
+        #expect(try exiftool(png, ["-XMP-xmp:Rating"])["XMP-xmp:Rating"] == "2")
+        let chunks = try Data(contentsOf: png).ranges(of: Data("XML:com.adobe.xmp".utf8)).count
+        #expect(chunks == 1, "one XMP chunk")
 
         // A RAW file (here a JPEG by its bytes, a NEF by its name, as a camera's RAW files are
         // TIFF-shaped): photo apps keep RAW files untouched and read their sidecars.
@@ -115,6 +141,15 @@ import TestSupport
             MarksFiles.write(
                 PhotoMarks(rating: 2), old: .none, photoAt: link.path, intoPhoto: true, index: nil, pool: pool)
                 == .sidecar(link.path + ".xmp"))
+        #expect(try Data(contentsOf: png) == pngBefore)
+
+        // A photo with another name (a hard link): both names would part, or change together.
+        let linked = folder.appendingPathComponent("linked.png")
+        try FileManager.default.linkItem(at: png, to: linked)
+        #expect(
+            MarksFiles.write(
+                PhotoMarks(rating: 1), old: .none, photoAt: linked.path, intoPhoto: true, index: nil, pool: pool)
+                == .sidecar(linked.path + ".xmp"))
         #expect(try Data(contentsOf: png) == pngBefore)
 
         // The preference off (the default): a JPEG stays as it was.
@@ -170,5 +205,43 @@ import TestSupport
             #expect(
                 MarksFiles.read(photoAt: photo.path, index: index, pool: pool) == PhotoMarks(rating: 3, label: "Green"))
         }
+    }
+
+    @Test(
+        "A photo whose own XMP and sidecar differ: both given the same marks, not only what changed from the sidecar's")
+    func ownAndSidecarDiffer() throws {
+        let pool = pool("helper")
+        let folder = try TestPictures.makeFolder("marks-in-photo")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = folder.appendingPathComponent("IMG_7.jpg")
+        try FileManager.default.copyItem(
+            at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: photo)
+        let own = PhotoMarks(rating: 5, label: "Blue", tags: ["Old"])
+        #expect(
+            MarksFiles.write(own, old: .none, photoAt: photo.path, intoPhoto: true, index: nil, pool: pool)
+                == .photo(photo.path))
+        // Another app's sidecar, saying otherwise; it is what is read.
+        let sidecar = URL(fileURLWithPath: photo.path + ".xmp")
+        #expect(
+            MarksFiles.write(PhotoMarks(rating: 1), old: own, photoAt: photo.path, index: nil, pool: pool)
+                == .sidecar(sidecar.path))
+        try Data(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+            <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="1"/>\
+            </rdf:RDF></x:xmpmeta>
+            """.utf8
+        ).write(to: sidecar)
+        let read = MarksFiles.read(photoAt: photo.path, index: nil, pool: pool)
+        #expect(read == PhotoMarks(rating: 1))
+        let new = PhotoMarks(rating: 3, label: "Green")
+        #expect(
+            MarksFiles.write(new, old: read, photoAt: photo.path, intoPhoto: true, index: nil, pool: pool)
+                == .sidecar(sidecar.path))
+        let inPhoto = try exiftool(photo, ["-XMP:all"])
+        #expect(inPhoto["XMP-xmp:Rating"] == "3" && inPhoto["XMP-xmp:Label"] == "Green", "\(inPhoto)")
+        #expect(inPhoto["XMP-dc:Subject"] == nil, "the photo's old tag taken away as the sidecar has none: \(inPhoto)")
+        let inSidecar = try exiftool(sidecar, ["-XMP:all"])
+        #expect(inSidecar["XMP-xmp:Rating"] == "3" && inSidecar["XMP-xmp:Label"] == "Green")
     }
 }

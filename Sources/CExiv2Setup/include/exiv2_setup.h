@@ -1,7 +1,7 @@
 // What gexiv2 leaves to the program: Exiv2's reader of the ISO base media formats (HEIF / HEIC,
 // AVIF, CR3, JPEG XL), which Exiv2 0.27 builds in but turns on only when a program asks; and
-// a JPEG's EXIF made true again after a lossless edit, and a photo's own XMP read and replaced,
-// in memory (gexiv2 0.14 saves only to files and streams).
+// a JPEG's EXIF made true again after a lossless edit, in memory (gexiv2 0.14 saves only to
+// files and streams).
 #pragma once
 
 #include <stdbool.h>
@@ -29,17 +29,6 @@ unsigned char *cp_exiv2_exif_after_edit(const unsigned char *data, size_t size, 
 unsigned char *cp_exiv2_copy_metadata(const unsigned char *original, size_t original_size,
                                       const unsigned char *edited, size_t edited_size, size_t *out_size,
                                       char **message);
-
-/// The XMP packet of the picture file `data` as it holds it (a buffer to free(), NUL-ended, its
-/// length in `out_size`: 0 when the file has none), or NULL when Exiv2 cannot read the file
-/// (`message`, to free(), says why, if it can).
-unsigned char *cp_exiv2_xmp_packet(const unsigned char *data, size_t size, size_t *out_size, char **message);
-
-/// The picture file `data` (a JPEG, PNG, TIFF or WebP) with `packet` as its XMP, everything
-/// else it holds as it was. Returns a buffer to free() with its size in `out_size`, or NULL
-/// when Exiv2 refused the file or cannot write its format (`message`, to free(), says why).
-unsigned char *cp_exiv2_put_xmp(const unsigned char *data, size_t size, const char *packet, size_t packet_size,
-                                size_t *out_size, char **message);
 
 #ifdef __cplusplus
 }

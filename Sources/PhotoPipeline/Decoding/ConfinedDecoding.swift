@@ -148,13 +148,11 @@ struct ConfinedDecoding: PictureDecoding {
         return file
     }
 
-    func marksInPhoto(
-        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
-    ) throws(PhotoFailure) -> Data {
+    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data {
         // No pixels; the photo comes back as large as it was, its XMP a little larger.
         let limits = DecodeLimits(maxBytes: photo.count + (1 << 20), maxPixels: 1)
         let decoded = try helpers.run(
-            .marksInPhoto(old: old, new: new), input: .bytes(photo), limits: limits, budget: .shared,
+            .marksInPhoto(new: new), input: .bytes(photo), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")

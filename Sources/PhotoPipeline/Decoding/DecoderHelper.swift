@@ -205,9 +205,9 @@ public enum DecoderHelper {
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 let packet = try XMPMarks.update(bytes, from: old, to: new)
                 return (.file(byteCount: packet.count), try SealedPixels.sealedFile(holding: packet))
-            case .marksInPhoto(let old, let new):
+            case .marksInPhoto(let new):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
-                let photo = try MarksInPhoto.updated(bytes, from: old, to: new)
+                let photo = try MarksInPhoto.updated(bytes, to: new)
                 return (.file(byteCount: photo.count), try SealedPixels.sealedFile(holding: photo))
             case .videoFrame(let size):
                 let (image, facts) = try VideoFrame.read(

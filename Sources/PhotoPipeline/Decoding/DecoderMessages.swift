@@ -52,9 +52,9 @@ struct DecodeRequest: Codable, Sendable {
         /// An XMP sidecar (or a photo's first bytes, to begin one from its XMP) with marks
         /// changed from `old` to `new` (`XMPMarks.update`), as a file.
         case updatedMarks(old: PhotoMarks, new: PhotoMarks)
-        /// A photo file (a JPEG, PNG, TIFF or WebP) with the marks in its own XMP changed from
-        /// `old` to `new` (`MarksInPhoto.updated`), as a file.
-        case marksInPhoto(old: PhotoMarks, new: PhotoMarks)
+        /// A photo file (a JPEG or a PNG) with its own XMP giving the marks `new`
+        /// (`MarksInPhoto.updated`), as a file.
+        case marksInPhoto(new: PhotoMarks)
         /// A JPEG turned, flipped and cropped without decoding it (`LosslessJPEG`), as a file.
         case editedJPEG(PhotoEdit)
         /// The frame that stands for a video, at `size` (`VideoFrame`).

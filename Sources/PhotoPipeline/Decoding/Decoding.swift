@@ -102,13 +102,12 @@ public enum Decoding {
         return try pool.decoding.updatedMarks(bytes, from: old, to: new, cancellable: cancellable)
     }
 
-    /// The photo file `photo` with the marks in its own XMP changed from `old` to `new`, all
-    /// else as it was (see `MarksInPhoto.updated`).
+    /// The photo file `photo` with its own XMP giving the marks `new`, all else as it was (see
+    /// `MarksInPhoto.updated`).
     static func marksInPhoto(
-        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable = Cancellable(),
-        pool: DecoderPool = .shared
+        _ photo: Data, to new: PhotoMarks, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> Data {
-        try pool.decoding.marksInPhoto(photo, from: old, to: new, cancellable: cancellable)
+        try pool.decoding.marksInPhoto(photo, to: new, cancellable: cancellable)
     }
 
     /// `jpeg` turned, flipped and cropped as `edit` says, without decoding it (see
@@ -183,9 +182,7 @@ protocol PictureDecoding: Sendable {
         _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data
 
-    func marksInPhoto(
-        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
-    ) throws(PhotoFailure) -> Data
+    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data
 
     func editedJPEG(
         _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable

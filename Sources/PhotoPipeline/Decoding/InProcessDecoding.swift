@@ -91,10 +91,8 @@ struct InProcessDecoding: PictureDecoding {
         try XMPMarks.update(bytes, from: old, to: new)
     }
 
-    func marksInPhoto(
-        _ photo: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
-    ) throws(PhotoFailure) -> Data {
-        try MarksInPhoto.updated(photo, from: old, to: new)
+    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data {
+        try MarksInPhoto.updated(photo, to: new)
     }
 
     func editedJPEG(

@@ -48,15 +48,18 @@ public enum MarksFiles {
         let ending = (path as NSString).pathExtension
         let others = (RawPhoto.endings.union(pictureEndings)).subtracting([ending.lowercased()])
         let sharedWithAnother = others.contains { other in
-            isRegularFile(base + "." + other) || isRegularFile(base + "." + other.uppercased())
+            [other, other.uppercased(), other.prefix(1).uppercased() + other.dropFirst()].contains {
+                isRegularFile(base + "." + $0)
+            }
         }
         return sharedWithAnother ? own : own + shared
     }
 
-    /// The endings of pictures other than RAW files that a sidecar named without the ending may
-    /// belong to (lower case).
+    /// The endings of files other than RAW files that a sidecar named without the ending may
+    /// belong to (lower case): pictures, an editor's documents, a camera's or a phone's videos.
     private static let pictureEndings: Set<String> = [
-        "jpg", "jpeg", "png", "tif", "tiff", "heic", "heif", "avif", "webp", "jxl", "gif",
+        "jpg", "jpeg", "png", "tif", "tiff", "heic", "heif", "avif", "webp", "jxl", "gif", "bmp", "jp2", "psd", "xcf",
+        "exr", "mov", "mp4", "m4v", "avi", "mts", "mkv",
     ]
 
     private static func isRegularFile(_ path: String) -> Bool {
@@ -117,7 +120,7 @@ public enum MarksFiles {
             remember(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true), index, indexing)
             return .failed(notHere, keptInIndex: true)
         }
-        if intoPhoto, let held = writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
+        if intoPhoto, let held = writtenIntoPhoto(new, photoAt: path, pool: pool) {
             remember(path, held, index, indexing)
             return .photo(path)
         }
@@ -159,10 +162,8 @@ public enum MarksFiles {
     /// Writes `new` into the photo at `path` (`MarksInPhoto.write`); what the index is to hold
     /// when the photo alone holds its marks now. Nil when it was not written, or when it has a
     /// sidecar, which other apps read before the photo and which is to be written as well.
-    static func writtenIntoPhoto(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
-    ) -> PhotoIndex.HeldMarks? {
-        guard case .written(let size, let modified) = MarksInPhoto.write(new, old: old, photoAt: path, pool: pool),
+    static func writtenIntoPhoto(_ new: PhotoMarks, photoAt path: String, pool: DecoderPool) -> PhotoIndex.HeldMarks? {
+        guard case .written(let size, let modified) = MarksInPhoto.write(new, photoAt: path, pool: pool),
             sidecar(for: path) == nil
         else { return nil }
         return .init(source: path, size: size, modified: modified, marks: new)

@@ -46,7 +46,7 @@ public final class SidecarWrites: Sendable {
     /// here (`path` is then its address).
     public func write(_ new: PhotoMarks, old: PhotoMarks, photoAt path: String) -> MarksFiles.Written {
         guard MarksFiles.isLocal(path) else { return unsaved(new, photoAt: path, MarksFiles.notHere) }
-        if intoPhotos, let held = MarksFiles.writtenIntoPhoto(new, old: old, photoAt: path, pool: pool) {
+        if intoPhotos, let held = MarksFiles.writtenIntoPhoto(new, photoAt: path, pool: pool) {
             indexing.add(path, held)
             return .photo(path)
         }

@@ -2,7 +2,8 @@
 // EXIF reader, the metadata the details panel shows (gexiv2, on any bytes, as a RAW file's own
 // are read), the decode cost estimate and its header parsers, the decoder (from a memory
 // stream, with its limit checks and memory budget) as a row and as the viewer use it, the
-// sepia filter, and the colour profile readers and transforms (the bytes taken as a profile).
+// sepia filter, the colour profile readers and transforms (the bytes taken as a profile), and
+// the marks' XMP read, changed and written into a photo.
 // Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
 import CGLib
 import CGdkPixbuf
@@ -91,6 +92,20 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     }
     _ = ColourDescription.PNGChunks.read(data)?.profile
     _ = ColorProfile.jpegProfile(in: data)
+
+    // The bytes as a sidecar or a photo's own XMP, read and changed as marks are (Exempi); and
+    // as a photo whose marks are written into it (Exiv2 reading its packet and writing it back
+    // with a new one), each as the decoder helper runs them.
+    let marks = PhotoMarks(rating: 3, label: "Red", tags: ["Places|France", "Beach"])
+    _ = XMPMarks.read(data)
+    _ = try? XMPMarks.update(data, from: .none, to: marks)
+    if let written = try? MarksInPhoto.updated(data, to: marks) {
+        // A JPEG's are read back from its XMP segment as the app reads them; then written again.
+        if PictureSignature.isJPEG(written), let segment = PhotoXMP.jpegSegment(in: written) {
+            precondition(XMPMarks.read(segment) == marks, "the marks written are read back")
+        }
+        _ = try? MarksInPhoto.updated(written, to: .none)
+    }
 
     precondition(budget.usage.now == 0, "every reservation is returned")
     return 0

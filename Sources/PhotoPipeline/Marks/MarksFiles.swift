@@ -210,6 +210,20 @@ public enum MarksFiles {
         return (facts.size, facts.modified)
     }
 
+    /// Writes all of `bytes` to the open `file`: 0, or why they could not all be written
+    /// (nothing written and no error: the disk is full).
+    static func writeAll(_ bytes: Data, to file: Int32) -> Int32 {
+        bytes.withUnsafeBytes { raw -> Int32 in
+            var written = 0
+            while written < raw.count {
+                let count = Glibc.write(file, raw.baseAddress! + written, raw.count - written)
+                guard count > 0 else { return count < 0 ? errno : ENOSPC }
+                written += count
+            }
+            return 0
+        }
+    }
+
     /// The file at `path`; nil if it cannot be read, or is longer than `limit` bytes.
     static func contents(of path: String, limit: Int) -> Data? {
         PhotoXMP.withFile(at: path) { file, size in

@@ -61,15 +61,7 @@ public enum MarksInPhoto {
         let temporary = path + ".~" + String(UInt32.random(in: .min ... .max), radix: 16)
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, before.st_mode & 0o7777)
         guard file >= 0 else { return .failed(failure(errno)) }
-        var problem = bytes.withUnsafeBytes { raw -> Int32 in
-            var written = 0
-            while written < raw.count {
-                let count = Glibc.write(file, raw.baseAddress! + written, raw.count - written)
-                guard count > 0 else { return count < 0 ? errno : ENOSPC }
-                written += count
-            }
-            return 0
-        }
+        var problem = MarksFiles.writeAll(bytes, to: file)
         if problem == 0, fchmod(file, before.st_mode & 0o7777) != 0 || fsync(file) != 0 { problem = errno }
         close(file)
         var now = stat()

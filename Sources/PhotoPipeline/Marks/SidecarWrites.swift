@@ -58,17 +58,7 @@ public final class SidecarWrites: Sendable {
         let temporary = packet.target + ".~" + String(UInt32.random(in: .min ... .max), radix: 16)
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard file >= 0 else { return unsaved(new, photoAt: path, Self.failure(errno)) }
-        // 0, or why the bytes could not all be written (nothing written and no error: the
-        // disk is full).
-        let failure = packet.bytes.withUnsafeBytes { raw -> Int32 in
-            var written = 0
-            while written < raw.count {
-                let count = Glibc.write(file, raw.baseAddress! + written, raw.count - written)
-                guard count > 0 else { return count < 0 ? errno : ENOSPC }
-                written += count
-            }
-            return 0
-        }
+        let failure = MarksFiles.writeAll(packet.bytes, to: file)
         close(file)
         guard failure == 0 else {
             unlink(temporary)

@@ -18,7 +18,9 @@ extension PhotoViewer {
             host.showToast(tr("Only photos on this computer can be edited"), button: nil)
             return
         }
-        guard PictureSignature.isJPEG(picture.bytes.prefix(4)) || ReencodedEdit.formats.contains(picture.info.format)
+        // A RAW file's picture is its camera's preview, a JPEG; the file itself is not one.
+        guard !RawPhoto.isRaw(url),
+            PictureSignature.isJPEG(picture.bytes.prefix(4)) || ReencodedEdit.formats.contains(picture.info.format)
         else {
             host.showToast(tr("Pictures of this kind cannot be edited"), button: nil)
             return

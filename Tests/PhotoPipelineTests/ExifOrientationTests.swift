@@ -202,4 +202,25 @@ import TestSupport
         #expect(gdk_pixbuf_get_file_info(png.path, &width, &height) != nil)
         #expect(width == 20 && height == 40)
     }
+
+    @Test("A RAW file is never turned or edited by writing it again: it is left as it was, with a reason")
+    func rawLeftAlone() throws {
+        let folder = try TestPictures.makeFolder("turn-raw")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let preview = try #require(CameraFiles.jpeg(width: 60, height: 40, rgb: 0x3366CC))
+        let dng = folder.appendingPathComponent("IMG_0001.DNG")
+        let bytes = CameraFiles.dng(
+            preview: preview, previewWidth: 60, previewHeight: 40, width: 60, height: 40, orientation: 1)
+        try bytes.write(to: dng)
+        #expect(PhotoFiles.turnKind(of: dng.path) == .unsupported)
+        #expect(throws: PhotoFileFailure.self) { try PhotoFiles.turn(dng.path, clockwise: true).get() }
+        let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1))
+        #expect(throws: PhotoFileFailure.self) {
+            try EditSaving.save(
+                dng.path, edit: edit, mode: .replace, trashes: [folder.appendingPathComponent("trash").path]
+            ).get()
+        }
+        #expect(try Data(contentsOf: dng) == bytes, "the RAW file as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["IMG_0001.DNG"])
+    }
 }

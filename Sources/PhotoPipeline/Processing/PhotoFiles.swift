@@ -252,6 +252,10 @@ public enum PhotoFiles {
 
     /// How the picture at `path` can be turned (read from its first bytes).
     public static func turnKind(of path: String) -> TurnKind {
+        // A RAW file is the camera's record of the photo, never written again: by its
+        // TIFF-shaped head a DNG, NEF or CR2 was saved as a TIFF of its small preview, the
+        // sensor's data gone.
+        guard !RawPhoto.isRaw(URL(fileURLWithPath: path)) else { return .unsupported }
         guard let handle = FileHandle(forReadingAtPath: path) else { return .unsupported }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 4)) ?? Data()

@@ -280,5 +280,34 @@ extension DesktopGUITests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: photos.path) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["turned.jpg"])
         }
+
+        @Test("A RAW file is not opened in the editor, nor turned: it says so, and the file stays as it was")
+        func rawRefused() throws {
+            let folder = try TestPictures.makeFolder("editor-raw")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: 0xCC3333))
+            let dng = folder.appendingPathComponent("IMG_0001.DNG")
+            let bytes = CameraFiles.dng(
+                preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 1)
+            try bytes.write(to: dng)
+            let app = try AppSession(source: folder.path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor("a notice") { events in
+                events.contains {
+                    $0.event.name == .noticeShown && $0.event.text == "Pictures of this kind cannot be edited"
+                }
+            }
+            try key(app, "ctrl+r")
+            try app.waitFor("the second notice") { events in
+                events.contains {
+                    $0.event.name == .noticeShown && $0.event.text?.contains("cannot be rotated") == true
+                }
+            }
+            #expect(!app.events().contains { $0.event.name == .editBegin })
+            #expect(try Data(contentsOf: dng) == bytes, "the RAW file as it was")
+        }
     }
 }

@@ -65,21 +65,18 @@ extension PhotoActions {
 
     /// Finds which of `targets` are files on this computer, off the main thread (an address is
     /// parsed for each: 10,000 of them held the main loop 150 ms), then hands them to `body`.
-    func withFiles(_ targets: [PhotoTarget], _ body: @escaping @MainActor @Sendable ([FileTarget]) -> Void) {
-        guard !targets.isEmpty else { return }
-        inBackground(
-            { targets.compactMap { target in target.path.map { FileTarget(target: target, path: $0) } } },
-            then: { files in if !files.isEmpty { body(files) } })
-    }
-
-    /// As `withFiles`, for marks: a photo that is no file here (a share's, a web list's) comes
+    /// `elsewhereToo` (marks): a photo that is no file here (a share's, a web list's) comes
     /// too, by its address, its marks kept in the index alone (`MarksFiles`).
-    func withMarkFiles(_ targets: [PhotoTarget], _ body: @escaping @MainActor @Sendable ([FileTarget]) -> Void) {
+    func withFiles(
+        _ targets: [PhotoTarget], elsewhereToo: Bool = false,
+        _ body: @escaping @MainActor @Sendable ([FileTarget]) -> Void
+    ) {
         guard !targets.isEmpty else { return }
         inBackground(
             {
                 targets.compactMap { target in
-                    target.url.map { FileTarget(target: target, path: $0.isFileURL ? $0.path : $0.absoluteString) }
+                    let path = target.url.flatMap { $0.isFileURL ? $0.path : elsewhereToo ? $0.absoluteString : nil }
+                    return path.map { FileTarget(target: target, path: $0) }
                 }
             },
             then: { files in if !files.isEmpty { body(files) } })

@@ -113,7 +113,7 @@ extension PhotoActions {
         let marks = known.compactMap { $0 }
         let off = marks.count == known.count && change.isHeld(byAll: marks)
         let knownByID = Dictionary(zip(targets.map(\.id), known), uniquingKeysWith: { first, _ in first })
-        withMarkFiles(targets) { [weak self] files in
+        withFiles(targets, elsewhereToo: true) { [weak self] files in
             let steps = files.map { MarkStep(file: $0, known: knownByID[$0.target.id] ?? nil) }
             self?.write(steps, change: (change, off), pressed: pressed)
         }

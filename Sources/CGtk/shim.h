@@ -1,4 +1,5 @@
 // GTK 4 and libadwaita 1.2 (Debian 12): one module, as libadwaita's headers include GTK's.
+#include <string.h>
 #include <gtk/gtk.h>
 #include <adwaita.h>
 #ifdef GDK_WINDOWING_X11
@@ -85,6 +86,79 @@ static inline void cp_double_click_settings(guint *time, guint *distance) {
 static inline void cp_accessible_set_label(GtkAccessible *accessible, const char *label, const char *description) {
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label,
                                    GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+}
+
+static inline void cp_accessible_set_name(GtkAccessible *accessible, const char *label) {
+    gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+}
+
+static inline void cp_accessible_set_description(GtkAccessible *accessible, const char *description) {
+    gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+}
+
+/// Keeps a widget out of what screen readers see (a thumbnail inside a row that speaks for it).
+static inline void cp_accessible_hide(GtkAccessible *accessible) {
+    gtk_accessible_update_state(accessible, GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+}
+
+/// The name a screen reader gives a control that shows only an icon: its tooltip without the
+/// shortcut in brackets at its end ("Copy (Ctrl+C)" is "Copy"). Newly allocated, or NULL.
+static inline char *cp_name_of_tooltip(const char *tooltip) {
+    if (!tooltip || !*tooltip)
+        return NULL;
+    size_t length = strlen(tooltip);
+    const char *open = g_strrstr(tooltip, " (");
+    if (open && open > tooltip && tooltip[length - 1] == ')')
+        return g_strndup(tooltip, (gsize)(open - tooltip));
+    return g_strdup(tooltip);
+}
+
+/// Names `inside` after the status page `page`'s title.
+static inline void cp_name_after_title(GObject *page, GParamSpec *pspec, gpointer inside) {
+    (void)pspec;
+    const char *title = adw_status_page_get_title(ADW_STATUS_PAGE(page));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(inside), GTK_ACCESSIBLE_PROPERTY_LABEL, title ? title : "", -1);
+}
+
+/// Gives each control of `builder`'s that GTK 4.8 would call by its class name a name a
+/// screen reader can say: a button or menu button showing only an icon takes its tooltip's
+/// words, a search entry its placeholder, a status page's scrolled window its title. A control
+/// with a name of its own keeps it.
+static inline void cp_builder_name_controls(GtkBuilder *builder) {
+    GSList *objects = gtk_builder_get_objects(builder);
+    for (GSList *each = objects; each; each = each->next) {
+        GObject *object = each->data;
+        char *name = NULL;
+        if (GTK_IS_MENU_BUTTON(object)) {
+            GtkMenuButton *button = GTK_MENU_BUTTON(object);
+            if (!gtk_menu_button_get_label(button))
+                name = cp_name_of_tooltip(gtk_widget_get_tooltip_text(GTK_WIDGET(button)));
+        } else if (GTK_IS_BUTTON(object)) {
+            GtkButton *button = GTK_BUTTON(object);
+            GtkWidget *child = gtk_button_get_child(button);
+            if (!gtk_button_get_label(button) && (gtk_button_get_icon_name(button) || GTK_IS_IMAGE(child)))
+                name = cp_name_of_tooltip(gtk_widget_get_tooltip_text(GTK_WIDGET(button)));
+        } else if (GTK_IS_SEARCH_ENTRY(object) || GTK_IS_ENTRY(object)) {
+            char *placeholder = NULL;
+            g_object_get(object, "placeholder-text", &placeholder, NULL);
+            if (placeholder && *placeholder)
+                name = placeholder;
+            else
+                g_free(placeholder);
+        }
+        if (ADW_IS_STATUS_PAGE(object)) {
+            // Its scrolled window inside is named after the page's title, as it changes.
+            GtkWidget *inside = gtk_widget_get_first_child(GTK_WIDGET(object));
+            if (GTK_IS_SCROLLED_WINDOW(inside)) {
+                g_signal_connect_object(object, "notify::title", G_CALLBACK(cp_name_after_title), inside, 0);
+                cp_name_after_title(object, NULL, inside);
+            }
+        }
+        if (name)
+            gtk_accessible_update_property(GTK_ACCESSIBLE(object), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        g_free(name);
+    }
+    g_slist_free(objects);
 }
 
 // Drag and drop: the GTypes are macros that call functions, which Swift does not import.

@@ -22,6 +22,8 @@ protocol PhotoTile: AnyObject {
     @discardableResult func show(_ snapshot: PhotoSnapshot) -> String
     /// The marks shown (none for a folder, or before any were read).
     var shownMarks: PhotoMarks { get }
+    /// What a screen reader says of it.
+    var voice: TileVoice { get }
 }
 
 extension PhotoRowWidget: PhotoTile {}
@@ -69,7 +71,8 @@ final class PhotoGridCell: PhotoTile {
     private var tooltipSource: SignalConnection?
     private var shownPlaceholder: String?
     private var shownFailed = false
-    private var shownAccessible: (name: String, state: String)?
+    /// What a screen reader says of the photo shown (set by the list, which knows its place).
+    let voice = TileVoice()
     private var side: Int32 = 0
     /// The stars, reject and label over the picture's lower corner.
     private lazy var marks = MarksSlot(osd: true) { [unowned self] badge in
@@ -97,6 +100,7 @@ final class PhotoGridCell: PhotoTile {
         picture.setCanShrink(true)
         picture.setContentFit(GTK_CONTENT_FIT_CONTAIN)
         picture.addCSSClass("photo-thumbnail")
+        picture.hideFromScreenReaders() // the cell says what it shows
         square = Widget<Overlay>.make()
         square.setChild(picture)
         square.setHorizontalAlign(GTK_ALIGN_CENTER)
@@ -177,19 +181,6 @@ final class PhotoGridCell: PhotoTile {
         let seconds = failed ? nil : image?.videoSeconds
         let live = !(failed) && image?.isMotion == true
         video.show(seconds: seconds, live: live)
-        let accessible = (
-            name,
-            [
-                PhotoRowWidget.accessibleState(state, failure: snapshot.failure),
-                VideoBadge.description(seconds: seconds, live: live), MarksBadge.description(of: marks),
-            ]
-            .compactMap { $0 }.joined(separator: ", ")
-        )
-        if shownAccessible.map({ $0 != accessible }) ?? true {
-            shownAccessible = accessible
-            root.setAccessibleLabel(accessible.0, description: accessible.1)
-            picture.setAlternativeText(name)
-        }
         return statusLine
     }
 
@@ -208,11 +199,6 @@ final class PhotoGridCell: PhotoTile {
         setWorking(false)
         marks.show(.none, on: root)
         video.show(seconds: nil)
-        let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
-        if shownAccessible.map({ $0 != accessible }) ?? true {
-            shownAccessible = accessible
-            root.setAccessibleLabel(accessible.0, description: accessible.1)
-        }
         return ""
     }
 
@@ -265,6 +251,7 @@ final class PhotoGridCell: PhotoTile {
             button.addCSSClass("circular")
             button.addCSSClass("osd")
             button.setTooltip(tr("Retry"))
+            button.setAccessibleName(tr("Retry"))
             square.addOverlay(button)
             retryClicked = button.connect("clicked") { [unowned self] in
                 if let photo { onRetry?(photo) }

@@ -30,7 +30,7 @@ final class PhotoListPane {
     let listFactory: Handle<SignalListItemFactory>
     let gridFactory: Handle<SignalListItemFactory>
     let photos: any PhotoListReading
-    private let processor: PhotoProcessor
+    let processor: PhotoProcessor
     var scrollMonitor: ScrollActivityMonitor!
     /// The rows and cells made, by their list item.
     private(set) var tiles: [UnsafeMutableRawPointer: any PhotoTile] = [:]
@@ -101,6 +101,11 @@ final class PhotoListPane {
     var onDrag: ((PhotoID) -> OfferedFiles?)?
     /// What is known of a photo without opening it, in words, for its tooltip (see `PhotoTile`).
     var photoDetails: ((PhotoID, PhotoEntry) -> String?)?
+    /// The date a photo was taken as EXIF writes it, where known; with `ask`, it is looked for
+    /// when not (`refreshSpeech(of:)` is then told when it has come).
+    var takenDate: ((PhotoID, PhotoEntry, _ ask: Bool) -> String?)?
+    /// Every bound row's or cell's speech said again after the list's rows moved or its count changed.
+    lazy var respeaking = Debounce.onMainActor { [weak self] in self?.refreshSpeech() }
     /// Each row's or cell's drag handler, by its list item.
     private var drags: [UnsafeMutableRawPointer: SignalConnection] = [:]
 
@@ -121,6 +126,7 @@ final class PhotoListPane {
         list = ui.widget("list")
         grid = Handle<GridView>.make()
         grid.addCSSClass("photo-grid")
+        grid.setAccessibleName(tr("Photo Grid"))
         grid.setMaxColumns(8) // until the window has a width (see `fitColumns`)
         owned = [
             ObjectRef(takingOpaque: listFactory.opaque), ObjectRef(takingOpaque: gridFactory.opaque), list.retained(),
@@ -144,7 +150,11 @@ final class PhotoListPane {
             willApply: { [unowned self] edit in
                 if case .reorder(_, keepingInView: true) = edit { keptPlace = placeBeforeReorder() }
             },
-            didApply: { [unowned self] change in if change.keptInView { keepPlace(change) } })
+            didApply: { [unowned self] change in
+                if change.keptInView { keepPlace(change) }
+                // What each row says of its place ("photo 3 of 16").
+                respeaking.schedule(afterMilliseconds: 200)
+            })
         folderCounts.onCounted = { [unowned self] link in
             guard let id = photos.id(forLink: link), let tile = boundTiles[id], let position = photos.position(of: id)
             else { return }
@@ -191,6 +201,7 @@ final class PhotoListPane {
             lastVisible = visible
             Trace.shared.emit(.scrollEnd(first: visible.lowerBound, last: visible.upperBound - 1))
             self.processor.scrollEnded(visible: visible)
+            askDates(in: visible)
         }
     }
 
@@ -275,6 +286,7 @@ final class PhotoListPane {
     private func show(_ snapshot: PhotoSnapshot, in tile: any PhotoTile) {
         let marksBefore = tile.photo == snapshot.id ? tile.shownMarks : .none
         let status = tile.show(snapshot)
+        speak(snapshot, in: tile)
         if snapshot.state == .failed, let position = photos.position(of: snapshot.id) {
             Trace.shared.emit(
                 .rowStatus(
@@ -328,6 +340,7 @@ final class PhotoListPane {
         } else {
             processor.visibleRowsChanged(visible)
         }
+        askDates(in: visible)
     }
 
     /// Reads the view's new layout, and scrolls where a scroll waits for one, once GTK has

@@ -147,6 +147,7 @@ final class PhotoListWindow {
             Trace.shared.emit(.rowTooltip(row: photos.position(of: id) ?? -1, id: id, text: details ?? ""))
             return details
         }
+        pane.takenDate = { [unowned self] id, entry, ask in feed.dateTaken(of: id, link: entry.link, ask: ask) }
         // The display's colours changed (the setting): the pictures shown are made again in them.
         DisplayColours.shared.observe { [weak self] in
             self?.pane.redrawPictures()
@@ -264,6 +265,7 @@ final class PhotoListWindow {
                     watched.formatted(), folders.formatted()))
         case .factsArrived(let id):
             pane.refreshTooltip(of: id)
+            pane.refreshSpeech(of: id)
         case .needsReading:
             open(sources)
         case .marksChanged(let ids):

@@ -6,7 +6,7 @@ import PhotoPipeline
 
 /// One row of the photo list: thumbnail (or a symbolic placeholder that follows the style),
 /// name, status line (the short reason when the photo failed, with Retry), and a spinner while
-/// work is pending. Screen readers hear the name and the state.
+/// work is pending. Screen readers hear what `TileSpeech` says.
 ///
 /// GTK 4.8's list view keeps about 200 rows bound and binds them again on every jump, so the
 /// row is kept small: the placeholder is the picture's own CSS background (no stack of two
@@ -52,7 +52,8 @@ final class PhotoRowWidget {
     /// The placeholder's style class ("placeholder" or "missing"), nil while a photo shows.
     private var shownPlaceholder: String?
     private var shownFailed = false
-    private var shownAccessible: (name: String, state: String)?
+    /// What a screen reader says of the photo shown (set by the list, which knows its place).
+    let voice = TileVoice()
     /// The stars, reject and label, beside the name.
     private lazy var marks = MarksSlot(osd: false) { [unowned self] badge in
         badge.root.setMarginEnd(12)
@@ -76,6 +77,7 @@ final class PhotoRowWidget {
         picture.setSizeRequest(width: Self.height, height: Self.height)
         picture.setVerticalAlign(GTK_ALIGN_CENTER)
         picture.addCSSClass("photo-thumbnail")
+        picture.hideFromScreenReaders() // the row says what it shows
         root.append(picture)
 
         labels = Widget<Box>.make(GTK_ORIENTATION_VERTICAL, spacing: 2)
@@ -105,6 +107,7 @@ final class PhotoRowWidget {
             button.addCSSClass("flat")
             button.addCSSClass("circular")
             button.setTooltip(tr("Retry"))
+            button.setAccessibleName(tr("Retry"))
             root.insert(button, after: labels)
             retryClicked = button.connect("clicked") { [unowned self] in
                 if let photo { onRetry?(photo) }
@@ -173,20 +176,6 @@ final class PhotoRowWidget {
         let seconds = state == .failed ? nil : image?.videoSeconds
         let live = !(state == .failed) && image?.isMotion == true
         video.show(seconds: seconds, live: live)
-        let accessible = (
-            name,
-            [
-                Self.accessibleState(state, failure: snapshot.failure),
-                VideoBadge.description(seconds: seconds, live: live),
-                MarksBadge.description(of: marks),
-            ]
-            .compactMap { $0 }.joined(separator: ", ")
-        )
-        if shownAccessible.map({ $0 != accessible }) ?? true {
-            shownAccessible = accessible
-            root.setAccessibleLabel(accessible.0, description: accessible.1)
-            picture.setAlternativeText(name)
-        }
         return statusLine
     }
 
@@ -206,11 +195,6 @@ final class PhotoRowWidget {
         setPlaceholder("folder")
         setWorking(false)
         video.show(seconds: nil)
-        let accessible = (name, summary.map { tr("folder") + ", " + $0 } ?? tr("folder"))
-        if shownAccessible.map({ $0 != accessible }) ?? true {
-            shownAccessible = accessible
-            root.setAccessibleLabel(accessible.0, description: accessible.1)
-        }
         return ""
     }
 
@@ -248,16 +232,6 @@ final class PhotoRowWidget {
         case .downloaded: working ? tr("Applying sepia…") : tr("Downloaded")
         case .filtered: tr("Sepia")
         case .failed: failure?.localizedSummary ?? tr("Failed to load")
-        }
-    }
-
-    /// What a screen reader says after the name.
-    static func accessibleState(_ state: PhotoState, failure: PhotoFailure?) -> String {
-        switch state {
-        case .new: tr("loading")
-        case .downloaded: tr("downloaded")
-        case .filtered: tr("sepia")
-        case .failed: String(format: tr("failed: %@"), failure?.localizedSummary ?? tr("could not be loaded"))
         }
     }
 }

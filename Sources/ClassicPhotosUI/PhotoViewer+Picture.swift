@@ -61,10 +61,12 @@ extension PhotoViewer {
     /// Tells the details panel what is known of `slot`'s photo (the shown one).
     func showDetails(of slot: Slot) {
         let isVideo = slot.photo.entry.isVideo
+        let info = isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts
+        chrome.describe(TileSpeech.words(for: info))
         host.viewerShows(
             DetailsSubject(
                 id: slot.photo.id, name: slot.photo.name, entry: slot.photo.entry,
-                info: isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts,
+                info: info,
                 profile: isVideo || slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"),
                 marks: processor.snapshot(of: slot.photo.id)?.marks ?? .none))
     }

@@ -46,15 +46,17 @@ final class UIFile {
         AppResourceBundle.register()
         self.name = name
         let path = "\(AppResourceBundle.basePath)/ui/\(name).ui"
-        guard let ids else {
+        if let ids {
+            do {
+                builder = try Handle<Builder>.make(resource: path, only: ids)
+            } catch {
+                preconditionFailure("\(name).ui does not build: \(error.message)")
+            }
+        } else {
             builder = Handle<Builder>.make(resource: path)
-            return
         }
-        do {
-            builder = try Handle<Builder>.make(resource: path, only: ids)
-        } catch {
-            preconditionFailure("\(name).ui does not build: \(error.message)")
-        }
+        // A button showing only an icon is said by its tooltip's words, not "GtkImage".
+        Handle<Builder>(builder).nameControls()
     }
 
     /// The object `id`, which must be a `Kind`.

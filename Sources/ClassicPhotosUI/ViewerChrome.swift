@@ -32,6 +32,10 @@ final class ViewerChrome {
     private let nextButton: Widget<Button>
     private let fullscreenButton: Widget<Button>
     private let zoomLabel: Widget<Label>
+    private let zoomButton: Widget<Button>
+    /// What a screen reader hears of the photo after its name: its alt text, caption or date,
+    /// where known (`describe`), and its place in the list.
+    private var spoken: (name: String, words: String?, place: String) = ("", nil, "")
     private let sepiaButton: Widget<ToggleButton>
     private let originalButton: Widget<ToggleButton>
     /// The photo menu (rotate, trash, open with, slideshow, …), and the controls the
@@ -45,7 +49,6 @@ final class ViewerChrome {
         root = ui.widget("root")
         zooming = ZoomingPicture(fading: root)
         picture = zooming.widget
-        picture.setAccessibleLabel(tr("Photo"), description: tr("The photo shown"))
         let pictureAndVideo = Widget<Overlay>.make()
         pictureAndVideo.setChild(picture)
         pictureAndVideo.addOverlay(video.widget)
@@ -61,6 +64,7 @@ final class ViewerChrome {
         nextButton = ui.widget("next")
         fullscreenButton = ui.widget("fullscreen")
         zoomLabel = ui.widget("zoom-level")
+        zoomButton = ui.widget("zoom-fit")
         sepiaButton = ui.widget("sepia")
         originalButton = ui.widget("original")
         menuButton = ui.widget("more")
@@ -90,6 +94,11 @@ final class ViewerChrome {
         titleLabel.setText(name)
         counterLabel.setText(
             String(format: tr("%1$@ of %2$@"), Localization.number(position + 1), Localization.number(count)))
+        if spoken.name != name { spoken.words = nil }
+        spoken.name = name
+        spoken.place = String(
+            format: tr("photo %1$@ of %2$@"), Localization.number(position + 1), Localization.number(count))
+        speak()
         previousButton.isSensitive = position > 0
         nextButton.isSensitive = position < count - 1
     }
@@ -120,13 +129,28 @@ final class ViewerChrome {
         spinner.isSpinning = loading
     }
 
+    /// Says what the photo shown is, in words, to a screen reader: its alt text where it has
+    /// one, else its caption, else when it was taken (nil: only its name and place).
+    func describe(_ words: String?) {
+        spoken.words = words
+        speak()
+    }
+
+    private func speak() {
+        picture.setAccessibleLabel(
+            spoken.name, description: [spoken.words, spoken.place].compactMap { $0 }.joined(separator: ", "))
+    }
+
     func showZoom(_ zoom: Double) {
-        zoomLabel.setText(String(format: tr("%d %%"), Int((zoom * 100).rounded())))
+        let level = String(format: tr("%d %%"), Int((zoom * 100).rounded()))
+        zoomLabel.setText(level)
+        zoomButton.setAccessibleName(String(format: tr("Zoom %@"), level))
     }
 
     func showFullscreen(_ fullscreen: Bool) {
         fullscreenButton.setIconName(fullscreen ? "view-restore-symbolic" : "view-fullscreen-symbolic")
         fullscreenButton.setTooltip(fullscreen ? tr("Leave Fullscreen (F11)") : tr("Fullscreen (F11)"))
+        fullscreenButton.setAccessibleName(fullscreen ? tr("Leave Fullscreen") : tr("Fullscreen"))
     }
 
     /// Switches the sepia / original buttons (which then report `.sepia`).

@@ -23,6 +23,10 @@ extension Handle where Kind == Builder {
         return builder
     }
 
+    /// Names its controls that GTK 4.8 would leave to be called by their class names (buttons
+    /// showing only an icon, entries) after their tooltips or placeholders, for screen readers.
+    public func nameControls() { cp_builder_name_controls(opaque) }
+
     /// The object `id`, whatever its class (`checked(as:)` says whether it is the one wanted);
     /// nil if the file has none.
     public func object(_ id: String) -> Handle<AnyGObject>? {

@@ -127,15 +127,25 @@ extension Handle where Kind: WidgetKind {
     public func copyToClipboard(_ texture: ObjectRef<GObject>) {
         gdk_clipboard_set_texture(gtk_widget_get_clipboard(widget), texture.opaque)
     }
-    /// Puts `text` on the clipboard of the widget's display.
     /// Activates the action `name` ("win.details") as the widget's ancestors know it.
     public func activateAction(_ name: String) { gtk_widget_activate_action_variant(widget, name, nil) }
+    /// Puts `text` on the clipboard of the widget's display.
     public func copyToClipboard(text: String) { gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text) }
 
     /// Sets what a screen reader says for the widget: its name and a description.
     public func setAccessibleLabel(_ label: String, description: String) {
         cp_accessible_set_label(opaque, label, description)
     }
+
+    /// Sets what a screen reader calls the widget, leaving its description as it is.
+    public func setAccessibleName(_ label: String) { cp_accessible_set_name(opaque, label) }
+
+    /// Sets what a screen reader says of the widget after its name.
+    public func setAccessibleDescription(_ description: String) { cp_accessible_set_description(opaque, description) }
+
+    /// Keeps the widget out of what screen readers see (what it shows is said by a widget
+    /// around it).
+    public func hideFromScreenReaders() { cp_accessible_hide(opaque) }
 }
 
 extension Handle where Kind == FrameClock {

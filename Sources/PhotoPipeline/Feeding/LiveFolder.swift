@@ -78,6 +78,8 @@ final class LiveFolder {
     /// place label's facts coming in while the view scrolls, left GTK asking for no tooltip
     /// until the pointer had left the window.)
     private var tooltipWaiting: PhotoID?
+    /// Photos whose dates were asked for (see `dateTaken(of:link:ask:)`), until they come.
+    private var datesWaiting: Set<PhotoID> = []
 
     /// New photos put into the list per edit.
     static let editRows = 2_000
@@ -94,8 +96,9 @@ final class LiveFolder {
         watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
         watch(tree ?? [url], readSince: readBegan)
         indexed.onArrived = { [unowned self] id in
-            guard id == tooltipWaiting else { return }
-            tooltipWaiting = nil
+            let forTooltip = id == tooltipWaiting
+            if forTooltip { tooltipWaiting = nil }
+            guard forTooltip || datesWaiting.remove(id) != nil else { return }
             feed.onEvent?(.factsArrived(id))
         }
     }
@@ -394,6 +397,19 @@ final class LiveFolder {
     func dateTaken(of id: PhotoID, link: String) -> String? {
         if let taken = facts[id]?.taken { return taken }
         return indexAnswer(for: id, link: link)??.taken
+    }
+
+    /// The date taken of a photo shown where it is known already (sorting read it, or the
+    /// index's answer has come); with `ask`, the index is asked when it is not, and
+    /// `.factsArrived` tells when it has come.
+    func dateTaken(of id: PhotoID, link: String, ask: Bool) -> String? {
+        if let taken = facts[id]?.taken { return taken }
+        guard ask else { return indexed.known(id)??.taken }
+        guard let answer = indexAnswer(for: id, link: link) else {
+            datesWaiting.insert(id)
+            return nil
+        }
+        return answer?.taken
     }
 
     /// What the index holds for the photo (nil inside: nothing), once its answer has come;

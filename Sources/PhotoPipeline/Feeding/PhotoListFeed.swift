@@ -213,6 +213,12 @@ public final class PhotoListFeed {
         liveFolder?.dateTaken(of: id, link: link)
     }
 
+    /// The date taken of a photo of the folder shown where known already; with `ask`, looked
+    /// for when not (`.factsArrived` tells when it has come).
+    public func dateTaken(of id: PhotoID, link: String, ask: Bool) -> String? {
+        liveFolder?.dateTaken(of: id, link: link, ask: ask)
+    }
+
     // MARK: The actions' edits
 
     /// The app itself begins to change the files at `paths`: what their folder's watch tells

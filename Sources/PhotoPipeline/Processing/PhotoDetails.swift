@@ -32,6 +32,9 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
     public var author: String?
     public var copyright: String?
     public var caption: String?
+    /// What the photo shows, in words for people who cannot see it (IPTC's alt text,
+    /// `Iptc4xmpCore:AltTextAccessibility`, in the photo's own XMP).
+    public var altText: String?
 
     public struct Exposure: Sendable, Equatable, Codable {
         public var numerator: Int
@@ -198,6 +201,7 @@ private struct Reading {
         details.copyright = first("Xmp.dc.rights", "Iptc.Application2.Copyright", "Exif.Image.Copyright")
         details.caption = first(
             "Xmp.dc.description", "Iptc.Application2.Caption", "Exif.Image.ImageDescription")
+        details.altText = first("Xmp.iptc.AltTextAccessibility")
         return details
     }
 

@@ -43,6 +43,10 @@ public final class IndexedFacts {
         return .notYet
     }
 
+    /// What the index holds for photo `id` if it has been read (nil inside: nothing), without
+    /// asking for it.
+    public func known(_ id: PhotoID) -> PhotoIndex.Facts?? { known[id] }
+
     private func arrived(_ facts: PhotoIndex.Facts?, for id: PhotoID) {
         guard reading.remove(id) != nil else { return } // forgotten meanwhile
         if known.count >= Self.capacity { known.removeAll() }

@@ -1,0 +1,152 @@
+import Foundation
+import PhotoPipeline
+import Testing
+import TestSupport
+
+extension DesktopGUITests {
+    /// The app as a screen reader meets it: its accessibility tree read over AT-SPI (the
+    /// accessibility bus a session bus of the test's own starts, read with pyatspi as Orca does).
+    @Suite(.serialized) struct AccessibilityAppTests {
+        /// Presses `keys` with the pointer over the window's header (which gives it the keys).
+        private func key(_ app: AppSession, _ keys: String...) throws {
+            let window = try app.windowGeometry()
+            _ = try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + 20)"])
+            _ = try app.xdotool(["key", "--delay", "80"] + keys)
+        }
+
+        /// A folder of four photos (one with three stars and a label, one taken on a known
+        /// date), a file that is no photo, and a sub-folder of two.
+        private func makeFolder() throws -> URL {
+            let folder = try TestPictures.makeFolder("a11y")
+            for n in 1...3 {
+                try #require(
+                    TestPictures.write(
+                        folder.appendingPathComponent("p\(n).png"), format: "png", rgb: UInt32(0x224466 * n)))
+            }
+            try TestPictures.jpegWithExif(
+                make: "Canon", model: "Canon EOS R6", original: "2021:07:04 18:30:00", orientation: 1, little: true
+            ).write(to: folder.appendingPathComponent("p4.jpg"))
+            let sidecar = """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+                <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">\
+                <xmp:Rating>3</xmp:Rating><xmp:Label>Red</xmp:Label></rdf:Description></rdf:RDF></x:xmpmeta>
+                """
+            try Data(sidecar.utf8).write(to: folder.appendingPathComponent("p2.png.xmp"))
+            try Data("not a photo at all".utf8).write(to: folder.appendingPathComponent("p5.jpg"))
+            let sub = folder.appendingPathComponent("trip", isDirectory: true)
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            for n in 1...2 {
+                try #require(TestPictures.write(sub.appendingPathComponent("t\(n).png"), format: "png"))
+            }
+            return folder
+        }
+
+        /// The items (rows or cells) of the view named `view` ("Photo List", "Photo Grid"), if
+        /// it is the one shown.
+        private func items(_ tree: AccessibleNode, of view: String) -> [AccessibleNode] {
+            tree.shown.filter { $0.role == "table" && $0.name == view }.flatMap(\.children).filter {
+                $0.role == "table cell" && $0.isVisible
+            }
+        }
+
+        /// Waits until the tree has `count` showing items that say all of `words` between them.
+        private func waitForItems(
+            _ a11y: AccessibilityBus, _ app: AppSession, view: String, count: Int, saying words: [String]
+        ) throws -> [AccessibleNode] {
+            var last: [AccessibleNode] = []
+            var said = ""
+            do {
+                try app.waitFor("the items to say \(words)") { _ in
+                    last = (try? a11y.tree(of: app)).map { items($0, of: view) } ?? []
+                    said = last.map { $0.name + " — " + $0.description }.joined(separator: "\n")
+                    return last.count >= count && words.allSatisfy(said.contains)
+                }
+            } catch {
+                Issue.record("\(error)\nthe items said:\n\(said)")
+            }
+            return last
+        }
+
+        @Test(
+            "Every row of the list and cell of the grid is named for its photo and says its marks, date, state, failure and place in the list; a sub-folder says it is one and what it holds"
+        )
+        func rowsAndCellsSpeak() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let cache = try TestPictures.makeFolder("a11y-cache")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            let a11y = try AccessibilityBus()
+            // A first run sorted by date indexes the photos' dates; the second (sorted by name,
+            // the photos in the order of their names) takes them from the index.
+            do {
+                let sorted = try GUITests.privateSettings(["sort-by": "'date-taken'"])
+                let first = try a11y.app(
+                    source: folder.path, environment: sorted.merging(["XDG_CACHE_HOME": cache.path]) { $1 })
+                try first.waitFor("photos final") {
+                    AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+                }
+                #expect(first.terminate() == 0)
+            }
+            let app = try a11y.app(source: folder.path, environment: ["XDG_CACHE_HOME": cache.path])
+            try app.waitFor("photos final") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+            }
+            for view in ["Photo List", "Photo Grid"] {
+                if view == "Photo Grid" { try key(app, "ctrl+2") }
+                let shown = try waitForItems(
+                    a11y, app, view: view, count: 6,
+                    saying: ["3 stars", "taken 4 July 2021", "failed:", "photo 5 of 5"])
+                let said = shown.map { $0.name + " — " + $0.description }.joined(separator: "\n")
+                print("\(view):\n\(said)")
+                // 100 %: every item on screen has a name of its own and says something of it.
+                #expect(shown.count == 6, "\(view): \(said)")
+                for item in shown {
+                    #expect(item.hasOwnName && !item.description.isEmpty, "\(view): \(item.name) — \(item.description)")
+                }
+                let byName = Dictionary(shown.map { ($0.name, $0.description) }) { first, _ in first }
+                #expect(byName["trip"]?.hasPrefix("folder") == true, "\(view): \(said)")
+                // (A photo with no date of its own is dated by its file, as the date sort has it.)
+                #expect(byName["p1.png"]?.hasSuffix(", sepia, photo 1 of 5") == true, "\(view): \(said)")
+                #expect(byName["p2.png"]?.hasPrefix("3 stars · Red label, taken ") == true, "\(view): \(said)")
+                #expect(byName["p2.png"]?.hasSuffix(", sepia, photo 2 of 5") == true, "\(view): \(said)")
+                #expect(byName["p4.jpg"]?.contains("taken 4 July 2021, 18:30") == true, "\(view): \(said)")
+                #expect(byName["p5.jpg"]?.contains("failed: ") == true, "\(view): \(said)")
+                #expect(byName["p5.jpg"]?.hasSuffix("photo 5 of 5") == true, "\(view): \(said)")
+                // The thumbnail inside says nothing of its own: the item speaks for it.
+                let inside = shown.flatMap { $0.children.flatMap(\.all) }
+                #expect(!inside.contains { $0.role == "image" }, "\(view)")
+            }
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "Every control a person can reach in the window and the viewer has a name a screen reader can say (no widget class names)"
+        )
+        func controlsNamed() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let a11y = try AccessibilityBus()
+            let app = try a11y.app(source: folder.path)
+            try app.waitFor("photos final") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+            }
+            func unnamed(_ tree: AccessibleNode) -> [String] {
+                tree.shown.filter { $0.isFocusable && !$0.hasOwnName }.map { "\($0.role) “\($0.name)”" }
+            }
+            var tree = try a11y.tree(of: app)
+            let windowControls = tree.shown.filter(\.isFocusable)
+            print("window: \(windowControls.count) controls: \(windowControls.map(\.name))")
+            #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
+            #expect(windowControls.count >= 10)
+
+            // The viewer, opened on the first photo (the sub-folder comes first).
+            try app.clickRow(1)
+            try app.waitFor(event: .viewerOpen)
+            tree = try a11y.tree(of: app)
+            let viewerControls = tree.shown.filter(\.isFocusable)
+            print("viewer: \(viewerControls.count) controls: \(viewerControls.map(\.name))")
+            #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
+            #expect(app.terminate() == 0)
+        }
+    }
+}

@@ -174,6 +174,11 @@ import Testing
             )
         case .compareFocus: (.compareFocus(id: id), #"{"t":1.500000,"ev":"compare.focus","id":42}"#)
         case .compareClose: (.compareClose, #"{"t":1.500000,"ev":"compare.close"}"#)
+        case .altTextSaved:
+            (
+                .altTextSaved(id: id, text: "A cup of coffee", path: "/p/a.jpg.xmp", error: ""),
+                #"{"t":1.500000,"ev":"alt-text.saved","id":42,"text":"A cup of coffee","path":"/p/a.jpg.xmp","error":""}"#
+            )
         case .editBegin: (.editBegin(id: id), #"{"t":1.500000,"ev":"edit.begin","id":42}"#)
         case .editSaved:
             (

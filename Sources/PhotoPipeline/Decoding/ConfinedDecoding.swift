@@ -136,11 +136,21 @@ struct ConfinedDecoding: PictureDecoding {
         return marks
     }
 
+    func altText(_ bytes: Data, cancellable: Cancellable) -> String? {
+        guard
+            let decoded = try? helpers.run(
+                .altText, input: .bytes(bytes), limits: Self.marksLimits(bytes), budget: .shared,
+                cancellable: cancellable),
+            case .text(let text) = decoded.outcome
+        else { return nil }
+        return text
+    }
+
     func updatedMarks(
-        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data {
         let decoded = try helpers.run(
-            .updatedMarks(old: old, new: new), input: .bytes(bytes), limits: Self.marksLimits(bytes),
+            .updatedMarks(old: old, new: new, altText: altText), input: .bytes(bytes), limits: Self.marksLimits(bytes),
             budget: .shared, cancellable: cancellable)
         guard let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
@@ -148,11 +158,13 @@ struct ConfinedDecoding: PictureDecoding {
         return file
     }
 
-    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data {
+    func marksInPhoto(
+        _ photo: Data, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
         // No pixels; the photo comes back as large as it was, its XMP a little larger.
         let limits = DecodeLimits(maxBytes: photo.count + (1 << 20), maxPixels: 1)
         let decoded = try helpers.run(
-            .marksInPhoto(new: new), input: .bytes(photo), limits: limits, budget: .shared,
+            .marksInPhoto(new: new, altText: altText), input: .bytes(photo), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")

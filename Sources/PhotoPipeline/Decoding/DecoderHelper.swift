@@ -201,13 +201,16 @@ public enum DecoderHelper {
             case .marks:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 return (.marks(XMPMarks.read(bytes)), nil)
-            case .updatedMarks(let old, let new):
+            case .altText:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
-                let packet = try XMPMarks.update(bytes, from: old, to: new)
+                return (.text(XMPMarks.altText(bytes)), nil)
+            case .updatedMarks(let old, let new, let altText):
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let packet = try XMPMarks.update(bytes, from: old, to: new, altText: altText)
                 return (.file(byteCount: packet.count), try SealedPixels.sealedFile(holding: packet))
-            case .marksInPhoto(let new):
+            case .marksInPhoto(let new, let altText):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
-                let photo = try MarksInPhoto.updated(bytes, to: new)
+                let photo = try MarksInPhoto.updated(bytes, to: new, altText: altText)
                 return (.file(byteCount: photo.count), try SealedPixels.sealedFile(holding: photo))
             case .videoFrame(let size):
                 let (image, facts) = try VideoFrame.read(

@@ -50,11 +50,14 @@ struct DecodeRequest: Codable, Sendable {
         /// The marks of an XMP sidecar, or of a photo's own XMP in its first bytes (`XMPMarks.read`).
         case marks
         /// An XMP sidecar (or a photo's first bytes, to begin one from its XMP) with marks
-        /// changed from `old` to `new` (`XMPMarks.update`), as a file.
-        case updatedMarks(old: PhotoMarks, new: PhotoMarks)
-        /// A photo file (a JPEG or a PNG) with its own XMP giving the marks `new`
-        /// (`MarksInPhoto.updated`), as a file.
-        case marksInPhoto(new: PhotoMarks)
+        /// changed from `old` to `new`, and the alt text where given (`XMPMarks.update`), as a file.
+        case updatedMarks(old: PhotoMarks, new: PhotoMarks, altText: AltTextChange?)
+        /// A photo file (a JPEG or a PNG) with its own XMP giving the marks `new`, and the alt
+        /// text where given (`MarksInPhoto.updated`), as a file.
+        case marksInPhoto(new: PhotoMarks, altText: AltTextChange?)
+        /// The alt text of an XMP sidecar, or of a photo's own XMP in its first bytes
+        /// (`XMPMarks.altText`).
+        case altText
         /// A JPEG turned, flipped and cropped without decoding it (`LosslessJPEG`), as a file.
         case editedJPEG(PhotoEdit)
         /// The frame that stands for a video, at `size` (`VideoFrame`).
@@ -119,6 +122,8 @@ struct DecodeReply: Codable, Sendable {
         case still(reason: String)
         /// The marks XMP held (nil: no XMP that could be read).
         case marks(PhotoMarks?)
+        /// A text XMP held (nil: none).
+        case text(String?)
         /// The picture could not be decoded: the failure as a typed value (its kind and values,
         /// not words), made into words by the app where it is shown.
         case failure(PhotoFailure)

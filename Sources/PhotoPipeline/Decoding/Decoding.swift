@@ -91,23 +91,32 @@ public enum Decoding {
         pool.decoding.marks(bytes, cancellable: cancellable)
     }
 
-    /// `bytes` (a sidecar, or a photo's first bytes; nil: nothing to begin from) with the
-    /// marks changed from `old` to `new`, as a sidecar holds them (see `XMPMarks.update`).
-    public static func updatedMarks(
-        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable = Cancellable(),
-        pool: DecoderPool = .shared
-    ) throws(PhotoFailure) -> Data {
-        // Nothing read from a file: nothing to confine.
-        guard let bytes, !bytes.isEmpty else { return try XMPMarks.update(nil, from: old, to: new) }
-        return try pool.decoding.updatedMarks(bytes, from: old, to: new, cancellable: cancellable)
+    /// The alt text an XMP sidecar, or a photo's first bytes, hold (see `XMPMarks.altText`).
+    public static func altText(
+        _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) -> String? {
+        pool.decoding.altText(bytes, cancellable: cancellable)
     }
 
-    /// The photo file `photo` with its own XMP giving the marks `new`, all else as it was (see
-    /// `MarksInPhoto.updated`).
-    static func marksInPhoto(
-        _ photo: Data, to new: PhotoMarks, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    /// `bytes` (a sidecar, or a photo's first bytes; nil: nothing to begin from) with the
+    /// marks changed from `old` to `new`, and the alt text where given, as a sidecar holds
+    /// them (see `XMPMarks.update`).
+    public static func updatedMarks(
+        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, altText: AltTextChange? = nil,
+        cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> Data {
-        try pool.decoding.marksInPhoto(photo, to: new, cancellable: cancellable)
+        // Nothing read from a file: nothing to confine.
+        guard let bytes, !bytes.isEmpty else { return try XMPMarks.update(nil, from: old, to: new, altText: altText) }
+        return try pool.decoding.updatedMarks(bytes, from: old, to: new, altText: altText, cancellable: cancellable)
+    }
+
+    /// The photo file `photo` with its own XMP giving the marks `new`, and the alt text where
+    /// given, all else as it was (see `MarksInPhoto.updated`).
+    static func marksInPhoto(
+        _ photo: Data, to new: PhotoMarks, altText: AltTextChange? = nil, cancellable: Cancellable = Cancellable(),
+        pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> Data {
+        try pool.decoding.marksInPhoto(photo, to: new, altText: altText, cancellable: cancellable)
     }
 
     /// `jpeg` turned, flipped and cropped as `edit` says, without decoding it (see
@@ -178,11 +187,15 @@ protocol PictureDecoding: Sendable {
 
     func marks(_ bytes: Data, cancellable: Cancellable) -> PhotoMarks?
 
+    func altText(_ bytes: Data, cancellable: Cancellable) -> String?
+
     func updatedMarks(
-        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data
 
-    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data
+    func marksInPhoto(
+        _ photo: Data, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data
 
     func editedJPEG(
         _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable

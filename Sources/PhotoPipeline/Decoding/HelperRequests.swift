@@ -150,7 +150,7 @@ extension HelperRoster {
             }
             let frames = try SealedPixels.images(from: fd, layouts: layouts, offsets: offsets)
             return Decoded(image: nil, outcome: outcome, frames: frames)
-        case .noPreview, .info, .details, .still, .marks:
+        case .noPreview, .info, .details, .still, .marks, .text:
             if let fd { close(fd) }
             return Decoded(image: nil, outcome: outcome)
         case .file(let byteCount), .editedJPEG(_, let byteCount):

@@ -85,14 +85,18 @@ struct InProcessDecoding: PictureDecoding {
 
     func marks(_ bytes: Data, cancellable: Cancellable) -> PhotoMarks? { XMPMarks.read(bytes) }
 
+    func altText(_ bytes: Data, cancellable: Cancellable) -> String? { XMPMarks.altText(bytes) }
+
     func updatedMarks(
-        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, cancellable: Cancellable
+        _ bytes: Data, from old: PhotoMarks, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
     ) throws(PhotoFailure) -> Data {
-        try XMPMarks.update(bytes, from: old, to: new)
+        try XMPMarks.update(bytes, from: old, to: new, altText: altText)
     }
 
-    func marksInPhoto(_ photo: Data, to new: PhotoMarks, cancellable: Cancellable) throws(PhotoFailure) -> Data {
-        try MarksInPhoto.updated(photo, to: new)
+    func marksInPhoto(
+        _ photo: Data, to new: PhotoMarks, altText: AltTextChange?, cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
+        try MarksInPhoto.updated(photo, to: new, altText: altText)
     }
 
     func editedJPEG(

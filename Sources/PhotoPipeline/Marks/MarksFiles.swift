@@ -94,6 +94,32 @@ public enum MarksFiles {
         return marks
     }
 
+    /// The alt text of the photo at `path` (`Iptc4xmpCore:AltTextAccessibility`): its sidecar's
+    /// where that holds one, else its own XMP's; nil where neither does (or it is no file here).
+    /// Reads files: not on the main thread.
+    public static func altText(ofPhotoAt path: String, pool: DecoderPool = .shared) -> String? {
+        guard isLocal(path) else { return nil }
+        if let sidecar = sidecar(for: path), let bytes = contents(of: sidecar, limit: largestSidecar),
+            let text = Decoding.altText(bytes, pool: pool)
+        {
+            return text
+        }
+        guard let own = PhotoXMP.bytes(ofPhotoAt: path), XMPMarks.packet(in: own) != nil else { return nil }
+        return Decoding.altText(own, pool: pool)
+    }
+
+    /// Writes `altText` as the photo at `path`'s alt text, where its marks go (see `write`): its
+    /// sidecar, or the photo itself where `intoPhoto` and its kind holds XMP; its marks as
+    /// they are. A photo that is no file here cannot keep one (the index holds no alt text).
+    public static func writeAltText(
+        _ altText: AltTextChange, photoAt path: String, intoPhoto: Bool = false,
+        index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared
+    ) -> Written {
+        guard isLocal(path) else { return .failed(notHere, keptInIndex: false) }
+        let marks = read(photoAt: path, index: index, pool: pool)
+        return write(marks, old: marks, altText: altText, photoAt: path, intoPhoto: intoPhoto, index: index, pool: pool)
+    }
+
     /// What `write` did: the sidecar written, or why not (then the marks were kept in the
     /// index, unless there is none: `keptInIndex`).
     public enum Written: Sendable, Equatable {
@@ -111,20 +137,22 @@ public enum MarksFiles {
     /// cannot be written (a folder the user may not write to, say), the index keeps the marks.
     /// `intoPhoto`: written into the photo first, where its kind holds XMP (then into its
     /// sidecar too, where it has one; the sidecar alone where the photo cannot take them).
+    /// `altText`, where given, is written with them.
     public static func write(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, intoPhoto: Bool = false,
-        index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared, indexing: MarksForIndex? = nil
+        _ new: PhotoMarks, old: PhotoMarks, altText: AltTextChange? = nil, photoAt path: String,
+        intoPhoto: Bool = false, index: PhotoIndex? = PhotoIndex.shared, pool: DecoderPool = .shared,
+        indexing: MarksForIndex? = nil
     ) -> Written {
         guard isLocal(path) else {
             guard let index else { return .failed(notHere, keptInIndex: false) }
             remember(path, .init(source: path, size: 0, modified: 0, marks: new, unsaved: true), index, indexing)
             return .failed(notHere, keptInIndex: true)
         }
-        if intoPhoto, let held = writtenIntoPhoto(new, photoAt: path, pool: pool) {
+        if intoPhoto, let held = writtenIntoPhoto(new, altText: altText, photoAt: path, pool: pool) {
             remember(path, held, index, indexing)
             return .photo(path)
         }
-        switch writeSidecar(new, old: old, photoAt: path, pool: pool) {
+        switch writeSidecar(new, old: old, altText: altText, photoAt: path, pool: pool) {
         case .success(let sidecar):
             if let (size, modified) = sizeAndTime(of: sidecar) {
                 remember(path, .init(source: sidecar, size: size, modified: modified, marks: new), index, indexing)
@@ -138,10 +166,10 @@ public enum MarksFiles {
     }
 
     private static func writeSidecar(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
+        _ new: PhotoMarks, old: PhotoMarks, altText: AltTextChange?, photoAt path: String, pool: DecoderPool
     ) -> Result<String, PhotoFileFailure> {
         let packet: (target: String, bytes: Data)
-        switch sidecarPacket(new, old: old, photoAt: path, pool: pool) {
+        switch sidecarPacket(new, old: old, altText: altText, photoAt: path, pool: pool) {
         case .success(let made): packet = made
         case .failure(let failure): return .failure(failure)
         }
@@ -162,8 +190,12 @@ public enum MarksFiles {
     /// Writes `new` into the photo at `path` (`MarksInPhoto.write`); what the index is to hold
     /// when the photo alone holds its marks now. Nil when it was not written, or when it has a
     /// sidecar, which other apps read before the photo and which is to be written as well.
-    static func writtenIntoPhoto(_ new: PhotoMarks, photoAt path: String, pool: DecoderPool) -> PhotoIndex.HeldMarks? {
-        guard case .written(let size, let modified) = MarksInPhoto.write(new, photoAt: path, pool: pool),
+    static func writtenIntoPhoto(
+        _ new: PhotoMarks, altText: AltTextChange? = nil, photoAt path: String, pool: DecoderPool
+    ) -> PhotoIndex.HeldMarks? {
+        guard
+            case .written(let size, let modified) = MarksInPhoto.write(
+                new, altText: altText, photoAt: path, pool: pool),
             sidecar(for: path) == nil
         else { return nil }
         return .init(source: path, size: size, modified: modified, marks: new)
@@ -173,7 +205,7 @@ public enum MarksFiles {
     /// packet with what changed from `old` to `new` set, or a new one begun from the photo's
     /// own XMP (or from nothing).
     static func sidecarPacket(
-        _ new: PhotoMarks, old: PhotoMarks, photoAt path: String, pool: DecoderPool
+        _ new: PhotoMarks, old: PhotoMarks, altText: AltTextChange? = nil, photoAt path: String, pool: DecoderPool
     ) -> Result<(target: String, bytes: Data), PhotoFileFailure> {
         let existing = sidecar(for: path)
         let target = existing ?? path + ".xmp"
@@ -187,9 +219,10 @@ public enum MarksFiles {
             // A photo without XMP of its own begins a sidecar of nothing but the marks: made
             // here, as nothing from a file is read for it.
             if existing == nil, source.flatMap(XMPMarks.packet(in:)) == nil {
-                return .success((target, try XMPMarks.update(nil, from: old, to: new)))
+                return .success((target, try XMPMarks.update(nil, from: old, to: new, altText: altText)))
             }
-            return .success((target, try Decoding.updatedMarks(source, from: old, to: new, pool: pool)))
+            return .success(
+                (target, try Decoding.updatedMarks(source, from: old, to: new, altText: altText, pool: pool)))
         } catch {
             return .failure(PhotoFileFailure(message: error.detail))
         }

@@ -34,7 +34,9 @@ public enum MarksInPhoto {
     /// Writes `new` into the photo at `path`: its own XMP given the marks `new` has. The photo
     /// is replaced whole or not at all (a temporary file beside it, synced, renamed over it),
     /// and not when it changed on disk while this worked.
-    static func write(_ new: PhotoMarks, photoAt path: String, pool: DecoderPool) -> Outcome {
+    static func write(
+        _ new: PhotoMarks, altText: AltTextChange? = nil, photoAt path: String, pool: DecoderPool
+    ) -> Outcome {
         // A regular file of the user's, with no other name (a link's target, or a file with
         // hard links, would be changed under its other names too, or they would part).
         var before = stat()
@@ -46,7 +48,7 @@ public enum MarksInPhoto {
         else { return .notHeld }
         let rewritten: Data
         do throws(PhotoFailure) {
-            rewritten = try Decoding.marksInPhoto(photo, to: new, pool: pool)
+            rewritten = try Decoding.marksInPhoto(photo, to: new, altText: altText, pool: pool)
         } catch {
             // A layout this does not rewrite (extended XMP, a compressed packet): the sidecar.
             return error.reason == .decoderCrashed ? .failed(PhotoFileFailure(message: error.detail)) : .notHeld
@@ -87,7 +89,7 @@ public enum MarksInPhoto {
     /// The photo file `photo` (a JPEG or a PNG) with its own XMP giving the marks `new` has
     /// (what else the packet holds kept), all other bytes as they were. Parses the file: run in
     /// a decoder helper (`Decoding.marksInPhoto`).
-    static func updated(_ photo: Data, to new: PhotoMarks) throws(PhotoFailure) -> Data {
+    static func updated(_ photo: Data, to new: PhotoMarks, altText: AltTextChange? = nil) throws(PhotoFailure) -> Data {
         let bytes = [UInt8](photo)
         let place: XMPPlace
         if PictureSignature.isJPEG(bytes) {
@@ -99,7 +101,7 @@ public enum MarksInPhoto {
         }
         let own = place.packet.map { Data($0) }
         let old = own.flatMap(XMPMarks.read) ?? .none
-        let packet = [UInt8](try XMPMarks.update(own, from: old, to: new, wrapped: true))
+        let packet = [UInt8](try XMPMarks.update(own, from: old, to: new, altText: altText, wrapped: true))
         let holder = PictureSignature.isJPEG(bytes) ? try jpegSegment(packet) : pngChunk(packet)
         // The old packet's holder taken out, the new one put in at its place.
         var kept = bytes

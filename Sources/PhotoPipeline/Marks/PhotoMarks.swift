@@ -1,5 +1,18 @@
 import Foundation
 
+/// A photo's alt text to be written (nil: taken away): what it shows, in words for people
+/// who cannot see it, as IPTC's `Iptc4xmpCore:AltTextAccessibility` holds it. It is written
+/// beside the marks, in the same sidecar or photo, and kept in no index.
+public struct AltTextChange: Sendable, Equatable, Codable {
+    public var text: String?
+
+    /// `text` trimmed, on at most 2,000 characters (IPTC suggests fewer than 250); empty is none.
+    public init(_ text: String?) {
+        let trimmed = text?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        self.text = trimmed.isEmpty ? nil : String(trimmed.prefix(2_000))
+    }
+}
+
 /// What a person marked a photo with to pick the keepers, as the XMP standard properties hold
 /// it, so that digiKam, darktable, Lightroom, Shotwell and cameras read the same marks:
 /// `xmp:Rating` (stars, or −1: rejected), `xmp:Label` (a colour label by name) and the tags,

@@ -11,6 +11,8 @@ public enum XMPMarks {
     static let basic = "http://ns.adobe.com/xap/1.0/"
     static let dublinCore = "http://purl.org/dc/elements/1.1/"
     static let lightroom = "http://ns.adobe.com/lightroom/1.0/"
+    /// IPTC Core, whose `AltTextAccessibility` (2021) holds a photo's alt text.
+    static let iptcCore = "http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/"
 
     /// Whether Exempi is set up (once in the process); holding it, one caller at a time: the
     /// toolkit keeps its last error for the whole process.
@@ -52,6 +54,26 @@ public enum XMPMarks {
                 label: property(xmp, basic, "Label"),
                 tags: tags(
                     subjects: items(xmp, dublinCore, "subject"), paths: items(xmp, lightroom, "hierarchicalSubject")))
+        }
+    }
+
+    /// The alt text of the XMP packet in `bytes` (`Iptc4xmpCore:AltTextAccessibility`, in the
+    /// default language); nil when there is none, or no XMP that can be read.
+    public static func altText(_ bytes: Data) -> String? {
+        guard let packet = packet(in: bytes) else { return nil }
+        return try? withToolkit { () throws(PhotoFailure) -> String? in
+            guard let xmp = parse(packet) else { return nil }
+            defer { xmp_free(xmp) }
+            let value = xmp_string_new()!, language = xmp_string_new()!
+            defer {
+                xmp_string_free(value)
+                xmp_string_free(language)
+            }
+            guard xmp_get_localized_text(xmp, iptcCore, "AltTextAccessibility", "", "x-default", language, value, nil),
+                let text = xmp_string_cstr(value)
+            else { return nil }
+            let trimmed = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : trimmed
         }
     }
 
@@ -110,8 +132,9 @@ public enum XMPMarks {
     /// `old` and `new` set as `new` has them, and nothing else changed; as a sidecar holds it
     /// (an XML document, without the packet wrapper that is only needed inside a file), or,
     /// `wrapped`, as a photo holds it (in its packet wrapper, with room to grow in place).
+    /// `altText`, where given, sets the alt text too.
     public static func update(
-        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, wrapped: Bool = false
+        _ bytes: Data?, from old: PhotoMarks, to new: PhotoMarks, altText: AltTextChange? = nil, wrapped: Bool = false
     ) throws(PhotoFailure) -> Data {
         let packet = bytes.flatMap(packet(in:))
         if bytes?.isEmpty == false, packet == nil {
@@ -127,6 +150,7 @@ public enum XMPMarks {
             }
             if new.label != old.label { set(xmp, basic, "Label", new.label) }
             if new.tags != old.tags { setTags(xmp, new.tags) }
+            if let altText { setAltText(xmp, altText.text) }
             let text = xmp_string_new()!
             defer { xmp_string_free(text) }
             guard xmp_serialize(xmp, text, wrapped ? 0 : UInt32(XMP_SERIAL_OMITPACKETWRAPPER), 0),
@@ -154,6 +178,15 @@ public enum XMPMarks {
         let bag = UInt32(XMP_PROP_VALUE_IS_ARRAY.rawValue)
         for subject in subjects { xmp_append_array_item(xmp, dublinCore, "subject", bag, subject, 0) }
         for path in paths { xmp_append_array_item(xmp, lightroom, "hierarchicalSubject", bag, path, 0) }
+    }
+
+    /// Sets `Iptc4xmpCore:AltTextAccessibility` to `text` in the default language (the only
+    /// one kept: a text in other languages would no longer say what the new one says), or
+    /// removes it.
+    private static func setAltText(_ xmp: XmpPtr, _ text: String?) {
+        xmp_delete_property(xmp, iptcCore, "AltTextAccessibility")
+        guard let text, !text.isEmpty else { return }
+        xmp_set_localized_text(xmp, iptcCore, "AltTextAccessibility", "", "x-default", text, 0)
     }
 
     // MARK: Exempi

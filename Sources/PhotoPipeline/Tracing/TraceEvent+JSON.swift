@@ -274,6 +274,12 @@ extension TraceEvent {
             p.name(.viewerSaveFailed)
             p.field(.path, path)
             p.field(.error, error)
+        case .altTextSaved(let id, let text, let path, let error):
+            p.name(.altTextSaved)
+            p.field(.id, id)
+            p.field(.text, text)
+            p.field(.path, path)
+            p.field(.error, error)
         case .viewerMaps(let address, let opened):
             p.name(.viewerMaps)
             p.field(.url, address)

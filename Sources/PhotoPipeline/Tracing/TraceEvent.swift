@@ -145,6 +145,9 @@ public enum TraceEvent: Sendable, Equatable {
     case viewerSaveFailed(path: String, error: String)
     /// Open in Maps: the `geo:` address handed to the desktop, and whether an app took it.
     case viewerMaps(address: String, opened: Bool)
+    /// The alt text of the photo `id` was written (`text`, empty: taken away) to `path` (its
+    /// sidecar, or the photo), or could not be (`path` empty, `error` says why).
+    case altTextSaved(id: PhotoID, text: String, path: String, error: String)
     /// The editor opened on the photo `id`.
     case editBegin(id: PhotoID)
     /// The edited photo `id` was saved to `path`, `w`×`h` pixels, without decoding it
@@ -264,6 +267,7 @@ public enum TraceEvent: Sendable, Equatable {
         case viewerSaved = "viewer.saved"
         case viewerSaveFailed = "viewer.save-failed"
         case viewerMaps = "viewer.maps"
+        case altTextSaved = "alt-text.saved"
         case editBegin = "edit.begin"
         case editSaved = "edit.saved"
         case editSaving = "edit.saving"

@@ -160,6 +160,8 @@ extension TraceEvent {
         case .viewerSaved: self = try .viewerSaved(path: string(.path), format: string(.format), w: int(.w), h: int(.h))
         case .viewerSaveFailed: self = try .viewerSaveFailed(path: string(.path), error: string(.error))
         case .viewerMaps: self = try .viewerMaps(address: string(.url), opened: c.decode(Bool.self, forKey: .opened))
+        case .altTextSaved:
+            self = try .altTextSaved(id: id(), text: string(.text), path: string(.path), error: string(.error))
         case .editBegin: self = try .editBegin(id: id())
         case .editSaving: self = try .editSaving(id: id())
         case .editSaved:

@@ -113,6 +113,12 @@ static inline char *cp_name_of_tooltip(const char *tooltip) {
     return g_strdup(tooltip);
 }
 
+/// Whether the keyboard focus of `window` is in a text a person types into (an entry).
+static inline gboolean cp_focus_is_in_text(GtkWindow *window) {
+    GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+    return focus && (GTK_IS_EDITABLE(focus) || GTK_IS_TEXT_VIEW(focus));
+}
+
 /// Names `inside` after the status page `page`'s title.
 static inline void cp_name_after_title(GObject *page, GParamSpec *pspec, gpointer inside) {
     (void)pspec;
@@ -122,7 +128,8 @@ static inline void cp_name_after_title(GObject *page, GParamSpec *pspec, gpointe
 
 /// Gives each control of `builder`'s that GTK 4.8 would call by its class name a name a
 /// screen reader can say: a button or menu button showing only an icon takes its tooltip's
-/// words, a search entry its placeholder, a status page's scrolled window its title. A control
+/// words, a search entry its placeholder, a status page's scrolled window its title (other
+/// entries are named in their files). A control
 /// with a name of its own keeps it.
 static inline void cp_builder_name_controls(GtkBuilder *builder) {
     GSList *objects = gtk_builder_get_objects(builder);
@@ -138,7 +145,7 @@ static inline void cp_builder_name_controls(GtkBuilder *builder) {
             GtkWidget *child = gtk_button_get_child(button);
             if (!gtk_button_get_label(button) && (gtk_button_get_icon_name(button) || GTK_IS_IMAGE(child)))
                 name = cp_name_of_tooltip(gtk_widget_get_tooltip_text(GTK_WIDGET(button)));
-        } else if (GTK_IS_SEARCH_ENTRY(object) || GTK_IS_ENTRY(object)) {
+        } else if (GTK_IS_SEARCH_ENTRY(object)) {
             char *placeholder = NULL;
             g_object_get(object, "placeholder-text", &placeholder, NULL);
             if (placeholder && *placeholder)

@@ -143,8 +143,18 @@ final class PhotoActions {
         }
         addAction("tags") { [unowned self] in editTags() }
         addRowMenu(ui.object("row-menu", as: MenuModel.self))
+        // Typing into an entry (the details panel's alt text), the keys are the entry's.
+        connections.append(window.onNotify("focus-widget") { [unowned self] in refresh() })
         refresh()
     }
+
+    /// Actions whose keys an entry has uses of its own (digits, letters, Delete, Ctrl+C, Ctrl+Z):
+    /// off while a person types into one, so that GTK gives the entry the keys. (The window's
+    /// shortcuts come before the entry's own keys in GTK 4; a shortcut to an action that is off
+    /// lets the key go on.)
+    private static let typingKeys: Set<String> = [
+        "mark", "compare", "trash", "delete", "undo", "copy", "copy-location",
+    ]
 
     private func addAction(_ name: String, _ body: @escaping () -> Void) {
         let action = ObjectRef(takingOpaque: g_simple_action_new(name, nil)!)
@@ -283,6 +293,7 @@ final class PhotoActions {
 
     private func setEnabled(_ name: String, _ enabled: Bool) {
         guard let action = actions[name] else { return }
+        let enabled = enabled && !(Self.typingKeys.contains(name) && window.isTyping)
         g_simple_action_set_enabled(action.opaque, enabled ? 1 : 0)
     }
 

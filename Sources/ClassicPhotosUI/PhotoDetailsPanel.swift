@@ -21,7 +21,8 @@ struct DetailsSubject {
 /// zone); camera, lens, exposure and focal length; pixel size, file size, format and colour
 /// profile; its stars, label and tags; the folder (a button that shows it in Files) and the
 /// path or address (copied with a click); the place (the nearest town, the coordinates, copied
-/// with a click, and Open in Maps); author, copyright and description. A fact is shown only
+/// with a click, and Open in Maps); author, copyright and description; the alt text, edited in
+/// place (Enter, or leaving the entry, saves it: `AltTexts`). A fact is shown only
 /// where the photo has it. Traced as `viewer.info` when it is opened or closed and when what it
 /// shows changes while it is open, and as `viewer.details` with the facts' names.
 @MainActor
@@ -38,6 +39,17 @@ final class PhotoDetailsPanel {
     private let folderLabel: Widget<Label>
     private let sourceBox: Widget<Box>
     private let placeBox: Widget<Box>
+    private let altEntry: Widget<Entry>
+    private let altCaption: Widget<Label>
+    /// The photo whose alt text the entry shows, and the text as read (what an edit is
+    /// compared with); nil: none shown yet (being read, or no photo).
+    private var altShown: (id: PhotoID, entry: PhotoEntry, text: String)?
+    /// Where alt text is read and saved.
+    var altTexts: AltTexts? {
+        didSet { altTexts?.observe { [weak self] id in if id == self?.subject?.id { self?.showAltText() } } }
+    }
+    /// Whether alt text goes into the photo itself (Write Marks into Photos).
+    var writesIntoPhotos: () -> Bool = { false }
     /// The photo shown, and its facts as shown.
     private var subject: DetailsSubject?
     private var shown = ViewerInfoText(name: "", source: "")
@@ -78,6 +90,10 @@ final class PhotoDetailsPanel {
         folderLabel = ui.widget("folder")
         sourceBox = ui.widget("source-box")
         placeBox = ui.widget("place-box")
+        altEntry = ui.widget("alt-text")
+        altCaption = ui.widget("alt-text-caption")
+        let leaving = Handle<FocusController>.make()
+        altEntry.addController(leaving)
         for row in Row.allCases {
             values[row] = ui.widget(row.rawValue)
             captions[row] = ui.widget("\(row.rawValue)-caption")
@@ -91,6 +107,8 @@ final class PhotoDetailsPanel {
             ui.widget("copy-source", as: Button.self).connect("clicked") { [unowned self] in
                 copy(shown.source, message: tr("Location copied"))
             },
+            altEntry.connect("activate") { [unowned self] in saveAltText() },
+            leaving.connect("leave") { [unowned self] in saveAltText() },
             ui.widget("copy-place", as: Button.self).connect("clicked") { [unowned self] in
                 guard let place else { return }
                 copy(Self.decimalCoordinates(place.latitude, place.longitude), message: tr("Coordinates copied"))
@@ -101,6 +119,7 @@ final class PhotoDetailsPanel {
 
     /// Lets go of its signal handlers (the window is closing).
     func close() {
+        saveAltText()
         connections.removeAll()
         onOpenMaps = nil
         onShowInFiles = nil
@@ -145,6 +164,7 @@ final class PhotoDetailsPanel {
         let samePhoto = subject?.id == self.subject?.id
         if !samePhoto { askedAt = asked ?? g_get_monotonic_time() }
         var subject = subject
+        if !samePhoto { saveAltText() } // an edit left unsaved goes with the photo it was for
         // What was read of the same file stays until it is read again (the viewer opening on
         // the photo selected; the list's selection once the viewer closed).
         if samePhoto, let old = self.subject, var new = subject, new.entry.link == old.entry.link {
@@ -201,8 +221,45 @@ final class PhotoDetailsPanel {
             name: subject.name, source: text[.address] ?? "", width: info?.width ?? 0, height: info?.height ?? 0,
             bytes: info?.fileSize ?? 0, format: text[.format] ?? "", camera: text[.camera], date: text[.date],
             profile: text[.profile], place: text[.place])
+        showAltText()
         traceChange()
         if isOpen { lookUpTown() }
+    }
+
+    /// Shows the alt text of the photo shown, once read (the entry waits, insensitive, until
+    /// then); an entry being edited for the same photo is left as it is. Only a file on this
+    /// computer can keep one.
+    private func showAltText() {
+        guard let subject, let altTexts, AltTexts.path(of: subject.entry) != nil else {
+            altShown = nil
+            altEntry.isVisible = false
+            altCaption.isVisible = false
+            return
+        }
+        altEntry.isVisible = true
+        altCaption.isVisible = true
+        guard case .some(let read) = altTexts.text(of: subject.id, entry: subject.entry) else {
+            if altShown?.id != subject.id {
+                altShown = nil
+                altEntry.text = ""
+                altEntry.isSensitive = false
+            }
+            return
+        }
+        let text = read ?? ""
+        if let altShown, altShown.id == subject.id, altEntry.text != altShown.text { return } // being edited
+        altShown = (subject.id, subject.entry, text)
+        altEntry.isSensitive = true
+        if altEntry.text != text { altEntry.text = text }
+    }
+
+    /// Saves the entry's alt text for its photo, where it was edited.
+    private func saveAltText() {
+        guard let altShown, let altTexts else { return }
+        let text = altEntry.text
+        guard text != altShown.text else { return }
+        self.altShown?.text = text
+        altTexts.save(text, of: altShown.id, entry: altShown.entry, intoPhoto: writesIntoPhotos())
     }
 
     /// The rows `info` gives: the header's and the metadata's, each only where it says it.

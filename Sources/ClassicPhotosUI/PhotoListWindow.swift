@@ -30,6 +30,8 @@ final class PhotoListWindow {
     let search: WindowSearch
     /// The details panel, beside or under the photos.
     let details: WindowDetails
+    /// The photos' alt text, for the details panel and the viewer.
+    let altTexts = AltTexts()
     let headerBar: Widget<HeaderBar>
     /// The main menu's popover.
     private let mainMenu: Widget<Popover>?
@@ -147,6 +149,9 @@ final class PhotoListWindow {
             Trace.shared.emit(.rowTooltip(row: photos.position(of: id) ?? -1, id: id, text: details ?? ""))
             return details
         }
+        details.panel.altTexts = altTexts
+        details.panel.writesIntoPhotos = { PhotoActions.writesMarksIntoPhotos }
+        altTexts.onFailed = { [unowned self] message in showToast(message) }
         pane.takenDate = { [unowned self] id, entry, ask in feed.dateTaken(of: id, link: entry.link, ask: ask) }
         // The display's colours changed (the setting): the pictures shown are made again in them.
         DisplayColours.shared.observe { [weak self] in
@@ -269,6 +274,8 @@ final class PhotoListWindow {
         case .needsReading:
             open(sources)
         case .marksChanged(let ids):
+            // (A sidecar changed: its alt text is read again when next shown.)
+            altTexts.forget(ids)
             for id in ids { processor.marksChanged(id) }
         }
     }
@@ -418,6 +425,7 @@ final class PhotoListWindow {
         status.close()
         filter.close()
         details.close()
+        altTexts.close()
         photoActions.close()
         connections.removeAll()
         surfaceConnections.removeAll()

@@ -62,7 +62,8 @@ extension PhotoViewer {
     func showDetails(of slot: Slot) {
         let isVideo = slot.photo.entry.isVideo
         let info = isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts
-        chrome.describe(TileSpeech.words(for: info))
+        let altText = host.altTexts.text(of: slot.photo.id, entry: slot.photo.entry) ?? nil
+        chrome.describe(TileSpeech.words(for: info, altText: altText))
         host.viewerShows(
             DetailsSubject(
                 id: slot.photo.id, name: slot.photo.name, entry: slot.photo.entry,

@@ -23,6 +23,8 @@ protocol PhotoViewerHost: AnyObject {
     func viewerShows(_ subject: DetailsSubject)
     /// The slideshow or the editor takes the window: the details panel closes.
     func hideDetails()
+    /// The photos' alt text (what the picture says to a screen reader).
+    var altTexts: AltTexts { get }
 }
 
 /// The photo viewer: a photo large over the dimmed list, in the same window (the tutorial's
@@ -155,7 +157,8 @@ final class PhotoViewer {
         keys.setPropagationPhase(GTK_PHASE_CAPTURE)
         connections.append(
             keys.onKeyPressed { [unowned self] keyval, _, state in
-                guard isOpen, !isClosing else { return false }
+                // Keys typed into an entry (the details panel's alt text) are the entry's.
+                guard isOpen, !isClosing, !host.window.isTyping else { return false }
                 if editor.isOpen { return editor.key(keyval, state: GdkModifierType(state)) }
                 if slideshow.isRunning { return slideshowKey(keyval) }
                 guard let command = ViewerCommand.forKey(keyval, state: GdkModifierType(state)) else { return false }

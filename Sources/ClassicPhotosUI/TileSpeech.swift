@@ -30,9 +30,12 @@ struct TileSpeech: Equatable {
     }
 
     /// What a screen reader says of a photo in the viewer after its name: its alt text where
-    /// it has one, else its caption, else when it was taken.
-    static func words(for info: ImageInfo?) -> String? {
-        if let text = info?.details?.altText ?? info?.details?.caption { return DisplayText.line(text, limit: 2000) }
+    /// it has one (`altText`: its sidecar's or its own, as read), else its caption, else when
+    /// it was taken.
+    static func words(for info: ImageInfo?, altText: String? = nil) -> String? {
+        if let text = altText ?? info?.details?.altText ?? info?.details?.caption {
+            return DisplayText.line(text, limit: 2000)
+        }
         return taken(info?.details?.dateTaken ?? info?.date)
     }
 

@@ -48,6 +48,12 @@ extension Handle where Kind == ScrollController {
     }
 }
 
+extension Handle where Kind == FocusController {
+    /// A new focus controller (for `addController`); its "leave" comes when the focus leaves
+    /// the widget and everything in it.
+    public static func make() -> Self { Self(UnsafeMutableRawPointer(gtk_event_controller_focus_new()!)) }
+}
+
 extension Handle where Kind == MotionController {
     /// A new motion controller (for `addController`).
     public static func make() -> Self { Self(UnsafeMutableRawPointer(gtk_event_controller_motion_new()!)) }

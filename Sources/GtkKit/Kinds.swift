@@ -91,6 +91,10 @@ public enum KeyController: ControllerKind { public static var type: GType { gtk_
 public enum ScrollController: ControllerKind {
     public static var type: GType { gtk_event_controller_scroll_get_type() }
 }
+/// Tells when the keyboard focus comes into or leaves a widget (or one inside it).
+public enum FocusController: ControllerKind {
+    public static var type: GType { gtk_event_controller_focus_get_type() }
+}
 public enum MotionController: ControllerKind {
     public static var type: GType { gtk_event_controller_motion_get_type() }
 }

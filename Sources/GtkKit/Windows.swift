@@ -10,6 +10,8 @@ extension Handle where Kind: WindowKind {
     public var window: UnsafeMutablePointer<GtkWindow> { pointer(as: GtkWindow.self) }
 
     public func setTitle(_ title: String) { gtk_window_set_title(window, title) }
+    /// Whether the keys go to a text being typed (an entry has the focus).
+    public var isTyping: Bool { cp_focus_is_in_text(window) != 0 }
     public func setIconName(_ name: String) { gtk_window_set_icon_name(window, name) }
     public func setTransientFor(_ parent: Widget<some WindowKind>) {
         gtk_window_set_transient_for(window, parent.window)

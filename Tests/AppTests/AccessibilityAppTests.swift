@@ -148,5 +148,87 @@ extension DesktopGUITests {
             #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
             #expect(app.terminate() == 0)
         }
+
+        /// What the viewer's picture says to a screen reader: its name and description.
+        private func pictureSpeech(_ a11y: AccessibilityBus, _ app: AppSession) throws -> (String, String)? {
+            let tree = try a11y.tree(of: app)
+            return tree.shown.last { $0.role == "image" && $0.isFocusable }.map { ($0.name, $0.description) }
+        }
+
+        private func exiftool(_ arguments: [String]) throws -> String {
+            let result = try run(URL(fileURLWithPath: "/usr/bin/exiftool"), arguments, timeout: 60)
+            try #require(result.status == 0, "\(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        @Test(
+            "Alt text exiftool wrote is what the viewer's picture says; alt text typed in the details panel is saved to the sidecar, where exiftool reads it, and said at once"
+        )
+        func altTextRoundTrip() throws {
+            let folder = try TestPictures.makeFolder("a11y-alt")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let coffee = folder.appendingPathComponent("a-coffee.jpg"),
+                grass = folder.appendingPathComponent("b-grass.png")
+            try FileManager.default.copyItem(
+                at: Products.packageRoot.appendingPathComponent("data/photos/coffee.jpg"), to: coffee)
+            try #require(TestPictures.write(grass, format: "png", rgb: 0x44AA33, size: 200))
+            _ = try exiftool([
+                "-q", "-overwrite_original", "-XMP-iptcCore:AltTextAccessibility=A cup of coffee on a saucer",
+                coffee.path,
+            ])
+            let a11y = try AccessibilityBus()
+            // A window wide enough for the details panel beside the photo, all of it in view.
+            let app = try a11y.app(
+                source: folder.path, environment: GUITests.privateSettings(width: 1200, height: 850),
+                display: XvfbDisplay(width: 1400, height: 1000))
+            try app.waitFor("photos final") { AppSession.rowStates($0).values.filter { $0 == .filtered }.count >= 2 }
+
+            // Written by exiftool, said here.
+            try app.clickRow(0)
+            try app.waitFor(event: .viewerOpen)
+            var said: (String, String)?
+            try app.waitFor("the picture to say its alt text") { _ in
+                said = try? pictureSpeech(a11y, app)
+                return said?.1.hasPrefix("A cup of coffee on a saucer") == true
+            }
+            #expect(said?.0 == "a-coffee.jpg")
+            #expect(said?.1 == "A cup of coffee on a saucer, photo 1 of 2")
+
+            // Written here: the next photo, the details panel, its alt text typed.
+            try key(app, "Right")
+            try app.waitFor("the next photo said") { _ in (try? pictureSpeech(a11y, app))?.0 == "b-grass.png" }
+            try key(app, "F9")
+            try app.waitFor("the alt text entry shown") { _ in
+                (try? a11y.click(app, role: "text", name: "Alt Text")) ?? false
+            }
+            let before = app.events().count
+            _ = try app.xdotool(["type", "--delay", "30", "A green square, 1 by 1 cm exactly"])
+            _ = try app.xdotool(["key", "Return"])
+            let events = try app.waitFor("the alt text saved") { events in
+                events.dropFirst(before).contains { $0.event.name == .altTextSaved }
+            }
+            let saved = events.dropFirst(before).compactMap { record -> (String, String, String)? in
+                if case .altTextSaved(_, let text, let path, let error) = record.event {
+                    (text, path, error)
+                } else {
+                    nil
+                }
+            }.first
+            #expect(
+                saved.map { $0 == ("A green square, 1 by 1 cm exactly", grass.path + ".xmp", "") } == true,
+                "\(String(describing: saved))")
+            // The digits, x and c typed were the entry's: no stars, reject or compare came of them.
+            let stray = events.dropFirst(before).filter {
+                [.photoMarked, .compareOpen, .editBegin].contains($0.event.name)
+            }
+            #expect(stray.isEmpty, "\(stray.map(\.event))")
+            #expect(
+                try exiftool(["-s3", "-XMP-iptcCore:AltTextAccessibility", grass.path + ".xmp"])
+                    == "A green square, 1 by 1 cm exactly")
+            try app.waitFor("the picture to say the new alt text") { _ in
+                (try? pictureSpeech(a11y, app))?.1 == "A green square, 1 by 1 cm exactly, photo 2 of 2"
+            }
+            #expect(app.terminate() == 0)
+        }
     }
 }

@@ -57,6 +57,16 @@ public enum AccessibilityTree {
         }
     }
 
+    /// Where the first object of the app's with `role` and `name` is, in its window (GTK 4.8
+    /// gives no place on the screen): x, y, width and height; nil where there is none.
+    public static func extents(
+        pid: Int32, busAddress: String, role: String, name: String
+    ) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        let numbers = try python(locating, arguments: [String(pid), role, name], busAddress: busAddress)
+            .split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return numbers.count == 4 ? (numbers[0], numbers[1], numbers[2], numbers[3]) : nil
+    }
+
     private static func python(
         _ script: String, arguments: [String], busAddress: String, timeout: TimeInterval = 60
     ) throws -> String {
@@ -94,6 +104,32 @@ public enum AccessibilityTree {
                 print(json.dumps(node(app, 0)))
                 sys.exit(0)
         sys.exit("no application with process " + str(pid) + " on the accessibility bus")
+        """
+
+    /// Finds an object by role and name and prints where it is in its window.
+    private static let locating = """
+        import sys
+        import pyatspi
+
+        pid, role, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+        def find(accessible):
+            if accessible.getRoleName() == role and accessible.name == name:
+                return accessible
+            for i in range(accessible.childCount):
+                child = accessible.getChildAtIndex(i)
+                found = find(child) if child is not None else None
+                if found is not None:
+                    return found
+            return None
+
+        for app in pyatspi.Registry.getDesktop(0):
+            if app is not None and app.get_process_id() == pid:
+                found = find(app)
+                if found is not None:
+                    print(*found.queryComponent().getExtents(pyatspi.WINDOW_COORDS))
+                sys.exit(0)
+        sys.exit("no application with process " + str(pid))
         """
 
     /// Listens for focus events and presses the key again as each comes.
@@ -156,14 +192,32 @@ public final class AccessibilityBus: Sendable {
     public init() throws { bus = try PrivateBus() }
 
     /// Starts the app on `source` with accessibility on.
-    public func app(source: String, environment: [String: String] = [:]) throws -> AppSession {
+    public func app(
+        source: String, environment: [String: String] = [:], display: XvfbDisplay? = nil
+    ) throws -> AppSession {
         try AppSession(
             executable: Products.executable("classic-photos"), arguments: [source],
             environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
-            unsetting: ["GTK_A11Y", "NO_AT_BRIDGE"])
+            unsetting: ["GTK_A11Y", "NO_AT_BRIDGE"], display: display)
     }
 
     public func tree(of app: AppSession) throws -> AccessibleNode {
         try AccessibilityTree.read(pid: app.processIdentifier, busAddress: bus.address)
+    }
+
+    /// Clicks the middle of `app`'s object with `role` and `name`, as a person pointing at it
+    /// does; whether there was one to click.
+    public func click(_ app: AppSession, role: String, name: String) throws -> Bool {
+        guard
+            let place = try AccessibilityTree.extents(
+                pid: app.processIdentifier, busAddress: bus.address, role: role, name: name),
+            place.width > 0, place.height > 0
+        else { return false }
+        let window = try app.windowGeometry()
+        _ = try app.xdotool([
+            "mousemove", "\(window.x + place.x + place.width / 2)", "\(window.y + place.y + place.height / 2)", "click",
+            "1",
+        ])
+        return true
     }
 }

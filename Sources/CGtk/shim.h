@@ -119,11 +119,47 @@ static inline gboolean cp_focus_is_in_text(GtkWindow *window) {
     return focus && (GTK_IS_EDITABLE(focus) || GTK_IS_TEXT_VIEW(focus));
 }
 
+/// Names the buttons inside `widget` that show only an icon and have no name (libadwaita 1.2's
+/// toasts' close button is said as "GtkImage") `name`.
+static inline void cp_name_icon_buttons_inside(GtkWidget *widget, const char *name) {
+    for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+        if (GTK_IS_BUTTON(child) && !gtk_button_get_label(GTK_BUTTON(child))
+            && (gtk_button_get_icon_name(GTK_BUTTON(child)) || GTK_IS_IMAGE(gtk_button_get_child(GTK_BUTTON(child)))))
+            gtk_accessible_update_property(GTK_ACCESSIBLE(child), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        else
+            cp_name_icon_buttons_inside(child, name);
+    }
+}
+
+/// Names the close buttons of `overlay`'s toasts (its children other than its content) `name`.
+static inline void cp_name_toast_buttons(AdwToastOverlay *overlay, const char *name) {
+    GtkWidget *content = adw_toast_overlay_get_child(overlay);
+    for (GtkWidget *child = gtk_widget_get_first_child(GTK_WIDGET(overlay)); child;
+         child = gtk_widget_get_next_sibling(child))
+        if (child != content)
+            cp_name_icon_buttons_inside(child, name);
+}
+
 /// Names `inside` after the status page `page`'s title.
 static inline void cp_name_after_title(GObject *page, GParamSpec *pspec, gpointer inside) {
     (void)pspec;
     const char *title = adw_status_page_get_title(ADW_STATUS_PAGE(page));
     gtk_accessible_update_property(GTK_ACCESSIBLE(inside), GTK_ACCESSIBLE_PROPERTY_LABEL, title ? title : "", -1);
+}
+
+/// `label` without the underscores that mark its mnemonic ("Save as _Copy" is "Save as Copy";
+/// "__" stands for one underscore). Newly allocated.
+static inline char *cp_without_mnemonic(const char *label) {
+    GString *text = g_string_new(NULL);
+    for (const char *c = label; *c; c++) {
+        if (*c == '_') {
+            if (c[1] == '_')
+                g_string_append_c(text, '_'), c++;
+            continue;
+        }
+        g_string_append_c(text, *c);
+    }
+    return g_string_free(text, FALSE);
 }
 
 /// Gives each control of `builder`'s that GTK 4.8 would call by its class name a name a
@@ -143,8 +179,15 @@ static inline void cp_builder_name_controls(GtkBuilder *builder) {
         } else if (GTK_IS_BUTTON(object)) {
             GtkButton *button = GTK_BUTTON(object);
             GtkWidget *child = gtk_button_get_child(button);
-            if (!gtk_button_get_label(button) && (gtk_button_get_icon_name(button) || GTK_IS_IMAGE(child)))
+            const char *label = gtk_button_get_label(button);
+            if (!label && (gtk_button_get_icon_name(button) || GTK_IS_IMAGE(child)))
                 name = cp_name_of_tooltip(gtk_widget_get_tooltip_text(GTK_WIDGET(button)));
+            else if (label && gtk_button_get_use_underline(button) && strchr(label, '_')) {
+                // GTK 4.8 says "_Save Save" (the label with its mnemonic's underscore, then the
+                // text of the label inside): named here once, as it reads.
+                name = cp_without_mnemonic(label);
+                gtk_accessible_reset_relation(GTK_ACCESSIBLE(object), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+            }
         } else if (GTK_IS_SEARCH_ENTRY(object)) {
             char *placeholder = NULL;
             g_object_get(object, "placeholder-text", &placeholder, NULL);

@@ -22,6 +22,10 @@ final class WindowStatus {
     private let retryButton: Widget<Button>
     private let openButton: Widget<Button>
     let toasts: Widget<ToastOverlay>
+    /// What the window last told (the count once a list is in, a notice), for screen readers.
+    private let announcement: Widget<Label>
+    private var announced = ""
+    private lazy var countAnnouncement = Debounce.onMainActor { [weak self] in self?.announceCount() }
     private let photos: PhotoList
     private let processor: PhotoProcessor
     /// Whether a search narrows the list (what an empty list then says).
@@ -65,6 +69,7 @@ final class WindowStatus {
         openButton = ui.widget("open-button")
         stack = ui.widget("stack")
         toasts = ui.widget("toasts")
+        announcement = ui.widget("announcement")
         processor.observePhotos { [unowned self] snapshot in
             // A photo failed, or one may have stopped failing (Retry): the count in the title.
             if snapshot.state == .failed || failedInSubtitle > 0 { scheduleSubtitle() }
@@ -99,6 +104,22 @@ final class WindowStatus {
     private func setSubtitle(_ text: String) {
         windowTitle.setSubtitle(text)
         Trace.shared.emit(.windowSubtitle(text: text))
+        // Told once it settles (a list coming in changes it many times a second).
+        countAnnouncement.schedule(afterMilliseconds: 500)
+    }
+
+    /// Tells screen readers `text` through the window's status bar. GTK 4.8 has no way to have
+    /// it spoken at once (`gtk_accessible_announce` comes in 4.14): a screen reader reads it
+    /// when asked for the status bar.
+    private func announce(_ text: String) {
+        guard text != announced else { return }
+        announced = text
+        announcement.setText(text)
+    }
+
+    private func announceCount() {
+        guard !isLoading else { return }
+        announce(windowTitle.subtitle)
     }
 
     /// The subtitle once the list is in (the title names the source): how many photos (and
@@ -263,7 +284,8 @@ final class WindowStatus {
     /// optional button.
     func showToast(_ title: String, button: (label: String, action: String)? = nil) {
         Trace.shared.emit(.noticeShown(text: title))
-        toasts.addToast(markup: Self.markupEscaped(title), button: button)
+        announce(title)
+        toasts.addToast(markup: Self.markupEscaped(title), button: button, closeName: tr("Dismiss"))
     }
 
     /// The "Oops!" alert: a modal message with the reason, and Retry when it can help.
@@ -277,6 +299,7 @@ final class WindowStatus {
     /// Stops every pending refresh (the window is closing).
     func close() {
         failureToast.cancel()
+        countAnnouncement.cancel()
         subtitleRefresh.cancel()
         processor.onActivityChanged = nil
     }

@@ -76,16 +76,19 @@ extension Handle where Kind == StatusPage {
 extension Handle where Kind == WindowTitle {
     public func setTitle(_ title: String) { adw_window_title_set_title(opaque, title) }
     public func setSubtitle(_ subtitle: String) { adw_window_title_set_subtitle(opaque, subtitle) }
+    public var subtitle: String { adw_window_title_get_subtitle(opaque).map { String(cString: $0) } ?? "" }
 }
 
 extension Handle where Kind == ToastOverlay {
     /// Shows a toast titled `markup` (Pango markup), with a button that activates `action`.
-    public func addToast(markup: String, button: (label: String, action: String)?) {
+    public func addToast(markup: String, button: (label: String, action: String)?, closeName: String) {
         let toast = adw_toast_new(markup)!
         if let button {
             adw_toast_set_button_label(toast, button.label)
             adw_toast_set_action_name(toast, button.action)
         }
         adw_toast_overlay_add_toast(opaque, toast) // takes the toast's reference
+        // Its close button has no name of its own in libadwaita 1.2.
+        cp_name_toast_buttons(opaque, closeName)
     }
 }

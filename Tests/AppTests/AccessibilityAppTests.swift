@@ -146,6 +146,84 @@ extension DesktopGUITests {
             let viewerControls = tree.shown.filter(\.isFocusable)
             print("viewer: \(viewerControls.count) controls: \(viewerControls.map(\.name))")
             #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
+
+            // The editor's controls (E).
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            var editorControls: [AccessibleNode] = []
+            try app.waitFor("the editor's controls") { _ in
+                tree = (try? a11y.tree(of: app)) ?? tree
+                editorControls = tree.shown.filter(\.isFocusable)
+                return editorControls.contains { $0.name == "Rotate Left" }
+            }
+            print("editor: \(editorControls.count) controls: \(editorControls.map(\.name))")
+            #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "Tab and Shift+Tab reach every control of the window's header bar and the photos, each said by a name of its own; the window's count is in its status bar"
+        )
+        func keyboardReachesEverything() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let a11y = try AccessibilityBus()
+            let app = try a11y.app(source: folder.path)
+            try app.waitFor("photos final") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+            }
+            // What the window last told (the count, then the notice of the photo that failed),
+            // in the status bar a screen reader reads on request.
+            var status: [String] = []
+            do {
+                try app.waitFor("the status bar to tell of the failure") { _ in
+                    status = ((try? a11y.tree(of: app))?.all ?? []).filter { $0.role == "status bar" }.map(\.name)
+                    return status.contains("1 photo could not be loaded")
+                }
+            } catch {
+                Issue.record("\(error): the status bar said \(status)")
+                return
+            }
+            let window = try app.windowGeometry()
+            _ = try app.xdotool(["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height - 5)"])
+            let forward = try AccessibilityTree.tabThrough(
+                pid: app.processIdentifier, busAddress: a11y.bus.address, display: app.display.name, presses: 14)
+            let backward = try AccessibilityTree.tabThrough(
+                pid: app.processIdentifier, busAddress: a11y.bus.address, display: app.display.name, presses: 14,
+                key: "shift+Tab")
+            let reached = (forward + backward).compactMap { $0 }
+            print("Tab: \(forward.map { $0.map { "\($0.role) “\($0.name)”" } ?? "-" })")
+            print("Shift+Tab: \(backward.map { $0.map { "\($0.role) “\($0.name)”" } ?? "-" })")
+            let names = Set(reached.map(\.name))
+            for control in ["Open…", "Filter", "Search", "List", "Grid", "Main Menu"] {
+                #expect(names.contains(control), "\(control) was never reached: \(names.sorted())")
+            }
+            #expect(reached.contains { $0.role == "table cell" }, "the photos were never reached")
+            let unnamed = reached.filter { $0.name.isEmpty || $0.name.hasPrefix("Gtk") }
+            #expect(unnamed.isEmpty, "\(unnamed)")
+
+            // F10 opens the main menu; Down goes through every item in it, each named.
+            _ = try app.xdotool(["key", "F10"])
+            var items: [AccessibleNode] = []
+            try app.waitFor("the main menu open") { _ in
+                items = ((try? a11y.tree(of: app))?.shown ?? []).filter { $0.role.contains("menu item") }
+                return items.count >= 5
+            }
+            let walked = try AccessibilityTree.tabThrough(
+                pid: app.processIdentifier, busAddress: a11y.bus.address, display: app.display.name,
+                presses: items.count + 1, key: "Down")
+            print("menu: \(items.map(\.name)); Down: \(walked.map { $0?.name ?? "-" })")
+            // Right on Sort By opens its submenu; Down goes through it.
+            let sortBy = try #require(walked.firstIndex { $0?.name == "Sort By" }, "Sort By never reached")
+            let sorting = try AccessibilityTree.press(
+                ["Escape", "F10"] + Array(repeating: "Down", count: sortBy + 1) + ["Right"]
+                    + Array(repeating: "Down", count: 7),
+                pid: app.processIdentifier, busAddress: a11y.bus.address, display: app.display.name)
+            print("Sort By: \(sorting.map { $0?.name ?? "-" })")
+            let walkedNames = Set((walked + sorting).compactMap { $0?.name })
+            let missed = items.map(\.name).filter { !walkedNames.contains($0) }
+            #expect(missed.isEmpty, "menu items Down never reached: \(missed)")
+            #expect(items.allSatisfy { $0.hasOwnName }, "\(items.map { $0.name })")
             #expect(app.terminate() == 0)
         }
 

@@ -25,9 +25,10 @@ public struct AccessibleNode: Decodable, Sendable {
     }
 
     /// Whether the name is one a person can understand: not empty, not a widget class's
-    /// ("GtkImage", "AdwGizmo", which GTK 4.8 falls back to).
+    /// ("GtkImage", "AdwGizmo", which GTK 4.8 falls back to), without a mnemonic's underscore
+    /// ("_Save Save", GTK 4.8's name for a button labelled "_Save").
     public var hasOwnName: Bool {
-        !name.isEmpty
+        !name.isEmpty && !name.hasPrefix("_") && !name.contains(" _")
             && !(name.count > 3 && ["Gtk", "Adw"].contains(String(name.prefix(3)))
                 && name.dropFirst(3).first?.isUppercase == true && !name.contains(" "))
     }
@@ -49,8 +50,16 @@ public enum AccessibilityTree {
     public static func tabThrough(
         pid: Int32, busAddress: String, display: String, presses: Int, key: String = "Tab"
     ) throws -> [(role: String, name: String, description: String)?] {
+        try press(Array(repeating: key, count: presses), pid: pid, busAddress: busAddress, display: display)
+    }
+
+    /// Presses `keys` one after the other, each once the focus event of the one before has
+    /// come (or two seconds have passed), and returns what has the focus after each.
+    public static func press(
+        _ keys: [String], pid: Int32, busAddress: String, display: String
+    ) throws -> [(role: String, name: String, description: String)?] {
         let output = try python(
-            tabbing, arguments: [String(pid), display, String(presses), key], busAddress: busAddress, timeout: 120)
+            tabbing, arguments: [String(pid), display] + keys, busAddress: busAddress, timeout: 120)
         return output.split(separator: "\n").map { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return fields.count == 3 ? (fields[0], fields[1], fields[2]) : nil
@@ -138,14 +147,15 @@ public enum AccessibilityTree {
         import pyatspi
         from gi.repository import GLib
 
-        pid, display, presses, key = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+        pid, display, keys = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
         seen = []
         state = {"pressed": 0, "timer": None}
 
         def press():
-            if state["pressed"] >= presses:
+            if state["pressed"] >= len(keys):
                 pyatspi.Registry.stop()
                 return False
+            key = keys[state["pressed"]]
             state["pressed"] += 1
             subprocess.run(["xdotool", "key", key], env={"DISPLAY": display}, check=True)
             state["timer"] = GLib.timeout_add(2000, missed)

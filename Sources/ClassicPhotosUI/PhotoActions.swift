@@ -259,6 +259,19 @@ final class PhotoActions {
         connections.append(click.onPressed { [unowned self] _, x, y in openRowMenu(x: x, y: y) })
         // On the scrolled window, whose coordinates are those of the view it shows.
         pane.scrolled.addController(click)
+        // From the keyboard, as everywhere on the desktop: the Menu key or Shift+F10, for the
+        // photo with the keys (the one selected last).
+        let keys = Handle<KeyController>.make()
+        connections.append(
+            keys.onKeyPressed { [unowned self] keyval, _, state in
+                let shift = GdkModifierType(state).rawValue & GDK_SHIFT_MASK.rawValue != 0
+                guard keyval == UInt32(GDK_KEY_Menu) || (keyval == UInt32(GDK_KEY_F10) && shift),
+                    let position = pane.selection.first, let point = pane.point(of: position)
+                else { return false }
+                openRowMenu(x: point.x, y: point.y)
+                return true
+            })
+        pane.scrolled.addController(keys)
     }
 
     private func openRowMenu(x: Double, y: Double) {

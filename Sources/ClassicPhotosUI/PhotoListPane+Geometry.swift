@@ -80,6 +80,18 @@ extension PhotoListPane {
     }
 
     /// The photo under (`x`, `y`) in the view's coordinates, if any.
+    /// The middle of the row or cell at `position` in the view's coordinates (where it would be,
+    /// if it is not on screen).
+    func point(of position: Int) -> (x: Double, y: Double)? {
+        let columns = columns
+        guard let adjustment = scrolled.verticalAdjustment, let rowHeight = rowHeight(columns: columns) else {
+            return nil
+        }
+        let (row, column) = (position / columns, position % columns)
+        let width = Double(mode == .list ? list.width : grid.width)
+        return ((Double(column) + 0.5) * width / Double(columns), (Double(row) + 0.5) * rowHeight - adjustment.value)
+    }
+
     func position(atX x: Double, y: Double) -> Int? {
         let columns = columns
         guard let adjustment = scrolled.verticalAdjustment, let rowHeight = rowHeight(columns: columns) else {

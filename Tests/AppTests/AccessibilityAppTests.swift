@@ -162,7 +162,7 @@ extension DesktopGUITests {
         }
 
         @Test(
-            "Tab and Shift+Tab reach every control of the window's header bar and the photos, each said by a name of its own; the window's count is in its status bar"
+            "Tab and Shift+Tab reach every control of the window's header bar and the photos, F10 the main menu and the Menu key a photo's, each said by a name of its own; the window's last word is in its status bar"
         )
         func keyboardReachesEverything() throws {
             let folder = try makeFolder()
@@ -224,6 +224,22 @@ extension DesktopGUITests {
             let missed = items.map(\.name).filter { !walkedNames.contains($0) }
             #expect(missed.isEmpty, "menu items Down never reached: \(missed)")
             #expect(items.allSatisfy { $0.hasOwnName }, "\(items.map { $0.name })")
+
+            // The Menu key on a photo opens its menu (as a right click does).
+            _ = try app.xdotool(["key", "Escape"])
+            try app.clickRow(1)
+            try app.waitFor(event: .viewerOpen)
+            try key(app, "Escape")
+            try app.waitFor(event: .viewerClose)
+            _ = try app.xdotool(["key", "Menu"])
+            var photoMenu: [String] = []
+            try app.waitFor("the photo's menu open") { _ in
+                photoMenu = ((try? a11y.tree(of: app))?.shown ?? []).filter { $0.role.contains("menu item") }.map(
+                    \.name)
+                return photoMenu.contains("Move to Trash")
+            }
+            print("photo menu: \(photoMenu)")
+            #expect(photoMenu.allSatisfy { !$0.isEmpty && !$0.hasPrefix("_") }, "\(photoMenu)")
             #expect(app.terminate() == 0)
         }
 

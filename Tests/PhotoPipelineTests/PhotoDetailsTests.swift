@@ -131,6 +131,7 @@ import TestSupport
         full.author = "A. Photographer"
         full.copyright = "CC BY 4.0"
         full.caption = "A street at dusk"
+        full.altText = "A cobbled street under lamps at dusk"
         // Every field is set above (a field added to PhotoDetails and not here fails this).
         let unset = Mirror(reflecting: full).children.filter { child in
             let value = Mirror(reflecting: child.value)

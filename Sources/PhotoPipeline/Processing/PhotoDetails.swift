@@ -143,6 +143,7 @@ public struct PhotoDetails: Sendable, Equatable, Codable {
         take(\.author)
         take(\.copyright)
         take(\.caption)
+        take(\.altText)
         return merged
     }
 

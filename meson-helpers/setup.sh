@@ -23,7 +23,8 @@ set -euo pipefail
 # (a video's frame for its thumbnail, read in the decoder helpers) and ffmpeg (the tests make
 # their videos with it); GTK's GStreamer media backend with the good plugins and the FFmpeg
 # plugin (the viewer plays videos with them); at-spi2-core and pyatspi (the tests read the
-# app's accessibility tree as a screen reader does).
+# app's accessibility tree as a screen reader does) and xsettingsd (they scale the text as
+# GNOME's settings daemon does).
 # (libglib2.0-dev-bin, which libglib2.0-dev pulls in, has glib-compile-resources: the build
 # makes the app's GResource with it.)
 PACKAGES=(
@@ -39,7 +40,7 @@ PACKAGES=(
   gettext locales xdg-desktop-portal-gtk
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
   libgtk-4-media-gstreamer gstreamer1.0-plugins-good gstreamer1.0-libav
-  at-spi2-core python3-pyatspi
+  at-spi2-core python3-pyatspi xsettingsd
 )
 # A script sourcing this may ask for more (the benchmark's peer tools, say).
 PACKAGES+=(${EXTRA_PACKAGES[@]+"${EXTRA_PACKAGES[@]}"})

@@ -243,6 +243,69 @@ extension DesktopGUITests {
             #expect(app.terminate() == 0)
         }
 
+        /// The app on the photos of `makeFolder`, in the list, on a display whose XSETTINGS say
+        /// `dpi` (as GNOME's settings daemon says the text scale), in high contrast or not:
+        /// how red its failed row's placeholder is (the mean of red over green there), how tall
+        /// a row's name is (AT-SPI's extents), and a screenshot.
+        private func lookOf(
+            _ folder: URL, highContrast: Bool, dpi: Int, shot: String
+        ) throws -> (redness: Double, nameHeight: Int) {
+            let display = try XvfbDisplay(width: 1000, height: 800)
+            let settings = NSTemporaryDirectory() + "classic-photos-xsettings-\(UUID().uuidString)"
+            try "Xft/DPI \(dpi * 1024)\n".write(toFile: settings, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: settings) }
+            let daemon = Process()
+            daemon.executableURL = URL(fileURLWithPath: "/usr/bin/xsettingsd")
+            daemon.arguments = ["-c", settings]
+            daemon.environment = ["DISPLAY": display.name]
+            daemon.standardOutput = FileHandle.nullDevice
+            daemon.standardError = FileHandle.nullDevice
+            try daemon.run()
+            defer {
+                kill(daemon.processIdentifier, SIGKILL)
+                daemon.waitUntilExit()
+            }
+            let a11y = try AccessibilityBus()
+            let app = try a11y.app(
+                source: folder.path,
+                environment: [
+                    "ADW_DEBUG_HIGH_CONTRAST": highContrast ? "1" : "0", "ADW_DEBUG_COLOR_SCHEME": "prefer-light",
+                ],
+                display: display)
+            try app.waitFor("photos final") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+            }
+            var name: (x: Int, y: Int, width: Int, height: Int)?
+            try app.waitFor("a row's name laid out") { _ in
+                name = try? AccessibilityTree.extents(
+                    pid: app.processIdentifier, busAddress: a11y.bus.address, role: "label", name: "p1.png")
+                return (name?.height ?? 0) > 0
+            }
+            let window = try app.windowGeometry()
+            let failedRow = try app.rowPoint(5)
+            let region = (window.x + 6, failedRow.y - 40, 80, 80)
+            let stats = try app.waitForScreen(region: region, keeping: shot) { _ in true }
+            #expect(app.terminate() == 0)
+            return (stats.meanColour.r - stats.meanColour.g, name?.height ?? 0)
+        }
+
+        @Test(
+            "With the desktop's high contrast, a failed photo's placeholder is drawn strong (the error icon in the error colour); with its text 1.5 times larger, the names grow with it (screenshots kept)"
+        )
+        func highContrastAndLargeText() throws {
+            let folder = try makeFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let plain = try lookOf(
+                folder, highContrast: false, dpi: 96, shot: NSTemporaryDirectory() + "classic-photos-plain.png")
+            let contrast = try lookOf(
+                folder, highContrast: true, dpi: 144, shot: NSTemporaryDirectory() + "classic-photos-high-contrast.png")
+            print(
+                "plain: redness \(plain.redness), name \(plain.nameHeight) px; high contrast, 1.5 × text: redness \(contrast.redness), name \(contrast.nameHeight) px"
+            )
+            #expect(contrast.redness > plain.redness + 8, "the failed placeholder is not drawn stronger")
+            #expect(Double(contrast.nameHeight) >= 1.3 * Double(plain.nameHeight), "the names did not grow")
+        }
+
         /// What the viewer's picture says to a screen reader: its name and description.
         private func pictureSpeech(_ a11y: AccessibilityBus, _ app: AppSession) throws -> (String, String)? {
             let tree = try a11y.tree(of: app)

@@ -19,7 +19,9 @@ struct TileSpeech: Equatable {
             VideoBadge.description(seconds: image?.videoSeconds, live: image?.isMotion == true),
             Self.taken(taken),
             state(snapshot.state, failure: snapshot.failure),
-            number.map { String(format: tr("photo %1$@ of %2$@"), $0.formatted(), count.formatted()) },
+            number.map {
+                String(format: tr("photo %1$@ of %2$@"), Localization.number($0), Localization.number(count))
+            },
         ]
         return TileSpeech(name: snapshot.displayName, description: parts.compactMap { $0 }.joined(separator: ", "))
     }

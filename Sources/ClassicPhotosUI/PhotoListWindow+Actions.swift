@@ -95,6 +95,8 @@ extension PhotoListWindow {
     /// Turns the view's actions on or off: they act while the viewer is closed, and the size's
     /// only on the grid.
     func refreshViewActions(viewerOpen: Bool) {
+        // Tab stays among the viewer's controls and the header bar's, not the photos behind.
+        pane.scrolled.canFocus = !viewerOpen
         for name in Self.viewActions {
             let applies =
                 switch name {

@@ -46,6 +46,7 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
     }
 
     func compareClosed() {
+        pane.scrolled.canFocus = true
         pane.grabFocus()
         photoActions.refresh()
         refreshViewActions(viewerOpen: false)
@@ -60,6 +61,7 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
     func hideDetails() { details.hide() }
 
     func viewerClosed() {
+        pane.scrolled.canFocus = true
         details.viewerClosed()
         pane.revealNow()
         pane.grabFocus()

@@ -30,6 +30,13 @@ extension Handle where Kind: WidgetKind {
     }
 
     /// Whether pointer events may land on it (false: they go to what is beneath).
+    /// Whether the keyboard focus may go into the widget or anything in it (GTK 4: its
+    /// children too).
+    public var canFocus: Bool {
+        get { gtk_widget_get_can_focus(widget) != 0 }
+        nonmutating set { gtk_widget_set_can_focus(widget, newValue ? 1 : 0) }
+    }
+
     public var canTarget: Bool {
         get { gtk_widget_get_can_target(widget) != 0 }
         nonmutating set { gtk_widget_set_can_target(widget, newValue ? 1 : 0) }

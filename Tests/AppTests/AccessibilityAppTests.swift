@@ -147,6 +147,17 @@ extension DesktopGUITests {
             print("viewer: \(viewerControls.count) controls: \(viewerControls.map(\.name))")
             #expect(unnamed(tree).isEmpty, "\(unnamed(tree))")
 
+            // Tab goes round the viewer's controls (and the header bar's), never to the photos
+            // behind it.
+            let tabbed = try AccessibilityTree.tabThrough(
+                pid: app.processIdentifier, busAddress: a11y.bus.address, display: app.display.name, presses: 20)
+            print("viewer, Tab: \(tabbed.map { $0?.name ?? "-" })")
+            let tabbedNames = Set(tabbed.compactMap { $0?.name })
+            for control in ["Close", "Next Photo", "Zoom In", "Properties", "Photo Menu", "p1.png"] {
+                #expect(tabbedNames.contains(control), "\(control) never reached: \(tabbedNames.sorted())")
+            }
+            #expect(!tabbed.contains { $0?.role == "table cell" }, "Tab went to the photos behind the viewer")
+
             // The editor's controls (E).
             try key(app, "e")
             try app.waitFor(event: .editBegin)

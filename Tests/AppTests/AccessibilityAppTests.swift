@@ -41,6 +41,17 @@ extension DesktopGUITests {
             return folder
         }
 
+        /// `makeFolder`'s photos open in the app with accessibility on, every photo final.
+        private func openedFolder() throws -> (URL, AccessibilityBus, AppSession) {
+            let folder = try makeFolder()
+            let a11y = try AccessibilityBus()
+            let app = try a11y.app(source: folder.path)
+            try app.waitFor("photos final") {
+                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
+            }
+            return (folder, a11y, app)
+        }
+
         /// The items (rows or cells) of the view named `view` ("Photo List", "Photo Grid"), if
         /// it is the one shown.
         private func items(_ tree: AccessibleNode, of view: String) -> [AccessibleNode] {
@@ -123,13 +134,8 @@ extension DesktopGUITests {
             "Every control a person can reach in the window and the viewer has a name a screen reader can say (no widget class names)"
         )
         func controlsNamed() throws {
-            let folder = try makeFolder()
+            let (folder, a11y, app) = try openedFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let a11y = try AccessibilityBus()
-            let app = try a11y.app(source: folder.path)
-            try app.waitFor("photos final") {
-                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
-            }
             func unnamed(_ tree: AccessibleNode) -> [String] {
                 tree.shown.filter { $0.isFocusable && !$0.hasOwnName }.map { "\($0.role) “\($0.name)”" }
             }
@@ -176,13 +182,8 @@ extension DesktopGUITests {
             "Tab and Shift+Tab reach every control of the window's header bar and the photos, F10 the main menu and the Menu key a photo's, each said by a name of its own; the window's last word is in its status bar"
         )
         func keyboardReachesEverything() throws {
-            let folder = try makeFolder()
+            let (folder, a11y, app) = try openedFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let a11y = try AccessibilityBus()
-            let app = try a11y.app(source: folder.path)
-            try app.waitFor("photos final") {
-                AppSession.rowStates($0).values.filter { $0 == .filtered || $0 == .failed }.count >= 5
-            }
             // What the window last told (the count, then the notice of the photo that failed),
             // in the status bar a screen reader reads on request.
             var status: [String] = []

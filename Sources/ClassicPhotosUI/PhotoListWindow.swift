@@ -271,6 +271,8 @@ final class PhotoListWindow {
         case .factsArrived(let id):
             pane.refreshTooltip(of: id)
             pane.refreshSpeech(of: id)
+        case .dateArrived(let id):
+            pane.refreshSpeech(of: id)
         case .needsReading:
             open(sources)
         case .marksChanged(let ids):

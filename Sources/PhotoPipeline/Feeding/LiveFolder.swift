@@ -96,9 +96,9 @@ final class LiveFolder {
         watchLimit = AppConfiguration.current.testSwitches.watchLimit ?? Self.systemWatchLimit
         watch(tree ?? [url], readSince: readBegan)
         indexed.onArrived = { [unowned self] id in
-            let forTooltip = id == tooltipWaiting
-            if forTooltip { tooltipWaiting = nil }
-            guard forTooltip || datesWaiting.remove(id) != nil else { return }
+            if datesWaiting.remove(id) != nil { feed.onEvent?(.dateArrived(id)) }
+            guard id == tooltipWaiting else { return }
+            tooltipWaiting = nil
             feed.onEvent?(.factsArrived(id))
         }
     }

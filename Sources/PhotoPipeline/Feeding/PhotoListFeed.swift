@@ -27,6 +27,10 @@ public final class PhotoListFeed {
         case watchLimitReached(watched: Int, folders: Int)
         /// What the index holds for a photo came in (its tooltip may say more now).
         case factsArrived(PhotoID)
+        /// The date of a photo on screen came in (what its row says to a screen reader). Apart
+        /// from `factsArrived`: a tooltip asked for again where the pointer is not leaves GTK
+        /// asking for none until the pointer has left the window.
+        case dateArrived(PhotoID)
         /// The folder on a share changed in a way only reading it anew can follow.
         case needsReading
         /// The sidecars of these photos came, changed or went: their marks are to be read again.

@@ -3,7 +3,7 @@
 // are read), the decode cost estimate and its header parsers, the decoder (from a memory
 // stream, with its limit checks and memory budget) as a row and as the viewer use it, the
 // sepia filter, the colour profile readers and transforms (the bytes taken as a profile), and
-// the marks' XMP read, changed and written into a photo.
+// the marks' and the alt text's XMP read, changed and written into a photo.
 // Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
 import CGLib
 import CGdkPixbuf
@@ -97,12 +97,15 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     // as a photo whose marks are written into it (Exiv2 reading its packet and writing it back
     // with a new one), each as the decoder helper runs them.
     let marks = PhotoMarks(rating: 3, label: "Red", tags: ["Places|France", "Beach"])
+    let altText = AltTextChange("A red kite over a field")
     _ = XMPMarks.read(data)
-    _ = try? XMPMarks.update(data, from: .none, to: marks)
-    if let written = try? MarksInPhoto.updated(data, to: marks) {
+    _ = XMPMarks.altText(data)
+    _ = try? XMPMarks.update(data, from: .none, to: marks, altText: altText)
+    if let written = try? MarksInPhoto.updated(data, to: marks, altText: altText) {
         // A JPEG's are read back from its XMP segment as the app reads them; then written again.
         if PictureSignature.isJPEG(written), let segment = PhotoXMP.jpegSegment(in: written) {
             precondition(XMPMarks.read(segment) == marks, "the marks written are read back")
+            precondition(XMPMarks.altText(segment) == altText.text, "the alt text written is read back")
         }
         _ = try? MarksInPhoto.updated(written, to: .none)
     }

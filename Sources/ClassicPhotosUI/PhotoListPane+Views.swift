@@ -79,6 +79,10 @@ extension PhotoListPane {
         movedWhileSwitching = false
         grabFocus() // the keys go on moving through the photos
         onLayoutChanged?()
+        // Read once laid out (after the frame): the adjustment tells of a new layout only when
+        // its size changes, and a few photos fit both views without scrolling (the grid was
+        // then never traced, nor its columns told to the processor).
+        MainLoop.onMainActor(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in self?.updateVisibleRows() }
         releasing = (
             previous,
             MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in

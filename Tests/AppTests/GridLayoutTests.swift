@@ -76,6 +76,34 @@ extension GUITests {
         }
 
         @Test(
+            "Ctrl+2 on a folder of 3 photos, which the list and the grid both show without scrolling, traces the grid at once, its cells decoded for it"
+        )
+        func fewPhotosToGrid() throws {
+            let folder = try Self.folder(3)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let app = try Self.launch([folder.path])
+            try app.waitFor("the list settled") { events in
+                events.contains { $0.event.name == .sourceLoaded && $0.event.rows == 3 }
+                    && Self.settled(events, since: 0)
+            }
+            let pressed = app.events().last?.t ?? 0
+            try Self.key(app, "ctrl+2")
+            // (The adjustment does not change: the grid's layout was read only once something
+            // else moved it, seconds later or never.)
+            let events = try app.waitFor("the grid traced and its cells filtered", timeout: 10) { events in
+                Self.grid(events).map { grid in
+                    // Decoded again for the larger cells: each reaches "filtered" after the switch.
+                    let after = events.filter { $0.t >= grid.t }
+                    return (0..<3).allSatisfy { AppSession.rowStates(after)[$0] == .filtered }
+                } ?? false
+            }
+            let grid = try #require(Self.grid(events))
+            print("grid traced \(Int((grid.t - pressed) * 1000)) ms after the list's last event")
+            #expect(grid.event == .viewMode(mode: "grid", columns: 6, size: 160))
+            #expect(app.terminate() == 0)
+        }
+
+        @Test(
             "Ctrl+2 on a folder of 500 and of 5,000 photos in a window of 1200 × 850 shows the grid, and its first screen of cells settles",
             arguments: [500, 5_000])
         func listToGrid(count: Int) throws {

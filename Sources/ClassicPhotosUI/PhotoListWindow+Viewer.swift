@@ -13,7 +13,7 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
         area.addOverlay(viewer.root)
         // The alt text of the photo shown, once read or edited, is what its picture says.
         altTexts.observe { [weak viewer] id in
-            if let viewer, let current = viewer.current, current.photo.id == id { viewer.describe(current) }
+            if let viewer, let current = viewer.current, current.photo.id == id { viewer.showDetails(of: current) }
         }
         // A photo opens in the viewer; a sub-folder opens in its place, in the same window.
         pane.onActivate = { [unowned self] position in

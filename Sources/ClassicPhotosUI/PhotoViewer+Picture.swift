@@ -62,22 +62,14 @@ extension PhotoViewer {
     func showDetails(of slot: Slot) {
         let isVideo = slot.photo.entry.isVideo
         let info = isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts
-        describe(slot)
+        let altText = host.altTexts.text(of: slot.photo.id, entry: slot.photo.entry) ?? nil
+        chrome.describe(TileSpeech.words(for: info, altText: altText))
         host.viewerShows(
             DetailsSubject(
                 id: slot.photo.id, name: slot.photo.name, entry: slot.photo.entry,
                 info: info,
                 profile: isVideo || slot.picture == nil ? nil : shownProfile ?? tr("sRGB (assumed)"),
                 marks: processor.snapshot(of: slot.photo.id)?.marks ?? .none))
-    }
-
-    /// Says what the picture of `slot` (the one shown) is, to a screen reader: its alt text
-    /// (read, or edited since), else its caption or date. Alone, when its alt text comes:
-    /// the details panel is told of the photo as it is loaded, not then.
-    func describe(_ slot: Slot) {
-        let info = slot.photo.entry.isVideo ? nil : slot.picture?.info ?? slot.preview?.info ?? slot.facts
-        let altText = host.altTexts.text(of: slot.photo.id, entry: slot.photo.entry) ?? nil
-        chrome.describe(TileSpeech.words(for: info, altText: altText))
     }
 
     /// Puts `image` in the picture (an animation's first frame, with the animation), tracing

@@ -1,4 +1,3 @@
-import CGLib
 import GLibKit
 import GtkKit
 import PhotoPipeline
@@ -20,28 +19,6 @@ extension PhotoListPane {
                 taken: takenDate?(snapshot.id, snapshot.entry, false))
         }
         tile.voice.say(speech, from: tile.root)
-    }
-
-    /// Says what the row or cell of `id` shows once the frame is drawn, with every other one
-    /// shown meanwhile: GTK binds up to 200 rows in one turn (a filter cleared, a jump), and
-    /// their words made there lengthened that turn.
-    func speakSoon(_ id: PhotoID) {
-        unspoken.insert(id)
-        guard speaking == nil else { return }
-        speaking = MainLoopSource.onMainActor(.idle, priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
-            self?.speakUnspoken()
-            return .remove
-        }
-    }
-
-    private func speakUnspoken() {
-        speaking = nil
-        let ids = unspoken
-        unspoken.removeAll()
-        for id in ids {
-            guard let tile = boundTiles[id], let position = photos.position(of: id) else { continue }
-            speak(processor.snapshot(at: position), in: tile)
-        }
     }
 
     /// Says again what the row or cell of `id` says (its date has come).

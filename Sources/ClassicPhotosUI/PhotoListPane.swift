@@ -106,10 +106,6 @@ final class PhotoListPane {
     var takenDate: ((PhotoID, PhotoEntry, _ ask: Bool) -> String?)?
     /// Every bound row's or cell's speech said again after the list's rows moved or its count changed.
     lazy var respeaking = Debounce.onMainActor { [weak self] in self?.refreshSpeech() }
-    /// Photos whose rows or cells were shown since their speech was last set, and the idle
-    /// that says it (see `speakSoon`).
-    var unspoken: Set<PhotoID> = []
-    var speaking: MainLoopSource?
     /// Each row's or cell's drag handler, by its list item.
     private var drags: [UnsafeMutableRawPointer: SignalConnection] = [:]
 
@@ -290,7 +286,7 @@ final class PhotoListPane {
     private func show(_ snapshot: PhotoSnapshot, in tile: any PhotoTile) {
         let marksBefore = tile.photo == snapshot.id ? tile.shownMarks : .none
         let status = tile.show(snapshot)
-        speakSoon(snapshot.id)
+        speak(snapshot, in: tile)
         if snapshot.state == .failed, let position = photos.position(of: snapshot.id) {
             Trace.shared.emit(
                 .rowStatus(
@@ -393,8 +389,6 @@ final class PhotoListPane {
         switching = nil
         releasing = nil
         settling = nil
-        speaking = nil
-        respeaking.cancel()
         placing = nil
         if let listObservation { shownList.stopObserving(listObservation) }
         shownList.viewsStayPut = nil

@@ -92,10 +92,6 @@ static inline void cp_accessible_set_name(GtkAccessible *accessible, const char 
     gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
 }
 
-static inline void cp_accessible_set_description(GtkAccessible *accessible, const char *description) {
-    gtk_accessible_update_property(accessible, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
-}
-
 /// Keeps a widget out of what screen readers see (a thumbnail inside a row that speaks for it).
 static inline void cp_accessible_hide(GtkAccessible *accessible) {
     gtk_accessible_update_state(accessible, GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);

@@ -147,9 +147,6 @@ extension Handle where Kind: WidgetKind {
     /// Sets what a screen reader calls the widget, leaving its description as it is.
     public func setAccessibleName(_ label: String) { cp_accessible_set_name(opaque, label) }
 
-    /// Sets what a screen reader says of the widget after its name.
-    public func setAccessibleDescription(_ description: String) { cp_accessible_set_description(opaque, description) }
-
     /// Keeps the widget out of what screen readers see (what it shows is said by a widget
     /// around it).
     public func hideFromScreenReaders() { cp_accessible_hide(opaque) }

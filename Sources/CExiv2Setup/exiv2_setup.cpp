@@ -114,3 +114,64 @@ extern "C" unsigned char *cp_exiv2_copy_metadata(const unsigned char *original, 
         return written_bytes(*image, out_size);
     });
 }
+
+extern "C" unsigned char *cp_exiv2_raw_metadata_into(const unsigned char *raw, size_t raw_size,
+                                                     const unsigned char *edited, size_t edited_size, long width,
+                                                     long height, size_t *out_size, char **message) {
+    *out_size = 0;
+    return guarded(message, [&]() -> unsigned char * {
+        auto source = Exiv2::ImageFactory::open(raw, static_cast<long>(raw_size));
+        source->readMetadata();
+        auto image = Exiv2::ImageFactory::open(edited, static_cast<long>(edited_size));
+        image->readMetadata();
+        // IFD0's tags that say what the picture is (not how the RAW file lays it out).
+        static const char *const described[] = {"Make",      "Model",    "DateTime",         "Artist",
+                                                "Copyright", "Software", "ImageDescription", "XPTitle",
+                                                "XPComment", "XPAuthor", "XPKeywords",       "XPSubject"};
+        // Exposure facts some RAW formats (DNG among them) keep in IFD0, where a JPEG keeps
+        // them in its EXIF directory.
+        static const char *const exposure[] = {"ExposureTime",     "FNumber",          "ExposureProgram",
+                                               "ISOSpeedRatings",  "DateTimeOriginal", "ExposureBiasValue",
+                                               "MaxApertureValue", "MeteringMode",     "Flash",
+                                               "FocalLength"};
+        Exiv2::ExifData exif;
+        const Exiv2::ExifData &from = source->exifData();
+        for (Exiv2::ExifData::const_iterator datum = from.begin(); datum != from.end(); ++datum) {
+            const std::string group = datum->groupName(), tag = datum->tagName();
+            if ((group == "Photo" && tag != "MakerNote") || group == "GPSInfo" || group == "Iop") {
+                exif.add(*datum);
+                continue;
+            }
+            if (group != "Image")
+                continue;
+            for (const char *name : described)
+                if (tag == name)
+                    exif.add(*datum);
+        }
+        for (const char *name : exposure) {
+            Exiv2::ExifData::const_iterator there = from.findKey(Exiv2::ExifKey(std::string("Exif.Image.") + name));
+            const Exiv2::ExifKey moved(std::string("Exif.Photo.") + name);
+            if (there != from.end() && exif.findKey(moved) == exif.end())
+                exif.add(moved, &there->value());
+        }
+        exif["Exif.Image.Orientation"] = static_cast<uint16_t>(1);
+        exif["Exif.Photo.PixelXDimension"] = static_cast<uint32_t>(width);
+        exif["Exif.Photo.PixelYDimension"] = static_cast<uint32_t>(height);
+        image->setExifData(exif);
+        image->setIptcData(source->iptcData());
+        // A RAW developer's settings (Adobe Camera Raw's, darktable's) would be applied again
+        // to the JPEG by those programs; the rest (title, rating, keywords, …) says what the
+        // photo is.
+        Exiv2::XmpData xmp;
+        const Exiv2::XmpData &sourceXmp = source->xmpData();
+        for (Exiv2::XmpData::const_iterator datum = sourceXmp.begin(); datum != sourceXmp.end(); ++datum) {
+            const std::string prefix = datum->groupName();
+            if (prefix == "crs" || prefix == "darktable" || prefix == "tiff" || prefix == "exif")
+                continue;
+            xmp.add(*datum);
+        }
+        image->setXmpData(xmp);
+        image->writeMetadata();
+        return written_bytes(*image, out_size);
+    });
+}

@@ -54,13 +54,21 @@ extension PhotoActions {
                     }
                 }
                 if let first = unsupported.first {
+                    let raw = unsupported.count == 1 && RawPhoto.isRaw(URL(fileURLWithPath: first.path))
                     status.showToast(
-                        unsupported.count == 1
-                            ? String(format: tr("“%@” cannot be rotated"), DisplayText.line(first.target.name))
-                            : String(
-                                format: ntr(
-                                    "%d photo cannot be rotated", "%d photos cannot be rotated", unsupported.count),
-                                unsupported.count))
+                        raw
+                            ? String(
+                                // TRANSLATORS: a RAW file is never written; the editor (the E key)
+                                // saves an edited JPEG copy of it
+                                format: tr(
+                                    "“%@” cannot be rotated: edit it (E) for a turned copy"
+                                ), DisplayText.line(first.target.name))
+                            : unsupported.count == 1
+                                ? String(format: tr("“%@” cannot be rotated"), DisplayText.line(first.target.name))
+                                : String(
+                                    format: ntr(
+                                        "%d photo cannot be rotated", "%d photos cannot be rotated", unsupported.count),
+                                    unsupported.count))
                 }
             })
     }

@@ -15,6 +15,8 @@ extension PhotoEditor {
             host.showToast(tr("Nothing to save: the photo is as it was"), button: nil)
             return
         }
+        // A RAW file is kept as it is (Shift+Ctrl+S, or Ctrl+S after a JPEG was saved in place).
+        let mode = subject.raw && destination == nil ? .copy : mode
         saving = true
         lastMode = mode
         for button in buttons { button.isSensitive = false }

@@ -23,6 +23,9 @@ final class PhotoEditor {
         /// The whole photo's size, upright.
         let width: Int
         let height: Int
+        /// A RAW file: never written, its edit saved as a JPEG copy (of its camera's preview,
+        /// the picture shown).
+        var raw = false
     }
 
     /// What Undo and Redo step through.
@@ -184,6 +187,12 @@ final class PhotoEditor {
         straightenStepOpen = false
         levelButton.isActive = false
         title.setText(subject.name)
+        // A RAW file is not saved over: Save as Copy alone, which makes a JPEG.
+        ui.widget("save-replace", as: Button.self).isVisible = !subject.raw
+        ui.widget("save-copy", as: Button.self).setTooltip(
+            subject.raw
+                ? tr("Save as a JPEG beside the RAW file (Ctrl+S)") : tr("Save as a new photo beside this one (Ctrl+S)")
+        )
         root.isVisible = true
         canvas.grabFocus()
         show()

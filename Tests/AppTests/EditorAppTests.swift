@@ -281,33 +281,45 @@ extension DesktopGUITests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["turned.jpg"])
         }
 
-        @Test("A RAW file is not opened in the editor, nor turned: it says so, and the file stays as it was")
-        func rawRefused() throws {
+        @Test(
+            "A RAW file is edited as its camera's preview and saved as a JPEG beside it, even by the shortcut that saves in place; it is not turned"
+        )
+        func rawSavedAsJPEG() throws {
             let folder = try TestPictures.makeFolder("editor-raw")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let preview = try #require(CameraFiles.jpeg(width: 600, height: 400, rgb: 0xCC3333))
+            let preview = try #require(CameraFiles.jpeg(width: 640, height: 480, rgb: 0xCC3333))
             let dng = folder.appendingPathComponent("IMG_0001.DNG")
             let bytes = CameraFiles.dng(
-                preview: preview, previewWidth: 600, previewHeight: 400, width: 600, height: 400, orientation: 1)
+                preview: preview, previewWidth: 640, previewHeight: 480, width: 640, height: 480, orientation: 1,
+                dateTime: "2021:07:04 18:30:05")
             try bytes.write(to: dng)
             let app = try AppSession(source: folder.path)
             try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
             try app.clickRow(0)
             try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
-            try key(app, "e")
-            try app.waitFor("a notice") { events in
-                events.contains {
-                    $0.event.name == .noticeShown && $0.event.text == "Pictures of this kind cannot be edited"
-                }
-            }
             try key(app, "ctrl+r")
-            try app.waitFor("the second notice") { events in
+            try app.waitFor("a notice") { events in
                 events.contains {
                     $0.event.name == .noticeShown && $0.event.text?.contains("cannot be rotated") == true
                 }
             }
-            #expect(!app.events().contains { $0.event.name == .editBegin })
+            try app.screenshot(to: FileManager.default.temporaryDirectory.appendingPathComponent("raw-rotate.png").path)
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "bracketright")
+            try app.screenshot(to: FileManager.default.temporaryDirectory.appendingPathComponent("editor-raw.png").path)
+            // The shortcut of Save (in place) saves a copy: the RAW file is never written.
+            try key(app, "ctrl+shift+s")
+            let saved = try app.waitFor(event: .editSaved)
+            let copy = folder.appendingPathComponent("IMG_0001 (edited).jpg")
+            #expect(saved.event.path == copy.path)
+            guard case .editSaved(_, _, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(lossless && w == 480 && h == 640, "\(w)×\(h)")
             #expect(try Data(contentsOf: dng) == bytes, "the RAW file as it was")
+            #expect(PhotoDetails.read(try Data(contentsOf: copy))?.dateTaken == "2021:07:04 18:30:05")
+            try app.waitFor("the copy listed beside the RAW file") { events in
+                events.contains { $0.event.name == .rowShown && $0.event.row == 1 }
+            }
         }
     }
 }

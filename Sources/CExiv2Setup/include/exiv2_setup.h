@@ -30,6 +30,18 @@ unsigned char *cp_exiv2_copy_metadata(const unsigned char *original, size_t orig
                                       const unsigned char *edited, size_t edited_size, size_t *out_size,
                                       char **message);
 
+/// `edited` (a JPEG made from a RAW file's camera preview, `width` × `height` pixels, upright)
+/// given the RAW file's own metadata, as far as it is true of a JPEG: the camera's EXIF (its
+/// exposure, date, lens and GPS; IFD0's copies of exposure facts moved to where a JPEG has
+/// them), without what describes the RAW's own layout, its thumbnail or its maker note; its
+/// XMP without a RAW developer's settings; its IPTC. The orientation is set upright and the
+/// pixel size to the picture's. The JPEG's own colour profile is kept. Returns a buffer to
+/// free() with its size in `out_size`, or NULL when Exiv2 refused either (`message`, to free(),
+/// says why, if it can).
+unsigned char *cp_exiv2_raw_metadata_into(const unsigned char *raw, size_t raw_size, const unsigned char *edited,
+                                          size_t edited_size, long width, long height, size_t *out_size,
+                                          char **message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -223,6 +223,12 @@ public enum DecoderHelper {
                 return (
                     .editedJPEG(outcome, byteCount: edited.count), try SealedPixels.sealedFile(holding: edited)
                 )
+            case .editedRaw(let edit):
+                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let (edited, outcome) = try RawEdit.apply(edit, to: bytes)
+                return (
+                    .editedJPEG(outcome, byteCount: edited.count), try SealedPixels.sealedFile(holding: edited)
+                )
             }
         } catch {
             return (.failure(error), nil)

@@ -60,6 +60,9 @@ struct DecodeRequest: Codable, Sendable {
         case altText
         /// A JPEG turned, flipped and cropped without decoding it (`LosslessJPEG`), as a file.
         case editedJPEG(PhotoEdit)
+        /// A RAW file's camera preview edited as `editedJPEG` does, with the RAW file's
+        /// metadata (`RawEdit`), as a JPEG file.
+        case editedRaw(PhotoEdit)
         /// The frame that stands for a video, at `size` (`VideoFrame`).
         case videoFrame(size: DecodeSize)
     }

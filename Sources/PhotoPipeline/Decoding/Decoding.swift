@@ -120,11 +120,13 @@ public enum Decoding {
     }
 
     /// `jpeg` turned, flipped and cropped as `edit` says, without decoding it (see
-    /// `LosslessJPEG.apply`).
+    /// `LosslessJPEG.apply`); with `raw`, `jpeg` is a RAW file, whose camera preview is
+    /// edited (see `RawEdit.apply`).
     public static func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+        _ jpeg: Data, edit: PhotoEdit, raw: Bool = false, cancellable: Cancellable = Cancellable(),
+        pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
-        try pool.decoding.editedJPEG(jpeg, edit: edit, cancellable: cancellable)
+        try pool.decoding.editedJPEG(jpeg, edit: edit, raw: raw, cancellable: cancellable)
     }
 
     /// A PNG file of the thumbnail cache, decoded whole, with its `tEXt::` options set on it
@@ -198,6 +200,6 @@ protocol PictureDecoding: Sendable {
     ) throws(PhotoFailure) -> Data
 
     func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
+        _ jpeg: Data, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome)
 }

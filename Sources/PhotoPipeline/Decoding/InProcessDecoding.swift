@@ -100,8 +100,8 @@ struct InProcessDecoding: PictureDecoding {
     }
 
     func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, cancellable: Cancellable
+        _ jpeg: Data, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
-        try LosslessJPEG.apply(edit, to: jpeg)
+        try raw ? RawEdit.apply(edit, to: jpeg) : LosslessJPEG.apply(edit, to: jpeg)
     }
 }

@@ -50,10 +50,19 @@ public enum EditSaving {
         }
         let file: Data, outcome: LosslessJPEG.Outcome
         let lossless: Bool
-        switch PhotoFiles.turnKind(of: path) {
+        var status = stat()
+        let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
+        // A RAW file is never written: its edit is a JPEG beside it (or where Save As says).
+        let raw = RawPhoto.isRaw(URL(fileURLWithPath: path))
+        if raw, destination.map({ isSameFile($0, as: status) }) ?? (mode == .replace) {
+            return .failure(
+                PhotoFileFailure(message: translatable("A RAW file is kept as it is; its edit is saved as a JPEG copy"))
+            )
+        }
+        switch raw ? .losslessJPEG : PhotoFiles.turnKind(of: path) {
         case .losslessJPEG:
             do throws(PhotoFailure) {
-                (file, outcome) = try Decoding.editedJPEG(original, edit: edit)
+                (file, outcome) = try Decoding.editedJPEG(original, edit: edit, raw: raw)
                 lossless = edit.isLosslessForJPEG
             } catch {
                 return .failure(PhotoFileFailure(message: error.detail))
@@ -67,8 +76,6 @@ public enum EditSaving {
         case .unsupported:
             return .failure(PhotoFileFailure(message: translatable("Pictures of this kind cannot be edited")))
         }
-        var status = stat()
-        let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
         let elsewhere = destination.flatMap { isSameFile($0, as: status) ? nil : $0 }
         // A file chosen elsewhere that is there already is replaced as the photo itself is: kept
         // in a trash first (so Undo can bring it back), with its own permissions.
@@ -180,19 +187,24 @@ public enum EditSaving {
     /// "beach.jpg", "beach.png.jpg"): the file is written in the photo's own format.
     public static func destination(_ chosen: String, for photo: String) -> String {
         let kinds: [Set<String>] = [["jpg", "jpeg", "jpe", "jfif"], ["tif", "tiff"]]
-        let own = (photo as NSString).pathExtension.lowercased(),
+        // A RAW file's edit is a JPEG.
+        let raw = RawPhoto.isRaw(URL(fileURLWithPath: photo))
+        let ending = raw ? RawEdit.savedExtension : (photo as NSString).pathExtension
+        let own = ending.lowercased(),
             named = (chosen as NSString).pathExtension.lowercased()
         guard !own.isEmpty, named != own, !kinds.contains(where: { $0.contains(own) && $0.contains(named) }) else {
             return chosen
         }
-        return chosen + "." + (photo as NSString).pathExtension
+        return chosen + "." + ending
     }
 
-    /// The name of an edited copy of `path`: "IMG_1 (edited).jpg", then "IMG_1 (edited 2).jpg", ….
+    /// The name of an edited copy of `path`: "IMG_1 (edited).jpg", then "IMG_1 (edited 2).jpg", …;
+    /// a RAW file's is a JPEG ("IMG_1.CR2" → "IMG_1 (edited).jpg").
     public static func copyName(for path: String, edited: String = "edited", attempt: Int = 1) -> String {
         let url = URL(fileURLWithPath: path)
         let stem = url.deletingPathExtension().lastPathComponent
-        let suffix = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        let ending = RawPhoto.isRaw(url) ? RawEdit.savedExtension : url.pathExtension
+        let suffix = ending.isEmpty ? "" : "." + ending
         let mark = attempt == 1 ? "(\(edited))" : "(\(edited) \(attempt))"
         return url.deletingLastPathComponent().appendingPathComponent("\(stem) \(mark)\(suffix)").path
     }

@@ -3,7 +3,8 @@
 // are read), the decode cost estimate and its header parsers, the decoder (from a memory
 // stream, with its limit checks and memory budget) as a row and as the viewer use it, the
 // sepia filter, the colour profile readers and transforms (the bytes taken as a profile), and
-// the marks' and the alt text's XMP read, changed and written into a photo.
+// the marks' and the alt text's XMP read, changed and written into a photo, and the editor's
+// lossless JPEG and RAW paths.
 // Built only by meson-helpers/sanitizers.sh with -sanitize=fuzzer,address.
 import CGLib
 import CGdkPixbuf
@@ -30,6 +31,18 @@ private let quietKnownCritical: Void = {
     }
     g_log_set_handler("GdkPixbuf", GLogLevelFlags(rawValue: G_LOG_LEVEL_CRITICAL.rawValue | G_LOG_FLAG_FATAL.rawValue | G_LOG_FLAG_RECURSION.rawValue),
                       handler, nil)
+}()
+
+/// A 7 × 5 JPEG, as a RAW file's edited preview is given the RAW file's metadata.
+private let smallJPEG: Data? = {
+    guard let pixbuf = gdk_pixbuf_new(GDK_COLORSPACE_RGB, 0, 8, 7, 5) else { return nil }
+    defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+    gdk_pixbuf_fill(pixbuf, 0x80_40_C0_FF)
+    var buffer: UnsafeMutablePointer<CChar>?
+    var size: gsize = 0
+    guard gdk_pixbuf_save_to_bufferv(pixbuf, &buffer, &size, "jpeg", nil, nil, nil) != 0, let buffer else { return nil }
+    defer { g_free(buffer) }
+    return Data(bytes: buffer, count: Int(size))
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -108,6 +121,17 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             precondition(XMPMarks.altText(segment) == altText.text, "the alt text written is read back")
         }
         _ = try? MarksInPhoto.updated(written, to: .none)
+    }
+
+    // The editor's lossless path (TurboJPEG's transform of the blocks, then Exiv2 making the
+    // EXIF true to it), and a RAW file's: its camera preview edited, and its metadata (the
+    // bytes taken as a RAW file) put into a JPEG, as the decoder helper runs them.
+    let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1), crop: PixelRect(x: 8, y: 8, width: 16, height: 16))
+    _ = try? LosslessJPEG.apply(edit, to: data)
+    _ = try? RawEdit.apply(edit, to: data)
+    if let jpeg = smallJPEG {
+        let made = RawEdit.withMetadata(of: data, in: jpeg, width: 7, height: 5)
+        precondition(PictureSignature.isJPEG(made.prefix(4)), "still a JPEG")
     }
 
     precondition(budget.usage.now == 0, "every reservation is returned")

@@ -32,6 +32,7 @@
 //               a plain decode of the same photos
 //   app         big lists (10,000 and 1,000,000 rows) opened in the app
 //   edit        the editor's lossless crop and turn of a 24 MP JPEG, saved, vs jpegtran
+//   edit-phone  a phone's 12 MP HEIC turned and saved again (vs ImageMagick), a 24 MP RAW file cropped to a JPEG
 //   videos      a video's thumbnail vs ffmpegthumbnailer, the bytes it reads, a phone's folder of
 //               photos and videos cold vs the photos alone, the viewer's open → first frame
 //
@@ -46,7 +47,7 @@ struct Options {
     static let allSections = [
         "thumbnails", "sepia", "visible", "pipeline", "lists", "launch", "scroll", "cache", "folder", "bigfolder",
         "burst", "web", "grid", "tree", "share", "colour", "many", "marks", "filter", "search", "culling", "app",
-        "edit",
+        "edit", "edit-phone",
         "videos", "details",
     ]
     var rounds = 5
@@ -150,6 +151,7 @@ func runBenchmarks(_ arguments: [String]) async -> Int32 {
         }
         if wants("app") { try benchmarkBigListsInApp(rounds: options.appRounds, report: report) }
         if wants("edit") { try benchmarkEditing(rounds: options.rounds, report: report) }
+        if wants("edit-phone") { try benchmarkPhoneEditing(rounds: options.rounds, report: report) }
 
         let seconds = LoopbackServer.now() - started
         say("## Targets\n\n" + report.targetTable)

@@ -321,5 +321,46 @@ extension DesktopGUITests {
                 events.contains { $0.event.name == .rowShown && $0.event.row == 1 }
             }
         }
+
+        @Test("A phone's HEIC is edited and saved as a HEIC beside it, listed there")
+        func heicSavedAsHEIC() async throws {
+            let folder = try TestPictures.makeFolder("editor-heic")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let source = folder.appendingPathComponent("source.jpg")
+            let drawn = try await run(
+                URL(fileURLWithPath: "/usr/bin/convert"),
+                [
+                    "-size", "640x480", "xc:white", "-fill", "black", "-draw", "rectangle 0,240 639,479", "-quality",
+                    "95", source.path,
+                ])
+            try #require(drawn.status == 0, "\(drawn.stderr)")
+            let photo = folder.appendingPathComponent("IMG_4001.HEIC")
+            try await FormatFiles.convert(source, to: "heic", at: photo)
+            try FileManager.default.removeItem(at: source)
+            let before = try Data(contentsOf: photo)
+            let app = try AppSession(source: folder.path)
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.clickRow(0)
+            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
+            try key(app, "e")
+            try app.waitFor(event: .editBegin)
+            try key(app, "bracketright", "ctrl+s")
+            let saved = try app.waitFor(event: .editSaved)
+            let copy = folder.appendingPathComponent("IMG_4001 (edited).HEIC")
+            #expect(saved.event.path == copy.path)
+            guard case .editSaved(_, _, let lossless, let w, let h, _) = saved.event else { return }
+            #expect(!lossless && w == 480 && h == 640, "\(w)×\(h)")
+            // Read by libheif's own tool (ImageMagick 6's reader of HEIC mixes its colours up).
+            let png = FileManager.default.temporaryDirectory.appendingPathComponent("heic-copy-\(UUID()).png")
+            defer { try? FileManager.default.removeItem(at: png) }
+            let converted = try await run(URL(fileURLWithPath: "/usr/bin/heif-convert"), [copy.path, png.path])
+            try #require(converted.status == 0, "\(converted.stderr)")
+            let left = try look(png.path, x: 20, y: 320), right = try look(png.path, x: 460, y: 320)
+            #expect(left.w == 480 && left.h == 640 && left.grey < 50 && right.grey > 200, "\(left) \(right)")
+            #expect(try Data(contentsOf: photo) == before, "the photo itself is untouched")
+            try app.waitFor("the copy listed beside it") { events in
+                events.contains { $0.event.name == .rowShown && $0.event.row == 1 }
+            }
+        }
     }
 }

@@ -4,14 +4,17 @@ import CGLib
 import Foundation
 import GLibKit
 
-/// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP): decoded whole in a
-/// decoder helper, turned, straightened (cairo's bilinear filter, as a JPEG is) and cut here,
-/// and saved again in its own format by gdk-pixbuf's writer for it. PNG, TIFF and BMP keep
-/// every pixel as it was; WebP and AVIF are encoded again (at quality 95). What the format's writer cannot carry (EXIF, a colour profile the
-/// decoder turned into sRGB) is not kept.
+/// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP, HEIC): decoded whole
+/// in a decoder helper, turned, straightened (cairo's bilinear filter, as a JPEG is) and cut
+/// here, and saved again in its own format (`PictureWriter`). PNG, TIFF and BMP keep every
+/// pixel as it was; WebP and AVIF are encoded again at quality 95, HEIC with x265 at libheif's
+/// 70, keeping its EXIF (orientation upright). What the format's writer cannot carry (EXIF but
+/// a HEIC's, XMP, a colour profile the decoder turned into sRGB) is not kept.
 public enum ReencodedEdit {
-    /// The formats (gdk-pixbuf's names) edited this way, where a writer for them is installed.
-    public static let formats: Set<String> = ["png", "tiff", "webp", "avif", "bmp"]
+    /// The formats (gdk-pixbuf's names) edited this way, where a writer for them is installed
+    /// (HEIF's is libheif's).
+    public static let formats: Set<String> =
+        Set(["png", "tiff", "webp", "avif", "bmp"]).union(PictureWriter.canWriteHEIF ? [PictureWriter.heif] : [])
 
     /// The file `bytes` (a picture in `format`, gdk-pixbuf's name) with `edit` applied, and
     /// what was kept of it.
@@ -53,25 +56,8 @@ public enum ReencodedEdit {
                 return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited")))
             }
             defer { g_object_unref(UnsafeMutableRawPointer(cut)) }
-            let lossy = format == "webp" || format == "avif"
-            var keys: [UnsafeMutablePointer<CChar>?] = lossy ? [strdup("quality"), nil] : [nil]
-            var values: [UnsafeMutablePointer<CChar>?] = lossy ? [strdup("95"), nil] : [nil]
-            defer {
-                for key in keys { free(key) }
-                for value in values { free(value) }
-            }
-            var buffer: UnsafeMutablePointer<CChar>?
-            var size: gsize = 0
-            var error: UnsafeMutablePointer<GError>?
-            guard gdk_pixbuf_save_to_bufferv(cut, &buffer, &size, format, &keys, &values, &error) != 0, let buffer
-            else {
-                defer { if let error { g_error_free(error) } }
-                return .failure(
-                    PhotoFileFailure(
-                        message: error.map { String(cString: $0.pointee.message) } ?? translatable("Unknown error")))
-            }
-            defer { g_free(buffer) }
-            return .success(Data(bytes: buffer, count: Int(size)))
+            let exif = format == PictureWriter.heif ? PictureWriter.uprightHEIFExif(of: bytes) : nil
+            return PictureWriter.encode(cut, format: format, exif: exif)
         }
         return result.map { ($0, LosslessJPEG.Outcome(kept: kept, cornerMoved: 0, edgeDropped: 0)) }
     }

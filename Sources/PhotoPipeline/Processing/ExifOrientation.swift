@@ -87,6 +87,25 @@ public enum ExifOrientation {
         }
     }
 
+    /// The EXIF block `tiff` (a TIFF structure, as a HEIF file keeps it) saying the picture is
+    /// upright: its IFD0's orientation set to 1 where it says another; nil when the block is
+    /// damaged or its orientation is not a single number.
+    static func uprightTIFF(_ tiff: Data) -> Data? {
+        let bytes = [UInt8](tiff)
+        let block = UnsafeTIFF(bytes: bytes, range: 0..<bytes.count)
+        guard block.isValid, let ifd0 = block.u32(4), ifd0 >= 8, let count = block.u16(ifd0), count < 1024,
+            ifd0 + 2 + count * 12 + 4 <= block.count
+        else { return nil }
+        for n in 0..<count where block.u16(ifd0 + 2 + n * 12) == 0x0112 {
+            let entry = ifd0 + 2 + n * 12
+            guard block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 else { return nil }
+            var upright = bytes
+            upright.replaceSubrange((entry + 8)..<(entry + 10), with: block.encode16(1))
+            return Data(upright)
+        }
+        return tiff
+    }
+
     // MARK: Segments
 
     private struct Segment {

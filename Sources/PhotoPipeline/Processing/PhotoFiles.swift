@@ -258,13 +258,16 @@ public enum PhotoFiles {
         guard !RawPhoto.isRaw(URL(fileURLWithPath: path)) else { return .unsupported }
         guard let handle = FileHandle(forReadingAtPath: path) else { return .unsupported }
         defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
         if head.starts(with: PictureSignature.jpeg) { return .losslessJPEG }
-        guard let format = gdk_pixbuf_get_file_info(path, nil, nil), gdk_pixbuf_format_is_writable(format) != 0,
-            let name = gdk_pixbuf_format_get_name(format)
+        // A HEIC (not an AVIF, which gdk-pixbuf's loader for it writes): libheif writes it.
+        if PictureSignature.isHEIF(head), !PictureSignature.isAVIF(head) {
+            return PictureWriter.canWriteHEIF ? .reencode(format: PictureWriter.heif) : .unsupported
+        }
+        guard let format = gdk_pixbuf_get_file_info(path, nil, nil), let name = gdk_pixbuf_format_get_name(format)
         else { return .unsupported }
         defer { g_free(name) }
-        return .reencode(format: String(cString: name))
+        return gdk_pixbuf_format_is_writable(format) != 0 ? .reencode(format: String(cString: name)) : .unsupported
     }
 
     /// What turning did: the orientation written (a JPEG's), or the format saved again.
@@ -319,13 +322,12 @@ public enum PhotoFiles {
                 let turned = gdk_pixbuf_rotate_simple(
                     image.pixbuf, clockwise ? GDK_PIXBUF_ROTATE_CLOCKWISE : GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE)!
                 defer { g_object_unref(UnsafeMutableRawPointer(turned)) }
-                var buffer: UnsafeMutablePointer<CChar>?
-                var size: gsize = 0
-                var error: UnsafeMutablePointer<GError>?
-                guard gdk_pixbuf_save_to_bufferv(turned, &buffer, &size, format, nil, nil, &error) != 0, let buffer
-                else { return .failure(failure(error)) }
-                let encoded = Data(bytes: buffer, count: Int(size))
-                g_free(buffer)
+                let exif = format == PictureWriter.heif ? PictureWriter.uprightHEIFExif(of: data) : nil
+                let encoded: Data
+                switch PictureWriter.encode(turned, format: format, exif: exif) {
+                case .failure(let failure): return .failure(failure)
+                case .success(let written): encoded = written
+                }
                 if case .failure(let failure) = replace(path, with: encoded) { return .failure(failure) }
                 return .success(Turned(kind: kind, orientation: nil))
             } catch {

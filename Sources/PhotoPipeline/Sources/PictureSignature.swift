@@ -38,6 +38,21 @@ public enum PictureSignature {
         return ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"].contains(brand)
     }
 
+    /// Whether the HEIF file whose first bytes are `first` is an AVIF: its `ftyp` box names
+    /// AVIF as its brand, or among those it is compatible with and HEVC's not.
+    static func isAVIF<Bytes: Collection<UInt8>>(_ first: Bytes) -> Bool {
+        let head = Array(first.prefix(64))
+        guard head.count >= 12, head[4..<8].elementsEqual(fileTypeBox) else { return false }
+        let size = min(head.count, Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3]))
+        // The major brand, then (after the minor version) the compatible ones.
+        let brands = ([8] + Array(stride(from: 16, to: size - 3, by: 4))).map {
+            String(decoding: head[$0..<($0 + 4)], as: UTF8.self)
+        }
+        let av1 = brands.contains { $0 == "avif" || $0 == "avis" }
+        let hevc = brands.contains { ["heic", "heix", "hevc", "hevx", "heim", "heis"].contains($0) }
+        return av1 && (!hevc || brands[0] == "avif" || brands[0] == "avis")
+    }
+
     /// A WebP file's canvas size, from its first 30 bytes: the lossy (VP8), lossless (VP8L)
     /// or extended (VP8X) header; and whether it is animated.
     static func webPSize<Bytes: Collection<UInt8>>(_ first: Bytes) -> (width: Int, height: Int, animated: Bool)? {

@@ -1,0 +1,95 @@
+// The editor's saving of what phones and cameras write beside JPEGs: a phone's 12-megapixel
+// HEIC turned a quarter and saved again as a HEIC (decoded in a decoder helper, encoded by
+// libheif's x265), against ImageMagick doing the same through the same libheif; and a camera's
+// 24-megapixel RAW file (a DNG whose preview is at the sensor's size) cropped and saved as a
+// JPEG copy, against jpegtran cropping that preview once it has been taken out.
+import Foundation
+import PhotoPipeline
+import TestSupport
+
+@MainActor
+func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
+    let folder = try temporaryFolder("edit-phone")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    report.heading("Editing: a phone's HEIC, a camera's RAW")
+    let source = folder.appendingPathComponent("phone.jpg")
+    let made = try run(
+        URL(fileURLWithPath: "/usr/bin/convert"),
+        CameraPhotos.picture(width: 4032, height: 3024, seed: 53) + CameraPhotos.cameraJPEG + [source.path],
+        timeout: 300)
+    guard made.status == 0 else { throw BenchError("ImageMagick could not make the photo: \(made.stderr.prefix(300))") }
+    let phone = folder.appendingPathComponent("IMG_0001.HEIC")
+    guard tool("/usr/bin/heif-enc", ["-q", "50", "-t", "320", "-o", phone.path, source.path]) else {
+        throw BenchError("heif-enc could not make the HEIC")
+    }
+    let heicSize = try Data(contentsOf: phone).count
+    var copySize = 0
+    var failed: String?
+    let saving = timed(rounds: rounds) {
+        switch EditSaving.save(phone.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: .copy) {
+        case .success(let saved):
+            copySize = (try? Data(contentsOf: URL(fileURLWithPath: saved.path)).count) ?? 0
+            try? FileManager.default.removeItem(atPath: saved.path)
+        case .failure(let failure): failed = failure.message
+        }
+    }
+    if let failed { throw BenchError("the editor could not save the HEIC: \(failed)") }
+    let magick = folder.appendingPathComponent("magick.heic")
+    var ok = true
+    let peer = timed(rounds: rounds) {
+        ok = ok && tool("/usr/bin/convert", [phone.path, "-rotate", "90", "-quality", "70", magick.path])
+    }
+
+    // The camera's preview at the sensor's size, in a DNG.
+    let previewFile = folder.appendingPathComponent("preview.jpg")
+    let previewMade = try run(
+        URL(fileURLWithPath: "/usr/bin/convert"),
+        CameraPhotos.picture(width: 6000, height: 4000, seed: 54) + CameraPhotos.cameraJPEG + [previewFile.path],
+        timeout: 300)
+    guard previewMade.status == 0 else { throw BenchError("ImageMagick could not make the preview") }
+    let preview = try Data(contentsOf: previewFile)
+    let raw = folder.appendingPathComponent("IMG_0002.DNG")
+    try CameraFiles.dng(
+        preview: preview, previewWidth: 6000, previewHeight: 4000, width: 6000, height: 4000, orientation: 1,
+        dateTime: "2024:06:01 12:00:00"
+    ).write(to: raw)
+    let rawSize = try Data(contentsOf: raw).count
+    let crop = PhotoEdit(crop: PixelRect(x: 1001, y: 667, width: 4000, height: 2667))
+    let rawSaving = timed(rounds: rounds) {
+        switch EditSaving.save(raw.path, edit: crop, mode: .copy) {
+        case .success(let saved): try? FileManager.default.removeItem(atPath: saved.path)
+        case .failure(let failure): failed = failure.message
+        }
+    }
+    if let failed { throw BenchError("the editor could not save the RAW file's copy: \(failed)") }
+    let cropped = folder.appendingPathComponent("jpegtran.jpg")
+    let jpegtran = timed(rounds: rounds) {
+        ok =
+            ok
+            && tool(
+                "/usr/bin/jpegtran",
+                ["-copy", "all", "-crop", "4000x2667+1001+667", "-outfile", cropped.path, previewFile.path])
+    }
+    report.add(
+        "A generated 4032×3024 photo made a HEIC by `heif-enc -q 50` as phones write them "
+            + "(\(format(Double(heicSize) / 1_048_576)) MB, with a thumbnail); *Save as Copy* of a quarter turn decodes "
+            + "it in a decoder helper and encodes it again with x265 (libheif's quality 70, preset medium), its EXIF "
+            + "kept, the file flushed; ImageMagick does the same through the same libheif (`-quality 70`, x265's "
+            + "slower default preset). The copy came to \(format(Double(copySize) / 1_048_576)) MB. The RAW file is a 6000×4000 DNG "
+            + "(\(format(Double(rawSize) / 1_048_576)) MB) whose preview is at the sensor's size, as most cameras "
+            + "write it: its copy is the preview cropped without decoding (LibRaw takes it out, TurboJPEG crops, Exiv2 "
+            + "gives it the RAW file's metadata, all in a decoder helper); `jpegtran` is timed on the preview already "
+            + "taken out. Median of \(rounds) rounds.")
+    report.table(
+        ["photo", "classic-photos: Save as Copy", "peer", "ratio"],
+        [
+            [
+                "12 MP HEIC, quarter turn", ms(saving), ok ? "ImageMagick \(ms(peer))" : "not measured",
+                format(saving / peer, 2) + "×",
+            ],
+            [
+                "24 MP DNG, crop to a JPEG", ms(rawSaving), "jpegtran (preview alone) \(ms(jpegtran))",
+                format(rawSaving / jpegtran, 2) + "×",
+            ],
+        ])
+}

@@ -217,6 +217,7 @@ final class WindowDetails {
         _ entry: PhotoEntry, fetcher: PhotoFetcher, cancellable: Cancellable
     ) throws(PhotoFailure) -> ImageInfo {
         let url = try entry.resolvedURL()
+        if let facts = try PhotoFacts.facts(ofLocalRaw: url, cancellable: cancellable) { return facts }
         let file = try fetcher.readAll(
             url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes, policy: entry.addressPolicy)
         return try PhotoFacts.facts(file, at: url, cancellable: cancellable)

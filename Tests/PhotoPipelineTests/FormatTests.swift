@@ -128,6 +128,19 @@ import TestSupport
         let panel = try PhotoFacts.facts(dng, at: url, cancellable: Cancellable())
         #expect(panel == viewer)
         #expect(panel.formatDescription == "DNG camera RAW" && panel.fileSize == dng.count)
+        // A file on this computer: its descriptor handed to the helper, which maps it and reads
+        // only what it needs; the same facts. A JPEG under a RAW file's name is left to the
+        // whole-file path.
+        let folder = try ScratchFolder()
+        let file = folder.url.appendingPathComponent("IMG_0001.DNG")
+        try dng.write(to: file)
+        #expect(try PhotoFacts.facts(ofLocalRaw: file, cancellable: Cancellable()) == panel)
+        let disguised = folder.url.appendingPathComponent("IMG_0002.DNG")
+        try preview.write(to: disguised)
+        #expect(try PhotoFacts.facts(ofLocalRaw: disguised, cancellable: Cancellable()) == nil)
+        #expect(
+            try PhotoFacts.facts(ofLocalRaw: URL(fileURLWithPath: "/nowhere/IMG_3.DNG"), cancellable: Cancellable())
+                == nil)
         #expect(panel.details?.dateTaken == "2021:07:04 18:30:05" && panel.details?.model == "Camera")
         #expect(throws: PhotoFailure.self) {
             try PhotoFacts.facts(Data("not a raw file".utf8), at: url, cancellable: Cancellable())

@@ -72,25 +72,28 @@ struct ConfinedDecoding: PictureDecoding {
         return details
     }
 
-    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
-        let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
+    func rawFacts(
+        _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo {
+        let limits = DecodeLimits(maxBytes: max(1, byteCount), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(
-            .rawFacts, input: .bytes(bytes), limits: limits, budget: .shared, cancellable: cancellable)
+            .rawFacts, input: input(source, limits: limits, cancellable), limits: limits, budget: .shared,
+            cancellable: cancellable)
         guard case .info(let info) = decoded.outcome else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
         }
         return info
     }
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
+    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo) {
         let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(
             .rawPreview, input: .bytes(bytes), limits: limits, budget: .shared,
             cancellable: cancellable)
-        guard let file = decoded.file else {
+        guard case .rawPreview(let info, _) = decoded.outcome, let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
         }
-        return file
+        return (file, info)
     }
 
     func animation(

@@ -142,7 +142,7 @@ public enum DecoderHelper {
             case .picture(let size, let raw):
                 let image: PhotoImage
                 if raw {
-                    let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                    let bytes = try whole(fd, stream, request.limits, cancellable)
                     image = try ImageDecoder.decode(
                         RawPhoto.preview(of: bytes), size: size, limits: request.limits, budget: budget,
                         cancellable: cancellable)
@@ -173,7 +173,7 @@ public enum DecoderHelper {
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 return (.info(try ImageInfo.read(bytes, details: details)), nil)
             case .details:
-                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let bytes = try whole(fd, stream, request.limits, cancellable)
                 return (.details(PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }), nil)
             case .animation(let side):
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
@@ -192,12 +192,12 @@ public enum DecoderHelper {
                     )
                 }
             case .rawFacts:
-                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let bytes = try whole(fd, stream, request.limits, cancellable)
                 return (.info(try RawPhoto.facts(of: bytes)), nil)
             case .rawPreview:
-                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
-                let preview = try RawPhoto.preview(of: bytes)
-                return (.file(byteCount: preview.count), try SealedPixels.sealedFile(holding: preview))
+                let bytes = try whole(fd, stream, request.limits, cancellable)
+                let (preview, info) = try RawPhoto.previewAndFacts(of: bytes)
+                return (.rawPreview(info, byteCount: preview.count), try SealedPixels.sealedFile(holding: preview))
             case .marks:
                 let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
                 return (.marks(XMPMarks.read(bytes)), nil)
@@ -224,7 +224,7 @@ public enum DecoderHelper {
                     .editedJPEG(outcome, byteCount: edited.count), try SealedPixels.sealedFile(holding: edited)
                 )
             case .editedRaw(let edit):
-                let bytes = try Decoding.readAll(stream, limit: request.limits.maxBytes, cancellable: cancellable)
+                let bytes = try whole(fd, stream, request.limits, cancellable)
                 let (edited, outcome) = try RawEdit.apply(edit, to: bytes)
                 return (
                     .editedJPEG(outcome, byteCount: edited.count), try SealedPixels.sealedFile(holding: edited)
@@ -233,6 +233,15 @@ public enum DecoderHelper {
         } catch {
             return (.failure(error), nil)
         }
+    }
+
+    /// The whole picture: mapped where the app handed over a file (a RAW file's metadata and
+    /// preview are a small part of it), else read from `stream`.
+    private static func whole(
+        _ fd: Int32, _ stream: ObjectRef<GInputStream>, _ limits: DecodeLimits, _ cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
+        if let mapped = try SealedPixels.mapped(fd, limit: limits.maxBytes) { return mapped }
+        return try Decoding.readAll(stream, limit: limits.maxBytes, cancellable: cancellable)
     }
 
     /// The picture's first bytes, read without moving the descriptor's offset.

@@ -40,7 +40,8 @@ struct DecodeRequest: Codable, Sendable {
         /// What a file's metadata says (`PhotoDetails`), for a file whose picture is read
         /// through another (a RAW file's camera preview).
         case details
-        /// A RAW file's camera preview, as a picture file (`RawPhoto.preview`).
+        /// A RAW file's camera preview, as a picture file, with what the RAW file says
+        /// (`RawPhoto.previewAndFacts`).
         case rawPreview
         /// What a RAW file says: its camera preview's header (`ImageInfo`) with the RAW file's
         /// own metadata, in one trip (the preview, its header and the metadata took three).
@@ -117,6 +118,9 @@ struct DecodeReply: Codable, Sendable {
         case details(PhotoDetails?)
         /// A picture file of this many bytes, on the attached sealed memfd.
         case file(byteCount: Int)
+        /// A RAW file's preview of this many bytes, on the attached sealed memfd, and what the
+        /// RAW file says of itself.
+        case rawPreview(ImageInfo, byteCount: Int)
         /// An edited JPEG of this many bytes, on the attached sealed memfd, and what the edit came to.
         case editedJPEG(LosslessJPEG.Outcome, byteCount: Int)
         /// An animation's frames, all on the attached sealed memfd, each at its offset.

@@ -65,13 +65,23 @@ public enum Decoding {
     public static func rawFacts(
         _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> ImageInfo {
-        try pool.decoding.rawFacts(bytes, cancellable: cancellable)
+        try pool.decoding.rawFacts(.bytes(bytes), byteCount: bytes.count, cancellable: cancellable)
     }
 
-    /// A RAW file's camera preview as a picture file (see `RawPhoto.preview`).
+    /// The same, of a RAW file of `byteCount` bytes whose stream is `source`: a local file's
+    /// descriptor is handed to the helper, which reads of it only what it needs (its metadata
+    /// and preview, not its sensor data).
+    public static func rawFacts(
+        _ source: Source, byteCount: Int, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> ImageInfo {
+        try pool.decoding.rawFacts(source, byteCount: byteCount, cancellable: cancellable)
+    }
+
+    /// A RAW file's camera preview as a picture file, and what the RAW file says of itself
+    /// (see `RawPhoto.previewAndFacts`), in one trip to a helper.
     public static func rawPreview(
         _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
-    ) throws(PhotoFailure) -> Data {
+    ) throws(PhotoFailure) -> (picture: Data, info: ImageInfo) {
         try pool.decoding.rawPreview(bytes, cancellable: cancellable)
     }
 
@@ -174,9 +184,9 @@ protocol PictureDecoding: Sendable {
         _ bytes: Data, details: Bool, limits: DecodeLimits, cancellable: Cancellable
     ) throws(PhotoFailure) -> ImageInfo
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data
+    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo)
 
-    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo
+    func rawFacts(_ source: Decoding.Source, byteCount: Int, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo
 
     func details(_ bytes: Data, cancellable: Cancellable) -> PhotoDetails?
 

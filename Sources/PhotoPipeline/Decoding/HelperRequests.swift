@@ -133,7 +133,7 @@ extension HelperRoster {
                 if let fd { close(fd) }
                 throw unusable
             }
-        case .file(let byteCount):
+        case .file(let byteCount), .rawPreview(_, let byteCount):
             guard byteCount >= 0, byteCount <= limits.maxBytes else {
                 if let fd { close(fd) }
                 throw unusable
@@ -153,7 +153,7 @@ extension HelperRoster {
         case .noPreview, .info, .details, .still, .marks, .text:
             if let fd { close(fd) }
             return Decoded(image: nil, outcome: outcome)
-        case .file(let byteCount), .editedJPEG(_, let byteCount):
+        case .file(let byteCount), .editedJPEG(_, let byteCount), .rawPreview(_, let byteCount):
             guard let fd else {
                 throw PhotoFailure(.decoderCrashed, detail: "The decoder helper sent no file with its answer")
             }

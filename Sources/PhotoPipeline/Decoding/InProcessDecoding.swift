@@ -63,12 +63,19 @@ struct InProcessDecoding: PictureDecoding {
         PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> Data {
-        try RawPhoto.preview(of: bytes)
+    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo) {
+        try RawPhoto.previewAndFacts(of: bytes)
     }
 
-    func rawFacts(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo {
-        try RawPhoto.facts(of: bytes)
+    func rawFacts(
+        _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> ImageInfo {
+        switch source {
+        case .bytes(let bytes): return try RawPhoto.facts(of: bytes)
+        case .stream(let stream):
+            return try RawPhoto.facts(
+                of: Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable))
+        }
     }
 
     func animation(

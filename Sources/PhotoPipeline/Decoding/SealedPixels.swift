@@ -129,6 +129,24 @@ enum SealedPixels {
         return fd
     }
 
+    /// The bytes of `fd` (a picture the app handed over: a sealed memfd, or a local file),
+    /// mapped rather than read: what is never looked at (a RAW file's sensor data, read for its
+    /// metadata and preview) is never read from the disk nor copied. Nil where `fd` is no
+    /// regular file or cannot be mapped; a file over `limit` bytes is refused as too large.
+    /// (A local file cut short by another program while it is mapped ends the helper with
+    /// SIGBUS, which the app reports as that photo's failure, as any crash of a helper.)
+    static func mapped(_ fd: Int32, limit: Int) throws(PhotoFailure) -> Data? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 else { return nil }
+        let size = Int(info.st_size)
+        guard size <= limit else {
+            throw PhotoFailure(
+                .tooLarge, detail: "More than \(PhotoLimits.megabytes(limit)), the most a photo may have")
+        }
+        guard let start = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), start != MAP_FAILED else { return nil }
+        return Data(bytesNoCopy: start, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
+    }
+
     /// The `byteCount` bytes of the sealed memfd `fd` (takes it).
     static func bytes(from fd: Int32, byteCount: Int) throws(PhotoFailure) -> Data {
         defer { Glibc.close(fd) }

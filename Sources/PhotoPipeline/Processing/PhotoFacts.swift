@@ -1,3 +1,4 @@
+import CGLib
 import Foundation
 import GLibKit
 
@@ -13,11 +14,13 @@ public enum PhotoFacts {
         // A RAW photo is shown through its camera's preview (the file may be that preview
         // already, as a web list can serve it).
         let raw = RawPhoto.isRaw(url) && !PictureSignature.isJPEG(file) && !file.starts(with: PictureSignature.ppm)
-        let picture = raw ? try Decoding.rawPreview(file, cancellable: cancellable) : file
-        guard !picture.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
-        var info = try Decoding.info(picture, details: !raw, cancellable: cancellable)
-        if raw { info = rawInfo(info, details: Decoding.details(file, cancellable: cancellable), of: file, at: url) }
-        return (picture, info)
+        if raw {
+            // The preview, its header and the RAW file's metadata in one trip to a helper.
+            let (picture, info) = try Decoding.rawPreview(file, cancellable: cancellable)
+            return (picture, rawInfo(info, details: info.details, fileSize: file.count, at: url))
+        }
+        guard !file.isEmpty else { throw PhotoFailure(.empty, detail: "The file or response holds no data") }
+        return (file, try Decoding.info(file, details: true, cancellable: cancellable))
     }
 
     /// What the photo `file` (at `url`) says of itself, for the details panel, without the
@@ -29,16 +32,40 @@ public enum PhotoFacts {
             return try Decoding.info(file, details: true, cancellable: cancellable)
         }
         let info = try Decoding.rawFacts(file, cancellable: cancellable)
-        return rawInfo(info, details: info.details, of: file, at: url)
+        return rawInfo(info, details: info.details, fileSize: file.count, at: url)
+    }
+
+    /// The same, of a RAW file on this computer (`url`), without reading it here: the decoder
+    /// helper is handed its descriptor and reads only its metadata and its preview (for a
+    /// 24 MB DNG, a few megabytes). Nil where `url` is no local RAW file, or its file begins as
+    /// a JPEG or a PPM does (a preview already): `facts(_:at:)` reads those.
+    public static func facts(ofLocalRaw url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo? {
+        guard url.isFileURL, RawPhoto.isRaw(url) else { return nil }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
+        var status = stat()
+        var head = [UInt8](repeating: 0, count: 4)
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, pread(fd, &head, 4, 0) == 4,
+            !PictureSignature.isJPEG(head), !head.starts(with: PictureSignature.ppm)
+        else { return nil }
+        let size = Int(status.st_size)
+        guard size <= ViewerLimits.maxFileBytes else {
+            throw PhotoFailure(
+                .tooLarge,
+                detail: "More than \(PhotoLimits.megabytes(ViewerLimits.maxFileBytes)), the most a photo may have")
+        }
+        let info = try Decoding.rawFacts(.stream(stream), byteCount: size, cancellable: cancellable)
+        return rawInfo(info, details: info.details, fileSize: size, at: url)
     }
 
     /// `info`, of a RAW file's preview, made the RAW file's: its kind, its size, and what its
     /// own metadata (`details`) says.
-    private static func rawInfo(_ info: ImageInfo, details: PhotoDetails?, of file: Data, at url: URL) -> ImageInfo {
+    private static func rawInfo(_ info: ImageInfo, details: PhotoDetails?, fileSize: Int, at url: URL) -> ImageInfo {
         var info = info
         // The file's kind, not its preview's (the preview's is what is decoded).
         info.formatDescription = "\(url.pathExtension.uppercased()) camera RAW"
-        info.fileSize = file.count
+        info.fileSize = fileSize
         if let details {
             info.details = details
             info.camera = details.camera ?? info.camera

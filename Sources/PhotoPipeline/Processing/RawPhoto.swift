@@ -20,9 +20,16 @@ public enum RawPhoto {
     /// What the RAW file `bytes` says of itself: its camera preview's header (the picture the
     /// app shows), with the RAW file's own metadata (the preview's has little or none).
     public static func facts(of bytes: Data) throws(PhotoFailure) -> ImageInfo {
-        var info = try ImageInfo.read(preview(of: bytes), details: false)
+        try previewAndFacts(of: bytes).info
+    }
+
+    /// The camera's preview in `bytes` as a picture file (`preview(of:)`), and what the RAW
+    /// file says of itself (`facts(of:)`), in one reading.
+    static func previewAndFacts(of bytes: Data) throws(PhotoFailure) -> (preview: Data, info: ImageInfo) {
+        let preview = try preview(of: bytes)
+        var info = try ImageInfo.read(preview, details: false)
         info.details = PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
-        return info
+        return (preview, info)
     }
 
     /// The camera's preview in `bytes` (the whole RAW file) as a picture file: a JPEG (the

@@ -141,8 +141,9 @@ private func benchmarkPanel(_ camera: CameraFolder, rounds: Int, report: Report)
         exiftool: camera, lens, exposure, date and zone, GPS, author), the same picture as a HEIC \
         (heif-enc) and as a DNG (the 12 MP JPEG as its preview, 24 MB of sensor data), tagged alike. \
         In the list, each photo selected (F9 on the first, then Down, Down and Home): from the selection \
-        until the panel shows the facts read from its file (read whole, its metadata read with gexiv2 in a decoder \
-        helper; `viewer.details`'s `ms`). In the viewer, opened on the DNG, then Left, Left and End: from the page \
+        until the panel shows the facts read from its file (the JPEG and the HEIC read whole, the DNG's \
+        descriptor handed to a decoder helper, which maps it and reads its metadata and preview alone; the \
+        metadata read with gexiv2 in the helper; `viewer.details`'s `ms`). In the viewer, opened on the DNG, then Left, Left and End: from the page \
         until the facts are shown, and until the photo is (its first picture: the camera's preview \
         enlarged, or the decode). Median of \(rounds) launch\(rounds == 1 ? "" : "es"), each with a \
         fresh cache.

@@ -6,7 +6,7 @@ import GtkKit
 import PhotoPipeline
 
 /// What the details panel is to show of a photo: the list's record, and what was read of the
-/// file (nil while it is read, or for a video).
+/// file (nil while it is read): a photo's facts, or a video's.
 struct DetailsSubject {
     var id: PhotoID
     var name: String
@@ -15,6 +15,8 @@ struct DetailsSubject {
     /// The colour profile its colours were turned from, where the viewer decoded it.
     var profile: String?
     var marks: PhotoMarks
+    /// What was read of a video's file.
+    var video: VideoDetails? = nil
 }
 
 /// The details panel (`ui/photo-details.ui`): the photo's name; the date taken (with its
@@ -71,7 +73,7 @@ final class PhotoDetailsPanel {
     /// A fact of the panel: its value label's ID in `ui/photo-details.ui` (the caption's is
     /// the same with "-caption"), in the order shown.
     enum Row: String, CaseIterable {
-        case date, camera, lens, exposure
+        case date, length, camera, lens, exposure
         case focalLength = "focal-length"
         case size
         case fileSize = "file-size"
@@ -193,6 +195,7 @@ final class PhotoDetailsPanel {
             showFolder.setTooltip(String(format: tr("Show the photo in %@ in Files"), folder.path))
         }
         if let info = subject.info { fill(&text, from: info) }
+        if let video = subject.video { fill(&text, from: video) }
         text[.profile] = subject.profile
         text[.marks] = Self.marksText(subject.marks)
         text[.tags] = subject.marks.tags.isEmpty ? nil : MarksBadge.tagsText(subject.marks.tags)
@@ -313,6 +316,21 @@ final class PhotoDetailsPanel {
         text[.author] = details.author
         text[.copyright] = details.copyright
         text[.caption] = details.caption
+    }
+
+    /// A video's: when it was recorded, its length, its picture's size, its file's size and
+    /// its codec.
+    private func fill(_ text: inout [Row: String], from video: VideoDetails) {
+        let facts = video.facts
+        if facts.width > 0, facts.height > 0 {
+            text[.size] = String(
+                format: tr("%1$@ × %2$@ pixels"), Localization.number(facts.width), Localization.number(facts.height))
+        }
+        text[.length] = facts.duration.map { VideoBadge.length(Int($0.rounded())) }
+        text[.fileSize] = Localization.size(video.fileSize)
+        // TRANSLATORS: a video's kind, with its codec ("Video (H.264)")
+        text[.format] = facts.codec.isEmpty ? tr("Video") : String(format: tr("Video (%@)"), facts.codec)
+        text[.date] = video.recorded.map(Self.localDate)
     }
 
     /// The stars drawn, or "Rejected", and the colour label's name; nil for neither.

@@ -29,7 +29,7 @@ final class WindowDetails {
     /// The selected photo's file being read, and the facts last read (shown again at once when
     /// the same photo is selected again).
     private var reading: (id: PhotoID, cancellable: Cancellable, since: Int)?
-    private var lastRead: (id: PhotoID, link: String, info: ImageInfo?)?
+    private var lastRead: (id: PhotoID, link: String, info: ImageInfo?, video: VideoDetails?)?
     /// Shows a photo still being read without its facts, if its reading takes long enough to
     /// be seen (the facts of the photo before stay until then: no rows come and go on each key).
     private lazy var readingShown = Debounce.onMainActor { [weak self] in self?.showReadingPhoto() }
@@ -92,7 +92,7 @@ final class WindowDetails {
         fit()
         revealer.reveals = open
         if open {
-            if let viewerSubject { panel.show(viewerSubject) } else { showSelection() }
+            if let viewerSubject { viewerShows(viewerSubject) } else { showSelection() }
         } else {
             cancelReading()
         }
@@ -144,16 +144,31 @@ final class WindowDetails {
     // MARK: What it shows
 
     /// The viewer shows this photo (or learnt more of it).
+    /// A video's facts are not the viewer's to read: they are read here, as for the list.
     func viewerShows(_ subject: DetailsSubject) {
+        var subject = subject
+        let video = subject.entry.isVideo && subject.video == nil
+        if video, let lastRead, lastRead.id == subject.id, lastRead.link == subject.entry.link {
+            subject.video = lastRead.video
+        }
         viewerSubject = subject
-        cancelReading()
+        if video, subject.video == nil {
+            if reading?.id != subject.id, isOpen {
+                cancelReading()
+                startReading(subject.id, entry: subject.entry)
+            }
+        } else {
+            cancelReading()
+        }
         if isOpen { panel.show(subject) }
     }
 
     /// The viewer closed: the panel tells of the photo selected (the one the viewer showed last).
     func viewerClosed() {
         // What the viewer read of its photo is what a read of the file would give.
-        if let shown = viewerSubject, let info = shown.info { lastRead = (shown.id, shown.entry.link, info) }
+        if let shown = viewerSubject, shown.info != nil || shown.video != nil {
+            lastRead = (shown.id, shown.entry.link, shown.info, shown.video)
+        }
         viewerSubject = nil
         if isOpen { showSelection() }
     }
@@ -182,11 +197,8 @@ final class WindowDetails {
         if let lastRead, lastRead.id == id, lastRead.link == snapshot.entry.link {
             cancelReading()
             subject.info = lastRead.info
+            subject.video = lastRead.video
             return panel.show(subject, askedAt: askedAt)
-        }
-        if snapshot.entry.isVideo {
-            cancelReading()
-            return panel.show(subject)
         }
         if reading?.id == id { return }
         cancelReading()
@@ -195,32 +207,43 @@ final class WindowDetails {
         } else {
             readingShown.schedule(afterMilliseconds: 150)
         }
+        startReading(id, entry: snapshot.entry)
+    }
+
+    /// Reads what photo `id`'s file says, off the main thread; then shows it, if it is still
+    /// the one to show (the list's selection, or the viewer's video).
+    private func startReading(_ id: PhotoID, entry: PhotoEntry) {
         let cancellable = Cancellable()
         reading = (id, cancellable, g_get_monotonic_time())
-        let (entry, fetcher) = (snapshot.entry, fetcher)
+        let fetcher = fetcher
         readings.addOperation {
             guard !cancellable.isCancelled else { return }
-            let info = try? Self.read(entry, fetcher: fetcher, cancellable: cancellable)
+            let facts = try? Self.read(entry, fetcher: fetcher, cancellable: cancellable)
             MainLoop.onMainActor { [weak self] in
                 guard let self, !cancellable.isCancelled, let read = reading, read.id == id else { return }
                 reading = nil
                 readingShown.cancel()
-                lastRead = (id, entry.link, info)
-                showSelection(askedAt: read.since)
+                lastRead = (id, entry.link, facts?.info, facts?.video)
+                if let shown = viewerSubject {
+                    if shown.id == id { viewerShows(shown) }
+                } else {
+                    showSelection(askedAt: read.since)
+                }
             }
         }
     }
 
     /// What the viewer would read of the photo: its file whole, and what it says (without the
-    /// picture the viewer decodes).
+    /// picture the viewer decodes); of a video on this computer, what its container says.
     private nonisolated static func read(
         _ entry: PhotoEntry, fetcher: PhotoFetcher, cancellable: Cancellable
-    ) throws(PhotoFailure) -> ImageInfo {
+    ) throws(PhotoFailure) -> (info: ImageInfo?, video: VideoDetails?) {
         let url = try entry.resolvedURL()
-        if let facts = try PhotoFacts.facts(ofLocalRaw: url, cancellable: cancellable) { return facts }
+        if entry.isVideo { return (nil, try VideoDetails.read(url, cancellable: cancellable)) }
+        if let facts = try PhotoFacts.facts(ofLocalRaw: url, cancellable: cancellable) { return (facts, nil) }
         let file = try fetcher.readAll(
             url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes, policy: entry.addressPolicy)
-        return try PhotoFacts.facts(file, at: url, cancellable: cancellable)
+        return (try PhotoFacts.facts(file, at: url, cancellable: cancellable), nil)
     }
 
     /// The photo being read, shown without its facts meanwhile.

@@ -160,5 +160,42 @@ extension DesktopGUITests {
             if keep { print("screenshots in \(screenshots.path)") }
             #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
         }
+
+        @Test(
+            "A video's details: when it was recorded, its length, its picture's size, its file and its codec; in the viewer too"
+        )
+        func videoDetails() async throws {
+            let folder = try TestPictures.makeFolder("details-video")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var clip = TestVideos.Options()
+            clip.seconds = 65
+            clip.width = 480
+            clip.height = 270
+            clip.creationTime = "2021-07-04T16:30:05Z"
+            let video = folder.appendingPathComponent("a-clip.mp4")
+            try await TestVideos.make(video, clip)
+            let app = try AppSession(source: folder.path, environment: ["TZ": "Europe/Paris"])
+            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
+            try app.xdotool(["key", "Down", "Up"])
+            var before = app.events().count
+            try app.xdotool(["key", "F9"])
+            let shown = try facts(app, after: before, "a-clip.mp4") { $0.contains("length") }
+            #expect(
+                shown.fields == ["date", "length", "size", "file-size", "format", "folder", "source"], "\(shown.fields)"
+            )
+            #expect(shown.info.width == 0 && shown.info.format == "Video (H.264)", "\(shown.info)")
+            #expect(shown.info.date == "2021-07-04 18:30:05", "\(shown.info)")
+            try app.screenshot(
+                to: FileManager.default.temporaryDirectory.appendingPathComponent("details-video.png").path)
+            // The viewer opened on it, playing it: the same facts beside it (the panel traces
+            // a change only, and there is none).
+            before = app.events().count
+            try app.xdotool(["key", "Return"])
+            let played = try app.waitFor("the video playing") { events in
+                events.dropFirst(before).contains { $0.event.name == .viewerPlay }
+            }
+            let last = try #require(played.last { $0.event.viewerDetails != nil }?.event.viewerDetails)
+            #expect(last.fields == shown.fields, "\(last.fields)")
+        }
     }
 }

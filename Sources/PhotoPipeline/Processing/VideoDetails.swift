@@ -1,0 +1,39 @@
+import CGLib
+import Foundation
+import GLibKit
+
+/// What the details panel shows of a video on this computer: what its container says (its
+/// length, codec and picture size, read by the decoder helper as it finds the video's frame),
+/// its file's size, and when it was recorded (the movie header's time, in this computer's
+/// zone: phones write it in UTC).
+public struct VideoDetails: Sendable, Equatable {
+    public var facts: VideoFacts
+    public var fileSize: Int
+    /// In EXIF's form ("2021:07:04 18:30:05"), local time.
+    public var recorded: String?
+
+    /// The video at `url` (a local file): nil for any other address.
+    public static func read(_ url: URL, cancellable: Cancellable) throws(PhotoFailure) -> VideoDetails? {
+        guard url.isFileURL else { return nil }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw PhotoFailure(.unreadable, detail: String(cString: strerror(errno)))
+        }
+        let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = Int(status.st_size)
+        let recorded = VideoDate.created(file: fd, size: size).map(exifTime(seconds:))
+        let (_, facts) = try Decoding.videoFrame(.stream(stream), size: .fit(64), cancellable: cancellable)
+        return VideoDetails(facts: facts, fileSize: size, recorded: recorded)
+    }
+
+    private static func exifTime(seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(
+            format: "%04d:%02d:%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}

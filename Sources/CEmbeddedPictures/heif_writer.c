@@ -1,11 +1,16 @@
 #include "heif_writer.h"
 
+#include "embedded_pictures.h"
+
 #include <libheif/heif.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cp_heif_can_encode(void) { return heif_have_encoder_for_format(heif_compression_HEVC); }
+int cp_heif_can_encode(void) {
+    cp_heif_prepare();
+    return heif_have_encoder_for_format(heif_compression_HEVC);
+}
 
 /* The file as libheif writes it, gathered in memory. */
 typedef struct {
@@ -47,6 +52,7 @@ int cp_heif_encode(const uint8_t *pixels, int width, int height, size_t stride, 
         snprintf(message, message_size, "not a picture libheif can take");
         return -1;
     }
+    cp_heif_prepare();
     int status = -1;
     struct heif_context *context = heif_context_alloc();
     struct heif_encoder *encoder = NULL;

@@ -147,12 +147,14 @@ final class WindowDetails {
     /// A video's facts are not the viewer's to read: they are read here, as for the list.
     func viewerShows(_ subject: DetailsSubject) {
         var subject = subject
-        let video = subject.entry.isVideo && subject.video == nil
-        if video, let lastRead, lastRead.id == subject.id, lastRead.link == subject.entry.link {
+        var toRead = subject.entry.isVideo && subject.video == nil
+        // Read already (a video whose facts could not be read is not read again and again).
+        if toRead, let lastRead, lastRead.id == subject.id, lastRead.link == subject.entry.link {
             subject.video = lastRead.video
+            toRead = false
         }
         viewerSubject = subject
-        if video, subject.video == nil {
+        if toRead {
             if reading?.id != subject.id, isOpen {
                 cancelReading()
                 startReading(subject.id, entry: subject.entry)

@@ -86,30 +86,35 @@ import TestSupport
     }
 
     @Test(
-        "A HEIC's EXIF is set upright for the turned pixels; a damaged block is dropped, one without an orientation kept"
+        "A HEIC's EXIF is made true to the picture saved: upright, its new pixel size, no thumbnail of the picture before; a damaged block is dropped"
     )
     func uprightExif() throws {
-        let tiff = TIFFBytes()
-        let turned = tiff.block(orientation: 6)
-        let upright = try #require(ExifOrientation.uprightTIFF(turned))
-        #expect(upright.count == turned.count)
-        #expect(ExifOrientation.uprightTIFF(Data(turned.prefix(12))) == nil)
-        let none = tiff.block(orientation: nil)
-        #expect(ExifOrientation.uprightTIFF(none) == none)
-        #expect(upright[upright.startIndex + 18] == 1 && turned[turned.startIndex + 18] == 6)
+        let block = Self.exifBlock()
+        let upright = try #require(ExifOrientation.uprightTIFF(block, width: 480, height: 640))
+        #expect(upright.count == block.count)
+        let bytes = [UInt8](upright)
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        #expect(u16(18) == 1, "orientation")
+        #expect(u32(34) == 0, "IFD1 let go")
+        #expect(u32(48) == 480 && u16(60) == 640, "pixel size \(u32(48)) × \(u16(60))")
+        // The rest as it was.
+        let before = [UInt8](block)
+        #expect(bytes[0..<18] == before[0..<18] && bytes[38..<48] == before[38..<48])
+        #expect(ExifOrientation.uprightTIFF(block.prefix(12), width: 1, height: 1) == nil)
     }
 
-    /// A little-endian TIFF block with one IFD0 entry (orientation) or none.
-    private struct TIFFBytes {
-        func block(orientation: UInt16?) -> Data {
-            var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00]
-            if let orientation {
-                bytes += [0x01, 0x00, 0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00]
-                bytes += [UInt8(orientation & 0xFF), UInt8(orientation >> 8), 0x00, 0x00]
-            } else {
-                bytes += [0x00, 0x00]
-            }
-            return Data(bytes + [0, 0, 0, 0])
+    /// A little-endian TIFF block as a phone's EXIF: IFD0 with orientation 6 and the EXIF
+    /// directory (pixel size 640 × 480: a LONG and a SHORT), and an empty IFD1 after it.
+    private static func exifBlock() -> Data {
+        func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] {
+            le(tag, 2) + le(type, 2) + le(1, 4) + le(value, type == 3 ? 2 : 4) + (type == 3 ? [0, 0] : [])
         }
+        var bytes: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + le(8, 4)
+        bytes += le(2, 2) + entry(0x0112, 3, 6) + entry(0x8769, 4, 38) + le(68, 4) // IFD0 at 8, IFD1 at 68
+        bytes += le(2, 2) + entry(0xA002, 4, 640) + entry(0xA003, 3, 480) + le(0, 4) // EXIF at 38
+        bytes += le(0, 2) + le(0, 4) // IFD1 at 68
+        return Data(bytes)
     }
 }

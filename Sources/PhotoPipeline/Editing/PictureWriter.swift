@@ -8,7 +8,7 @@ import Foundation
 /// cannot do; every other format with gdk-pixbuf's writer for it. What is written here is
 /// the app's own pixels, decoded (from untrusted files) in a decoder helper.
 enum PictureWriter {
-    /// gdk-pixbuf's and the app's name for HEIF pictures.
+    /// The app's name for HEIF pictures (HEVC-coded: HEIC), as `ImageInfo` gives it.
     static let heif = "heif"
 
     /// Pictures of lossy formats are encoded at this quality (out of 100).
@@ -20,8 +20,8 @@ enum PictureWriter {
     /// Whether HEIF pictures can be written here (libheif has an HEVC encoder).
     static let canWriteHEIF = cp_heif_can_encode() != 0
 
-    /// `pixbuf` as a file of `format`; a HEIC carries `exif` (a TIFF structure, its
-    /// orientation already upright) and a thumbnail of 320 pixels, as phones write them.
+    /// `pixbuf` as a file of `format`; a HEIC carries `exif` (a TIFF structure, made true to
+    /// the picture: `uprightHEIFExif`) and a thumbnail of 320 pixels, as phones write them.
     static func encode(_ pixbuf: OpaquePointer, format: String, exif: Data? = nil) -> Result<Data, PhotoFileFailure> {
         guard format == heif else { return encodeWithPixbuf(pixbuf, format: format) }
         guard let pixels = gdk_pixbuf_read_pixels(pixbuf) else {
@@ -68,13 +68,14 @@ enum PictureWriter {
         return .success(Data(bytes: buffer, count: Int(size)))
     }
 
-    /// The EXIF block (a TIFF structure) of the HEIF file `file`, its orientation set upright
-    /// (the pixels written are): nil when it has none, or one too damaged to change.
-    static func uprightHEIFExif(of file: Data) -> Data? {
+    /// The EXIF block (a TIFF structure) of the HEIF file `file`, made true to the picture
+    /// written from it, upright at `width` × `height` (see `ExifOrientation.uprightTIFF`): nil
+    /// when it has none, or one too damaged to change.
+    static func uprightHEIFExif(of file: Data, width: Int, height: Int) -> Data? {
         guard let range = HEIFExif.itemRange(in: file), range.upperBound <= file.count,
             let tiff = HEIFExif.tiffBlock(
                 ofItem: file[(file.startIndex + range.lowerBound)..<(file.startIndex + range.upperBound)])
         else { return nil }
-        return ExifOrientation.uprightTIFF(Data(tiff))
+        return ExifOrientation.uprightTIFF(Data(tiff), width: width, height: height)
     }
 }

@@ -56,7 +56,9 @@ public enum ReencodedEdit {
                 return .failure(PhotoFileFailure(message: translatable("The picture is too large to be edited")))
             }
             defer { g_object_unref(UnsafeMutableRawPointer(cut)) }
-            let exif = format == PictureWriter.heif ? PictureWriter.uprightHEIFExif(of: bytes) : nil
+            let exif =
+                format == PictureWriter.heif
+                ? PictureWriter.uprightHEIFExif(of: bytes, width: kept.width, height: kept.height) : nil
             return PictureWriter.encode(cut, format: format, exif: exif)
         }
         return result.map { ($0, LosslessJPEG.Outcome(kept: kept, cornerMoved: 0, edgeDropped: 0)) }

@@ -87,23 +87,41 @@ public enum ExifOrientation {
         }
     }
 
-    /// The EXIF block `tiff` (a TIFF structure, as a HEIF file keeps it) saying the picture is
-    /// upright: its IFD0's orientation set to 1 where it says another; nil when the block is
-    /// damaged or its orientation is not a single number.
-    static func uprightTIFF(_ tiff: Data) -> Data? {
+    /// The EXIF block `tiff` (a TIFF structure, as a HEIF file keeps it) made true to a
+    /// picture saved upright at `width` × `height`: IFD0's orientation set to 1 (where it is
+    /// one number), the EXIF directory's pixel size set where it states one, and IFD1 (the
+    /// thumbnail of the picture as it was) let go. Nil when the block is damaged.
+    static func uprightTIFF(_ tiff: Data, width: Int, height: Int) -> Data? {
         let bytes = [UInt8](tiff)
         let block = UnsafeTIFF(bytes: bytes, range: 0..<bytes.count)
-        guard block.isValid, let ifd0 = block.u32(4), ifd0 >= 8, let count = block.u16(ifd0), count < 1024,
-            ifd0 + 2 + count * 12 + 4 <= block.count
-        else { return nil }
-        for n in 0..<count where block.u16(ifd0 + 2 + n * 12) == 0x0112 {
-            let entry = ifd0 + 2 + n * 12
-            guard block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 else { return nil }
-            var upright = bytes
-            upright.replaceSubrange((entry + 8)..<(entry + 10), with: block.encode16(1))
-            return Data(upright)
+        /// The entries of the directory at `offset`: each one's tag and where it begins.
+        func entries(at offset: Int) -> [(tag: Int, at: Int)]? {
+            guard offset >= 8, let count = block.u16(offset), count < 1024, offset + 2 + count * 12 + 4 <= block.count
+            else { return nil }
+            return (0..<count).compactMap { n in block.u16(offset + 2 + n * 12).map { ($0, offset + 2 + n * 12) } }
         }
-        return tiff
+        guard block.isValid, let ifd0 = block.u32(4), let first = entries(at: ifd0) else { return nil }
+        var out = bytes
+        var exifDirectory: Int?
+        for (tag, entry) in first {
+            if tag == 0x0112, block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 {
+                out.replaceSubrange((entry + 8)..<(entry + 10), with: block.encode16(1))
+            }
+            if tag == 0x8769, block.u32(entry + 4) == 1 { exifDirectory = block.u32(entry + 8) }
+        }
+        // No next directory: IFD1, the thumbnail, is no longer reached.
+        let next = ifd0 + 2 + first.count * 12
+        out.replaceSubrange(next..<(next + 4), with: [0, 0, 0, 0])
+        for (tag, entry) in exifDirectory.flatMap(entries(at:)) ?? [] where tag == 0xA002 || tag == 0xA003 {
+            let value = tag == 0xA002 ? width : height
+            guard block.u32(entry + 4) == 1 else { continue }
+            switch block.u16(entry + 2) {
+            case 3 where value <= 0xFFFF: out.replaceSubrange((entry + 8)..<(entry + 10), with: block.encode16(value))
+            case 4: out.replaceSubrange((entry + 8)..<(entry + 12), with: block.encode32(value))
+            default: continue
+            }
+        }
+        return Data(out)
     }
 
     // MARK: Segments

@@ -72,8 +72,7 @@ public struct ImageInfo: Sendable, Equatable, Codable {
                 cp_heif_probe($0.baseAddress, $0.count, &width, &height, &thumbnails, &message)
             }
             free(message)
-            let avif =
-                bytes.count >= 12 && bytes[bytes.startIndex + 8..<bytes.startIndex + 12].elementsEqual("avif".utf8)
+            let avif = PictureSignature.isAVIF(bytes.prefix(64))
             return status == 0 && width > 0 && height > 0
                 ? (Int(width), Int(height), avif ? "avif" : "heif", avif ? "AVIF image" : "HEIF image") : nil
         }

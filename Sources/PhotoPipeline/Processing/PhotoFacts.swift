@@ -41,7 +41,8 @@ public enum PhotoFacts {
     /// a JPEG or a PPM does (a preview already): `facts(_:at:)` reads those.
     public static func facts(ofLocalRaw url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo? {
         guard url.isFileURL, RawPhoto.isRaw(url) else { return nil }
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        // Not held up by a FIFO or a device under a RAW file's name (only a regular file is read).
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
         var status = stat()

@@ -322,7 +322,11 @@ public enum PhotoFiles {
                 let turned = gdk_pixbuf_rotate_simple(
                     image.pixbuf, clockwise ? GDK_PIXBUF_ROTATE_CLOCKWISE : GDK_PIXBUF_ROTATE_COUNTERCLOCKWISE)!
                 defer { g_object_unref(UnsafeMutableRawPointer(turned)) }
-                let exif = format == PictureWriter.heif ? PictureWriter.uprightHEIFExif(of: data) : nil
+                let exif =
+                    format == PictureWriter.heif
+                    ? PictureWriter.uprightHEIFExif(
+                        of: data, width: Int(gdk_pixbuf_get_width(turned)), height: Int(gdk_pixbuf_get_height(turned)))
+                    : nil
                 let encoded: Data
                 switch PictureWriter.encode(turned, format: format, exif: exif) {
                 case .failure(let failure): return .failure(failure)

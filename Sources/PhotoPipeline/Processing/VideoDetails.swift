@@ -15,7 +15,8 @@ public struct VideoDetails: Sendable, Equatable {
     /// The video at `url` (a local file): nil for any other address.
     public static func read(_ url: URL, cancellable: Cancellable) throws(PhotoFailure) -> VideoDetails? {
         guard url.isFileURL else { return nil }
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        // Not held up by a FIFO or a device under a video's name (only a regular file is read).
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             throw PhotoFailure(.unreadable, detail: String(cString: strerror(errno)))
         }

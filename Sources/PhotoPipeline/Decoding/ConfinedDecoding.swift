@@ -85,10 +85,12 @@ struct ConfinedDecoding: PictureDecoding {
         return info
     }
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo) {
-        let limits = DecodeLimits(maxBytes: max(1, bytes.count), maxPixels: DecodeLimits.standard.maxPixels)
+    func rawPreview(
+        _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, ImageInfo) {
+        let limits = DecodeLimits(maxBytes: max(1, byteCount), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(
-            .rawPreview, input: .bytes(bytes), limits: limits, budget: .shared,
+            .rawPreview, input: input(source, limits: limits, cancellable), limits: limits, budget: .shared,
             cancellable: cancellable)
         guard case .rawPreview(let info, _) = decoded.outcome, let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")

@@ -82,7 +82,15 @@ public enum Decoding {
     public static func rawPreview(
         _ bytes: Data, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> (picture: Data, info: ImageInfo) {
-        try pool.decoding.rawPreview(bytes, cancellable: cancellable)
+        try pool.decoding.rawPreview(.bytes(bytes), byteCount: bytes.count, cancellable: cancellable)
+    }
+
+    /// The same, of a RAW file of `byteCount` bytes whose stream is `source` (a local file's
+    /// descriptor is handed to the helper, which reads only what it needs).
+    public static func rawPreview(
+        _ source: Source, byteCount: Int, cancellable: Cancellable = Cancellable(), pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> (picture: Data, info: ImageInfo) {
+        try pool.decoding.rawPreview(source, byteCount: byteCount, cancellable: cancellable)
     }
 
     /// An animated GIF or WebP's frames (see `AnimationDecoder.decode`).
@@ -184,7 +192,9 @@ protocol PictureDecoding: Sendable {
         _ bytes: Data, details: Bool, limits: DecodeLimits, cancellable: Cancellable
     ) throws(PhotoFailure) -> ImageInfo
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo)
+    func rawPreview(
+        _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, ImageInfo)
 
     func rawFacts(_ source: Decoding.Source, byteCount: Int, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo
 

@@ -63,8 +63,15 @@ struct InProcessDecoding: PictureDecoding {
         PhotoDetails.read(bytes).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func rawPreview(_ bytes: Data, cancellable: Cancellable) throws(PhotoFailure) -> (Data, ImageInfo) {
-        try RawPhoto.previewAndFacts(of: bytes)
+    func rawPreview(
+        _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (Data, ImageInfo) {
+        switch source {
+        case .bytes(let bytes): return try RawPhoto.previewAndFacts(of: bytes)
+        case .stream(let stream):
+            return try RawPhoto.previewAndFacts(
+                of: Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable))
+        }
     }
 
     func rawFacts(

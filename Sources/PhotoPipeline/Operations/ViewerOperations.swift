@@ -110,15 +110,18 @@ public final class ViewerImageLoader: ThreadedPhotoOperation, @unchecked Sendabl
             }
             let url = try record.entry.resolvedURL()
             // The row's download has ended (a dependency); what it shares is waiting.
-            let file: Data
+            let bytes: Data, info: ImageInfo
             if let shared = sharing.flatMap({ try? $0.wait().get() }) ?? nil {
-                file = shared
+                (bytes, info) = try PhotoFacts.read(shared, at: url, cancellable: cancellable)
+            } else if let local = try PhotoFacts.read(localRaw: url, cancellable: cancellable) {
+                // A RAW file here: its preview and facts, the file (its sensor data) not read.
+                (bytes, info) = local
             } else {
-                file = try fetcher.readAll(
+                let file = try fetcher.readAll(
                     url, cancellable: cancellable, limit: ViewerLimits.maxFileBytes,
                     policy: record.entry.addressPolicy)
+                (bytes, info) = try PhotoFacts.read(file, at: url, cancellable: cancellable)
             }
-            let (bytes, info) = try PhotoFacts.read(file, at: url, cancellable: cancellable)
             if isCancelled { return }
             onFacts?(info)
             if let onMotionClip, let clip = MotionClip.of(bytes, info: info, at: url) { onMotionClip(clip) }

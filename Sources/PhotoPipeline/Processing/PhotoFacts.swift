@@ -40,6 +40,27 @@ public enum PhotoFacts {
     /// 24 MB DNG, a few megabytes). Nil where `url` is no local RAW file, or its file begins as
     /// a JPEG or a PPM does (a preview already): `facts(_:at:)` reads those.
     public static func facts(ofLocalRaw url: URL, cancellable: Cancellable) throws(PhotoFailure) -> ImageInfo? {
+        guard let (stream, size) = try openLocalRaw(url) else { return nil }
+        let info = try Decoding.rawFacts(.stream(stream), byteCount: size, cancellable: cancellable)
+        return rawInfo(info, details: info.details, fileSize: size, at: url)
+    }
+
+    /// What `read(_:at:)` gives, of a RAW file on this computer, read as `facts(ofLocalRaw:)`
+    /// reads it: its camera's preview and its facts, the file not read here. Nil where `url`
+    /// is no local RAW file, or its file is a preview already.
+    public static func read(
+        localRaw url: URL, cancellable: Cancellable
+    ) throws(PhotoFailure) -> (picture: Data, info: ImageInfo)? {
+        guard let (stream, size) = try openLocalRaw(url) else { return nil }
+        let (picture, info) = try Decoding.rawPreview(.stream(stream), byteCount: size, cancellable: cancellable)
+        return (picture, rawInfo(info, details: info.details, fileSize: size, at: url))
+    }
+
+    /// The RAW file at `url` on this computer, open, and its size; nil where it is none (or
+    /// begins as a JPEG or a PPM).
+    private static func openLocalRaw(
+        _ url: URL
+    ) throws(PhotoFailure) -> (stream: ObjectRef<GInputStream>, size: Int)? {
         guard url.isFileURL, RawPhoto.isRaw(url) else { return nil }
         // Not held up by a FIFO or a device under a RAW file's name (only a regular file is read).
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
@@ -56,8 +77,7 @@ public enum PhotoFacts {
                 .tooLarge,
                 detail: "More than \(PhotoLimits.megabytes(ViewerLimits.maxFileBytes)), the most a photo may have")
         }
-        let info = try Decoding.rawFacts(.stream(stream), byteCount: size, cancellable: cancellable)
-        return rawInfo(info, details: info.details, fileSize: size, at: url)
+        return (stream, size)
     }
 
     /// `info`, of a RAW file's preview, made the RAW file's: its kind, its size, and what its

@@ -178,14 +178,14 @@ struct ConfinedDecoding: PictureDecoding {
     }
 
     func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
+        _ source: Decoding.Source, byteCount: Int, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
         // No pixels are decoded; the result is about as large as the file (a progressive one
         // saved baseline a little larger), or as a RAW file's preview, which is smaller.
-        let limits = DecodeLimits(maxBytes: 2 * jpeg.count + (1 << 20), maxPixels: DecodeLimits.standard.maxPixels)
+        let limits = DecodeLimits(maxBytes: 2 * byteCount + (1 << 20), maxPixels: DecodeLimits.standard.maxPixels)
         let decoded = try helpers.run(
-            raw ? .editedRaw(edit) : .editedJPEG(edit), input: .bytes(jpeg), limits: limits, budget: .shared,
-            cancellable: cancellable)
+            raw ? .editedRaw(edit) : .editedJPEG(edit), input: input(source, limits: limits, cancellable),
+            limits: limits, budget: .shared, cancellable: cancellable)
         guard case .editedJPEG(let outcome, _) = decoded.outcome, let file = decoded.file else {
             throw PhotoFailure(.decoderCrashed, detail: "The decoder helper answered with something else")
         }

@@ -144,7 +144,18 @@ public enum Decoding {
         _ jpeg: Data, edit: PhotoEdit, raw: Bool = false, cancellable: Cancellable = Cancellable(),
         pool: DecoderPool = .shared
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
-        try pool.decoding.editedJPEG(jpeg, edit: edit, raw: raw, cancellable: cancellable)
+        try pool.decoding.editedJPEG(
+            .bytes(jpeg), byteCount: jpeg.count, edit: edit, raw: raw, cancellable: cancellable)
+    }
+
+    /// The RAW file of `byteCount` bytes whose stream is `source` edited as `editedJPEG` does
+    /// with `raw` (a local file's descriptor handed to the helper, which maps it: its sensor
+    /// data is not read).
+    public static func editedRaw(
+        _ source: Source, byteCount: Int, edit: PhotoEdit, cancellable: Cancellable = Cancellable(),
+        pool: DecoderPool = .shared
+    ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
+        try pool.decoding.editedJPEG(source, byteCount: byteCount, edit: edit, raw: true, cancellable: cancellable)
     }
 
     /// A PNG file of the thumbnail cache, decoded whole, with its `tEXt::` options set on it
@@ -220,6 +231,6 @@ protocol PictureDecoding: Sendable {
     ) throws(PhotoFailure) -> Data
 
     func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
+        _ source: Decoding.Source, byteCount: Int, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome)
 }

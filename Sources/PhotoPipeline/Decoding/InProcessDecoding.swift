@@ -114,8 +114,14 @@ struct InProcessDecoding: PictureDecoding {
     }
 
     func editedJPEG(
-        _ jpeg: Data, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
+        _ source: Decoding.Source, byteCount: Int, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
-        try raw ? RawEdit.apply(edit, to: jpeg) : LosslessJPEG.apply(edit, to: jpeg)
+        let jpeg: Data
+        switch source {
+        case .bytes(let bytes): jpeg = bytes
+        case .stream(let stream):
+            jpeg = try Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable)
+        }
+        return try raw ? RawEdit.apply(edit, to: jpeg) : LosslessJPEG.apply(edit, to: jpeg)
     }
 }

@@ -1,5 +1,6 @@
 import CGLib
 import Foundation
+import GLibKit
 
 /// Saves an edited photo without ever putting the original at risk.
 ///
@@ -45,15 +46,17 @@ public enum EditSaving {
         _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
         destination: String? = nil
     ) -> Result<Saved, PhotoFileFailure> {
-        guard let original = FileManager.default.contents(atPath: path) else {
+        // A RAW file is never written: its edit is a JPEG beside it (or where Save As says).
+        // Nor is it read here: the decoder helper is handed its descriptor, and maps it.
+        let raw = RawPhoto.isRaw(URL(fileURLWithPath: path))
+        let original = raw ? Data() : FileManager.default.contents(atPath: path)
+        guard let original, let rawFile = raw ? openRegular(path) : (nil, 0) else {
             return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
         }
         let file: Data, outcome: LosslessJPEG.Outcome
         let lossless: Bool
         var status = stat()
         let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
-        // A RAW file is never written: its edit is a JPEG beside it (or where Save As says).
-        let raw = RawPhoto.isRaw(URL(fileURLWithPath: path))
         if raw, destination.map({ isSameFile($0, as: status) }) ?? (mode == .replace) {
             return .failure(
                 PhotoFileFailure(message: translatable("A RAW file is kept as it is; its edit is saved as a JPEG copy"))
@@ -62,7 +65,11 @@ public enum EditSaving {
         switch raw ? .losslessJPEG : PhotoFiles.turnKind(of: path) {
         case .losslessJPEG:
             do throws(PhotoFailure) {
-                (file, outcome) = try Decoding.editedJPEG(original, edit: edit, raw: raw)
+                if let stream = rawFile.stream {
+                    (file, outcome) = try Decoding.editedRaw(.stream(stream), byteCount: rawFile.size, edit: edit)
+                } else {
+                    (file, outcome) = try Decoding.editedJPEG(original, edit: edit)
+                }
                 lossless = edit.isLosslessForJPEG
             } catch {
                 return .failure(PhotoFileFailure(message: error.detail))
@@ -251,6 +258,17 @@ public enum EditSaving {
     private static func failure(errno code: Int32) -> PhotoFileFailure {
         PhotoFileFailure(
             message: String(cString: strerror(code)), folderUnwritable: [EACCES, EPERM, EROFS].contains(code))
+    }
+
+    /// The regular file at `path`, open, and its size; nil where it cannot be opened or is no
+    /// regular file (a FIFO does not hold the save up).
+    private static func openRegular(_ path: String) -> (stream: ObjectRef<GInputStream>?, size: Int)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        let stream = ObjectRef(taking: g_unix_input_stream_new(fd, 1)!)
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (stream, Int(status.st_size))
     }
 
     /// Whether `path` names the file `status` describes (the same device and inode).

@@ -77,8 +77,8 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
             + "kept, the file flushed; ImageMagick does the same through the same libheif (`-quality 70`, x265's "
             + "slower default preset). The copy came to \(format(Double(copySize) / 1_048_576)) MB. The RAW file is a 6000×4000 DNG "
             + "(\(format(Double(rawSize) / 1_048_576)) MB) whose preview is at the sensor's size, as most cameras "
-            + "write it: its copy is the preview cropped without decoding (LibRaw takes it out, TurboJPEG crops, Exiv2 "
-            + "gives it the RAW file's metadata, all in a decoder helper); `jpegtran` is timed on the preview already "
+            + "write it: its copy is the preview cropped without decoding (the file handed to a decoder helper, which maps "
+            + "it: LibRaw takes the preview out, TurboJPEG crops, Exiv2 gives it the RAW file's metadata); `jpegtran` is timed on the preview already "
             + "taken out. Median of \(rounds) rounds.")
     report.table(
         ["photo", "classic-photos: Save as Copy", "peer", "ratio"],

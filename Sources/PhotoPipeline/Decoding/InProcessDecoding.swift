@@ -66,22 +66,22 @@ struct InProcessDecoding: PictureDecoding {
     func rawPreview(
         _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, ImageInfo) {
-        switch source {
-        case .bytes(let bytes): return try RawPhoto.previewAndFacts(of: bytes)
-        case .stream(let stream):
-            return try RawPhoto.previewAndFacts(
-                of: Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable))
-        }
+        try RawPhoto.previewAndFacts(of: Self.bytes(of: source, byteCount: byteCount, cancellable))
     }
 
     func rawFacts(
         _ source: Decoding.Source, byteCount: Int, cancellable: Cancellable
     ) throws(PhotoFailure) -> ImageInfo {
+        try RawPhoto.facts(of: Self.bytes(of: source, byteCount: byteCount, cancellable))
+    }
+
+    /// The bytes of `source`: a stream of `byteCount` bytes read whole.
+    private static func bytes(
+        of source: Decoding.Source, byteCount: Int, _ cancellable: Cancellable
+    ) throws(PhotoFailure) -> Data {
         switch source {
-        case .bytes(let bytes): return try RawPhoto.facts(of: bytes)
-        case .stream(let stream):
-            return try RawPhoto.facts(
-                of: Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable))
+        case .bytes(let bytes): bytes
+        case .stream(let stream): try Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable)
         }
     }
 
@@ -116,12 +116,7 @@ struct InProcessDecoding: PictureDecoding {
     func editedJPEG(
         _ source: Decoding.Source, byteCount: Int, edit: PhotoEdit, raw: Bool, cancellable: Cancellable
     ) throws(PhotoFailure) -> (Data, LosslessJPEG.Outcome) {
-        let jpeg: Data
-        switch source {
-        case .bytes(let bytes): jpeg = bytes
-        case .stream(let stream):
-            jpeg = try Decoding.readAll(stream, limit: max(1, byteCount), cancellable: cancellable)
-        }
+        let jpeg = try Self.bytes(of: source, byteCount: byteCount, cancellable)
         return try raw ? RawEdit.apply(edit, to: jpeg) : LosslessJPEG.apply(edit, to: jpeg)
     }
 }

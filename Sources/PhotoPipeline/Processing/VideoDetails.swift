@@ -24,17 +24,8 @@ public struct VideoDetails: Sendable, Equatable {
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         let size = Int(status.st_size)
-        let recorded = VideoDate.created(file: fd, size: size).map(exifTime(seconds:))
+        let recorded = VideoDate.created(file: fd, size: size).map { SortFacts.localTime(seconds: $0, separator: ":") }
         let (_, facts) = try Decoding.videoFrame(.stream(stream), size: .fit(64), cancellable: cancellable)
         return VideoDetails(facts: facts, fileSize: size, recorded: recorded)
-    }
-
-    private static func exifTime(seconds: Int64) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        return String(
-            format: "%04d:%02d:%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 }

@@ -114,7 +114,7 @@ public struct SortFacts: Sendable, Equatable {
             // A video: when its container says it was recorded, in the viewer's zone (phones
             // write UTC there).
             facts.date = PhotoXMP.withFile(at: String(cString: path)) { file, size in
-                VideoDate.created(file: file, size: size).map(localTime(seconds:))
+                VideoDate.created(file: file, size: size).map { localTime(seconds: $0) }
             }
             return facts
         }
@@ -195,13 +195,15 @@ public struct SortFacts: Sendable, Equatable {
         return Decoding.details(bytes)
     }
 
-    private static func localTime(seconds: Int64) -> String {
+    /// `seconds` since 1970 as this computer's local time, written "2021-07-04 18:30:05" (or
+    /// with another `separator` between the date's parts: EXIF's is ":").
+    static func localTime(seconds: Int64, separator: String = "-") -> String {
         var time = time_t(seconds)
         var parts = tm()
         localtime_r(&time, &parts)
         return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            format: "%04d\(separator)%02d\(separator)%02d %02d:%02d:%02d", Int(parts.tm_year) + 1900,
+            Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 }
 

@@ -121,8 +121,8 @@ extension PhotoEditor {
                 chooser = nil
                 // Only into the editing session that asked (the editor may have closed meanwhile).
                 guard session == self.session, self.subject != nil else { return }
-                guard let path, let subject = self.subject else { return canvas.grabFocus() }
-                save(lastMode, to: EditSaving.destination(path, for: subject.path))
+                guard let path else { return canvas.grabFocus() }
+                save(lastMode, to: path)
             })
         chooser = (object, response)
         dialog.show()

@@ -313,6 +313,18 @@ import TestSupport
 
         // A name chosen without the photo's kind of extension gets it.
         #expect(EditSaving.destination("/p/beach", for: "/q/IMG_1.JPG") == "/p/beach.JPG")
+        // A name the photo's ending is added to, taken already: nobody agreed to replace that file.
+        let taken = other.appendingPathComponent("taken.jpg")
+        try Data("kept".utf8).write(to: taken)
+        guard
+            case .failure(let refusal) = EditSaving.save(
+                photo.path, edit: edit, mode: .copy, destination: taken.deletingPathExtension().path)
+        else {
+            Issue.record("a file nobody agreed to replace was replaced")
+            return
+        }
+        #expect(refusal.message.contains("there already"))
+        #expect(try Data(contentsOf: taken) == Data("kept".utf8))
         #expect(EditSaving.destination("/p/beach.png", for: "/q/IMG_1.jpg") == "/p/beach.png.jpg")
         #expect(EditSaving.destination("/p/beach.jpeg", for: "/q/IMG_1.jpg") == "/p/beach.jpeg")
         #expect(EditSaving.destination("/p/scan.TIF", for: "/q/scan.tiff") == "/p/scan.TIF")

@@ -41,11 +41,20 @@ public enum EditSaving {
     /// With a `destination` (Save As, a name the person chose and agreed to replace), the
     /// edited photo is written there instead, in the same safe way, whatever `mode` says: a
     /// file already there is replaced as the photo would be (kept in a trash first), and a
-    /// destination that is the photo itself saves in its place.
+    /// destination that is the photo itself saves in its place. A name without the ending of
+    /// the photo's kind gets it (`destination(_:for:)`); a file already there by that name,
+    /// which nobody agreed to replace, is not replaced: the save fails, saying so.
     public static func save(
         _ path: String, edit: PhotoEdit, mode: Mode, edited: String = "edited", trashes: [String]? = nil,
-        destination: String? = nil
+        destination chosen: String? = nil
     ) -> Result<Saved, PhotoFileFailure> {
+        let destination = chosen.map { Self.destination($0, for: path) }
+        if let destination, destination != chosen, access(destination, F_OK) == 0 {
+            return .failure(
+                PhotoFileFailure(
+                    message: translatable(
+                        "A file by that name with the photo's file ending is there already; choose another name")))
+        }
         // A RAW file is never written: its edit is a JPEG beside it (or where Save As says).
         // Nor is it read here: the decoder helper is handed its descriptor, and maps it.
         let raw = RawPhoto.isRaw(URL(fileURLWithPath: path))
@@ -57,7 +66,9 @@ public enum EditSaving {
         let lossless: Bool
         var status = stat()
         let permissions = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o644
-        if raw, destination.map({ isSameFile($0, as: status) }) ?? (mode == .replace) {
+        // (The RAW file itself chosen in Save As is refused too, not saved under its name plus ".jpg".)
+        let ontoItself = [chosen, destination].contains { $0.map { isSameFile($0, as: status) } ?? false }
+        if raw, ontoItself || (chosen == nil && mode == .replace) {
             return .failure(
                 PhotoFileFailure(message: translatable("A RAW file is kept as it is; its edit is saved as a JPEG copy"))
             )

@@ -11,11 +11,7 @@ func benchmarkEditing(rounds: Int, report: Report) throws {
     let folder = try temporaryFolder("edit")
     defer { try? FileManager.default.removeItem(at: folder) }
     let photo = folder.appendingPathComponent("camera-24mp.jpg")
-    let made = try run(
-        URL(fileURLWithPath: "/usr/bin/convert"),
-        CameraPhotos.picture(width: 6000, height: 4000, seed: 52) + CameraPhotos.cameraJPEG + [photo.path],
-        timeout: 300)
-    guard made.status == 0 else { throw BenchError("ImageMagick could not make the photo: \(made.stderr.prefix(300))") }
+    try cameraJPEG(width: 6000, height: 4000, seed: 52, at: photo)
     let bytes = try Data(contentsOf: photo)
     // A crop whose corner is not on the block grid (the editor moves it there, as jpegtran does).
     let crop = PixelRect(x: 1001, y: 667, width: 4000, height: 2667)

@@ -13,11 +13,7 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     report.heading("Editing: a phone's HEIC, a camera's RAW")
     let source = folder.appendingPathComponent("phone.jpg")
-    let made = try run(
-        URL(fileURLWithPath: "/usr/bin/convert"),
-        CameraPhotos.picture(width: 4032, height: 3024, seed: 53) + CameraPhotos.cameraJPEG + [source.path],
-        timeout: 300)
-    guard made.status == 0 else { throw BenchError("ImageMagick could not make the photo: \(made.stderr.prefix(300))") }
+    try cameraJPEG(width: 4032, height: 3024, seed: 53, at: source)
     let phone = folder.appendingPathComponent("IMG_0001.HEIC")
     guard tool("/usr/bin/heif-enc", ["-q", "50", "-t", "320", "-o", phone.path, source.path]) else {
         throw BenchError("heif-enc could not make the HEIC")
@@ -42,11 +38,7 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
 
     // The camera's preview at the sensor's size, in a DNG.
     let previewFile = folder.appendingPathComponent("preview.jpg")
-    let previewMade = try run(
-        URL(fileURLWithPath: "/usr/bin/convert"),
-        CameraPhotos.picture(width: 6000, height: 4000, seed: 54) + CameraPhotos.cameraJPEG + [previewFile.path],
-        timeout: 300)
-    guard previewMade.status == 0 else { throw BenchError("ImageMagick could not make the preview") }
+    try cameraJPEG(width: 6000, height: 4000, seed: 54, at: previewFile)
     let preview = try Data(contentsOf: previewFile)
     let raw = folder.appendingPathComponent("IMG_0002.DNG")
     try CameraFiles.dng(
@@ -92,4 +84,13 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
                 format(rawSaving / jpegtran, 2) + "×",
             ],
         ])
+}
+
+/// A generated camera JPEG (`CameraPhotos.picture`, written as a camera writes it) at `url`.
+func cameraJPEG(width: Int, height: Int, seed: Int, at url: URL) throws {
+    let made = try run(
+        URL(fileURLWithPath: "/usr/bin/convert"),
+        CameraPhotos.picture(width: width, height: height, seed: seed) + CameraPhotos.cameraJPEG + [url.path],
+        timeout: 300)
+    guard made.status == 0 else { throw BenchError("ImageMagick could not make the photo: \(made.stderr.prefix(300))") }
 }

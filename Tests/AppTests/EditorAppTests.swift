@@ -30,7 +30,12 @@ extension DesktopGUITests {
         /// above black), opened in the viewer and then in the editor (E).
         private func editing(_ file: URL, width: Int, height: Int) throws -> AppSession {
             try TestPictures.writeTwoTone(file, width: width, height: height)
-            let app = try AppSession(source: file.deletingLastPathComponent().path)
+            return try editing(folder: file.deletingLastPathComponent())
+        }
+
+        /// The app on `folder`, its first photo opened in the viewer and then in the editor (E).
+        private func editing(folder: URL) throws -> AppSession {
+            let app = try AppSession(source: folder.path)
             try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
             try app.clickRow(0)
             try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
@@ -251,12 +256,7 @@ extension DesktopGUITests {
                 try? FileManager.default.removeItem(at: elsewhere)
             }
             let before = try FileManager.default.contentsOfDirectory(atPath: photos.path)
-            let app = try AppSession(source: photos.path)
-            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
-            try app.clickRow(0)
-            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
-            try key(app, "e")
-            try app.waitFor(event: .editBegin)
+            let app = try editing(folder: photos)
             try key(app, "bracketright", "ctrl+s")
             let failed = try app.waitFor(event: .editFailed)
             #expect(failed.event.error == String(cString: strerror(EROFS)))
@@ -338,12 +338,7 @@ extension DesktopGUITests {
             try await FormatFiles.convert(source, to: "heic", at: photo)
             try FileManager.default.removeItem(at: source)
             let before = try Data(contentsOf: photo)
-            let app = try AppSession(source: folder.path)
-            try app.waitFor("the row filtered") { AppSession.rowStates($0).values.contains(.filtered) }
-            try app.clickRow(0)
-            try app.waitFor("the photo in the viewer") { $0.contains { $0.event.name == .viewerImage } }
-            try key(app, "e")
-            try app.waitFor(event: .editBegin)
+            let app = try editing(folder: folder)
             try key(app, "bracketright", "ctrl+s")
             let saved = try app.waitFor(event: .editSaved)
             let copy = folder.appendingPathComponent("IMG_4001 (edited).HEIC")

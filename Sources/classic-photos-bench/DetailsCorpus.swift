@@ -174,7 +174,7 @@ func benchmarkCorpus(report: Report) throws {
     let index = indexReaderRows(files, theirs: theirs, panel: ours)
     report.add(
         """
-        The index's reader (the date taken and camera that sorting, the filter and the search use, read from a \
+        The index's reader (the date taken, camera and GPS position that sorting, the filter and the search use, read from a \
         photo's first 16–64 KB in the app, for 100,000 photos at a time, and by the panel's reader on the whole \
         file where those do not settle them) on the same files: how many of those \
         exiftool reads it agrees with, and how many of those the panel's reader also reads it disagrees with the \
@@ -207,7 +207,13 @@ private struct IndexField {
     let panel: (PhotoDetails) -> String?
 }
 
-/// The index's reader's date taken and camera beside exiftool's and the panel reader's, for the
+/// A position as the index's check compares it: to 10⁻⁵° (about a metre).
+private func position(_ latitude: Double?, _ longitude: Double?) -> String? {
+    guard let latitude, let longitude else { return nil }
+    return String(format: "%.5f, %.5f", latitude, longitude)
+}
+
+/// The index's reader's date taken, camera and position beside exiftool's and the panel reader's, for the
 /// files exiftool reads each in.
 private func indexReaderRows(
     _ files: [URL], theirs: [String: [String: Any]], panel: [String: PhotoDetails]
@@ -226,6 +232,11 @@ private func indexReaderRows(
         IndexField(
             name: "camera", tags: ["Make", "Model"], index: { read[$0]?.camera },
             theirs: { PhotoDetails.camera(make: text($0["Make"]), model: text($0["Model"])) }, panel: { $0.camera }),
+        IndexField(
+            name: "GPS position", tags: ["GPSLatitude", "GPSLongitude"],
+            index: { path in read[path]?.position.flatMap { position($0.latitude, $0.longitude) } },
+            theirs: { position(number($0["GPSLatitude"]), number($0["GPSLongitude"])) },
+            panel: { position($0.latitude, $0.longitude) }),
     ]
     for field in fields {
         let known = files.filter { file in field.tags.allSatisfy { theirs[file.path]?[$0] != nil } }

@@ -353,30 +353,35 @@ import TestSupport
     }
 
     @Test(
-        "An index of version 3 keeps its marks and forgets its facts, to be read again as the panel reads them, with the lens"
+        "An index of version 3 or 4 keeps its marks and forgets its facts, to be read again as the panel reads them, with the lens and the position",
+        arguments: [3, 4]
     )
-    func indexOfVersionThree() throws {
-        let folder = try TestPictures.makeFolder("marks-index-3")
+    func indexOfVersionThreeOrFour(version: Int) throws {
+        let folder = try TestPictures.makeFolder("marks-index-\(version)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("index.sqlite").path
+        let lens = version == 4 ? "ALTER TABLE photos ADD COLUMN lens TEXT;" : ""
+        let values = version == 4 ? ", NULL" : ""
         try Self.oldIndex(
-            at: path, version: 3,
+            at: path, version: version,
             """
+            \(lens)
             CREATE TABLE marks (
                 path TEXT PRIMARY KEY NOT NULL, source TEXT NOT NULL, size INTEGER NOT NULL,
                 modified INTEGER NOT NULL, rating INTEGER NOT NULL, label TEXT, tags TEXT NOT NULL,
                 unsaved INTEGER NOT NULL
             ) WITHOUT ROWID;
-            INSERT INTO photos VALUES ('/p/a.webp', 10, 100, '2024-01-01 09:00:00', NULL, NULL, NULL, 'NIKON D70');
+            INSERT INTO photos VALUES ('/p/a.webp', 10, 100, '2024-01-01 09:00:00', NULL, NULL, NULL, 'NIKON D70'\(values));
             INSERT INTO marks VALUES ('/p/a.webp', '/p/a.webp', 10, 100, 4, NULL, '', 0);
             """)
         let index = try PhotoIndex(path: path)
         #expect(index.dateTaken(path: "/p/a.webp", size: 10, modified: 100) == nil)
         #expect(index.marks(path: "/p/a.webp")?.marks == PhotoMarks(rating: 4))
         #expect(!FileManager.default.fileExists(atPath: path + ".set-aside"))
-        // Read again, with the lens the index now keeps.
+        // Read again, with the lens and the position the index now keeps.
         let facts = PhotoIndex.Facts(
-            size: 10, modified: 100, taken: "2015-07-16 15:38:54", camera: "NIKON D5300", lens: "18-140mm")
+            size: 10, modified: 100, taken: "2015-07-16 15:38:54", camera: "NIKON D5300", lens: "18-140mm",
+            latitude: -33.8568, longitude: 151.2153)
         index.remember(path: "/p/a.webp", facts)
         index.flush()
         #expect(index.facts(path: "/p/a.webp", size: 10, modified: 100) == facts)

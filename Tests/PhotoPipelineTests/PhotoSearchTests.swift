@@ -173,33 +173,67 @@ import TestSupport
     }
 
     @Test(
-        "The search bar has the index learn the dates, cameras and lenses of a folder's photos it lacks, read from their EXIF"
+        "The search bar has the index learn the dates, cameras, lenses and places of a folder's photos it lacks, read from their EXIF"
     )
     func learnsFacts() async throws {
         let folder = try TestPictures.makeFolder("search-learn")
         defer { try? FileManager.default.removeItem(at: folder) }
         let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
-        let photo = folder.appendingPathComponent("IMG_1.jpg")
-        try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
-        let tagged = try await run(
-            URL(fileURLWithPath: "/usr/bin/exiftool"),
-            [
-                "-q", "-overwrite_original", "-DateTimeOriginal=2018:11:02 08:00:00", "-Make=NIKON",
-                "-Model=NIKON D750", "-LensModel=AF-S NIKKOR 85mm f/1.8G",
-                photo.path,
-            ])
-        #expect(tagged.status == 0, "\(tagged.stderr)")
+        // A camera's photo without a position; then photos taken in Munich, in Rio de Janeiro
+        // (south and west) and out in the Atlantic, far from any town.
+        let photos: [(name: String, tags: [String])] = [
+            (
+                "IMG_1.jpg",
+                [
+                    "-DateTimeOriginal=2018:11:02 08:00:00", "-Make=NIKON", "-Model=NIKON D750",
+                    "-LensModel=AF-S NIKKOR 85mm f/1.8G",
+                ]
+            ),
+            (
+                "IMG_2.jpg",
+                ["-GPSLatitude=48.13743", "-GPSLatitudeRef=N", "-GPSLongitude=11.57549", "-GPSLongitudeRef=E"]
+            ),
+            (
+                "IMG_3.jpg",
+                ["-GPSLatitude=22.9068", "-GPSLatitudeRef=S", "-GPSLongitude=43.1729", "-GPSLongitudeRef=W"]
+            ),
+            ("IMG_4.jpg", ["-GPSLatitude=0.5", "-GPSLatitudeRef=N", "-GPSLongitude=30", "-GPSLongitudeRef=W"]),
+        ]
+        for (name, tags) in photos {
+            let photo = folder.appendingPathComponent(name)
+            try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
+            let tagged = try await run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
+            #expect(tagged.status == 0, "\(tagged.stderr)")
+        }
         let list = PhotoList()
-        list.apply(.replaceAll([PhotoEntry(name: "IMG_1.jpg", link: photo.absoluteString, base: nil)]))
+        list.apply(
+            .replaceAll(
+                photos.map {
+                    PhotoEntry(
+                        name: $0.name, link: folder.appendingPathComponent($0.name).absoluteString, base: nil)
+                }))
         let snapshot = list.snapshot()
         #expect(PhotoSearch.learn(snapshot, into: index, limit: 0, cancelled: { false }) == false, "over the limit")
         #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }))
+        // The positions as exiftool wrote them, signed by their hemispheres.
+        let rio = try #require(index.facts(ofFileAt: folder.appendingPathComponent("IMG_3.jpg").path))
+        #expect(abs(rio.latitude! + 22.9068) < 1e-6 && abs(rio.longitude! + 43.1729) < 1e-6, "\(rio)")
+        #expect(index.facts(ofFileAt: folder.appendingPathComponent("IMG_1.jpg").path)?.latitude == nil)
         let facts = try #require(PhotoSearch.facts(of: snapshot, in: index, cancelled: { false }))
         let names = try #require(PhotoSearch.names(of: snapshot, after: PhotoSearch.Words(), cancelled: { false }))
-        for query in ["2018", "november", "nikon d750", "nikkor 85mm"] {
+        let expected: [(query: String, found: [Bool])] = [
+            ("2018", [true, false, false, false]), ("2018 november", [true, false, false, false]),
+            ("nikon d750", [true, false, false, false]), ("nikkor 85mm", [true, false, false, false]),
+            ("munich", [false, true, false, false]), ("germany", [false, true, false, false]),
+            ("mun", [false, true, false, false]), ("rio janeiro", [false, false, true, false]),
+            ("brazil", [false, false, true, false]), ("munich brazil", [false, false, false, false]),
+            ("atlantic", [false, false, false, false]),
+        ]
+        for (query, found) in expected {
             let verdicts = PhotoSearch.match(
                 PhotoSearch.query(query), in: snapshot, names: names, facts: facts, tags: [:], cancelled: { false })
-            #expect(verdicts == [true], "“\(query)”")
+            #expect(verdicts == found, "“\(query)”")
         }
         #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }) == false, "known now")
     }

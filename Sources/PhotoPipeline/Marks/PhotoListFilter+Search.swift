@@ -39,7 +39,7 @@ struct SearchState {
 }
 
 /// The search over the list: the list, the grid and the viewer's paging show only the photos
-/// whose names (and sub-folders), tags, dates taken, cameras or lenses hold every word typed, with the
+/// whose names (and sub-folders), tags, dates taken, cameras, lenses or places hold every word typed, with the
 /// filter's marks besides. Matching runs off the main thread; the list is shown again when it is done.
 extension PhotoListFilter {
     /// What is searched for ("" for nothing).

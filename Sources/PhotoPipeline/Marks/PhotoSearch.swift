@@ -118,8 +118,10 @@ public enum PhotoSearch {
 
     /// The words of what the index knows of each photo of `snapshot` that is a file here, by
     /// arrival: the year and month it was taken ("2021", "july" and the month's name in the
-    /// user's language) and its camera ("canon", "eos", "5d"). Photos the index has not read
-    /// yet (`learn`) have none. Nil once `cancelled` says so.
+    /// user's language), its camera ("canon", "eos", "5d") and lens, and the town nearest where
+    /// it was taken with its country (in the user's language and in English: "munich",
+    /// "münchen", "germany"). Photos the index has not read yet (`learn`) have none. Nil once
+    /// `cancelled` says so.
     static func facts(of snapshot: PhotoCollectionSnapshot, in index: PhotoIndex, cancelled: () -> Bool) -> Words? {
         let paths = localPaths(of: snapshot)
         guard !cancelled() else { return nil }
@@ -131,8 +133,13 @@ public enum PhotoSearch {
                 words.append("")
                 continue
             }
+            if arrival % 4_096 == 0, cancelled() { return nil }
+            var place = ""
+            if let latitude = facts.latitude, let longitude = facts.longitude {
+                place = PlaceNames.nearestTown(latitude: latitude, longitude: longitude)?.words ?? ""
+            }
             words.append(
-                [Self.words(taken: facts.taken), facts.camera ?? "", facts.lens ?? ""].joined(separator: " "),
+                [Self.words(taken: facts.taken), facts.camera ?? "", facts.lens ?? "", place].joined(separator: " "),
                 ended: true)
         }
         return words

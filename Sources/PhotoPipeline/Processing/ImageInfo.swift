@@ -147,6 +147,10 @@ public enum ExifReader {
         /// The picture's size as EXIF's `PixelXDimension` and `PixelYDimension` state it.
         public var pixelWidth: Int?
         public var pixelHeight: Int?
+        /// Where the photo was taken (degrees, north and east positive), from the GPS
+        /// directory, where it gives both with their hemispheres.
+        public var latitude: Double?
+        public var longitude: Double?
 
         /// Whether EXIF says the photo is in Adobe RGB without a profile of its own: colour
         /// space uncalibrated, interoperability index `R03` (the DCF rule cameras follow).
@@ -337,8 +341,21 @@ public enum ExifReader {
                 .trimmingCharacters(in: .whitespaces)
             return text.isEmpty ? nil : text
         }
+        /// A GPS coordinate: the three rationals (degrees, minutes, seconds) the entry at
+        /// `entry` points to, as degrees.
+        func degrees(_ entry: Int) -> Double? {
+            guard u16(entry + 2) == 5, u32(entry + 4) == 3, let start = u32(entry + 8) else { return nil }
+            var parts: [Double] = []
+            for part in 0..<3 {
+                guard let numerator = u32(start + part * 8), let denominator = u32(start + part * 8 + 4),
+                    denominator != 0
+                else { return nil }
+                parts.append(Double(numerator) / Double(denominator))
+            }
+            return parts[0] + parts[1] / 60 + parts[2] / 3_600
+        }
         var make: String?, model: String?, dateTime: String?, original: String?
-        var exifIFD: Int?
+        var exifIFD: Int?, gpsIFD: Int?
         func walk(_ ifd: Int, visit: (Int, Int) -> Void) {
             guard let count = u16(ifd), count < 512 else { return }
             for n in 0..<count {
@@ -356,7 +373,26 @@ public enum ExifReader {
             case 0x0112:
                 if u16(entry + 2) == 3, let value = u16(entry + 8), (1...8).contains(value) { tags.orientation = value }
             case 0x8769: exifIFD = u32(entry + 8)
+            case 0x8825: gpsIFD = u32(entry + 8)
             default: break
+            }
+        }
+        if let gpsIFD, gpsIFD != first {
+            var north: String?, east: String?, latitude: Double?, longitude: Double?
+            walk(gpsIFD) { tag, entry in
+                switch tag {
+                case 0x0001: north = ascii(entry)
+                case 0x0002: latitude = degrees(entry)
+                case 0x0003: east = ascii(entry)
+                case 0x0004: longitude = degrees(entry)
+                default: break
+                }
+            }
+            if let latitude, let longitude, let north = north?.uppercased(), north == "N" || north == "S",
+                let east = east?.uppercased(), east == "E" || east == "W", latitude <= 90, longitude <= 180
+            {
+                tags.latitude = north == "S" ? -latitude : latitude
+                tags.longitude = east == "W" ? -longitude : longitude
             }
         }
         // IFD1, the thumbnail's: its JPEG's offset and length.

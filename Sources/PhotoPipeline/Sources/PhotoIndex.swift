@@ -30,10 +30,14 @@ public final class PhotoIndex: @unchecked Sendable {
         public var orientation: Int?
         public var camera: String?
         public var lens: String?
+        /// Where it was taken (degrees, north and east positive), where its GPS tags say.
+        public var latitude: Double?
+        public var longitude: Double?
 
         public init(
             size: Int64, modified: Int64, taken: String, width: Int? = nil, height: Int? = nil,
-            orientation: Int? = nil, camera: String? = nil, lens: String? = nil
+            orientation: Int? = nil, camera: String? = nil, lens: String? = nil, latitude: Double? = nil,
+            longitude: Double? = nil
         ) {
             self.size = size
             self.modified = modified
@@ -43,6 +47,8 @@ public final class PhotoIndex: @unchecked Sendable {
             self.orientation = orientation
             self.camera = camera
             self.lens = lens
+            self.latitude = latitude
+            self.longitude = longitude
         }
 
         /// The size as shown: turned a quarter for orientations 5 to 8.
@@ -69,8 +75,9 @@ public final class PhotoIndex: @unchecked Sendable {
     /// their table); 4: the lens, and dates and cameras read as the details panel reads them
     /// where a photo's first bytes do not settle them (`SortFacts`; the facts of versions 2 and
     /// 3, which a WebP's modification time could stand in for its date, are forgotten and read
-    /// again; the marks are kept).
-    static let schemaVersion: Int32 = 4
+    /// again; the marks are kept); 5: the GPS position (the facts of versions 2 to 4 are
+    /// forgotten, as before: they lack it).
+    static let schemaVersion: Int32 = 5
     /// Writes gathered before they are made.
     static let batchSize = 1_000
 
@@ -217,107 +224,6 @@ public final class PhotoIndex: @unchecked Sendable {
         return (prefix, String(prefix.dropLast()) + "0")
     }
 
-    /// The files that come first by date taken in a folder and below it, asked of
-    /// `dateNumbersByPathKey` in the same pass over its rows: the first `limit` (latest first
-    /// with `descending`; ties by path, as `firstByDateTaken` orders them), given to `found`
-    /// with how many files the index holds there, or nil where a date is not in the numbers'
-    /// form. `found` is called once, before the numbers are put in their table.
-    struct FirstRows: Sendable {
-        var limit: Int
-        var descending: Bool
-        var found: @Sendable (_ rows: [(path: String, facts: SortFacts)]?, _ held: Int) -> Void
-    }
-
-    /// The date taken of every file in the folder at `folderPath` and below it, as the index
-    /// last saw it, as a number (`PhotoOrder.dateNumber`), by each path's `PathKey`; nil where
-    /// a date is not in the form the numbers take (the caller then asks `sortFactsByPathKey`).
-    /// Sorting a big tree by date needs nothing else: no text is made of the dates either.
-    /// With `first`, the files that come first are found on the way (see `FirstRows`).
-    func dateNumbersByPathKey(inFolder folderPath: String, first: FirstRows? = nil) -> PathKeyTable<Int64>? {
-        var keys: [UInt64] = []
-        var numbers: [Int64] = []
-        var readable = true
-        var leading = FirstRowsFound(first)
-        forEachRow(inFolder: folderPath, columns: "path, taken, size, modified") { statement, path, length in
-            guard readable, let taken = sqlite3_column_text(statement, 1) else { return }
-            let text = UnsafeBufferPointer(start: taken, count: Int(sqlite3_column_bytes(statement, 1)))
-            guard let number = PhotoOrder.dateNumber(text) else {
-                readable = false
-                return
-            }
-            let pathBytes = UnsafeBufferPointer(start: path, count: length)
-            keys.append(PathKey.of(pathBytes))
-            numbers.append(number)
-            leading.consider(number, path: pathBytes, taken: text) {
-                (sqlite3_column_int64(statement, 2), sqlite3_column_int64(statement, 3))
-            }
-        }
-        first?.found(readable ? leading.rows() : nil, keys.count)
-        guard readable else { return nil }
-        return PathKeyTable(keys: keys, values: numbers)
-    }
-
-    /// The rows that may come first, kept while the rows are read: at most a few times the
-    /// limit, trimmed back to it now and then, and none kept after that that comes after the
-    /// last of those.
-    private struct FirstRowsFound {
-        struct Candidate {
-            var number: Int64
-            var path: [UInt8]
-            var taken: [UInt8]
-            var size: Int64
-            var modified: Int64
-        }
-        let limit: Int
-        let descending: Bool
-        var candidates: [Candidate] = []
-        /// The date of the last row kept at the last trim.
-        var bound: Int64?
-
-        init(_ first: FirstRows?) {
-            limit = first?.limit ?? 0
-            descending = first?.descending ?? false
-        }
-
-        func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
-            if a.number != b.number { return descending ? a.number > b.number : a.number < b.number }
-            return a.path.lexicographicallyPrecedes(b.path)
-        }
-
-        mutating func consider(
-            _ number: Int64, path: UnsafeBufferPointer<UInt8>, taken: UnsafeBufferPointer<UInt8>,
-            status: () -> (size: Int64, modified: Int64)
-        ) {
-            guard limit > 0 else { return }
-            if let bound, descending ? number < bound : number > bound { return }
-            let (size, modified) = status()
-            candidates.append(
-                Candidate(number: number, path: Array(path), taken: Array(taken), size: size, modified: modified))
-            if candidates.count >= 4 * limit { trim() }
-        }
-
-        mutating func trim() {
-            candidates.sort(by: precedes)
-            if candidates.count > limit { candidates.removeLast(candidates.count - limit) }
-            bound = candidates.last?.number
-        }
-
-        /// The first rows, in order; a path that is not UTF-8 is left to the listing (which
-        /// names it its own way).
-        mutating func rows() -> [(path: String, facts: SortFacts)] {
-            trim()
-            return candidates.compactMap { candidate in
-                guard let path = String(validating: candidate.path, as: UTF8.self) else { return nil }
-                return (
-                    path,
-                    SortFacts(
-                        modified: candidate.modified, size: candidate.size,
-                        taken: String(decoding: candidate.taken, as: UTF8.self))
-                )
-            }
-        }
-    }
-
     /// Calls `body` with each row for a file in the folder at `folderPath` or below it: the
     /// path's bytes (valid during the call), their count, and what is held for it.
     private func forEachRow(
@@ -332,7 +238,7 @@ public final class PhotoIndex: @unchecked Sendable {
     /// Steps through the rows for files in the folder at `folderPath` or below it, reading
     /// `columns` (the path first); calls `body` with the statement on each row, the path's
     /// bytes (valid during the call) and their count.
-    private func forEachRow(
+    func forEachRow(
         inFolder folderPath: String, columns: String, _ body: (OpaquePointer?, UnsafePointer<UInt8>, Int) -> Void
     ) {
         let (prefix, end) = Self.range(of: folderPath)
@@ -354,20 +260,26 @@ public final class PhotoIndex: @unchecked Sendable {
     }
 
     /// The columns read of a row: its path, then what `facts(_:from:taken:)` reads.
-    private static let columns = "path, size, modified, taken, width, height, orientation, camera, lens"
+    private static let columns = "path, \(factColumns)"
+    private static let factColumns =
+        "size, modified, taken, width, height, orientation, camera, lens, latitude, longitude"
 
-    /// The facts in a row's columns from `first` on (size, modified, taken, width, height,
-    /// orientation, camera, lens), `taken` being the date's text already read.
+    /// The facts in a row's columns from `first` on (`factColumns`), `taken` being the date's
+    /// text already read.
     private static func facts(_ statement: OpaquePointer?, from first: Int32, taken: UnsafePointer<UInt8>) -> Facts {
         func integer(_ column: Int32) -> Int? {
             sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(statement, column))
+        }
+        func real(_ column: Int32) -> Double? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
         }
         return Facts(
             size: sqlite3_column_int64(statement, first), modified: sqlite3_column_int64(statement, first + 1),
             taken: String(cString: taken), width: integer(first + 3), height: integer(first + 4),
             orientation: integer(first + 5),
             camera: sqlite3_column_text(statement, first + 6).map { String(cString: $0) },
-            lens: sqlite3_column_text(statement, first + 7).map { String(cString: $0) })
+            lens: sqlite3_column_text(statement, first + 7).map { String(cString: $0) },
+            latitude: real(first + 8), longitude: real(first + 9))
     }
 
     /// The date taken of the file at `path`, if the index holds it for this size and time.
@@ -420,7 +332,8 @@ public final class PhotoIndex: @unchecked Sendable {
         let batch = pending
         pending.removeAll(keepingCapacity: true)
         Self.inTransaction(
-            database, "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+            database,
+            "INSERT OR REPLACE INTO photos (\(Self.columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
         ) { statement in
             for (path, facts) in batch {
                 sqlite3_bind_text(statement, 1, path, -1, cp_sqlite_transient())
@@ -437,6 +350,13 @@ public final class PhotoIndex: @unchecked Sendable {
                 for (column, value) in [(Int32(8), facts.camera), (9, facts.lens)] {
                     if let value {
                         sqlite3_bind_text(statement, column, value, -1, cp_sqlite_transient())
+                    } else {
+                        sqlite3_bind_null(statement, column)
+                    }
+                }
+                for (column, value) in [(Int32(10), facts.latitude), (11, facts.longitude)] {
+                    if let value {
+                        sqlite3_bind_double(statement, column, value)
                     } else {
                         sqlite3_bind_null(statement, column)
                     }
@@ -518,13 +438,17 @@ public final class PhotoIndex: @unchecked Sendable {
                     CREATE TABLE photos (
                         path TEXT PRIMARY KEY NOT NULL, size INTEGER NOT NULL, modified INTEGER NOT NULL,
                         taken TEXT NOT NULL, width INTEGER, height INTEGER, orientation INTEGER, camera TEXT,
-                        lens TEXT
+                        lens TEXT, latitude REAL, longitude REAL
                     ) WITHOUT ROWID;
                     \(Self.marksTable)
                     """, nil, nil, nil), "schema")
-        } else if application == Self.applicationID, version == 2 || version == 3 {
+        } else if application == Self.applicationID, (2...4).contains(version) {
             let marks = version == 2 ? Self.marksTable : ""
-            let steps = "\(marks) DELETE FROM photos; ALTER TABLE photos ADD COLUMN lens TEXT;"
+            let lens = version < 4 ? "ALTER TABLE photos ADD COLUMN lens TEXT;" : ""
+            let steps = """
+                \(marks) DELETE FROM photos; \(lens)
+                ALTER TABLE photos ADD COLUMN latitude REAL; ALTER TABLE photos ADD COLUMN longitude REAL;
+                """
             try check(
                 sqlite3_exec(made, "BEGIN; \(steps) PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil, nil, nil),
                 "version \(version) to \(Self.schemaVersion)")
@@ -539,9 +463,7 @@ public final class PhotoIndex: @unchecked Sendable {
         try check(
             sqlite3_prepare_v2(
                 made,
-                "SELECT size, modified, taken, width, height, orientation, camera, lens FROM photos WHERE path = ?1",
-                -1,
-                &lookup, nil),
+                "SELECT \(Self.factColumns) FROM photos WHERE path = ?1", -1, &lookup, nil),
             "lookup")
         lookupStatement = lookup
     }

@@ -84,16 +84,18 @@ public struct SortFacts: Sendable, Equatable {
             PhotoIndex.Facts(
                 size: size, modified: modified, taken: date, width: stored?.width ?? read.pixelWidth,
                 height: stored?.height ?? read.pixelHeight, orientation: read.orientation, camera: read.camera,
-                lens: read.lens))
+                lens: read.lens, latitude: read.position?.latitude, longitude: read.position?.longitude))
         return false
     }
 
-    /// The date taken and the camera the index and the sorts read of the photo at `path` (nil
-    /// where its first bytes hold none), as they are kept: for the check of this reader against
-    /// the details panel's and exiftool on a public corpus.
-    public static func indexedTags(path: String) -> (date: String?, camera: String?) {
+    /// The date taken, the camera and the position the index and the sorts read of the photo
+    /// at `path` (nil where its first bytes hold none), as they are kept: for the check of this
+    /// reader against the details panel's and exiftool on a public corpus.
+    public static func indexedTags(
+        path: String
+    ) -> (date: String?, camera: String?, position: (latitude: Double, longitude: Double)?) {
         let facts = headFacts(path: path)
-        return (facts.date, facts.camera)
+        return (facts.date, facts.camera, facts.position)
     }
 
     /// What the index keeps of a photo, from its first bytes: its EXIF tags, and the size its
@@ -102,6 +104,7 @@ public struct SortFacts: Sendable, Equatable {
         var date: String?
         var camera: String?
         var lens: String?
+        var position: (latitude: Double, longitude: Double)?
         var orientation: Int?
         var pixelWidth: Int?
         var pixelHeight: Int?
@@ -125,6 +128,7 @@ public struct SortFacts: Sendable, Equatable {
             facts.date = tags.date
             facts.camera = tags.camera
             facts.lens = tags.lens
+            if let latitude = tags.latitude, let longitude = tags.longitude { facts.position = (latitude, longitude) }
             facts.orientation = tags.orientation
             facts.pixelWidth = tags.pixelWidth
             facts.pixelHeight = tags.pixelHeight
@@ -135,6 +139,9 @@ public struct SortFacts: Sendable, Equatable {
             if let date = details.dateTaken { facts.date = ExifReader.readableDate(String(date.prefix(19))) }
             if let camera = details.camera { facts.camera = camera }
             if let lens = details.lens { facts.lens = lens }
+            if let latitude = details.latitude, let longitude = details.longitude {
+                facts.position = (latitude, longitude)
+            }
         }
         return facts
     }

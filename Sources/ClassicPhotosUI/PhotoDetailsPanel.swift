@@ -199,9 +199,10 @@ final class PhotoDetailsPanel {
         text[.profile] = subject.profile
         text[.marks] = Self.marksText(subject.marks)
         text[.tags] = subject.marks.tags.isEmpty ? nil : MarksBadge.tagsText(subject.marks.tags)
-        if let details = subject.info?.details, let latitude = details.latitude, let longitude = details.longitude,
-            let coordinates = text[.place]
-        {
+        let position =
+            subject.info?.details.flatMap { details in details.latitude.flatMap { ($0, details.longitude) } }
+            ?? subject.video.flatMap { video in video.latitude.flatMap { ($0, video.longitude) } }
+        if let (latitude, longitude) = position, let longitude, let coordinates = text[.place] {
             // The same photo shown again keeps the town found for it.
             let town = samePhoto && place?.latitude == latitude && place?.longitude == longitude ? place?.town : nil
             place = (latitude, longitude, coordinates, town)
@@ -299,27 +300,32 @@ final class PhotoDetailsPanel {
             return String(format: tr("%1$@ (%2$@ mm on 35 mm film)"), mm, Localization.number(film))
         }
         if let latitude = details.latitude, let longitude = details.longitude {
-            let north = Localization.decimal(abs(latitude), places: 5),
-                east = Localization.decimal(abs(longitude), places: 5)
-            // TRANSLATORS: a latitude north or south of the equator, and a longitude east or west
-            // of Greenwich ("48.85837° N", "2.29448° E")
-            var place = [
-                String(format: latitude < 0 ? tr("%@° S") : tr("%@° N"), north),
-                String(format: longitude < 0 ? tr("%@° W") : tr("%@° E"), east),
-            ].joined(separator: ", ")
-            if let altitude = details.altitude {
-                // TRANSLATORS: metres above sea level
-                place += " · " + String(format: tr("%@ m"), Localization.decimal(altitude, places: 0))
-            }
-            text[.place] = place
+            text[.place] = Self.coordinates(latitude, longitude, altitude: details.altitude)
         }
         text[.author] = details.author
         text[.copyright] = details.copyright
         text[.caption] = details.caption
     }
 
-    /// A video's: when it was recorded, its length, its picture's size, its file's size and
-    /// its codec.
+    /// A position as the panel writes it ("48.85837° N, 2.29448° E · 35 m").
+    private static func coordinates(_ latitude: Double, _ longitude: Double, altitude: Double?) -> String {
+        let north = Localization.decimal(abs(latitude), places: 5),
+            east = Localization.decimal(abs(longitude), places: 5)
+        // TRANSLATORS: a latitude north or south of the equator, and a longitude east or west
+        // of Greenwich ("48.85837° N", "2.29448° E")
+        var place = [
+            String(format: latitude < 0 ? tr("%@° S") : tr("%@° N"), north),
+            String(format: longitude < 0 ? tr("%@° W") : tr("%@° E"), east),
+        ].joined(separator: ", ")
+        if let altitude {
+            // TRANSLATORS: metres above sea level
+            place += " · " + String(format: tr("%@ m"), Localization.decimal(altitude, places: 0))
+        }
+        return place
+    }
+
+    /// A video's: when it was recorded, its length, its picture's size, its file's size, its
+    /// codec, and where it was recorded.
     private func fill(_ text: inout [Row: String], from video: VideoDetails) {
         let facts = video.facts
         if facts.width > 0, facts.height > 0 {
@@ -331,6 +337,9 @@ final class PhotoDetailsPanel {
         // TRANSLATORS: a video's kind, with its codec ("Video (H.264)")
         text[.format] = facts.codec.isEmpty ? tr("Video") : String(format: tr("Video (%@)"), facts.codec)
         text[.date] = video.recorded.map(Self.localDate)
+        if let latitude = video.latitude, let longitude = video.longitude {
+            text[.place] = Self.coordinates(latitude, longitude, altitude: video.altitude)
+        }
     }
 
     /// The stars drawn, or "Rejected", and the colour label's name; nil for neither.

@@ -172,6 +172,7 @@ extension DesktopGUITests {
             clip.width = 480
             clip.height = 270
             clip.creationTime = "2021-07-04T16:30:05Z"
+            clip.location = "+48.8584+002.2945+035.000/"
             let video = folder.appendingPathComponent("a-clip.mp4")
             try await TestVideos.make(video, clip)
             let app = try AppSession(source: folder.path, environment: ["TZ": "Europe/Paris"])
@@ -181,12 +182,24 @@ extension DesktopGUITests {
             try app.xdotool(["key", "F9"])
             let shown = try facts(app, after: before, "a-clip.mp4") { $0.contains("length") }
             #expect(
-                shown.fields == ["date", "length", "size", "file-size", "format", "folder", "source"], "\(shown.fields)"
-            )
-            #expect(shown.info.width == 0 && shown.info.format == "Video (H.264)", "\(shown.info)")
-            #expect(shown.info.date == "2021-07-04 18:30:05", "\(shown.info)")
+                shown.fields == ["date", "length", "size", "file-size", "format", "folder", "source", "place"],
+                "\(shown.fields)")
+            // Where it was recorded: the town, then the coordinates.
+            let placed = try app.waitFor("the town") { events in
+                events.dropFirst(before).contains { $0.event.viewerInfo?.info.place?.hasPrefix("Paris") == true }
+            }
+            let place = placed.last { $0.event.viewerInfo?.info.place != nil }?.event.viewerInfo?.info.place
+            #expect(place?.contains("48.8584") == true && place?.contains("35 m") == true, "\(place ?? "none")")
+            // Wide: the panel beside the list, the place in view.
+            let window =
+                try app.xdotool(["search", "--sync", "--onlyvisible", "--name", "Classic Photos"])
+                .split(separator: "\n").first.map(String.init) ?? ""
+            try app.xdotool(["windowsize", window, "1000", "760"])
+            #expect(await waitUntil { (try? app.windowGeometry().width) == 1000 })
             try app.screenshot(
                 to: FileManager.default.temporaryDirectory.appendingPathComponent("details-video.png").path)
+            #expect(shown.info.width == 0 && shown.info.format == "Video (H.264)", "\(shown.info)")
+            #expect(shown.info.date == "2021-07-04 18:30:05", "\(shown.info)")
             // The viewer opened on it, playing it: the same facts beside it (the panel traces
             // a change only, and there is none).
             before = app.events().count

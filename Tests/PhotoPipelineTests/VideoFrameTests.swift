@@ -221,6 +221,47 @@ import TestSupport
         #expect(facts.taken == formatter.string(from: Date(timeIntervalSince1970: 1_500_000_000)))
     }
 
+    @Test(
+        "Where a video was recorded, as phones write it (3GPP `loci`, QuickTime `©xyz`, an iPhone's metadata key), is read for the index and the panel"
+    )
+    func recordedPlace() async throws {
+        let folder = try TestPictures.makeFolder("video-places")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = TestVideos.Options()
+        options.seconds = 1
+        options.width = 160
+        options.height = 120
+        let cases: [(name: String, location: String, apple: Bool, expected: (Double, Double, Double?))] = [
+            ("loci.mp4", "+48.1374+011.5755+520.000/", false, (48.1374, 11.5755, 520)),
+            ("xyz.mov", "-33.8568+151.2153/", false, (-33.8568, 151.2153, nil)),
+            ("keys.mov", "-22.9068-043.1729+010.000/", true, (-22.9068, -43.1729, 10)),
+        ]
+        for (name, location, apple, expected) in cases {
+            options.location = location
+            options.appleKeys = apple
+            let url = folder.appendingPathComponent(name)
+            try await TestVideos.make(url, options)
+            let header = try #require(PhotoXMP.withFile(at: url.path) { VideoDate.header(file: $0, size: $1) })
+            let position = try #require(header.position, "\(name)")
+            // `loci` keeps 16 bits of a degree's fraction: some 10⁻⁵°.
+            #expect(
+                abs(position.latitude - expected.0) < 1e-4 && abs(position.longitude - expected.1) < 1e-4, "\(name)")
+            #expect(position.altitude.map { abs($0 - (expected.2 ?? .nan)) < 0.01 } ?? (expected.2 == nil), "\(name)")
+            let details = try #require(try VideoDetails.read(url, cancellable: Cancellable()))
+            #expect(details.latitude == position.latitude && details.longitude == position.longitude, "\(name)")
+        }
+        // The index keeps it: a search finds the video by its town.
+        let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
+        let sydney = folder.appendingPathComponent("xyz.mov").path
+        _ = sydney.withCString { SortFacts.read(path: $0, taken: true, index: index) }
+        index.flush()
+        let facts = try #require(index.facts(ofFileAt: sydney))
+        #expect(facts.latitude == -33.8568 && facts.longitude == 151.2153, "\(facts)")
+        #expect(VideoDate.iso6709(Array("+91.0+000.0/".utf8)) == nil)
+        #expect(VideoDate.iso6709(Array("48.1+2.3/".utf8)) == nil)
+        #expect(VideoDate.iso6709(Array("+48.5-002.25".utf8)) == VideoDate.Position(latitude: 48.5, longitude: -2.25))
+    }
+
     @Test("A video in a web list, served over loopback HTTP, gets its frame and length like a local one")
     @MainActor func webVideo() async throws {
         let folder = try TestPictures.makeFolder("web-video")

@@ -23,6 +23,10 @@ public enum TestVideos {
         /// A bitrate ("8M"), to make a file as large as a camera's; nil: ffmpeg's choice.
         public var bitrate: String? = nil
         public var creationTime: String? = nil
+        /// Where it was recorded (ISO 6709, "+48.1374+011.5755/"): ffmpeg writes it as 3GPP's
+        /// `loci` in an MP4, as `©xyz` in a MOV, and with `appleKeys` as an iPhone's metadata key.
+        public var location: String? = nil
+        public var appleKeys = false
         public var audio = false
         public init() {}
     }
@@ -50,6 +54,12 @@ public enum TestVideos {
         if options.audio { arguments += ["-c:a", output.pathExtension == "webm" ? "libopus" : "aac"] }
         if options.indexFirst { arguments += ["-movflags", "+faststart"] }
         if let creationTime = options.creationTime { arguments += ["-metadata", "creation_time=\(creationTime)"] }
+        if let location = options.location {
+            arguments +=
+                options.appleKeys
+                ? ["-movflags", "use_metadata_tags", "-metadata", "com.apple.quicktime.location.ISO6709=\(location)"]
+                : ["-metadata", "location=\(location)"]
+        }
         // The display matrix is written when the streams are copied, not while encoding.
         let encoded =
             options.rotation == 0

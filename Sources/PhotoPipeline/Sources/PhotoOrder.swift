@@ -115,10 +115,12 @@ public struct SortFacts: Sendable, Equatable {
         var facts = HeadFacts()
         if let dot = strrchr(path, 0x2E), VideoFile.isVideo(extension: String(cString: dot + 1)) {
             // A video: when its container says it was recorded, in the viewer's zone (phones
-            // write UTC there).
-            facts.date = PhotoXMP.withFile(at: String(cString: path)) { file, size in
-                VideoDate.created(file: file, size: size).map { localTime(seconds: $0) }
+            // write UTC there), and where.
+            let header = PhotoXMP.withFile(at: String(cString: path)) { file, size in
+                VideoDate.header(file: file, size: size)
             }
+            facts.date = header?.created.map { localTime(seconds: $0) }
+            facts.position = header?.position.map { ($0.latitude, $0.longitude) }
             return facts
         }
         let (tags, settled) = headTags(path: path) { head in

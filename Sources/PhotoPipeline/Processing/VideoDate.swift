@@ -37,6 +37,7 @@ enum VideoDate {
     /// The recording time and place of the MP4 / MOV file open as `file` (`size` bytes long);
     /// nil where it is not such a file.
     static func header(file: Int32, size: Int) -> Header? {
+        let file = Boxes(file)
         var offset = 0
         for _ in 0..<mostBoxes {
             guard let (type, start, end) = box(file, at: offset, within: size) else { return nil }
@@ -47,12 +48,20 @@ enum VideoDate {
         return nil
     }
 
+    /// The file whose boxes are read, and how many more may be: boxes within boxes (a `meta` in
+    /// each of many `udta`s, items of many values) are read a bounded number of times in all.
+    private final class Boxes {
+        let file: Int32
+        var left = 1_024
+        init(_ file: Int32) { self.file = file }
+    }
+
     /// `©xyz`'s type.
     private static let locationBox = String(decoding: [0xA9, 0x78, 0x79, 0x7A] as [UInt8], as: UTF8.self)
     /// The most bytes of a place's text read (ISO 6709 takes some 30).
     private static let mostPlaceBytes = 64
 
-    private static func movieHeader(_ file: Int32, from start: Int, to end: Int) -> Header {
+    private static func movieHeader(_ file: Boxes, from start: Int, to end: Int) -> Header {
         var header = Header()
         var offset = start
         for _ in 0..<mostBoxes {
@@ -63,7 +72,7 @@ enum VideoDate {
                 forEachBox(file, from: body, to: next) { type, body, end in
                     guard header.position == nil else { return }
                     if type == locationBox, end - body > 4,
-                        let bytes = PhotoXMP.read(file, at: body, count: min(end - body, 4 + mostPlaceBytes))
+                        let bytes = PhotoXMP.read(file.file, at: body, count: min(end - body, 4 + mostPlaceBytes))
                     {
                         // `©xyz`: a 16-bit length and language, then the text.
                         let length = min(Int(bytes[0]) << 8 | Int(bytes[1]), bytes.count - 4)
@@ -82,8 +91,8 @@ enum VideoDate {
         return header
     }
 
-    private static func creationTime(_ file: Int32, at body: Int) -> Int64? {
-        guard let header = PhotoXMP.read(file, at: body, count: 12) else { return nil }
+    private static func creationTime(_ file: Boxes, at body: Int) -> Int64? {
+        guard let header = PhotoXMP.read(file.file, at: body, count: 12) else { return nil }
         let seconds =
             header[0] == 1
             ? header[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -96,22 +105,22 @@ enum VideoDate {
 
     /// The place among a QuickTime `meta` box's keys (`keys`) and values (`ilst`, each item's
     /// type the 1-based number of its key, its value in a `data` box).
-    private static func metadataPosition(_ file: Int32, from start: Int, to end: Int) -> Position? {
+    private static func metadataPosition(_ file: Boxes, from start: Int, to end: Int) -> Position? {
         var wanted: Int?
         var position: Position?
         // In an MP4 (not a QuickTime movie) `meta` begins with a version and flags.
-        guard let first = PhotoXMP.read(file, at: start, count: 4) else { return nil }
+        guard let first = PhotoXMP.read(file.file, at: start, count: 4) else { return nil }
         let children = first.allSatisfy { $0 == 0 } ? start + 4 : start
         forEachBox(file, from: children, to: end) { type, body, end in
-            if type == "keys", end - body >= 8, let head = PhotoXMP.read(file, at: body, count: 8) {
+            if type == "keys", end - body >= 8, let head = PhotoXMP.read(file.file, at: body, count: 8) {
                 let count = min(head[4..<8].reduce(0) { $0 << 8 | Int($1) }, mostBoxes)
                 var at = body + 8
                 for number in stride(from: 1, through: count, by: 1) {
-                    guard at + 8 <= end, let entry = PhotoXMP.read(file, at: at, count: 8) else { break }
+                    guard at + 8 <= end, let entry = PhotoXMP.read(file.file, at: at, count: 8) else { break }
                     let length = entry[0..<4].reduce(0) { $0 << 8 | Int($1) }
                     guard length >= 8, length <= end - at else { break }
                     let key = "com.apple.quicktime.location.ISO6709"
-                    if length - 8 == key.utf8.count, let name = PhotoXMP.read(file, at: at + 8, count: length - 8),
+                    if length - 8 == key.utf8.count, let name = PhotoXMP.read(file.file, at: at + 8, count: length - 8),
                         name.elementsEqual(key.utf8)
                     {
                         wanted = number
@@ -125,7 +134,7 @@ enum VideoDate {
                         // `data`: a type and a locale (4 bytes each), then the text.
                         guard type == "data", valueEnd - value > 8,
                             let text = PhotoXMP.read(
-                                file, at: value + 8, count: min(valueEnd - value - 8, mostPlaceBytes))
+                                file.file, at: value + 8, count: min(valueEnd - value - 8, mostPlaceBytes))
                         else { return }
                         position = iso6709(Array(text))
                     }
@@ -137,8 +146,8 @@ enum VideoDate {
 
     /// A 3GPP `loci` box's place: after its version and flags, a language, a name ending in a
     /// zero and a role, then longitude, latitude and altitude as 16.16 fixed-point numbers.
-    private static func location(_ file: Int32, from start: Int, to end: Int) -> Position? {
-        guard end - start > 19, let bytes = PhotoXMP.read(file, at: start, count: min(end - start, 256)),
+    private static func location(_ file: Boxes, from start: Int, to end: Int) -> Position? {
+        guard end - start > 19, let bytes = PhotoXMP.read(file.file, at: start, count: min(end - start, 256)),
             let zero = bytes[6...].firstIndex(of: 0), zero + 14 <= bytes.count
         else { return nil }
         func fixed(_ at: Int) -> Double {
@@ -150,7 +159,7 @@ enum VideoDate {
     }
 
     /// Calls `body` with the type, body start and end of each box from `start` to `end`.
-    private static func forEachBox(_ file: Int32, from start: Int, to end: Int, _ body: (String, Int, Int) -> Void) {
+    private static func forEachBox(_ file: Boxes, from start: Int, to end: Int, _ body: (String, Int, Int) -> Void) {
         var offset = start
         for _ in 0..<mostBoxes {
             guard let (type, start, next) = box(file, at: offset, within: end) else { return }
@@ -176,13 +185,15 @@ enum VideoDate {
     }
 
     /// The box at `offset`: its type, where its body begins and where it ends (within `limit`).
-    private static func box(_ file: Int32, at offset: Int, within limit: Int) -> (String, Int, Int)? {
-        guard offset + 8 <= limit, let head = PhotoXMP.read(file, at: offset, count: 8) else { return nil }
+    private static func box(_ file: Boxes, at offset: Int, within limit: Int) -> (String, Int, Int)? {
+        guard file.left > 0 else { return nil }
+        file.left -= 1
+        guard offset + 8 <= limit, let head = PhotoXMP.read(file.file, at: offset, count: 8) else { return nil }
         var length = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
         var body = offset + 8
         if length == 1 {
             // Sizes past what a file can be (and an Int can hold) are no box.
-            guard let large = PhotoXMP.read(file, at: offset + 8, count: 8), large[0] == 0, large[1] == 0 else {
+            guard let large = PhotoXMP.read(file.file, at: offset + 8, count: 8), large[0] == 0, large[1] == 0 else {
                 return nil
             }
             length = large.reduce(0) { $0 << 8 | Int($1) }

@@ -28,6 +28,8 @@ final class PhotoListWindow {
     /// Which photos of the list are shown (the funnel in the header bar).
     let filter: WindowFilter
     let search: WindowSearch
+    /// The search over every folder the index knows (see PhotoListWindow+Search).
+    let everywhere = SearchEverywhere()
     /// The details panel, beside or under the photos.
     let details: WindowDetails
     /// The photos' alt text, for the details panel and the viewer.
@@ -75,8 +77,9 @@ final class PhotoListWindow {
     var loadingFinished: Bool { !feed.isLoading }
     /// What was shown before each sub-folder opened (its sources), the latest last.
     var history: [[any PhotoSource]] = []
-    /// A sub-folder to select once the list holds it (the one left by Back or Up).
-    private var folderToSelect: String?
+    /// The link of a sub-folder or photo to select once the list holds it (the folder left by
+    /// Back or Up, the photo a search over every folder began from).
+    var linkToSelect: String?
     /// A file chooser or location dialog while one is open: what holds it, and its handlers.
     var dialog: (owner: AnyObject, connections: [SignalConnection])?
 
@@ -165,6 +168,7 @@ final class PhotoListWindow {
             if let position = pane.selection.first { pane.revealWhenLaidOut(position) }
             pane.grabFocus()
         }
+        installSearchEverywhere()
         search.onActivate = { [unowned self] in
             guard photos.count > photos.firstPhoto else { return }
             pane.reveal(pane.selection.first ?? photos.firstPhoto)
@@ -192,13 +196,16 @@ final class PhotoListWindow {
     /// Reads `sources` one after another (off the main thread) and shows their photos as
     /// one list, in the order given.
     func open(_ sources: [any PhotoSource]) {
+        everywhere.listOpened(sources)
         self.sources = sources
         let (order, recursive) = (photoOrder, includeSubfolders)
         let sources = sources.map { $0.ordered(by: order).includingSubfolders(recursive) }
-        settings.lastSources = sources.map(\.location.absoluteString)
+        // A search's results are not what the app opens with next time.
+        if !everywhere.showingResults { settings.lastSources = sources.map(\.location.absoluteString) }
         feed.clear()
         pane.forgetPendingSelection()
-        focusWhenFilled = true
+        // (A search's results leave the keys in the search entry, to type on.)
+        focusWhenFilled = !everywhere.showingResults
         status.loadingBegan(sources)
         mounting?.cancel()
         mounting = nil
@@ -286,19 +293,22 @@ final class PhotoListWindow {
     func selectWhenLoaded(folder: URL) {
         var link = folder.standardizedFileURL.absoluteString
         if !link.hasSuffix("/") { link += "/" }
-        folderToSelect = link
+        linkToSelect = link
     }
 
     private func finishedLoading() {
-        if let link = folderToSelect, let id = photos.id(forLink: link), let position = photos.position(of: id) {
+        if let link = linkToSelect, let id = photos.id(forLink: link), let position = photos.position(of: id) {
             pane.revealWhenLaidOut(position)
         }
-        folderToSelect = nil
+        linkToSelect = nil
         filter.filtering.listLoaded()
         refreshViewActions(viewerOpen: viewer.isShown)
         status.isLoading = false
-        if photos.count == 0 { status.showStatus(failures.isEmpty ? .empty : .failed(failures)) }
+        if photos.count == 0 {
+            status.showStatus(failures.isEmpty ? everywhere.showingResults ? .noResults : .empty : .failed(failures))
+        }
         status.refreshSubtitle()
+        everywhere.listLoaded(shown: photos.count)
         if !failures.isEmpty, photos.count > 0 || failures.count > mountsAnswered {
             let sources = self.sources
             status.showError(title: StatusText.alertTitle, message: StatusText.alertMessage(failures)) {

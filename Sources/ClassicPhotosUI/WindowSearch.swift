@@ -9,6 +9,8 @@ import PhotoPipeline
 /// names, sub-folders or tags hold it (`PhotoListFilter`'s search, with the filter's marks
 /// besides). Enter goes to the first photo found; Escape in the entry, or Ctrl+F again, ends
 /// the search: every photo is back, and the one selected stays in view. While the viewer is open the bar hides, and the search stays.
+/// "All Folders" beside the entry (Alt+A while the bar is shown) searches every folder the index knows instead
+/// (`SearchEverywhere`, told by `onEverywhere`).
 @MainActor
 final class WindowSearch {
     private let filtering: PhotoListFilter
@@ -16,6 +18,9 @@ final class WindowSearch {
     private let bar: Widget<SearchBar>
     private let entry: Widget<SearchEntry>
     private var action: ObjectRef<GObject>?
+    private var everywhereAction: ObjectRef<GObject>?
+    /// Whether every folder the index knows is searched, not the list.
+    private(set) var everywhere = false
     private var connections: [SignalConnection] = []
     private let keys = Handle<KeyController>.make()
     /// Whether the bar is wanted (it hides while the viewer is open).
@@ -27,6 +32,12 @@ final class WindowSearch {
     var onEnded: (() -> Void)?
     /// Enter in the entry: the first photo found selected, the keys on the list.
     var onActivate: (() -> Void)?
+    /// The words to find in every folder (and when they were typed); "" for none yet.
+    var onEverywhere: ((String, Int) -> Void)?
+    /// The search over every folder ended (the list from before to come back).
+    var onEverywhereEnded: (() -> Void)?
+    /// The bar opened (before any word narrows the list).
+    var onBegan: (() -> Void)?
 
     static let acceleratorsByAction: [(String, [String])] = [("win.search", ["<Control>f"])]
 
@@ -43,6 +54,10 @@ final class WindowSearch {
         action = made.action
         connections.append(made.connection)
         window.addAction(made.action)
+        let all = ToggleAction.make("search-everywhere", false) { [unowned self] on in setEverywhere(on) }
+        everywhereAction = all.action
+        connections.append(all.connection)
+        window.addAction(all.action)
         // Escape with the keys on the list (after Enter) ends the search too; the entry's own
         // Escape comes first while it has them.
         connections.append(
@@ -56,7 +71,11 @@ final class WindowSearch {
             entry.connect("changed") { [unowned self] in typedAt = g_get_monotonic_time() },
             entry.connect("search-changed") { [unowned self] in
                 guard isOpen else { return }
-                filtering.setSearch(entry.text, typedAt: typedAt)
+                if everywhere {
+                    onEverywhere?(entry.text, typedAt)
+                } else {
+                    filtering.setSearch(entry.text, typedAt: typedAt)
+                }
             },
             entry.connect("activate") { [unowned self] in onActivate?() },
             // GTK gives the entry the keys once it is on screen (the frame after the bar opens).
@@ -69,6 +88,7 @@ final class WindowSearch {
     }
 
     private func begin() {
+        onBegan?()
         isOpen = true
         if let action { ToggleAction.setState(action, true) }
         bar.isSearching = true
@@ -76,13 +96,43 @@ final class WindowSearch {
         // Still on screen (the bar closing a moment ago): it takes the keys now.
         if entry.isMapped { Trace.shared.emit(.searchOpen) }
         filtering.prepareSearch()
-        if !entry.text.isEmpty { filtering.setSearch(entry.text) }
+        if !entry.text.isEmpty, !everywhere { filtering.setSearch(entry.text) }
+    }
+
+    /// Searches every folder the index knows (on), or the list again (off).
+    private func setEverywhere(_ on: Bool) {
+        guard on != everywhere else { return }
+        everywhere = on
+        if let everywhereAction { ToggleAction.setState(everywhereAction, on) }
+        // The switch (clicked, or Alt+A) takes the keys from the entry: they go back to it.
+        if isOpen { entry.grabFocusToTypeOn() }
+        if on {
+            if !isOpen { begin() }
+            // The list's own search stands aside: the results are what the words found.
+            filtering.setSearch("")
+            onEverywhere?(entry.text, g_get_monotonic_time())
+        } else {
+            onEverywhereEnded?()
+            if isOpen { filtering.setSearch(entry.text) }
+        }
+    }
+
+    /// Another list was opened while every folder was searched: the search ends, that list stays.
+    func everywhereLeft() {
+        everywhere = false
+        if let everywhereAction { ToggleAction.setState(everywhereAction, false) }
+        end()
     }
 
     /// Ends the search: every photo back, the bar hidden.
     func end() {
         guard isOpen else { return }
         isOpen = false
+        if everywhere {
+            everywhere = false
+            if let everywhereAction { ToggleAction.setState(everywhereAction, false) }
+            onEverywhereEnded?()
+        }
         if let action { ToggleAction.setState(action, false) }
         bar.isSearching = false
         entry.text = ""
@@ -94,6 +144,7 @@ final class WindowSearch {
     func viewerOpened(_ open: Bool) {
         viewerOpen = open
         window.setActionEnabled("search", !open)
+        window.setActionEnabled("search-everywhere", !open)
         bar.isSearching = isOpen && !open
     }
 }

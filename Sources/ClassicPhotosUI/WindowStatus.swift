@@ -95,6 +95,10 @@ final class WindowStatus {
     }
 
     private static func title(of sources: [any PhotoSource]) -> String {
+        if sources.count == 1, let found = sources.first as? FoundPhotosSource {
+            // TRANSLATORS: the title of a search's results over every folder ("“paris” in All Folders")
+            return String(format: tr("“%@” in All Folders"), DisplayText.line(found.query))
+        }
         guard sources.count == 1, let source = sources.first else {
             return String(format: ntr("%@ source", "%@ sources", sources.count), Localization.number(sources.count))
         }

@@ -50,6 +50,12 @@ extension Handle where Kind == SearchEntry {
         get { String(cString: gtk_editable_get_text(opaque)) }
         nonmutating set { gtk_editable_set_text(opaque, newValue) }
     }
+    /// Gives the entry the keys with its words not selected and the cursor after them, to type on.
+    public func grabFocusToTypeOn() {
+        guard let text = gtk_editable_get_delegate(opaque) else { return }
+        _ = gtk_text_grab_focus_without_selecting(UnsafeMutablePointer<GtkText>(text))
+        gtk_editable_set_position(opaque, -1)
+    }
     /// How long after a key "search-changed" comes (GTK's own wait is 150 ms).
     public func setSearchDelay(milliseconds: UInt32) { gtk_search_entry_set_search_delay(opaque, milliseconds) }
 }

@@ -127,5 +127,112 @@ extension DesktopGUITests {
             try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-search-none.png")
             #expect(app.terminate() == 0)
         }
+
+        @Test(
+            "All Folders (Alt+A) finds photos in every folder the index knows, by place and camera, the latest first; Escape brings the list back with its photo"
+        )
+        func searchEveryFolder() async throws {
+            let folder = try TestPictures.makeFolder("search-everywhere")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let shown = folder.appendingPathComponent("Garden")
+            try FileManager.default.createDirectory(at: shown, withIntermediateDirectories: true)
+            for number in 1...5 {
+                try #require(
+                    TestPictures.write(shown.appendingPathComponent("a-\(number).png"), format: "png", rgb: 0x4080C0))
+            }
+            // Folders opened before: what the index knows of them.
+            let cache = folder.appendingPathComponent("cache")
+            let others: [(path: String, tags: [String])] = [
+                ("2019 Trip/DSC_1.jpg", ["-DateTimeOriginal=2019:05:01 12:00:00"] + Self.munich),
+                ("2019 Trip/DSC_2.jpg", ["-DateTimeOriginal=2019:05:02 12:00:00"] + Self.munich),
+                ("Other/IMG_9.jpg", ["-DateTimeOriginal=2021:01:01 12:00:00", "-Make=Canon", "-Model=Canon EOS R6"]),
+            ]
+            do {
+                let index = try PhotoIndex(path: cache.appendingPathComponent("classic-photos/index.sqlite").path)
+                for (path, tags) in others {
+                    let photo = folder.appendingPathComponent(path)
+                    try FileManager.default.createDirectory(
+                        at: photo.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
+                    let tagged = try await run(
+                        URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
+                    try #require(tagged.status == 0, "\(tagged.stderr)")
+                    _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
+                }
+                index.flush()
+            }
+            let app = try AppSession(source: shown.path, environment: ["XDG_CACHE_HOME": cache.path])
+            try app.waitFor("the first rows final") { AppSession.rowStates($0).values.contains(.filtered) }
+            // a-3 chosen (found, Enter, Escape).
+            var before = app.events().count
+            try openSearch(app)
+            try type(app, "3")
+            _ = try searched(app, after: before, "3")
+            try app.xdotool(["key", "Return"])
+            try app.waitFor("a-3 selected") {
+                $0.dropFirst(before).contains { $0.event == .selectionChanged(count: 1) }
+            }
+            try app.xdotool(["key", "Escape"])
+            _ = try searched(app, after: before, "")
+
+            // The list's own search finds nothing of Munich here; All Folders finds both.
+            before = app.events().count
+            try openSearch(app)
+            try type(app, "munich")
+            #expect(try searched(app, after: before, "munich").shown == 0)
+            before = app.events().count
+            try app.xdotool(["key", "alt+a"])
+            var found = try searched(app, after: before, "munich")
+            #expect(found.shown == 2 && found.total >= 3, "\(found)")
+            let rows = try app.waitFor("the photos found") { events in
+                Set(
+                    events.dropFirst(before).compactMap {
+                        if case .rowShown(_, _, let name, _) = $0.event { name } else { nil }
+                    }
+                )
+                .isSuperset(of: ["DSC_1.jpg", "DSC_2.jpg"])
+            }
+            let order = rows.dropFirst(before).compactMap {
+                if case .rowShown(let row, _, let name, _) = $0.event { (row, name) } else { nil }
+            }
+            #expect(order.first { $0.1 == "DSC_2.jpg" }?.0 == 0, "the latest first: \(order)")
+            try app.waitFor("the subtitle") { events in
+                events.last { $0.event.name == .windowSubtitle }?.event.text == "2 photos"
+            }
+            try app.screenshot(to: NSTemporaryDirectory() + "classic-photos-search-everywhere.png")
+            // Other words: another search over every folder.
+            before = app.events().count
+            try app.xdotool(["key", "ctrl+a"])
+            try type(app, "canon")
+            found = try searched(app, after: before, "canon")
+            #expect(found.shown == 1, "\(found)")
+
+            // Escape: the folder from before, with a-3 still chosen.
+            before = app.events().count
+            try app.xdotool(["key", "Escape"])
+            try app.waitFor("the folder back") { events in
+                events.dropFirst(before).contains {
+                    if case .sourceLoaded(let url, 5, _) = $0.event {
+                        url.hasSuffix("Garden") || url.hasSuffix("Garden/")
+                    } else {
+                        false
+                    }
+                }
+            }
+            try app.waitFor("the subtitle") { events in
+                events.last { $0.event.name == .windowSubtitle }?.event.text == "5 photos"
+            }
+            // a-3 selected: the details panel shows it.
+            before = app.events().count
+            try app.xdotool(["key", "F9"])
+            try app.waitFor("a-3 in the panel") { events in
+                events.dropFirst(before).contains { $0.event.viewerInfo?.info.name == "a-3.png" }
+            }
+            #expect(app.terminate() == 0)
+        }
+
+        private static let munich = [
+            "-GPSLatitude=48.13743", "-GPSLatitudeRef=N", "-GPSLongitude=11.57549", "-GPSLongitudeRef=E",
+        ]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GLibKit
 import Testing
 import TestSupport
 
@@ -236,5 +237,78 @@ import TestSupport
             #expect(verdicts == found, "“\(query)”")
         }
         #expect(PhotoSearch.learn(snapshot, into: index, limit: 10, cancelled: { false }) == false, "known now")
+    }
+}
+
+/// The search over every folder the index knows.
+@Suite struct IndexSearchTests {
+    @Test(
+        "Every indexed folder is searched by the same words (folders, names, tags, dates, cameras, places), latest first; the list found leaves out files gone"
+    )
+    func everyFolder() async throws {
+        let folder = try TestPictures.makeFolder("search-index")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try PhotoIndex(path: folder.appendingPathComponent("index.sqlite").path)
+        let photos: [(path: String, tags: [String])] = [
+            ("2021/07 Paris/IMG_1.jpg", ["-DateTimeOriginal=2021:07:14 10:00:00"]),
+            (
+                "2021/07 Paris/IMG_2.jpg",
+                ["-DateTimeOriginal=2021:07:15 10:00:00", "-Make=Canon", "-Model=Canon EOS R6"]
+            ),
+            (
+                "Trips/DSC_3.jpg",
+                [
+                    "-DateTimeOriginal=2019:05:01 12:00:00", "-GPSLatitude=48.13743", "-GPSLatitudeRef=N",
+                    "-GPSLongitude=11.57549", "-GPSLongitudeRef=E",
+                ]
+            ),
+            (
+                "Trips/gone.jpg",
+                [
+                    "-DateTimeOriginal=2019:05:02 12:00:00", "-GPSLatitude=48.13743", "-GPSLatitudeRef=N",
+                    "-GPSLongitude=11.57549", "-GPSLongitudeRef=E",
+                ]
+            ),
+        ]
+        for (path, tags) in photos {
+            let photo = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: photo.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
+            let tagged = try await run(
+                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
+            #expect(tagged.status == 0, "\(tagged.stderr)")
+            _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
+        }
+        index.flush()
+        let trips = folder.appendingPathComponent("Trips/DSC_3.jpg").path
+        index.remember(marks: [
+            (trips, PhotoIndex.HeldMarks(source: trips, size: 1, modified: 1, marks: PhotoMarks(tags: ["beer garden"])))
+        ])
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Trips/gone.jpg"))
+        let search = try #require(IndexSearch.read(from: index, cancelled: { false }))
+        #expect(search.count == 4)
+        func found(_ text: String) throws -> [String] {
+            try #require(search.find(PhotoSearch.query(text), cancelled: { false })).map {
+                String($0.dropFirst(folder.path.count + 1))
+            }
+        }
+        #expect(try found("paris") == ["2021/07 Paris/IMG_2.jpg", "2021/07 Paris/IMG_1.jpg"], "latest first")
+        #expect(try found("2021 canon") == ["2021/07 Paris/IMG_2.jpg"])
+        #expect(try found("munich") == ["Trips/gone.jpg", "Trips/DSC_3.jpg"])
+        // The list of what was found leaves out the file gone.
+        let paths = try #require(search.find(PhotoSearch.query("munich"), cancelled: { false }))
+        var listed: [PhotoEntry] = []
+        try FoundPhotosSource(query: "munich", paths: paths).read(using: PhotoFetcher(), cancellable: Cancellable()) {
+            listed += $0.entries
+        }
+        #expect(listed.map(\.name) == ["DSC_3.jpg"])
+        #expect(listed.first?.link == URL(fileURLWithPath: paths[1]).absoluteString)
+        #expect(try found("germany 2019 may") == ["Trips/gone.jpg", "Trips/DSC_3.jpg"])
+        #expect(try found("beer") == ["Trips/DSC_3.jpg"], "a tag")
+        #expect(try found("dsc") == ["Trips/DSC_3.jpg"], "a name")
+        #expect(try found("munich paris") == [])
+        #expect(try found("") == [])
+        #expect(search.find(PhotoSearch.query("paris"), cancelled: { true }) == nil)
     }
 }

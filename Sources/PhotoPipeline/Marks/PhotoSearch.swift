@@ -134,15 +134,19 @@ public enum PhotoSearch {
                 continue
             }
             if arrival % 4_096 == 0, cancelled() { return nil }
-            var place = ""
-            if let latitude = facts.latitude, let longitude = facts.longitude {
-                place = PlaceNames.nearestTown(latitude: latitude, longitude: longitude)?.words ?? ""
-            }
-            words.append(
-                [Self.words(taken: facts.taken), facts.camera ?? "", facts.lens ?? "", place].joined(separator: " "),
-                ended: true)
+            words.append(factText(facts), ended: true)
         }
         return words
+    }
+
+    /// The words a photo is found by from what the index knows of it: the year and month it was
+    /// taken, its camera and lens, and its town and country.
+    static func factText(_ facts: PhotoIndex.Facts) -> String {
+        var place = ""
+        if let latitude = facts.latitude, let longitude = facts.longitude {
+            place = PlaceNames.nearestTown(latitude: latitude, longitude: longitude)?.words ?? ""
+        }
+        return [words(taken: facts.taken), facts.camera ?? "", facts.lens ?? "", place].joined(separator: " ")
     }
 
     /// Has the index learn the date taken and camera of `snapshot`'s photos it does not know

@@ -101,7 +101,7 @@ extension PhotoListWindow {
             let applies =
                 switch name {
                 case "view-mode": true
-                case "go-back": !history.isEmpty
+                case "go-back": !history.isEmpty || everywhere.showingResults
                 case "go-up": parentFolder != nil
                 default: pane.mode == .grid
                 }
@@ -136,6 +136,8 @@ extension PhotoListWindow {
     /// Back (Alt+Left): what was shown before the last folder opened, with the folder left
     /// selected in it.
     func goBack() {
+        // From a search's results: the list the search began from.
+        if everywhere.showingResults { return search.end() }
         guard let previous = history.popLast() else { return }
         let left = shownFolder
         open(previous)

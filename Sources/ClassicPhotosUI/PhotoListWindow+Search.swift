@@ -11,6 +11,7 @@ extension PhotoListWindow {
         everywhere.open = { [unowned self] sources in open(sources) }
         everywhere.selectWhenLoaded = { [unowned self] link in linkToSelect = link }
         everywhere.onLeft = { [unowned self] in search.everywhereLeft() }
+        everywhere.viewerOpen = { [unowned self] in viewer.isShown }
         search.onEverywhere = { [unowned self] text, typedAt in everywhere.search(text, typedAt: typedAt) }
         search.onEverywhereEnded = { [unowned self] in everywhere.end() }
         search.onBegan = { [unowned self] in everywhere.barOpened() }

@@ -252,6 +252,7 @@ final class PhotoListWindow {
     private func feedEvent(_ event: PhotoListFeed.Event) {
         switch event {
         case .rowsArrived(let selected):
+            everywhere.rowsArrived(count: photos.count)
             status.showStatus(nil)
             if focusWhenFilled {
                 // As in any file list, the keys (arrows, Page Down, End) move through the rows

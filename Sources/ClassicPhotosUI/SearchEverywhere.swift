@@ -21,9 +21,13 @@ final class SearchEverywhere {
     private var session = 0
     private let queue = OperationQueue.serial("search every folder", .userInitiated)
     private var running: Cancellable?
-    /// The results being opened: what was searched for, when it was typed, and how many photos
-    /// the index knows, for the trace once the list is in.
-    private var pending: (query: String, typedAt: Int, total: Int)?
+    /// The results being opened: what was searched for, when it was typed, how many photos it
+    /// found and how many the index knows, for the trace once they are in the list; and what
+    /// was traced of them (photos found that are no file now are taken out after).
+    private var pending: (query: String, typedAt: Int, found: Int, total: Int)?
+    private var traced: (query: String, typedAt: Int, shown: Int, total: Int)?
+    /// Making the words of every indexed photo, as the search began.
+    private var preparing: Cancellable?
     /// Whether a list is being opened by the search itself (not by the user).
     private var opening = false
     /// The link of the photo selected when the search bar opened (the list's own search may
@@ -39,6 +43,8 @@ final class SearchEverywhere {
     var open: ([any PhotoSource]) -> Void = { _ in }
     /// Selects the photo with a link once the list opened holds it.
     var selectWhenLoaded: (String) -> Void = { _ in }
+    /// Whether the viewer is open (results that come then are not shown under it).
+    var viewerOpen: () -> Bool = { false }
     /// The user opened another list while searching: the search is over (it is not brought back).
     var onLeft: (() -> Void)?
 
@@ -58,8 +64,9 @@ final class SearchEverywhere {
             before = (now.sources, now.selected ?? selectedAtOpen)
             session += 1
             // The words of every indexed photo are made now, before the first key asks.
-            let (words, session) = (words, session)
-            queue.addOperation { _ = Self.words(words, for: session, cancelled: { false }) }
+            let (words, session, preparing) = (words, session, Cancellable())
+            self.preparing = preparing
+            queue.addOperation { _ = Self.words(words, for: session, cancelled: { preparing.isCancelled }) }
         }
         running?.cancel()
         running = nil
@@ -76,8 +83,11 @@ final class SearchEverywhere {
             MainLoop.onMainActor { [weak self] in
                 guard let self, running === cancellable, !cancellable.isCancelled else { return }
                 running = nil
+                // The viewer opened meanwhile (Enter on the list): the list stays under it.
+                guard !viewerOpen() else { return }
                 showingResults = true
-                pending = (text, typedAt, search.count)
+                pending = (text, typedAt, found.count, search.count)
+                traced = nil
                 opening = true
                 open([FoundPhotosSource(query: text, paths: found)])
                 opening = false
@@ -102,18 +112,39 @@ final class SearchEverywhere {
     /// drop) ends the search, leaving that list shown.
     func listOpened(_ sources: [any PhotoSource]) {
         // (The results read again, as after a Retry, are still the search's.)
-        guard !opening, isOn, !sources.contains(where: { $0 is FoundPhotosSource }) else { return }
+        guard !opening, let before, !sources.contains(where: { $0 is FoundPhotosSource }) else { return }
+        // The list from before read again (Include Sub-folders, a share's change): still it.
+        if !showingResults, sources.map(\.location) == before.sources.map(\.location) {
+            self.before?.sources = sources
+            return
+        }
         forget()
         onLeft?()
     }
 
-    /// The list opened is in: the trace says how many photos were found, and how long after
-    /// the key.
+    /// Rows of the list opened came: once every photo found is in, the trace says how many,
+    /// and how long after the key.
+    func rowsArrived(count: Int) {
+        guard let pending, showingResults, count >= pending.found else { return }
+        trace(shown: count)
+    }
+
+    /// The list opened is read whole: the trace says how many photos it shows, if it has not
+    /// (or if some found were no file, and are taken out).
     func listLoaded(shown: Int) {
-        guard let pending, showingResults else { return }
-        self.pending = nil
-        let ms = Double(g_get_monotonic_time() - pending.typedAt) / 1000
-        Trace.shared.emit(.searchChanged(query: pending.query, shown: shown, total: pending.total, ms: ms))
+        guard showingResults, pending != nil || traced.map({ $0.shown != shown }) == true else { return }
+        trace(shown: shown)
+    }
+
+    private func trace(shown: Int) {
+        guard
+            let search = pending.map({ ($0.query, $0.typedAt, $0.total) })
+                ?? traced.map({ ($0.query, $0.typedAt, $0.total) })
+        else { return }
+        pending = nil
+        traced = (search.0, search.1, shown, search.2)
+        let ms = Double(g_get_monotonic_time() - search.1) / 1000
+        Trace.shared.emit(.searchChanged(query: search.0, shown: shown, total: search.2, ms: ms))
     }
 
     /// Ends the search: the list from before comes back, with its photo selected.
@@ -124,6 +155,9 @@ final class SearchEverywhere {
 
     private func forget() {
         emptied.cancel()
+        preparing?.cancel()
+        preparing = nil
+        traced = nil
         running?.cancel()
         running = nil
         before = nil
@@ -137,6 +171,7 @@ final class SearchEverywhere {
         guard showingResults, let before else { return }
         showingResults = false
         pending = nil
+        traced = nil
         opening = true
         open(before.sources)
         opening = false

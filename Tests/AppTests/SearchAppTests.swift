@@ -228,6 +228,20 @@ extension DesktopGUITests {
             try app.waitFor("a-3 in the panel") { events in
                 events.dropFirst(before).contains { $0.event.viewerInfo?.info.name == "a-3.png" }
             }
+
+            // Back (Alt+Left) from the results is the folder the search began from.
+            before = app.events().count
+            try openSearch(app)
+            try app.xdotool(["key", "alt+a"])
+            try type(app, "munich")
+            #expect(try searched(app, after: before, "munich").shown == 2)
+            before = app.events().count
+            try app.xdotool(["key", "alt+Left"])
+            try app.waitFor("the folder back") { events in
+                events.dropFirst(before).contains {
+                    if case .sourceLoaded(let url, 5, _) = $0.event { url.contains("Garden") } else { false }
+                }
+            }
             #expect(app.terminate() == 0)
         }
 

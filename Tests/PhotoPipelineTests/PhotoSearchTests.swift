@@ -304,6 +304,14 @@ import TestSupport
         }
         #expect(listed.map(\.name) == ["DSC_3.jpg"])
         #expect(listed.first?.link == URL(fileURLWithPath: paths[1]).absoluteString)
+        // Past the first screenful, the files are checked once all are listed: one gone is
+        // taken out then.
+        var batches: [PhotoSourceBatch] = []
+        try FoundPhotosSource(query: "munich", paths: paths.reversed(), firstBatch: 1).read(
+            using: PhotoFetcher(), cancellable: Cancellable()
+        ) { batches.append($0) }
+        #expect(batches.flatMap(\.entries).map(\.name) == ["DSC_3.jpg", "gone.jpg"])
+        #expect(batches.last?.removing == [1] && batches.last?.count == 0)
         #expect(try found("germany 2019 may") == ["Trips/gone.jpg", "Trips/DSC_3.jpg"])
         #expect(try found("beer") == ["Trips/DSC_3.jpg"], "a tag")
         #expect(try found("dsc") == ["Trips/DSC_3.jpg"], "a name")

@@ -259,6 +259,8 @@ import TestSupport
         #expect(facts.latitude == -33.8568 && facts.longitude == 151.2153, "\(facts)")
         #expect(VideoDate.iso6709(Array("+91.0+000.0/".utf8)) == nil)
         #expect(VideoDate.iso6709(Array("48.1+2.3/".utf8)) == nil)
+        // Degrees and minutes (ISO 6709's other form) are not taken for degrees.
+        #expect(VideoDate.iso6709(Array("+0030.5+00012.3/".utf8)) == nil)
         #expect(VideoDate.iso6709(Array("+48.5-002.25".utf8)) == VideoDate.Position(latitude: 48.5, longitude: -2.25))
     }
 

@@ -71,19 +71,24 @@ public struct IndexSearch: Sendable {
 }
 
 /// The photos a search over every indexed folder found (`IndexSearch`), as a list: each by its
-/// file's name, in the order found, those that are files still (the index keeps photos since
-/// deleted or moved until it is cleared): checked a batch at a time, as the list fills.
+/// file's name, in the order found; those that are no file now (the index keeps photos since
+/// deleted or moved until it is cleared) are taken out once all are listed.
 public struct FoundPhotosSource: PhotoSource {
     /// What was searched for.
     public let query: String
     public let paths: [String]
 
     /// The photos in the first batch: more than a screen holds.
-    static let firstBatch = 300
+    let firstBatch: Int
 
     public init(query: String, paths: [String]) {
+        self.init(query: query, paths: paths, firstBatch: 300)
+    }
+
+    init(query: String, paths: [String], firstBatch: Int) {
         self.query = query
         self.paths = paths
+        self.firstBatch = firstBatch
     }
 
     /// A search's address, as traced: `classic-photos-search:` and the words.
@@ -97,24 +102,41 @@ public struct FoundPhotosSource: PhotoSource {
     public func read(
         using fetcher: PhotoFetcher, cancellable: Cancellable, deliver: (PhotoSourceBatch) -> Void
     ) throws(PhotoSourceError) {
+        // Every photo found at once, as the index has it: a screenful first, only those that
+        // are files (they are loaded at once)...
+        var delivered: [String] = []
+        delivered.reserveCapacity(paths.count)
+        var checked = 0
         var start = 0
         while start < paths.count {
             if cancellable.isCancelled { throw .cancelled }
-            // A screenful first, to be shown while the rest are checked.
-            let end = min(start + (start == 0 ? Self.firstBatch : PhotoSources.batchSize), paths.count)
+            let end = min(start + (start == 0 ? firstBatch : PhotoSources.batchSize), paths.count)
             var entries: [PhotoEntry] = []
             entries.reserveCapacity(end - start)
             for path in paths[start..<end] {
-                var status = stat()
-                guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-                    let uri = g_filename_to_uri(path, nil, nil)
-                else { continue }
+                if start == 0, !Self.isFile(path) { continue }
+                guard let uri = g_filename_to_uri(path, nil, nil) else { continue }
                 defer { g_free(uri) }
                 let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
                 entries.append(PhotoEntry(name: name, link: String(cString: uri), base: nil))
+                delivered.append(path)
             }
             deliver(PhotoSourceBatch(entries: entries))
+            if start == 0 { checked = delivered.count }
             start = end
         }
+        // ...then the rest that are no file now (deleted or moved since) taken out: checking
+        // 100,000 files takes a fifth of a second, which the list need not wait for.
+        var gone: [Int] = []
+        for (position, path) in delivered.enumerated() where position >= checked {
+            if position % 4_096 == 0, cancellable.isCancelled { throw .cancelled }
+            if !Self.isFile(path) { gone.append(position) }
+        }
+        if !gone.isEmpty { deliver(PhotoSourceBatch(entries: [], removing: gone)) }
+    }
+
+    private static func isFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 }

@@ -56,8 +56,8 @@ enum VideoDate {
         init(_ file: Int32) { self.file = file }
     }
 
-    /// `©xyz`'s type.
-    private static let locationBox = String(decoding: [0xA9, 0x78, 0x79, 0x7A] as [UInt8], as: UTF8.self)
+    /// `©xyz`'s type (box types are read a byte to a character: see `box`).
+    private static let locationBox = "\u{A9}xyz"
     /// The most bytes of a place's text read (ISO 6709 takes some 30).
     private static let mostPlaceBytes = 64
 
@@ -116,7 +116,11 @@ enum VideoDate {
                 let count = min(head[4..<8].reduce(0) { $0 << 8 | Int($1) }, mostBoxes)
                 var at = body + 8
                 for number in stride(from: 1, through: count, by: 1) {
-                    guard at + 8 <= end, let entry = PhotoXMP.read(file.file, at: at, count: 8) else { break }
+                    // (Each key read counts among the boxes read.)
+                    guard file.left > 0, at + 8 <= end, let entry = PhotoXMP.read(file.file, at: at, count: 8) else {
+                        break
+                    }
+                    file.left -= 1
                     let length = entry[0..<4].reduce(0) { $0 << 8 | Int($1) }
                     guard length >= 8, length <= end - at else { break }
                     let key = "com.apple.quicktime.location.ISO6709"
@@ -129,7 +133,7 @@ enum VideoDate {
                 }
             } else if type == "ilst", let wanted {
                 forEachBox(file, from: body, to: end) { number, item, itemEnd in
-                    guard number.utf8.reduce(0, { $0 << 8 | Int($1) }) == wanted else { return }
+                    guard number.unicodeScalars.reduce(0, { $0 << 8 | Int($1.value) }) == wanted else { return }
                     forEachBox(file, from: item, to: itemEnd) { type, value, valueEnd in
                         // `data`: a type and a locale (4 bytes each), then the text.
                         guard type == "data", valueEnd - value > 8,
@@ -145,11 +149,18 @@ enum VideoDate {
     }
 
     /// A 3GPP `loci` box's place: after its version and flags, a language, a name ending in a
-    /// zero and a role, then longitude, latitude and altitude as 16.16 fixed-point numbers.
+    /// zero (UTF-8, or UTF-16 after its byte-order mark, ending in two) and a role, then
+    /// longitude, latitude and altitude as 16.16 fixed-point numbers.
     private static func location(_ file: Boxes, from start: Int, to end: Int) -> Position? {
-        guard end - start > 19, let bytes = PhotoXMP.read(file.file, at: start, count: min(end - start, 256)),
-            let zero = bytes[6...].firstIndex(of: 0), zero + 14 <= bytes.count
-        else { return nil }
+        guard end - start > 19, let bytes = PhotoXMP.read(file.file, at: start, count: min(end - start, 256)) else {
+            return nil
+        }
+        var zero = bytes[6...].firstIndex(of: 0)
+        if bytes[6] == 0xFE, bytes[7] == 0xFF {
+            zero = stride(from: 8, to: bytes.count - 1, by: 2).first { bytes[$0] == 0 && bytes[$0 + 1] == 0 }
+                .map { $0 + 1 }
+        }
+        guard let zero, zero + 14 <= bytes.count else { return nil }
         func fixed(_ at: Int) -> Double {
             Double(Int32(bitPattern: bytes[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })) / 65_536
         }
@@ -169,14 +180,19 @@ enum VideoDate {
     }
 
     /// A place written as ISO 6709 decimal degrees: a signed latitude, a signed longitude and
-    /// optionally a signed altitude, then "/" ("+48.1374+011.5755+520.000/").
+    /// optionally a signed altitude, then "/" ("+48.1374+011.5755+520.000/"). The standard's
+    /// forms in degrees and minutes (4 or 5 digits before the point) or seconds (6 or 7), which
+    /// no phone writes, are refused rather than read as degrees.
     static func iso6709(_ bytes: [UInt8]) -> Position? {
         var numbers: [Double] = []
         var at = 0
         while at < bytes.count, numbers.count < 3, bytes[at] == 0x2B || bytes[at] == 0x2D {
             var end = at + 1
             while end < bytes.count, (0x30...0x39).contains(bytes[end]) || bytes[end] == 0x2E { end += 1 }
-            guard end > at + 1, let number = Double(String(decoding: bytes[at..<end], as: UTF8.self)) else { break }
+            let whole = bytes[(at + 1)..<end].prefix { $0 != 0x2E }.count
+            guard end > at + 1, numbers.count == 2 || whole <= 3,
+                let number = Double(String(decoding: bytes[at..<end], as: UTF8.self))
+            else { break }
             numbers.append(number)
             at = end
         }
@@ -202,7 +218,9 @@ enum VideoDate {
             length = limit - offset // to the end
         }
         guard length >= body - offset, length <= limit - offset else { return nil }
-        let type = String(decoding: head[4..<8], as: UTF8.self)
+        // A byte to a character, so that types that are not text (`©xyz`, an item's number)
+        // keep their bytes.
+        let type = String(String.UnicodeScalarView(head[4..<8].map { Unicode.Scalar($0) }))
         return (type, body, offset + length)
     }
 }

@@ -443,15 +443,22 @@ public final class PhotoIndex: @unchecked Sendable {
                     \(Self.marksTable)
                     """, nil, nil, nil), "schema")
         } else if application == Self.applicationID, (2...4).contains(version) {
+            // Another window may be making the same steps: the write lock first, then the
+            // version read again under it.
+            try check(sqlite3_exec(made, "BEGIN IMMEDIATE", nil, nil, nil), "the lock to make version \(version) anew")
+            let version = try integer("PRAGMA user_version")
             let marks = version == 2 ? Self.marksTable : ""
             let lens = version < 4 ? "ALTER TABLE photos ADD COLUMN lens TEXT;" : ""
-            let steps = """
+            let steps =
+                version == Self.schemaVersion
+                ? ""
+                : """
                 \(marks) DELETE FROM photos; \(lens)
                 ALTER TABLE photos ADD COLUMN latitude REAL; ALTER TABLE photos ADD COLUMN longitude REAL;
+                PRAGMA user_version=\(Self.schemaVersion);
                 """
             try check(
-                sqlite3_exec(made, "BEGIN; \(steps) PRAGMA user_version=\(Self.schemaVersion); COMMIT;", nil, nil, nil),
-                "version \(version) to \(Self.schemaVersion)")
+                sqlite3_exec(made, "\(steps) COMMIT;", nil, nil, nil), "version \(version) to \(Self.schemaVersion)")
             checkPending = true
         } else if application != Self.applicationID || version != Self.schemaVersion {
             throw .unusable("not an index of this app (application \(application), version \(version))")

@@ -159,7 +159,8 @@ func benchmarkSearchEverywhere(
         pictures first (their first bytes read, as sorting by date reads them: \(format(indexSeconds, 1)) s), the app \
         opened on one day folder, Ctrl+F, Alt+A, two seconds for the words of every indexed photo to be made, \
         then the same keys; each timed from the key until the list of what it found is shown (matching every \
-        indexed photo's words, that list opened, the files found checked and every row of it in); median of \(rounds) \
+        indexed photo's words, that list opened and every row of it in; a screenful is checked to be files first, \
+        the rest after, photos no file now then taken out); median of \(rounds) \
         launch\(rounds == 1 ? "" : "es"). The index held \(total) photos. Unlike the list's own search, which hides \
         rows of a list already made, each key here makes a new list: a first screenful comes at once, and a word \
         that finds tens of thousands of photos takes as long as opening a folder of that many.

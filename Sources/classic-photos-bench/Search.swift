@@ -32,24 +32,9 @@ func benchmarkSearch(_ camera: CameraFolder, rounds: Int, report: Report) throws
         // The names' words are made as the bar opens; a person takes longer to type.
         usleep(1_000_000)
         let began = app.events().count
-        for step in steps {
-            let before = app.events().count
-            try app.xdotool(["key"] + step.keys)
-            // A space changes no word: nothing is searched again.
-            guard step.keys != ["space"] else {
-                usleep(300_000)
-                continue
-            }
-            let events = try app.waitFor("the search for “\(step.query)”", timeout: 60) { events in
-                events.dropFirst(before).contains {
-                    if case .searchChanged(step.query, _, _, _) = $0.event { true } else { false }
-                }
-            }
-            for case .searchChanged(step.query, let count, _, let ms) in events.dropFirst(before).map(\.event) {
-                perKey[step.query, default: []].append(ms)
-                shown[step.query] = count
-            }
-            usleep(150_000)
+        for found in try typeTimed(steps, into: app) {
+            perKey[found.query, default: []].append(found.ms)
+            shown[found.query] = found.shown
         }
         let before = app.events().count
         try app.xdotool(["key", "Escape"])
@@ -129,24 +114,10 @@ func benchmarkSearchEverywhere(
         // The words of every indexed photo are made as the switch turns on.
         usleep(2_000_000)
         let began = app.events().count
-        for step in steps {
-            let before = app.events().count
-            try app.xdotool(["key"] + step.keys)
-            guard step.keys != ["space"] else {
-                usleep(300_000)
-                continue
-            }
-            let events = try app.waitFor("every folder searched for “\(step.query)”", timeout: 120) { events in
-                events.dropFirst(before).contains {
-                    if case .searchChanged(step.query, _, _, _) = $0.event { true } else { false }
-                }
-            }
-            for case .searchChanged(step.query, let count, let of, let ms) in events.dropFirst(before).map(\.event) {
-                perKey[step.query, default: []].append(ms)
-                shown[step.query] = count
-                total = of
-            }
-            usleep(150_000)
+        for found in try typeTimed(steps, into: app) {
+            perKey[found.query, default: []].append(found.ms)
+            shown[found.query] = found.shown
+            total = found.total
         }
         for case .mainloopStall(let ms) in app.events().dropFirst(began).map(\.event) {
             longestStall = max(longestStall, ms)
@@ -176,4 +147,32 @@ func benchmarkSearchEverywhere(
         target: "≤ 50 ms, no stall ≥ 50 ms",
         measured: ms(worst / 1000, 1) + " (slowest key), longest stall " + format(longestStall, 1) + " ms",
         met: worst <= 50 && longestStall < 50)
+}
+
+/// Types `steps` into `app` a key at a time (150 ms apart), waiting for each to be searched:
+/// what each search showed (`search.changed`), in order.
+@MainActor
+private func typeTimed(
+    _ steps: [(keys: [String], query: String)], into app: AppSession
+) throws -> [(query: String, shown: Int, total: Int, ms: Double)] {
+    var found: [(query: String, shown: Int, total: Int, ms: Double)] = []
+    for step in steps {
+        let before = app.events().count
+        try app.xdotool(["key"] + step.keys)
+        // A space changes no word: nothing is searched again.
+        guard step.keys != ["space"] else {
+            usleep(300_000)
+            continue
+        }
+        let events = try app.waitFor("the search for “\(step.query)”", timeout: 120) { events in
+            events.dropFirst(before).contains {
+                if case .searchChanged(step.query, _, _, _) = $0.event { true } else { false }
+            }
+        }
+        for case .searchChanged(step.query, let shown, let total, let ms) in events.dropFirst(before).map(\.event) {
+            found.append((step.query, shown, total, ms))
+        }
+        usleep(150_000)
+    }
+    return found
 }

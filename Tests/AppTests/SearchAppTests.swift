@@ -151,12 +151,7 @@ extension DesktopGUITests {
                 let index = try PhotoIndex(path: cache.appendingPathComponent("classic-photos/index.sqlite").path)
                 for (path, tags) in others {
                     let photo = folder.appendingPathComponent(path)
-                    try FileManager.default.createDirectory(
-                        at: photo.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
-                    let tagged = try await run(
-                        URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
-                    try #require(tagged.status == 0, "\(tagged.stderr)")
+                    try await CameraFiles.writeTagged(photo, tags: tags)
                     _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
                 }
                 index.flush()

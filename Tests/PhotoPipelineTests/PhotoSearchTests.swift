@@ -201,11 +201,7 @@ import TestSupport
             ("IMG_4.jpg", ["-GPSLatitude=0.5", "-GPSLatitudeRef=N", "-GPSLongitude=30", "-GPSLongitudeRef=W"]),
         ]
         for (name, tags) in photos {
-            let photo = folder.appendingPathComponent(name)
-            try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
-            let tagged = try await run(
-                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
-            #expect(tagged.status == 0, "\(tagged.stderr)")
+            try await CameraFiles.writeTagged(folder.appendingPathComponent(name), tags: tags)
         }
         let list = PhotoList()
         list.apply(
@@ -272,12 +268,7 @@ import TestSupport
         ]
         for (path, tags) in photos {
             let photo = folder.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: photo.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try #require(CameraFiles.jpeg(width: 64, height: 48, rgb: 0x808080)).write(to: photo)
-            let tagged = try await run(
-                URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [photo.path])
-            #expect(tagged.status == 0, "\(tagged.stderr)")
+            try await CameraFiles.writeTagged(photo, tags: tags)
             _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
         }
         index.flush()

@@ -200,6 +200,21 @@ public enum FormatFiles {
     }
 }
 
+extension CameraFiles {
+    /// Writes a small grey camera JPEG at `url` (its folders made), with `tags` written into it
+    /// by exiftool ("-DateTimeOriginal=2019:05:01 12:00:00", "-GPSLatitude=48.1", …).
+    public static func writeTagged(_ url: URL, tags: [String]) async throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard let bytes = jpeg(width: 64, height: 48, rgb: 0x808080) else {
+            throw FormatFileError(message: "no JPEG made for \(url.path)")
+        }
+        try bytes.write(to: url)
+        let tagged = try await run(
+            URL(fileURLWithPath: "/usr/bin/exiftool"), ["-q", "-overwrite_original"] + tags + [url.path])
+        guard tagged.status == 0 else { throw FormatFileError(message: "exiftool failed: \(tagged.stderr)") }
+    }
+}
+
 public struct FormatFileError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }

@@ -47,9 +47,9 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
 
     func compareClosed() {
         pane.scrolled.canFocus = true
-        pane.grabFocus()
         photoActions.refresh()
         refreshViewActions(viewerOpen: false)
+        pane.grabFocus()
     }
 
     func photoEdited(_ saved: EditSaving.Saved, message: String) {
@@ -64,8 +64,10 @@ extension PhotoListWindow: PhotoViewerHost, PhotoCompareHost {
         pane.scrolled.canFocus = true
         details.viewerClosed()
         pane.revealNow()
-        pane.grabFocus()
         photoActions.refresh()
         refreshViewActions(viewerOpen: false)
+        // After the search bar is back (GTK gives its entry the keys as it shows): the keys go
+        // back to the photos, where they were.
+        pane.grabFocus()
     }
 }

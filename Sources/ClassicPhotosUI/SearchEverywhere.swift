@@ -19,6 +19,8 @@ final class SearchEverywhere {
     /// for (`session`).
     private let words = Locked<(session: Int, search: IndexSearch?)>((0, nil))
     private var session = 0
+    /// The words last searched for.
+    private var searched: String?
     private let queue = OperationQueue.serial("search every folder", .userInitiated)
     private var running: Cancellable?
     /// The results being opened: what was searched for, when it was typed, how many photos it
@@ -59,6 +61,9 @@ final class SearchEverywhere {
     /// Finds `text`'s words in every indexed folder and shows what they find; nothing typed
     /// shows the list from before. `typedAt`: when the key was pressed (GLib's monotonic clock).
     func search(_ text: String, typedAt: Int) {
+        // The same words again (put back in the entry as the viewer closed): nothing new.
+        guard text != searched || !isOn else { return }
+        searched = text
         if before == nil {
             let now = current()
             before = (now.sources, now.selected ?? selectedAtOpen)
@@ -154,6 +159,7 @@ final class SearchEverywhere {
     }
 
     private func forget() {
+        searched = nil
         emptied.cancel()
         preparing?.cancel()
         preparing = nil

@@ -26,6 +26,8 @@ final class WindowSearch {
     /// Whether the bar is wanted (it hides while the viewer is open).
     private var isOpen = false
     private var viewerOpen = false
+    /// The words in the entry while the bar is hidden for the viewer.
+    private var hiddenText: String?
     /// When the last key changed the words (GLib's monotonic clock), for the trace.
     private var typedAt = g_get_monotonic_time()
     /// Puts the photo selected back in view once the list is whole again.
@@ -70,7 +72,8 @@ final class WindowSearch {
         connections += [
             entry.connect("changed") { [unowned self] in typedAt = g_get_monotonic_time() },
             entry.connect("search-changed") { [unowned self] in
-                guard isOpen else { return }
+                // (GTK empties the entry as the bar hides for the viewer: no change of words.)
+                guard isOpen, !viewerOpen else { return }
                 if everywhere {
                     onEverywhere?(entry.text, typedAt)
                 } else {
@@ -142,9 +145,22 @@ final class WindowSearch {
 
     /// The viewer opened or closed: the bar hides while it is open (the search stays).
     func viewerOpened(_ open: Bool) {
-        viewerOpen = open
         window.setActionEnabled("search", !open)
         window.setActionEnabled("search-everywhere", !open)
-        bar.isSearching = isOpen && !open
+        guard isOpen else {
+            viewerOpen = open
+            return
+        }
+        if open {
+            // GTK's bar empties its entry as it hides: the words are kept, and put back.
+            viewerOpen = true
+            hiddenText = entry.text
+            bar.isSearching = false
+        } else {
+            bar.isSearching = true
+            if let hiddenText, entry.text != hiddenText { entry.text = hiddenText }
+            hiddenText = nil
+            viewerOpen = false
+        }
     }
 }

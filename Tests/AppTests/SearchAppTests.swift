@@ -79,6 +79,19 @@ extension DesktopGUITests {
             try type(app, " 2")
             found = try searched(app, after: before, "beach 2")
             #expect(found.shown == 1)
+            // The viewer opened on the photo found, and closed: the search stays (GTK empties
+            // the bar's entry as it hides: the words come back with it), the keys on the list.
+            before = app.events().count
+            try app.xdotool(["key", "Return"])
+            try app.xdotool(["key", "Return"])
+            try app.waitFor("the viewer open") { $0.dropFirst(before).contains { $0.event.name == .viewerOpen } }
+            try app.xdotool(["key", "Escape"])
+            let closed = try app.waitFor("the viewer closed") {
+                $0.dropFirst(before).contains { $0.event.name == .viewerClose }
+            }
+            #expect(!closed.dropFirst(before).contains { search($0.event)?.query == "" }, "the search ended")
+            #expect(closed.last { $0.event.name == .windowSubtitle }?.event.text == "1 of 34 photos")
+            // Escape on the list ends the search.
             try app.xdotool(["key", "Escape"])
             _ = try searched(app, after: before, "")
 
@@ -134,28 +147,7 @@ extension DesktopGUITests {
         func searchEveryFolder() async throws {
             let folder = try TestPictures.makeFolder("search-everywhere")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let shown = folder.appendingPathComponent("Garden")
-            try FileManager.default.createDirectory(at: shown, withIntermediateDirectories: true)
-            for number in 1...5 {
-                try #require(
-                    TestPictures.write(shown.appendingPathComponent("a-\(number).png"), format: "png", rgb: 0x4080C0))
-            }
-            // Folders opened before: what the index knows of them.
-            let cache = folder.appendingPathComponent("cache")
-            let others: [(path: String, tags: [String])] = [
-                ("2019 Trip/DSC_1.jpg", ["-DateTimeOriginal=2019:05:01 12:00:00"] + Self.munich),
-                ("2019 Trip/DSC_2.jpg", ["-DateTimeOriginal=2019:05:02 12:00:00"] + Self.munich),
-                ("Other/IMG_9.jpg", ["-DateTimeOriginal=2021:01:01 12:00:00", "-Make=Canon", "-Model=Canon EOS R6"]),
-            ]
-            do {
-                let index = try PhotoIndex(path: cache.appendingPathComponent("classic-photos/index.sqlite").path)
-                for (path, tags) in others {
-                    let photo = folder.appendingPathComponent(path)
-                    try await CameraFiles.writeTagged(photo, tags: tags)
-                    _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
-                }
-                index.flush()
-            }
+            let (shown, cache) = try await Self.foldersSeenBefore(in: folder)
             let app = try AppSession(source: shown.path, environment: ["XDG_CACHE_HOME": cache.path])
             try app.waitFor("the first rows final") { AppSession.rowStates($0).values.contains(.filtered) }
             // a-3 chosen (found, Enter, Escape).
@@ -238,6 +230,88 @@ extension DesktopGUITests {
                 }
             }
             #expect(app.terminate() == 0)
+        }
+
+        @Test(
+            "The photos All Folders finds act as any list's: the viewer pages through them, Delete moves one to the trash, Ctrl+Z puts it back"
+        )
+        func actOnPhotosFound() async throws {
+            let folder = try TestPictures.makeFolder("search-everywhere-act")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let (shown, cache) = try await Self.foldersSeenBefore(in: folder)
+            let data = folder.appendingPathComponent("data")
+            let app = try AppSession(
+                source: shown.path, environment: ["XDG_CACHE_HOME": cache.path, "XDG_DATA_HOME": data.path])
+            try app.waitFor("the first rows final") { AppSession.rowStates($0).values.contains(.filtered) }
+            var before = app.events().count
+            try openSearch(app)
+            try app.xdotool(["key", "alt+a"])
+            try type(app, "munich")
+            #expect(try searched(app, after: before, "munich").shown == 2)
+            // Enter: the first found selected, the keys on the list; Enter again opens it; Right pages.
+            try app.xdotool(["key", "Return"])
+            before = app.events().count
+            try app.xdotool(["key", "Return"])
+            let opened = try app.waitFor("the viewer open") {
+                $0.dropFirst(before).contains { $0.event.name == .viewerOpen }
+            }
+            let first = opened.dropFirst(before).compactMap {
+                if case .viewerOpen(let row, _, let name) = $0.event { (row, name) } else { nil }
+            }.first
+            #expect(first?.0 == 0 && first?.1 == "DSC_2.jpg", "\(String(describing: first))")
+            try app.xdotool(["key", "Right"])
+            try app.waitFor("the second photo found") { events in
+                events.dropFirst(before).contains {
+                    if case .viewerImage(1, _, _, _, _, _, _) = $0.event { true } else { false }
+                }
+            }
+            try app.xdotool(["key", "Escape"])
+            // Delete: the photo shown last (DSC_1) to the trash, its row gone; Ctrl+Z: back.
+            before = app.events().count
+            try app.xdotool(["key", "Delete"])
+            try app.waitFor("DSC_1 in the trash") { events in
+                events.dropFirst(before).contains {
+                    if case .fileTrashed(_, _, "DSC_1.jpg") = $0.event { true } else { false }
+                }
+            }
+            let trip = folder.appendingPathComponent("2019 Trip")
+            #expect(!FileManager.default.fileExists(atPath: trip.appendingPathComponent("DSC_1.jpg").path))
+            try app.waitFor("one left") { $0.last { $0.event.name == .windowSubtitle }?.event.text == "1 photo" }
+            before = app.events().count
+            try app.xdotool(["key", "ctrl+z"])
+            try app.waitFor("DSC_1 back") { events in
+                events.dropFirst(before).contains {
+                    if case .fileRestored(_, _, "DSC_1.jpg") = $0.event { true } else { false }
+                }
+            }
+            #expect(FileManager.default.fileExists(atPath: trip.appendingPathComponent("DSC_1.jpg").path))
+            #expect(app.terminate() == 0, "\(app.errorOutput.suffix(600))")
+        }
+
+        /// A folder of five photos ("Garden", the one opened) and, beside it, photos of folders
+        /// opened before, which the index of the cache returned knows: two taken in Munich in
+        /// 2019 ("2019 Trip"), one by a Canon in 2021 ("Other").
+        private static func foldersSeenBefore(in folder: URL) async throws -> (shown: URL, cache: URL) {
+            let shown = folder.appendingPathComponent("Garden")
+            try FileManager.default.createDirectory(at: shown, withIntermediateDirectories: true)
+            for number in 1...5 {
+                try #require(
+                    TestPictures.write(shown.appendingPathComponent("a-\(number).png"), format: "png", rgb: 0x4080C0))
+            }
+            let cache = folder.appendingPathComponent("cache")
+            let others: [(path: String, tags: [String])] = [
+                ("2019 Trip/DSC_1.jpg", ["-DateTimeOriginal=2019:05:01 12:00:00"] + Self.munich),
+                ("2019 Trip/DSC_2.jpg", ["-DateTimeOriginal=2019:05:02 12:00:00"] + Self.munich),
+                ("Other/IMG_9.jpg", ["-DateTimeOriginal=2021:01:01 12:00:00", "-Make=Canon", "-Model=Canon EOS R6"]),
+            ]
+            let index = try PhotoIndex(path: cache.appendingPathComponent("classic-photos/index.sqlite").path)
+            for (path, tags) in others {
+                let photo = folder.appendingPathComponent(path)
+                try await CameraFiles.writeTagged(photo, tags: tags)
+                _ = photo.path.withCString { SortFacts.read(path: $0, taken: true, index: index) }
+            }
+            index.flush()
+            return (shown, cache)
         }
 
         private static let munich = [

@@ -88,8 +88,9 @@ final class SearchEverywhere {
             MainLoop.onMainActor { [weak self] in
                 guard let self, running === cancellable, !cancellable.isCancelled else { return }
                 running = nil
-                // The viewer opened meanwhile (Enter on the list): the list stays under it.
-                guard !viewerOpen() else { return }
+                // The viewer opened meanwhile (Enter on the list): the list stays under it, and
+                // the words are searched again when the viewer closes and puts them back.
+                guard !viewerOpen() else { return searched = nil }
                 showingResults = true
                 pending = (text, typedAt, found.count, search.count)
                 traced = nil

@@ -97,7 +97,25 @@ extension PhotoListPane {
         guard let position = pendingReveal, let adjustment = scrolled.verticalAdjustment, adjustment.pageSize > 0
         else { return }
         pendingReveal = nil
-        if position < photos.count { scrollTo(position) }
+        guard position < photos.count else { return }
+        scrollTo(position)
+        keysPending = photos.id(at: position)
+        giveKeysSoon(to: photos.id(at: position))
+    }
+
+    /// GTK 4.8's list keeps the row the keys act from (Enter, the arrows) apart from the
+    /// selection, and moves it only as a row takes the focus: a photo the app selected and
+    /// scrolled to (a search ended, a list brought back) left Enter opening the row the keys
+    /// were on before. Once the photo's row is bound (after the frame lays it out), and if the
+    /// keys are in the list, its row takes them.
+    func giveKeysSoon(to id: PhotoID) {
+        MainLoop.onMainActor(priority: G_PRIORITY_DEFAULT_IDLE) { [weak self] in
+            guard let self, keysPending == id, let row = boundTiles[id]?.root.parent else { return }
+            keysPending = nil
+            let view = mode == .list ? list.hasFocus : grid.hasFocus
+            guard view || tiles.values.contains(where: { $0.root.parent?.hasFocus == true }) else { return }
+            if selection.first.map({ photos.id(at: $0) }) == id { row.grabFocus() }
+        }
     }
 
     func scrollTo(_ position: Int) {

@@ -70,6 +70,8 @@ final class PhotoListPane {
     /// A photo to bring into view once the view just shown has been laid out (forgotten when
     /// the person moves the view first).
     var pendingReveal: Int?
+    /// The photo whose row is to take the keys once it is bound (see `giveKeys(to:)`).
+    var keysPending: PhotoID?
     /// The person moved through the photos while a switch of view was under way: the view put
     /// in keeps the photo they moved to in view.
     var movedWhileSwitching = false
@@ -251,6 +253,7 @@ final class PhotoListPane {
     /// Shows the photo `id` at `position` in `tile`, as GTK's bind asks.
     private func bind(_ tile: any PhotoTile, to id: PhotoID, at position: Int) {
         boundTiles[id] = tile
+        if id == keysPending { giveKeysSoon(to: id) }
         processor.rowBound(position)
         let snapshot = processor.snapshot(at: position)
         let kind: RowKind =

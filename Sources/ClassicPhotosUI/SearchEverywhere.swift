@@ -90,7 +90,10 @@ final class SearchEverywhere {
                 running = nil
                 // The viewer opened meanwhile (Enter on the list): the list stays under it, and
                 // the words are searched again when the viewer closes and puts them back.
-                guard !viewerOpen() else { return searched = nil }
+                guard !viewerOpen() else {
+                    searched = nil
+                    return
+                }
                 showingResults = true
                 pending = (text, typedAt, found.count, search.count)
                 traced = nil

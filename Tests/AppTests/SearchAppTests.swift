@@ -209,6 +209,19 @@ extension DesktopGUITests {
             try app.waitFor("the subtitle") { events in
                 events.last { $0.event.name == .windowSubtitle }?.event.text == "5 photos"
             }
+            // The keys are on a-3's row too: Return opens it (GTK moves the row the keys act from
+            // only as a row takes the focus).
+            before = app.events().count
+            try app.xdotool(["key", "Return"])
+            let viewed = try app.waitFor("the viewer open") {
+                $0.dropFirst(before).contains { $0.event.name == .viewerOpen }
+            }
+            let name = viewed.dropFirst(before).compactMap {
+                if case .viewerOpen(_, _, let name) = $0.event { name } else { nil }
+            }.first
+            #expect(name == "a-3.png", "\(name ?? "none")")
+            try app.xdotool(["key", "Escape"])
+            try app.waitFor("the viewer closed") { $0.dropFirst(before).contains { $0.event.name == .viewerClose } }
             // a-3 selected: the details panel shows it.
             before = app.events().count
             try app.xdotool(["key", "F9"])

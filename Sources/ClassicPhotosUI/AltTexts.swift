@@ -11,13 +11,7 @@ final class AltTexts {
     /// What is known of each photo asked about (nil inside: it has none).
     private var known: [PhotoID: String?] = [:]
     private var reading: Set<PhotoID> = []
-    private let queue: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "Classic Photos alt text"
-        queue.maxConcurrentOperationCount = 1
-        queue.qualityOfService = .userInitiated
-        return queue
-    }()
+    private let queue = OperationQueue.serial("Classic Photos alt text", .userInitiated)
     private var observers: [(PhotoID) -> Void] = []
     /// Told of a save that failed, in words (for a toast).
     var onFailed: ((String) -> Void)?

@@ -13,7 +13,7 @@ final class SearchEverywhere {
     /// What was shown when the search began: its sources and the link of the photo selected.
     private var before: (sources: [any PhotoSource], selected: String?)?
     /// Whether the window shows the search's results (not the list from before).
-    private(set) var showingResults = false
+    var showingResults: Bool { shown != nil }
     /// The words of every indexed photo, made as the search begins and kept until it ends (the
     /// index learns more meanwhile: they are made again for the next), with the search they are
     /// for (`session`).
@@ -23,11 +23,10 @@ final class SearchEverywhere {
     private var searched: String?
     private let queue = OperationQueue.serial("search every folder", .userInitiated)
     private var running: Cancellable?
-    /// The results being opened: what was searched for, when it was typed, how many photos it
-    /// found and how many the index knows, for the trace once they are in the list; and what
-    /// was traced of them (photos found that are no file now are taken out after).
-    private var pending: (query: String, typedAt: Int, found: Int, total: Int)?
-    private var traced: (query: String, typedAt: Int, shown: Int, total: Int)?
+    /// The results shown: what was searched for, when it was typed, how many photos it found
+    /// and how many the index knows, for the trace once they are in the list; and how many the
+    /// trace said (nil: not yet; photos found that are no file now are taken out after).
+    private var shown: (query: String, typedAt: Int, found: Int, total: Int, traced: Int?)?
     /// Making the words of every indexed photo, as the search began.
     private var preparing: Cancellable?
     /// Whether a list is being opened by the search itself (not by the user).
@@ -94,9 +93,7 @@ final class SearchEverywhere {
                     searched = nil
                     return
                 }
-                showingResults = true
-                pending = (text, typedAt, found.count, search.count)
-                traced = nil
+                shown = (text, typedAt, found.count, search.count, nil)
                 opening = true
                 open([FoundPhotosSource(query: text, paths: found)])
                 opening = false
@@ -134,26 +131,22 @@ final class SearchEverywhere {
     /// Rows of the list opened came: once every photo found is in, the trace says how many,
     /// and how long after the key.
     func rowsArrived(count: Int) {
-        guard let pending, showingResults, count >= pending.found else { return }
-        trace(shown: count)
+        guard let shown, shown.traced == nil, count >= shown.found else { return }
+        trace(count)
     }
 
     /// The list opened is read whole: the trace says how many photos it shows, if it has not
     /// (or if some found were no file, and are taken out).
-    func listLoaded(shown: Int) {
-        guard showingResults, pending != nil || traced.map({ $0.shown != shown }) == true else { return }
-        trace(shown: shown)
+    func listLoaded(shown count: Int) {
+        guard let shown, shown.traced != count else { return }
+        trace(count)
     }
 
-    private func trace(shown: Int) {
-        guard
-            let search = pending.map({ ($0.query, $0.typedAt, $0.total) })
-                ?? traced.map({ ($0.query, $0.typedAt, $0.total) })
-        else { return }
-        pending = nil
-        traced = (search.0, search.1, shown, search.2)
-        let ms = Double(g_get_monotonic_time() - search.1) / 1000
-        Trace.shared.emit(.searchChanged(query: search.0, shown: shown, total: search.2, ms: ms))
+    private func trace(_ count: Int) {
+        guard let search = shown else { return }
+        shown?.traced = count
+        let ms = Double(g_get_monotonic_time() - search.typedAt) / 1000
+        Trace.shared.emit(.searchChanged(query: search.query, shown: count, total: search.total, ms: ms))
     }
 
     /// Ends the search: the list from before comes back, with its photo selected.
@@ -167,21 +160,17 @@ final class SearchEverywhere {
         emptied.cancel()
         preparing?.cancel()
         preparing = nil
-        traced = nil
         running?.cancel()
         running = nil
         before = nil
-        showingResults = false
-        pending = nil
+        shown = nil
         words.withLock { $0 = (0, nil) }
     }
 
     private func showBefore() {
         emptied.cancel()
         guard showingResults, let before else { return }
-        showingResults = false
-        pending = nil
-        traced = nil
+        shown = nil
         opening = true
         open(before.sources)
         opening = false

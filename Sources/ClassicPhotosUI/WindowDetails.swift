@@ -33,13 +33,7 @@ final class WindowDetails {
     /// Shows a photo still being read without its facts, if its reading takes long enough to
     /// be seen (the facts of the photo before stay until then: no rows come and go on each key).
     private lazy var readingShown = Debounce.onMainActor { [weak self] in self?.showReadingPhoto() }
-    private let readings: OperationQueue = {
-        let queue = OperationQueue()
-        queue.name = "Classic Photos details"
-        queue.maxConcurrentOperationCount = 1
-        queue.qualityOfService = .userInitiated
-        return queue
-    }()
+    private let readings = OperationQueue.serial("Classic Photos details", .userInitiated)
     /// The photo selected in the list or the grid (nil: none, or several).
     var selectedPhoto: (() -> PhotoID?)?
     /// The panel came or went, or moved under the photos: the grid fits its columns again.

@@ -9,7 +9,7 @@ import GLibKit
 /// The words of every indexed photo are made once (off the main thread, some 0.3 s for 100,000)
 /// and kept while the search goes on; each query is matched against them in milliseconds.
 public struct IndexSearch: Sendable {
-    /// Each indexed photo's path (in path order), and when it was taken as a number
+    /// Each indexed photo's path (in the order of their bytes), and when it was taken as a number
     /// (`PhotoOrder.dateNumber`), for the order found photos come in.
     let paths: [String]
     let taken: [Int64]
@@ -24,17 +24,21 @@ public struct IndexSearch: Sendable {
 
     /// The words of every photo `index` holds; nil once `cancelled` says so.
     public static func read(from index: PhotoIndex, cancelled: () -> Bool) -> IndexSearch? {
-        let held = index.facts(inFolder: "/")
-        guard !cancelled() else { return nil }
         let marks = index.marks(under: "")
         let home = String(cString: g_get_home_dir())
         let homePrefix = home.hasSuffix("/") ? home : home + "/"
         var paths: [String] = []
         var taken: [Int64] = []
         var names = PhotoSearch.Words(), tags = PhotoSearch.Words(), facts = PhotoSearch.Words()
-        paths.reserveCapacity(held.count)
-        taken.reserveCapacity(held.count)
-        for (count, (path, fact)) in held.sorted(by: { $0.key < $1.key }).enumerated() {
+        // Every row, in the order of the paths (the table's own: no sort), read first: the words
+        // are made after, not while the index is held.
+        var rows: [(path: String, facts: PhotoIndex.Facts)] = []
+        index.forEachRow(inFolder: "/") { bytes, length, fact in
+            rows.append((String(decoding: UnsafeBufferPointer(start: bytes, count: length), as: UTF8.self), fact))
+        }
+        paths.reserveCapacity(rows.count)
+        taken.reserveCapacity(rows.count)
+        for (count, (path, fact)) in rows.enumerated() {
             if count % 4_096 == 0, cancelled() { return nil }
             paths.append(path)
             taken.append(PhotoOrder.dateNumber(fact.taken) ?? 0)
@@ -115,10 +119,9 @@ public struct FoundPhotosSource: PhotoSource {
             entries.reserveCapacity(end - start)
             for path in paths[start..<end] {
                 if start == 0, !Self.isFile(path) { continue }
-                guard let uri = g_filename_to_uri(path, nil, nil) else { continue }
-                defer { g_free(uri) }
-                let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-                entries.append(PhotoEntry(name: name, link: String(cString: uri), base: nil))
+                let link = LiveFolder.link(path)
+                guard !link.isEmpty else { continue }
+                entries.append(PhotoEntry(name: (path as NSString).lastPathComponent, link: link, base: nil))
                 delivered.append(path)
             }
             deliver(PhotoSourceBatch(entries: entries))

@@ -224,9 +224,10 @@ public final class PhotoIndex: @unchecked Sendable {
         return (prefix, String(prefix.dropLast()) + "0")
     }
 
-    /// Calls `body` with each row for a file in the folder at `folderPath` or below it: the
-    /// path's bytes (valid during the call), their count, and what is held for it.
-    private func forEachRow(
+    /// Calls `body` with each row for a file in the folder at `folderPath` or below it, in the
+    /// order of their paths' bytes: the path's bytes (valid during the call), their count, and
+    /// what is held for it.
+    func forEachRow(
         inFolder folderPath: String, _ body: (UnsafePointer<UInt8>, Int, Facts) -> Void
     ) {
         forEachRow(inFolder: folderPath, columns: Self.columns) { statement, path, length in

@@ -95,7 +95,7 @@ final class SearchEverywhere {
                 }
                 shown = (text, typedAt, found.count, search.count, nil)
                 opening = true
-                open([FoundPhotosSource(query: text, paths: found)])
+                open([FoundPhotosSource(query: text, found: found)])
                 opening = false
             }
         }

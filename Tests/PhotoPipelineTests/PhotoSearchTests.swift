@@ -23,6 +23,26 @@ import TestSupport
         #expect(PhotoSearch.query("Straße") == [["strasse"]])
     }
 
+    @Test("ASCII names are folded quicker to the same words as GLib folds them")
+    func asciiWordsAsGLibFoldsThem() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09 _-./~!@#$%^&*()[]{}'\"\\\t\u{1}mQx7")
+        var texts = ["2021/07 Paris/IMG_0001.JPG", "", "---", "a", "DSC_3 (edited).jpeg", "A1b2-C3"]
+        for _ in 0..<2_000 {
+            texts.append(
+                String(
+                    (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                        alphabet.randomElement(using: &generator)!
+                    }))
+        }
+        for text in texts {
+            var quick = PhotoSearch.Words(), folded = PhotoSearch.Words()
+            quick.append(text)
+            folded.appendFolded(text)
+            #expect(quick.bytes == folded.bytes, "\(text)")
+        }
+    }
+
     @Test("Every word typed must be found in a word of the name, a sub-folder or a tag; sub-folders are not found")
     func matching() throws {
         let list = PhotoList()
@@ -280,7 +300,7 @@ import TestSupport
         let search = try #require(IndexSearch.read(from: index, cancelled: { false }))
         #expect(search.count == 4)
         func found(_ text: String) throws -> [String] {
-            try #require(search.find(PhotoSearch.query(text), cancelled: { false })).map {
+            try #require(search.find(PhotoSearch.query(text), cancelled: { false })).paths.map {
                 String($0.dropFirst(folder.path.count + 1))
             }
         }
@@ -288,20 +308,23 @@ import TestSupport
         #expect(try found("2021 canon") == ["2021/07 Paris/IMG_2.jpg"])
         #expect(try found("munich") == ["Trips/gone.jpg", "Trips/DSC_3.jpg"])
         // The list of what was found leaves out the file gone.
-        let paths = try #require(search.find(PhotoSearch.query("munich"), cancelled: { false }))
+        let munich = try #require(search.find(PhotoSearch.query("munich"), cancelled: { false }))
         var listed: [PhotoEntry] = []
-        try FoundPhotosSource(query: "munich", paths: paths).read(using: PhotoFetcher(), cancellable: Cancellable()) {
+        try FoundPhotosSource(query: "munich", found: munich).read(using: PhotoFetcher(), cancellable: Cancellable()) {
             listed += $0.entries
         }
         #expect(listed.map(\.name) == ["DSC_3.jpg"])
-        #expect(listed.first?.link == URL(fileURLWithPath: paths[1]).absoluteString)
+        #expect(listed.first?.link == URL(fileURLWithPath: munich.paths[1]).absoluteString)
         // Past the first screenful, the files are checked once all are listed: one gone is
         // taken out then.
         var batches: [PhotoSourceBatch] = []
-        try FoundPhotosSource(query: "munich", paths: paths.reversed(), firstBatch: 1).read(
+        try FoundPhotosSource(query: "munich", found: munich.reversed(), firstBatch: 1).read(
             using: PhotoFetcher(), cancellable: Cancellable()
         ) { batches.append($0) }
         #expect(batches.flatMap(\.entries).map(\.name) == ["DSC_3.jpg", "gone.jpg"])
+        // (The rest come packed, their names and links the search's own.)
+        #expect(batches[1].packed != nil)
+        #expect(batches[1].entries.first?.link == URL(fileURLWithPath: munich.paths[0]).absoluteString)
         #expect(batches.last?.removing == [1] && batches.last?.count == 0)
         #expect(try found("germany 2019 may") == ["Trips/gone.jpg", "Trips/DSC_3.jpg"])
         #expect(try found("beer") == ["Trips/DSC_3.jpg"], "a tag")
@@ -310,4 +333,14 @@ import TestSupport
         #expect(try found("") == [])
         #expect(search.find(PhotoSearch.query("paris"), cancelled: { true }) == nil)
     }
+
+    @Test("A found photo's name is its path's last part")
+    func fileNames() {
+        let paths = ["/home/ann/Pictures/2021/07 Paris/IMG_1.jpg", "/home/ann/Bilder/München/Ä.jpg", "/x", "name"]
+        #expect(paths.map(IndexSearch.fileName) == paths.map { ($0 as NSString).lastPathComponent })
+    }
+}
+
+extension IndexSearch.Found {
+    func reversed() -> Self { Self(allPaths: allPaths, fileNames: fileNames, links: links, rows: rows.reversed()) }
 }

@@ -13,6 +13,11 @@ public struct IndexSearch: Sendable {
     /// (`PhotoOrder.dateNumber`), for the order found photos come in.
     let paths: [String]
     let taken: [Int64]
+    /// Each photo's file name and link, as the list of what is found shows them, made once
+    /// and packed as the list keeps them: making them for each query was most of a broad
+    /// word's time.
+    let fileNames: PackedTexts
+    let links: PackedTexts
     /// The words of each photo's name and folders (below the home folder), of its tags, and of
     /// what the index knows of it, by its place in `paths`.
     let names: PhotoSearch.Words
@@ -29,6 +34,7 @@ public struct IndexSearch: Sendable {
         let homePrefix = home.hasSuffix("/") ? home : home + "/"
         var paths: [String] = []
         var taken: [Int64] = []
+        var fileNames = PackedTexts(), links = PackedTexts()
         var names = PhotoSearch.Words(), tags = PhotoSearch.Words(), facts = PhotoSearch.Words()
         // Every row, in the order of the paths (the table's own: no sort), read first: the words
         // are made after, not while the index is held.
@@ -40,22 +46,51 @@ public struct IndexSearch: Sendable {
         taken.reserveCapacity(rows.count)
         for (count, (path, fact)) in rows.enumerated() {
             if count % 4_096 == 0, cancelled() { return nil }
+            let link = LiveFolder.link(path)
+            guard !link.isEmpty else { continue }
             paths.append(path)
             taken.append(PhotoOrder.dateNumber(fact.taken) ?? 0)
+            fileNames.append(Self.fileName(path))
+            links.append(link)
             // The folders' names as a person knows them: below the home folder, the whole path
             // elsewhere ("Pictures 2021 07 Paris IMG_1.jpg").
             names.append(path.hasPrefix(homePrefix) ? String(path.dropFirst(homePrefix.count)) : path)
             tags.append(marks[path]?.tags.joined(separator: " ") ?? "")
             facts.append(PhotoSearch.factText(fact), ended: true)
         }
-        return IndexSearch(paths: paths, taken: taken, names: names, tags: tags, facts: facts)
+        return IndexSearch(
+            paths: paths, taken: taken, fileNames: fileNames, links: links, names: names, tags: tags, facts: facts)
     }
 
-    /// The paths of the photos every word of `query` finds, latest taken first (ties by path);
+    /// The last part of a path (Foundation's `lastPathComponent` is several times slower).
+    static func fileName(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
+    /// The photos a query found, in order: their paths, and their rows for the list.
+    public struct Found: Sendable {
+        /// Every indexed photo's path, file name and link (the search's own, not copied).
+        let allPaths: [String]
+        let fileNames: PackedTexts
+        let links: PackedTexts
+        /// The photos found, by their places in those.
+        let rows: [Int]
+
+        public var count: Int { rows.count }
+        public var paths: [String] { rows.map { allPaths[$0] } }
+
+        func path(_ position: Int) -> String { allPaths[rows[position]] }
+        func entry(_ position: Int) -> PhotoEntry {
+            PhotoEntry(name: fileNames[rows[position]], link: links[rows[position]], base: nil)
+        }
+    }
+
+    /// The photos every word of `query` finds, latest taken first (ties by path);
     /// nil once `cancelled` says so. (Whether each is a file still is for the list to find:
     /// `FoundPhotosSource`.)
-    public func find(_ query: [[String]], cancelled: () -> Bool) -> [String]? {
-        guard !query.isEmpty else { return [] }
+    public func find(_ query: [[String]], cancelled: () -> Bool) -> Found? {
+        guard !query.isEmpty else { return Found(allPaths: paths, fileNames: fileNames, links: links, rows: []) }
         let forms = query.map { forms in forms.map { Array($0.utf8) } }
         var found: [Int] = []
         for photo in paths.indices {
@@ -70,7 +105,7 @@ public struct IndexSearch: Sendable {
         }
         // (The paths are in order: ties keep it.)
         found.sort { taken[$0] != taken[$1] ? taken[$0] > taken[$1] : $0 < $1 }
-        return found.map { paths[$0] }
+        return Found(allPaths: paths, fileNames: fileNames, links: links, rows: found)
     }
 }
 
@@ -80,18 +115,18 @@ public struct IndexSearch: Sendable {
 public struct FoundPhotosSource: PhotoSource {
     /// What was searched for.
     public let query: String
-    public let paths: [String]
+    public let found: IndexSearch.Found
 
     /// The photos in the first batch: more than a screen holds.
     let firstBatch: Int
 
-    public init(query: String, paths: [String]) {
-        self.init(query: query, paths: paths, firstBatch: 300)
+    public init(query: String, found: IndexSearch.Found) {
+        self.init(query: query, found: found, firstBatch: 300)
     }
 
-    init(query: String, paths: [String], firstBatch: Int) {
+    init(query: String, found: IndexSearch.Found, firstBatch: Int) {
         self.query = query
-        self.paths = paths
+        self.found = found
         self.firstBatch = firstBatch
     }
 
@@ -108,32 +143,28 @@ public struct FoundPhotosSource: PhotoSource {
     ) throws(PhotoSourceError) {
         // Every photo found at once, as the index has it: a screenful first, only those that
         // are files (they are loaded at once)...
-        var delivered: [String] = []
-        delivered.reserveCapacity(paths.count)
-        var checked = 0
-        var start = 0
-        while start < paths.count {
+        var delivered: [Int] = []
+        let first = min(firstBatch, found.count)
+        for position in 0..<first where Self.isFile(found.path(position)) { delivered.append(position) }
+        deliver(PhotoSourceBatch(entries: delivered.map(found.entry)))
+        let checked = delivered.count
+        // ...the rest as they are, packed as the list keeps them (their texts are the search's)...
+        var start = first
+        while start < found.count {
             if cancellable.isCancelled { throw .cancelled }
-            let end = min(start + (start == 0 ? firstBatch : PhotoSources.batchSize), paths.count)
-            var entries: [PhotoEntry] = []
-            entries.reserveCapacity(end - start)
-            for path in paths[start..<end] {
-                if start == 0, !Self.isFile(path) { continue }
-                let link = LiveFolder.link(path)
-                guard !link.isEmpty else { continue }
-                entries.append(PhotoEntry(name: (path as NSString).lastPathComponent, link: link, base: nil))
-                delivered.append(path)
-            }
-            deliver(PhotoSourceBatch(entries: entries))
-            if start == 0 { checked = delivered.count }
+            let end = min(start + PhotoSources.bulkBatchSize, found.count)
+            deliver(
+                PhotoSourceBatch(
+                    packed: PackedEntries(names: found.fileNames, links: found.links, order: found.rows[start..<end])))
+            delivered += start..<end
             start = end
         }
         // ...then the rest that are no file now (deleted or moved since) taken out: checking
         // 100,000 files takes a fifth of a second, which the list need not wait for.
         var gone: [Int] = []
-        for (position, path) in delivered.enumerated() where position >= checked {
+        for (position, photo) in delivered.enumerated() where position >= checked {
             if position % 4_096 == 0, cancellable.isCancelled { throw .cancelled }
-            if !Self.isFile(path) { gone.append(position) }
+            if !Self.isFile(found.path(photo)) { gone.append(position) }
         }
         if !gone.isEmpty { deliver(PhotoSourceBatch(entries: [], removing: gone)) }
     }

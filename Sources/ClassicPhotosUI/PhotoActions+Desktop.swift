@@ -30,7 +30,7 @@ extension PhotoActions {
                 for (file, kind) in kinds {
                     switch kind {
                     case .unsupported: unsupported.append(file)
-                    case .losslessJPEG: lossless.append(file)
+                    case .losslessJPEG, .losslessHEIF: lossless.append(file)
                     case .reencode(let format): reencoded.append((file, format))
                     }
                 }

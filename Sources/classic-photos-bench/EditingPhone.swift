@@ -1,6 +1,7 @@
 // The editor's saving of what phones and cameras write beside JPEGs: a phone's 12-megapixel
-// HEIC turned a quarter and saved again as a HEIC (decoded in a decoder helper, encoded by
-// libheif's x265), against ImageMagick doing the same through the same libheif; and a camera's
+// HEIC turned a quarter (by its container's turn, not encoded again) and mirrored (decoded in a
+// decoder helper, encoded again by libheif's x265), against ImageMagick doing the same through
+// the same libheif (which encodes both again); and a camera's
 // 24-megapixel RAW file (a DNG whose preview is at the sensor's size) cropped and saved as a
 // JPEG copy, against jpegtran cropping that preview once it has been taken out.
 import Foundation
@@ -19,21 +20,28 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
         throw BenchError("heif-enc could not make the HEIC")
     }
     let heicSize = try Data(contentsOf: phone).count
-    var copySize = 0
+    var copySizes: [Int] = [0, 0]
     var failed: String?
-    let saving = timed(rounds: rounds) {
-        switch EditSaving.save(phone.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: .copy) {
-        case .success(let saved):
-            copySize = (try? Data(contentsOf: URL(fileURLWithPath: saved.path)).count) ?? 0
-            try? FileManager.default.removeItem(atPath: saved.path)
-        case .failure(let failure): failed = failure.message
+    var lossless: [Bool] = [false, false]
+    let edits = [PhotoEdit(turn: PictureTurn(quarterTurns: 1)), PhotoEdit(turn: PictureTurn(mirrored: true))]
+    let savings = edits.enumerated().map { n, edit in
+        timed(rounds: rounds) {
+            switch EditSaving.save(phone.path, edit: edit, mode: .copy) {
+            case .success(let saved):
+                copySizes[n] = (try? Data(contentsOf: URL(fileURLWithPath: saved.path)).count) ?? 0
+                lossless[n] = saved.lossless
+                try? FileManager.default.removeItem(atPath: saved.path)
+            case .failure(let failure): failed = failure.message
+            }
         }
     }
     if let failed { throw BenchError("the editor could not save the HEIC: \(failed)") }
     let magick = folder.appendingPathComponent("magick.heic")
     var ok = true
-    let peer = timed(rounds: rounds) {
-        ok = ok && tool("/usr/bin/convert", [phone.path, "-rotate", "90", "-quality", "70", magick.path])
+    let peers = [["-rotate", "90"], ["-flop"]].map { operation in
+        timed(rounds: rounds) {
+            ok = ok && tool("/usr/bin/convert", [phone.path] + operation + ["-quality", "70", magick.path])
+        }
     }
 
     // The camera's preview at the sensor's size, in a DNG.
@@ -64,10 +72,13 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
     }
     report.add(
         "A generated 4032×3024 photo made a HEIC by `heif-enc -q 50` as phones write them "
-            + "(\(format(Double(heicSize) / 1_048_576)) MB, with a thumbnail); *Save as Copy* of a quarter turn decodes "
-            + "it in a decoder helper and encodes it again with x265 (libheif's quality 70, preset medium), its EXIF "
-            + "kept, the file flushed; ImageMagick does the same through the same libheif (`-quality 70`, x265's "
-            + "slower default preset). The copy came to \(format(Double(copySize) / 1_048_576)) MB. The RAW file is a 6000×4000 DNG "
+            + "(\(format(Double(heicSize) / 1_048_576)) MB, with a thumbnail). *Save as Copy* of a quarter turn gives "
+            + "the picture and its thumbnail the container's turn (`irot`) and touches no pixel (\(lossless[0] ? "lossless" : "NOT lossless in this run")); "
+            + "a mirror, which HEIF readers do not agree on, decodes it in a decoder helper and encodes it again with x265 "
+            + "(libheif's quality 70, preset medium); both keep its EXIF and flush the file. ImageMagick encodes both "
+            + "again through the same libheif (`-quality 70`, x265's slower default preset). The copies came to "
+            + "\(format(Double(copySizes[0]) / 1_048_576)) MB (turned) and \(format(Double(copySizes[1]) / 1_048_576)) MB "
+            + "(mirrored). The RAW file is a 6000×4000 DNG "
             + "(\(format(Double(rawSize) / 1_048_576)) MB) whose preview is at the sensor's size, as most cameras "
             + "write it: its copy is the preview cropped without decoding (the file handed to a decoder helper, which maps "
             + "it: LibRaw takes the preview out, TurboJPEG crops, Exiv2 gives it the RAW file's metadata); `jpegtran` is timed on the preview already "
@@ -76,8 +87,12 @@ func benchmarkPhoneEditing(rounds: Int, report: Report) throws {
         ["photo", "classic-photos: Save as Copy", "peer", "ratio"],
         [
             [
-                "12 MP HEIC, quarter turn", ms(saving), ok ? "ImageMagick \(ms(peer))" : "not measured",
-                format(saving / peer, 2) + "×",
+                "12 MP HEIC, quarter turn", ms(savings[0]), ok ? "ImageMagick \(ms(peers[0]))" : "not measured",
+                format(savings[0] / peers[0], 3) + "×",
+            ],
+            [
+                "12 MP HEIC, mirrored", ms(savings[1]), ok ? "ImageMagick \(ms(peers[1]))" : "not measured",
+                format(savings[1] / peers[1], 2) + "×",
             ],
             [
                 "24 MP DNG, crop to a JPEG", ms(rawSaving), "jpegtran (preview alone) \(ms(jpegtran))",

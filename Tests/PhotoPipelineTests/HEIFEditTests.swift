@@ -5,9 +5,10 @@ import GLibKit
 import Testing
 import TestSupport
 
-/// Editing and turning a HEIC (phones' photos): decoded in a decoder helper, turned and cut
-/// here, and written again as a HEIC by libheif's HEVC encoder (`PictureWriter`), keeping its
-/// EXIF (orientation upright) and carrying a thumbnail, as phones write them.
+/// Editing and turning a HEIC (phones' photos): turned by its container's turn where that is
+/// all (`HEIFTurn`), else decoded in a decoder helper, turned and cut here, and written again
+/// as a HEIC by libheif's HEVC encoder (`PictureWriter`), keeping its EXIF (orientation
+/// upright) and carrying a thumbnail, as phones write them.
 @Suite struct HEIFEditTests {
     private static let exiftool = URL(fileURLWithPath: "/usr/bin/exiftool")
 
@@ -49,7 +50,7 @@ import TestSupport
         let folder = try ScratchFolder()
         let photo = try await Self.phonePhoto(in: folder)
         let before = try Data(contentsOf: photo)
-        #expect(PhotoFiles.turnKind(of: photo.path) == .reencode(format: "heif"))
+        #expect(PhotoFiles.turnKind(of: photo.path) == .losslessHEIF(format: "heif"))
         #expect(ReencodedEdit.formats.contains("heif"))
         // A quarter turn clockwise: the white top goes to the right; then the left 80 columns cut.
         let edit = PhotoEdit(turn: PictureTurn(quarterTurns: 1), crop: PixelRect(x: 80, y: 0, width: 400, height: 640))
@@ -69,20 +70,31 @@ import TestSupport
         // The thumbnail item the list's rows are read from, as a phone's HEIC has one.
         let info = try await run(URL(fileURLWithPath: "/usr/bin/heif-info"), [saved.path])
         #expect(info.stdout.contains("thumbnail"), "\(info.stdout)")
+        // A turn alone is the container's (lossless); a flip is encoded again.
+        try FileManager.default.removeItem(atPath: saved.path)
+        let turned = try EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(quarterTurns: 1)), mode: .copy)
+            .get()
+        #expect(turned.lossless && turned.outcome.kept == PixelRect(x: 0, y: 0, width: 480, height: 640))
+        let turnedCopy = try Data(contentsOf: URL(fileURLWithPath: turned.path))
+        #expect(abs(turnedCopy.count - before.count) < 64, "\(turnedCopy.count) from \(before.count)")
+        try FileManager.default.removeItem(atPath: turned.path)
+        let flipped = try EditSaving.save(photo.path, edit: PhotoEdit(turn: PictureTurn(mirrored: true)), mode: .copy)
+            .get()
+        #expect(!flipped.lossless)
+        #expect(try Self.look(flipped.path, x: 40, y: 40).grey > 215, "the white top stays at the top")
     }
 
-    @Test("Rotate turns a HEIC by saving it again as a HEIC, its EXIF kept")
+    @Test("Rotate turns a HEIC by its container's turn (not encoded again), its EXIF kept and turned too")
     func rotated() async throws {
-        try #require(PictureWriter.canWriteHEIF, "libheif has an HEVC encoder")
         let folder = try ScratchFolder()
         let photo = try await Self.phonePhoto(in: folder)
         let turned = try PhotoFiles.turn(photo.path, clockwise: false).get()
-        #expect(turned == PhotoFiles.Turned(kind: .reencode(format: "heif"), orientation: nil))
+        #expect(turned == PhotoFiles.Turned(kind: .losslessHEIF(format: "heif"), orientation: nil))
         // Counter-clockwise: the white top goes to the left.
         let left = try Self.look(photo.path, x: 40, y: 320), right = try Self.look(photo.path, x: 440, y: 320)
         #expect(left.width == 480 && left.height == 640 && left.grey > 215 && right.grey < 40)
-        let read = try await run(Self.exiftool, ["-s3", "-Make", photo.path])
-        #expect(read.stdout == "Apple\n")
+        let read = try await run(Self.exiftool, ["-s3", "-Make", "-Orientation#", photo.path])
+        #expect(read.stdout == "Apple\n8\n", "\(read.stdout)")
     }
 
     @Test(

@@ -85,6 +85,32 @@ public enum EditSaving {
             } catch {
                 return .failure(PhotoFileFailure(message: error.detail))
             }
+        case .losslessHEIF(let format):
+            // Quarter turns alone by the container's turn; anything else encoded again.
+            if edit.crop == nil, edit.straighten == 0, let turned = HEIFTurn.turned(original, by: edit.turn) {
+                do throws(PhotoFailure) {
+                    let info = try Decoding.info(original, details: false, cancellable: Cancellable())
+                    let size = edit.turn.size(width: info.width, height: info.height)
+                    (file, outcome) = (
+                        turned,
+                        LosslessJPEG.Outcome(
+                            kept: PixelRect(x: 0, y: 0, width: size.width, height: size.height), cornerMoved: 0,
+                            edgeDropped: 0)
+                    )
+                } catch {
+                    return .failure(PhotoFileFailure(message: error.detail))
+                }
+                lossless = true
+            } else {
+                guard ReencodedEdit.formats.contains(format) else {
+                    return .failure(PhotoFileFailure(message: translatable("Pictures of this kind cannot be edited")))
+                }
+                switch ReencodedEdit.apply(edit, to: original, format: format) {
+                case .failure(let failure): return .failure(failure)
+                case .success(let edited): (file, outcome) = edited
+                }
+                lossless = false
+            }
         case .reencode(let format):
             switch ReencodedEdit.apply(edit, to: original, format: format) {
             case .failure(let failure): return .failure(failure)

@@ -4,7 +4,8 @@ import CGLib
 import Foundation
 import GLibKit
 
-/// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP, HEIC): decoded whole
+/// An edit of a picture that is not a JPEG (PNG, TIFF, WebP, AVIF, BMP, HEIC; a HEIC or AVIF
+/// only turned is given its container's turn instead, `HEIFTurn`): decoded whole
 /// in a decoder helper, turned, straightened (cairo's bilinear filter, as a JPEG is) and cut
 /// here, and saved again in its own format (`PictureWriter`). PNG, TIFF and BMP keep every
 /// pixel as it was; WebP and AVIF are encoded again at quality 95, HEIC with x265 at libheif's

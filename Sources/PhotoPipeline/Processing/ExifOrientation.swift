@@ -124,6 +124,21 @@ public enum ExifOrientation {
         return Data(out)
     }
 
+    /// Where, in the EXIF block `tiff` (a TIFF structure), IFD0's orientation is written (its
+    /// two bytes, in the block's byte order), when it is there as one number.
+    static func orientationValueOffset(inTIFF tiff: Data) -> Int? {
+        let bytes = [UInt8](tiff)
+        let block = UnsafeTIFF(bytes: bytes, range: 0..<bytes.count)
+        guard block.isValid, let ifd0 = block.u32(4), ifd0 >= 8, let count = block.u16(ifd0), count < 1024,
+            ifd0 + 2 + count * 12 <= block.count
+        else { return nil }
+        for n in 0..<count {
+            let entry = ifd0 + 2 + n * 12
+            if block.u16(entry) == 0x0112, block.u16(entry + 2) == 3, block.u32(entry + 4) == 1 { return entry + 8 }
+        }
+        return nil
+    }
+
     // MARK: Segments
 
     private struct Segment {

@@ -244,6 +244,9 @@ public enum PhotoFiles {
     public enum TurnKind: Sendable, Equatable {
         /// A JPEG: by its EXIF orientation, without touching its pixels.
         case losslessJPEG
+        /// A HEIC or AVIF: by its container's turn (`irot`), without touching its pixels
+        /// (`HEIFTurn`); `format` is what it is saved again as for an edit that needs it.
+        case losslessHEIF(format: String)
         /// Decoded, turned and saved again in its format (`png`, `tiff`, …).
         case reencode(format: String)
         /// Not a file, or a format that cannot be written.
@@ -260,9 +263,16 @@ public enum PhotoFiles {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 64)) ?? Data()
         if head.starts(with: PictureSignature.jpeg) { return .losslessJPEG }
-        // A HEIC (not an AVIF, which gdk-pixbuf's loader for it writes): libheif writes it.
-        if PictureSignature.isHEIF(head), !PictureSignature.isAVIF(head) {
-            return PictureWriter.canWriteHEIF ? .reencode(format: PictureWriter.heif) : .unsupported
+        if PictureSignature.isHEIF(head) {
+            // A HEIC is written again by libheif, an AVIF by gdk-pixbuf's loader for it.
+            let format = PictureSignature.isAVIF(head) ? "avif" : PictureWriter.heif
+            // Its `meta` box, which says how it is turned, is at its start (phones' are some
+            // kilobytes).
+            let start = head + ((try? handle.read(upToCount: 1 << 20)) ?? Data())
+            if HEIFTurn.canTurn(head: start) { return .losslessHEIF(format: format) }
+            if !PictureSignature.isAVIF(head) {
+                return PictureWriter.canWriteHEIF ? .reencode(format: PictureWriter.heif) : .unsupported
+            }
         }
         guard let format = gdk_pixbuf_get_file_info(path, nil, nil), let name = gdk_pixbuf_format_get_name(format)
         else { return .unsupported }
@@ -307,6 +317,15 @@ public enum PhotoFiles {
                 return .failure(error)
             }
             return .success(Turned(kind: kind, orientation: orientation))
+        case .losslessHEIF:
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))
+            }
+            guard let turned = HEIFTurn.turned(data, by: PictureTurn(quarterTurns: clockwise ? 1 : 3)) else {
+                return .failure(PhotoFileFailure(message: translatable("The file is damaged, or changed meanwhile")))
+            }
+            if case .failure(let failure) = replace(path, with: turned) { return .failure(failure) }
+            return .success(Turned(kind: kind, orientation: nil))
         case .reencode(let format):
             guard let data = FileManager.default.contents(atPath: path) else {
                 return .failure(PhotoFileFailure(message: translatable("The file cannot be read")))

@@ -10,9 +10,9 @@ import PhotoPipeline
 extension PhotoActions {
     // MARK: Rotate
 
-    /// Turns the photos a quarter turn: JPEGs by their EXIF orientation, other formats (after
-    /// one confirmation for all of them) by saving them again, turned. Rows, shared thumbnails
-    /// and the viewer follow.
+    /// Turns the photos a quarter turn: JPEGs by their EXIF orientation, HEICs and AVIFs by
+    /// their container's turn, other formats (after one confirmation for all of them) by saving
+    /// them again, turned. Rows, shared thumbnails and the viewer follow.
     func rotatePhotos(clockwise: Bool) {
         let targets = photoTargets()
         guard !targets.isEmpty else { return }

@@ -131,7 +131,7 @@ enum HEIFTurn {
                 } else if size32 == 0 {
                     size = bytes.count - at
                 }
-                guard size >= 8 else { return nil }
+                guard size >= (size32 == 1 ? 16 : 8) else { return nil }
                 let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
                 if type != "meta", !needsWholeFile, at + size > bytes.count { break }
                 guard at + size <= bytes.count else { return nil }

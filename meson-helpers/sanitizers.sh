@@ -156,6 +156,8 @@ PYTHON
         avifenc -d 10 --icc "$pictures/profile.icc" "$pictures/deep.png" "$pictures/deep10.avif" >/dev/null 2>&1 || true
         heif-enc -q 80 -b 10 "$pictures/deep.png" -o "$pictures/deep10.heic" >/dev/null 2>&1 || true
       fi
+      # A phone's HEIC with a thumbnail item, which a turn in the container turns too.
+      [ -f "$pictures/thumb.heic" ] || heif-enc -q 50 -t 8 "$pictures/seed.jpg" -o "$pictures/thumb.heic" >/dev/null 2>&1 || true
       for target in plist-fuzz decode-fuzz; do
         if [ "$target" = plist-fuzz ]; then corpus=$lists; max_len=65536; else corpus=$pictures; max_len=262144; fi
         echo "== fuzzing with $target for ${FUZZ_SECONDS:-120} s (corpus $corpus)"

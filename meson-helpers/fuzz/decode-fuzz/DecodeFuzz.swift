@@ -134,6 +134,13 @@ public func fuzzDecode(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         precondition(PictureSignature.isJPEG(made.prefix(4)), "still a JPEG")
     }
 
+    // A HEIC's or AVIF's turn in its container (`HEIFTurn`), as Rotate makes it in the app:
+    // a file it turns can be turned back the same way.
+    _ = HEIFTurn.canTurn(head: data)
+    if let turned = HEIFTurn.turned(data, by: PictureTurn(quarterTurns: 1)) {
+        precondition(HEIFTurn.turned(turned, by: PictureTurn(quarterTurns: 3)) != nil, "a turned file turns back")
+    }
+
     precondition(budget.usage.now == 0, "every reservation is returned")
     return 0
 }

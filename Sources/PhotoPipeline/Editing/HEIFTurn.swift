@@ -53,6 +53,8 @@ enum HEIFTurn {
         let ipmaFlags: UInt32
         /// The items to turn, with the turn each is to show.
         let turns: [UInt32: PictureTurn]
+        /// The picture's item (`pitm`).
+        let primary: UInt32
     }
 
     private struct Reader {
@@ -167,7 +169,7 @@ enum HEIFTurn {
             return Plan(
                 meta: meta, metaChildren: children, properties: properties, ipco: ipco, ipma: ipma, iprp: iprp,
                 associations: associations.entries, ipmaVersion: associations.version, ipmaFlags: associations.flags,
-                turns: turns)
+                turns: turns, primary: primary)
         }
 
         /// The item property associations: each item's list, in order.
@@ -368,7 +370,7 @@ enum HEIFTurn {
         /// the picture's new turn.
         func setExifOrientation(in file: inout [UInt8], plan: Plan) {
             let data = Data(file)
-            guard let primary = primaryItem(plan), let turn = plan.turns[primary],
+            guard let turn = plan.turns[plan.primary],
                 let range = HEIFExif.itemRange(in: data), range.upperBound <= file.count,
                 let tiff = HEIFExif.tiffBlock(ofItem: data[range]),
                 let at = ExifOrientation.orientationValueOffset(inTIFF: tiff)
@@ -378,12 +380,6 @@ enum HEIFTurn {
             let place = tiff.startIndex + at
             file[place] = UInt8(truncatingIfNeeded: little ? value : value >> 8)
             file[place + 1] = UInt8(truncatingIfNeeded: little ? value >> 8 : value)
-        }
-
-        func primaryItem(_ plan: Plan) -> UInt32? {
-            guard let pitm = plan.metaChildren.first(where: { $0.type == "pitm" }), let version = number(pitm.body, 1)
-            else { return nil }
-            return number(pitm.body + 4, version == 0 ? 2 : 4).map(UInt32.init)
         }
 
         static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
